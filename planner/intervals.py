@@ -1,0 +1,405 @@
+"""Confidence intervals for PSA and Cohen's kappa, vectorised over stacked tables.
+
+Every function takes ``(..., 2, 2)`` counts and returns a :class:`ConfidenceInterval`
+whose ``low`` and ``high`` have shape ``(...)``; the half-width is
+``(high - low) / 2``. Undefined intervals (no union positives for PSA, a single category
+for kappa) are NaN.
+
+Only :mod:`scipy.special` is imported here (``scipy.stats`` costs about half a second of
+start-up and the ``plan`` command is meant to start fast).
+
+References
+----------
+Wilson EB (1927) Probable inference, the law of succession, and statistical inference.
+    JASA 22:209-212.
+Clopper CJ, Pearson ES (1934) The use of confidence or fiducial limits illustrated in the
+    case of the binomial. Biometrika 26:404-413.
+Graham P, Bull B (1998) Approximate standard errors and confidence intervals for indices of
+    positive and negative agreement. J Clin Epidemiol 51:763-771.
+Fleiss JL, Cohen J, Everitt BS (1969) Large sample standard errors of kappa and weighted
+    kappa. Psychol Bull 72:323-327.
+Donner A, Eliasziw M (1992) A goodness-of-fit approach to inference procedures for the kappa
+    statistic. Stat Med 11:1511-1519.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import special
+
+from planner.agreement import as_tables, binary_cells, cohen_kappa, positive_agreement
+
+FloatArray = NDArray[np.float64]
+
+PSA_METHODS = ("wilson", "clopper-pearson", "jeffreys", "wald", "bootstrap")
+KAPPA_METHODS = ("gof", "fce", "bootstrap")
+_BOOTSTRAP_CHUNK = 256  # tables resampled at once; fixed so chunking never changes answers
+_BISECTION_STEPS = 48
+
+
+class ConfidenceInterval(NamedTuple):
+    """Lower and upper confidence limits, arrays of the batch shape."""
+
+    low: FloatArray
+    high: FloatArray
+
+    @property
+    def half_width(self) -> FloatArray:
+        """``(high - low) / 2``."""
+        return (np.asarray(self.high) - np.asarray(self.low)) / 2.0
+
+
+def _check_confidence_level(confidence_level: float) -> float:
+    if not 0.0 < confidence_level < 1.0:
+        raise ValueError(f"`confidence_level` must be in (0, 1), got {confidence_level}")
+    return float(confidence_level)
+
+
+def normal_quantile(confidence_level: float) -> float:
+    """Two-sided normal critical value ``z = Phi^-1((1 + confidence_level) / 2)``.
+
+    >>> round(normal_quantile(0.95), 5)
+    1.95996
+    """
+    return float(special.ndtri(0.5 + _check_confidence_level(confidence_level) / 2.0))
+
+
+# --------------------------------------------------------------------------- binomial
+
+
+def wilson_interval(
+    successes: ArrayLike, trials: ArrayLike, confidence_level: float = 0.95
+) -> ConfidenceInterval:
+    """Wilson score interval for a binomial proportion.
+
+    Centre ``(p + z^2/2m) / (1 + z^2/m)`` and half-width
+    ``z sqrt(p(1-p)/m + z^2/4m^2) / (1 + z^2/m)`` with ``p = k/m`` (Wilson 1927).
+    NaN where ``trials == 0``.
+
+    >>> ci = wilson_interval(6, 41)
+    >>> round(float(ci.low), 4), round(float(ci.high), 4)
+    (0.0688, 0.2844)
+    """
+    z = normal_quantile(confidence_level)
+    k = np.asarray(successes, dtype=float)
+    m = np.asarray(trials, dtype=float)
+    valid = m > 0
+    m_safe = np.where(valid, m, 1.0)
+    p = k / m_safe
+    denom = 1.0 + z * z / m_safe
+    centre = (p + z * z / (2 * m_safe)) / denom
+    half = z * np.sqrt(p * (1 - p) / m_safe + z * z / (4 * m_safe * m_safe)) / denom
+    low = np.where(valid, np.clip(centre - half, 0.0, 1.0), np.nan)
+    high = np.where(valid, np.clip(centre + half, 0.0, 1.0), np.nan)
+    return ConfidenceInterval(low, high)
+
+
+def clopper_pearson_interval(
+    successes: ArrayLike, trials: ArrayLike, confidence_level: float = 0.95
+) -> ConfidenceInterval:
+    """Clopper-Pearson ("exact") interval from beta quantiles; conservative."""
+    tail = (1.0 - _check_confidence_level(confidence_level)) / 2.0
+    k = np.asarray(successes, dtype=float)
+    m = np.asarray(trials, dtype=float)
+    valid = m > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low = np.where(k > 0, special.betaincinv(np.maximum(k, 1e-300), m - k + 1, tail), 0.0)
+        high = np.where(
+            k < m, special.betaincinv(k + 1, np.maximum(m - k, 1e-300), 1.0 - tail), 1.0
+        )
+    return ConfidenceInterval(np.where(valid, low, np.nan), np.where(valid, high, np.nan))
+
+
+def jeffreys_interval(
+    successes: ArrayLike, trials: ArrayLike, confidence_level: float = 0.95
+) -> ConfidenceInterval:
+    """Jeffreys interval: Beta(k + 1/2, m - k + 1/2) quantiles, 0 at k = 0 and 1 at k = m."""
+    tail = (1.0 - _check_confidence_level(confidence_level)) / 2.0
+    k = np.asarray(successes, dtype=float)
+    m = np.asarray(trials, dtype=float)
+    valid = m > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low = np.where(k > 0, special.betaincinv(k + 0.5, m - k + 0.5, tail), 0.0)
+        high = np.where(k < m, special.betaincinv(k + 0.5, m - k + 0.5, 1.0 - tail), 1.0)
+    return ConfidenceInterval(np.where(valid, low, np.nan), np.where(valid, high, np.nan))
+
+
+_BINOMIAL_INTERVALS: dict[str, Callable[..., ConfidenceInterval]] = {
+    "wilson": wilson_interval,
+    "clopper-pearson": clopper_pearson_interval,
+    "jeffreys": jeffreys_interval,
+}
+
+
+# --------------------------------------------------------------------------- PSA
+
+
+def psa_from_jaccard(j: ArrayLike) -> FloatArray:
+    """Map the Jaccard index to PSA, ``2J / (1 + J)`` (strictly increasing)."""
+    j = np.asarray(j, dtype=float)
+    return 2.0 * j / (1.0 + j)
+
+
+def jaccard_from_psa(psa: ArrayLike) -> FloatArray:
+    """Inverse of :func:`psa_from_jaccard`, ``PSA / (2 - PSA)``."""
+    psa = np.asarray(psa, dtype=float)
+    return psa / (2.0 - psa)
+
+
+def psa_conditional_interval(
+    joint_positives: ArrayLike,
+    union_positives: ArrayLike,
+    confidence_level: float = 0.95,
+    method: str = "wilson",
+) -> ConfidenceInterval:
+    """PSA interval from a binomial interval for ``J = a / U`` given ``U``, mapped to PSA.
+
+    Given the union positives ``U``, ``a ~ Binomial(U, J)`` exactly under multinomial
+    sampling of items, and ``PSA = 2J / (1 + J)`` is increasing, so the coverage for PSA
+    equals that of the binomial interval for ``J``.
+
+    Parameters
+    ----------
+    joint_positives, union_positives
+        ``a`` and ``U = a + b + c``, broadcastable arrays.
+    method
+        ``"wilson"`` (default), ``"clopper-pearson"`` or ``"jeffreys"``.
+    """
+    if method not in _BINOMIAL_INTERVALS:
+        raise ValueError(f"`method` must be one of {sorted(_BINOMIAL_INTERVALS)}, got {method!r}")
+    ci = _BINOMIAL_INTERVALS[method](joint_positives, union_positives, confidence_level)
+    return ConfidenceInterval(psa_from_jaccard(ci.low), psa_from_jaccard(ci.high))
+
+
+def psa_standard_error(table: ArrayLike) -> FloatArray:
+    """Delta-method standard error of PSA, ``sqrt(4a(b+c)(a+b+c)) / (2a+b+c)^2``.
+
+    (Graham & Bull 1998 form, re-derived in METHODS.md section 1.4.)
+    """
+    a, b, c, _ = binary_cells(table)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = np.sqrt(4 * a * (b + c) * (a + b + c)) / (2 * a + b + c) ** 2
+    return np.where(a + b + c > 0, se, np.nan)
+
+
+def psa_interval(
+    table: ArrayLike,
+    confidence_level: float = 0.95,
+    method: str = "wilson",
+    *,
+    n_boot: int = 2000,
+    rng: np.random.Generator | int | None = None,
+) -> ConfidenceInterval:
+    """Confidence interval for positive specific agreement.
+
+    Parameters
+    ----------
+    table
+        Counts, shape ``(..., 2, 2)`` (positive category first).
+    confidence_level
+        Two-sided level, in (0, 1).
+    method
+        ``"wilson"`` (default; Wilson interval for ``J`` given ``U``, mapped to PSA),
+        ``"clopper-pearson"`` (conservative), ``"jeffreys"``, ``"wald"`` (delta method,
+        clipped to [0, 1]; collapses when ``a = 0`` or ``b + c = 0``) or ``"bootstrap"``
+        (percentile, resampling items).
+    n_boot, rng
+        Used by the bootstrap only.
+
+    Examples
+    --------
+    The chapter's pilot table (6 both, 21 A only, 14 B only, 459 neither):
+
+    >>> ci = psa_interval([[6, 21], [14, 459]])
+    >>> round(float(ci.low), 4), round(float(ci.high), 4)
+    (0.1288, 0.4429)
+    """
+    a, b, c, _ = binary_cells(table)
+    if method in _BINOMIAL_INTERVALS:
+        return psa_conditional_interval(a, a + b + c, confidence_level, method)
+    if method == "wald":
+        z = normal_quantile(confidence_level)
+        est = positive_agreement(table)
+        se = psa_standard_error(table)
+        return ConfidenceInterval(np.clip(est - z * se, 0, 1), np.clip(est + z * se, 0, 1))
+    if method == "bootstrap":
+        return bootstrap_interval(
+            table, positive_agreement, confidence_level, n_boot=n_boot, rng=rng
+        )
+    raise ValueError(f"`method` must be one of {PSA_METHODS}, got {method!r}")
+
+
+# --------------------------------------------------------------------------- kappa
+
+
+def kappa_standard_error(table: ArrayLike) -> FloatArray:
+    """Fleiss-Cohen-Everitt (1969) large-sample standard error of Cohen's kappa.
+
+    For ``K x K`` tables with cell proportions ``p_ij``, margins ``p_i.`` and ``p_.j``::
+
+        Var = [ sum_i p_ii {1 - (p_i. + p_.i)(1 - k)}^2
+              + (1 - k)^2 sum_{i != j} p_ij (p_.i + p_j.)^2
+              - {k - p_e (1 - k)}^2 ] / [ n (1 - p_e)^2 ]
+
+    This is the non-null variance, for intervals; do not use it to test kappa = 0.
+
+    >>> round(float(kappa_standard_error([[6, 21], [14, 459]])), 5)
+    0.08625
+    """
+    t = as_tables(table)
+    n = t.sum(axis=(-2, -1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = t / n[..., None, None]
+        rows = p.sum(axis=-1)
+        cols = p.sum(axis=-2)
+        kappa = cohen_kappa(t)[..., None]
+        p_e = (rows * cols).sum(axis=-1)
+        diag = np.diagonal(p, axis1=-2, axis2=-1)
+        term1 = (diag * (1 - (rows + cols) * (1 - kappa)) ** 2).sum(axis=-1)
+        spread = (cols[..., :, None] + rows[..., None, :]) ** 2
+        off = (p * spread).sum(axis=(-2, -1)) - (diag * np.diagonal(spread, 0, -2, -1)).sum(-1)
+        k = kappa[..., 0]
+        var = (term1 + (1 - k) ** 2 * off - (k - p_e * (1 - k)) ** 2) / (n * (1 - p_e) ** 2)
+    return np.sqrt(np.maximum(var, 0.0))
+
+
+def _gof_statistic(
+    kappa: FloatArray, pi: FloatArray, observed: tuple[FloatArray, ...], n: FloatArray
+) -> FloatArray:
+    """Donner-Eliasziw chi-square of (a, b + c, d) against the common-correlation model."""
+    q = pi * (1 - pi)
+    expected = (
+        n * (pi * pi + kappa * q),
+        n * 2 * q * (1 - kappa),
+        n * ((1 - pi) ** 2 + kappa * q),
+    )
+    total = np.zeros_like(kappa)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for o, e in zip(observed, expected, strict=True):
+            term = np.where(o > 0, (o - e) ** 2 / np.where(e > 0, e, 0.0), e)
+            total = total + np.where(e > 0, term, np.where(o > 0, np.inf, 0.0))
+    return total
+
+
+def kappa_gof_interval(table: ArrayLike, confidence_level: float = 0.95) -> ConfidenceInterval:
+    """Donner & Eliasziw (1992) goodness-of-fit interval for kappa (binary, two annotators).
+
+    Under the common-correlation model both annotators share the positive rate ``pi`` and
+    the probabilities of 2, 1 and 0 positive labels per item are
+    ``pi^2 + k pi(1-pi)``, ``2 pi(1-pi)(1-k)`` and ``(1-pi)^2 + k pi(1-pi)``. With
+    ``pi = (2a+b+c)/2n`` fixed, the interval is ``{k : X^2(k) <= chi2_1(confidence_level)}``,
+    found by bisection on each side of the intraclass estimate
+    ``k_I = 1 - (b+c) / (2 n pi (1-pi))``, within ``max(-pi/(1-pi), -(1-pi)/pi) <= k <= 1``.
+    The interval targets the intraclass kappa and assumes no rater bias.
+
+    >>> ci = kappa_gof_interval([[6, 21], [14, 459]])
+    >>> round(float(ci.low), 4), round(float(ci.high), 4)
+    (0.0853, 0.3935)
+    """
+    a, b, c, d = binary_cells(table)
+    n = a + b + c + d
+    crit = float(special.chdtri(1, 1.0 - _check_confidence_level(confidence_level)))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pi = (2 * a + b + c) / (2 * n)
+        defined = (pi > 0) & (pi < 1)
+        pi = np.where(defined, pi, 0.5)
+        q = pi * (1 - pi)
+        k_hat = 1 - (b + c) / (2 * n * q)
+        k_min = np.maximum(-pi / (1 - pi), -(1 - pi) / pi)
+    observed = (a, b + c, d)
+
+    def bisect(inside: FloatArray, outside: FloatArray) -> FloatArray:
+        for _ in range(_BISECTION_STEPS):
+            mid = (inside + outside) / 2
+            ok = _gof_statistic(mid, pi, observed, n) <= crit
+            inside = np.where(ok, mid, inside)
+            outside = np.where(ok, outside, mid)
+        return (inside + outside) / 2
+
+    low_open = _gof_statistic(k_min, pi, observed, n) > crit
+    low = np.where(low_open, bisect(k_hat.copy(), k_min.copy()), k_min)
+    high_open = _gof_statistic(np.ones_like(k_hat), pi, observed, n) > crit
+    high = np.where(high_open, bisect(k_hat.copy(), np.ones_like(k_hat)), 1.0)
+    return ConfidenceInterval(np.where(defined, low, np.nan), np.where(defined, high, np.nan))
+
+
+def kappa_interval(
+    table: ArrayLike,
+    confidence_level: float = 0.95,
+    method: str = "gof",
+    *,
+    n_boot: int = 2000,
+    rng: np.random.Generator | int | None = None,
+) -> ConfidenceInterval:
+    """Confidence interval for Cohen's kappa (binary, two annotators).
+
+    Parameters
+    ----------
+    method
+        ``"gof"`` (default; Donner-Eliasziw goodness of fit, keeps coverage when the
+        "both positive" cell is small), ``"fce"`` (Wald with the Fleiss-Cohen-Everitt
+        standard error) or ``"bootstrap"`` (percentile, resampling items).
+    """
+    if method == "gof":
+        return kappa_gof_interval(table, confidence_level)
+    if method == "fce":
+        z = normal_quantile(confidence_level)
+        est = cohen_kappa(table)
+        se = kappa_standard_error(table)
+        return ConfidenceInterval(est - z * se, est + z * se)
+    if method == "bootstrap":
+        return bootstrap_interval(table, cohen_kappa, confidence_level, n_boot=n_boot, rng=rng)
+    raise ValueError(f"`method` must be one of {KAPPA_METHODS}, got {method!r}")
+
+
+# --------------------------------------------------------------------------- bootstrap
+
+
+def bootstrap_interval(
+    table: ArrayLike,
+    statistic: Callable[[FloatArray], FloatArray],
+    confidence_level: float = 0.95,
+    *,
+    n_boot: int = 2000,
+    rng: np.random.Generator | int | None = None,
+) -> ConfidenceInterval:
+    """Percentile bootstrap interval, resampling items as multinomial counts.
+
+    Each resample of a table with ``n`` items is ``Multinomial(n, table / n)``, which is
+    exactly what resampling ``n`` items with replacement gives, without touching items.
+    Resamples where the statistic is undefined are dropped (the seeds' code sets them to
+    1.0 instead, which biases the upper limit).
+
+    Parameters
+    ----------
+    table
+        Counts, shape ``(..., K, K)``.
+    statistic
+        Function of ``(..., K, K)`` tables returning ``(...)``.
+    """
+    if n_boot < 10:
+        raise ValueError(f"`n_boot` must be at least 10, got {n_boot}")
+    tail = (1.0 - _check_confidence_level(confidence_level)) / 2.0
+    generator = np.random.default_rng(rng)
+    t = as_tables(table)
+    batch_shape, k = t.shape[:-2], t.shape[-1]
+    flat = t.reshape(-1, k * k)
+    n = flat.sum(axis=1)
+    low = np.full(flat.shape[0], np.nan)
+    high = np.full(flat.shape[0], np.nan)
+    for start in range(0, flat.shape[0], _BOOTSTRAP_CHUNK):
+        chunk = slice(start, start + _BOOTSTRAP_CHUNK)
+        n_c = n[chunk].astype(np.int64)
+        probs = flat[chunk] / np.where(n[chunk] > 0, n[chunk], 1.0)[:, None]
+        draws = generator.multinomial(n_c, probs, size=(n_boot, len(n_c)))
+        values = statistic(draws.reshape(n_boot, len(n_c), k, k))
+        with np.errstate(invalid="ignore"):
+            ok = np.isfinite(values).sum(axis=0) > 0
+            if ok.any():
+                qs = np.nanquantile(values[:, ok], [tail, 1 - tail], axis=0)
+                low[chunk][ok], high[chunk][ok] = qs[0], qs[1]
+    return ConfidenceInterval(low.reshape(batch_shape), high.reshape(batch_shape))

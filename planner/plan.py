@@ -1,0 +1,268 @@
+"""One plan: a pair model and a precision target in, sample sizes, budget and checks out.
+
+:func:`make_plan` is the library function behind the ``plan`` command. It sizes the study
+for each requested metric (:func:`planner.search.find_sample_size`), lets the larger
+number of items decide, turns items into person-hours and cost, and adds two model-light
+answers for PSA: the worst case over every possible agreement, and the stop rule "label
+until ``U`` union positives".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from planner import __version__
+from planner.budget import Budget, labelling_budget
+from planner.errors import InvalidInput
+from planner.model import PairModel
+from planner.search import (
+    DEFAULT_METHOD,
+    SampleSizeResult,
+    find_sample_size,
+    inverse_sampling_items,
+    union_positives_for_assurance,
+    worst_case_union_positives,
+)
+
+_CONDITIONAL = ("wilson", "clopper-pearson", "jeffreys")
+
+
+@dataclass(frozen=True)
+class PlanSettings:
+    """The precision target, the search's effort and the labelling costs.
+
+    Defaults: half-width 0.08 at 95 % confidence with assurance 0.5 (the median study
+    reaches the width), both metrics' recommended intervals (Wilson-for-J for PSA,
+    Donner-Eliasziw for kappa), 4,000 replicate studies per evaluated size, two annotators
+    at 90 s per item and no adjudication.
+    """
+
+    width: float = 0.08
+    confidence_level: float = 0.95
+    assurance: float = 0.5
+    metric: str = "psa"
+    psa_method: str = DEFAULT_METHOD["psa"]
+    kappa_method: str = DEFAULT_METHOD["kappa"]
+    n_reps: int = 4000
+    max_items: int = 10_000_000
+    annotators_per_item: int = 2
+    seconds_per_item: float = 90.0
+    adjudication_seconds: float = 0.0
+    hourly_rate: float | None = None
+
+    def __post_init__(self) -> None:
+        checks = [
+            ("width", 0 < self.width < 1, "(0, 1)", self.width),
+            ("confidence", 0 < self.confidence_level < 1, "(0, 1)", self.confidence_level),
+            ("assurance", 0 < self.assurance < 1, "(0, 1)", self.assurance),
+            ("replicates", 100 <= self.n_reps <= 1_000_000, "[100, 1000000]", self.n_reps),
+            ("max-items", 10 <= self.max_items <= 10**9, "[10, 1e9]", self.max_items),
+            (
+                "annotators-per-item",
+                2 <= self.annotators_per_item <= 1000,
+                "[2, 1000]",
+                self.annotators_per_item,
+            ),
+            (
+                "seconds-per-item",
+                0 < self.seconds_per_item < math.inf,
+                "(0, inf)",
+                self.seconds_per_item,
+            ),
+            (
+                "adjudication-seconds",
+                0 <= self.adjudication_seconds < math.inf,
+                "[0, inf)",
+                self.adjudication_seconds,
+            ),
+            (
+                "hourly-rate",
+                self.hourly_rate is None or 0 <= self.hourly_rate < math.inf,
+                "[0, inf)",
+                self.hourly_rate,
+            ),
+        ]
+        for name, ok, allowed, value in checks:
+            if not ok or (isinstance(value, float) and math.isnan(value)):
+                raise InvalidInput(f"--{name} must be in {allowed}, got {value}")
+        if self.metric not in ("psa", "kappa", "both"):
+            raise InvalidInput(f"--metric must be one of psa, kappa, both; got {self.metric}")
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        """The metrics to size, in report order."""
+        return ("psa", "kappa") if self.metric == "both" else (self.metric,)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything the ``plan`` command reports."""
+
+    model: PairModel
+    settings: PlanSettings
+    results: dict[str, SampleSizeResult]
+    budgets: dict[str, Budget]
+    deciding_metric: str
+    worst_case: dict[str, Any]
+    stop_rule: dict[str, Any] | None
+    seed: int
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def items(self) -> int:
+        """Items to label: the largest over the sized metrics."""
+        return self.results[self.deciding_metric].items
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dictionary (NaN and infinities become None)."""
+        results = {}
+        for name, res in self.results.items():
+            entry = asdict(res)
+            entry["half_width"] = {
+                "median": res.half_width_median,
+                "at_assurance": res.half_width_at_assurance,
+            }
+            entry["interval"] = {
+                "method": res.method,
+                "median_low": res.interval_median[0],
+                "median_high": res.interval_median[1],
+            }
+            entry["replicates"] = entry.pop("n_reps")
+            for key in ("half_width_median", "half_width_at_assurance", "interval_median"):
+                entry.pop(key)
+            entry["curve"] = [{"items": n, "assurance": a} for n, a in res.curve]
+            entry["person_hours"] = self.budgets[name].person_hours
+            entry["cost"] = self.budgets[name].cost
+            entry["budget"] = asdict(self.budgets[name])
+            results[name] = entry
+        return _json_ready(
+            {
+                "planner_version": __version__,
+                "inputs": {"model": self.model.assumptions, **asdict(self.settings)},
+                "model": {"source": self.model.source, **self.model.summary()},
+                "results": results,
+                "decision": {
+                    "metric": self.deciding_metric,
+                    "items": self.items,
+                    "union_positives": self.results[self.deciding_metric].union_positives,
+                    "person_hours": self.budgets[self.deciding_metric].person_hours,
+                    "cost": self.budgets[self.deciding_metric].cost,
+                },
+                "worst_case": self.worst_case,
+                "stop_rule": self.stop_rule,
+                "replicates": self.settings.n_reps,
+                "seed": self.seed,
+                "notes": self.notes,
+            }
+        )
+
+
+def _json_ready(value: Any) -> Any:
+    """Recursively turn numpy scalars into Python ones and non-finite floats into None."""
+    if isinstance(value, dict):
+        return {str(k): _json_ready(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def make_plan(model: PairModel, settings: PlanSettings, *, seed: int) -> Plan:
+    """Size a two-annotator study for ``model`` and ``settings``.
+
+    Parameters
+    ----------
+    model
+        Cell probabilities of the annotator pair.
+    settings
+        Target, search effort and labelling costs.
+    seed
+        Seed of the one random generator; every stream is spawned from it.
+    """
+    if model.union_rate <= 0:
+        raise InvalidInput("the model implies no union positives: PSA and kappa are undefined")
+    rng = np.random.default_rng(seed)
+    streams = dict(zip(("psa", "kappa"), rng.spawn(2), strict=True))
+    results: dict[str, SampleSizeResult] = {}
+    for metric in settings.metrics:
+        method = settings.psa_method if metric == "psa" else settings.kappa_method
+        results[metric] = find_sample_size(
+            model,
+            metric,
+            settings.width,
+            confidence_level=settings.confidence_level,
+            assurance=settings.assurance,
+            method=method,
+            n_reps=settings.n_reps,
+            max_items=settings.max_items,
+            rng=streams[metric],
+        )
+    budgets = {
+        metric: labelling_budget(
+            res.items,
+            annotators_per_item=settings.annotators_per_item,
+            seconds_per_item=settings.seconds_per_item,
+            contested_rate=model.contested_rate,
+            adjudication_seconds=settings.adjudication_seconds,
+            hourly_rate=settings.hourly_rate,
+        )
+        for metric, res in results.items()
+    }
+    deciding = max(results, key=lambda m: results[m].items)
+    worst = worst_case_union_positives(settings.width, settings.confidence_level)
+    worst_case = {
+        "union_positives_delta": worst["delta"],
+        "union_positives_wilson_every_outcome": worst["wilson"],
+        "items_at_model_union_rate": math.ceil(worst["wilson"] / model.union_rate),
+        "description": (
+            "union positives that reach the width for PSA whatever the agreement: "
+            "delta method at the worst J, and the Wilson-for-J interval for every outcome"
+        ),
+    }
+    notes: list[str] = []
+    stop_rule = None
+    if "psa" in results:
+        method = settings.psa_method if settings.psa_method in _CONDITIONAL else "wilson"
+        if method != settings.psa_method:
+            notes.append(
+                f"the stop rule uses the Wilson interval: --psa-method {settings.psa_method} "
+                "has no exact conditional form"
+            )
+        u_stop = union_positives_for_assurance(
+            model.jaccard,
+            settings.width,
+            settings.confidence_level,
+            settings.assurance,
+            method,
+        )
+        items = inverse_sampling_items(u_stop, model.union_rate)
+        stop_rule = {
+            "union_positives": u_stop,
+            "expected_items": items["expected"],
+            "items_p90": items["p90"],
+            "method": method,
+            "description": "label items until this many union positives, then stop",
+        }
+    if model.source == "pilot-counts":
+        notes.append(
+            "pilot counts are used as the true cell probabilities; with few joint positives "
+            "the planning PSA is itself uncertain, so compare with the worst case"
+        )
+    return Plan(
+        model=model,
+        settings=settings,
+        results=results,
+        budgets=budgets,
+        deciding_metric=deciding,
+        worst_case=worst_case,
+        stop_rule=stop_rule,
+        seed=seed,
+        notes=notes,
+    )

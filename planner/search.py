@@ -1,0 +1,428 @@
+"""Sample-size search: the smallest number of items whose interval is narrow enough.
+
+For a metric (PSA or kappa) and an interval method, the *assurance* at ``n`` items is
+``P(half-width <= width)`` over studies of ``n`` items (Kupper & Hafner 1989; with
+assurance 0.5 this is the median half-width, about the classic expected-width rule). The
+search
+
+1. starts from the delta-method (PSA) or Fleiss-Cohen-Everitt (kappa) sample size,
+2. brackets the answer by halving or doubling,
+3. bisects on integers,
+
+evaluating the assurance by Monte Carlo on :class:`~planner.simulation.NestedStudies`
+(common random numbers across ``n``). A study whose interval is undefined counts as not
+narrow enough. For PSA with a conditional binomial interval the assurance is also available
+exactly (:func:`exact_psa_assurance`), a check that shares no code with the simulation.
+
+References
+----------
+Kupper LL, Hafner KB (1989) How appropriate are popular sample size formulas?
+    Am Stat 43:101-105.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import special
+
+from planner.errors import InvalidInput, TargetUnreachable
+from planner.intervals import (
+    KAPPA_METHODS,
+    PSA_METHODS,
+    ConfidenceInterval,
+    kappa_interval,
+    kappa_standard_error,
+    normal_quantile,
+    psa_conditional_interval,
+    psa_interval,
+)
+from planner.model import PairModel
+from planner.simulation import NestedStudies
+
+METRICS = ("psa", "kappa")
+DEFAULT_METHOD = {"psa": "wilson", "kappa": "gof"}
+WORST_CASE_JACCARD = (5.0 - np.sqrt(17.0)) / 4.0  # argmax of 4J(1-J)/(1+J)^4
+_CONDITIONAL = ("wilson", "clopper-pearson", "jeffreys")
+
+
+@dataclass(frozen=True)
+class SampleSizeResult:
+    """The planned number of items for one metric, with its Monte Carlo evidence.
+
+    Attributes
+    ----------
+    metric, method
+        ``"psa"`` or ``"kappa"``, and the interval method.
+    items
+        Smallest ``n`` whose estimated assurance reaches the target.
+    union_positives
+        Expected union positives at ``items``, ``items * union_rate``.
+    assurance
+        Monte Carlo estimate of ``P(half-width <= width)`` at ``items``.
+    assurance_mc_se
+        Its Monte Carlo standard error, ``sqrt(A (1 - A) / n_reps)``.
+    items_mc_se
+        Monte Carlo uncertainty of ``items``: ``assurance_mc_se`` divided by the slope of the
+        assurance curve around ``items`` (NaN when the slope is 0).
+    exact_assurance, exact_items
+        For PSA with a conditional binomial interval (else None): the exact assurance at
+        ``items``, and the smallest ``n`` whose exact assurance reaches the target, found
+        by the same bisection on :func:`exact_psa_assurance` (no simulation).
+    half_width_median, half_width_at_assurance
+        Median and ``assurance``-quantile of the half-width over the studies at ``items``.
+    interval_median
+        Medians of the lower and of the upper limits at ``items``.
+    n_reps, n_undefined
+        Replicate studies, and how many of them had an undefined interval at ``items``.
+    curve
+        ``(n, assurance)`` pairs the search evaluated, sorted by ``n``.
+    """
+
+    metric: str
+    method: str
+    width: float
+    confidence_level: float
+    target_assurance: float
+    items: int
+    union_positives: float
+    assurance: float
+    assurance_mc_se: float
+    items_mc_se: float
+    exact_assurance: float | None
+    exact_items: int | None
+    half_width_median: float
+    half_width_at_assurance: float
+    interval_median: tuple[float, float]
+    n_reps: int
+    n_undefined: int
+    curve: list[tuple[int, float]] = field(default_factory=list)
+
+
+def interval_function(
+    metric: str, method: str, confidence_level: float, *, n_boot: int = 1000, rng=None
+) -> Callable[[NDArray], ConfidenceInterval]:
+    """The interval of ``metric`` by ``method`` as a function of stacked tables."""
+    if metric == "psa":
+        if method not in PSA_METHODS:
+            raise InvalidInput(
+                f"--psa-method must be one of {', '.join(PSA_METHODS)}, got {method}"
+            )
+        return lambda t: psa_interval(t, confidence_level, method, n_boot=n_boot, rng=rng)
+    if metric == "kappa":
+        if method not in KAPPA_METHODS:
+            raise InvalidInput(
+                f"--kappa-method must be one of {', '.join(KAPPA_METHODS)}, got {method}"
+            )
+        return lambda t: kappa_interval(t, confidence_level, method, n_boot=n_boot, rng=rng)
+    raise InvalidInput(f"--metric must be one of psa, kappa, both; got {metric}")
+
+
+def psa_variance_factor(jaccard: float) -> float:
+    """``f(J) = U Var(PSA) = 4 J (1 - J) / (1 + J)^4`` (delta method, METHODS.md 2.2)."""
+    return 4.0 * jaccard * (1.0 - jaccard) / (1.0 + jaccard) ** 4
+
+
+def analytic_items(model: PairModel, metric: str, width: float, confidence_level: float) -> float:
+    """Large-sample items for an expected half-width ``width`` (the search's start).
+
+    PSA: ``U = z^2 f(J) / w^2`` union positives, ``n = U / r``. Kappa:
+    ``n = z^2 Q / w^2`` with ``Q = n Var_FCE`` at the model's cells.
+    """
+    z = normal_quantile(confidence_level)
+    if metric == "psa":
+        return z * z * psa_variance_factor(model.jaccard) / width**2 / model.union_rate
+    q = float(kappa_standard_error(model.table)) ** 2  # cells sum to 1, so this is n Var
+    return z * z * q / width**2
+
+
+def _binomial_pmf(k: NDArray, n: NDArray, p: float) -> NDArray:
+    """Binomial probabilities via log-gamma (exact to rounding, vectorised)."""
+    logpmf = (
+        special.gammaln(n + 1)
+        - special.gammaln(k + 1)
+        - special.gammaln(n - k + 1)
+        + special.xlogy(k, p)
+        + special.xlog1py(n - k, -p)
+    )
+    return np.where((k >= 0) & (k <= n), np.exp(logpmf), 0.0)
+
+
+def _binomial_support(n: float, p: float, spread: float = 9.0) -> NDArray:
+    sd = np.sqrt(max(n * p * (1 - p), 0.0))
+    lo = max(0, int(np.floor(n * p - spread * sd - 2)))
+    hi = min(int(n), int(np.ceil(n * p + spread * sd + 2)))
+    return np.arange(lo, hi + 1, dtype=float)
+
+
+def conditional_psa_assurance(
+    union_positives: NDArray | int,
+    jaccard: float,
+    width: float,
+    confidence_level: float = 0.95,
+    method: str = "wilson",
+) -> NDArray:
+    """Exact ``P(half-width <= width)`` given ``U`` union positives, ``a ~ Bin(U, J)``.
+
+    Vectorised over an array of ``U`` values.
+    """
+    us = np.atleast_1d(np.asarray(union_positives, dtype=float))
+    out = np.empty(us.shape)
+    for i, u in enumerate(us):
+        a = _binomial_support(u, jaccard)
+        hw = psa_conditional_interval(a, u, confidence_level, method).half_width
+        out[i] = float(np.sum(_binomial_pmf(a, u, jaccard) * (hw <= width)))
+    return out
+
+
+def exact_psa_assurance(
+    model: PairModel,
+    n_items: int,
+    width: float,
+    confidence_level: float = 0.95,
+    method: str = "wilson",
+) -> float:
+    """Exact assurance of a PSA conditional interval for studies of ``n_items`` items.
+
+    ``sum_U Bin(U; n, r) sum_a Bin(a; U, J) 1[hw(a, U) <= width]``: the union positives
+    are ``Bin(n, r)`` and, given them, the joint positives ``Bin(U, J)`` (METHODS.md 1.2).
+    No simulation, so it checks the Monte Carlo search independently.
+    """
+    us = _binomial_support(n_items, model.union_rate)
+    weights = _binomial_pmf(us, np.full_like(us, n_items), model.union_rate)
+    inner = conditional_psa_assurance(us[us > 0], model.jaccard, width, confidence_level, method)
+    return float(np.sum(weights[us > 0] * inner))
+
+
+def _smallest_passing(passes: Callable[[int], bool], start: int, max_value: int) -> int:
+    """Smallest integer ``m >= 1`` with ``passes(m)``, assuming monotonicity."""
+    start = int(min(max(start, 1), max_value))
+    if passes(start):
+        high, low = start, 0
+        while high > 1:
+            trial = max(high // 2, 1)
+            if passes(trial):
+                high = trial
+            else:
+                low = trial
+                break
+    else:
+        low = start
+        while True:
+            if low >= max_value:
+                raise TargetUnreachable(str(max_value))
+            trial = min(low * 2, max_value)
+            if passes(trial):
+                high = trial
+                break
+            low = trial
+    while high - low > 1:
+        mid = (low + high) // 2
+        if passes(mid):
+            high = mid
+        else:
+            low = mid
+    return high
+
+
+def find_sample_size(
+    model: PairModel,
+    metric: str = "psa",
+    width: float = 0.08,
+    *,
+    confidence_level: float = 0.95,
+    assurance: float = 0.5,
+    method: str | None = None,
+    n_reps: int = 4000,
+    max_items: int = 10_000_000,
+    n_boot: int = 1000,
+    rng: np.random.Generator | int | None = None,
+) -> SampleSizeResult:
+    """Smallest number of items with ``P(half-width <= width) >= assurance``.
+
+    Parameters
+    ----------
+    model
+        The annotator pair (cell probabilities).
+    metric
+        ``"psa"`` or ``"kappa"``.
+    width
+        Target half-width, ``(upper - lower) / 2``, in (0, 1).
+    confidence_level
+        Level of each study's interval.
+    assurance
+        Required probability that a study reaches ``width``; 0.5 is the median rule.
+    method
+        Interval method (default Wilson for PSA, Donner-Eliasziw GOF for kappa).
+    n_reps
+        Simulated studies per evaluated ``n``.
+    max_items
+        Largest ``n`` searched; beyond it the target is unreachable.
+    n_boot
+        Bootstrap resamples, when ``method="bootstrap"``.
+    rng
+        Generator or seed.
+
+    Raises
+    ------
+    TargetUnreachable
+        When even ``max_items`` items do not reach the target.
+    """
+    if metric not in METRICS:
+        raise InvalidInput(f"--metric must be one of psa, kappa, both; got {metric}")
+    method = method or DEFAULT_METHOD[metric]
+    generator = np.random.default_rng(rng)
+    interval_rng, study_rng = generator.spawn(2)
+    interval = interval_function(metric, method, confidence_level, n_boot=n_boot, rng=interval_rng)
+    studies = NestedStudies(model.cells, n_reps, rng=study_rng)
+    evaluated: dict[int, tuple[float, NDArray, ConfidenceInterval]] = {}
+
+    def evaluate(n: int) -> tuple[float, NDArray, ConfidenceInterval]:
+        if n not in evaluated:
+            ci = interval(studies.tables(n))
+            hw = np.asarray(ci.half_width, dtype=float)
+            share = float(np.mean(np.nan_to_num(hw, nan=np.inf) <= width))
+            evaluated[n] = (share, hw, ci)
+        return evaluated[n]
+
+    start = analytic_items(model, metric, width, confidence_level)
+    start = int(np.ceil(start)) if np.isfinite(start) and start > 0 else 100
+    try:
+        items = _smallest_passing(lambda n: evaluate(n)[0] >= assurance, start, max_items)
+    except TargetUnreachable:
+        share_at_max = evaluate(max_items)[0]
+        raise TargetUnreachable(
+            f"--width {width:g} for {metric} is not reached with --assurance {assurance:g} "
+            f"even at --max-items {max_items}: the share of studies that reach it there is "
+            f"{share_at_max:.3f}; widen --width, lower --assurance or raise --max-items"
+        ) from None
+
+    share, hw, ci = evaluate(items)
+    se = float(np.sqrt(share * (1 - share) / n_reps))
+    step = max(1, int(round(0.05 * items)))
+    lo_n, hi_n = max(items - step, 1), items + step
+    slope = (evaluate(hi_n)[0] - evaluate(lo_n)[0]) / (hi_n - lo_n)
+    items_se = se / slope if slope > 0 else float("nan")
+    defined = np.isfinite(hw)
+    finite_hw = np.where(defined, hw, np.inf)
+    exact = exact_items = None
+    if metric == "psa" and method in _CONDITIONAL:
+        exact = exact_psa_assurance(model, items, width, confidence_level, method)
+        exact_items = _smallest_passing(
+            lambda n: exact_psa_assurance(model, n, width, confidence_level, method) >= assurance,
+            items,
+            max_items,
+        )
+    return SampleSizeResult(
+        metric=metric,
+        method=method,
+        width=width,
+        confidence_level=confidence_level,
+        target_assurance=assurance,
+        items=items,
+        union_positives=items * model.union_rate,
+        assurance=share,
+        assurance_mc_se=se,
+        items_mc_se=float(items_se),
+        exact_assurance=exact,
+        exact_items=exact_items,
+        half_width_median=float(np.quantile(finite_hw, 0.5)),
+        half_width_at_assurance=float(np.quantile(finite_hw, assurance)),
+        interval_median=(float(np.nanmedian(ci.low)), float(np.nanmedian(ci.high))),
+        n_reps=n_reps,
+        n_undefined=int((~defined).sum()),
+        curve=sorted((n, v[0]) for n, v in evaluated.items()),
+    )
+
+
+# --------------------------------------------------------------------------- union positives
+
+
+def worst_case_union_positives(width: float, confidence_level: float = 0.95) -> dict[str, int]:
+    """Union positives that reach ``width`` for PSA whatever the true agreement.
+
+    ``delta``: ``ceil(z^2 f* / w^2)`` with ``f* = max_J 4J(1-J)/(1+J)^4 = 0.309842`` at
+    ``J* = (5 - sqrt 17)/4`` (METHODS.md 2.2). ``wilson``: the smallest ``U`` from which on
+    the Wilson-for-J interval has half-width at most ``width`` for *every* outcome
+    ``a = 0..U``, a guarantee that needs no assumption about ``J`` at all.
+
+    >>> worst_case_union_positives(0.08)
+    {'delta': 186, 'wilson': 182}
+    """
+    z = normal_quantile(confidence_level)
+    delta = int(np.ceil(z * z * psa_variance_factor(WORST_CASE_JACCARD) / width**2))
+
+    def every_outcome_narrow(u: int) -> bool:
+        a = np.arange(u + 1, dtype=float)
+        hw = psa_conditional_interval(a, float(u), confidence_level, "wilson").half_width
+        return bool(np.max(hw) <= width)
+
+    guarantee = _smallest_passing(every_outcome_narrow, delta, 100 * delta + 100)
+    # the maximum over outcomes wobbles with U; walk up until a run of U's all pass
+    while not all(every_outcome_narrow(u) for u in range(guarantee, guarantee + 20)):
+        guarantee += 1
+    return {"delta": delta, "wilson": guarantee}
+
+
+def union_positives_for_assurance(
+    jaccard: float,
+    width: float,
+    confidence_level: float = 0.95,
+    assurance: float = 0.5,
+    method: str = "wilson",
+    max_union_positives: int = 10_000_000,
+) -> int:
+    """Fixed union positives (the stop rule) with ``P(hw <= width | U) >= assurance``.
+
+    Exact: given ``U``, ``a ~ Bin(U, J)``. Returns the smallest ``U`` from which on the
+    assurance holds over a run of 20 consecutive values (the exact curve wobbles with the
+    discreteness of ``a``).
+    """
+    z = normal_quantile(confidence_level)
+    start = max(int(np.ceil(z * z * psa_variance_factor(jaccard) / width**2)), 1)
+
+    def passes(u: int) -> bool:
+        return bool(
+            conditional_psa_assurance(u, jaccard, width, confidence_level, method)[0] >= assurance
+        )
+
+    try:
+        u = _smallest_passing(passes, start, max_union_positives)
+    except TargetUnreachable:
+        raise TargetUnreachable(
+            f"--width {width:g} is not reached by the stop rule within {max_union_positives} "
+            f"union positives"
+        ) from None
+    while True:
+        run = conditional_psa_assurance(
+            np.arange(u, u + 20), jaccard, width, confidence_level, method
+        )
+        failing = np.flatnonzero(run < assurance)
+        if failing.size == 0:
+            return u
+        u += int(failing[-1]) + 1
+
+
+def inverse_sampling_items(union_positives: int, union_rate: float) -> dict[str, float | int]:
+    """Items needed to collect ``U`` union positives when labelling until the ``U``-th.
+
+    Items minus ``U`` is negative binomial (failures before the ``U``-th success,
+    success probability ``r``): mean ``U / r`` items, and the 90th percentile from its
+    distribution function.
+
+    >>> out = inverse_sampling_items(186, 0.082)
+    >>> round(out["expected"]), out["p90"]
+    (2268, 2475)
+    """
+    u = int(union_positives)
+    r = float(union_rate)
+    guess = special.nbdtrik(0.9, u, r)
+    k = int(np.ceil(guess)) if np.isfinite(guess) else 0
+    while k > 0 and special.nbdtr(k - 1, u, r) >= 0.9:
+        k -= 1
+    while special.nbdtr(k, u, r) < 0.9:
+        k += 1
+    return {"expected": u / r, "p90": u + k}
