@@ -93,8 +93,9 @@ def wilson_interval(
     denom = 1.0 + z * z / m_safe
     centre = (p + z * z / (2 * m_safe)) / denom
     half = z * np.sqrt(p * (1 - p) / m_safe + z * z / (4 * m_safe * m_safe)) / denom
-    low = np.where(valid, np.clip(centre - half, 0.0, 1.0), np.nan)
-    high = np.where(valid, np.clip(centre + half, 0.0, 1.0), np.nan)
+    # at k = 0 and k = m the limits are exactly 0 and 1; avoid rounding just inside them
+    low = np.where(valid, np.where(k > 0, np.clip(centre - half, 0.0, 1.0), 0.0), np.nan)
+    high = np.where(valid, np.where(k < m, np.clip(centre + half, 0.0, 1.0), 1.0), np.nan)
     return ConfidenceInterval(low, high)
 
 
@@ -117,7 +118,11 @@ def clopper_pearson_interval(
 def jeffreys_interval(
     successes: ArrayLike, trials: ArrayLike, confidence_level: float = 0.95
 ) -> ConfidenceInterval:
-    """Jeffreys interval: Beta(k + 1/2, m - k + 1/2) quantiles, 0 at k = 0 and 1 at k = m."""
+    """Jeffreys interval: Beta(k + 1/2, m - k + 1/2) quantiles.
+
+    With the modification of Brown, Cai & DasGupta (2001, Stat Sci 16:101-133): the lower
+    limit is 0 at ``k = 0`` and the upper limit 1 at ``k = m``.
+    """
     tail = (1.0 - _check_confidence_level(confidence_level)) / 2.0
     k = np.asarray(successes, dtype=float)
     m = np.asarray(trials, dtype=float)
@@ -227,10 +232,50 @@ def psa_interval(
         se = psa_standard_error(table)
         return ConfidenceInterval(np.clip(est - z * se, 0, 1), np.clip(est + z * se, 0, 1))
     if method == "bootstrap":
-        return bootstrap_interval(
-            table, positive_agreement, confidence_level, n_boot=n_boot, rng=rng
-        )
+        return psa_bootstrap_interval(table, confidence_level, n_boot=n_boot, rng=rng)
     raise ValueError(f"`method` must be one of {PSA_METHODS}, got {method!r}")
+
+
+def psa_bootstrap_interval(
+    table: ArrayLike,
+    confidence_level: float = 0.95,
+    *,
+    n_boot: int = 2000,
+    rng: np.random.Generator | int | None = None,
+) -> ConfidenceInterval:
+    """Percentile bootstrap interval for PSA, resampling items, drawn as two binomials.
+
+    PSA depends on a resampled table only through ``(a*, U*)``. Resampling ``n`` items with
+    replacement gives ``U* ~ Binomial(n, U/n)`` and, given ``U*``,
+    ``a* ~ Binomial(U*, a/U)``: exactly the law of the full multinomial resample, with two
+    draws instead of a four-cell multinomial. Resamples with ``U* = 0`` are dropped.
+    """
+    if n_boot < 10:
+        raise ValueError(f"`n_boot` must be at least 10, got {n_boot}")
+    tail = (1.0 - _check_confidence_level(confidence_level)) / 2.0
+    generator = np.random.default_rng(rng)
+    a, b, c, d = binary_cells(table)
+    batch_shape = np.shape(a)
+    a, u = np.ravel(a), np.ravel(a + b + c)
+    n = u + np.ravel(d)
+    low = np.full(a.shape, np.nan)
+    high = np.full(a.shape, np.nan)
+    for start in range(0, a.size, _BOOTSTRAP_CHUNK):
+        chunk = slice(start, start + _BOOTSTRAP_CHUNK)
+        ok = u[chunk] > 0
+        if not ok.any():
+            continue
+        n_c, u_c, a_c = n[chunk][ok], u[chunk][ok], a[chunk][ok]
+        u_star = generator.binomial(n_c.astype(np.int64), u_c / n_c, size=(n_boot, n_c.size))
+        a_star = generator.binomial(u_star, a_c / u_c)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            psa_star = 2.0 * a_star / (a_star + u_star)
+        if np.all(u_star > 0):
+            qs = np.quantile(psa_star, [tail, 1 - tail], axis=0)
+        else:
+            qs = np.nanquantile(psa_star, [tail, 1 - tail], axis=0)
+        low[chunk][ok], high[chunk][ok] = qs[0], qs[1]
+    return ConfidenceInterval(low.reshape(batch_shape), high.reshape(batch_shape))
 
 
 # --------------------------------------------------------------------------- kappa
