@@ -336,6 +336,244 @@ app.command("plan", help=PLAN_HELP, epilog=PLAN_EPILOG)(plan_command)
 plan_app.command(cls=PlannerCommand, help=PLAN_HELP, epilog=PLAN_EPILOG)(plan_command)
 
 
+AGREE_EPILOG = """
+Examples:
+
+  planner agree labels.csv --positive unsupported
+
+  planner agree labels.parquet --item-col doc --annotator-col rater --label-col verdict
+
+  planner agree wide.csv --layout wide --annotators alice,bob,carol --by week --json
+
+  planner agree --counts 6,21,14,459 --contested contested.csv
+
+  planner agree scores.tsv --level ordinal --order low,medium,high
+"""
+
+AGREE_HELP = (
+    "Measure agreement on a label file: coefficients with intervals, a decision against "
+    "thresholds fixed in advance, and diagnostics.\n\n"
+    "Reads CSV, TSV, Parquet or JSON Lines, long (item, annotator, label) or wide (one "
+    "column per annotator), missing ratings allowed; or a 2x2 table by --counts. Reports "
+    "PSA/NSA (with a positive label), observed agreement, Cohen's kappa (two annotators), "
+    "Fleiss' kappa, Krippendorff's alpha, Gwet's AC1/AC2, Brennan-Prediger, specific "
+    "agreement per category, prevalence and Byrt's indices."
+)
+
+
+def _write_atomically(path: str, header: list[str], rows: list[list[Any]]) -> None:
+    """Write a CSV through a temporary file in the same folder, then move it into place."""
+    import csv
+    import os
+    import tempfile
+    from pathlib import Path
+
+    target = Path(path)
+    if not target.parent.is_dir():
+        raise InvalidInput(f"--contested {path}: folder {target.parent} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(header)
+            writer.writerows(rows)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@app.command("agree", help=AGREE_HELP, epilog=AGREE_EPILOG)
+def agree_command(
+    file: Annotated[
+        str | None,
+        typer.Argument(help="Label file (.csv, .tsv, .parquet, .jsonl).", show_default=False),
+    ] = None,
+    counts: Annotated[
+        str | None,
+        typer.Option(
+            help="Instead of a file: a 2x2 table 'both,a_only,b_only,neither'.",
+            rich_help_panel="Input",
+        ),
+    ] = None,
+    layout: Annotated[
+        str,
+        typer.Option(
+            help="long, wide or auto (long when the item, annotator and label columns exist).",
+            rich_help_panel="Input",
+        ),
+    ] = "auto",
+    item_col: Annotated[
+        str, typer.Option(help="Item id column.", rich_help_panel="Input")
+    ] = "item",
+    annotator_col: Annotated[
+        str, typer.Option(help="Annotator column (long layout).", rich_help_panel="Input")
+    ] = "annotator",
+    label_col: Annotated[
+        str, typer.Option(help="Label column (long layout).", rich_help_panel="Input")
+    ] = "label",
+    annotators: Annotated[
+        str | None,
+        typer.Option(
+            help="Wide layout: comma-separated annotator columns (default: "
+            "all but the item and --by columns).",
+            rich_help_panel="Input",
+        ),
+    ] = None,
+    file_format: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            help="csv, tsv, parquet or jsonl (default: from the file suffix).",
+            rich_help_panel="Input",
+        ),
+    ] = None,
+    positive: Annotated[
+        str | None,
+        typer.Option(
+            help="The positive label, for PSA/NSA, prevalence and the "
+            "decision (0/1 and false/true labels need none).",
+            rich_help_panel="Measures",
+        ),
+    ] = None,
+    level: Annotated[
+        str, typer.Option(help="nominal, ordinal, interval or ratio.", rich_help_panel="Measures")
+    ] = "nominal",
+    order: Annotated[
+        str | None,
+        typer.Option(
+            help="Category order for ordinal text labels, lowest first, comma-separated.",
+            rich_help_panel="Measures",
+        ),
+    ] = None,
+    confidence: Annotated[
+        float,
+        typer.Option(
+            help="Confidence level of every interval, in (0, 1).", rich_help_panel="Measures"
+        ),
+    ] = 0.95,
+    bootstrap: Annotated[
+        bool,
+        typer.Option(
+            "--bootstrap",
+            help="Use the item bootstrap for every interval.",
+            rich_help_panel="Measures",
+        ),
+    ] = False,
+    n_boot: Annotated[
+        int, typer.Option(help="Bootstrap resamples (>= 100).", rich_help_panel="Measures")
+    ] = 1000,
+    kappa_method: Annotated[
+        str | None,
+        typer.Option(
+            help="Cohen's kappa interval: gof (binary default), fce, bootstrap.",
+            rich_help_panel="Measures",
+        ),
+    ] = None,
+    alpha_min: Annotated[
+        float,
+        typer.Option(
+            help="Report P(alpha < alpha_min) from the bootstrap.", rich_help_panel="Measures"
+        ),
+    ] = 0.8,
+    decide_on: Annotated[
+        str | None,
+        typer.Option(
+            help="Coefficient the decision reads (default psa with a "
+            "positive label, else krippendorff_alpha).",
+            rich_help_panel="Decision",
+        ),
+    ] = None,
+    not_demonstrated_below: Annotated[
+        float,
+        typer.Option(
+            help="Upper interval limit below this: not demonstrated.", rich_help_panel="Decision"
+        ),
+    ] = 0.40,
+    demonstrated_at: Annotated[
+        float,
+        typer.Option(
+            help="Lower interval limit at or above this: demonstrated.", rich_help_panel="Decision"
+        ),
+    ] = 0.65,
+    by: Annotated[
+        str | None,
+        typer.Option(
+            help="Grouping column: agreement per group (week, stratum, length bucket).",
+            rich_help_panel="Diagnostics",
+        ),
+    ] = None,
+    contested: Annotated[
+        str | None,
+        typer.Option(
+            help="Write the contested items (ratings differ) to this CSV.",
+            rich_help_panel="Diagnostics",
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Seed for the bootstrap; drawn and printed if not given.")
+    ] = None,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print one JSON document instead of tables.")
+    ] = False,
+) -> None:
+    from planner.labels import ratings_from_counts, read_labels
+    from planner.measure import contested_rows, measure_agreement
+
+    if (file is None) == (counts is None):
+        raise InvalidInput("give a label FILE or --counts both,a_only,b_only,neither (one of them)")
+    if counts is not None:
+        cells = _ints(counts, "--counts")
+        if len(cells) != 4:
+            raise InvalidInput(
+                f"--counts takes four numbers both,a_only,b_only,neither; got {counts!r}"
+            )
+        ratings = ratings_from_counts(*cells)
+    else:
+        ratings = read_labels(
+            file,
+            layout=layout,
+            item_col=item_col,
+            annotator_col=annotator_col,
+            label_col=label_col,
+            annotator_cols=annotators.split(",") if annotators else None,
+            by=(by,) if by else (),
+            order=order.split(",") if order else None,
+            file_format=file_format,
+        )
+    report = measure_agreement(
+        ratings,
+        positive=positive,
+        level=level,
+        confidence_level=confidence,
+        bootstrap=bootstrap,
+        n_boot=n_boot,
+        alpha_min=alpha_min,
+        decide_on=decide_on,
+        not_demonstrated_below=not_demonstrated_below,
+        demonstrated_at=demonstrated_at,
+        kappa_method=kappa_method,
+        by=by,
+        seed=_seed(seed),
+    )
+    if contested:
+        header, rows = contested_rows(ratings)
+        _write_atomically(contested, header, rows)
+    if json_output:
+        doc = report.to_dict()
+        doc["contested_file"] = contested
+        _emit_json(doc)
+        return
+    from rich.console import Console
+
+    from planner.render import render_agreement
+
+    console = Console()
+    render_agreement(report, console)
+    if contested:
+        console.print(f"contested items written to {contested}")
+
+
 def main() -> None:
     """Entry point of the ``planner`` script."""
     typer.main.get_command(app)(prog_name="planner")

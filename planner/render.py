@@ -147,3 +147,133 @@ def render_plan(plan: Plan, console: Console) -> None:
     console.print(
         f"[dim]seed {plan.seed} (rerun with --seed {plan.seed} for identical output)[/dim]"
     )
+
+
+_COEFFICIENT_NAMES = {
+    "psa": "PSA (positive specific agreement)",
+    "nsa": "NSA (negative specific agreement)",
+    "observed_agreement": "observed agreement",
+    "cohen_kappa": "Cohen's kappa",
+    "cohen_kappa_quadratic": "Cohen's kappa, quadratic weights",
+    "fleiss_kappa": "Fleiss' kappa",
+    "gwet_ac1": "Gwet's AC1",
+    "gwet_ac2": "Gwet's AC2 (quadratic weights)",
+    "brennan_prediger": "Brennan-Prediger",
+    "pabak": "PABAK",
+    "krippendorff_alpha": "Krippendorff's alpha",
+}
+
+
+def render_agreement(report: Any, console: Console) -> None:
+    """Print the data, coefficients with intervals, the decision and the diagnostics."""
+    s = report.summary
+    data = _table(f"Data: {report.source}")
+    data.add_row(
+        "items", _fmt(report.n_items), f"{s['n_pairable_items']:,} with two or more ratings"
+    )
+    data.add_row("annotators", _fmt(report.n_annotators), ", ".join(report.annotators[:8]))
+    data.add_row(
+        "categories",
+        _fmt(len(report.categories)),
+        ", ".join(f"{c}: {n:,}" for c, n in list(s["category_counts"].items())[:8]),
+    )
+    data.add_row("level", report.level, "Krippendorff metric; quadratic weights unless nominal")
+    if report.positive is not None:
+        data.add_row("positive label", str(report.positive), "")
+        data.add_row(
+            "prevalence (positive labels)",
+            _fmt(s["prevalence_of_positive_labels"]),
+            "share of all ratings",
+        )
+        if "joint_positives" in s:
+            data.add_row(
+                "joint positives (a)",
+                _fmt(s["joint_positives"]),
+                f"A only {s['a_only']:,}, B only {s['b_only']:,}, union {s['union_positives']:,}",
+            )
+            data.add_row(
+                "Byrt prevalence / bias index",
+                f"{s['prevalence_index']:.3f} / {s['bias_index']:.3f}",
+                "BI > 0: A flags more",
+            )
+    console.print(data)
+
+    level = f"{report.confidence_level:.0%}"
+    coefs = Table(title="Agreement", title_justify="left", header_style="bold")
+    for col, justify in [
+        ("coefficient", "left"),
+        ("estimate", "right"),
+        (f"{level} interval", "right"),
+        ("method", "left"),
+        ("items", "right"),
+    ]:
+        coefs.add_column(col, justify=justify)  # type: ignore[arg-type]
+    for name, c in report.coefficients.items():
+        interval = (
+            "-"
+            if not (math.isfinite(c.ci_low) and math.isfinite(c.ci_high))
+            else f"{c.ci_low:.3f} – {c.ci_high:.3f}"
+        )
+        estimate = f"{c.estimate:.4f}" if math.isfinite(c.estimate) else "undefined"
+        method = c.method + (f" [dim]({c.note})[/dim]" if c.note else "")
+        coefs.add_row(
+            _COEFFICIENT_NAMES.get(name, name), estimate, interval, method, f"{c.n_items:,}"
+        )
+    console.print(coefs)
+    if "alpha_below_min" in s:
+        q = s["alpha_below_min"]
+        console.print(
+            f"P(alpha < {q['alpha_min']:g}) = {_fmt(q['probability'])} (bootstrap over items)"
+        )
+    test = s["fleiss_kappa_test_zero"]
+    console.print(
+        f"[dim]Test of Fleiss' kappa = 0: z = {_fmt(test['z'])} "
+        f"(Fleiss-Nee-Landis SE {_fmt(test['se_under_kappa_zero'])}, for this test only)[/dim]"
+    )
+    console.print(
+        f"[dim]Landis-Koch label: {s['landis_koch']['label']} ({s['landis_koch']['caution']})[/dim]"
+    )
+
+    d = report.decision
+    colour = {"demonstrated": "green", "not demonstrated": "red"}.get(d.verdict, "yellow")
+    console.print(
+        f"[bold]Decision on {d.metric}:[/bold] [{colour}]{d.verdict}[/{colour}] — {d.reason} "
+        f"(thresholds fixed in advance: not demonstrated below {d.not_demonstrated_below:g}, "
+        f"demonstrated at {d.demonstrated_at:g})"
+    )
+
+    diag = report.diagnostics
+    people = Table(
+        title=f"Diagnostics: {diag['contested_items']:,} contested items",
+        title_justify="left",
+        header_style="bold",
+    )
+    keys = list(next(iter(diag["per_annotator"].values())).keys())
+    people.add_column("annotator")
+    for key in keys:
+        people.add_column(key.replace("_", " "), justify="right")
+    for name, entry in diag["per_annotator"].items():
+        people.add_row(name, *(_fmt(entry[key]) for key in keys))
+    console.print(people)
+    if len(diag["per_pair"]) > 1:
+        pairs = Table(title="Per pair of annotators", title_justify="left", header_style="bold")
+        keys = [k for k in diag["per_pair"][0] if k != "annotators"]
+        pairs.add_column("pair")
+        for key in keys:
+            pairs.add_column(key.replace("_", " "), justify="right")
+        for entry in diag["per_pair"][:30]:
+            pairs.add_row(" / ".join(entry["annotators"]), *(_fmt(entry[key]) for key in keys))
+        console.print(pairs)
+    if "by" in diag:
+        groups = Table(
+            title=f"By {diag['by']['column']}", title_justify="left", header_style="bold"
+        )
+        keys = [k for k in diag["by"]["groups"][0]]
+        for key in keys:
+            groups.add_column(key.replace("_", " "), justify="right")
+        for entry in diag["by"]["groups"]:
+            groups.add_row(*(_fmt(entry[key]) for key in keys))
+        console.print(groups)
+    for note in report.notes:
+        console.print(f"[dim]note: {note}[/dim]")
+    console.print(f"[dim]seed {report.seed}[/dim]")

@@ -1,0 +1,691 @@
+"""Measure agreement on real ratings: coefficients, intervals, a decision and diagnostics.
+
+:func:`measure_agreement` is the library function behind ``planner agree``. Every
+coefficient comes from counts (the pair table of two annotators, or per-item category
+counts for many) through the one implementation in :mod:`planner.agreement`,
+:mod:`planner.multirater` and :mod:`planner.alpha`, with the interval recommended in
+METHODS.md section 0:
+
+========================  ===========================================================
+coefficient               interval (default)
+========================  ===========================================================
+PSA, NSA (2 annotators)   Wilson for J = a / U given U, mapped to PSA
+Cohen's kappa             Donner-Eliasziw goodness of fit (binary), else FCE Wald
+weighted kappa            item bootstrap
+Fleiss' kappa             Gwet (2021) linearised variance, t interval
+Gwet's AC1 / AC2          Gwet (2008) variance, t interval
+Brennan-Prediger          Gwet's variance, t interval
+Krippendorff's alpha      item bootstrap (percentile); P(alpha < alpha_min)
+specific agreement        linearised ratio variance (Wald), clipped to [0, 1]
+observed agreement        Wilson (2 annotators), else item bootstrap
+========================  ===========================================================
+
+With ``bootstrap=True`` every interval is the percentile bootstrap over items instead.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from planner import agreement as ag
+from planner import alpha as ka
+from planner import multirater as mr
+from planner.errors import InvalidInput
+from planner.intervals import (
+    kappa_interval,
+    normal_quantile,
+    psa_conditional_interval,
+    wilson_interval,
+)
+from planner.labels import Ratings
+
+_BOOT_MEMORY = 20_000_000  # floats per bootstrap chunk; fixed, so chunking never changes answers
+
+
+@dataclass(frozen=True)
+class Coefficient:
+    """One agreement coefficient with its interval."""
+
+    name: str
+    estimate: float
+    ci_low: float
+    ci_high: float
+    method: str
+    n_items: int
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A verdict against thresholds fixed in advance, read from the interval."""
+
+    metric: str
+    verdict: str
+    not_demonstrated_below: float
+    demonstrated_at: float
+    estimate: float
+    ci_low: float
+    ci_high: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class AgreementReport:
+    """Everything ``planner agree`` reports."""
+
+    source: str
+    n_items: int
+    n_annotators: int
+    annotators: list[str]
+    categories: list[Any]
+    level: str
+    positive: Any
+    confidence_level: float
+    coefficients: dict[str, Coefficient]
+    summary: dict[str, Any]
+    decision: Decision | None
+    diagnostics: dict[str, Any]
+    seed: int
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dictionary (NaN becomes None)."""
+        out = asdict(self)
+        out["coefficients"] = {k: asdict(v) for k, v in self.coefficients.items()}
+        return _json_ready(out)
+
+
+def _json_ready(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _json_ready(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _json_ready(value.tolist())
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def landis_koch(kappa: float) -> str:
+    """Landis & Koch (1977) label; conventional, not statistically motivated.
+
+    >>> landis_koch(0.219), landis_koch(0.61)
+    ('fair', 'substantial')
+    """
+    if not math.isfinite(kappa):
+        return "undefined"
+    if kappa < 0:
+        return "poor"
+    for upper, label in ((0.2, "slight"), (0.4, "fair"), (0.6, "moderate"), (0.8, "substantial")):
+        if kappa <= upper:
+            return label
+    return "almost perfect"
+
+
+def decide(
+    metric: str, estimate: float, low: float, high: float, below: float, at: float
+) -> Decision:
+    """Verdict from the interval: demonstrated if ``low >= at``; not demonstrated if
+    ``high < below``; otherwise inconclusive."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        verdict, reason = "inconclusive", f"{metric} has no interval: it is undefined here"
+    elif low >= at:
+        verdict = "demonstrated"
+        reason = f"the whole interval ({low:.3f}, {high:.3f}) is at or above {at:g}"
+    elif high < below:
+        verdict = "not demonstrated"
+        reason = f"the whole interval ({low:.3f}, {high:.3f}) is below {below:g}"
+    else:
+        verdict = "inconclusive"
+        reason = (
+            f"the interval ({low:.3f}, {high:.3f}) is not wholly above {at:g} nor wholly "
+            f"below {below:g}"
+        )
+    return Decision(metric, verdict, below, at, estimate, low, high, reason)
+
+
+# --------------------------------------------------------------------------- bootstrap
+
+
+def _resampled(
+    multiplicity: NDArray, n_boot: int, rng: np.random.Generator, width: int
+) -> list[NDArray]:
+    """Bootstrap resamples of items as new multiplicities of the distinct rows.
+
+    Resampling ``N`` items with replacement gives each distinct row a
+    ``Multinomial(N, multiplicity / N)`` count; drawn in chunks of fixed size so memory
+    stays bounded and the chunking never changes an answer.
+    """
+    mult = np.asarray(multiplicity, dtype=float)
+    total = int(mult.sum())
+    chunk = max(1, _BOOT_MEMORY // max(1, mult.size * width))
+    return [
+        rng.multinomial(total, mult / total, size=min(chunk, n_boot - start))
+        for start in range(0, n_boot, chunk)
+    ]
+
+
+def _percentile(values: NDArray, confidence_level: float) -> tuple[float, float]:
+    tail = (1 - confidence_level) / 2
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        return float("nan"), float("nan")
+    lo, hi = np.quantile(finite, [tail, 1 - tail])
+    return float(lo), float(hi)
+
+
+# --------------------------------------------------------------------------- main
+
+
+def _f(x: Any) -> float:
+    return float(np.asarray(x))
+
+
+def measure_agreement(
+    ratings: Ratings,
+    *,
+    positive: str | None = None,
+    level: str = "nominal",
+    confidence_level: float = 0.95,
+    bootstrap: bool = False,
+    n_boot: int = 1000,
+    alpha_min: float = 0.8,
+    decide_on: str | None = None,
+    not_demonstrated_below: float = 0.40,
+    demonstrated_at: float = 0.65,
+    kappa_method: str | None = None,
+    by: str | None = None,
+    seed: int = 0,
+) -> AgreementReport:
+    """Agreement coefficients, intervals, decision and diagnostics for ``ratings``.
+
+    Parameters
+    ----------
+    ratings
+        The ratings (see :mod:`planner.labels`).
+    positive
+        Label of the positive class (for PSA/NSA, prevalence and the decision). Labels
+        0/1 and False/True need none.
+    level
+        ``nominal``, ``ordinal``, ``interval`` or ``ratio``: Krippendorff's metric and,
+        for the last three, quadratic weights for weighted kappa and AC2.
+    confidence_level
+        Two-sided level of every interval.
+    bootstrap
+        Use the item bootstrap for every interval.
+    n_boot
+        Bootstrap resamples.
+    alpha_min
+        Reliability threshold for ``P(alpha < alpha_min)``.
+    decide_on
+        Coefficient the decision reads (default ``psa`` when there is a positive class,
+        else ``alpha``).
+    not_demonstrated_below, demonstrated_at
+        Thresholds fixed in advance (defaults 0.40 and 0.65, for PSA).
+    kappa_method
+        Interval for Cohen's kappa (default ``gof`` for binary labels, ``fce`` otherwise).
+    by
+        Grouping column (kept in ``ratings.groups``) for agreement by group.
+    seed
+        Seed of the random generator (bootstrap).
+    """
+    if level not in ka.LEVELS:
+        raise InvalidInput(f"--level must be one of {', '.join(ka.LEVELS)}, got {level!r}")
+    if not 0 < confidence_level < 1:
+        raise InvalidInput(f"--confidence must be in (0, 1), got {confidence_level}")
+    if not 0 <= not_demonstrated_below <= demonstrated_at <= 1:
+        raise InvalidInput(
+            "thresholds must satisfy 0 <= --not-demonstrated-below <= --demonstrated-at <= 1, "
+            f"got {not_demonstrated_below} and {demonstrated_at}"
+        )
+    if n_boot < 100:
+        raise InvalidInput(f"--n-boot must be at least 100, got {n_boot}")
+    rng = np.random.default_rng(seed)
+    k = ratings.n_categories
+    counts = ratings.counts()
+    n_items = ratings.n_items
+    notes = list(ratings.notes)
+    values = ratings.numeric_values(level) if level in ("interval", "ratio") else None
+    if level == "ordinal" and values is None:
+        values = np.arange(k, dtype=float)
+    weights_kind = None if level == "nominal" else "quadratic"
+    weights = mr.agreement_weights(k, weights_kind, values)
+    pos = _positive_index(ratings, positive)
+    coefficients: dict[str, Coefficient] = {}
+    summary: dict[str, Any] = {
+        "n_items": n_items,
+        "n_pairable_items": int(((ratings.codes >= 0).sum(axis=1) >= 2).sum()),
+        "n_ratings": int((ratings.codes >= 0).sum()),
+        "category_counts": {
+            str(c): int(v) for c, v in zip(ratings.categories, counts.sum(0), strict=True)
+        },
+    }
+    one_category = k == 1 or (counts.sum(axis=0) > 0).sum() == 1
+    if one_category:
+        notes.append(
+            f"every rating is {ratings.categories[np.argmax(counts.sum(0))]!r}: chance-corrected "
+            "coefficients are undefined (chance agreement is 1)"
+        )
+
+    def add(
+        name: str, estimate: Any, lo: Any, hi: Any, method: str, n: int, note: str = ""
+    ) -> None:
+        est = _f(estimate)
+        if not math.isfinite(est) and not note:
+            note = "undefined for these ratings (no variation or no pairable items)"
+        coefficients[name] = Coefficient(name, est, _f(lo), _f(hi), method, int(n), note)
+
+    rows, mult = mr.compress(counts)
+
+    def boot_draws(statistic: Callable[[NDArray], NDArray]) -> NDArray:
+        """Statistic of the distinct rows under resampled multiplicities, ``(n_boot,)``."""
+        parts = [statistic(m) for m in _resampled(mult, n_boot, rng, k)]
+        return np.concatenate([np.atleast_1d(p) for p in parts])
+
+    def boot(statistic: Callable[[NDArray], NDArray]) -> tuple[float, float]:
+        return _percentile(boot_draws(statistic), confidence_level)
+
+    boot_name = f"bootstrap percentile (items, B={n_boot})"
+
+    # ---- two annotators: the pair table
+    two = ratings.n_annotators == 2
+    if two:
+        table = ratings.pair_table()
+        n_pair = int(table.sum())
+        cells = table.ravel()
+
+        def boot_pair(fn: Callable[[NDArray], NDArray]) -> tuple[float, float]:
+            draws = [fn(m.reshape(-1, k, k)) for m in _resampled(cells, n_boot, rng, 1)]
+            return _percentile(np.concatenate(draws), confidence_level)
+
+        p_o = ag.observed_agreement(table)
+        lo, hi = (
+            boot_pair(ag.observed_agreement)
+            if bootstrap
+            else wilson_interval(np.trace(table), n_pair, confidence_level)
+        )
+        add("observed_agreement", p_o, lo, hi, boot_name if bootstrap else "Wilson", n_pair)
+        kappa = ag.cohen_kappa(table)
+        method = kappa_method or ("gof" if k == 2 else "fce")
+        if k != 2 and method == "gof":
+            raise InvalidInput("--kappa-method gof needs binary labels; use fce or bootstrap")
+        if bootstrap or method == "bootstrap":
+            lo, hi = boot_pair(ag.cohen_kappa)
+            kname = boot_name
+        else:
+            ci = kappa_interval(table, confidence_level, method)
+            lo, hi = ci.low, ci.high
+            kname = {
+                "gof": "Donner-Eliasziw goodness of fit",
+                "fce": "Wald, Fleiss-Cohen-Everitt SE",
+            }[method]
+        add("cohen_kappa", kappa, lo, hi, kname, n_pair, _undefined_note(kappa, one_category))
+        if weights_kind:
+            wk = ag.cohen_kappa(table, "quadratic")
+            lo, hi = boot_pair(lambda t: ag.cohen_kappa(t, "quadratic"))
+            add("cohen_kappa_quadratic", wk, lo, hi, boot_name, n_pair)
+
+    # ---- any number of annotators: per-item counts
+    for name, chance in (
+        ("fleiss_kappa", "fleiss"),
+        ("gwet_ac1" if not weights_kind else "gwet_ac2", "gwet"),
+        ("brennan_prediger", "brennan-prediger"),
+    ):
+        res = mr.chance_corrected(counts, chance, weights)
+        if bootstrap:
+            lo, hi = boot(
+                lambda m, c=chance: mr.chance_corrected(rows, c, weights, multiplicity=m).estimate
+            )
+            method = boot_name
+        else:
+            lo, hi = res.confidence_interval(confidence_level)
+            lo, hi = np.maximum(lo, -1.0), np.minimum(hi, 1.0)
+            method = "Gwet linearised variance, t interval (clipped to [-1, 1])"
+        add(
+            name,
+            res.estimate,
+            lo,
+            hi,
+            method,
+            int(res.n_items),
+            _undefined_note(res.estimate, one_category),
+        )
+        if name == "fleiss_kappa":
+            se0 = mr.fleiss_kappa_null_se(counts)
+            z = _f(res.estimate) / _f(se0) if _f(se0) > 0 else float("nan")
+            summary["fleiss_kappa_test_zero"] = {
+                "se_under_kappa_zero": _f(se0),
+                "z": z,
+                "note": "Fleiss-Nee-Landis variance: for testing kappa = 0 only, not intervals",
+            }
+    summary["landis_koch"] = {
+        "label": landis_koch(
+            coefficients["fleiss_kappa"].estimate
+            if not two
+            else coefficients["cohen_kappa"].estimate
+        ),
+        "caution": "Landis & Koch (1977) labels are conventional, not statistically motivated",
+    }
+
+    z = normal_quantile(confidence_level)
+
+    # ---- Krippendorff's alpha
+    alpha_values = values if values is not None else np.arange(k, dtype=float)
+    big_scale = level in ("interval", "ratio") and k > 2000
+    draws = None
+    if big_scale:
+        matrix = np.where(ratings.codes >= 0, alpha_values[np.maximum(ratings.codes, 0)], np.nan)
+        if level == "interval":
+            est, se = ka.interval_alpha_jackknife(matrix)
+            add(
+                "krippendorff_alpha",
+                est,
+                est - z * se,
+                min(est + z * se, 1.0),
+                "Wald with delete-one-item jackknife SE",
+                n_items,
+                f"{k} distinct values: jackknife instead of the bootstrap",
+            )
+        else:
+            est = ka.ratio_alpha_from_values(matrix)
+            add(
+                "krippendorff_alpha",
+                est,
+                np.nan,
+                np.nan,
+                "none",
+                n_items,
+                f"no interval: {k} distinct ratio values make the bootstrap too slow",
+            )
+    else:
+        est = ka.krippendorff_alpha(rows, alpha_values, level, multiplicity=mult)
+        draws = boot_draws(
+            lambda m: ka.krippendorff_alpha(rows, alpha_values, level, multiplicity=m)
+        )
+        a_lo, a_hi = _percentile(draws, confidence_level)
+        add(
+            "krippendorff_alpha",
+            est,
+            a_lo,
+            a_hi,
+            boot_name,
+            n_items,
+            _undefined_note(est, one_category),
+        )
+    if draws is not None:
+        finite = draws[np.isfinite(draws)]
+        summary["alpha_below_min"] = {
+            "alpha_min": alpha_min,
+            "probability": float(np.mean(finite < alpha_min)) if finite.size else float("nan"),
+            "method": "share of bootstrap alphas below alpha_min (resampling items)",
+        }
+
+    # ---- specific agreement (Uebersax) for every category
+    specific = mr.specific_agreement(counts)
+    spec_se = mr.specific_agreement_se(counts)
+    summary["specific_agreement"] = {
+        str(c): {
+            "estimate": float(s),
+            "ci_low": float(np.clip(s - z * e, 0, 1)),
+            "ci_high": float(np.clip(s + z * e, 0, 1)),
+        }
+        for c, s, e in zip(ratings.categories, specific, spec_se, strict=True)
+    }
+
+    # ---- the positive class
+    if pos is not None:
+        positives = counts[:, pos]
+        summary["positive_label"] = _plain(ratings.categories[pos])
+        summary["prevalence_of_positive_labels"] = float(positives.sum() / counts.sum())
+        summary["positive_rate_by_annotator"] = {
+            name: float(np.mean(ratings.codes[ratings.codes[:, j] >= 0, j] == pos))
+            if (ratings.codes[:, j] >= 0).any()
+            else float("nan")
+            for j, name in enumerate(ratings.annotators)
+        }
+        if two:
+            binary = _binary_table(table, pos)
+            a, b, c, d = (int(x) for x in binary.ravel())
+            summary.update(
+                {
+                    "joint_positives": a,
+                    "a_only": b,
+                    "b_only": c,
+                    "neither": d,
+                    "union_positives": a + b + c,
+                    "prevalence_index": _f(ag.prevalence_index(binary)),
+                    "bias_index": _f(ag.bias_index(binary)),
+                }
+            )
+            if bootstrap:
+                lo, hi = boot_pair(lambda t: ag.positive_agreement(_binary_table(t, pos)))
+                nlo, nhi = boot_pair(lambda t: ag.negative_agreement(_binary_table(t, pos)))
+                m1 = m2 = boot_name
+            else:
+                ci = psa_conditional_interval(a, a + b + c, confidence_level)
+                lo, hi = ci.low, ci.high
+                nci = psa_conditional_interval(d, b + c + d, confidence_level)
+                nlo, nhi = nci.low, nci.high
+                m1 = "Wilson for J = a/U given U, mapped to PSA"
+                m2 = "Wilson for d/(b+c+d), mapped to NSA"
+            add(
+                "psa",
+                ag.positive_agreement(binary),
+                lo,
+                hi,
+                m1,
+                a + b + c,
+                "" if a + b + c else "undefined: no item was flagged positive by either annotator",
+            )
+            add("nsa", ag.negative_agreement(binary), nlo, nhi, m2, b + c + d)
+            if k == 2:
+                add(
+                    "pabak",
+                    ag.pabak(binary),
+                    2 * coefficients["observed_agreement"].ci_low - 1,
+                    2 * coefficients["observed_agreement"].ci_high - 1,
+                    "2 p_o - 1 on the observed-agreement interval",
+                    n_pair,
+                )
+        else:
+            if bootstrap:
+                lo, hi = boot(lambda m: mr.specific_agreement(rows, multiplicity=m)[..., pos])
+                method = boot_name
+            else:
+                lo = np.clip(specific[pos] - z * spec_se[pos], 0, 1)
+                hi = np.clip(specific[pos] + z * spec_se[pos], 0, 1)
+                method = "linearised ratio variance, Wald"
+            add(
+                "psa",
+                specific[pos],
+                lo,
+                hi,
+                method,
+                int((positives > 0).sum()),
+                "specific positive agreement among all annotators (Uebersax)",
+            )
+
+    # ---- decision
+    target = decide_on or ("psa" if "psa" in coefficients else "krippendorff_alpha")
+    if target not in coefficients:
+        raise InvalidInput(
+            f"--decide-on {target} is not available here; choose one of {', '.join(coefficients)}"
+        )
+    co = coefficients[target]
+    decision = decide(
+        target, co.estimate, co.ci_low, co.ci_high, not_demonstrated_below, demonstrated_at
+    )
+
+    diagnostics = _diagnostics(ratings, counts, pos, by, confidence_level)
+    return AgreementReport(
+        source=ratings.source,
+        n_items=n_items,
+        n_annotators=ratings.n_annotators,
+        annotators=list(ratings.annotators),
+        categories=[_plain(c) for c in ratings.categories],
+        level=level,
+        positive=None if pos is None else _plain(ratings.categories[pos]),
+        confidence_level=confidence_level,
+        coefficients=coefficients,
+        summary=summary,
+        decision=decision,
+        diagnostics=diagnostics,
+        seed=seed,
+        notes=notes,
+    )
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _undefined_note(estimate: Any, one_category: bool) -> str:
+    if math.isfinite(_f(estimate)):
+        return ""
+    if one_category:
+        return "undefined: all ratings fall in one category, so chance agreement is 1"
+    return "undefined for these ratings"
+
+
+def _positive_index(ratings: Ratings, positive: str | None) -> int | None:
+    if positive is not None:
+        return ratings.category_index(positive)
+    labels = {str(c).lower() for c in ratings.categories}
+    if labels <= {"0", "1"} and "1" in labels:
+        return ratings.category_index("1")
+    if labels <= {"false", "true"} and "true" in labels:
+        return [str(c).lower() for c in ratings.categories].index("true")
+    return None
+
+
+def _binary_table(table: NDArray, pos: int) -> NDArray:
+    """Collapse ``(..., K, K)`` tables to positive-vs-rest ``(..., 2, 2)``, positive first."""
+    t = np.asarray(table)
+    a = t[..., pos, pos]
+    row = t[..., pos, :].sum(axis=-1)
+    col = t[..., :, pos].sum(axis=-1)
+    total = t.sum(axis=(-2, -1))
+    b, c = row - a, col - a
+    d = total - a - b - c
+    return np.stack([np.stack([a, b], -1), np.stack([c, d], -1)], -2)
+
+
+def _diagnostics(
+    ratings: Ratings, counts: NDArray, pos: int | None, by: str | None, confidence_level: float
+) -> dict[str, Any]:
+    codes = ratings.codes
+    rated = codes >= 0
+    per_item = rated.sum(axis=1)
+    pairable = per_item >= 2
+    distinct = (counts > 0).sum(axis=1)
+    contested = pairable & (distinct > 1)
+    out: dict[str, Any] = {"contested_items": int(contested.sum())}
+    per_annotator = {}
+    for j, name in enumerate(ratings.annotators):
+        mine = rated[:, j] & pairable
+        own = np.zeros(len(codes), dtype=np.int64)
+        own[mine] = 1
+        agree_pairs = (counts[np.arange(len(codes)), np.maximum(codes[:, j], 0)] - 1)[mine]
+        entry = {
+            "items_rated": int(rated[:, j].sum()),
+            "agreement_with_others": float(agree_pairs.sum() / (per_item[mine] - 1).sum())
+            if mine.any()
+            else float("nan"),
+        }
+        if pos is not None:
+            is_pos = codes[:, j] == pos
+            others_pos = counts[:, pos] - is_pos
+            entry["positive_rate"] = (
+                float(is_pos[rated[:, j]].mean()) if rated[:, j].any() else float("nan")
+            )
+            entry["flags_alone"] = int((mine & is_pos & (others_pos == 0)).sum())
+            entry["misses_alone"] = int(
+                (mine & ~is_pos & (others_pos == per_item - 1) & (per_item >= 2)).sum()
+            )
+        per_annotator[name] = entry
+    out["per_annotator"] = per_annotator
+    pairs = []
+    m = ratings.n_annotators
+    if m <= 20:
+        for i in range(m):
+            for j in range(i + 1, m):
+                table = ratings.pair_table(i, j)
+                n = int(table.sum())
+                if n == 0:
+                    continue
+                entry = {
+                    "annotators": [ratings.annotators[i], ratings.annotators[j]],
+                    "items": n,
+                    "observed_agreement": _f(ag.observed_agreement(table)),
+                    "cohen_kappa": _f(ag.cohen_kappa(table)),
+                }
+                if pos is not None:
+                    binary = _binary_table(table, pos)
+                    a, b, c, _ = (int(x) for x in binary.ravel())
+                    entry.update(
+                        {
+                            "joint_positives": a,
+                            "first_only": b,
+                            "second_only": c,
+                            "psa": _f(ag.positive_agreement(binary)),
+                        }
+                    )
+                pairs.append(entry)
+    out["per_pair"] = pairs
+    if by is not None:
+        if by not in ratings.groups:
+            raise InvalidInput(f"--by {by!r} is not a column that was read")
+        groups = ratings.groups[by]
+        table_by = []
+        for value in _unique_in_order(groups):
+            mask = groups == value
+            sub = counts[mask]
+            entry = {"group": _plain(value), "items": int(mask.sum())}
+            if pos is not None:
+                y = (sub[:, pos] * (sub[:, pos] - 1)).sum()
+                x = (sub[:, pos] * (sub.sum(1) - 1)).sum()
+                entry["psa"] = float(y / x) if x > 0 else float("nan")
+                if ratings.n_annotators == 2:
+                    a_g = int((sub[:, pos] == 2).sum())
+                    u_g = int(((sub[:, pos] >= 1) & (sub.sum(1) == 2)).sum())
+                    ci = psa_conditional_interval(a_g, u_g, confidence_level)
+                    entry.update(
+                        {
+                            "joint_positives": a_g,
+                            "union_positives": u_g,
+                            "ci_low": _f(ci.low),
+                            "ci_high": _f(ci.high),
+                        }
+                    )
+            entry["observed_agreement"] = _f(mr.pairwise_agreement(sub))
+            table_by.append(entry)
+        out["by"] = {"column": by, "groups": table_by}
+    return out
+
+
+def _unique_in_order(values: NDArray) -> list[Any]:
+    seen: dict[Any, None] = {}
+    for v in values.tolist():
+        seen.setdefault(v, None)
+    return list(seen)
+
+
+def contested_rows(ratings: Ratings) -> tuple[list[str], list[list[Any]]]:
+    """Header and rows (item id, each annotator's label) of the items whose ratings differ."""
+    counts = ratings.counts()
+    contested = ((ratings.codes >= 0).sum(axis=1) >= 2) & ((counts > 0).sum(axis=1) > 1)
+    header = ["item", *ratings.annotators]
+    rows = []
+    for i in np.flatnonzero(contested):
+        labels = [_plain(ratings.categories[c]) if c >= 0 else "" for c in ratings.codes[i]]
+        rows.append([_plain(ratings.items[i]), *labels])
+    return header, rows

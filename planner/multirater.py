@@ -1,0 +1,305 @@
+"""Agreement among any number of annotators, on per-item category counts.
+
+Every function takes ``counts`` of shape ``(..., N, K)``: for each of ``N`` items, how many
+annotators put it in each of ``K`` categories, and optionally a ``multiplicity`` ``(..., N)``
+saying how many items share that row (so a million items compress to their few distinct
+count patterns, and a bootstrap resample is just new multiplicities). Items may have
+different numbers of annotators (missing ratings); items with no rating at all should be
+left out, and items with a single rating count only where a formula says so. Leading
+axes are a batch (for example bootstrap resamples of items). Results have shape ``(...)``.
+
+The chance-corrected coefficients share one frame (Gwet 2014, 2021):
+``coefficient = (p_a - p_e) / (1 - p_e)`` with the pairwise agreement
+
+    p_a = mean over items with r_i >= 2 of  sum_k n_ik (n*_ik - 1) / (r_i (r_i - 1)),
+
+``n*_ik = sum_l w_kl n_il`` for agreement weights ``w`` (identity for nominal data), and a
+chance term that differs:
+
+* Fleiss' kappa: ``p_e = sum_kl w_kl pi_k pi_l`` with ``pi_k`` the mean over items of
+  ``n_ik / r_i`` (Fleiss 1971, generalised to unequal numbers of ratings by Gwet);
+* Gwet's AC1/AC2: ``p_e = (sum w) / (K (K - 1)) sum_k pi_k (1 - pi_k)`` (Gwet 2008);
+* Brennan-Prediger: ``p_e = (sum w) / K^2`` (Brennan & Prediger 1981).
+
+Their standard errors are Gwet's linearised variances,
+``var = (1 - f) / (n (n - 1)) sum_i (c*_i - c)^2`` with a ``t_{n-1}`` interval, where
+``c*_i`` is item i's linearised contribution. The Fleiss-Nee-Landis (1979) variance is
+provided only for testing kappa = 0 (:func:`fleiss_kappa_null_se`).
+
+References
+----------
+Fleiss JL (1971) Measuring nominal scale agreement among many raters. Psychol Bull
+    76:378-382.
+Fleiss JL, Nee JCM, Landis JR (1979) Large sample variance of kappa in the case of
+    different sets of raters. Psychol Bull 86:974-977.
+Gwet KL (2008) Computing inter-rater reliability and its variance in the presence of high
+    agreement. Br J Math Stat Psychol 61:29-48.
+Gwet KL (2021) Large-sample variance of Fleiss generalized kappa. Educ Psychol Meas
+    81:781-790.
+Uebersax J. Raw agreement indices. https://www.john-uebersax.com/stat/raw.htm
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import special
+
+FloatArray = NDArray[np.float64]
+CHANCE_MODELS = ("fleiss", "gwet", "brennan-prediger")
+
+
+def agreement_weights(
+    k: int, kind: str | None = None, values: ArrayLike | None = None
+) -> FloatArray:
+    """Agreement weights ``w_kl`` in [0, 1], 1 on the diagonal.
+
+    Parameters
+    ----------
+    k
+        Number of categories.
+    kind
+        ``None`` or ``"identity"`` (nominal), ``"linear"`` ``1 - |x_k - x_l| / range`` or
+        ``"quadratic"`` ``1 - (x_k - x_l)^2 / range^2``.
+    values
+        Numeric category values ``x`` (default ``0..K-1``).
+    """
+    if kind in (None, "identity"):
+        return np.eye(k)
+    x = np.arange(k, dtype=float) if values is None else np.asarray(values, dtype=float)
+    spread = x.max() - x.min() if k > 1 else 1.0
+    diff = np.abs(x[:, None] - x[None, :]) / (spread if spread > 0 else 1.0)
+    if kind == "linear":
+        return 1.0 - diff
+    if kind == "quadratic":
+        return 1.0 - diff**2
+    raise ValueError(f"`kind` must be None, 'linear' or 'quadratic', got {kind!r}")
+
+
+def as_counts(counts: ArrayLike) -> FloatArray:
+    """``counts`` as float ``(..., N, K)``, checked non-negative with ``K >= 1``."""
+    c = np.asarray(counts, dtype=float)
+    if c.ndim < 2 or c.shape[-1] < 1:
+        raise ValueError(f"`counts` must have shape (..., N, K), got {c.shape}")
+    if np.any(c < 0):
+        raise ValueError("`counts` must be non-negative")
+    return c
+
+
+def _multiplicity(multiplicity: ArrayLike | None, shape: tuple[int, ...]) -> FloatArray:
+    """Item multiplicities; a batch of them (bootstrap) broadcasts against the rows."""
+    if multiplicity is None:
+        return np.ones(shape)
+    return np.asarray(multiplicity, dtype=float)
+
+
+def compress(counts: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Distinct rows of ``(N, K)`` counts and how many items share each.
+
+    Statistics of the ``N`` items equal those of the distinct rows weighted by their
+    multiplicities; with few categories and annotators there are few distinct rows.
+
+    >>> rows, mult = compress([[2, 0], [1, 1], [2, 0]])
+    >>> rows.tolist(), mult.tolist()
+    ([[1, 1], [2, 0]], [1, 2])
+    """
+    c = np.asarray(counts, dtype=np.int64)
+    base = int(c.max()) + 1 if c.size else 1
+    if c.shape[1] * np.log2(max(base, 2)) < 62:
+        code = c @ (base ** np.arange(c.shape[1], dtype=np.int64))
+        _, first, mult = np.unique(code, return_index=True, return_counts=True)
+        rows = c[first]
+        order = np.lexsort(rows.T[::-1])
+        return rows[order], mult[order]
+    rows, mult = np.unique(c, axis=0, return_counts=True)
+    return rows, mult
+
+
+def _safe_div(num: ArrayLike, den: ArrayLike) -> FloatArray:
+    num = np.asarray(num, dtype=float)
+    den = np.asarray(den, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den != 0, num / np.where(den != 0, den, 1.0), np.nan)
+
+
+@dataclass(frozen=True)
+class ChanceCorrected:
+    """A chance-corrected coefficient with Gwet's linearised standard error.
+
+    Attributes
+    ----------
+    estimate, p_a, p_e, standard_error
+        Arrays of the batch shape.
+    n_items
+        Items with at least one rating (the ``n`` of the variance).
+    n_pairable
+        Items with at least two ratings.
+    """
+
+    estimate: FloatArray
+    p_a: FloatArray
+    p_e: FloatArray
+    standard_error: FloatArray
+    n_items: FloatArray
+    n_pairable: FloatArray
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> tuple[FloatArray, FloatArray]:
+        """``estimate -/+ t_{n-1} SE`` (Gwet 2008, 2021)."""
+        t = special.stdtrit(np.maximum(self.n_items - 1, 1), 0.5 + confidence_level / 2)
+        return self.estimate - t * self.standard_error, self.estimate + t * self.standard_error
+
+
+def chance_corrected(
+    counts: ArrayLike,
+    chance: str = "fleiss",
+    weights: ArrayLike | None = None,
+    sampling_fraction: float = 0.0,
+    multiplicity: ArrayLike | None = None,
+) -> ChanceCorrected:
+    """Fleiss' kappa, Gwet's AC1/AC2 or Brennan-Prediger, with Gwet's standard error.
+
+    Parameters
+    ----------
+    counts
+        ``(..., N, K)`` per-item category counts (items with no rating are ignored).
+    chance
+        ``"fleiss"``, ``"gwet"`` (AC1, or AC2 with weights) or ``"brennan-prediger"``.
+    weights
+        ``(K, K)`` agreement weights (default identity).
+    sampling_fraction
+        ``f = n / N_population`` for the finite-population correction (default 0).
+    multiplicity
+        ``(..., N)`` number of items with each row of counts (default 1 each).
+
+    Examples
+    --------
+    Krippendorff's (2011) reliability data, AC1 (irrCAC: 0.77544, SE 0.14295):
+
+    >>> counts = [[3,0,0,0,0],[0,3,1,0,0],[0,0,4,0,0],[0,0,4,0,0],[0,4,0,0,0],[1,1,1,1,0],
+    ...           [0,0,0,4,0],[3,1,0,0,0],[0,4,0,0,0],[0,0,0,0,3],[2,0,0,0,0],[0,0,1,0,0]]
+    >>> res = chance_corrected(counts, "gwet")
+    >>> round(float(res.estimate), 5), round(float(res.standard_error), 5)
+    (0.77544, 0.14295)
+    """
+    if chance not in CHANCE_MODELS:
+        raise ValueError(f"`chance` must be one of {CHANCE_MODELS}, got {chance!r}")
+    c = as_counts(counts)
+    k = c.shape[-1]
+    w = np.eye(k) if weights is None else np.asarray(weights, dtype=float)
+    r = c.sum(axis=-1)  # (..., N)
+    mult = _multiplicity(multiplicity, r.shape)
+    rated = r >= 1
+    pairable = r >= 2
+    n = (mult * rated).sum(axis=-1)
+    n2 = (mult * pairable).sum(axis=-1)
+    weighted = c @ w.T  # n*_ik
+    sum_q = (c * (weighted - 1.0)).sum(axis=-1)
+    pa_i = np.where(pairable, _safe_div(sum_q, r * (r - 1)), 0.0)
+    p_a = _safe_div((mult * pa_i).sum(axis=-1), n2)
+    share = np.where(rated[..., None], _safe_div(c, r[..., None]), 0.0)  # n_ik / r_i
+    pi = _safe_div((mult[..., None] * share).sum(axis=-2), n[..., None])  # (..., K)
+    if chance == "fleiss":
+        p_e = np.einsum("...k,kl,...l->...", pi, w, pi)
+        pi_w = pi @ ((w + w.T) / 2)
+        pe_i = (share * pi_w[..., None, :]).sum(axis=-1)
+    elif chance == "gwet":
+        scale = w.sum() / (k * (k - 1)) if k > 1 else np.nan
+        p_e = scale * (pi * (1 - pi)).sum(axis=-1)
+        pe_i = scale * (share * (1 - pi)[..., None, :]).sum(axis=-1)
+    else:
+        p_e = np.broadcast_to(w.sum() / k**2, p_a.shape).astype(float)
+        pe_i = None
+    estimate = _safe_div(p_a - p_e, 1 - p_e)
+    scale_n = _safe_div(n, n2)[..., None]
+    one_minus_pe = (1 - p_e)[..., None]
+    c_i = scale_n * (pa_i - p_e[..., None] * pairable) / one_minus_pe
+    if pe_i is not None:
+        c_i = c_i - 2 * (1 - estimate)[..., None] * (pe_i - p_e[..., None]) / one_minus_pe
+    dev = np.where(rated, c_i - estimate[..., None], 0.0)
+    var = (1 - sampling_fraction) / (n * (n - 1)) * (mult * dev**2).sum(axis=-1)
+    with np.errstate(invalid="ignore"):
+        se = np.sqrt(var)
+    return ChanceCorrected(estimate, p_a, p_e, se, n, n2)
+
+
+def fleiss_kappa(counts: ArrayLike, weights: ArrayLike | None = None) -> FloatArray:
+    """Fleiss' kappa (generalised to unequal numbers of ratings per item).
+
+    >>> round(float(fleiss_kappa([[3, 0], [0, 3], [2, 1], [3, 0]])), 4)
+    0.625
+    """
+    return chance_corrected(counts, "fleiss", weights).estimate
+
+
+def fleiss_kappa_null_se(counts: ArrayLike) -> FloatArray:
+    """Fleiss-Nee-Landis (1979) standard error of Fleiss' kappa **under kappa = 0**.
+
+    ``Var_0 = 2 / (N m (m-1)) [(sum p_j q_j)^2 - sum p_j q_j (q_j - p_j)] / (sum p_j q_j)^2``
+    for ``N`` items with ``m`` ratings each (``m`` is the mean number of ratings if they
+    differ). For testing kappa = 0 only; it is not an interval's standard error.
+    """
+    c = as_counts(counts)
+    r = c.sum(axis=-1)
+    n = (r >= 1).sum(axis=-1)
+    m = _safe_div(r.sum(axis=-1), n)
+    p = _safe_div(c.sum(axis=-2), r.sum(axis=-1)[..., None])
+    pq = p * (1 - p)
+    s = pq.sum(axis=-1)
+    var = 2.0 / (n * m * (m - 1)) * _safe_div(s**2 - (pq * (1 - 2 * p)).sum(axis=-1), s**2)
+    with np.errstate(invalid="ignore"):
+        return np.sqrt(var)
+
+
+def category_kappas(counts: ArrayLike) -> FloatArray:
+    """Fleiss' category-specific kappas ``(P_j - p_j) / (1 - p_j)``, shape ``(..., K)``.
+
+    ``P_j = sum_i n_ij (n_ij - 1) / sum_i n_ij (r_i - 1)`` is the specific agreement of
+    category j (see :func:`specific_agreement`) and ``p_j`` its share of all ratings.
+    """
+    c = as_counts(counts)
+    p = _safe_div(c.sum(axis=-2), c.sum(axis=(-2, -1))[..., None])
+    return _safe_div(specific_agreement(c) - p, 1 - p)
+
+
+def specific_agreement(counts: ArrayLike, multiplicity: ArrayLike | None = None) -> FloatArray:
+    """Specific agreement of every category (Uebersax), shape ``(..., K)``.
+
+    ``p_s(j) = sum_i n_ij (n_ij - 1) / sum_i n_ij (r_i - 1)``: pick a rating in category j
+    at random, then another annotator of the same item; ``p_s(j)`` is the probability that
+    it is in category j too. With two annotators and category j positive it is
+    ``PSA = 2a / (2a + b + c)``.
+
+    >>> [round(float(x), 6) for x in specific_agreement([[2, 0]] * 6 + [[1, 1]] * 35
+    ...                                                 + [[0, 2]] * 459)]
+    [0.255319, 0.963274]
+    """
+    c = as_counts(counts)
+    r = c.sum(axis=-1, keepdims=True)
+    mult = _multiplicity(multiplicity, r.shape[:-1])[..., None]
+    return _safe_div((mult * c * (c - 1)).sum(axis=-2), (mult * c * (r - 1)).sum(axis=-2))
+
+
+def specific_agreement_se(counts: ArrayLike) -> FloatArray:
+    """Linearised standard error of :func:`specific_agreement`, shape ``(..., K)``.
+
+    ``p_s(j)`` is a ratio of item totals ``R = sum y_i / sum x_i`` with
+    ``y_i = n_ij (n_ij - 1)`` and ``x_i = n_ij (r_i - 1)``; its Taylor variance is
+    ``sum_i (y_i - R x_i)^2 / (sum_i x_i)^2 * n / (n - 1)`` (METHODS.md 4.2 and 3.2).
+    """
+    c = as_counts(counts)
+    r = c.sum(axis=-1, keepdims=True)
+    y = c * (c - 1)
+    x = c * (r - 1)
+    ratio = _safe_div(y.sum(axis=-2), x.sum(axis=-2))
+    n = (r[..., 0] >= 2).sum(axis=-1)[..., None].astype(float)
+    resid = np.where(r >= 2, y - ratio[..., None, :] * x, 0.0)
+    var = _safe_div((resid**2).sum(axis=-2), x.sum(axis=-2) ** 2) * _safe_div(n, n - 1)
+    with np.errstate(invalid="ignore"):
+        return np.sqrt(var)
+
+
+def pairwise_agreement(counts: ArrayLike) -> FloatArray:
+    """Observed pairwise agreement ``p_a`` over items with at least two ratings."""
+    return chance_corrected(counts, "brennan-prediger").p_a
