@@ -26,7 +26,7 @@ FloatArray = NDArray[np.float64]
 
 
 def as_tables(table: ArrayLike) -> FloatArray:
-    """Return ``table`` as a float array of shape ``(..., K, K)`` with ``K >= 2``.
+    """Return ``table`` as a float array of shape ``(..., K, K)`` with ``K >= 1``.
 
     Raises
     ------
@@ -35,8 +35,8 @@ def as_tables(table: ArrayLike) -> FloatArray:
         negative.
     """
     t = np.asarray(table, dtype=float)
-    if t.ndim < 2 or t.shape[-1] != t.shape[-2] or t.shape[-1] < 2:
-        raise ValueError(f"`table` must have shape (..., K, K) with K >= 2, got {t.shape}")
+    if t.ndim < 2 or t.shape[-1] != t.shape[-2] or t.shape[-1] < 1:
+        raise ValueError(f"`table` must have shape (..., K, K), got {t.shape}")
     if np.any(t < 0):
         raise ValueError("`table` must hold non-negative counts")
     return t

@@ -51,15 +51,15 @@ def coincidence_matrix(counts: ArrayLike, multiplicity: ArrayLike | None = None)
     [[2.0, 1.0], [1.0, 3.0]]
     """
     c = np.asarray(counts, dtype=float)
-    m = c.sum(axis=-1, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        scaled = np.where(m >= 2, c / np.where(m >= 2, m - 1, 1.0), 0.0)
+    m = c.sum(axis=-1)
+    weight = np.zeros_like(m)
+    np.divide(1.0, m - 1, out=weight, where=m >= 2)
     if multiplicity is not None:
-        scaled = scaled * np.asarray(multiplicity, dtype=float)[..., None]
-    o = np.einsum("...nk,...nl->...kl", scaled, c)
-    diag = scaled.sum(axis=-2)
+        weight = weight * np.asarray(multiplicity, dtype=float)
+    scaled = c * weight[..., None]
+    o = np.swapaxes(scaled, -1, -2) @ c
     idx = np.arange(c.shape[-1])
-    o[..., idx, idx] -= diag
+    o[..., idx, idx] -= scaled.sum(axis=-2)
     return o
 
 
@@ -204,12 +204,13 @@ def interval_alpha_jackknife(values: ArrayLike) -> tuple[float, float]:
     return full, se
 
 
-def ratio_alpha_from_values(values: ArrayLike, block: int = 2048) -> float:
+def ratio_alpha_from_values(values: ArrayLike, block: int | None = None) -> float:
     """Ratio alpha from an ``(N, m)`` matrix of non-negative values (NaN = missing).
 
     ``D_o`` from annotator pairs within items (``m (m - 1) / 2`` vector passes), ``D_e``
-    from the distinct values and their frequencies in blocks of ``block`` values, so
-    memory stays linear in the items (time grows with the square of the distinct values).
+    from the distinct values and their frequencies in blocks of ``block`` values (default:
+    as many as keep one block near two million pairs), so memory stays linear in the items;
+    time grows with the square of the number of distinct values.
     """
     v = np.asarray(values, dtype=float)
     if v.ndim != 2:
@@ -232,6 +233,7 @@ def ratio_alpha_from_values(values: ArrayLike, block: int = 2048) -> float:
     distinct, freq = np.unique(flat, return_counts=True)
     freq = freq.astype(float)
     n = freq.sum()
+    block = block or max(1, 2_000_000 // max(1, distinct.size))
     expected = 0.0
     for start in range(0, distinct.size, block):
         x = distinct[start : start + block, None]

@@ -84,11 +84,7 @@ class Ratings:
 
     def counts(self) -> NDArray[np.int64]:
         """``(N, K)`` number of annotators putting each item in each category."""
-        n, k = self.n_items, self.n_categories
-        rows = np.broadcast_to(np.arange(n)[:, None], self.codes.shape)
-        ok = self.codes >= 0
-        flat = rows[ok].astype(np.int64) * k + self.codes[ok]
-        return np.bincount(flat, minlength=n * k).reshape(n, k)
+        return counts_from_codes(self.codes, self.n_categories)
 
     def pair_table(self, first: int = 0, second: int = 1) -> NDArray[np.int64]:
         """``(K, K)`` table of two annotators over the items both rated."""
@@ -143,6 +139,22 @@ def _is_number(value: Any) -> bool:
     except (TypeError, ValueError):
         return False
     return not isinstance(value, bool | np.bool_)
+
+
+def _factorize(column: Any) -> tuple[NDArray[np.int64], np.ndarray]:
+    """Codes and uniques of a column; integer ids in a compact range skip hashing."""
+    import pandas as pd
+
+    if pd.api.types.is_integer_dtype(column.dtype) and not hasattr(column, "cat") and len(column):
+        values = column.to_numpy()
+        low, high = int(values.min()), int(values.max())
+        if high - low <= 2 * values.size + 1024:
+            shifted = (values - low).astype(np.int64)
+            present = np.bincount(shifted, minlength=high - low + 1) > 0
+            lookup = np.cumsum(present) - 1
+            return lookup[shifted], (low + np.flatnonzero(present)).astype(values.dtype)
+    codes, uniques = pd.factorize(column, sort=False)
+    return codes.astype(np.int64), np.asarray(uniques)
 
 
 def _ordered_categories(
@@ -214,7 +226,6 @@ def ratings_from_long(
     source: str = "ratings",
 ) -> Ratings:
     """Ratings from a long DataFrame: one row per (item, annotator, label)."""
-    import pandas as pd
 
     _require_columns(frame, [item_col, annotator_col, label_col, *by], source)
     notes: list[str] = []
@@ -228,9 +239,9 @@ def ratings_from_long(
         if missing.any():
             row = int(np.flatnonzero(missing)[0])
             raise InvalidInput(f"{source}: row {_row_number(frame, row)} has no {col!r}")
-    item_codes, item_ids = pd.factorize(frame[item_col], sort=False)
-    ann_codes, ann_names = pd.factorize(frame[annotator_col], sort=False)
-    label_codes, uniques = pd.factorize(labels, sort=False)
+    item_codes, item_ids = _factorize(frame[item_col])
+    ann_codes, ann_names = _factorize(frame[annotator_col])
+    label_codes, uniques = _factorize(labels)
     categories, ranks = _ordered_categories(uniques, order, source)
     label_codes = ranks[label_codes].astype(np.int32)
     n, m = len(item_ids), len(ann_names)
@@ -311,15 +322,90 @@ def ratings_from_wide(
     )
 
 
+_SMALL_SPAN = 64  # integer labels spanning at most this many values take the bincount path
+
+
+def codes_from_values(values: Any) -> tuple[NDArray[np.int32], NDArray[np.float64]]:
+    """Category codes of a numeric ``(N, m)`` matrix (NaN = missing) and the sorted values.
+
+    Integer labels in a small range are coded by a shift (no hashing, no sort); anything
+    else goes through ``pandas.unique`` and a binary search. Linear in the ratings.
+
+    >>> codes, cats = codes_from_values([[1.0, 2.0], [2.0, float("nan")]])
+    >>> codes.tolist(), cats.tolist()
+    ([[0, 1], [1, -1]], [1.0, 2.0])
+    """
+    v = np.asarray(values, dtype=float)
+    small = _small_integer_codes(v)
+    if small is not None:
+        return small
+    import pandas as pd
+
+    flat = v.ravel()
+    missing = np.isnan(flat)
+    categories = np.sort(pd.unique(flat[~missing]))
+    codes = np.searchsorted(categories, flat).astype(np.int32)
+    codes[missing] = -1
+    return codes.reshape(v.shape), categories
+
+
+def _small_integer_codes(v: NDArray[np.float64]) -> tuple[NDArray[np.int32], NDArray] | None:
+    """Codes by shifting integer labels, when they span at most ``_SMALL_SPAN`` values."""
+    if v.size == 0:
+        return None
+    with np.errstate(invalid="ignore"):
+        low, high = np.fmin.reduce(v, axis=None), np.fmax.reduce(v, axis=None)
+    if not (np.isfinite(low) and np.isfinite(high)) or high - low >= _SMALL_SPAN:
+        return None
+    missing = np.isnan(v)
+    with np.errstate(invalid="ignore"):
+        codes = (v - low).astype(np.int32)  # NaN casts to an arbitrary integer, fixed below
+    np.copyto(codes, -1, where=missing)
+    # every non-missing value must be an integer (NaN != anything counts the missing ones)
+    if np.count_nonzero(codes != v - low) != np.count_nonzero(missing):
+        return None
+    present = np.bincount(codes.ravel() + 1, minlength=int(high - low) + 2)[1:] > 0
+    if present.all():
+        return codes, low + np.arange(present.size, dtype=float)
+    lookup = np.full(present.size + 1, -1, dtype=np.int32)
+    lookup[1:][present] = np.arange(int(present.sum()), dtype=np.int32)
+    return lookup[codes + 1], low + np.flatnonzero(present).astype(float)
+
+
+def counts_from_codes(codes: NDArray[np.int32], n_categories: int) -> NDArray[np.int64]:
+    """``(N, K)`` per-item category counts from ``(N, m)`` codes (-1 = missing)."""
+    n = codes.shape[0]
+    width = n_categories + 1
+    dtype = np.int32 if n * width < 2**31 else np.int64
+    flat = codes.astype(dtype) + (1 + width * np.arange(n, dtype=dtype))[:, None]
+    counts = np.bincount(flat.ravel(), minlength=n * width)
+    return counts.reshape(n, width)[:, 1:]
+
+
+def counts_from_values(values: Any) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """``(N, K)`` per-item counts and the sorted category values of a numeric matrix.
+
+    >>> counts, cats = counts_from_values([[1, 2, 2], [3, 3, float("nan")]])
+    >>> counts.tolist(), cats.tolist()
+    ([[1, 2, 0], [0, 0, 2]], [1.0, 2.0, 3.0])
+    """
+    codes, categories = codes_from_values(values)
+    return counts_from_codes(codes, len(categories)), categories
+
+
 def ratings_from_matrix(matrix: Any, annotators: list[str] | None = None) -> Ratings:
     """Ratings from an in-memory ``(N, m)`` array of labels (NaN or None = missing)."""
     import pandas as pd
 
-    arr = np.asarray(matrix, dtype=object)
+    arr = np.asarray(matrix)
     if arr.ndim != 2:
         raise InvalidInput(f"ratings matrix must be 2-dimensional, got shape {arr.shape}")
     names = annotators or [f"annotator_{j + 1}" for j in range(arr.shape[1])]
-    frame = pd.DataFrame(arr, columns=names)
+    if arr.dtype.kind in "iuf":  # numeric: no object conversion
+        codes, values = codes_from_values(arr)
+        categories = values.astype(np.int64) if np.all(values == np.round(values)) else values
+        return _finish(codes, categories, tuple(names), np.arange(len(arr)), {}, "matrix", [])
+    frame = pd.DataFrame(arr.astype(object), columns=names)
     return ratings_from_wide(frame, item_col=None, source="matrix")
 
 

@@ -106,13 +106,17 @@ def compress(counts: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     ([[1, 1], [2, 0]], [1, 2])
     """
     c = np.asarray(counts, dtype=np.int64)
-    base = int(c.max()) + 1 if c.size else 1
-    if c.shape[1] * np.log2(max(base, 2)) < 62:
-        code = c @ (base ** np.arange(c.shape[1], dtype=np.int64))
-        _, first, mult = np.unique(code, return_index=True, return_counts=True)
-        rows = c[first]
-        order = np.lexsort(rows.T[::-1])
-        return rows[order], mult[order]
+    if c.size == 0:
+        return c.reshape(0, c.shape[-1]), np.zeros(0, dtype=np.int64)
+    base = int(c.max()) + 1
+    k = c.shape[1]
+    if k * np.log2(max(base, 2)) <= 24:  # small code space: one bincount, no sort
+        powers = base ** np.arange(k - 1, -1, -1, dtype=np.int64)  # first column most significant
+        code = c @ powers
+        mult = np.bincount(code, minlength=int(base**k))
+        present = np.flatnonzero(mult)
+        rows = (present[:, None] // powers) % base
+        return rows, mult[present]
     rows, mult = np.unique(c, axis=0, return_counts=True)
     return rows, mult
 
@@ -214,12 +218,13 @@ def chance_corrected(
     estimate = _safe_div(p_a - p_e, 1 - p_e)
     scale_n = _safe_div(n, n2)[..., None]
     one_minus_pe = (1 - p_e)[..., None]
-    c_i = scale_n * (pa_i - p_e[..., None] * pairable) / one_minus_pe
-    if pe_i is not None:
-        c_i = c_i - 2 * (1 - estimate)[..., None] * (pe_i - p_e[..., None]) / one_minus_pe
+    with np.errstate(divide="ignore", invalid="ignore"):  # undefined cases stay NaN
+        c_i = scale_n * (pa_i - p_e[..., None] * pairable) / one_minus_pe
+        if pe_i is not None:
+            c_i = c_i - 2 * (1 - estimate)[..., None] * (pe_i - p_e[..., None]) / one_minus_pe
     dev = np.where(rated, c_i - estimate[..., None], 0.0)
-    var = (1 - sampling_fraction) / (n * (n - 1)) * (mult * dev**2).sum(axis=-1)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var = (1 - sampling_fraction) / (n * (n - 1)) * (mult * dev**2).sum(axis=-1)
         se = np.sqrt(var)
     return ChanceCorrected(estimate, p_a, p_e, se, n, n2)
 

@@ -20,3 +20,68 @@ def cells_from_margins(p_a: float, p_b: float, kappa: float) -> tuple[float, flo
     p_o = kappa * (1 - p_e) + p_e
     a = (p_o - 1 + p_a + p_b) / 2
     return (a, p_a - a, p_b - a, 1 - p_a - p_b + a)
+
+
+# Krippendorff (2011) reliability data: 4 observers x 12 units, missing values as None.
+KRIPPENDORFF_2011 = {
+    "A": [1, 2, 3, 3, 2, 1, 4, 1, 2, None, None, None],
+    "B": [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, None, 3],
+    "C": [None, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, None],
+    "D": [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, None],
+}
+
+# Fleiss (1971) diagnoses: 30 patients x 6 ratings, categories 1..5 (as in R irr and the
+# statsmodels test suite).
+FLEISS_1971_DIAGNOSES = [
+    [4, 4, 4, 4, 4, 4],
+    [2, 2, 2, 5, 5, 5],
+    [2, 3, 3, 3, 3, 5],
+    [5, 5, 5, 5, 5, 5],
+    [2, 2, 2, 4, 4, 4],
+    [1, 1, 3, 3, 3, 3],
+    [3, 3, 3, 3, 5, 5],
+    [1, 1, 3, 3, 3, 4],
+    [1, 1, 4, 4, 4, 4],
+    [5, 5, 5, 5, 5, 5],
+    [1, 4, 4, 4, 4, 4],
+    [1, 2, 4, 4, 4, 4],
+    [2, 2, 2, 3, 3, 3],
+    [1, 4, 4, 4, 4, 4],
+    [2, 2, 4, 4, 4, 5],
+    [3, 3, 3, 3, 3, 5],
+    [1, 1, 1, 4, 5, 5],
+    [1, 1, 1, 1, 1, 2],
+    [2, 2, 4, 4, 4, 4],
+    [1, 3, 3, 5, 5, 5],
+    [5, 5, 5, 5, 5, 5],
+    [2, 4, 4, 4, 4, 4],
+    [2, 2, 4, 5, 5, 5],
+    [1, 1, 4, 4, 4, 4],
+    [1, 4, 4, 4, 4, 5],
+    [2, 2, 2, 2, 2, 4],
+    [1, 1, 1, 1, 5, 5],
+    [2, 2, 4, 4, 4, 4],
+    [1, 3, 3, 3, 3, 3],
+    [5, 5, 5, 5, 5, 5],
+]
+
+
+def counts_from_matrix(matrix, categories):
+    """Per-item category counts from an items x annotators list (None = missing)."""
+    out = np.zeros((len(matrix), len(categories)), dtype=int)
+    for i, row in enumerate(matrix):
+        for value in row:
+            if value is not None:
+                out[i, categories.index(value)] += 1
+    return out
+
+
+@pytest.fixture
+def krippendorff_counts() -> np.ndarray:
+    units = list(zip(*KRIPPENDORFF_2011.values(), strict=True))
+    return counts_from_matrix(units, [1, 2, 3, 4, 5])
+
+
+@pytest.fixture
+def diagnoses_counts() -> np.ndarray:
+    return counts_from_matrix(FLEISS_1971_DIAGNOSES, [1, 2, 3, 4, 5])

@@ -1,0 +1,156 @@
+"""Reading label files: formats, layouts, missing ratings and clear errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from planner.errors import InvalidInput
+from planner.labels import ratings_from_counts, read_labels
+from tests.conftest import KRIPPENDORFF_2011
+
+
+def _long_frame() -> pd.DataFrame:
+    rows = []
+    for annotator, values in KRIPPENDORFF_2011.items():
+        for unit, value in enumerate(values, start=1):
+            if value is not None:
+                rows.append(
+                    {
+                        "item": f"u{unit}",
+                        "annotator": annotator,
+                        "label": value,
+                        "week": 1 + unit // 7,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def _write(frame: pd.DataFrame, path) -> None:
+    suffix = path.suffix
+    if suffix == ".csv":
+        frame.to_csv(path, index=False)
+    elif suffix == ".tsv":
+        frame.to_csv(path, index=False, sep="\t")
+    elif suffix == ".parquet":
+        frame.to_parquet(path, index=False)
+    elif suffix == ".jsonl":
+        frame.to_json(path, orient="records", lines=True)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".tsv", ".parquet", ".jsonl"])
+def test_every_format_and_layout_gives_the_same_counts(tmp_path, suffix, krippendorff_counts):
+    long = _long_frame()
+    wide = pd.DataFrame({"item": [f"u{i}" for i in range(1, 13)], **KRIPPENDORFF_2011})
+    wide = wide.astype({name: "Float64" for name in KRIPPENDORFF_2011})
+    for frame, name in ((long, "long"), (wide, "wide")):
+        path = tmp_path / f"{name}{suffix}"
+        _write(frame, path)
+        ratings = read_labels(path)
+        assert ratings.n_annotators == 4
+        assert [int(c) for c in ratings.categories] == [1, 2, 3, 4, 5]
+        # the items are the 12 units (order may differ in the long layout)
+        order = np.argsort([int(str(i)[1:]) for i in ratings.items])
+        np.testing.assert_array_equal(ratings.counts()[order], krippendorff_counts)
+
+
+def test_custom_column_names_and_grouping(tmp_path):
+    frame = _long_frame().rename(columns={"item": "doc", "annotator": "rater", "label": "code"})
+    path = tmp_path / "labels.csv"
+    frame.to_csv(path, index=False)
+    ratings = read_labels(
+        path, item_col="doc", annotator_col="rater", label_col="code", by=("week",)
+    )
+    assert ratings.n_items == 12 and set(ratings.groups["week"]) == {1, 2}
+
+
+def test_string_labels_sorted_and_ordered(tmp_path):
+    frame = pd.DataFrame({"a": ["low", "high", "mid", "mid"], "b": ["low", "mid", "mid", None]})
+    path = tmp_path / "wide.csv"
+    frame.to_csv(path, index=False)
+    assert list(read_labels(path, layout="wide").categories) == ["high", "low", "mid"]
+    ordered = read_labels(path, layout="wide", order=["low", "mid", "high"])
+    assert list(ordered.categories) == ["low", "mid", "high"]
+    np.testing.assert_array_equal(ordered.codes, [[0, 0], [2, 1], [1, 1], [1, -1]])
+
+
+def test_identical_repeats_are_kept_once(tmp_path):
+    frame = pd.DataFrame(
+        {"item": [1, 1, 1, 2, 2], "annotator": ["x", "y", "x", "x", "y"], "label": [1, 0, 1, 0, 0]}
+    )
+    path = tmp_path / "labels.csv"
+    frame.to_csv(path, index=False)
+    ratings = read_labels(path)
+    assert ratings.n_items == 2 and any("repeated" in note for note in ratings.notes)
+
+
+@pytest.mark.parametrize(
+    ("frame", "kwargs", "message"),
+    [
+        (
+            pd.DataFrame({"item": [1, 1], "annotator": ["x", "x"], "label": [1, 0]}),
+            {},
+            "labelled by annotator 'x' more than once with different labels",
+        ),
+        (
+            pd.DataFrame({"item": [1, 1], "annotator": ["x", "x"], "label": [1, 1]}),
+            {},
+            "fewer than two annotators",
+        ),
+        (
+            pd.DataFrame({"item": [1, 2], "annotator": ["x", "y"], "label": [1, 0]}),
+            {},
+            "no item has two ratings",
+        ),
+        (
+            pd.DataFrame({"doc": [1], "rater": ["x"], "label": [1]}),
+            {"layout": "long"},
+            "missing column(s) 'item', 'annotator'",
+        ),
+        (
+            pd.DataFrame({"item": [1, None], "annotator": ["x", "y"], "label": [1, 0]}),
+            {},
+            "row 2 has no 'item'",
+        ),
+        (pd.DataFrame({"only": [1, 2]}), {}, "fewer than two annotator columns"),
+        (pd.DataFrame({"a": ["x", "y"], "b": ["x", "x"]}), {"order": ["x"]}, "are not in --order"),
+    ],
+)
+def test_bad_files_raise_one_clear_error(tmp_path, frame, kwargs, message):
+    path = tmp_path / "bad.csv"
+    frame.to_csv(path, index=False)
+    with pytest.raises(InvalidInput, match="bad.csv") as info:
+        read_labels(path, **kwargs)
+    assert message in str(info.value)
+
+
+def test_missing_and_unknown_files(tmp_path):
+    with pytest.raises(InvalidInput, match="no such file"):
+        read_labels(tmp_path / "nope.csv")
+    odd = tmp_path / "labels.xyz"
+    odd.write_text("a,b\n1,2\n")
+    with pytest.raises(InvalidInput, match="unknown file type"):
+        read_labels(odd)
+    broken = tmp_path / "broken.parquet"
+    broken.write_text("not parquet")
+    with pytest.raises(InvalidInput, match="cannot be read as parquet"):
+        read_labels(broken)
+
+
+def test_labels_must_fit_the_level(tmp_path):
+    path = tmp_path / "text.csv"
+    pd.DataFrame({"a": ["x", "y"], "b": ["x", "x"]}).to_csv(path, index=False)
+    with pytest.raises(InvalidInput, match="needs numeric labels"):
+        read_labels(path).numeric_values("interval")
+    path = tmp_path / "neg.csv"
+    pd.DataFrame({"a": [-1, 2], "b": [2, 2]}).to_csv(path, index=False)
+    with pytest.raises(InvalidInput, match="non-negative"):
+        read_labels(path).numeric_values("ratio")
+
+
+def test_counts_reconstruct_the_table():
+    ratings = ratings_from_counts(6, 21, 14, 459)
+    np.testing.assert_array_equal(ratings.pair_table(), [[459, 14], [21, 6]])
+    with pytest.raises(InvalidInput, match="non-negative whole numbers"):
+        ratings_from_counts(1, -1, 0, 3)
