@@ -106,45 +106,6 @@ def _emit_json(document: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(document, indent=2, allow_nan=False) + "\n")
 
 
-def _build_model(
-    prevalence: float | None,
-    error_rate: str | None,
-    bias: str | None,
-    ambiguity: float,
-    union_rate: float | None,
-    psa: float | None,
-    pilot_counts: str | None,
-):  # type: ignore[no-untyped-def]
-    from planner import model
-
-    given = {
-        "--prevalence": prevalence is not None,
-        "--union-rate/--psa": union_rate is not None or psa is not None,
-        "--pilot-counts": pilot_counts is not None,
-    }
-    chosen = [name for name, on in given.items() if on]
-    if len(chosen) != 1:
-        raise InvalidInput(
-            "give exactly one of --prevalence (annotator model), --union-rate with --psa, "
-            f"or --pilot-counts; got {', '.join(chosen) if chosen else 'none'}"
-        )
-    annotator_options = error_rate is not None or bias is not None or ambiguity != 0.0
-    if prevalence is None and annotator_options:
-        raise InvalidInput("--error-rate, --bias and --ambiguity need --prevalence")
-    if prevalence is not None:
-        return model.pair_from_annotators(
-            prevalence,
-            _floats(error_rate, "--error-rate"),
-            _floats(bias, "--bias") or 0.0,
-            ambiguity,
-        )
-    if pilot_counts is not None:
-        return model.pair_from_counts(_ints(pilot_counts, "--pilot-counts"))
-    if union_rate is None or psa is None:
-        raise InvalidInput("--union-rate and --psa go together: give both")
-    return model.pair_from_union_rate(union_rate, psa)
-
-
 PLAN_EPILOG = """
 Examples:
 
@@ -155,10 +116,23 @@ Examples:
   plan --pilot-counts 6,21,14,459 --width 0.08 --assurance 0.9 --json
 
   plan --union-rate 0.082 --psa 0.5 --width 0.05 --hourly-rate 40
+
+  plan scenarios/unsupported-claims-enriched.toml --assurance 0.9
 """
 
 
 def plan_command(
+    scenario: Annotated[
+        str | None,
+        typer.Argument(
+            help="Scenario file (TOML, see scenarios/); options given here override it.",
+            show_default=False,
+        ),
+    ] = None,
+    scenario_option: Annotated[
+        str | None,
+        typer.Option("--scenario", help="Scenario file, as the argument.", show_default=False),
+    ] = None,
     prevalence: Annotated[
         float | None,
         typer.Option(
@@ -183,13 +157,13 @@ def plan_command(
         ),
     ] = None,
     ambiguity: Annotated[
-        float,
+        float | None,
         typer.Option(
             help="Share of items, in [0, 1], on which the annotators' errors share one "
             "difficulty (correlated errors). Default 0: independent errors given the truth.",
             rich_help_panel="Annotator model",
         ),
-    ] = 0.0,
+    ] = None,
     union_rate: Annotated[
         float | None,
         typer.Option(
@@ -214,77 +188,85 @@ def plan_command(
         ),
     ] = None,
     width: Annotated[
-        float,
+        float | None,
         typer.Option(
-            help="Target half-width (upper - lower)/2 of the interval, in (0, 1).",
+            help="Target half-width (upper - lower)/2 of the interval, in (0, 1). Default 0.08.",
             rich_help_panel="Target",
         ),
-    ] = 0.08,
+    ] = None,
     confidence: Annotated[
-        float,
-        typer.Option(help="Confidence level of the interval, in (0, 1).", rich_help_panel="Target"),
-    ] = 0.95,
+        float | None,
+        typer.Option(
+            help="Confidence level of the interval, in (0, 1). Default 0.95.",
+            rich_help_panel="Target",
+        ),
+    ] = None,
     assurance: Annotated[
-        float,
+        float | None,
         typer.Option(
             help="Probability, in (0, 1), that the study reaches the width: 0.5 is "
-            "the median study; use 0.8 or 0.9 for a guarantee.",
+            "the median study (default); use 0.8 or 0.9 for a guarantee.",
             rich_help_panel="Target",
         ),
-    ] = 0.5,
+    ] = None,
     metric: Annotated[
-        str,
+        str | None,
         typer.Option(
-            help="psa, kappa or both (the larger number of items decides).",
+            help="psa (default), kappa or both (the larger number of items decides).",
             rich_help_panel="Target",
         ),
-    ] = "psa",
+    ] = None,
     psa_method: Annotated[
-        str,
+        str | None,
         typer.Option(
-            help="PSA interval: wilson (Wilson on J=a/U, mapped), clopper-pearson "
-            "(conservative), jeffreys, wald or bootstrap.",
+            help="PSA interval: wilson (default; Wilson on J=a/U, mapped), clopper-pearson "
+            "(conservative), jeffreys, wald or bootstrap (slow: ~30 s).",
             rich_help_panel="Target",
         ),
-    ] = "wilson",
+    ] = None,
     kappa_method: Annotated[
-        str,
+        str | None,
         typer.Option(
-            help="Kappa interval: gof (Donner-Eliasziw), fce (Wald) or bootstrap.",
+            help="Kappa interval: gof (default; Donner-Eliasziw), fce (Wald) or bootstrap.",
             rich_help_panel="Target",
         ),
-    ] = "gof",
+    ] = None,
     annotators_per_item: Annotated[
-        int, typer.Option(help="Labels per item, for the budget.", rich_help_panel="Budget")
-    ] = 2,
+        int | None,
+        typer.Option(help="Labels per item, for the budget. Default 2.", rich_help_panel="Budget"),
+    ] = None,
     seconds_per_item: Annotated[
-        float,
-        typer.Option(help="Seconds one annotator spends on one item.", rich_help_panel="Budget"),
-    ] = 90.0,
-    adjudication_seconds: Annotated[
-        float,
+        float | None,
         typer.Option(
-            help="Seconds to adjudicate one contested item (0: none).", rich_help_panel="Budget"
+            help="Seconds one annotator spends on one item. Default 90.", rich_help_panel="Budget"
         ),
-    ] = 0.0,
+    ] = None,
+    adjudication_seconds: Annotated[
+        float | None,
+        typer.Option(
+            help="Seconds to adjudicate one contested item. Default 0: no adjudication.",
+            rich_help_panel="Budget",
+        ),
+    ] = None,
     hourly_rate: Annotated[
         float | None,
         typer.Option(help="Cost of one person-hour; adds a cost line.", rich_help_panel="Budget"),
     ] = None,
     replicates: Annotated[
-        int,
+        int | None,
         typer.Option(
-            help="Simulated studies per evaluated sample size, in [100, 1e6].",
+            help="Simulated studies per evaluated sample size, in [100, 1e6]. Default 4000.",
             rich_help_panel="Simulation",
         ),
-    ] = 4000,
+    ] = None,
     max_items: Annotated[
-        int,
+        int | None,
         typer.Option(
-            help="Largest number of items searched; beyond it the target is unreachable (exit 1).",
+            help="Largest number of items searched (default 1e7); beyond it the target is "
+            "unreachable (exit 1).",
             rich_help_panel="Simulation",
         ),
-    ] = 10_000_000,
+    ] = None,
     seed: Annotated[
         int | None,
         typer.Option(
@@ -297,32 +279,44 @@ def plan_command(
     ] = False,
 ) -> None:
     """Size a two-annotator agreement study: items, union positives, hours and cost."""
-    from planner.plan import PlanSettings, make_plan
+    from planner.request import run_plan
 
-    model = _build_model(prevalence, error_rate, bias, ambiguity, union_rate, psa, pilot_counts)
-    settings = PlanSettings(
-        width=width,
-        confidence_level=confidence,
-        assurance=assurance,
-        metric=metric,
-        psa_method=psa_method,
-        kappa_method=kappa_method,
-        n_reps=replicates,
-        max_items=max_items,
-        annotators_per_item=annotators_per_item,
-        seconds_per_item=seconds_per_item,
-        adjudication_seconds=adjudication_seconds,
-        hourly_rate=hourly_rate,
-    )
-    result = make_plan(model, settings, seed=_seed(seed))
+    if scenario and scenario_option:
+        raise InvalidInput("give the scenario file once: as the argument or with --scenario")
+    cli = {
+        "prevalence": prevalence,
+        "error_rate": _floats(error_rate, "--error-rate"),
+        "bias": _floats(bias, "--bias"),
+        "ambiguity": ambiguity,
+        "union_rate": union_rate,
+        "psa": psa,
+        "pilot_counts": _ints(pilot_counts, "--pilot-counts") if pilot_counts else None,
+        "width": width,
+        "confidence": confidence,
+        "assurance": assurance,
+        "metric": metric,
+        "psa_method": psa_method,
+        "kappa_method": kappa_method,
+        "annotators_per_item": annotators_per_item,
+        "seconds_per_item": seconds_per_item,
+        "adjudication_seconds": adjudication_seconds,
+        "hourly_rate": hourly_rate,
+        "replicates": replicates,
+        "max_items": max_items,
+        "seed": seed,
+    }
+    result = run_plan(scenario or scenario_option, cli, _seed)
     if json_output:
         _emit_json(result.to_dict())
         return
     from rich.console import Console
 
-    from planner.render import render_plan
+    from planner.render import render_comparison, render_plan
 
-    render_plan(result, Console())
+    if hasattr(result, "designs"):
+        render_comparison(result, Console())
+    else:
+        render_plan(result, Console())
 
 
 PLAN_HELP = (
@@ -330,7 +324,9 @@ PLAN_HELP = (
     "Simulates studies of the annotator pair as multinomial counts and finds the smallest "
     "number of items whose confidence interval for PSA (and/or kappa) has half-width at most "
     "--width with probability --assurance. Describe the pair by --prevalence (with optional "
-    "--error-rate, --bias, --ambiguity), by --union-rate with --psa, or by --pilot-counts."
+    "--error-rate, --bias, --ambiguity), by --union-rate with --psa, or by --pilot-counts; or "
+    "give a scenario file, whose strata (if any) are compared under uniform, enriched and "
+    "population-weighted designs."
 )
 app.command("plan", help=PLAN_HELP, epilog=PLAN_EPILOG)(plan_command)
 plan_app.command(cls=PlannerCommand, help=PLAN_HELP, epilog=PLAN_EPILOG)(plan_command)

@@ -1,0 +1,135 @@
+"""From a scenario file and command-line options to what ``plan`` runs.
+
+Precedence: an option given on the command line beats the scenario file, which beats the
+documented default. Model options on the command line (``--prevalence``,
+``--union-rate``/``--psa``, ``--pilot-counts``) replace the scenario's model and strata.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planner.errors import InvalidInput
+from planner.model import PairModel, pair_from_annotators, pair_from_counts, pair_from_union_rate
+from planner.plan import Plan, PlanSettings, make_plan
+from planner.scenario import Scenario, load_scenario
+
+DEFAULTS: dict[str, Any] = {
+    "width": 0.08,
+    "confidence": 0.95,
+    "assurance": 0.5,
+    "metric": "psa",
+    "psa_method": "wilson",
+    "kappa_method": "gof",
+    "annotators_per_item": 2,
+    "seconds_per_item": 90.0,
+    "adjudication_seconds": 0.0,
+    "hourly_rate": None,
+    "replicates": 4000,
+    "max_items": 10_000_000,
+    "floor_items": 20,
+    "prevalence_width": 0.02,
+}
+MODEL_OPTIONS = (
+    "prevalence",
+    "error_rate",
+    "bias",
+    "ambiguity",
+    "union_rate",
+    "psa",
+    "pilot_counts",
+)
+
+
+def build_model(options: dict[str, Any]) -> PairModel:
+    """The pair model from model options (exactly one way of describing it)."""
+    given = {
+        "--prevalence": options.get("prevalence") is not None,
+        "--union-rate/--psa": options.get("union_rate") is not None
+        or options.get("psa") is not None,
+        "--pilot-counts": options.get("pilot_counts") is not None,
+    }
+    chosen = [name for name, on in given.items() if on]
+    if len(chosen) != 1:
+        raise InvalidInput(
+            "give exactly one of --prevalence (annotator model), --union-rate with --psa, "
+            f"or --pilot-counts (or a scenario file); got {', '.join(chosen) if chosen else 'none'}"
+        )
+    annotator = any(options.get(k) not in (None, 0.0) for k in ("error_rate", "bias", "ambiguity"))
+    if options.get("prevalence") is None and annotator:
+        raise InvalidInput("--error-rate, --bias and --ambiguity need --prevalence")
+    if options.get("prevalence") is not None:
+        return pair_from_annotators(
+            options["prevalence"],
+            options.get("error_rate"),
+            options.get("bias") if options.get("bias") is not None else 0.0,
+            options.get("ambiguity") or 0.0,
+        )
+    if options.get("pilot_counts") is not None:
+        return pair_from_counts(options["pilot_counts"])
+    if options.get("union_rate") is None or options.get("psa") is None:
+        raise InvalidInput("--union-rate and --psa go together: give both")
+    return pair_from_union_rate(options["union_rate"], options["psa"])
+
+
+def resolve(scenario: Scenario | None, cli: dict[str, Any]) -> dict[str, Any]:
+    """Merge defaults, the scenario's values and the command line's (in that order)."""
+    merged = dict(DEFAULTS)
+    if scenario is not None:
+        merged.update({"metric": scenario.target.get("metric", merged["metric"])})
+        for key in ("width", "confidence", "assurance", "psa_method", "kappa_method"):
+            if key in scenario.target:
+                merged[key] = scenario.target[key]
+        merged.update(scenario.budget)
+        merged.update(scenario.design)
+        if "replicates" in scenario.simulation:
+            merged["replicates"] = scenario.simulation["replicates"]
+        if "max_items" in scenario.simulation:
+            merged["max_items"] = scenario.simulation["max_items"]
+        merged["seed"] = scenario.simulation.get("seed")
+    merged.update({k: v for k, v in cli.items() if v is not None and k not in MODEL_OPTIONS})
+    return merged
+
+
+def settings_from(merged: dict[str, Any]) -> PlanSettings:
+    return PlanSettings(
+        width=merged["width"],
+        confidence_level=merged["confidence"],
+        assurance=merged["assurance"],
+        metric=merged["metric"],
+        psa_method=merged["psa_method"],
+        kappa_method=merged["kappa_method"],
+        n_reps=merged["replicates"],
+        max_items=merged["max_items"],
+        annotators_per_item=merged["annotators_per_item"],
+        seconds_per_item=merged["seconds_per_item"],
+        adjudication_seconds=merged["adjudication_seconds"],
+        hourly_rate=merged["hourly_rate"],
+    )
+
+
+def run_plan(scenario_path: str | None, cli: dict[str, Any], seed_fn) -> Any:  # type: ignore[no-untyped-def]
+    """Plan a study from a scenario file and/or options: a Plan, or a design Comparison."""
+    scenario = load_scenario(scenario_path) if scenario_path else None
+    merged = resolve(scenario, cli)
+    settings = settings_from(merged)
+    seed = seed_fn(merged.get("seed"))
+    cli_model = any(
+        cli.get(k) is not None for k in ("prevalence", "union_rate", "psa", "pilot_counts")
+    )
+    if scenario is not None and scenario.strata and not cli_model:
+        from planner.compare import compare_designs
+
+        return compare_designs(
+            scenario,
+            settings,
+            seed=seed,
+            floor_items=merged["floor_items"],
+            prevalence_width=merged["prevalence_width"],
+        )
+    options = {k: cli.get(k) for k in MODEL_OPTIONS}
+    if scenario is not None and not cli_model:
+        options.update({k: v for k, v in scenario.model.items() if options.get(k) is None})
+    model = build_model(options)
+    plan: Plan = make_plan(model, settings, seed=seed)
+    return plan

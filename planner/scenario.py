@@ -1,0 +1,297 @@
+"""Scenario files: a study described once, in TOML, validated on load.
+
+A scenario names the traffic (one population, or strata with their shares and
+prevalences), the annotators, the precision target, the decision thresholds, the budget and
+the team. Every key is checked: an unknown key, a wrong type or an out-of-range value is
+one :class:`~planner.errors.InvalidInput` naming the file, the key and what is allowed.
+
+Layout (every table optional except what the model needs)::
+
+    name = "enriched"
+    description = "..."
+
+    [model]                 # a single population (ignored when [[strata]] are given)
+    prevalence = 0.08       # or union_rate + psa, or pilot_counts = [a, b, c, d]
+    error_rate = 0.04       # one value or [A, B]
+    bias = 0.0              # one value or [A, B]
+    ambiguity = 0.0
+
+    [[strata]]              # traffic strata
+    name = "flagged by an automated check"
+    share = 0.05            # population share (or size = number of items)
+    prevalence = 0.45
+    error_rate = 0.06       # optional overrides of [model]
+    seconds_per_item = 120  # optional override of [budget]
+    enriched_share = 0.4    # share of the enriched sample (design b), optional
+
+    [target]                # metric, width, confidence, assurance, psa_method, kappa_method
+    [thresholds]            # not_demonstrated_below, demonstrated_at
+    [budget]                # annotators_per_item, seconds_per_item, adjudication_seconds,
+                            # hourly_rate
+    [design]                # floor_items, prevalence_width
+    [simulation]            # replicates, max_items, seed
+    [team]                  # annotators, hours_per_day, days_per_week, time_spread, ...
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from planner.errors import InvalidInput
+
+_NUMBER = (int, float)
+
+
+@dataclass(frozen=True)
+class Stratum:
+    """One slice of traffic with its own prevalence and, optionally, annotator behaviour."""
+
+    name: str
+    share: float
+    prevalence: float
+    error_rate: tuple[float, ...] | None = None
+    bias: tuple[float, ...] | None = None
+    ambiguity: float | None = None
+    seconds_per_item: float | None = None
+    enriched_share: float | None = None
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario file."""
+
+    name: str
+    description: str
+    path: str
+    model: dict[str, Any] = field(default_factory=dict)
+    strata: tuple[Stratum, ...] = ()
+    target: dict[str, Any] = field(default_factory=dict)
+    thresholds: dict[str, float] = field(default_factory=dict)
+    budget: dict[str, Any] = field(default_factory=dict)
+    design: dict[str, Any] = field(default_factory=dict)
+    simulation: dict[str, Any] = field(default_factory=dict)
+    team: dict[str, Any] = field(default_factory=dict)
+
+
+# key -> (types, check, allowed text); check None means any value of the type
+def _unit_open(x: float) -> bool:
+    return 0 < x < 1
+
+
+def _unit(x: float) -> bool:
+    return 0 <= x <= 1
+
+
+def _positive(x: float) -> bool:
+    return x > 0 and math.isfinite(x)
+
+
+def _non_negative(x: float) -> bool:
+    return x >= 0 and math.isfinite(x)
+
+
+_PAIR = "a number or a list of two numbers"
+SCHEMA: dict[str, dict[str, tuple[Any, Any, str]]] = {
+    "model": {
+        "prevalence": (_NUMBER, _unit_open, "a number in (0, 1)"),
+        "error_rate": ("pair", lambda x: 0 <= x < 0.5, f"{_PAIR} in [0, 0.5)"),
+        "bias": ("pair", lambda x: -1 <= x <= 1, f"{_PAIR} in [-1, 1]"),
+        "ambiguity": (_NUMBER, _unit, "a number in [0, 1]"),
+        "union_rate": (_NUMBER, lambda x: 0 < x <= 1, "a number in (0, 1]"),
+        "psa": (_NUMBER, _unit, "a number in [0, 1]"),
+        "pilot_counts": ("counts", None, "a list of four non-negative whole numbers"),
+    },
+    "strata": {
+        "name": (str, None, "text"),
+        "share": (_NUMBER, lambda x: 0 < x <= 1, "a number in (0, 1]"),
+        "size": (_NUMBER, _positive, "a positive number of items"),
+        "prevalence": (_NUMBER, _unit_open, "a number in (0, 1)"),
+        "error_rate": ("pair", lambda x: 0 <= x < 0.5, f"{_PAIR} in [0, 0.5)"),
+        "bias": ("pair", lambda x: -1 <= x <= 1, f"{_PAIR} in [-1, 1]"),
+        "ambiguity": (_NUMBER, _unit, "a number in [0, 1]"),
+        "seconds_per_item": (_NUMBER, _positive, "a positive number"),
+        "enriched_share": (_NUMBER, _unit, "a number in [0, 1]"),
+    },
+    "target": {
+        "metric": (str, lambda x: x in ("psa", "kappa", "both"), "psa, kappa or both"),
+        "width": (_NUMBER, _unit_open, "a number in (0, 1)"),
+        "confidence": (_NUMBER, _unit_open, "a number in (0, 1)"),
+        "assurance": (_NUMBER, _unit_open, "a number in (0, 1)"),
+        "psa_method": (str, None, "an interval method name"),
+        "kappa_method": (str, None, "an interval method name"),
+    },
+    "thresholds": {
+        "not_demonstrated_below": (_NUMBER, _unit, "a number in [0, 1]"),
+        "demonstrated_at": (_NUMBER, _unit, "a number in [0, 1]"),
+    },
+    "budget": {
+        "annotators_per_item": (int, lambda x: 2 <= x <= 1000, "a whole number in [2, 1000]"),
+        "seconds_per_item": (_NUMBER, _positive, "a positive number"),
+        "adjudication_seconds": (_NUMBER, _non_negative, "a number >= 0"),
+        "hourly_rate": (_NUMBER, _non_negative, "a number >= 0"),
+    },
+    "design": {
+        "floor_items": (int, lambda x: x >= 0, "a whole number >= 0"),
+        "prevalence_width": (_NUMBER, _unit_open, "a number in (0, 1)"),
+    },
+    "simulation": {
+        "replicates": (int, lambda x: 100 <= x <= 1_000_000, "a whole number in [100, 1e6]"),
+        "max_items": (int, lambda x: 10 <= x <= 10**9, "a whole number in [10, 1e9]"),
+        "seed": (int, lambda x: x >= 0, "a whole number >= 0"),
+    },
+    "team": {
+        "annotators": (int, lambda x: 1 <= x <= 10_000, "a whole number in [1, 10000]"),
+        "hours_per_day": (_NUMBER, lambda x: 0 < x <= 24, "a number in (0, 24]"),
+        "days_per_week": (int, lambda x: 1 <= x <= 7, "a whole number in [1, 7]"),
+        "time_spread": (_NUMBER, lambda x: 0 <= x <= 3, "a number in [0, 3] (lognormal sigma)"),
+        "attention_check_share": (_NUMBER, lambda x: 0 <= x < 1, "a number in [0, 1)"),
+        "attention_fail_rate": (_NUMBER, _unit, "a number in [0, 1]"),
+        "requalification_hours": (_NUMBER, _non_negative, "a number >= 0"),
+        "adjudicators": (int, lambda x: 0 <= x <= 1000, "a whole number in [0, 1000]"),
+        "runs": (int, lambda x: 1 <= x <= 100_000, "a whole number in [1, 100000]"),
+    },
+}
+_TOP = {"name", "description", *SCHEMA}
+
+
+def _check_value(source: str, key: str, value: Any, spec: tuple[Any, Any, str]) -> Any:
+    kind, check, allowed = spec
+
+    def bad() -> InvalidInput:
+        return InvalidInput(f"{source}: {key} must be {allowed}, got {value!r}")
+
+    if kind == "pair":
+        items = value if isinstance(value, list) else [value]
+        if not 1 <= len(items) <= 2:
+            raise bad()
+        for item in items:
+            if isinstance(item, bool) or not isinstance(item, _NUMBER) or not check(item):
+                raise bad()
+        return tuple(float(v) for v in items)
+    if kind == "counts":
+        if not (isinstance(value, list) and len(value) == 4):
+            raise bad()
+        if any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in value):
+            raise bad()
+        return [int(v) for v in value]
+    if isinstance(value, bool) or not isinstance(value, kind):
+        raise bad()
+    if isinstance(value, float) and not math.isfinite(value):
+        raise bad()
+    if check is not None and not check(value):
+        raise bad()
+    return value
+
+
+def _check_table(source: str, section: str, table: Any) -> dict[str, Any]:
+    if not isinstance(table, dict):
+        raise InvalidInput(f"{source}: [{section}] must be a table")
+    schema = SCHEMA[section]
+    out = {}
+    for key, value in table.items():
+        if key not in schema:
+            raise InvalidInput(
+                f"{source}: unknown key {section}.{key}; allowed: {', '.join(sorted(schema))}"
+            )
+        out[key] = _check_value(source, f"{section}.{key}", value, schema[key])
+    return out
+
+
+def scenario_from_dict(data: dict[str, Any], source: str = "scenario") -> Scenario:
+    """Validate a parsed TOML document into a :class:`Scenario`."""
+    unknown = set(data) - _TOP
+    if unknown:
+        raise InvalidInput(
+            f"{source}: unknown key {sorted(unknown)[0]}; allowed: {', '.join(sorted(_TOP))}"
+        )
+    sections = {
+        name: _check_table(source, name, data.get(name, {})) for name in SCHEMA if name != "strata"
+    }
+    raw_strata = data.get("strata", [])
+    if not isinstance(raw_strata, list):
+        raise InvalidInput(f"{source}: strata must be an array of tables ([[strata]])")
+    strata = []
+    for i, raw in enumerate(raw_strata, start=1):
+        entry = _check_table(source, "strata", raw)
+        label = f"strata[{i}]"
+        for key in ("name", "prevalence"):
+            if key not in entry:
+                raise InvalidInput(f"{source}: {label} needs {key}")
+        if ("share" in entry) == ("size" in entry):
+            raise InvalidInput(f"{source}: {label} needs exactly one of share or size")
+        strata.append(entry)
+    if strata:
+        if len({s["name"] for s in strata}) != len(strata):
+            raise InvalidInput(f"{source}: stratum names must be unique")
+        kinds = {"share" if "share" in s else "size" for s in strata}
+        if len(kinds) > 1:
+            raise InvalidInput(f"{source}: give every stratum a share, or every stratum a size")
+        total = sum(s.get("share", s.get("size", 0)) for s in strata)
+        if "share" in kinds and not math.isclose(total, 1.0, abs_tol=1e-6):
+            raise InvalidInput(f"{source}: strata shares must sum to 1, got {total:g}")
+        enriched = [s.get("enriched_share") for s in strata]
+        if any(e is not None for e in enriched):
+            if any(e is None for e in enriched) or not math.isclose(
+                sum(enriched), 1.0, abs_tol=1e-6
+            ):
+                raise InvalidInput(
+                    f"{source}: enriched_share must be given for every stratum and sum to 1"
+                )
+    model = sections["model"]
+    if not strata:
+        ways = [k for k in ("prevalence", "union_rate", "pilot_counts") if k in model]
+        if len(ways) > 1:
+            raise InvalidInput(
+                f"{source}: [model] takes one of prevalence, union_rate + psa, pilot_counts"
+            )
+        if ("union_rate" in model) != ("psa" in model):
+            raise InvalidInput(f"{source}: model.union_rate and model.psa go together")
+    thresholds = sections["thresholds"]
+    if thresholds.get("not_demonstrated_below", 0) > thresholds.get("demonstrated_at", 1):
+        raise InvalidInput(f"{source}: thresholds.not_demonstrated_below exceeds demonstrated_at")
+    name = data.get("name", Path(source).stem)
+    description = data.get("description", "")
+    if not isinstance(name, str) or not isinstance(description, str):
+        raise InvalidInput(f"{source}: name and description must be text")
+    total = sum(s.get("share", s.get("size", 0)) for s in strata) if strata else 1.0
+    return Scenario(
+        name=name,
+        description=description,
+        path=source,
+        model=model,
+        strata=tuple(
+            Stratum(
+                name=s["name"],
+                share=s.get("share", s.get("size", 0)) / total,
+                prevalence=s["prevalence"],
+                error_rate=s.get("error_rate"),
+                bias=s.get("bias"),
+                ambiguity=s.get("ambiguity"),
+                seconds_per_item=s.get("seconds_per_item"),
+                enriched_share=s.get("enriched_share"),
+            )
+            for s in strata
+        ),
+        target=sections["target"],
+        thresholds=thresholds,
+        budget=sections["budget"],
+        design=sections["design"],
+        simulation=sections["simulation"],
+        team=sections["team"],
+    )
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read and validate a scenario TOML file."""
+    p = Path(path)
+    if not p.is_file():
+        raise InvalidInput(f"{p}: no such scenario file")
+    try:
+        data = tomllib.loads(p.read_text())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"{p}: not valid TOML: {exc}") from None
+    return scenario_from_dict(data, str(p))
