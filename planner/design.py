@@ -170,7 +170,7 @@ def optimal_allocation(
     floor are fixed there and the rest is re-optimised with the remaining budget.
 
     >>> optimal_allocation([0.8, 0.15, 0.05], [1.0, 2.0, 4.0], [1, 1, 1], 1500).round(1)
-    array([705., 529., 265.])
+    array([923.1, 346.2, 230.8])
     """
     w = np.asarray(shares, dtype=float)
     s = np.asarray(sds, dtype=float)
