@@ -305,18 +305,28 @@ def plan_command(
         "max_items": max_items,
         "seed": seed,
     }
-    result = run_plan(scenario or scenario_option, cli, _seed)
+    from planner.request import schedule_for_plan
+
+    path = scenario or scenario_option
+    result = run_plan(path, cli, _seed)
+    schedule = schedule_for_plan(path, result)
     if json_output:
-        _emit_json(result.to_dict())
+        doc = result.to_dict()
+        if schedule is not None:
+            doc["schedule"] = _json_doc(schedule.to_dict())
+        _emit_json(doc)
         return
     from rich.console import Console
 
-    from planner.render import render_comparison, render_plan
+    from planner.render import render_comparison, render_plan, render_schedule
 
+    console = Console()
     if hasattr(result, "designs"):
-        render_comparison(result, Console())
+        render_comparison(result, console)
     else:
-        render_plan(result, Console())
+        render_plan(result, console)
+    if schedule is not None:
+        render_schedule(schedule, console)
 
 
 PLAN_HELP = (
@@ -568,6 +578,133 @@ def agree_command(
     render_agreement(report, console)
     if contested:
         console.print(f"contested items written to {contested}")
+
+
+SCHEDULE_HELP = (
+    "Simulate the labelling operation (SimPy): calendar days, person-hours, utilisation and "
+    "cost for a team, over many runs.\n\n"
+    "Items come from planning the scenario (or the model options, as for plan), or from "
+    "--items. Team settings come from the scenario's [team] table, overridden here."
+)
+SCHEDULE_EPILOG = """
+Examples:
+
+  planner schedule scenarios/unsupported-claims.toml
+
+  planner schedule --items 2000 --annotators 5 --hours-per-day 4 --adjudication-seconds 120
+
+  planner schedule scenarios/clinical-chart-review.toml --design enriched --json
+"""
+
+
+@app.command("schedule", help=SCHEDULE_HELP, epilog=SCHEDULE_EPILOG)
+def schedule_command(
+    scenario: Annotated[
+        str | None, typer.Argument(help="Scenario file (TOML).", show_default=False)
+    ] = None,
+    items: Annotated[
+        int | None, typer.Option(help="Items to label (instead of planning them).")
+    ] = None,
+    design: Annotated[
+        str, typer.Option(help="For stratified scenarios: uniform, enriched or weighted.")
+    ] = "weighted",
+    prevalence: Annotated[float | None, typer.Option(help="As for plan.")] = None,
+    pilot_counts: Annotated[str | None, typer.Option(help="As for plan.")] = None,
+    width: Annotated[float | None, typer.Option(help="As for plan.")] = None,
+    assurance: Annotated[float | None, typer.Option(help="As for plan.")] = None,
+    annotators_per_item: Annotated[
+        int | None, typer.Option(help="Distinct annotators per item. Default 2.")
+    ] = None,
+    seconds_per_item: Annotated[
+        float | None, typer.Option(help="Mean seconds per label. Default 90.")
+    ] = None,
+    adjudication_seconds: Annotated[
+        float | None, typer.Option(help="Mean seconds per adjudicated item. Default 0.")
+    ] = None,
+    contested_rate: Annotated[
+        float | None, typer.Option(help="With --items: share of items adjudicated. Default 0.")
+    ] = None,
+    hourly_rate: Annotated[float | None, typer.Option(help="Cost of one person-hour.")] = None,
+    annotators: Annotated[int | None, typer.Option(help="Team size. Default 5.")] = None,
+    hours_per_day: Annotated[
+        float | None, typer.Option(help="Shift hours per day. Default 8.")
+    ] = None,
+    days_per_week: Annotated[
+        int | None, typer.Option(help="Working days a week. Default 5.")
+    ] = None,
+    time_spread: Annotated[
+        float | None, typer.Option(help="Lognormal sigma of the time per label. Default 0.5.")
+    ] = None,
+    attention_check_share: Annotated[
+        float | None, typer.Option(help="Extra attention-check items per label. Default 0.")
+    ] = None,
+    attention_fail_rate: Annotated[
+        float | None, typer.Option(help="Chance of failing a check. Default 0.")
+    ] = None,
+    requalification_hours: Annotated[
+        float | None, typer.Option(help="Hours out after a failed check. Default 0.")
+    ] = None,
+    adjudicators: Annotated[int | None, typer.Option(help="Adjudicators. Default 1.")] = None,
+    runs: Annotated[int | None, typer.Option(help="Simulated runs. Default 200.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed; drawn and printed if not given.")] = None,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print one JSON document instead of tables.")
+    ] = False,
+) -> None:
+    from planner.request import run_schedule
+
+    if contested_rate is not None and not 0 <= contested_rate <= 1:
+        raise InvalidInput(f"--contested-rate must be in [0, 1], got {contested_rate}")
+    cli = {
+        "prevalence": prevalence,
+        "pilot_counts": _ints(pilot_counts, "--pilot-counts") if pilot_counts else None,
+        "width": width,
+        "assurance": assurance,
+        "annotators_per_item": annotators_per_item,
+        "seconds_per_item": seconds_per_item,
+        "adjudication_seconds": adjudication_seconds,
+        "hourly_rate": hourly_rate,
+        "contested_rate": contested_rate,
+        "seed": seed,
+    }
+    team = {
+        "annotators": annotators,
+        "hours_per_day": hours_per_day,
+        "days_per_week": days_per_week,
+        "time_spread": time_spread,
+        "attention_check_share": attention_check_share,
+        "attention_fail_rate": attention_fail_rate,
+        "requalification_hours": requalification_hours,
+        "adjudicators": adjudicators,
+        "runs": runs,
+    }
+    from rich.progress import Progress
+
+    with Progress(transient=True, disable=json_output) as bar:
+        task = bar.add_task("simulating runs", total=None)
+        _, result = run_schedule(
+            scenario,
+            cli,
+            team,
+            _seed,
+            items=items,
+            design=design,
+            progress=lambda done: bar.update(task, completed=done),
+        )
+    if json_output:
+        _emit_json(_json_doc(result.to_dict()))
+        return
+    from rich.console import Console
+
+    from planner.render import render_schedule
+
+    render_schedule(result, Console())
+
+
+def _json_doc(doc: dict[str, Any]) -> dict[str, Any]:
+    from planner.plan import _json_ready
+
+    return _json_ready(doc)
 
 
 def main() -> None:

@@ -354,3 +354,42 @@ def render_comparison(comparison: Any, console: Console) -> None:
     for note in comparison.notes:
         console.print(f"[dim]note: {note}[/dim]")
     console.print(f"[dim]seed {comparison.seed}[/dim]")
+
+
+def render_schedule(result: Any, console: Console) -> None:
+    """Print the simulated operation: calendar time, hours, utilisation and cost."""
+    op = result.operation
+    table = _table(f"Schedule: {result.runs} simulated runs")
+    table.add_row(
+        "items",
+        f"{sum(op.items_per_stratum):,}",
+        f"{op.labels_per_item} labels each, {len(op.items_per_stratum)} stratum/strata",
+    )
+    table.add_row(
+        "team",
+        f"{op.annotators} annotators",
+        f"{op.hours_per_day:g} h/day, {op.days_per_week} days/week; "
+        f"{op.adjudicators} adjudicator(s)",
+    )
+    table.add_row(
+        "[bold]calendar days[/bold]",
+        f"[bold]{result.calendar_days_median:g}[/bold]",
+        f"median; 90th percentile {result.calendar_days_p90:g}",
+    )
+    table.add_row(
+        "person-hours",
+        f"{result.person_hours_median:,.1f}",
+        f"median; 90th percentile {result.person_hours_p90:,.1f}; "
+        f"analytic {result.analytic_person_hours:,.1f}",
+    )
+    table.add_row(
+        "annotator utilisation",
+        f"{result.annotator_utilisation:.0%}",
+        "busy share of the shifts until the last item",
+    )
+    if math.isfinite(result.adjudicator_utilisation):
+        table.add_row("adjudicator utilisation", f"{result.adjudicator_utilisation:.0%}", "")
+    if result.cost_median is not None:
+        table.add_row("cost", f"{result.cost_median:,.0f}", f"median, at {op.hourly_rate:g}/hour")
+    console.print(table)
+    console.print(f"[dim]seed {result.seed}[/dim]")

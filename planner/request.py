@@ -133,3 +133,131 @@ def run_plan(scenario_path: str | None, cli: dict[str, Any], seed_fn) -> Any:  #
     model = build_model(options)
     plan: Plan = make_plan(model, settings, seed=seed)
     return plan
+
+
+TEAM_DEFAULTS: dict[str, Any] = {
+    "annotators": 5,
+    "hours_per_day": 8.0,
+    "days_per_week": 5,
+    "time_spread": 0.5,
+    "attention_check_share": 0.0,
+    "attention_fail_rate": 0.0,
+    "requalification_hours": 0.0,
+    "adjudicators": 1,
+    "runs": 200,
+}
+DESIGNS = ("uniform", "enriched", "weighted")
+
+
+def operation_for(
+    result: Any, team: dict[str, Any], merged: dict[str, Any], design: str = "weighted"
+) -> Any:
+    """The labelling operation that carries out a plan (or one design of a comparison)."""
+    from planner.workload import Operation
+
+    settings = result.settings
+    if hasattr(result, "designs"):
+        if design not in DESIGNS:
+            raise InvalidInput(f"--design must be one of {', '.join(DESIGNS)}, got {design!r}")
+        chosen = result.designs[design]
+        items = list(chosen.items_per_stratum)
+        seconds = [s["seconds_per_item"] for s in result.strata]
+        from planner.compare import stratum_models
+
+        contested = [m.contested_rate for m in stratum_models(result.scenario)]
+        if chosen.prevalence_slice_items:
+            shares = [s["share"] for s in result.strata]
+            items.append(chosen.prevalence_slice_items)
+            seconds.append(float(sum(w * s for w, s in zip(shares, seconds, strict=False))))
+            contested.append(float(sum(w * c for w, c in zip(shares, contested, strict=False))))
+    else:
+        items = [result.items]
+        seconds = [settings.seconds_per_item]
+        contested = [result.model.contested_rate]
+    return Operation(
+        items_per_stratum=tuple(int(n) for n in items),
+        seconds_per_item=tuple(float(s) for s in seconds),
+        contested_rate=tuple(float(c) for c in contested),
+        labels_per_item=settings.annotators_per_item,
+        annotators=team["annotators"],
+        hours_per_day=team["hours_per_day"],
+        days_per_week=team["days_per_week"],
+        time_spread=team["time_spread"],
+        attention_check_share=team["attention_check_share"],
+        attention_fail_rate=team["attention_fail_rate"],
+        requalification_hours=team["requalification_hours"],
+        adjudicators=team["adjudicators"],
+        adjudication_seconds=settings.adjudication_seconds,
+        hourly_rate=settings.hourly_rate,
+    )
+
+
+def resolve_team(scenario: Scenario | None, cli_team: dict[str, Any]) -> dict[str, Any]:
+    """Team settings: defaults, then the scenario's [team], then the command line."""
+    team = dict(TEAM_DEFAULTS)
+    if scenario is not None:
+        team.update(scenario.team)
+    team.update({k: v for k, v in cli_team.items() if v is not None})
+    return team
+
+
+def run_schedule(
+    scenario_path: str | None,
+    cli: dict[str, Any],
+    cli_team: dict[str, Any],
+    seed_fn,  # type: ignore[no-untyped-def]
+    *,
+    items: int | None = None,
+    design: str = "weighted",
+    progress=None,  # type: ignore[no-untyped-def]
+) -> Any:
+    """Plan (unless ``items`` is given) and simulate the operation that carries it out."""
+    from planner.workload import Operation, simulate_schedule
+
+    scenario = load_scenario(scenario_path) if scenario_path else None
+    merged = resolve(scenario, cli)
+    team = resolve_team(scenario, cli_team)
+    seed = seed_fn(merged.get("seed"))
+    if items is not None:
+        if items < 1:
+            raise InvalidInput(f"--items must be at least 1, got {items}")
+        labels = merged["annotators_per_item"]
+        if not 1 <= labels <= 1000:
+            raise InvalidInput(f"--annotators-per-item must be in [1, 1000], got {labels}")
+        if not merged["seconds_per_item"] > 0:
+            raise InvalidInput(f"--seconds-per-item must be > 0, got {merged['seconds_per_item']}")
+        operation = Operation(
+            items_per_stratum=(items,),
+            seconds_per_item=(float(merged["seconds_per_item"]),),
+            contested_rate=(cli.get("contested_rate") or 0.0,),
+            labels_per_item=labels,
+            **{k: team[k] for k in TEAM_DEFAULTS if k != "runs"},
+            adjudication_seconds=float(merged["adjudication_seconds"]),
+            hourly_rate=merged["hourly_rate"],
+        )
+        plan = None
+    else:
+        plan = run_plan(scenario_path, cli, lambda _: seed)
+        operation = operation_for(plan, team, merged, design)
+    return plan, simulate_schedule(operation, runs=team["runs"], seed=seed, progress=progress)
+
+
+PLAN_SECTION_RUNS = 50
+
+
+def schedule_for_plan(scenario_path: str | None, result: Any) -> Any:
+    """The schedule section of ``plan``: only when the scenario has a [team] table.
+
+    Uses at most :data:`PLAN_SECTION_RUNS` runs to keep ``plan`` quick; ``planner schedule``
+    runs the full number.
+    """
+    if not scenario_path:
+        return None
+    from planner.workload import simulate_schedule
+
+    scenario = load_scenario(scenario_path)
+    if not scenario.team:
+        return None
+    team = resolve_team(scenario, {})
+    operation = operation_for(result, team, {}, "weighted")
+    return simulate_schedule(operation, runs=min(team["runs"], PLAN_SECTION_RUNS), seed=result.seed)
