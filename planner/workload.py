@@ -302,7 +302,7 @@ def simulate_schedule(
         if op.adjudicators
         else float("nan")
     )
-    grid = np.linspace(0, float(np.max(days)), 60) if days.max() > 0 else np.array([0.0])
+    grid = np.arange(0, int(np.max(days)) + 2, dtype=float)  # calendar days 0, 1, ...
     n_items = sum(op.items_per_stratum)
     curves = np.array([_burndown(r, grid, op, n_items) for r in records])
     return ScheduleResult(
