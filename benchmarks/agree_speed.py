@@ -154,7 +154,7 @@ def reading(rows: int, runs: int) -> None:
     from planner.labels import read_labels
 
     rng = np.random.default_rng(2)
-    items = rows // 3
+    items = -(-rows // 3)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "labels.csv"
         frame = pd.DataFrame(

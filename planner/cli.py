@@ -445,6 +445,13 @@ def agree_command(
     level: Annotated[
         str, typer.Option(help="nominal, ordinal, interval or ratio.", rich_help_panel="Measures")
     ] = "nominal",
+    weights: Annotated[
+        str,
+        typer.Option(
+            help="Agreement weights for ordinal/interval/ratio levels: quadratic or linear.",
+            rich_help_panel="Measures",
+        ),
+    ] = "quadratic",
     order: Annotated[
         str | None,
         typer.Option(
@@ -559,6 +566,7 @@ def agree_command(
         not_demonstrated_below=not_demonstrated_below,
         demonstrated_at=demonstrated_at,
         kappa_method=kappa_method,
+        weights=weights,
         by=by,
         seed=_seed(seed),
     )

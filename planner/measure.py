@@ -203,6 +203,7 @@ def measure_agreement(
     not_demonstrated_below: float = 0.40,
     demonstrated_at: float = 0.65,
     kappa_method: str | None = None,
+    weights: str = "quadratic",
     by: str | None = None,
     seed: int = 0,
 ) -> AgreementReport:
@@ -217,7 +218,9 @@ def measure_agreement(
         0/1 and False/True need none.
     level
         ``nominal``, ``ordinal``, ``interval`` or ``ratio``: Krippendorff's metric and,
-        for the last three, quadratic weights for weighted kappa and AC2.
+        for the last three, ``weights`` for weighted kappa, Fleiss and AC2.
+    weights
+        ``"quadratic"`` (default) or ``"linear"`` agreement weights for non-nominal levels.
     confidence_level
         Two-sided level of every interval.
     bootstrap
@@ -257,8 +260,10 @@ def measure_agreement(
     values = ratings.numeric_values(level) if level in ("interval", "ratio") else None
     if level == "ordinal" and values is None:
         values = np.arange(k, dtype=float)
-    weights_kind = None if level == "nominal" else "quadratic"
-    weights = mr.agreement_weights(k, weights_kind, values)
+    if weights not in ("linear", "quadratic"):
+        raise InvalidInput(f"--weights must be linear or quadratic, got {weights!r}")
+    weights_kind = None if level == "nominal" else weights
+    weight_matrix = mr.agreement_weights(k, weights_kind, values)
     pos = _positive_index(ratings, positive)
     coefficients: dict[str, Coefficient] = {}
     summary: dict[str, Any] = {
@@ -294,7 +299,7 @@ def measure_agreement(
     def boot(statistic: Callable[[NDArray], NDArray]) -> tuple[float, float]:
         return _percentile(boot_draws(statistic), confidence_level)
 
-    boot_name = f"bootstrap percentile (items, B={n_boot})"
+    boot_name = f"bootstrap, items (B={n_boot})"
 
     # ---- two annotators: the pair table
     two = ratings.n_annotators == 2
@@ -325,14 +330,14 @@ def measure_agreement(
             ci = kappa_interval(table, confidence_level, method)
             lo, hi = ci.low, ci.high
             kname = {
-                "gof": "Donner-Eliasziw goodness of fit",
-                "fce": "Wald, Fleiss-Cohen-Everitt SE",
+                "gof": "Donner-Eliasziw GOF",
+                "fce": "Wald, FCE SE",
             }[method]
         add("cohen_kappa", kappa, lo, hi, kname, n_pair, _undefined_note(kappa, one_category))
         if weights_kind:
-            wk = ag.cohen_kappa(table, "quadratic")
-            lo, hi = boot_pair(lambda t: ag.cohen_kappa(t, "quadratic"))
-            add("cohen_kappa_quadratic", wk, lo, hi, boot_name, n_pair)
+            wk = ag.cohen_kappa(table, weights_kind)
+            lo, hi = boot_pair(lambda t: ag.cohen_kappa(t, weights_kind))
+            add(f"cohen_kappa_{weights_kind}", wk, lo, hi, boot_name, n_pair)
 
     # ---- any number of annotators: per-item counts
     for name, chance in (
@@ -340,16 +345,18 @@ def measure_agreement(
         ("gwet_ac1" if not weights_kind else "gwet_ac2", "gwet"),
         ("brennan_prediger", "brennan-prediger"),
     ):
-        res = mr.chance_corrected(counts, chance, weights)
+        res = mr.chance_corrected(counts, chance, weight_matrix)
         if bootstrap:
             lo, hi = boot(
-                lambda m, c=chance: mr.chance_corrected(rows, c, weights, multiplicity=m).estimate
+                lambda m, c=chance: (
+                    mr.chance_corrected(rows, c, weight_matrix, multiplicity=m).estimate
+                )
             )
             method = boot_name
         else:
             lo, hi = res.confidence_interval(confidence_level)
             lo, hi = np.maximum(lo, -1.0), np.minimum(hi, 1.0)
-            method = "Gwet linearised variance, t interval (clipped to [-1, 1])"
+            method = "Gwet variance, t"
         add(
             name,
             res.estimate,
@@ -475,8 +482,8 @@ def measure_agreement(
                 lo, hi = ci.low, ci.high
                 nci = psa_conditional_interval(d, b + c + d, confidence_level)
                 nlo, nhi = nci.low, nci.high
-                m1 = "Wilson for J = a/U given U, mapped to PSA"
-                m2 = "Wilson for d/(b+c+d), mapped to NSA"
+                m1 = "Wilson on J = a/U"
+                m2 = "Wilson on d/(b+c+d)"
             add(
                 "psa",
                 ag.positive_agreement(binary),
@@ -493,7 +500,7 @@ def measure_agreement(
                     ag.pabak(binary),
                     2 * coefficients["observed_agreement"].ci_low - 1,
                     2 * coefficients["observed_agreement"].ci_high - 1,
-                    "2 p_o - 1 on the observed-agreement interval",
+                    "2 p_o - 1",
                     n_pair,
                 )
         else:

@@ -97,3 +97,24 @@ def test_bad_file_content_names_the_file(tmp_path):
     result = _agree(str(path))
     assert result.exit_code == 2
     assert "dups.csv" in result.stderr and "more than once" in result.stderr
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".jsonl", ".tsv"])
+def test_wide_files_in_every_format_through_the_cli(tmp_path, suffix):
+    frame = pd.DataFrame({"item": range(1, 13), **KRIPPENDORFF_2011}).astype(
+        {name: "Float64" for name in KRIPPENDORFF_2011}
+    )
+    path = tmp_path / f"wide{suffix}"
+    if suffix == ".parquet":
+        frame.to_parquet(path, index=False)
+    elif suffix == ".jsonl":
+        frame.to_json(path, orient="records", lines=True)
+    else:
+        frame.to_csv(path, index=False, sep="\t")
+    result = _agree(
+        str(path), "--json", "--seed", "1", "--level", "interval", "--weights", "linear"
+    )
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert round(doc["coefficients"]["krippendorff_alpha"]["estimate"], 3) == 0.849
+    assert "gwet_ac2" in doc["coefficients"] and doc["n_annotators"] == 4
