@@ -748,9 +748,9 @@ def report_command(
 
 
 def _json_doc(doc: dict[str, Any]) -> dict[str, Any]:
-    from planner.plan import _json_ready
+    from planner.jsonout import json_ready
 
-    return _json_ready(doc)
+    return json_ready(doc)
 
 
 def main() -> None:

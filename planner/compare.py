@@ -27,10 +27,11 @@ from planner.design import (
 )
 from planner.errors import InvalidInput
 from planner.intervals import kappa_interval, normal_quantile
+from planner.jsonout import json_ready
 from planner.model import PairModel, pair_from_annotators
-from planner.plan import PlanSettings, _json_ready
+from planner.plan import PlanSettings, size_metric
 from planner.scenario import Scenario
-from planner.search import analytic_items, find_sample_size
+from planner.search import analytic_items
 
 DESCRIBES = {
     "uniform": "agreement on traffic: items drawn at random from all strata",
@@ -85,7 +86,7 @@ class Comparison:
                 "hours_vs_uniform": self.hours_ratio(name),
                 "prevalence_slice_hours": self.costs[name].prevalence_slice_hours,
             }
-        return _json_ready(
+        return json_ready(
             {
                 "planner_version": __version__,
                 "scenario": {
@@ -175,18 +176,7 @@ def compare_designs(
     designs: dict[str, DesignResult] = {}
 
     # (a) uniform
-    method = settings.psa_method if metric == "psa" else settings.kappa_method
-    uni = find_sample_size(
-        population,
-        metric,
-        settings.width,
-        confidence_level=settings.confidence_level,
-        assurance=settings.assurance,
-        method=method,
-        n_reps=settings.n_reps,
-        max_items=settings.max_items,
-        rng=streams[0],
-    )
+    uni = size_metric(population, metric, settings, streams[0])
     designs["uniform"] = DesignResult(
         design="uniform",
         describes=DESCRIBES["uniform"],

@@ -43,6 +43,7 @@ from planner.intervals import (
     psa_conditional_interval,
     wilson_interval,
 )
+from planner.jsonout import json_ready
 from planner.labels import Ratings
 
 _BOOT_MEMORY = 20_000_000  # floats per bootstrap chunk; fixed, so chunking never changes answers
@@ -98,21 +99,7 @@ class AgreementReport:
         """JSON-ready dictionary (NaN becomes None)."""
         out = asdict(self)
         out["coefficients"] = {k: asdict(v) for k, v in self.coefficients.items()}
-        return _json_ready(out)
-
-
-def _json_ready(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _json_ready(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_ready(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return _json_ready(value.tolist())
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
+        return json_ready(out)
 
 
 def landis_koch(kappa: float) -> str:

@@ -18,6 +18,7 @@ import numpy as np
 from planner import __version__
 from planner.budget import Budget, labelling_budget
 from planner.errors import InvalidInput
+from planner.jsonout import json_ready
 from planner.model import PairModel
 from planner.search import (
     DEFAULT_METHOD,
@@ -139,7 +140,7 @@ class Plan:
             entry["cost"] = self.budgets[name].cost
             entry["budget"] = asdict(self.budgets[name])
             results[name] = entry
-        return _json_ready(
+        return json_ready(
             {
                 "planner_version": __version__,
                 "inputs": {"model": self.model.assumptions, **asdict(self.settings)},
@@ -161,17 +162,22 @@ class Plan:
         )
 
 
-def _json_ready(value: Any) -> Any:
-    """Recursively turn numpy scalars into Python ones and non-finite floats into None."""
-    if isinstance(value, dict):
-        return {str(k): _json_ready(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_ready(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
+def size_metric(
+    model: PairModel, metric: str, settings: PlanSettings, rng: np.random.Generator
+) -> SampleSizeResult:
+    """:func:`~planner.search.find_sample_size` with the target and effort of ``settings``."""
+    method = settings.psa_method if metric == "psa" else settings.kappa_method
+    return find_sample_size(
+        model,
+        metric,
+        settings.width,
+        confidence_level=settings.confidence_level,
+        assurance=settings.assurance,
+        method=method,
+        n_reps=settings.n_reps,
+        max_items=settings.max_items,
+        rng=rng,
+    )
 
 
 def make_plan(model: PairModel, settings: PlanSettings, *, seed: int) -> Plan:
@@ -192,18 +198,7 @@ def make_plan(model: PairModel, settings: PlanSettings, *, seed: int) -> Plan:
     streams = dict(zip(("psa", "kappa"), rng.spawn(2), strict=True))
     results: dict[str, SampleSizeResult] = {}
     for metric in settings.metrics:
-        method = settings.psa_method if metric == "psa" else settings.kappa_method
-        results[metric] = find_sample_size(
-            model,
-            metric,
-            settings.width,
-            confidence_level=settings.confidence_level,
-            assurance=settings.assurance,
-            method=method,
-            n_reps=settings.n_reps,
-            max_items=settings.max_items,
-            rng=streams[metric],
-        )
+        results[metric] = size_metric(model, metric, settings, streams[metric])
     budgets = {
         metric: labelling_budget(
             res.items,

@@ -24,8 +24,8 @@ import numpy as np
 from planner import __version__, plots
 from planner.design import StratifiedStudies, metric_value, weighted_estimate
 from planner.errors import InvalidInput
+from planner.jsonout import json_ready
 from planner.model import PairModel
-from planner.plan import _json_ready
 from planner.request import TEAM_DEFAULTS, operation_for, resolve, resolve_team, run_plan
 from planner.scenario import load_scenario
 from planner.search import interval_function
@@ -187,7 +187,7 @@ def write_report(
         shutil.copyfile(scenario_path, tmp / "scenario.toml")
         (tmp / "plan.json").write_text(json.dumps(result.to_dict(), indent=2) + "\n")
         (tmp / "schedule.json").write_text(
-            json.dumps(_json_ready(schedule.to_dict()), indent=2) + "\n"
+            json.dumps(json_ready(schedule.to_dict()), indent=2) + "\n"
         )
         if dest.exists():
             trash = Path(tempfile.mkdtemp(prefix=f".{scenario.name}.old.", dir=root))

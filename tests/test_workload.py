@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from planner.cli import app
 from planner.errors import InvalidInput
-from planner.plan import _json_ready
+from planner.jsonout import json_ready
 from planner.workload import Operation, analytic_person_hours, calendar_days, simulate_schedule
 
 runner = CliRunner()
@@ -95,8 +95,7 @@ def test_simulated_hours_match_the_analytic_hours():
 def test_same_seed_same_schedule():
     op = _op(items_per_stratum=(300,), labels_per_item=2, annotators=3, time_spread=0.5)
     a, b, c = (
-        json.dumps(_json_ready(simulate_schedule(op, runs=20, seed=s).to_dict()))
-        for s in (9, 9, 10)
+        json.dumps(json_ready(simulate_schedule(op, runs=20, seed=s).to_dict())) for s in (9, 9, 10)
     )
     assert a == b and a != c
 
