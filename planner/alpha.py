@@ -139,13 +139,20 @@ def krippendorff_alpha(
 
 
 def _value_moments(values: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """Per-item count, sum and sum of squares of the non-missing values (NaN = missing)."""
+    """Per-item count, sum and sum of squares of the non-missing values (NaN = missing).
+
+    The row sums are matrix-vector products (BLAS), much faster than reductions along a
+    short last axis.
+    """
     v = np.asarray(values, dtype=float)
-    present = ~np.isnan(v)
-    filled = np.where(present, v, 0.0)
+    missing = np.isnan(v)
+    filled = v.copy()
+    np.copyto(filled, 0.0, where=missing)
+    ones = np.ones(v.shape[-1])
+    count = v.shape[-1] - missing.astype(np.float32) @ ones.astype(np.float32)
     return (
-        present.sum(axis=-1).astype(float),
-        filled.sum(axis=-1),
+        count.astype(float),
+        filled @ ones,
         np.einsum("...i,...i->...", filled, filled),
     )
 

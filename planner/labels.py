@@ -141,20 +141,37 @@ def _is_number(value: Any) -> bool:
     return not isinstance(value, bool | np.bool_)
 
 
-def _factorize(column: Any) -> tuple[NDArray[np.int64], np.ndarray]:
-    """Codes and uniques of a column; integer ids in a compact range skip hashing."""
+def _factorize(column: Any, check_unused: bool = True) -> tuple[NDArray[np.integer], np.ndarray]:
+    """Codes and uniques of a column; integer ids in a compact range skip hashing.
+
+    Categorical columns (dictionary-encoded by the reader) give their codes directly; their
+    categories are all used unless rows were dropped (``check_unused``). Integer ids in a
+    compact range are their own codes; ids in the range that never occur become items with
+    no rating, which :func:`_finish` leaves out.
+    """
     import pandas as pd
 
-    if pd.api.types.is_integer_dtype(column.dtype) and not hasattr(column, "cat") and len(column):
+    if isinstance(column.dtype, pd.CategoricalDtype):  # codes come from the reader
+        codes = column.cat.codes.to_numpy()
+        categories = np.asarray(column.cat.categories)
+        if not check_unused:
+            return codes, categories
+        used = (
+            np.bincount(codes[codes >= 0] if codes.min() < 0 else codes, minlength=len(categories))
+            > 0
+        )
+        if not used.all():
+            lookup = np.append(np.cumsum(used) - 1, -1)  # index -1 keeps -1
+            codes, categories = lookup[codes], categories[used]
+        return codes, categories
+    if pd.api.types.is_integer_dtype(column.dtype) and len(column):
         values = column.to_numpy()
         low, high = int(values.min()), int(values.max())
         if high - low <= 2 * values.size + 1024:
-            shifted = (values - low).astype(np.int64)
-            present = np.bincount(shifted, minlength=high - low + 1) > 0
-            lookup = np.cumsum(present) - 1
-            return lookup[shifted], (low + np.flatnonzero(present)).astype(values.dtype)
+            shifted = values - low if low else values
+            return shifted, np.arange(low, high + 1, dtype=values.dtype)
     codes, uniques = pd.factorize(column, sort=False)
-    return codes.astype(np.int64), np.asarray(uniques)
+    return codes, np.asarray(uniques)
 
 
 def _ordered_categories(
@@ -183,6 +200,14 @@ def _ordered_categories(
     return sorted_values, ranks
 
 
+def _ratings_per_item(codes: NDArray) -> NDArray[np.int32]:
+    """Number of ratings of each item (column by column: fast for few annotators)."""
+    out = np.zeros(codes.shape[0], dtype=np.int32)
+    for j in range(codes.shape[1]):
+        out += codes[:, j] >= 0
+    return out
+
+
 def _finish(
     codes: NDArray[np.int32],
     categories: np.ndarray,
@@ -191,16 +216,21 @@ def _finish(
     groups: dict[str, np.ndarray],
     source: str,
     notes: list[str],
+    note_unrated: bool = True,
 ) -> Ratings:
-    rated = (codes >= 0).any(axis=1)
+    per_item = _ratings_per_item(codes)
+    rated = per_item > 0
     if not rated.all():
-        notes.append(f"{int((~rated).sum())} item(s) with no rating left out")
+        if note_unrated:
+            notes.append(f"{int((~rated).sum())} item(s) with no rating left out")
+        codes, items, per_item = codes[rated], items[rated], per_item[rated]
+        groups = {k: v[rated] for k, v in groups.items()}
     ratings = Ratings(
-        codes=codes[rated],
+        codes=codes,
         categories=categories,
         annotators=annotators,
-        items=items[rated],
-        groups={k: v[rated] for k, v in groups.items()},
+        items=items,
+        groups=groups,
         source=source,
         notes=tuple(notes),
     )
@@ -208,7 +238,7 @@ def _finish(
         raise InvalidInput(f"{source}: fewer than two annotators ({ratings.n_annotators})")
     if ratings.n_categories == 0:
         raise InvalidInput(f"{source}: no labels at all")
-    if not ((ratings.codes >= 0).sum(axis=1) >= 2).any():
+    if not (per_item >= 2).any():
         raise InvalidInput(
             f"{source}: no item has two ratings, so there is no agreement to measure"
         )
@@ -239,31 +269,23 @@ def ratings_from_long(
         if missing.any():
             row = int(np.flatnonzero(missing)[0])
             raise InvalidInput(f"{source}: row {_row_number(frame, row)} has no {col!r}")
+    dropped = not present.all()
     item_codes, item_ids = _factorize(frame[item_col])
-    ann_codes, ann_names = _factorize(frame[annotator_col])
-    label_codes, uniques = _factorize(labels)
+    ann_codes, ann_names = _factorize(frame[annotator_col], check_unused=dropped)
+    label_codes, uniques = _factorize(labels, check_unused=dropped)
     categories, ranks = _ordered_categories(uniques, order, source)
-    label_codes = ranks[label_codes].astype(np.int32)
+    if not np.array_equal(ranks, np.arange(len(ranks))):
+        label_codes = ranks.astype(np.int32)[label_codes]
     n, m = len(item_ids), len(ann_names)
-    key = item_codes.astype(np.int64) * m + ann_codes
-    repeats = np.bincount(key, minlength=n * m)
-    if (repeats > 1).any():
-        dup_keys = np.flatnonzero(repeats > 1)
-        order_idx = np.argsort(key, kind="stable")
-        sorted_keys = key[order_idx]
-        starts = np.searchsorted(sorted_keys, dup_keys)
-        for dup, start in zip(dup_keys, starts, strict=True):
-            rows = order_idx[start : start + repeats[dup]]
-            if len(set(label_codes[rows].tolist())) > 1:
-                shown = ", ".join(str(categories[c]) for c in label_codes[rows])
-                raise InvalidInput(
-                    f"{source}: row {_row_number(frame, int(rows[1]))}: item "
-                    f"{item_ids[dup // m]!r} is labelled by annotator {ann_names[dup % m]!r} "
-                    f"more than once with different labels ({shown})"
-                )
-        notes.append(f"{int((repeats[dup_keys] - 1).sum())} repeated identical rating(s) kept once")
+    key = item_codes.astype(np.int64 if n * m >= 2**31 else np.int32) * m
+    key += ann_codes
     codes = np.full(n * m, -1, dtype=np.int32)
     codes[key] = label_codes
+    if np.count_nonzero(codes >= 0) != len(key):  # some (item, annotator) rated twice
+        notes.append(
+            _repeated_ratings(key, label_codes, categories, item_ids, ann_names, frame, source)
+        )
+        codes[key] = label_codes
     groups = {}
     for col in by:
         first = np.full(n, -1, dtype=np.int64)
@@ -278,7 +300,35 @@ def ratings_from_long(
         groups,
         source,
         notes,
+        note_unrated=False,  # ids that never occur are not items
     )
+
+
+def _repeated_ratings(
+    key: NDArray,
+    label_codes: NDArray,
+    categories: np.ndarray,
+    item_ids: np.ndarray,
+    ann_names: np.ndarray,
+    frame: Any,
+    source: str,
+) -> str:
+    """Fail on an (item, annotator) rated twice with different labels; else a note."""
+    m = len(ann_names)
+    order_idx = np.argsort(key, kind="stable")
+    sorted_keys = key[order_idx]
+    repeated = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
+    for pos in repeated:
+        first, second = order_idx[pos], order_idx[pos + 1]
+        if label_codes[first] != label_codes[second]:
+            dup = int(sorted_keys[pos])
+            shown = f"{categories[label_codes[first]]}, {categories[label_codes[second]]}"
+            raise InvalidInput(
+                f"{source}: row {_row_number(frame, int(max(first, second)))}: item "
+                f"{item_ids[dup // m]!r} is labelled by annotator {ann_names[dup % m]!r} "
+                f"more than once with different labels ({shown})"
+            )
+    return f"{repeated.size} repeated identical rating(s) kept once"
 
 
 def ratings_from_wide(
@@ -442,8 +492,14 @@ def _row_number(frame: Any, position: int) -> int:
     return int(label) + 1 if isinstance(label, int | np.integer) else position + 1
 
 
-def read_table(path: str | Path, file_format: str | None = None) -> Any:
-    """Read a label file with pandas; errors name the file."""
+def read_table(
+    path: str | Path, file_format: str | None = None, categories_for: tuple[str, ...] = ()
+) -> Any:
+    """Read a label file with pandas; errors name the file.
+
+    ``categories_for`` names CSV/TSV columns to read as categoricals (annotator and label
+    columns of the long layout).
+    """
     import pandas as pd
 
     p = Path(path)
@@ -455,10 +511,13 @@ def read_table(path: str | Path, file_format: str | None = None) -> Any:
             f"{p}: unknown file type {p.suffix!r}; use --format csv|tsv|parquet|jsonl"
         )
     try:
-        if fmt == "csv":
-            return pd.read_csv(p)
-        if fmt == "tsv":
-            return pd.read_csv(p, sep="\t")
+        if fmt in ("csv", "tsv"):
+            sep = "," if fmt == "csv" else "\t"
+            header = pd.read_csv(p, sep=sep, nrows=0).columns
+            # repeated text columns are dictionary-encoded while parsing: faster to read and
+            # already factorized
+            codes = {c: "category" for c in categories_for or () if c in header}
+            return pd.read_csv(p, sep=sep, dtype=codes or None)
         if fmt == "parquet":
             return pd.read_parquet(p)
         if fmt == "jsonl":
@@ -502,7 +561,8 @@ def read_labels(
     """
     if layout not in LAYOUTS:
         raise InvalidInput(f"--layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
-    frame = read_table(path, file_format)
+    categorical = (annotator_col, label_col) if layout in ("auto", "long") else ()
+    frame = read_table(path, file_format, categorical)
     source = str(path)
     is_long = layout == "long" or (
         layout == "auto" and {item_col, annotator_col, label_col} <= set(frame.columns)

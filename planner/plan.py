@@ -133,6 +133,7 @@ class Plan:
                 "median_high": res.interval_median[1],
             }
             entry["replicates"] = entry.pop("n_reps")
+            entry["seed"] = self.seed
             for key in ("half_width_median", "half_width_at_assurance", "interval_median"):
                 entry.pop(key)
             entry["curve"] = [{"items": n, "assurance": a} for n, a in res.curve]
