@@ -17,12 +17,14 @@ import numpy as np
 from planner import __version__
 from planner.design import (
     DesignResult,
+    StratifiedStudies,
     check_strata,
     metric_value,
     optimal_allocation,
     pooled_psa_half_widths,
     residual_sd,
     size_stratified,
+    stratified_bootstrap_half_widths,
     weighted_estimate,
 )
 from planner.errors import InvalidInput
@@ -66,6 +68,7 @@ class Comparison:
     designs: dict[str, DesignResult]
     costs: dict[str, DesignCost]
     per_stratum_psa: list[dict[str, float]]
+    weighted_bootstrap_check: dict[str, float]
     seed: int
     notes: list[str] = field(default_factory=list)
 
@@ -99,6 +102,7 @@ class Comparison:
                 "population": self.population,
                 "designs": designs,
                 "per_stratum_psa": self.per_stratum_psa,
+                "weighted_bootstrap_check": self.weighted_bootstrap_check,
                 "claim_check": {
                     "claim": "enrichment buys the same interval for a fifth of the hours",
                     "enriched_hours_vs_uniform": self.hours_ratio("enriched"),
@@ -171,7 +175,7 @@ def compare_designs(
     union = np.array([m.union_rate for m in models])
     population = _mixture(models, shares, "strata")
     rng = np.random.default_rng(seed)
-    streams = rng.spawn(3)
+    streams = rng.spawn(4)
     z = normal_quantile(settings.confidence_level)
     designs: dict[str, DesignResult] = {}
 
@@ -280,6 +284,19 @@ def compare_designs(
         estimate_median=float(np.nanmedian(est_c)),
     )
 
+    # the weighted design's linearised interval against the stratified bootstrap
+    check_studies = StratifiedStudies(models, 100, streams[3]).tables(items_c)
+    _, lin_lo, lin_hi = weighted_estimate(metric, check_studies, shares, settings.confidence_level)
+    boot_hw = stratified_bootstrap_half_widths(
+        metric, check_studies, shares, settings.confidence_level, rng=streams[3]
+    )
+    bootstrap_check = {
+        "studies": 100,
+        "n_boot": 500,
+        "median_half_width_linearised": float(np.nanmedian((lin_hi - lin_lo) / 2)),
+        "median_half_width_bootstrap": float(np.nanmedian(boot_hw)),
+    }
+
     mean_seconds = float(np.dot(shares, seconds))
     costs = {}
     for name, res in designs.items():
@@ -341,6 +358,7 @@ def compare_designs(
         designs=designs,
         costs=costs,
         per_stratum_psa=per_stratum,
+        weighted_bootstrap_check=bootstrap_check,
         seed=seed,
         notes=[
             f"enriched shares: {', '.join(f'{x:.3f}' for x in enriched)}"

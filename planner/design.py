@@ -153,6 +153,34 @@ def stratified_bootstrap_interval(
     return float(lo), float(hi)
 
 
+def stratified_bootstrap_half_widths(
+    metric: str,
+    tables: ArrayLike,
+    shares: ArrayLike,
+    confidence_level: float = 0.95,
+    *,
+    n_boot: int = 500,
+    rng: np.random.Generator | int | None = None,
+) -> FloatArray:
+    """Half-widths of the stratified percentile bootstrap for a stack of ``(S, H, 2, 2)``
+    samples, vectorised over samples (resampling items within each stratum)."""
+    generator = np.random.default_rng(rng)
+    t = np.asarray(tables, dtype=float).reshape(*np.shape(tables)[:-2], 4)  # (S, H, 4)
+    n_h = t.sum(axis=-1)  # (S, H)
+    w = np.asarray(shares, dtype=float)
+    pooled = np.zeros((n_boot, t.shape[0], 4))
+    for h in range(t.shape[1]):
+        n = n_h[:, h]
+        draws = generator.multinomial(
+            n.astype(np.int64), t[:, h] / n[:, None], size=(n_boot, t.shape[0])
+        )
+        pooled += w[h] * draws / n[None, :, None]
+    values = metric_value(metric, pooled)  # (B, S)
+    tail = (1 - confidence_level) / 2
+    lo, hi = np.nanquantile(values, [tail, 1 - tail], axis=0)
+    return (hi - lo) / 2
+
+
 # --------------------------------------------------------------------------- allocation
 
 

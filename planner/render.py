@@ -343,6 +343,29 @@ def render_comparison(comparison: Any, console: Console) -> None:
     console.print(table)
     for d in designs:
         console.print(f"[bold]{d.design}[/bold]: {d.describes}")
+    per = Table(
+        title="Enriched design, per stratum (each describes its own stratum)",
+        title_justify="left",
+        header_style="bold",
+    )
+    for col in ("stratum", "items", "expected union positives", "PSA", "approx. half-width"):
+        per.add_column(col, justify="left" if col == "stratum" else "right")
+    for row in comparison.per_stratum_psa:
+        per.add_row(
+            row["stratum"],
+            f"{row['enriched_items']:,}",
+            f"{row['expected_union_positives']:,.0f}",
+            f"{row['psa']:.3f}",
+            _fmt(row["approx_half_width"], 3),
+        )
+    console.print(per)
+    check = comparison.weighted_bootstrap_check
+    console.print(
+        f"Weighted design check on {check['studies']} simulated studies: median half-width "
+        f"{check['median_half_width_linearised']:.4f} (linearised) against "
+        f"{check['median_half_width_bootstrap']:.4f} (stratified bootstrap, "
+        f"{check['n_boot']} resamples)."
+    )
     ratio = comparison.hours_ratio("enriched")
     bare = comparison.hours_ratio("enriched", with_slice=False)
     console.print(

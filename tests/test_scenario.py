@@ -184,3 +184,14 @@ def test_comparison_checked_by_independent_simulation(stem):
     truth = metric_value("psa", population)
     assert abs(comparison.designs["weighted"].estimate_median - truth) < 0.02
     assert abs(comparison.designs["enriched"].estimate_median - truth) > 0.05
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+def test_schedule_runs_on_every_shipped_scenario(path):
+    from planner.cli import app
+
+    result = runner.invoke(app, ["schedule", str(path), "--runs", "5", "--json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["calendar_days_median"] > 0
+    assert doc["person_hours_median"] == pytest.approx(doc["analytic_person_hours"], rel=0.05)
