@@ -36,6 +36,8 @@ from numpy.typing import NDArray
 from planner import agreement as ag
 from planner import alpha as ka
 from planner import multirater as mr
+from planner.decision import Decision, decide, landis_koch
+from planner.diagnostics import binary_table, diagnose, plain_value, scalar
 from planner.errors import InvalidInput
 from planner.intervals import (
     kappa_interval,
@@ -63,20 +65,6 @@ class Coefficient:
 
 
 @dataclass(frozen=True)
-class Decision:
-    """A verdict against thresholds fixed in advance, read from the interval."""
-
-    metric: str
-    verdict: str
-    not_demonstrated_below: float
-    demonstrated_at: float
-    estimate: float
-    ci_low: float
-    ci_high: float
-    reason: str
-
-
-@dataclass(frozen=True)
 class AgreementReport:
     """Everything ``planner agree`` reports."""
 
@@ -100,44 +88,6 @@ class AgreementReport:
         out = asdict(self)
         out["coefficients"] = {k: asdict(v) for k, v in self.coefficients.items()}
         return json_ready(out)
-
-
-def landis_koch(kappa: float) -> str:
-    """Landis & Koch (1977) label; conventional, not statistically motivated.
-
-    >>> landis_koch(0.219), landis_koch(0.61)
-    ('fair', 'substantial')
-    """
-    if not math.isfinite(kappa):
-        return "undefined"
-    if kappa < 0:
-        return "poor"
-    for upper, label in ((0.2, "slight"), (0.4, "fair"), (0.6, "moderate"), (0.8, "substantial")):
-        if kappa <= upper:
-            return label
-    return "almost perfect"
-
-
-def decide(
-    metric: str, estimate: float, low: float, high: float, below: float, at: float
-) -> Decision:
-    """Verdict from the interval: demonstrated if ``low >= at``; not demonstrated if
-    ``high < below``; otherwise inconclusive."""
-    if not (math.isfinite(low) and math.isfinite(high)):
-        verdict, reason = "inconclusive", f"{metric} has no interval: it is undefined here"
-    elif low >= at:
-        verdict = "demonstrated"
-        reason = f"the whole interval ({low:.3f}, {high:.3f}) is at or above {at:g}"
-    elif high < below:
-        verdict = "not demonstrated"
-        reason = f"the whole interval ({low:.3f}, {high:.3f}) is below {below:g}"
-    else:
-        verdict = "inconclusive"
-        reason = (
-            f"the interval ({low:.3f}, {high:.3f}) is not wholly above {at:g} nor wholly "
-            f"below {below:g}"
-        )
-    return Decision(metric, verdict, below, at, estimate, low, high, reason)
 
 
 # --------------------------------------------------------------------------- bootstrap
@@ -171,10 +121,6 @@ def _percentile(values: NDArray, confidence_level: float) -> tuple[float, float]
 
 
 # --------------------------------------------------------------------------- main
-
-
-def _f(x: Any) -> float:
-    return float(np.asarray(x))
 
 
 def measure_agreement(
@@ -271,10 +217,10 @@ def measure_agreement(
     def add(
         name: str, estimate: Any, lo: Any, hi: Any, method: str, n: int, note: str = ""
     ) -> None:
-        est = _f(estimate)
+        est = scalar(estimate)
         if not math.isfinite(est) and not note:
             note = "undefined for these ratings (no variation or no pairable items)"
-        coefficients[name] = Coefficient(name, est, _f(lo), _f(hi), method, int(n), note)
+        coefficients[name] = Coefficient(name, est, scalar(lo), scalar(hi), method, int(n), note)
 
     rows, mult = mr.compress(counts)
 
@@ -355,9 +301,9 @@ def measure_agreement(
         )
         if name == "fleiss_kappa":
             se0 = mr.fleiss_kappa_null_se(counts)
-            z = _f(res.estimate) / _f(se0) if _f(se0) > 0 else float("nan")
+            z = scalar(res.estimate) / scalar(se0) if scalar(se0) > 0 else float("nan")
             summary["fleiss_kappa_test_zero"] = {
-                "se_under_kappa_zero": _f(se0),
+                "se_under_kappa_zero": scalar(se0),
                 "z": z,
                 "note": "Fleiss-Nee-Landis variance: for testing kappa = 0 only, not intervals",
             }
@@ -438,7 +384,7 @@ def measure_agreement(
     # ---- the positive class
     if pos is not None:
         positives = counts[:, pos]
-        summary["positive_label"] = _plain(ratings.categories[pos])
+        summary["positive_label"] = plain_value(ratings.categories[pos])
         summary["prevalence_of_positive_labels"] = float(positives.sum() / counts.sum())
         summary["positive_rate_by_annotator"] = {
             name: float(np.mean(ratings.codes[ratings.codes[:, j] >= 0, j] == pos))
@@ -447,7 +393,7 @@ def measure_agreement(
             for j, name in enumerate(ratings.annotators)
         }
         if two:
-            binary = _binary_table(table, pos)
+            binary = binary_table(table, pos)
             a, b, c, d = (int(x) for x in binary.ravel())
             summary.update(
                 {
@@ -456,13 +402,13 @@ def measure_agreement(
                     "b_only": c,
                     "neither": d,
                     "union_positives": a + b + c,
-                    "prevalence_index": _f(ag.prevalence_index(binary)),
-                    "bias_index": _f(ag.bias_index(binary)),
+                    "prevalence_index": scalar(ag.prevalence_index(binary)),
+                    "bias_index": scalar(ag.bias_index(binary)),
                 }
             )
             if bootstrap:
-                lo, hi = boot_pair(lambda t: ag.positive_agreement(_binary_table(t, pos)))
-                nlo, nhi = boot_pair(lambda t: ag.negative_agreement(_binary_table(t, pos)))
+                lo, hi = boot_pair(lambda t: ag.positive_agreement(binary_table(t, pos)))
+                nlo, nhi = boot_pair(lambda t: ag.negative_agreement(binary_table(t, pos)))
                 m1 = m2 = boot_name
             else:
                 ci = psa_conditional_interval(a, a + b + c, confidence_level)
@@ -519,15 +465,15 @@ def measure_agreement(
         target, co.estimate, co.ci_low, co.ci_high, not_demonstrated_below, demonstrated_at
     )
 
-    diagnostics = _diagnostics(ratings, counts, pos, by, confidence_level)
+    diagnostics = diagnose(ratings, counts, pos, by, confidence_level)
     return AgreementReport(
         source=ratings.source,
         n_items=n_items,
         n_annotators=ratings.n_annotators,
         annotators=list(ratings.annotators),
-        categories=[_plain(c) for c in ratings.categories],
+        categories=[plain_value(c) for c in ratings.categories],
         level=level,
-        positive=None if pos is None else _plain(ratings.categories[pos]),
+        positive=None if pos is None else plain_value(ratings.categories[pos]),
         confidence_level=confidence_level,
         coefficients=coefficients,
         summary=summary,
@@ -538,12 +484,8 @@ def measure_agreement(
     )
 
 
-def _plain(value: Any) -> Any:
-    return value.item() if isinstance(value, np.generic) else value
-
-
 def _undefined_note(estimate: Any, one_category: bool) -> str:
-    if math.isfinite(_f(estimate)):
+    if math.isfinite(scalar(estimate)):
         return ""
     if one_category:
         return "undefined: all ratings fall in one category, so chance agreement is 1"
@@ -559,127 +501,3 @@ def _positive_index(ratings: Ratings, positive: str | None) -> int | None:
     if labels <= {"false", "true"} and "true" in labels:
         return [str(c).lower() for c in ratings.categories].index("true")
     return None
-
-
-def _binary_table(table: NDArray, pos: int) -> NDArray:
-    """Collapse ``(..., K, K)`` tables to positive-vs-rest ``(..., 2, 2)``, positive first."""
-    t = np.asarray(table)
-    a = t[..., pos, pos]
-    row = t[..., pos, :].sum(axis=-1)
-    col = t[..., :, pos].sum(axis=-1)
-    total = t.sum(axis=(-2, -1))
-    b, c = row - a, col - a
-    d = total - a - b - c
-    return np.stack([np.stack([a, b], -1), np.stack([c, d], -1)], -2)
-
-
-def _diagnostics(
-    ratings: Ratings, counts: NDArray, pos: int | None, by: str | None, confidence_level: float
-) -> dict[str, Any]:
-    codes = ratings.codes
-    rated = codes >= 0
-    per_item = rated.sum(axis=1)
-    pairable = per_item >= 2
-    distinct = (counts > 0).sum(axis=1)
-    contested = pairable & (distinct > 1)
-    out: dict[str, Any] = {"contested_items": int(contested.sum())}
-    per_annotator = {}
-    for j, name in enumerate(ratings.annotators):
-        mine = rated[:, j] & pairable
-        own = np.zeros(len(codes), dtype=np.int64)
-        own[mine] = 1
-        agree_pairs = (counts[np.arange(len(codes)), np.maximum(codes[:, j], 0)] - 1)[mine]
-        entry = {
-            "items_rated": int(rated[:, j].sum()),
-            "agreement_with_others": float(agree_pairs.sum() / (per_item[mine] - 1).sum())
-            if mine.any()
-            else float("nan"),
-        }
-        if pos is not None:
-            is_pos = codes[:, j] == pos
-            others_pos = counts[:, pos] - is_pos
-            entry["positive_rate"] = (
-                float(is_pos[rated[:, j]].mean()) if rated[:, j].any() else float("nan")
-            )
-            entry["flags_alone"] = int((mine & is_pos & (others_pos == 0)).sum())
-            entry["misses_alone"] = int(
-                (mine & ~is_pos & (others_pos == per_item - 1) & (per_item >= 2)).sum()
-            )
-        per_annotator[name] = entry
-    out["per_annotator"] = per_annotator
-    pairs = []
-    m = ratings.n_annotators
-    if m <= 20:
-        for i in range(m):
-            for j in range(i + 1, m):
-                table = ratings.pair_table(i, j)
-                n = int(table.sum())
-                if n == 0:
-                    continue
-                entry = {
-                    "annotators": [ratings.annotators[i], ratings.annotators[j]],
-                    "items": n,
-                    "observed_agreement": _f(ag.observed_agreement(table)),
-                    "cohen_kappa": _f(ag.cohen_kappa(table)),
-                }
-                if pos is not None:
-                    binary = _binary_table(table, pos)
-                    a, b, c, _ = (int(x) for x in binary.ravel())
-                    entry.update(
-                        {
-                            "joint_positives": a,
-                            "first_only": b,
-                            "second_only": c,
-                            "psa": _f(ag.positive_agreement(binary)),
-                        }
-                    )
-                pairs.append(entry)
-    out["per_pair"] = pairs
-    if by is not None:
-        if by not in ratings.groups:
-            raise InvalidInput(f"--by {by!r} is not a column that was read")
-        groups = ratings.groups[by]
-        table_by = []
-        for value in _unique_in_order(groups):
-            mask = groups == value
-            sub = counts[mask]
-            entry = {"group": _plain(value), "items": int(mask.sum())}
-            if pos is not None:
-                y = (sub[:, pos] * (sub[:, pos] - 1)).sum()
-                x = (sub[:, pos] * (sub.sum(1) - 1)).sum()
-                entry["psa"] = float(y / x) if x > 0 else float("nan")
-                if ratings.n_annotators == 2:
-                    a_g = int((sub[:, pos] == 2).sum())
-                    u_g = int(((sub[:, pos] >= 1) & (sub.sum(1) == 2)).sum())
-                    ci = psa_conditional_interval(a_g, u_g, confidence_level)
-                    entry.update(
-                        {
-                            "joint_positives": a_g,
-                            "union_positives": u_g,
-                            "ci_low": _f(ci.low),
-                            "ci_high": _f(ci.high),
-                        }
-                    )
-            entry["observed_agreement"] = _f(mr.pairwise_agreement(sub))
-            table_by.append(entry)
-        out["by"] = {"column": by, "groups": table_by}
-    return out
-
-
-def _unique_in_order(values: NDArray) -> list[Any]:
-    seen: dict[Any, None] = {}
-    for v in values.tolist():
-        seen.setdefault(v, None)
-    return list(seen)
-
-
-def contested_rows(ratings: Ratings) -> tuple[list[str], list[list[Any]]]:
-    """Header and rows (item id, each annotator's label) of the items whose ratings differ."""
-    counts = ratings.counts()
-    contested = ((ratings.codes >= 0).sum(axis=1) >= 2) & ((counts > 0).sum(axis=1) > 1)
-    header = ["item", *ratings.annotators]
-    rows = []
-    for i in np.flatnonzero(contested):
-        labels = [_plain(ratings.categories[c]) if c >= 0 else "" for c in ratings.codes[i]]
-        rows.append([_plain(ratings.items[i]), *labels])
-    return header, rows
