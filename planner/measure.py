@@ -273,6 +273,18 @@ def measure_agreement(
             add(f"cohen_kappa_{weights_kind}", wk, lo, hi, boot_name, n_pair)
 
     # ---- any number of annotators: per-item counts
+    if not two:
+        p_a = mr.pairwise_agreement(counts)
+        lo, hi = boot(lambda m: mr.chance_corrected(rows, "brennan-prediger", multiplicity=m).p_a)
+        add(
+            "observed_agreement",
+            p_a,
+            lo,
+            hi,
+            boot_name,
+            int((counts.sum(1) >= 2).sum()),
+            "pairwise agreement over items with two or more ratings",
+        )
     for name, chance in (
         ("fleiss_kappa", "fleiss"),
         ("gwet_ac1" if not weights_kind else "gwet_ac2", "gwet"),
