@@ -49,20 +49,18 @@ def in_memory(runs: int) -> None:
     from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
     from planner.alpha import interval_alpha_from_values, krippendorff_alpha
-    from planner.labels import counts_from_values
+    from planner.labels import counts_from_values, patterns_from_values
     from planner.multirater import chance_corrected, compress
 
     data = ratings_matrix(1_000_000, 10)
     complete = np.where(np.isnan(data), 0, data)
 
     def our_nominal() -> float:
-        counts, values = counts_from_values(data)
-        rows, mult = compress(counts)
+        rows, mult, values = patterns_from_values(data)
         return float(krippendorff_alpha(rows, values, multiplicity=mult))
 
     def our_fleiss_raw() -> float:
-        counts, _ = counts_from_values(complete)
-        rows, mult = compress(counts)
+        rows, mult, _ = patterns_from_values(complete)
         return float(chance_corrected(rows, "fleiss", multiplicity=mult).estimate)
 
     counts, values = counts_from_values(data)

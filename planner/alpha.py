@@ -138,23 +138,30 @@ def krippendorff_alpha(
     return alpha_from_coincidences(coincidence_matrix(c, multiplicity), x, level)
 
 
+_BLOCK_ROWS = 4096  # rows per block: the temporaries of a block stay in the CPU cache
+
+
 def _value_moments(values: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Per-item count, sum and sum of squares of the non-missing values (NaN = missing).
 
-    The row sums are matrix-vector products (BLAS), much faster than reductions along a
-    short last axis.
+    Computed in blocks of rows (cache-resident temporaries); row sums are matrix-vector
+    products.
     """
     v = np.asarray(values, dtype=float)
-    missing = np.isnan(v)
-    filled = v.copy()
-    np.copyto(filled, 0.0, where=missing)
+    flat = v.reshape(-1, v.shape[-1])
+    count, total, squares = (np.empty(flat.shape[0]) for _ in range(3))
     ones = np.ones(v.shape[-1])
-    count = v.shape[-1] - missing.astype(np.float32) @ ones.astype(np.float32)
-    return (
-        count.astype(float),
-        filled @ ones,
-        np.einsum("...i,...i->...", filled, filled),
-    )
+    for start in range(0, flat.shape[0], _BLOCK_ROWS):
+        block = flat[start : start + _BLOCK_ROWS]
+        missing = np.isnan(block)
+        filled = block.copy()
+        np.copyto(filled, 0.0, where=missing)
+        stop = start + block.shape[0]
+        count[start:stop] = v.shape[-1] - missing.astype(float) @ ones
+        total[start:stop] = filled @ ones
+        squares[start:stop] = np.einsum("ij,ij->i", filled, filled)
+    shape = v.shape[:-1]
+    return count.reshape(shape), total.reshape(shape), squares.reshape(shape)
 
 
 def interval_alpha_from_values(values: ArrayLike) -> FloatArray:

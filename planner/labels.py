@@ -432,14 +432,116 @@ def counts_from_codes(codes: NDArray[np.int32], n_categories: int) -> NDArray[np
     return counts.reshape(n, width)[:, 1:]
 
 
+_BLOCK_ROWS = 4096  # rows per block: the temporaries of a block stay in the CPU cache
+
+
+def _small_integer_counts(v: NDArray[np.float64]) -> tuple[NDArray, NDArray] | None:
+    """Per-item counts of integer labels spanning few values, in cache-sized row blocks.
+
+    Returns None when a label is not an integer or the labels span too many values.
+    """
+    if v.size == 0:
+        return None
+    with np.errstate(invalid="ignore"):
+        low, high = np.fmin.reduce(v, axis=None), np.fmax.reduce(v, axis=None)
+    if not (np.isfinite(low) and np.isfinite(high)) or high - low >= _SMALL_SPAN:
+        return None
+    n = v.shape[0]
+    width = int(high - low) + 2  # slot 0 holds the missing ratings
+    out = np.empty((n, width), dtype=np.int64)
+    offsets = (width * np.arange(_BLOCK_ROWS, dtype=np.int32))[:, None]
+    for start in range(0, n, _BLOCK_ROWS):
+        block = v[start : start + _BLOCK_ROWS]
+        shifted = block - (low - 1)
+        missing = np.isnan(shifted)
+        with np.errstate(invalid="ignore"):
+            codes = shifted.astype(np.int32)
+        np.copyto(codes, 0, where=missing)
+        if np.count_nonzero(codes != shifted) != np.count_nonzero(missing):
+            return None  # a label is not an integer
+        rows = block.shape[0]
+        codes += offsets[:rows]
+        out[start : start + rows] = np.bincount(codes.ravel(), minlength=rows * width).reshape(
+            rows, width
+        )
+    counts = out[:, 1:]
+    used = counts.sum(axis=0) > 0
+    values = low + np.arange(width - 1, dtype=float)
+    return (counts, values) if used.all() else (counts[:, used], values[used])
+
+
+def patterns_from_values(values: Any) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray]:
+    """Distinct per-item count patterns, their multiplicities and the category values.
+
+    The statistics of :mod:`planner.multirater` and :mod:`planner.alpha` take these
+    directly (``multiplicity=``). Integer labels in a small range go block by block from
+    ratings to a pattern code without building the ``(N, K)`` counts; anything else goes
+    through :func:`counts_from_values` and :func:`planner.multirater.compress`.
+
+    >>> rows, mult, cats = patterns_from_values([[1, 2], [1, 2], [2, float("nan")]])
+    >>> rows.tolist(), mult.tolist(), cats.tolist()
+    ([[0, 1], [1, 1]], [1, 2], [1.0, 2.0])
+    """
+    from planner.multirater import compress
+
+    v = np.asarray(values, dtype=float)
+    if v.ndim == 2 and 0 < v.size:
+        with np.errstate(invalid="ignore"):
+            low, high = np.fmin.reduce(v, axis=None), np.fmax.reduce(v, axis=None)
+        base = v.shape[1] + 1
+        if np.isfinite(low) and np.isfinite(high) and high - low < _SMALL_SPAN:
+            width = int(high - low) + 2
+            if width * np.log2(base) <= 24:
+                codes = _pattern_codes(v, low, width, base)
+                if codes is not None:
+                    mult = np.bincount(codes, minlength=base**width)
+                    present = np.flatnonzero(mult)
+                    powers = base ** np.arange(width - 1, -1, -1, dtype=np.int64)
+                    rows = ((present[:, None] // powers) % base)[:, 1:]  # drop missing slot
+                    used = rows.sum(axis=0) > 0
+                    rows, mult = rows[:, used], mult[present]
+                    order = np.lexsort(rows.T[::-1])  # the same order as compress()
+                    categories = low + np.arange(width - 1, dtype=float)
+                    return rows[order], mult[order], categories[used]
+    counts, categories = counts_from_values(v)
+    rows, mult = compress(counts)
+    return rows, mult, categories
+
+
+def _pattern_codes(v: NDArray, low: float, width: int, base: int) -> NDArray[np.int64] | None:
+    """Per-item pattern code ``sum_k n_ik base^(width-1-k)`` (slot 0 = missing), by blocks."""
+    n = v.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    powers = base ** np.arange(width - 1, -1, -1, dtype=np.int64)
+    for start in range(0, n, _BLOCK_ROWS):
+        block = v[start : start + _BLOCK_ROWS]
+        shifted = block - (low - 1)
+        missing = np.isnan(shifted)
+        with np.errstate(invalid="ignore"):
+            codes = shifted.astype(np.int32)
+        np.copyto(codes, 0, where=missing)
+        if np.count_nonzero(codes != shifted) != np.count_nonzero(missing):
+            return None
+        out[start : start + block.shape[0]] = powers[codes].sum(axis=1)
+    return out
+
+
 def counts_from_values(values: Any) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
     """``(N, K)`` per-item counts and the sorted category values of a numeric matrix.
+
+    Integer labels in a small range are counted block by block without building codes;
+    anything else goes through :func:`codes_from_values`.
 
     >>> counts, cats = counts_from_values([[1, 2, 2], [3, 3, float("nan")]])
     >>> counts.tolist(), cats.tolist()
     ([[1, 2, 0], [0, 0, 2]], [1.0, 2.0, 3.0])
     """
-    codes, categories = codes_from_values(values)
+    v = np.asarray(values, dtype=float)
+    if v.ndim == 2:
+        fast = _small_integer_counts(v)
+        if fast is not None:
+            return fast
+    codes, categories = codes_from_values(v)
     return counts_from_codes(codes, len(categories)), categories
 
 

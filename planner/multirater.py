@@ -112,10 +112,14 @@ def compress(counts: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     k = c.shape[1]
     if k * np.log2(max(base, 2)) <= 24:  # small code space: one bincount, no sort
         powers = base ** np.arange(k - 1, -1, -1, dtype=np.int64)  # first column most significant
-        code = c[:, 0].copy()
-        for j in range(1, k):  # Horner: k vector passes, faster than an integer matmul
-            code *= base
-            code += c[:, j]
+        code = np.empty(c.shape[0], dtype=np.int64)
+        for start in range(0, c.shape[0], 16384):  # Horner in cache-sized blocks
+            block = c[start : start + 16384]
+            part = block[:, 0].copy()
+            for j in range(1, k):
+                part *= base
+                part += block[:, j]
+            code[start : start + 16384] = part
         mult = np.bincount(code, minlength=int(base**k))
         present = np.flatnonzero(mult)
         rows = (present[:, None] // powers) % base

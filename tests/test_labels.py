@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from planner.errors import InvalidInput
 from planner.labels import ratings_from_counts, read_labels
@@ -154,3 +156,45 @@ def test_counts_reconstruct_the_table():
     np.testing.assert_array_equal(ratings.pair_table(), [[459, 14], [21, 6]])
     with pytest.raises(InvalidInput, match="non-negative whole numbers"):
         ratings_from_counts(1, -1, 0, 3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 300),
+    st.integers(2, 12),
+    st.sampled_from([(0, 3), (-2, 5), (1, 40), (0, 200)]),
+    st.floats(0, 0.5),
+    st.booleans(),
+    st.integers(0, 10_000),
+)
+def test_fast_counts_and_patterns_equal_the_generic_path(n, m, span, missing, fractional, seed):
+    from planner.labels import (
+        codes_from_values,
+        counts_from_codes,
+        counts_from_values,
+        patterns_from_values,
+    )
+    from planner.multirater import compress
+
+    rng = np.random.default_rng(seed)
+    values = rng.integers(span[0], span[1] + 1, (n, m)).astype(float)
+    if fractional:
+        values[0, 0] += 0.5
+    values[rng.random((n, m)) < missing] = np.nan
+    if np.isnan(values).all():
+        return
+    # the generic path: hash-based discovery and binary search
+    flat = values.ravel()
+    categories = np.unique(flat[~np.isnan(flat)])
+    codes = np.where(np.isnan(flat), -1, np.searchsorted(categories, flat)).reshape(n, m)
+    expected = counts_from_codes(codes.astype(np.int32), len(categories))
+    counts, cats = counts_from_values(values)
+    np.testing.assert_array_equal(cats, categories)
+    np.testing.assert_array_equal(counts, expected)
+    fast_codes, fast_cats = codes_from_values(values)
+    np.testing.assert_array_equal(fast_codes, codes)
+    rows, mult, pattern_cats = patterns_from_values(values)
+    ref_rows, ref_mult = compress(expected)
+    np.testing.assert_array_equal(pattern_cats, categories)
+    np.testing.assert_array_equal(rows, ref_rows)
+    np.testing.assert_array_equal(mult, ref_mult)
