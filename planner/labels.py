@@ -435,6 +435,29 @@ def counts_from_codes(codes: NDArray[np.int32], n_categories: int) -> NDArray[np
 _BLOCK_ROWS = 4096  # rows per block: the temporaries of a block stay in the CPU cache
 
 
+def _block_codes(block: NDArray[np.float64], low: float) -> NDArray[np.int32] | None:
+    """``label - low + 1`` as int32 with 0 for missing; None if a label is not an integer."""
+    missing = np.isnan(block)
+    with np.errstate(invalid="ignore"):
+        codes = block.astype(np.int32)  # NaN casts to an arbitrary integer, zeroed below
+    # NaN != anything, so exactly the missing cells differ when every label is an integer
+    if np.count_nonzero(codes != block) != np.count_nonzero(missing):
+        return None
+    codes += np.int32(1 - int(low))
+    np.multiply(codes, ~missing, out=codes)
+    return codes
+
+
+def _block_counts(block: NDArray[np.float64], low: float, width: int) -> NDArray | None:
+    """Per-row counts ``(rows, width)`` of one block (column 0 counts missing ratings)."""
+    codes = _block_codes(block, low)
+    if codes is None:
+        return None
+    rows = block.shape[0]
+    codes += (width * np.arange(rows, dtype=np.int32))[:, None]
+    return np.bincount(codes.ravel(), minlength=rows * width).reshape(rows, width)
+
+
 def _small_integer_counts(v: NDArray[np.float64]) -> tuple[NDArray, NDArray] | None:
     """Per-item counts of integer labels spanning few values, in cache-sized row blocks.
 
@@ -449,21 +472,11 @@ def _small_integer_counts(v: NDArray[np.float64]) -> tuple[NDArray, NDArray] | N
     n = v.shape[0]
     width = int(high - low) + 2  # slot 0 holds the missing ratings
     out = np.empty((n, width), dtype=np.int64)
-    offsets = (width * np.arange(_BLOCK_ROWS, dtype=np.int32))[:, None]
     for start in range(0, n, _BLOCK_ROWS):
-        block = v[start : start + _BLOCK_ROWS]
-        shifted = block - (low - 1)
-        missing = np.isnan(shifted)
-        with np.errstate(invalid="ignore"):
-            codes = shifted.astype(np.int32)
-        np.copyto(codes, 0, where=missing)
-        if np.count_nonzero(codes != shifted) != np.count_nonzero(missing):
+        block = _block_counts(v[start : start + _BLOCK_ROWS], low, width)
+        if block is None:
             return None  # a label is not an integer
-        rows = block.shape[0]
-        codes += offsets[:rows]
-        out[start : start + rows] = np.bincount(codes.ravel(), minlength=rows * width).reshape(
-            rows, width
-        )
+        out[start : start + block.shape[0]] = block
     counts = out[:, 1:]
     used = counts.sum(axis=0) > 0
     values = low + np.arange(width - 1, dtype=float)
@@ -514,15 +527,10 @@ def _pattern_codes(v: NDArray, low: float, width: int, base: int) -> NDArray[np.
     out = np.empty(n, dtype=np.int64)
     powers = base ** np.arange(width - 1, -1, -1, dtype=np.int64)
     for start in range(0, n, _BLOCK_ROWS):
-        block = v[start : start + _BLOCK_ROWS]
-        shifted = block - (low - 1)
-        missing = np.isnan(shifted)
-        with np.errstate(invalid="ignore"):
-            codes = shifted.astype(np.int32)
-        np.copyto(codes, 0, where=missing)
-        if np.count_nonzero(codes != shifted) != np.count_nonzero(missing):
+        block = _block_counts(v[start : start + _BLOCK_ROWS], low, width)
+        if block is None:
             return None
-        out[start : start + block.shape[0]] = powers[codes].sum(axis=1)
+        out[start : start + block.shape[0]] = block @ powers
     return out
 
 
