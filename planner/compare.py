@@ -24,7 +24,7 @@ from planner.design import (
     pooled_psa_half_widths,
     residual_sd,
     size_stratified,
-    stratified_bootstrap_half_widths,
+    stratified_bootstrap_limits,
     weighted_estimate,
 )
 from planner.errors import InvalidInput
@@ -141,6 +141,30 @@ def _mixture(models: list[PairModel], weights: np.ndarray, source: str) -> PairM
     return PairModel(cells=tuple(float(c) for c in cells), source=source, assumptions={})
 
 
+def _stratified_result(
+    design: str,
+    items: list[int],
+    union: np.ndarray,
+    half_widths: np.ndarray,
+    estimates: np.ndarray,
+    settings: PlanSettings,
+    slice_items: int = 0,
+    slice_union_rate: float = 0.0,
+) -> DesignResult:
+    hw = np.nan_to_num(half_widths, nan=np.inf)
+    return DesignResult(
+        design=design,
+        describes=DESCRIBES[design],
+        items_per_stratum=items,
+        prevalence_slice_items=slice_items,
+        union_positives=float(np.dot(items, union) + slice_items * slice_union_rate),
+        half_width_median=float(np.median(hw)),
+        half_width_at_assurance=float(np.quantile(hw, settings.assurance)),
+        assurance=float(np.mean(hw <= settings.width)),
+        estimate_median=float(np.nanmedian(estimates)),
+    )
+
+
 def compare_designs(
     scenario: Scenario,
     settings: PlanSettings,
@@ -229,18 +253,8 @@ def compare_designs(
     summary = population.summary()
     positive_rate = (summary["positive_rate_a"] + summary["positive_rate_b"]) / 2
     slice_items = int(math.ceil(z * z * positive_rate * (1 - positive_rate) / prevalence_width**2))
-    designs["enriched"] = DesignResult(
-        design="enriched",
-        describes=DESCRIBES["enriched"],
-        items_per_stratum=items_b,
-        prevalence_slice_items=slice_items,
-        union_positives=float(np.dot(items_b, union) + slice_items * population.union_rate),
-        half_width_median=float(np.nanmedian(hw_b)),
-        half_width_at_assurance=float(
-            np.nanquantile(np.nan_to_num(hw_b, nan=np.inf), settings.assurance)
-        ),
-        assurance=float(np.mean(np.nan_to_num(hw_b, nan=np.inf) <= settings.width)),
-        estimate_median=float(np.nanmedian(est_b)),
+    designs["enriched"] = _stratified_result(
+        "enriched", items_b, union, hw_b, est_b, settings, slice_items, population.union_rate
     )
 
     # (c) stratified with population weights, cost-optimal allocation
@@ -270,26 +284,15 @@ def compare_designs(
         start=start_c,
         rng=streams[2],
     )
-    designs["weighted"] = DesignResult(
-        design="weighted",
-        describes=DESCRIBES["weighted"],
-        items_per_stratum=items_c,
-        prevalence_slice_items=0,
-        union_positives=float(np.dot(items_c, union)),
-        half_width_median=float(np.nanmedian(hw_c)),
-        half_width_at_assurance=float(
-            np.nanquantile(np.nan_to_num(hw_c, nan=np.inf), settings.assurance)
-        ),
-        assurance=float(np.mean(np.nan_to_num(hw_c, nan=np.inf) <= settings.width)),
-        estimate_median=float(np.nanmedian(est_c)),
-    )
+    designs["weighted"] = _stratified_result("weighted", items_c, union, hw_c, est_c, settings)
 
     # the weighted design's linearised interval against the stratified bootstrap
     check_studies = StratifiedStudies(models, 100, streams[3]).tables(items_c)
     _, lin_lo, lin_hi = weighted_estimate(metric, check_studies, shares, settings.confidence_level)
-    boot_hw = stratified_bootstrap_half_widths(
+    boot_lo, boot_hi = stratified_bootstrap_limits(
         metric, check_studies, shares, settings.confidence_level, rng=streams[3]
     )
+    boot_hw = (boot_hi - boot_lo) / 2
     bootstrap_check = {
         "studies": 100,
         "n_boot": 500,

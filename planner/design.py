@@ -126,34 +126,7 @@ def weighted_estimate(
     return estimate, estimate - half, estimate + half
 
 
-def stratified_bootstrap_interval(
-    metric: str,
-    tables: ArrayLike,
-    shares: ArrayLike,
-    confidence_level: float = 0.95,
-    *,
-    n_boot: int = 2000,
-    rng: np.random.Generator | int | None = None,
-) -> tuple[float, float]:
-    """Percentile interval resampling items within each stratum of one ``(H, 2, 2)`` sample."""
-    generator = np.random.default_rng(rng)
-    t = np.asarray(tables, dtype=float).reshape(-1, 4)
-    n_h = t.sum(axis=1)
-    draws = np.stack(
-        [
-            generator.multinomial(int(n), row / n, size=n_boot)
-            for row, n in zip(t, n_h, strict=True)
-        ],
-        axis=1,
-    )  # (B, H, 4)
-    pooled = (np.asarray(shares, dtype=float)[:, None] * draws / n_h[:, None]).sum(axis=1)
-    values = metric_value(metric, pooled)
-    tail = (1 - confidence_level) / 2
-    lo, hi = np.nanquantile(values, [tail, 1 - tail])
-    return float(lo), float(hi)
-
-
-def stratified_bootstrap_half_widths(
+def stratified_bootstrap_limits(
     metric: str,
     tables: ArrayLike,
     shares: ArrayLike,
@@ -161,11 +134,16 @@ def stratified_bootstrap_half_widths(
     *,
     n_boot: int = 500,
     rng: np.random.Generator | int | None = None,
-) -> FloatArray:
-    """Half-widths of the stratified percentile bootstrap for a stack of ``(S, H, 2, 2)``
-    samples, vectorised over samples (resampling items within each stratum)."""
+) -> tuple[FloatArray, FloatArray]:
+    """Stratified percentile bootstrap limits for ``(..., H, 2, 2)`` samples.
+
+    Each resample draws ``n_h`` items with replacement inside every stratum (a multinomial
+    of the stratum's observed cells), re-weights by ``W_h`` and recomputes the metric;
+    vectorised over the leading axes.
+    """
     generator = np.random.default_rng(rng)
-    t = np.asarray(tables, dtype=float).reshape(*np.shape(tables)[:-2], 4)  # (S, H, 4)
+    t = np.asarray(tables, dtype=float)
+    t = t.reshape(-1, t.shape[-3], 4)  # (S, H, 4)
     n_h = t.sum(axis=-1)  # (S, H)
     w = np.asarray(shares, dtype=float)
     pooled = np.zeros((n_boot, t.shape[0], 4))
@@ -178,7 +156,24 @@ def stratified_bootstrap_half_widths(
     values = metric_value(metric, pooled)  # (B, S)
     tail = (1 - confidence_level) / 2
     lo, hi = np.nanquantile(values, [tail, 1 - tail], axis=0)
-    return (hi - lo) / 2
+    batch = np.shape(tables)[:-3]
+    return lo.reshape(batch), hi.reshape(batch)
+
+
+def stratified_bootstrap_interval(
+    metric: str,
+    tables: ArrayLike,
+    shares: ArrayLike,
+    confidence_level: float = 0.95,
+    *,
+    n_boot: int = 2000,
+    rng: np.random.Generator | int | None = None,
+) -> tuple[float, float]:
+    """Percentile interval resampling items within each stratum of one ``(H, 2, 2)`` sample."""
+    lo, hi = stratified_bootstrap_limits(
+        metric, tables, shares, confidence_level, n_boot=n_boot, rng=rng
+    )
+    return float(lo), float(hi)
 
 
 # --------------------------------------------------------------------------- allocation
