@@ -60,6 +60,8 @@ class Ratings:
         Where the ratings came from, for messages.
     notes
         Things the reader did that the user should know (duplicates dropped, ...).
+    ordered
+        Whether the category order means something (numeric labels, or ``--order``).
     """
 
     codes: NDArray[np.int32]
@@ -69,6 +71,7 @@ class Ratings:
     groups: dict[str, np.ndarray] = field(default_factory=dict)
     source: str = "ratings"
     notes: tuple[str, ...] = ()
+    ordered: bool = True
 
     @property
     def n_items(self) -> int:
@@ -217,6 +220,7 @@ def _finish(
     source: str,
     notes: list[str],
     note_unrated: bool = True,
+    ordered: bool = True,
 ) -> Ratings:
     per_item = _ratings_per_item(codes)
     rated = per_item > 0
@@ -233,6 +237,7 @@ def _finish(
         groups=groups,
         source=source,
         notes=tuple(notes),
+        ordered=ordered,
     )
     if ratings.n_annotators < 2:
         raise InvalidInput(f"{source}: fewer than two annotators ({ratings.n_annotators})")
@@ -301,6 +306,7 @@ def ratings_from_long(
         source,
         notes,
         note_unrated=False,  # ids that never occur are not items
+        ordered=order is not None or categories.dtype.kind in "iuf",
     )
 
 
@@ -369,6 +375,7 @@ def ratings_from_wide(
         groups,
         source,
         [],
+        ordered=order is not None or categories.dtype.kind in "iuf",
     )
 
 

@@ -191,6 +191,11 @@ def measure_agreement(
     n_items = ratings.n_items
     notes = list(ratings.notes)
     values = ratings.numeric_values(level) if level in ("interval", "ratio") else None
+    if level == "ordinal" and not ratings.ordered:
+        raise InvalidInput(
+            f"{ratings.source}: --level ordinal needs numeric labels or --order (lowest first) "
+            f"for text labels such as {ratings.categories[0]!r}"
+        )
     if level == "ordinal" and values is None:
         values = np.arange(k, dtype=float)
     if weights not in ("linear", "quadratic"):

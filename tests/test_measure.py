@@ -147,3 +147,12 @@ def test_bad_options():
         measure_agreement(ratings, not_demonstrated_below=0.7, demonstrated_at=0.5)
     with pytest.raises(InvalidInput, match="--positive"):
         measure_agreement(ratings, positive="maybe")
+
+
+def test_ordinal_text_labels_need_an_order():
+    frame = pd.DataFrame({"a": ["low", "high", "mid"], "b": ["low", "mid", "mid"]})
+    with pytest.raises(InvalidInput, match="--level ordinal needs numeric labels or --order"):
+        measure_agreement(ratings_from_wide(frame, item_col=None), level="ordinal")
+    ordered = ratings_from_wide(frame, item_col=None, order=["low", "mid", "high"])
+    report = measure_agreement(ordered, level="ordinal", seed=1)
+    assert np.isfinite(report.coefficients["krippendorff_alpha"].estimate)
