@@ -279,7 +279,7 @@ def measure_agreement(
 
     # ---- any number of annotators: per-item counts
     if not two:
-        p_a = mr.pairwise_agreement(counts)
+        p_a = mr.pairwise_agreement(rows, mult)
         lo, hi = boot(lambda m: mr.chance_corrected(rows, "brennan-prediger", multiplicity=m).p_a)
         add(
             "observed_agreement",
@@ -295,7 +295,7 @@ def measure_agreement(
         ("gwet_ac1" if not weights_kind else "gwet_ac2", "gwet"),
         ("brennan_prediger", "brennan-prediger"),
     ):
-        res = mr.chance_corrected(counts, chance, weight_matrix)
+        res = mr.chance_corrected(rows, chance, weight_matrix, multiplicity=mult)
         if bootstrap:
             lo, hi = boot(
                 lambda m, c=chance: (
@@ -317,7 +317,7 @@ def measure_agreement(
             _undefined_note(res.estimate, one_category),
         )
         if name == "fleiss_kappa":
-            se0 = mr.fleiss_kappa_null_se(counts)
+            se0 = mr.fleiss_kappa_null_se(rows, mult)
             z = scalar(res.estimate) / scalar(se0) if scalar(se0) > 0 else float("nan")
             summary["fleiss_kappa_test_zero"] = {
                 "se_under_kappa_zero": scalar(se0),
@@ -387,8 +387,8 @@ def measure_agreement(
         }
 
     # ---- specific agreement (Uebersax) for every category
-    specific = mr.specific_agreement(counts)
-    spec_se = mr.specific_agreement_se(counts)
+    specific = mr.specific_agreement(rows, mult)
+    spec_se = mr.specific_agreement_se(rows, mult)
     summary["specific_agreement"] = {
         str(c): {
             "estimate": float(s),

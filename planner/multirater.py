@@ -245,7 +245,7 @@ def fleiss_kappa(counts: ArrayLike, weights: ArrayLike | None = None) -> FloatAr
     return chance_corrected(counts, "fleiss", weights).estimate
 
 
-def fleiss_kappa_null_se(counts: ArrayLike) -> FloatArray:
+def fleiss_kappa_null_se(counts: ArrayLike, multiplicity: ArrayLike | None = None) -> FloatArray:
     """Fleiss-Nee-Landis (1979) standard error of Fleiss' kappa **under kappa = 0**.
 
     ``Var_0 = 2 / (N m (m-1)) [(sum p_j q_j)^2 - sum p_j q_j (q_j - p_j)] / (sum p_j q_j)^2``
@@ -254,9 +254,11 @@ def fleiss_kappa_null_se(counts: ArrayLike) -> FloatArray:
     """
     c = as_counts(counts)
     r = c.sum(axis=-1)
-    n = (r >= 1).sum(axis=-1)
-    m = _safe_div(r.sum(axis=-1), n)
-    p = _safe_div(c.sum(axis=-2), r.sum(axis=-1)[..., None])
+    w = _multiplicity(multiplicity, r.shape)
+    n = (w * (r >= 1)).sum(axis=-1)
+    total = (w * r).sum(axis=-1)
+    m = _safe_div(total, n)
+    p = _safe_div((w[..., None] * c).sum(axis=-2), total[..., None])
     pq = p * (1 - p)
     s = pq.sum(axis=-1)
     var = 2.0 / (n * m * (m - 1)) * _safe_div(s**2 - (pq * (1 - 2 * p)).sum(axis=-1), s**2)
@@ -293,7 +295,7 @@ def specific_agreement(counts: ArrayLike, multiplicity: ArrayLike | None = None)
     return _safe_div((mult * c * (c - 1)).sum(axis=-2), (mult * c * (r - 1)).sum(axis=-2))
 
 
-def specific_agreement_se(counts: ArrayLike) -> FloatArray:
+def specific_agreement_se(counts: ArrayLike, multiplicity: ArrayLike | None = None) -> FloatArray:
     """Linearised standard error of :func:`specific_agreement`, shape ``(..., K)``.
 
     ``p_s(j)`` is a ratio of item totals ``R = sum y_i / sum x_i`` with
@@ -302,16 +304,18 @@ def specific_agreement_se(counts: ArrayLike) -> FloatArray:
     """
     c = as_counts(counts)
     r = c.sum(axis=-1, keepdims=True)
+    w = _multiplicity(multiplicity, r.shape[:-1])[..., None]
     y = c * (c - 1)
     x = c * (r - 1)
-    ratio = _safe_div(y.sum(axis=-2), x.sum(axis=-2))
-    n = (r[..., 0] >= 2).sum(axis=-1)[..., None].astype(float)
+    x_total = (w * x).sum(axis=-2)
+    ratio = _safe_div((w * y).sum(axis=-2), x_total)
+    n = (w[..., 0] * (r[..., 0] >= 2)).sum(axis=-1)[..., None]
     resid = np.where(r >= 2, y - ratio[..., None, :] * x, 0.0)
-    var = _safe_div((resid**2).sum(axis=-2), x.sum(axis=-2) ** 2) * _safe_div(n, n - 1)
+    var = _safe_div((w * resid**2).sum(axis=-2), x_total**2) * _safe_div(n, n - 1)
     with np.errstate(invalid="ignore"):
         return np.sqrt(var)
 
 
-def pairwise_agreement(counts: ArrayLike) -> FloatArray:
+def pairwise_agreement(counts: ArrayLike, multiplicity: ArrayLike | None = None) -> FloatArray:
     """Observed pairwise agreement ``p_a`` over items with at least two ratings."""
-    return chance_corrected(counts, "brennan-prediger").p_a
+    return chance_corrected(counts, "brennan-prediger", multiplicity=multiplicity).p_a

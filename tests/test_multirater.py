@@ -100,6 +100,10 @@ def test_relabelling_categories_and_compressing_items_change_nothing(counts):
         lambda c, w=None: mr.chance_corrected(c, "fleiss", multiplicity=w).estimate,
         lambda c, w=None: mr.chance_corrected(c, "gwet", multiplicity=w).standard_error,
         lambda c, w=None: ka.krippendorff_alpha(c, multiplicity=w),
+        lambda c, w=None: mr.fleiss_kappa_null_se(c, w),
+        # per-category values permute with the categories: compare their sums
+        lambda c, w=None: np.nansum(mr.specific_agreement_se(c, w)),
+        lambda c, w=None: np.nansum(mr.specific_agreement(c, w)),
     ):
         base = float(fn(counts))
         if not np.isfinite(base):
