@@ -45,8 +45,23 @@ app = typer.Typer(
 plan_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
 
+def _show_version(value: bool) -> None:
+    if value:
+        from planner import __version__
+
+        typer.echo(f"planner {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _planner() -> None:
+def _planner(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Print the version and exit.", is_eager=True, callback=_show_version
+        ),
+    ] = False,
+) -> None:
     """Plan and measure inter-annotator agreement studies (PSA, kappa) on rare labels."""
 
 

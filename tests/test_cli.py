@@ -149,3 +149,8 @@ def test_real_processes_run_the_headline_command():
         text=True,
     )
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_version():
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.stdout.startswith("planner ")
