@@ -194,6 +194,7 @@ def agree_command(
             )
         ratings = ratings_from_counts(*cells)
     else:
+        assert file is not None  # exactly one of FILE and --counts, checked above
         ratings = read_labels(
             file,
             layout=layout,

@@ -45,11 +45,11 @@ class _OneLineErrors:
         sys.exit(rv if isinstance(rv, int) else 0)
 
 
-class PlannerGroup(_OneLineErrors, TyperGroup):
+class PlannerGroup(_OneLineErrors, TyperGroup):  # type: ignore[misc]
     """The ``planner`` command group."""
 
 
-class PlannerCommand(_OneLineErrors, TyperCommand):
+class PlannerCommand(_OneLineErrors, TyperCommand):  # type: ignore[misc]
     """A single command (the ``plan`` script)."""
 
 

@@ -30,7 +30,7 @@ from planner.design import (
 from planner.errors import InvalidInput
 from planner.intervals import kappa_interval, normal_quantile
 from planner.jsonout import json_ready
-from planner.model import PairModel, pair_from_annotators
+from planner.model import PairModel, as_cells, pair_from_annotators
 from planner.plan import PlanSettings, size_metric
 from planner.scenario import Scenario
 from planner.search import analytic_items
@@ -67,7 +67,7 @@ class Comparison:
     population: dict[str, float]
     designs: dict[str, DesignResult]
     costs: dict[str, DesignCost]
-    per_stratum_psa: list[dict[str, float]]
+    per_stratum_psa: list[dict[str, Any]]
     weighted_bootstrap_check: dict[str, float]
     seed: int
     notes: list[str] = field(default_factory=list)
@@ -138,7 +138,7 @@ def stratum_models(scenario: Scenario) -> list[PairModel]:
 
 def _mixture(models: list[PairModel], weights: np.ndarray, source: str) -> PairModel:
     cells = (weights[:, None] * np.array([m.cells for m in models])).sum(axis=0)
-    return PairModel(cells=tuple(float(c) for c in cells), source=source, assumptions={})
+    return PairModel(cells=as_cells(cells), source=source, assumptions={})
 
 
 def _stratified_result(

@@ -56,7 +56,7 @@ def diagnose(
         own = np.zeros(len(codes), dtype=np.int64)
         own[mine] = 1
         agree_pairs = (counts[np.arange(len(codes)), np.maximum(codes[:, j], 0)] - 1)[mine]
-        entry = {
+        entry: dict[str, Any] = {
             "items_rated": int(rated[:, j].sum()),
             "agreement_with_others": float(agree_pairs.sum() / (per_item[mine] - 1).sum())
             if mine.any()

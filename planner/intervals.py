@@ -25,7 +25,7 @@ Donner A, Eliasziw M (1992) A goodness-of-fit approach to inference procedures f
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -406,7 +406,7 @@ def kappa_interval(
 
 def bootstrap_interval(
     table: ArrayLike,
-    statistic: Callable[[FloatArray], FloatArray],
+    statistic: Callable[[NDArray[Any]], FloatArray],
     confidence_level: float = 0.95,
     *,
     n_boot: int = 2000,

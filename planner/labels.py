@@ -282,8 +282,9 @@ def ratings_from_long(
     if not np.array_equal(ranks, np.arange(len(ranks))):
         label_codes = ranks.astype(np.int32)[label_codes]
     n, m = len(item_ids), len(ann_names)
-    key = item_codes.astype(np.int64 if n * m >= 2**31 else np.int32) * m
-    key += ann_codes
+    key_dtype = np.int64 if n * m >= 2**31 else np.int32
+    key: NDArray[Any] = np.asarray(item_codes, dtype=key_dtype) * m
+    key += np.asarray(ann_codes, dtype=key_dtype)
     codes = np.full(n * m, -1, dtype=np.int32)
     codes[key] = label_codes
     if np.count_nonzero(codes >= 0) != len(key):  # some (item, annotator) rated twice
@@ -434,7 +435,8 @@ def counts_from_codes(codes: NDArray[np.int32], n_categories: int) -> NDArray[np
     n = codes.shape[0]
     width = n_categories + 1
     dtype = np.int32 if n * width < 2**31 else np.int64
-    flat = codes.astype(dtype) + (1 + width * np.arange(n, dtype=dtype))[:, None]
+    flat: NDArray[Any] = np.asarray(codes, dtype=dtype)
+    flat = flat + (1 + width * np.arange(n, dtype=dtype))[:, None]
     counts = np.bincount(flat.ravel(), minlength=n * width)
     return counts.reshape(n, width)[:, 1:]
 

@@ -186,6 +186,11 @@ def measure_agreement(
     if n_boot < 100:
         raise InvalidInput(f"--n-boot must be at least 100, got {n_boot}")
     rng = np.random.default_rng(seed)
+    lo: Any
+    hi: Any
+    nlo: Any
+    nhi: Any
+    est: Any
     k = ratings.n_categories
     counts = ratings.counts()
     n_items = ratings.n_items
@@ -297,11 +302,11 @@ def measure_agreement(
     ):
         res = mr.chance_corrected(rows, chance, weight_matrix, multiplicity=mult)
         if bootstrap:
-            lo, hi = boot(
-                lambda m, c=chance: (
-                    mr.chance_corrected(rows, c, weight_matrix, multiplicity=m).estimate
-                )
-            )
+
+            def resampled(m: NDArray, c: str = chance) -> NDArray:
+                return mr.chance_corrected(rows, c, weight_matrix, multiplicity=m).estimate
+
+            lo, hi = boot(resampled)
             method = boot_name
         else:
             lo, hi = res.confidence_interval(confidence_level)

@@ -21,12 +21,20 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from planner import agreement
 from planner.errors import InvalidInput
 from planner.intervals import jaccard_from_psa
 
 CELL_NAMES = ("both", "a_only", "b_only", "neither")
+Cells = tuple[float, float, float, float]
+
+
+def as_cells(values: ArrayLike) -> Cells:
+    """Four cell probabilities ``(p_a, p_b, p_c, p_d)`` as plain floats."""
+    a, b, c, d = (float(v) for v in np.asarray(values, dtype=float).ravel())
+    return (a, b, c, d)
 
 
 @dataclass(frozen=True)

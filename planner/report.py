@@ -25,7 +25,7 @@ from planner import __version__, plots
 from planner.design import StratifiedStudies, metric_value, weighted_estimate
 from planner.errors import InvalidInput
 from planner.jsonout import json_ready
-from planner.model import PairModel
+from planner.model import PairModel, as_cells
 from planner.request import TEAM_DEFAULTS, operation_for, resolve, resolve_team, run_plan
 from planner.scenario import load_scenario
 from planner.search import interval_function
@@ -230,7 +230,7 @@ def _build(scenario: Any, result: Any, schedule: Any, figures: Path, seed: int) 
             s["share"] * np.array(m.cells)
             for s, m in zip(result.strata, stratum_models(scenario), strict=True)
         )
-        model = PairModel(cells=tuple(float(c) for c in cells), source="strata", assumptions={})
+        model = PairModel(cells=as_cells(cells), source="strata", assumptions={})
         blocks.append(("h2", "Traffic strata"))
         blocks.append(
             (

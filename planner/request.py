@@ -59,10 +59,11 @@ def build_model(options: dict[str, Any]) -> PairModel:
     if options.get("prevalence") is None and annotator:
         raise InvalidInput("--error-rate, --bias and --ambiguity need --prevalence")
     if options.get("prevalence") is not None:
+        bias = options.get("bias")
         return pair_from_annotators(
             options["prevalence"],
             options.get("error_rate"),
-            options.get("bias") if options.get("bias") is not None else 0.0,
+            0.0 if bias is None else bias,
             options.get("ambiguity") or 0.0,
         )
     if options.get("pilot_counts") is not None:

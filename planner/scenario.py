@@ -236,7 +236,7 @@ def scenario_from_dict(data: dict[str, Any], source: str = "scenario") -> Scenar
         enriched = [s.get("enriched_share") for s in strata]
         if any(e is not None for e in enriched):
             if any(e is None for e in enriched) or not math.isclose(
-                sum(enriched), 1.0, abs_tol=1e-6
+                sum(e for e in enriched if e is not None), 1.0, abs_tol=1e-6
             ):
                 raise InvalidInput(
                     f"{source}: enriched_share must be given for every stratum and sum to 1"

@@ -27,7 +27,7 @@ IntArray = NDArray[np.int64]
 def _check_cells(cells: ArrayLike) -> NDArray[np.float64]:
     p = np.asarray(cells, dtype=float)
     if p.shape != (4,) or np.any(p < 0) or not np.isclose(p.sum(), 1.0):
-        raise ValueError(f"`cells` must be 4 probabilities summing to 1, got {cells}")
+        raise ValueError(f"`cells` must be 4 probabilities summing to 1, got {cells!r}")
     return p / p.sum()
 
 
