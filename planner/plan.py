@@ -200,23 +200,26 @@ def make_plan(model: PairModel, settings: PlanSettings, *, seed: int) -> Plan:
     results: dict[str, SampleSizeResult] = {}
     for metric in settings.metrics:
         results[metric] = size_metric(model, metric, settings, streams[metric])
-    budgets = {
-        metric: labelling_budget(
-            res.items,
+
+    def budget_for(items: float) -> Budget:
+        return labelling_budget(
+            int(math.ceil(items)),
             annotators_per_item=settings.annotators_per_item,
             seconds_per_item=settings.seconds_per_item,
             contested_rate=model.contested_rate,
             adjudication_seconds=settings.adjudication_seconds,
             hourly_rate=settings.hourly_rate,
         )
-        for metric, res in results.items()
-    }
+
+    budgets = {metric: budget_for(res.items) for metric, res in results.items()}
     deciding = max(results, key=lambda m: results[m].items)
     worst = worst_case_union_positives(settings.width, settings.confidence_level)
     worst_case = {
         "union_positives_delta": worst["delta"],
         "union_positives_wilson_every_outcome": worst["wilson"],
         "items_at_model_union_rate": math.ceil(worst["wilson"] / model.union_rate),
+        "person_hours": budget_for(worst["wilson"] / model.union_rate).person_hours,
+        "cost": budget_for(worst["wilson"] / model.union_rate).cost,
         "description": (
             "union positives that reach the width for PSA whatever the agreement: "
             "delta method at the worst J, and the Wilson-for-J interval for every outcome"
@@ -243,6 +246,8 @@ def make_plan(model: PairModel, settings: PlanSettings, *, seed: int) -> Plan:
             "union_positives": u_stop,
             "expected_items": items["expected"],
             "items_p90": items["p90"],
+            "person_hours_expected": budget_for(items["expected"]).person_hours,
+            "person_hours_p90": budget_for(items["p90"]).person_hours,
             "method": method,
             "description": "label items until this many union positives, then stop",
         }

@@ -117,16 +117,16 @@ def render_plan(plan: Plan, console: Console) -> None:
             )
     console.print(answer)
 
-    checks = _table("PSA without trusting the model")
+    checks = _table("PSA without trusting the model: other sampling rules")
     wc = plan.worst_case
     checks.add_row(
-        "worst case, union positives",
+        "any agreement (worst case): union positives",
         _fmt(wc["union_positives_wilson_every_outcome"]),
         f"Wilson, every outcome; delta method says {wc['union_positives_delta']}",
     )
     checks.add_row(
-        "worst case, items",
-        _fmt(wc["items_at_model_union_rate"]),
+        "any agreement: items, person-hours",
+        f"{wc['items_at_model_union_rate']:,}, {wc['person_hours']:,.1f} h",
         f"at the model's union rate {plan.model.union_rate:.4g}",
     )
     if plan.stop_rule:
@@ -137,9 +137,9 @@ def render_plan(plan: Plan, console: Console) -> None:
             f"exact for PSA {plan.model.psa:.3g}, {sr['method']} interval",
         )
         checks.add_row(
-            "stop rule: items",
-            f"{sr['expected_items']:,.0f}",
-            f"expected; 90th percentile {sr['items_p90']:,}",
+            "stop rule: items, person-hours",
+            f"{sr['expected_items']:,.0f}, {sr['person_hours_expected']:,.1f} h",
+            f"expected; 90th percentile {sr['items_p90']:,} items, {sr['person_hours_p90']:,.1f} h",
         )
     console.print(checks)
     for note in plan.notes:

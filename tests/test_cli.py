@@ -42,6 +42,9 @@ def test_headline_command_json_has_the_promised_fields():
     assert psa["person_hours"] == pytest.approx(psa["items"] * 2 * 90 / 3600)
     assert doc["worst_case"]["union_positives_wilson_every_outcome"] == 182
     assert doc["stop_rule"]["union_positives"] > 0
+    wc, sr = doc["worst_case"], doc["stop_rule"]
+    assert wc["person_hours"] == pytest.approx(wc["items_at_model_union_rate"] * 2 * 90 / 3600)
+    assert sr["person_hours_p90"] == pytest.approx(sr["items_p90"] * 2 * 90 / 3600)
     assert doc["decision"]["items"] == psa["items"]
 
 
