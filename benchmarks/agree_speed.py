@@ -17,22 +17,13 @@ Prints medians of several runs and ratios:
 from __future__ import annotations
 
 import argparse
-import statistics
 import tempfile
 import time
 import tracemalloc
 from pathlib import Path
 
 import numpy as np
-
-
-def median_time(fn, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+from timing import median_time
 
 
 def ratings_matrix(n: int, m: int, seed: int = 0) -> np.ndarray:

@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import random
 import shutil
-import statistics
 import subprocess
 import sys
-import time
 
 import numpy as np
+from timing import median_time
 
 from planner.intervals import psa_interval
 
@@ -38,15 +37,6 @@ def chapter_bootstrap_psa(labels, iters=5000):
         out.append(2 * both / (2 * both + only) if both or only else 1.0)
     out.sort()
     return out[int(0.025 * iters)], out[int(0.975 * iters)]
-
-
-def median_time(fn, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main() -> None:

@@ -21,14 +21,13 @@ from planner.design import (
     check_strata,
     metric_value,
     optimal_allocation,
-    pooled_psa_half_widths,
     residual_sd,
     size_stratified,
     stratified_bootstrap_limits,
     weighted_estimate,
 )
 from planner.errors import InvalidInput
-from planner.intervals import kappa_interval, normal_quantile
+from planner.intervals import kappa_interval, normal_quantile, psa_interval
 from planner.jsonout import json_ready
 from planner.model import PairModel, as_cells, pair_from_annotators
 from planner.plan import PlanSettings, size_metric
@@ -222,26 +221,21 @@ def compare_designs(
     enriched = np.array(given, dtype=float) if given[0] is not None else shares * union
     enriched = enriched / enriched.sum()
     mixture = _mixture(models, enriched, "enriched mixture")
-    if metric == "psa":
-        hw_fn = pooled_psa_half_widths(settings.confidence_level)
-    else:
 
-        def hw_fn(t: np.ndarray) -> np.ndarray:
-            return np.asarray(
-                kappa_interval(
-                    t.sum(axis=1), settings.confidence_level, settings.kappa_method
-                ).half_width
-            )
-
-    def pooled_estimate(t: np.ndarray) -> np.ndarray:
-        return metric_value(metric, t.sum(axis=1).reshape(-1, 4) / t.sum(axis=(1, 2, 3))[:, None])
+    def pooled(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        tables = t.sum(axis=1)
+        if metric == "psa":
+            ci = psa_interval(tables, settings.confidence_level, settings.psa_method)
+        else:
+            ci = kappa_interval(tables, settings.confidence_level, settings.kappa_method)
+        cells = tables.reshape(-1, 4)
+        return np.asarray(ci.half_width), metric_value(metric, cells / cells.sum(axis=1)[:, None])
 
     start = int(math.ceil(find_start(mixture, metric, settings.width, settings.confidence_level)))
     items_b, hw_b, est_b = size_stratified(
         models,
         enriched,
-        hw_fn,
-        pooled_estimate,
+        pooled,
         width=settings.width,
         assurance=settings.assurance,
         n_reps=settings.n_reps,
@@ -262,20 +256,16 @@ def compare_designs(
     proportions = optimal_allocation(shares, sds, seconds, 1.0)
     proportions = proportions / proportions.sum()
 
-    def weighted_hw(t: np.ndarray) -> np.ndarray:
-        _, lo, hi = weighted_estimate(metric, t, shares, settings.confidence_level)
-        return (hi - lo) / 2
-
-    def weighted_est(t: np.ndarray) -> np.ndarray:
-        return weighted_estimate(metric, t, shares, settings.confidence_level)[0]
+    def weighted(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        estimate, lo, hi = weighted_estimate(metric, t, shares, settings.confidence_level)
+        return (hi - lo) / 2, estimate
 
     var_unit = float((shares**2 * sds**2 / np.maximum(proportions, 1e-12)).sum())
     start_c = int(math.ceil(z * z * var_unit / settings.width**2)) or 100
     items_c, hw_c, est_c = size_stratified(
         models,
         proportions,
-        weighted_hw,
-        weighted_est,
+        weighted,
         width=settings.width,
         assurance=settings.assurance,
         n_reps=settings.n_reps,

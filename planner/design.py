@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from planner.errors import InvalidInput, TargetUnreachable
-from planner.intervals import normal_quantile, psa_interval
+from planner.intervals import normal_quantile
 from planner.model import PairModel
 from planner.search import _smallest_passing
 from planner.simulation import NestedStudies
@@ -271,8 +271,7 @@ def split_items(total: int, proportions: ArrayLike, floor: int = 0) -> list[int]
 def size_stratified(
     models: list[PairModel],
     proportions: ArrayLike,
-    half_widths: Callable[[NDArray], NDArray],
-    estimates: Callable[[NDArray], NDArray],
+    statistic: Callable[[NDArray], tuple[NDArray, NDArray]],
     *,
     width: float,
     assurance: float,
@@ -284,8 +283,9 @@ def size_stratified(
 ) -> tuple[list[int], NDArray, NDArray]:
     """Smallest total whose split by ``proportions`` reaches the width at the assurance.
 
-    Returns the items per stratum, and the half-widths and estimates of the replicate
-    studies at that size.
+    ``statistic`` maps the ``(R, H, 2, 2)`` replicate tables to their half-widths and
+    estimates (one call, so a design computes its interval once per evaluated size).
+    Returns the items per stratum, and the half-widths and estimates at that size.
     """
     studies = StratifiedStudies(models, n_reps, rng)
     cache: dict[int, tuple[NDArray, NDArray]] = {}
@@ -293,7 +293,7 @@ def size_stratified(
     def evaluate(total: int) -> tuple[NDArray, NDArray]:
         if total not in cache:
             tables = studies.tables(split_items(total, proportions, floor))
-            cache[total] = (half_widths(tables), estimates(tables))
+            cache[total] = statistic(tables)
         return cache[total]
 
     def passes(total: int) -> bool:
@@ -308,11 +308,6 @@ def size_stratified(
         ) from None
     hw, est = evaluate(total)
     return split_items(total, proportions, floor), hw, est
-
-
-def pooled_psa_half_widths(confidence_level: float) -> Callable[[NDArray], NDArray]:
-    """Half-width of the Wilson PSA interval of the pooled (unweighted) table."""
-    return lambda t: np.asarray(psa_interval(t.sum(axis=1), confidence_level).half_width)
 
 
 def check_strata(models: list[PairModel], shares: ArrayLike) -> None:

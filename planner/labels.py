@@ -407,27 +407,33 @@ def codes_from_values(values: Any) -> tuple[NDArray[np.int32], NDArray[np.float6
     return codes.reshape(v.shape), categories
 
 
-def _small_integer_codes(v: NDArray[np.float64]) -> tuple[NDArray[np.int32], NDArray] | None:
-    """Codes by shifting integer labels, when they span at most ``_SMALL_SPAN`` values."""
+def _small_range(v: NDArray[np.float64]) -> tuple[float, float] | None:
+    """``(low, high)`` of the non-missing values when they span fewer than ``_SMALL_SPAN``."""
     if v.size == 0:
         return None
     with np.errstate(invalid="ignore"):
         low, high = np.fmin.reduce(v, axis=None), np.fmax.reduce(v, axis=None)
     if not (np.isfinite(low) and np.isfinite(high)) or high - low >= _SMALL_SPAN:
         return None
-    missing = np.isnan(v)
-    with np.errstate(invalid="ignore"):
-        codes = (v - low).astype(np.int32)  # NaN casts to an arbitrary integer, fixed below
-    np.copyto(codes, -1, where=missing)
-    # every non-missing value must be an integer (NaN != anything counts the missing ones)
-    if np.count_nonzero(codes != v - low) != np.count_nonzero(missing):
+    return float(low), float(high)
+
+
+def _small_integer_codes(v: NDArray[np.float64]) -> tuple[NDArray[np.int32], NDArray] | None:
+    """Codes by shifting integer labels, when they span at most ``_SMALL_SPAN`` values."""
+    span = _small_range(v)
+    if span is None:
         return None
-    present = np.bincount(codes.ravel() + 1, minlength=int(high - low) + 2)[1:] > 0
+    low, high = span
+    shifted = _block_codes(v, low)  # label - low + 1, 0 for missing
+    if shifted is None:
+        return None
+    codes = shifted - 1
+    present = np.bincount(shifted.ravel(), minlength=int(high - low) + 2)[1:] > 0
     if present.all():
         return codes, low + np.arange(present.size, dtype=float)
     lookup = np.full(present.size + 1, -1, dtype=np.int32)
     lookup[1:][present] = np.arange(int(present.sum()), dtype=np.int32)
-    return lookup[codes + 1], low + np.flatnonzero(present).astype(float)
+    return lookup[shifted], low + np.flatnonzero(present).astype(float)
 
 
 def counts_from_codes(codes: NDArray[np.int32], n_categories: int) -> NDArray[np.int64]:
@@ -472,12 +478,10 @@ def _small_integer_counts(v: NDArray[np.float64]) -> tuple[NDArray, NDArray] | N
 
     Returns None when a label is not an integer or the labels span too many values.
     """
-    if v.size == 0:
+    span = _small_range(v)
+    if span is None:
         return None
-    with np.errstate(invalid="ignore"):
-        low, high = np.fmin.reduce(v, axis=None), np.fmax.reduce(v, axis=None)
-    if not (np.isfinite(low) and np.isfinite(high)) or high - low >= _SMALL_SPAN:
-        return None
+    low, high = span
     n = v.shape[0]
     width = int(high - low) + 2  # slot 0 holds the missing ratings
     out = np.empty((n, width), dtype=np.int64)
@@ -507,24 +511,24 @@ def patterns_from_values(values: Any) -> tuple[NDArray[np.int64], NDArray[np.int
     from planner.multirater import compress
 
     v = np.asarray(values, dtype=float)
-    if v.ndim == 2 and 0 < v.size:
-        with np.errstate(invalid="ignore"):
-            low, high = np.fmin.reduce(v, axis=None), np.fmax.reduce(v, axis=None)
+    span = _small_range(v) if v.ndim == 2 else None
+    codes = None
+    if span is not None:
+        low, high = span
         base = v.shape[1] + 1
-        if np.isfinite(low) and np.isfinite(high) and high - low < _SMALL_SPAN:
-            width = int(high - low) + 2
-            if width * np.log2(base) <= 24:
-                codes = _pattern_codes(v, low, width, base)
-                if codes is not None:
-                    mult = np.bincount(codes, minlength=base**width)
-                    present = np.flatnonzero(mult)
-                    powers = base ** np.arange(width - 1, -1, -1, dtype=np.int64)
-                    rows = ((present[:, None] // powers) % base)[:, 1:]  # drop missing slot
-                    used = rows.sum(axis=0) > 0
-                    rows, mult = rows[:, used], mult[present]
-                    order = np.lexsort(rows.T[::-1])  # the same order as compress()
-                    categories = low + np.arange(width - 1, dtype=float)
-                    return rows[order], mult[order], categories[used]
+        width = int(high - low) + 2
+        if width * np.log2(base) <= 24:
+            codes = _pattern_codes(v, low, width, base)
+    if codes is not None:
+        mult = np.bincount(codes, minlength=base**width)
+        present = np.flatnonzero(mult)
+        powers = base ** np.arange(width - 1, -1, -1, dtype=np.int64)
+        rows = ((present[:, None] // powers) % base)[:, 1:]  # drop the missing slot
+        used = rows.sum(axis=0) > 0
+        rows, mult = rows[:, used], mult[present]
+        order = np.lexsort(rows.T[::-1])  # the same order as compress()
+        categories = low + np.arange(width - 1, dtype=float)
+        return rows[order], mult[order], categories[used]
     counts, categories = counts_from_values(v)
     rows, mult = compress(counts)
     return rows, mult, categories
