@@ -140,7 +140,7 @@ def memory(n: int = 200_000, m: int = 5) -> None:
 def reading(rows: int, runs: int) -> None:
     import pandas as pd
 
-    from planner.labels import read_labels
+    from planner.reading import read_labels
 
     rng = np.random.default_rng(2)
     items = -(-rows // 3)

@@ -13,17 +13,7 @@ from typing import Annotated
 
 import typer
 
-from planner.cli_commands import (
-    AGREE_EPILOG,
-    AGREE_HELP,
-    REPORT_EPILOG,
-    REPORT_HELP,
-    SCHEDULE_EPILOG,
-    SCHEDULE_HELP,
-    agree_command,
-    report_command,
-    schedule_command,
-)
+from planner.cli_agree import AGREE_EPILOG, AGREE_HELP, agree_command
 from planner.cli_common import (
     PlannerCommand,
     PlannerGroup,
@@ -33,6 +23,8 @@ from planner.cli_common import (
     parse_ints,
     seed_or_draw,
 )
+from planner.cli_report import REPORT_EPILOG, REPORT_HELP, report_command
+from planner.cli_schedule import SCHEDULE_EPILOG, SCHEDULE_HELP, schedule_command
 from planner.errors import InvalidInput
 
 app = typer.Typer(

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.errors import InvalidInput
-from planner.labels import ratings_from_counts, read_labels
+from planner.labels import ratings_from_counts
+from planner.reading import read_labels
 from tests.conftest import KRIPPENDORFF_2011
 
 

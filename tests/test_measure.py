@@ -11,8 +11,9 @@ import pytest
 from planner.decision import decide
 from planner.diagnostics import contested_rows
 from planner.errors import InvalidInput
-from planner.labels import ratings_from_counts, ratings_from_matrix, ratings_from_wide
+from planner.labels import ratings_from_counts, ratings_from_matrix
 from planner.measure import measure_agreement
+from planner.reading import ratings_from_wide
 from tests.conftest import FLEISS_1971_DIAGNOSES, KRIPPENDORFF_2011
 
 

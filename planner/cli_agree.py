@@ -1,4 +1,4 @@
-"""The ``agree``, ``schedule`` and ``report`` commands (registered on the app in cli.py)."""
+"""The ``agree`` command: measure agreement on a label file (registered in cli.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import typer
 
 from planner.cli_common import (
     emit_json,
-    json_document,
     parse_ints,
     seed_or_draw,
     write_csv_atomically,
@@ -28,6 +27,7 @@ Examples:
 
   planner agree scores.tsv --level ordinal --order low,medium,high
 """
+
 
 AGREE_HELP = (
     "Measure agreement on a label file: coefficients with intervals, a decision against "
@@ -181,8 +181,9 @@ def agree_command(
     ] = False,
 ) -> None:
     from planner.diagnostics import contested_rows
-    from planner.labels import ratings_from_counts, read_labels
+    from planner.labels import ratings_from_counts
     from planner.measure import measure_agreement
+    from planner.reading import read_labels
 
     if (file is None) == (counts is None):
         raise InvalidInput("give a label FILE or --counts both,a_only,b_only,neither (one of them)")
@@ -238,157 +239,3 @@ def agree_command(
     render_agreement(report, console)
     if contested:
         console.print(f"contested items written to {contested}")
-
-
-SCHEDULE_HELP = (
-    "Simulate the labelling operation (SimPy): calendar days, person-hours, utilisation and "
-    "cost for a team, over many runs.\n\n"
-    "Items come from planning the scenario (or the model options, as for plan), or from "
-    "--items. Team settings come from the scenario's [team] table, overridden here."
-)
-SCHEDULE_EPILOG = """
-Examples:
-
-  planner schedule scenarios/unsupported-claims.toml
-
-  planner schedule --items 2000 --annotators 5 --hours-per-day 4 --adjudication-seconds 120
-
-  planner schedule scenarios/clinical-chart-review.toml --design enriched --json
-"""
-
-
-def schedule_command(
-    scenario: Annotated[
-        str | None, typer.Argument(help="Scenario file (TOML).", show_default=False)
-    ] = None,
-    items: Annotated[
-        int | None, typer.Option(help="Items to label (instead of planning them).")
-    ] = None,
-    design: Annotated[
-        str, typer.Option(help="For stratified scenarios: uniform, enriched or weighted.")
-    ] = "weighted",
-    prevalence: Annotated[float | None, typer.Option(help="As for plan.")] = None,
-    pilot_counts: Annotated[str | None, typer.Option(help="As for plan.")] = None,
-    width: Annotated[float | None, typer.Option(help="As for plan.")] = None,
-    assurance: Annotated[float | None, typer.Option(help="As for plan.")] = None,
-    annotators_per_item: Annotated[
-        int | None, typer.Option(help="Distinct annotators per item. Default 2.")
-    ] = None,
-    seconds_per_item: Annotated[
-        float | None, typer.Option(help="Mean seconds per label. Default 90.")
-    ] = None,
-    adjudication_seconds: Annotated[
-        float | None, typer.Option(help="Mean seconds per adjudicated item. Default 0.")
-    ] = None,
-    contested_rate: Annotated[
-        float | None, typer.Option(help="With --items: share of items adjudicated. Default 0.")
-    ] = None,
-    hourly_rate: Annotated[float | None, typer.Option(help="Cost of one person-hour.")] = None,
-    annotators: Annotated[int | None, typer.Option(help="Team size. Default 5.")] = None,
-    hours_per_day: Annotated[
-        float | None, typer.Option(help="Shift hours per day. Default 8.")
-    ] = None,
-    days_per_week: Annotated[
-        int | None, typer.Option(help="Working days a week. Default 5.")
-    ] = None,
-    time_spread: Annotated[
-        float | None, typer.Option(help="Lognormal sigma of the time per label. Default 0.5.")
-    ] = None,
-    attention_check_share: Annotated[
-        float | None, typer.Option(help="Extra attention-check items per label. Default 0.")
-    ] = None,
-    attention_fail_rate: Annotated[
-        float | None, typer.Option(help="Chance of failing a check. Default 0.")
-    ] = None,
-    requalification_hours: Annotated[
-        float | None, typer.Option(help="Hours out after a failed check. Default 0.")
-    ] = None,
-    adjudicators: Annotated[int | None, typer.Option(help="Adjudicators. Default 1.")] = None,
-    runs: Annotated[int | None, typer.Option(help="Simulated runs. Default 200.")] = None,
-    seed: Annotated[int | None, typer.Option(help="Seed; drawn and printed if not given.")] = None,
-    json_output: Annotated[
-        bool, typer.Option("--json", help="Print one JSON document instead of tables.")
-    ] = False,
-) -> None:
-    from planner.request import run_schedule
-
-    if contested_rate is not None and not 0 <= contested_rate <= 1:
-        raise InvalidInput(f"--contested-rate must be in [0, 1], got {contested_rate}")
-    cli = {
-        "prevalence": prevalence,
-        "pilot_counts": parse_ints(pilot_counts, "--pilot-counts") if pilot_counts else None,
-        "width": width,
-        "assurance": assurance,
-        "annotators_per_item": annotators_per_item,
-        "seconds_per_item": seconds_per_item,
-        "adjudication_seconds": adjudication_seconds,
-        "hourly_rate": hourly_rate,
-        "contested_rate": contested_rate,
-        "seed": seed,
-    }
-    team = {
-        "annotators": annotators,
-        "hours_per_day": hours_per_day,
-        "days_per_week": days_per_week,
-        "time_spread": time_spread,
-        "attention_check_share": attention_check_share,
-        "attention_fail_rate": attention_fail_rate,
-        "requalification_hours": requalification_hours,
-        "adjudicators": adjudicators,
-        "runs": runs,
-    }
-    from rich.progress import Progress
-
-    with Progress(transient=True, disable=json_output) as bar:
-        task = bar.add_task("simulating runs", total=None)
-        _, result = run_schedule(
-            scenario,
-            cli,
-            team,
-            seed_or_draw,
-            items=items,
-            design=design,
-            progress=lambda done: bar.update(task, completed=done),
-        )
-    if json_output:
-        emit_json(json_document(result.to_dict()))
-        return
-    from rich.console import Console
-
-    from planner.render import render_schedule
-
-    render_schedule(result, Console())
-
-
-REPORT_HELP = (
-    "Write a report of each scenario to reports/NAME/: Markdown and a self-contained HTML "
-    "page with the assumptions, the plan, the design comparison, the budget, the schedule "
-    "and figures. An existing report is replaced only with --force."
-)
-REPORT_EPILOG = """
-Examples:
-
-  planner report scenarios/unsupported-claims.toml
-
-  planner report scenarios/*.toml --force
-"""
-
-
-def report_command(
-    scenarios: Annotated[list[str], typer.Argument(help="Scenario files (TOML).")],
-    out: Annotated[str, typer.Option(help="Folder that holds the reports.")] = "reports",
-    force: Annotated[bool, typer.Option("--force", help="Replace existing reports.")] = False,
-) -> None:
-    from planner.report import write_report
-    from planner.scenario import load_scenario
-
-    if not force:  # refuse before doing any work
-        from pathlib import Path
-
-        for path in scenarios:
-            dest = Path(out) / load_scenario(path).name
-            if dest.exists():
-                raise InvalidInput(f"{dest} exists; use --force to replace it")
-    for path in scenarios:
-        folder = write_report(path, out, force=force)
-        typer.echo(f"wrote {folder}/report.md and {folder}/report.html")

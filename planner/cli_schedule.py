@@ -1,0 +1,136 @@
+"""The ``schedule`` command: simulate the labelling operation (registered in cli.py)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from planner.cli_common import (
+    emit_json,
+    json_document,
+    parse_ints,
+    seed_or_draw,
+)
+from planner.errors import InvalidInput
+
+SCHEDULE_HELP = (
+    "Simulate the labelling operation (SimPy): calendar days, person-hours, utilisation and "
+    "cost for a team, over many runs.\n\n"
+    "Items come from planning the scenario (or the model options, as for plan), or from "
+    "--items. Team settings come from the scenario's [team] table, overridden here."
+)
+
+
+SCHEDULE_EPILOG = """
+Examples:
+
+  planner schedule scenarios/unsupported-claims.toml
+
+  planner schedule --items 2000 --annotators 5 --hours-per-day 4 --adjudication-seconds 120
+
+  planner schedule scenarios/clinical-chart-review.toml --design enriched --json
+"""
+
+
+def schedule_command(
+    scenario: Annotated[
+        str | None, typer.Argument(help="Scenario file (TOML).", show_default=False)
+    ] = None,
+    items: Annotated[
+        int | None, typer.Option(help="Items to label (instead of planning them).")
+    ] = None,
+    design: Annotated[
+        str, typer.Option(help="For stratified scenarios: uniform, enriched or weighted.")
+    ] = "weighted",
+    prevalence: Annotated[float | None, typer.Option(help="As for plan.")] = None,
+    pilot_counts: Annotated[str | None, typer.Option(help="As for plan.")] = None,
+    width: Annotated[float | None, typer.Option(help="As for plan.")] = None,
+    assurance: Annotated[float | None, typer.Option(help="As for plan.")] = None,
+    annotators_per_item: Annotated[
+        int | None, typer.Option(help="Distinct annotators per item. Default 2.")
+    ] = None,
+    seconds_per_item: Annotated[
+        float | None, typer.Option(help="Mean seconds per label. Default 90.")
+    ] = None,
+    adjudication_seconds: Annotated[
+        float | None, typer.Option(help="Mean seconds per adjudicated item. Default 0.")
+    ] = None,
+    contested_rate: Annotated[
+        float | None, typer.Option(help="With --items: share of items adjudicated. Default 0.")
+    ] = None,
+    hourly_rate: Annotated[float | None, typer.Option(help="Cost of one person-hour.")] = None,
+    annotators: Annotated[int | None, typer.Option(help="Team size. Default 5.")] = None,
+    hours_per_day: Annotated[
+        float | None, typer.Option(help="Shift hours per day. Default 8.")
+    ] = None,
+    days_per_week: Annotated[
+        int | None, typer.Option(help="Working days a week. Default 5.")
+    ] = None,
+    time_spread: Annotated[
+        float | None, typer.Option(help="Lognormal sigma of the time per label. Default 0.5.")
+    ] = None,
+    attention_check_share: Annotated[
+        float | None, typer.Option(help="Extra attention-check items per label. Default 0.")
+    ] = None,
+    attention_fail_rate: Annotated[
+        float | None, typer.Option(help="Chance of failing a check. Default 0.")
+    ] = None,
+    requalification_hours: Annotated[
+        float | None, typer.Option(help="Hours out after a failed check. Default 0.")
+    ] = None,
+    adjudicators: Annotated[int | None, typer.Option(help="Adjudicators. Default 1.")] = None,
+    runs: Annotated[int | None, typer.Option(help="Simulated runs. Default 200.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed; drawn and printed if not given.")] = None,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print one JSON document instead of tables.")
+    ] = False,
+) -> None:
+    from planner.request import run_schedule
+
+    if contested_rate is not None and not 0 <= contested_rate <= 1:
+        raise InvalidInput(f"--contested-rate must be in [0, 1], got {contested_rate}")
+    cli = {
+        "prevalence": prevalence,
+        "pilot_counts": parse_ints(pilot_counts, "--pilot-counts") if pilot_counts else None,
+        "width": width,
+        "assurance": assurance,
+        "annotators_per_item": annotators_per_item,
+        "seconds_per_item": seconds_per_item,
+        "adjudication_seconds": adjudication_seconds,
+        "hourly_rate": hourly_rate,
+        "contested_rate": contested_rate,
+        "seed": seed,
+    }
+    team = {
+        "annotators": annotators,
+        "hours_per_day": hours_per_day,
+        "days_per_week": days_per_week,
+        "time_spread": time_spread,
+        "attention_check_share": attention_check_share,
+        "attention_fail_rate": attention_fail_rate,
+        "requalification_hours": requalification_hours,
+        "adjudicators": adjudicators,
+        "runs": runs,
+    }
+    from rich.progress import Progress
+
+    with Progress(transient=True, disable=json_output) as bar:
+        task = bar.add_task("simulating runs", total=None)
+        _, result = run_schedule(
+            scenario,
+            cli,
+            team,
+            seed_or_draw,
+            items=items,
+            design=design,
+            progress=lambda done: bar.update(task, completed=done),
+        )
+    if json_output:
+        emit_json(json_document(result.to_dict()))
+        return
+    from rich.console import Console
+
+    from planner.render import render_schedule
+
+    render_schedule(result, Console())
