@@ -12,6 +12,22 @@ from typer.core import TyperCommand, TyperGroup
 
 from planner.errors import InvalidInput, PlannerError
 
+# library parameters whose flag is not the parameter's name with dashes
+PARAMETER_FLAGS = {"confidence_level": "--confidence", "n_reps": "--replicates"}
+
+
+def flag_message(exc: InvalidInput) -> str:
+    """The error's message with its leading library parameter named as the flag.
+
+    >>> flag_message(InvalidInput("hours_per_day must be in (0, 24]", parameter="hours_per_day"))
+    '--hours-per-day must be in (0, 24]'
+    """
+    message, parameter = str(exc), exc.parameter
+    if parameter and message.startswith(parameter):
+        flag = PARAMETER_FLAGS.get(parameter, "--" + parameter.replace("_", "-"))
+        return flag + message[len(parameter) :]
+    return message
+
 
 def fail(message: str, code: int) -> None:
     typer.secho(f"error: {message}", fg="red", err=True)
@@ -37,7 +53,7 @@ class _OneLineErrors:
         except typer.Abort:
             fail("aborted", 1)
         except InvalidInput as exc:
-            fail(str(exc), 2)
+            fail(flag_message(exc), 2)
         except PlannerError as exc:
             fail(str(exc), 1)
         if not standalone_mode:

@@ -12,14 +12,23 @@ class PlannerError(Exception):
     """Base class of every error planner raises on purpose."""
 
 
-class InvalidInput(PlannerError):
+class InvalidInput(PlannerError, ValueError):
     """An input value is outside its valid range or contradicts another input.
+
+    Also a :class:`ValueError`, so that ``except ValueError`` in a notebook catches it.
 
     Parameters
     ----------
     message
-        One sentence naming the option and the rule, with the offending value.
+        One sentence naming the value and the rule, with the offending value.
+    parameter
+        The library parameter the message starts with, when it does; the CLI replaces it
+        by the flag's name (``hours_per_day`` -> ``--hours-per-day``).
     """
+
+    def __init__(self, message: str, *, parameter: str | None = None) -> None:
+        super().__init__(message)
+        self.parameter = parameter
 
 
 class TargetUnreachable(PlannerError):

@@ -42,8 +42,19 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import InvalidInput
+from planner.validation import RULES, UNIT, Rule, check
 
-_NUMBER = (int, float)
+TEAM_KEYS = (
+    "annotators",
+    "hours_per_day",
+    "days_per_week",
+    "time_spread",
+    "attention_check_share",
+    "attention_fail_rate",
+    "requalification_hours",
+    "adjudicators",
+    "runs",
+)
 
 
 @dataclass(frozen=True)
@@ -77,114 +88,78 @@ class Scenario:
     team: dict[str, Any] = field(default_factory=dict)
 
 
-# key -> (types, check, allowed text); check None means any value of the type
-def _unit_open(x: float) -> bool:
-    return 0 < x < 1
-
-
-def _unit(x: float) -> bool:
-    return 0 <= x <= 1
-
-
-def _positive(x: float) -> bool:
-    return x > 0 and math.isfinite(x)
-
-
-def _non_negative(x: float) -> bool:
-    return x >= 0 and math.isfinite(x)
-
-
-_PAIR = "a number or a list of two numbers"
-SCHEMA: dict[str, dict[str, tuple[Any, Any, str]]] = {
+# section -> key -> the rule its value obeys (planner.validation), a pair of them, or counts
+_PAIR = "pair"
+_COUNTS = Rule("counts", None, "a list of four non-negative whole numbers")
+_TEXT = Rule("text", None, "text")
+_METHOD = Rule("text", None, "an interval method name")
+_METRIC = Rule("text", lambda x: x in ("psa", "kappa", "both"), "psa, kappa or both")
+SCHEMA: dict[str, dict[str, Rule | tuple[str, Rule]]] = {
     "model": {
-        "prevalence": (_NUMBER, _unit_open, "a number in (0, 1)"),
-        "error_rate": ("pair", lambda x: 0 <= x < 0.5, f"{_PAIR} in [0, 0.5)"),
-        "bias": ("pair", lambda x: -1 <= x <= 1, f"{_PAIR} in [-1, 1]"),
-        "ambiguity": (_NUMBER, _unit, "a number in [0, 1]"),
-        "union_rate": (_NUMBER, lambda x: 0 < x <= 1, "a number in (0, 1]"),
-        "psa": (_NUMBER, _unit, "a number in [0, 1]"),
-        "pilot_counts": ("counts", None, "a list of four non-negative whole numbers"),
+        "prevalence": RULES["prevalence"],
+        "error_rate": (_PAIR, RULES["error_rate"]),
+        "bias": (_PAIR, RULES["bias"]),
+        "ambiguity": RULES["ambiguity"],
+        "union_rate": RULES["union_rate"],
+        "psa": RULES["psa"],
+        "pilot_counts": _COUNTS,
     },
     "strata": {
-        "name": (str, None, "text"),
-        "share": (_NUMBER, lambda x: 0 < x <= 1, "a number in (0, 1]"),
-        "size": (_NUMBER, _positive, "a positive number of items"),
-        "prevalence": (_NUMBER, _unit_open, "a number in (0, 1)"),
-        "error_rate": ("pair", lambda x: 0 <= x < 0.5, f"{_PAIR} in [0, 0.5)"),
-        "bias": ("pair", lambda x: -1 <= x <= 1, f"{_PAIR} in [-1, 1]"),
-        "ambiguity": (_NUMBER, _unit, "a number in [0, 1]"),
-        "seconds_per_item": (_NUMBER, _positive, "a positive number"),
-        "enriched_share": (_NUMBER, _unit, "a number in [0, 1]"),
+        "name": _TEXT,
+        "share": Rule("number", lambda x: 0 < x <= 1, "a number in (0, 1]"),
+        "size": Rule("number", lambda x: x > 0, "a positive number of items"),
+        "prevalence": RULES["prevalence"],
+        "error_rate": (_PAIR, RULES["error_rate"]),
+        "bias": (_PAIR, RULES["bias"]),
+        "ambiguity": RULES["ambiguity"],
+        "seconds_per_item": RULES["seconds_per_item"],
+        "enriched_share": UNIT,
     },
     "target": {
-        "metric": (str, lambda x: x in ("psa", "kappa", "both"), "psa, kappa or both"),
-        "width": (_NUMBER, _unit_open, "a number in (0, 1)"),
-        "confidence": (_NUMBER, _unit_open, "a number in (0, 1)"),
-        "assurance": (_NUMBER, _unit_open, "a number in (0, 1)"),
-        "psa_method": (str, None, "an interval method name"),
-        "kappa_method": (str, None, "an interval method name"),
+        "metric": _METRIC,
+        "width": RULES["width"],
+        "confidence": RULES["confidence"],
+        "assurance": RULES["assurance"],
+        "psa_method": _METHOD,
+        "kappa_method": _METHOD,
     },
-    "thresholds": {
-        "not_demonstrated_below": (_NUMBER, _unit, "a number in [0, 1]"),
-        "demonstrated_at": (_NUMBER, _unit, "a number in [0, 1]"),
-    },
+    "thresholds": {key: RULES[key] for key in ("not_demonstrated_below", "demonstrated_at")},
     "budget": {
-        "annotators_per_item": (int, lambda x: 2 <= x <= 1000, "a whole number in [2, 1000]"),
-        "seconds_per_item": (_NUMBER, _positive, "a positive number"),
-        "adjudication_seconds": (_NUMBER, _non_negative, "a number >= 0"),
-        "hourly_rate": (_NUMBER, _non_negative, "a number >= 0"),
+        key: RULES[key]
+        for key in (
+            "annotators_per_item",
+            "seconds_per_item",
+            "adjudication_seconds",
+            "hourly_rate",
+        )
     },
-    "design": {
-        "floor_items": (int, lambda x: x >= 0, "a whole number >= 0"),
-        "prevalence_width": (_NUMBER, _unit_open, "a number in (0, 1)"),
-    },
-    "simulation": {
-        "replicates": (int, lambda x: 100 <= x <= 1_000_000, "a whole number in [100, 1e6]"),
-        "max_items": (int, lambda x: 10 <= x <= 10**9, "a whole number in [10, 1e9]"),
-        "seed": (int, lambda x: x >= 0, "a whole number >= 0"),
-    },
-    "team": {
-        "annotators": (int, lambda x: 1 <= x <= 10_000, "a whole number in [1, 10000]"),
-        "hours_per_day": (_NUMBER, lambda x: 0 < x <= 24, "a number in (0, 24]"),
-        "days_per_week": (int, lambda x: 1 <= x <= 7, "a whole number in [1, 7]"),
-        "time_spread": (_NUMBER, lambda x: 0 <= x <= 3, "a number in [0, 3] (lognormal sigma)"),
-        "attention_check_share": (_NUMBER, lambda x: 0 <= x < 1, "a number in [0, 1)"),
-        "attention_fail_rate": (_NUMBER, _unit, "a number in [0, 1]"),
-        "requalification_hours": (_NUMBER, _non_negative, "a number >= 0"),
-        "adjudicators": (int, lambda x: 0 <= x <= 1000, "a whole number in [0, 1000]"),
-        "runs": (int, lambda x: 1 <= x <= 100_000, "a whole number in [1, 100000]"),
-    },
+    "design": {key: RULES[key] for key in ("floor_items", "prevalence_width")},
+    "simulation": {key: RULES[key] for key in ("replicates", "max_items", "seed")},
+    "team": {key: RULES[key] for key in TEAM_KEYS},
 }
 _TOP = {"name", "description", *SCHEMA}
 
 
-def _check_value(source: str, key: str, value: Any, spec: tuple[Any, Any, str]) -> Any:
-    kind, check, allowed = spec
-
-    def bad() -> InvalidInput:
-        return InvalidInput(f"{source}: {key} must be {allowed}, got {value!r}")
-
-    if kind == "pair":
+def _check_value(source: str, key: str, value: Any, spec: Rule | tuple[str, Rule]) -> Any:
+    name = f"{source}: {key}"
+    if isinstance(spec, tuple):  # one number for both annotators, or [A, B]
+        rule = spec[1]
+        pair = Rule(
+            rule.kind,
+            rule.test,
+            "a number or a list of two numbers" + rule.allowed.removeprefix("a number"),
+        )
         items = value if isinstance(value, list) else [value]
         if not 1 <= len(items) <= 2:
-            raise bad()
-        for item in items:
-            if isinstance(item, bool) or not isinstance(item, _NUMBER) or not check(item):
-                raise bad()
-        return tuple(float(v) for v in items)
-    if kind == "counts":
-        if not (isinstance(value, list) and len(value) == 4):
-            raise bad()
-        if any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in value):
-            raise bad()
+            check(name, None, pair)
+        return tuple(check(name, item, pair) for item in items)
+    if spec is _COUNTS:
+        if not (isinstance(value, list) and len(value) == 4) or any(
+            isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in value
+        ):
+            check(name, None, spec)
         return [int(v) for v in value]
-    if isinstance(value, bool) or not isinstance(value, kind):
-        raise bad()
-    if isinstance(value, float) and not math.isfinite(value):
-        raise bad()
-    if check is not None and not check(value):
-        raise bad()
-    return value
+    return check(name, value, spec)
 
 
 def _check_table(source: str, section: str, table: Any) -> dict[str, Any]:

@@ -1,0 +1,157 @@
+"""One validation layer: the rules every value obeys, wherever it comes from.
+
+A value reaches the library from a function call, from a scenario file or from a
+command-line option. Each entry checks it against the same :class:`Rule`, and the message
+names the value as its source did:
+
+* a library call names the parameter: ``hours_per_day must be a number in (0, 24], got nan``;
+* a scenario names the file and key: ``team.toml: team.hours_per_day must be ...``;
+* the CLI translates the parameter into its flag: ``--hours-per-day must be ...``
+  (see :func:`planner.cli_common.flag_message`).
+
+>>> check("width", 0.5, RULES["width"])
+0.5
+>>> check("width", 1.5, RULES["width"])
+Traceback (most recent call last):
+...
+planner.errors.InvalidInput: width must be a number in (0, 1), got 1.5
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from planner.errors import InvalidInput
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What a value must be: a kind (``"number"``, ``"integer"``, ``"text"``), a check, in words.
+
+    Numbers must be finite (NaN and infinities never pass); integers must be whole numbers
+    (``True``/``False`` are not numbers).
+    """
+
+    kind: str
+    test: Callable[[Any], bool] | None
+    allowed: str
+
+
+def _number(allowed: str, test: Callable[[float], bool]) -> Rule:
+    return Rule("number", test, f"a number in {allowed}")
+
+
+def _integer(low: int, high: int) -> Rule:
+    return Rule("integer", lambda x: low <= x <= high, f"a whole number in [{low:,}, {high:,}]")
+
+
+def shown(value: Any) -> str:
+    """A value as a user typed it: ``1`` not ``np.int64(1)``, ``nan`` not ``np.float64(nan)``."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):
+        return f"{value:g}" if math.isfinite(value) and value == value else str(value)
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def check(name: str, value: Any, rule: Rule, *, parameter: str | None = None) -> Any:
+    """Return ``value`` (converted to ``float``/``int``) when it obeys ``rule``; else raise.
+
+    Parameters
+    ----------
+    name
+        How the message names the value (the parameter, or ``"file: section.key"``).
+    value
+        The value to check.
+    rule
+        The rule it must obey.
+    parameter
+        The library parameter name, carried on the error so that the CLI can name the flag;
+        defaults to ``name``.
+
+    Raises
+    ------
+    InvalidInput
+        ``"{name} must be {rule.allowed}, got {value}"``.
+    """
+    error = InvalidInput(
+        f"{name} must be {rule.allowed}, got {shown(value)}",
+        parameter=parameter if parameter is not None else (name if name.isidentifier() else None),
+    )
+    if rule.kind == "text":
+        if not isinstance(value, str) or (rule.test is not None and not rule.test(value)):
+            raise error
+        return value
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.number):
+        raise error
+    if rule.kind == "integer":
+        if isinstance(value, float | np.floating) and not float(value).is_integer():
+            raise error
+        value = int(value)
+    else:
+        value = float(value)
+        if not math.isfinite(value):
+            raise error
+    if rule.test is not None and not rule.test(value):
+        raise error
+    return value
+
+
+def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
+    """``value`` when it is one of ``choices``; else "``name`` must be one of a, b; got x"."""
+    if value not in choices:
+        raise InvalidInput(
+            f"{name} must be one of {', '.join(choices)}; got {shown(value)}", parameter=name
+        )
+    return str(value)
+
+
+UNIT_OPEN = _number("(0, 1)", lambda x: 0 < x < 1)
+UNIT = _number("[0, 1]", lambda x: 0 <= x <= 1)
+POSITIVE = Rule("number", lambda x: x > 0, "a positive number")
+NON_NEGATIVE = Rule("number", lambda x: x >= 0, "a number >= 0")
+
+RULES: dict[str, Rule] = {
+    # the annotator model
+    "prevalence": UNIT_OPEN,
+    "error_rate": _number("[0, 0.5)", lambda x: 0 <= x < 0.5),
+    "bias": _number("[-1, 1]", lambda x: -1 <= x <= 1),
+    "ambiguity": UNIT,
+    "union_rate": _number("(0, 1]", lambda x: 0 < x <= 1),
+    "psa": UNIT,
+    # the target
+    "width": UNIT_OPEN,
+    "confidence": UNIT_OPEN,
+    "confidence_level": UNIT_OPEN,
+    "assurance": UNIT_OPEN,
+    # the budget
+    "annotators_per_item": _integer(2, 1000),
+    "seconds_per_item": POSITIVE,
+    "adjudication_seconds": NON_NEGATIVE,
+    "hourly_rate": NON_NEGATIVE,
+    # designs and simulation
+    "floor_items": _integer(0, 10**9),
+    "prevalence_width": UNIT_OPEN,
+    "replicates": _integer(100, 1_000_000),
+    "n_reps": _integer(100, 1_000_000),
+    "max_items": _integer(10, 10**9),
+    "seed": _integer(0, 2**63 - 1),
+    # the team
+    "annotators": _integer(1, 10_000),
+    "hours_per_day": _number("(0, 24]", lambda x: 0 < x <= 24),
+    "days_per_week": _integer(1, 7),
+    "time_spread": _number("[0, 3] (lognormal sigma)", lambda x: 0 <= x <= 3),
+    "attention_check_share": _number("[0, 1)", lambda x: 0 <= x < 1),
+    "attention_fail_rate": UNIT,
+    "requalification_hours": NON_NEGATIVE,
+    "adjudicators": _integer(0, 1000),
+    "runs": _integer(1, 100_000),
+    # decisions
+    "not_demonstrated_below": UNIT,
+    "demonstrated_at": UNIT,
+}
