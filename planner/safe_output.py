@@ -12,11 +12,12 @@ is active (in the main thread) it raises :class:`Terminated` instead, a
 :func:`uninterrupted` a signal waits until the block is done (a rename and its cleanup are
 never cut in half).
 
->>> import tempfile, pathlib
+>>> import pathlib, shutil, tempfile
 >>> folder = pathlib.Path(tempfile.mkdtemp())
 >>> write_text_atomically(folder / "a.txt", "one\\n")
 >>> sorted(p.name for p in folder.iterdir())
 ['a.txt']
+>>> shutil.rmtree(folder)
 """
 
 from __future__ import annotations
@@ -185,7 +186,8 @@ def write_bytes_atomically(path: str | Path, data: bytes) -> None:
             with uninterrupted():
                 fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
             with os.fdopen(fd, "wb") as handle:
-                os.fchmod(handle.fileno(), 0o666 & ~_umask())
+                if hasattr(os, "fchmod"):  # POSIX: mkstemp made it 0o600
+                    os.fchmod(handle.fileno(), 0o666 & ~_umask())
                 handle.write(data)
             with uninterrupted():
                 if os.path.lexists(target) and not stat.S_ISREG(os.lstat(target).st_mode):

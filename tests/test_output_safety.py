@@ -26,7 +26,7 @@ from planner import report as report_module
 from planner.cli import app
 from planner.errors import InvalidInput, OutputError
 from planner.report import MARKER, MARKER_VERSION
-from planner.safe_output import unexpected_entries, write_text_atomically
+from planner.safe_output import publish_folder, unexpected_entries, write_text_atomically
 from planner.scenario import load_scenario, scenario_from_dict
 
 runner = CliRunner()
@@ -423,3 +423,18 @@ def test_unexpected_entries_lists_files_and_empty_folders_not_allowed(tmp_path):
     (tmp_path / "link").symlink_to("/")
     allowed = {"report.md", "figures/a.png"}
     assert unexpected_entries(tmp_path, allowed) == ["empty", "link"]
+
+
+def test_a_file_that_appears_before_the_swap_is_put_back_not_deleted(tmp_path):
+    dest = tmp_path / "report"
+    dest.mkdir()
+    (dest / "ours.txt").write_text("old")
+    (dest / "theirs.txt").write_text("arrived after the check")
+
+    def fill(folder: Path) -> None:
+        (folder / "ours.txt").write_text("new")
+
+    with pytest.raises(InvalidInput, match="now holds files planner did not write"):
+        publish_folder(dest, fill, replace={"ours.txt"})
+    assert _tree(dest) == {"ours.txt": b"old", "theirs.txt": b"arrived after the check"}
+    assert [p.name for p in tmp_path.iterdir()] == ["report"]
