@@ -7,7 +7,7 @@ one :class:`~planner.errors.InvalidInput` naming the file, the key and what is a
 
 Layout (every table optional except what the model needs)::
 
-    name = "enriched"
+    name = "enriched"       # the report folder: ASCII letters, digits, ".", "_", "-"
     description = "..."
 
     [model]                 # a single population (ignored when [[strata]] are given)
