@@ -10,7 +10,6 @@ from planner.cli_common import (
     emit_json,
     parse_ints,
     seed_or_draw,
-    write_csv_atomically,
 )
 from planner.errors import InvalidInput
 
@@ -169,10 +168,19 @@ def agree_command(
     contested: Annotated[
         str | None,
         typer.Option(
-            help="Write the contested items (ratings differ) to this CSV.",
+            help="Write the contested items (ratings differ) to this CSV: a new file (--force "
+            "replaces an existing one), never the input file, a folder, a device or a link.",
             rich_help_panel="Diagnostics",
         ),
     ] = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Replace an existing --contested file.",
+            rich_help_panel="Diagnostics",
+        ),
+    ] = False,
     seed: Annotated[
         int | None, typer.Option(help="Seed for the bootstrap; drawn and printed if not given.")
     ] = None,
@@ -187,6 +195,10 @@ def agree_command(
 
     if (file is None) == (counts is None):
         raise InvalidInput("give a label FILE or --counts both,a_only,b_only,neither (one of them)")
+    if contested is not None:  # before any work: never the input, never a clobber
+        from planner.safe_output import check_new_file
+
+        check_new_file(contested, name="--contested", force=force, inputs=[file] if file else [])
     if counts is not None:
         cells = parse_ints(counts, "--counts")
         if len(cells) != 4:
@@ -223,7 +235,9 @@ def agree_command(
         by=by,
         seed=seed_or_draw(seed),
     )
-    if contested:
+    if contested is not None:
+        from planner.safe_output import write_csv_atomically
+
         header, rows = contested_rows(ratings)
         write_csv_atomically(contested, header, rows)
     if json_output:
@@ -237,5 +251,5 @@ def agree_command(
 
     console = Console()
     render_agreement(report, console)
-    if contested:
+    if contested is not None:
         console.print(f"contested items written to {contested}")

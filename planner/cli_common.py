@@ -104,25 +104,3 @@ def json_document(doc: dict[str, Any]) -> dict[str, Any]:
     from planner.jsonout import json_ready
 
     return json_ready(doc)
-
-
-def write_csv_atomically(path: str, header: list[str], rows: list[list[Any]]) -> None:
-    """Write a CSV through a temporary file in the same folder, then move it into place."""
-    import csv
-    import os
-    import tempfile
-    from pathlib import Path
-
-    target = Path(path)
-    if not target.parent.is_dir():
-        raise InvalidInput(f"--contested {path}: folder {target.parent} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", newline="") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(header)
-            writer.writerows(rows)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -6,12 +6,12 @@ from typing import Annotated
 
 import typer
 
-from planner.errors import InvalidInput
-
 REPORT_HELP = (
     "Write a report of each scenario to reports/NAME/: Markdown and a self-contained HTML "
     "page with the assumptions, the plan, the design comparison, the budget, the schedule "
-    "and figures. An existing report is replaced only with --force."
+    "and figures. Every output location is checked before any work. An existing report is "
+    "replaced only with --force, and only when it is a report planner wrote (its "
+    ".planner-report marker) holding no other file."
 )
 
 
@@ -27,18 +27,27 @@ Examples:
 def report_command(
     scenarios: Annotated[list[str], typer.Argument(help="Scenario files (TOML).")],
     out: Annotated[str, typer.Option(help="Folder that holds the reports.")] = "reports",
-    force: Annotated[bool, typer.Option("--force", help="Replace existing reports.")] = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Replace existing reports that planner wrote (never other folders or files).",
+        ),
+    ] = False,
 ) -> None:
-    from planner.report import write_report
-    from planner.scenario import load_scenario
+    from planner.errors import OutputError
+    from planner.report import check_reports, write_report
+    from planner.safe_output import Terminated, interruptible
 
-    if not force:  # refuse before doing any work
-        from pathlib import Path
-
-        for path in scenarios:
-            dest = Path(out) / load_scenario(path).name
-            if dest.exists():
-                raise InvalidInput(f"{dest} exists; use --force to replace it")
-    for path in scenarios:
-        folder = write_report(path, out, force=force)
-        typer.echo(f"wrote {folder}/report.md and {folder}/report.html")
+    check_reports(scenarios, out, force=force)  # every location, before any work
+    written: list[str] = []
+    try:
+        with interruptible():
+            for path in scenarios:
+                folder = write_report(path, out, force=force)
+                written.append(str(folder))
+                typer.echo(f"wrote {folder}/report.md and {folder}/report.html")
+    except KeyboardInterrupt as exc:
+        how = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
+        done = f"; complete: {', '.join(written)}" if written else ""
+        raise OutputError(f"{how}; no report was left half-written{done}") from None

@@ -33,3 +33,7 @@ class InvalidInput(PlannerError, ValueError):
 
 class TargetUnreachable(PlannerError):
     """The requested precision cannot be reached within the search limits."""
+
+
+class OutputError(PlannerError):
+    """An output file or folder could not be written (permission, full disk, interrupted)."""

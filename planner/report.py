@@ -2,20 +2,25 @@
 
 ``planner report scenarios/NAME.toml`` writes ``reports/NAME/`` with ``report.md``,
 a self-contained ``report.html`` (figures embedded), the PNG figures, the scenario file and
-the JSON of the plan and the schedule. The folder is built in a temporary folder beside it
-and moved into place, so a failed run leaves nothing half-written; an existing report is
-replaced only with ``force=True``. Figures are drawn on :class:`matplotlib.figure.Figure`
-objects, without pyplot's global state.
+the JSON of the plan and the schedule, and a ``.planner-report`` marker listing them. The
+folder is built in a hidden temporary folder beside it and moved into place
+(:mod:`planner.safe_output`), so a failed or interrupted run leaves nothing behind; an
+existing report is replaced only with ``force=True``, and only when it is a report planner
+wrote (its marker) holding no file planner did not write. Scenario names are plain folder
+names (checked by :mod:`planner.scenario`), and the destination is checked to lie directly
+inside the output folder. Figures are drawn on :class:`matplotlib.figure.Figure` objects,
+without pyplot's global state.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import html
 import json
+import os
 import platform
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +32,14 @@ from planner.errors import InvalidInput
 from planner.jsonout import json_ready
 from planner.model import PairModel, as_cells
 from planner.request import TEAM_DEFAULTS, operation_for, resolve, resolve_team, run_plan
-from planner.scenario import load_scenario
+from planner.safe_output import (
+    files_below,
+    output_error,
+    probe_folder,
+    publish_folder,
+    unexpected_entries,
+)
+from planner.scenario import Scenario, load_scenario
 from planner.search import interval_function
 from planner.simulation import NestedStudies
 from planner.workload import simulate_schedule
@@ -157,16 +169,131 @@ def _fmt(x: float, digits: int = 3) -> str:
     return "undefined" if x is None or not np.isfinite(x) else f"{x:,.{digits}f}"
 
 
+MARKER = ".planner-report"
+MARKER_VERSION = "planner-report 1"
+# what planner 0.x wrote before report folders carried a marker: replaced by --force too
+LEGACY_FILES = frozenset(
+    {"report.md", "report.html", "scenario.toml", "plan.json", "schedule.json"}
+    | {f"figures/{n}.png" for n in ("burndown", "estimates", "half_width", "hours")}
+)
+
+
+def report_files(folder: Path) -> frozenset[str] | None:
+    """The files a report folder may hold (from its marker), or ``None``: not a report.
+
+    A folder is a report when it holds a :data:`MARKER` file whose first line is
+    :data:`MARKER_VERSION`; the lines after it list the files planner wrote there. A folder
+    without a marker is a report of an older planner when its files are among
+    :data:`LEGACY_FILES` and include ``report.md``.
+    """
+    marker = folder / MARKER
+    if os.path.lexists(marker):
+        if marker.is_symlink() or not marker.is_file():
+            return None
+        lines = marker.read_text(encoding="utf-8", errors="replace").splitlines()
+        if not lines or lines[0] != MARKER_VERSION:
+            return None
+        return frozenset({MARKER, *(x for x in lines[1:] if x and not x.startswith("#"))})
+    files, _ = files_below(folder)
+    return LEGACY_FILES if "report.md" in files and files <= LEGACY_FILES else None
+
+
+def _listed(entries: list[str], most: int = 5) -> str:
+    more = f" and {len(entries) - most} more" if len(entries) > most else ""
+    return ", ".join(entries[:most]) + more
+
+
+def check_destination(
+    out_root: str | Path, name: str, *, force: bool
+) -> tuple[Path, frozenset[str] | None]:
+    """The folder ``out_root/name`` a report goes to, and the files ``--force`` may replace.
+
+    Raises :class:`~planner.errors.InvalidInput` unless the folder lies directly inside
+    ``out_root`` and is free, or (with ``force``) is a report planner wrote that holds no
+    other file.
+    """
+    root = Path(out_root)
+    dest = root / name
+    if (
+        name in ("", ".", "..")
+        or Path(name).name != name
+        or dest.parent.resolve() != root.resolve()
+    ):
+        raise InvalidInput(f"report name {name!r} is not a plain folder name inside {root}")
+    if not os.path.lexists(dest):
+        return dest, None
+    if dest.is_symlink() or not dest.is_dir():
+        kind = "a symbolic link" if dest.is_symlink() else "not a folder"
+        raise InvalidInput(f"{dest} is {kind}; --force replaces only report folders planner wrote")
+    allowed = report_files(dest)
+    if allowed is None:
+        raise InvalidInput(
+            f"{dest} is not a report planner wrote (no {MARKER} file); --force replaces only "
+            "those: move it away or choose another --out"
+        )
+    extra = unexpected_entries(dest, allowed)
+    if extra:
+        raise InvalidInput(
+            f"{dest} holds files planner did not write ({_listed(extra)}); move them out and "
+            "run again with --force"
+        )
+    if not force:
+        raise InvalidInput(f"{dest} exists; use --force to replace it")
+    return dest, allowed
+
+
+def check_reports(
+    scenario_paths: list[str], out_root: str | Path = "reports", *, force: bool = False
+) -> list[Scenario]:
+    """Check a batch before any work: every scenario, distinct names, every destination.
+
+    Returns the loaded scenarios. Raises :class:`~planner.errors.InvalidInput` for a bad
+    scenario, two scenarios with one name (compared case-insensitively, as some file
+    systems do) or a destination :func:`check_destination` refuses, and
+    :class:`~planner.errors.OutputError` when ``out_root`` cannot be created or written.
+    """
+    probe_folder(out_root)
+    scenarios = [load_scenario(path) for path in scenario_paths]
+    seen: dict[str, str] = {}
+    for scenario in scenarios:
+        key = scenario.name.casefold()
+        if key in seen:
+            raise InvalidInput(
+                f"{seen[key]} and {scenario.path} both have name {scenario.name!r}; "
+                "reports of one call need distinct names"
+            )
+        seen[key] = scenario.path
+        check_destination(out_root, scenario.name, force=force)
+    return scenarios
+
+
+def _make_folders(folder: Path) -> list[Path]:
+    """Create ``folder`` and its missing parents; return those created, outermost first."""
+    missing = [p for p in (folder, *folder.parents) if not os.path.lexists(p)][::-1]
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        for made in reversed(missing):
+            with contextlib.suppress(OSError):
+                made.rmdir()
+        raise output_error(exc, folder) from None
+    return missing
+
+
 def write_report(
     scenario_path: str | Path, out_root: str | Path = "reports", *, force: bool = False
 ) -> Path:
-    """Build the report of one scenario under ``out_root/NAME`` and return its folder."""
+    """Build the report of one scenario under ``out_root/NAME`` and return its folder.
+
+    The destination is checked before any work (see :func:`check_destination`); the folder
+    is built beside it under a hidden name and moved into place, with a :data:`MARKER` file
+    listing what it holds, so that ``force`` later replaces exactly those files. Any
+    failure, ``SIGTERM`` included, leaves nothing behind (an older report stays as it was).
+    """
     scenario = load_scenario(scenario_path)
     root = Path(out_root)
-    dest = root / scenario.name
-    if dest.exists() and not force:
-        raise InvalidInput(f"{dest} exists; use --force to replace it")
-    root.mkdir(parents=True, exist_ok=True)
+    dest, allowed = check_destination(root, scenario.name, force=force)
+    probe_folder(root)
     merged = resolve(scenario, {})
     seed = merged.get("seed")
     if seed is None:
@@ -176,28 +303,30 @@ def write_report(
     schedule = simulate_schedule(
         operation_for(result, team, merged, "weighted"), runs=team["runs"], seed=seed
     )
-    tmp = Path(tempfile.mkdtemp(prefix=f".{scenario.name}.", dir=root))
-    tmp.chmod(0o755)
-    try:
+
+    def fill(tmp: Path) -> None:
         figures = tmp / "figures"
         figures.mkdir()
         blocks = _build(scenario, result, schedule, figures, seed)
-        (tmp / "report.md").write_text(_markdown(blocks))
-        (tmp / "report.html").write_text(_html(blocks, f"planner report: {scenario.name}", figures))
+        title = f"planner report: {scenario.name}"
+        (tmp / "report.md").write_text(_markdown(blocks), encoding="utf-8")
+        (tmp / "report.html").write_text(_html(blocks, title, figures), encoding="utf-8")
         shutil.copyfile(scenario_path, tmp / "scenario.toml")
         (tmp / "plan.json").write_text(json.dumps(result.to_dict(), indent=2) + "\n")
         (tmp / "schedule.json").write_text(
             json.dumps(json_ready(schedule.to_dict()), indent=2) + "\n"
         )
-        if dest.exists():
-            trash = Path(tempfile.mkdtemp(prefix=f".{scenario.name}.old.", dir=root))
-            dest.rename(trash / "old")
-            tmp.rename(dest)
-            shutil.rmtree(trash)
-        else:
-            tmp.rename(dest)
+        written = sorted(files_below(tmp)[0])
+        note = "# written by planner report; report --force replaces this folder and these files"
+        (tmp / MARKER).write_text("\n".join([MARKER_VERSION, note, *written]) + "\n")
+
+    created = _make_folders(root)
+    try:
+        publish_folder(dest, fill, replace=allowed)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        for folder in reversed(created):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
         raise
     return dest
 

@@ -7,7 +7,7 @@ one :class:`~planner.errors.InvalidInput` naming the file, the key and what is a
 
 Layout (every table optional except what the model needs)::
 
-    name = "enriched"
+    name = "enriched"       # the report folder: ASCII letters, digits, ".", "_", "-"
     description = "..."
 
     [model]                 # a single population (ignored when [[strata]] are given)
@@ -36,13 +36,14 @@ Layout (every table optional except what the model needs)::
 from __future__ import annotations
 
 import math
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from planner.errors import InvalidInput
-from planner.validation import RULES, UNIT, Rule, check
+from planner.validation import RULES, UNIT, Rule, check, shown
 
 TEAM_KEYS = (
     "annotators",
@@ -228,10 +229,10 @@ def scenario_from_dict(data: dict[str, Any], source: str = "scenario") -> Scenar
     thresholds = sections["thresholds"]
     if thresholds.get("not_demonstrated_below", 0) > thresholds.get("demonstrated_at", 1):
         raise InvalidInput(f"{source}: thresholds.not_demonstrated_below exceeds demonstrated_at")
-    name = data.get("name", Path(source).stem)
+    name = _scenario_name(data, source)
     description = data.get("description", "")
-    if not isinstance(name, str) or not isinstance(description, str):
-        raise InvalidInput(f"{source}: name and description must be text")
+    if not isinstance(description, str):
+        raise InvalidInput(f"{source}: description must be text, got {shown(description)}")
     total = sum(s.get("share", s.get("size", 0)) for s in strata) if strata else 1.0
     return Scenario(
         name=name,
@@ -260,13 +261,39 @@ def scenario_from_dict(data: dict[str, Any], source: str = "scenario") -> Scenar
     )
 
 
+def _scenario_name(data: dict[str, Any], source: str) -> str:
+    """The scenario's ``name`` (default: the file's stem): the report's folder, so one plain
+    path component (``RULES["scenario_name"]``), never a path."""
+    if "name" in data:
+        return str(check(f"{source}: name", data["name"], RULES["scenario_name"]))
+    stem = Path(source).stem
+    return str(check(f"{source}: name (not set; from the file name)", stem, RULES["scenario_name"]))
+
+
 def load_scenario(path: str | Path) -> Scenario:
-    """Read and validate a scenario TOML file."""
+    """Read and validate a scenario TOML file.
+
+    Raises
+    ------
+    InvalidInput
+        When ``path`` does not exist, is a folder or is not a regular file (a device, a
+        FIFO), cannot be read, is not UTF-8 TOML, or holds an invalid scenario.
+    """
     p = Path(path)
-    if not p.is_file():
-        raise InvalidInput(f"{p}: no such scenario file")
     try:
-        data = tomllib.loads(p.read_text())
+        mode = p.stat().st_mode
+    except FileNotFoundError:
+        raise InvalidInput(f"{p}: no such scenario file") from None
+    except OSError as exc:
+        raise InvalidInput(f"{p}: cannot read the scenario file: {exc.strerror}") from None
+    if stat.S_ISDIR(mode):
+        raise InvalidInput(f"{p} is a directory, not a scenario file")
+    if not stat.S_ISREG(mode):
+        raise InvalidInput(f"{p} is not a regular file (a device, FIFO or socket), not a scenario")
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InvalidInput(f"{p}: cannot read the scenario file: {exc.strerror}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InvalidInput(f"{p}: not valid TOML: {exc}") from None
     return scenario_from_dict(data, str(p))

@@ -20,6 +20,7 @@ planner.errors.InvalidInput: width must be a number in (0, 1), got 1.5
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -155,3 +156,14 @@ RULES: dict[str, Rule] = {
     "not_demonstrated_below": UNIT,
     "demonstrated_at": UNIT,
 }
+
+# output safety: a scenario's name is the folder its report goes to, so one plain path
+# component (no separators, no leading dot, nothing a file system treats specially)
+NAME_MAX = 100
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+RULES["scenario_name"] = Rule(
+    "text",
+    lambda x: len(x) <= NAME_MAX and _PLAIN_NAME.fullmatch(x) is not None,
+    "a plain folder name (ASCII letters, digits, '.', '_' and '-', starting with a letter or a "
+    f"digit, at most {NAME_MAX} characters)",
+)
