@@ -154,7 +154,7 @@ def operation_for(
     result: Any, team: dict[str, Any], merged: dict[str, Any], design: str = "weighted"
 ) -> Any:
     """The labelling operation that carries out a plan (or one design of a comparison)."""
-    from planner.validation import check_choice
+    from planner.validation import RULES, check, check_choice
     from planner.workload import Operation
 
     check_choice("design", design, DESIGNS)
@@ -175,6 +175,7 @@ def operation_for(
         items = [result.items]
         seconds = [settings.seconds_per_item]
         contested = [result.model.contested_rate]
+    check("the items to schedule", sum(int(n) for n in items), RULES["items"])
     return Operation(
         items_per_stratum=tuple(int(n) for n in items),
         seconds_per_item=tuple(float(s) for s in seconds),

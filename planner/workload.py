@@ -319,12 +319,13 @@ def _label_finish_times(
     """
     a = op.annotators
     if op.attention_check_share == 0:
-        rng.random(flat.size)  # the check-failure draws each annotator would make (unused)
+        for start in range(0, flat.size, 1 << 20):  # the check-failure draws each annotator
+            rng.random(min(1 << 20, flat.size - start))  # would make, unused, a block at a time
         rows = -(-flat.size // a)
-        table = np.zeros(rows * a)
-        table[: flat.size] = flat
-        done = np.cumsum(table.reshape(rows, a), axis=0).reshape(-1)[: flat.size]
-        return done, float(flat.sum()), 0.0
+        table = np.zeros((rows, a))
+        table.reshape(-1)[: flat.size] = flat
+        np.cumsum(table, axis=0, out=table)
+        return table.reshape(-1)[: flat.size], float(flat.sum()), 0.0
     done = np.empty(flat.size)
     busy = requal = 0.0
     for person in range(a):

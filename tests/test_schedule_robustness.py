@@ -311,3 +311,16 @@ def test_options_without_effect_are_refused(args, message):
 def test_a_bad_design_is_refused_even_where_it_would_not_apply():
     line = _one_line_error(_schedule("--items", "50", "--design", "bogus"))
     assert line == "error: --design must be one of uniform, enriched, weighted; got 'bogus'"
+
+
+def test_a_plan_too_large_to_schedule_says_so():
+    from types import SimpleNamespace
+
+    from planner.plan import PlanSettings
+    from planner.request import TEAM_DEFAULTS, operation_for
+
+    plan = SimpleNamespace(
+        settings=PlanSettings(), items=20_000_000, model=SimpleNamespace(contested_rate=0.1)
+    )
+    with pytest.raises(InvalidInput, match=r"^the items to schedule must be a whole number in"):
+        operation_for(plan, dict(TEAM_DEFAULTS), {})
