@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Annotated
 
 import typer
@@ -12,7 +14,6 @@ from planner.cli_common import (
     parse_ints,
     seed_or_draw,
 )
-from planner.errors import InvalidInput
 
 SCHEDULE_HELP = (
     "Simulate the labelling operation (SimPy): calendar days, person-hours, utilisation and "
@@ -41,8 +42,12 @@ def schedule_command(
         int | None, typer.Option(help="Items to label (instead of planning them).")
     ] = None,
     design: Annotated[
-        str, typer.Option(help="For stratified scenarios: uniform, enriched or weighted.")
-    ] = "weighted",
+        str | None,
+        typer.Option(
+            help="For stratified scenarios: uniform, enriched or weighted. Default weighted.",
+            show_default=False,
+        ),
+    ] = None,
     prevalence: Annotated[float | None, typer.Option(help="As for plan.")] = None,
     pilot_counts: Annotated[str | None, typer.Option(help="As for plan.")] = None,
     width: Annotated[float | None, typer.Option(help="As for plan.")] = None,
@@ -88,8 +93,6 @@ def schedule_command(
 ) -> None:
     from planner.request import run_schedule
 
-    if contested_rate is not None and not 0 <= contested_rate <= 1:
-        raise InvalidInput(f"--contested-rate must be in [0, 1], got {contested_rate}")
     cli = {
         "prevalence": prevalence,
         "pilot_counts": parse_ints(pilot_counts, "--pilot-counts") if pilot_counts else None,
@@ -113,19 +116,12 @@ def schedule_command(
         "adjudicators": adjudicators,
         "runs": runs,
     }
-    from rich.progress import Progress
-
-    with Progress(transient=True, disable=json_output) as bar:
-        task = bar.add_task("simulating runs", total=None)
+    with _progress_bar(disabled=json_output) as progress:
         _, result = run_schedule(
-            scenario,
-            cli,
-            team,
-            seed_or_draw,
-            items=items,
-            design=design,
-            progress=lambda done: bar.update(task, completed=done),
+            scenario, cli, team, seed_or_draw, items=items, design=design, progress=progress
         )
+    for note in result.notes:
+        typer.secho(f"note: {note}", fg="yellow", err=True)
     if json_output:
         emit_json(json_document(result.to_dict()))
         return
@@ -134,3 +130,29 @@ def schedule_command(
     from planner.render import render_schedule
 
     render_schedule(result, Console())
+
+
+@contextmanager
+def _progress_bar(*, disabled: bool) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar with the time remaining on stderr, updated after each run."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    columns = (
+        TextColumn("simulating runs"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=Console(stderr=True), transient=True, disable=disabled) as bar:
+        task = bar.add_task("runs", total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)

@@ -154,12 +154,12 @@ def operation_for(
     result: Any, team: dict[str, Any], merged: dict[str, Any], design: str = "weighted"
 ) -> Any:
     """The labelling operation that carries out a plan (or one design of a comparison)."""
+    from planner.validation import RULES, check, check_choice
     from planner.workload import Operation
 
+    check_choice("design", design, DESIGNS)
     settings = result.settings
     if hasattr(result, "designs"):
-        if design not in DESIGNS:
-            raise InvalidInput(f"--design must be one of {', '.join(DESIGNS)}, got {design!r}")
         chosen = result.designs[design]
         items = list(chosen.items_per_stratum)
         seconds = [s["seconds_per_item"] for s in result.strata]
@@ -175,6 +175,7 @@ def operation_for(
         items = [result.items]
         seconds = [settings.seconds_per_item]
         contested = [result.model.contested_rate]
+    check("the items to schedule", sum(int(n) for n in items), RULES["items"])
     return Operation(
         items_per_stratum=tuple(int(n) for n in items),
         seconds_per_item=tuple(float(s) for s in seconds),
@@ -194,12 +195,57 @@ def operation_for(
 
 
 def resolve_team(scenario: Scenario | None, cli_team: dict[str, Any]) -> dict[str, Any]:
-    """Team settings: defaults, then the scenario's [team], then the command line."""
+    """Team settings: defaults, then the scenario's [team], then the command line.
+
+    Every value is checked against its rule in :data:`planner.validation.RULES` (a scenario's
+    were checked at load, naming the file and key), so a bad option fails before planning.
+    """
+    from planner.validation import RULES, check
+
     team = dict(TEAM_DEFAULTS)
     if scenario is not None:
         team.update(scenario.team)
     team.update({k: v for k, v in cli_team.items() if v is not None})
-    return team
+    return {key: check(key, value, RULES[key]) for key, value in team.items()}
+
+
+ITEMS_REPLACE = ("prevalence", "pilot_counts", "union_rate", "psa", "width", "assurance")
+
+
+def _schedule_notes(
+    scenario: Scenario | None, cli: dict[str, Any], items: int | None, design: str | None
+) -> list[str]:
+    """Refuse options that contradict ``items``; notes for the options that have no effect."""
+    from planner.validation import check_choice
+
+    if items is not None:
+        given = [k for k in ITEMS_REPLACE if cli.get(k) is not None]
+        if given:
+            flags = ", ".join("--" + k.replace("_", "-") for k in given)
+            raise InvalidInput(
+                f"--items gives the items to label, so {flags} would have no effect; "
+                "drop them or drop --items"
+            )
+    elif cli.get("contested_rate") is not None:
+        raise InvalidInput(
+            "--contested-rate applies only with --items; a planned study takes the share of "
+            "contested items from its model"
+        )
+    if design is None:
+        return []
+    check_choice("design", design, DESIGNS)
+    cli_model = any(
+        cli.get(k) is not None for k in ("prevalence", "union_rate", "psa", "pilot_counts")
+    )
+    if items is not None:
+        why = "with --items no design is planned"
+    elif scenario is None or not scenario.strata:
+        why = "the study has no strata to allocate"
+    elif cli_model:
+        why = "model options on the command line replace the scenario's strata"
+    else:
+        return []
+    return [f"--design {design} has no effect: {why}"]
 
 
 def run_schedule(
@@ -209,38 +255,46 @@ def run_schedule(
     seed_fn,  # type: ignore[no-untyped-def]
     *,
     items: int | None = None,
-    design: str = "weighted",
+    design: str | None = None,
     progress=None,  # type: ignore[no-untyped-def]
 ) -> Any:
-    """Plan (unless ``items`` is given) and simulate the operation that carries it out."""
+    """Plan (unless ``items`` is given) and simulate the operation that carries it out.
+
+    Every value is checked before any work starts, by the rules in
+    :data:`planner.validation.RULES` (the team here and in :class:`~planner.workload.Operation`,
+    the budget by the plan's settings or the operation). ``design`` defaults to weighted;
+    given where it has no effect, it yields a note on the result. Returns ``(plan or None,
+    ScheduleResult)``.
+    """
+    from planner.validation import RULES, check
     from planner.workload import Operation, simulate_schedule
 
     scenario = load_scenario(scenario_path) if scenario_path else None
     merged = resolve(scenario, cli)
     team = resolve_team(scenario, cli_team)
+    notes = _schedule_notes(scenario, cli, items, design)
     seed = seed_fn(merged.get("seed"))
+    check("seed", seed, RULES["seed"])
     if items is not None:
-        if items < 1:
-            raise InvalidInput(f"--items must be at least 1, got {items}")
-        labels = merged["annotators_per_item"]
-        if not 1 <= labels <= 1000:
-            raise InvalidInput(f"--annotators-per-item must be in [1, 1000], got {labels}")
-        if not merged["seconds_per_item"] > 0:
-            raise InvalidInput(f"--seconds-per-item must be > 0, got {merged['seconds_per_item']}")
+        items = check("items", items, RULES["items"])
+        labels = check(
+            "annotators_per_item", merged["annotators_per_item"], RULES["labels_per_item"]
+        )
         operation = Operation(
             items_per_stratum=(items,),
-            seconds_per_item=(float(merged["seconds_per_item"]),),
+            seconds_per_item=(merged["seconds_per_item"],),
             contested_rate=(cli.get("contested_rate") or 0.0,),
             labels_per_item=labels,
             **{k: team[k] for k in TEAM_DEFAULTS if k != "runs"},
-            adjudication_seconds=float(merged["adjudication_seconds"]),
+            adjudication_seconds=merged["adjudication_seconds"],
             hourly_rate=merged["hourly_rate"],
         )
         plan = None
     else:
         plan = run_plan(scenario_path, cli, lambda _: seed)
-        operation = operation_for(plan, team, merged, design)
-    return plan, simulate_schedule(operation, runs=team["runs"], seed=seed, progress=progress)
+        operation = operation_for(plan, team, merged, design or "weighted")
+    result = simulate_schedule(operation, runs=team["runs"], seed=seed, progress=progress)
+    return plan, result.with_notes(notes)
 
 
 PLAN_SECTION_RUNS = 50

@@ -152,6 +152,11 @@ RULES: dict[str, Rule] = {
     "requalification_hours": NON_NEGATIVE,
     "adjudicators": _integer(0, 1000),
     "runs": _integer(1, 100_000),
+    # schedule (workload.py): the operation's items and per-stratum values
+    "items": _integer(1, 10_000_000),
+    "items_per_stratum": _integer(0, 10_000_000),
+    "contested_rate": UNIT,
+    "labels_per_item": _integer(1, 1000),
     # decisions
     "not_demonstrated_below": UNIT,
     "demonstrated_at": UNIT,
