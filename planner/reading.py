@@ -643,6 +643,9 @@ def choose_layout(
         if len(items) > 1:
             raise _layout_refusal(source, columns, kinds, f"several item-like columns {items}")
         id_col = items[0] if items else None
+    if id_col is None:  # one column of all-distinct values: the item ids (said in a note)
+        ids = [c for c in candidates if _looks_like_ids(sample[c])]
+        id_col = ids[0] if len(ids) == 1 else None
     rest = [c for c in candidates if c != id_col]
     named = [c for c in rest if kinds[c] in ("annotator", "label", "item")]
     if named:
