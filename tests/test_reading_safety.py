@@ -25,7 +25,8 @@ from planner.diagnostics import contested_rows
 from planner.errors import InvalidInput
 from planner.labels import counts_from_codes, ratings_from_counts, ratings_from_matrix
 from planner.measure import measure_agreement
-from planner.reading import SNIFF_BYTES, read_labels
+from planner.reading import read_labels
+from planner.sniff import SNIFF_BYTES
 
 runner = CliRunner()
 
@@ -214,10 +215,10 @@ def test_sniff_reads_only_the_first_bytes(tmp_path, monkeypatch):
         handle = real_open(file, mode, *args, **kwargs)
         return Spy(handle) if str(file) == str(path) and "b" in mode else handle
 
-    from planner import reading
+    from planner import sniff
 
     monkeypatch.setattr(builtins, "open", spy_open)
-    reading.sniff(path, "csv")
+    sniff.sniff(path, "csv")
     assert sizes == [SNIFF_BYTES] and SNIFF_BYTES <= 64 * 1024
 
 
