@@ -34,7 +34,7 @@ from numpy.typing import NDArray
 
 from planner.errors import InvalidInput
 from planner.labels import Ratings, _finish, _is_number
-from planner.sniff import SAMPLE_ROWS, check_path, choose_layout, looks_like_ids, sniff
+from planner.sniff import SAMPLE_ROWS, check_path, choose_layout, id_columns, sniff
 
 FORMATS = {
     ".csv": "csv",
@@ -154,7 +154,15 @@ def _refuse_non_finite(
 
     ``row_of`` maps the position of a coded value to its 1-based row in the file.
     """
-    for index, value in enumerate(uniques.tolist()):
+    values = np.asarray(uniques)
+    if values.dtype.kind in "iub":
+        return
+    if values.dtype.kind == "f":  # numbers: one vectorised test
+        bad = np.flatnonzero(~np.isfinite(values))
+        candidates = [(int(i), values[i]) for i in bad[:1]]
+    else:
+        candidates = list(enumerate(values.tolist()))
+    for index, value in candidates:
         if _is_number(value) and not np.isfinite(float(value)):
             position = int(np.flatnonzero(np.asarray(codes) == index)[0])
             raise InvalidInput(
@@ -300,8 +308,9 @@ def ratings_from_wide(
     """Ratings from a wide DataFrame: one row per item, one column per annotator.
 
     Empty cells are missing ratings, as are labels listed in ``missing``. A column whose
-    values are all different (ids) is refused as an annotator; with ``id_fallback`` (auto
-    layout, no item column) one such column is taken as the item ids instead, with a note.
+    values are all different while the others repeat theirs (ids) is refused as an
+    annotator; with ``id_fallback`` (auto layout, no item column) one such column is taken
+    as the item ids instead, with a note.
     """
     import pandas as pd
 
@@ -312,7 +321,7 @@ def ratings_from_wide(
     columns = list(annotator_cols or []) or [
         c for c in frame.columns if c not in set(by) and not (has_item and c == item_col)
     ]
-    ids = [c for c in columns if looks_like_ids(frame[c])]
+    ids = id_columns(frame, columns)
     if ids and id_fallback and not has_item and not annotator_cols and len(ids) == 1:
         item_col, has_item = ids[0], True
         columns = [c for c in columns if c != item_col]

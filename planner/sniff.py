@@ -70,6 +70,21 @@ def looks_like_ids(column: Any) -> bool:
         return False
 
 
+def id_columns(frame: Any, columns: list[Any]) -> list[Any]:
+    """The columns of ``frame`` that hold ids, not labels.
+
+    An id column has all-distinct values (:func:`looks_like_ids`) while the other columns
+    repeat theirs: each has at most half as many distinct values as there are rows. When
+    every column is all-distinct (an integer score scale, say), none is taken as ids.
+    """
+    distinct = [c for c in columns if looks_like_ids(frame[c])]
+    others = [c for c in columns if c not in distinct]
+    if not distinct or not others:
+        return []
+    repeat = all(frame[c].nunique() <= len(frame) / 2 for c in others)
+    return distinct if repeat else []
+
+
 def check_path(p: Path) -> None:
     """Refuse a path that is not a readable regular file, saying what it is."""
     try:
@@ -196,7 +211,7 @@ def choose_layout(
             raise _layout_refusal(source, columns, kinds, f"several item-like columns {items}")
         id_col = items[0] if items else None
     if id_col is None:  # one column of all-distinct values: the item ids (said in a note)
-        ids = [c for c in candidates if looks_like_ids(sample[c])]
+        ids = id_columns(sample, candidates)
         id_col = ids[0] if len(ids) == 1 else None
     rest = [c for c in candidates if c != id_col]
     named = [c for c in rest if kinds[c] in ("annotator", "label", "item")]

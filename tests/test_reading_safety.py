@@ -111,6 +111,16 @@ def test_all_distinct_column_is_never_an_annotator(tmp_path):
     assert doc["coefficients"]["cohen_kappa"]["estimate"] == pytest.approx(
         float(ag.cohen_kappa(table))
     )
+    # ids 1..30 among labels 1..5: the ranges overlap, the ids are still ids
+    labels = "".join(f"{i},{1 + i % 5},{1 + (i // 2) % 5}\n" for i in range(1, 31))
+    result = _agree(_csv(tmp_path, "overlap.csv", "n,a,b\n" + labels), "--json", "--seed", "1")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["input"]["item_col"] == "n"
+    # a score scale where every annotator gives all-distinct whole numbers: all are labels
+    scores = "".join(f"{i},{i + 1},{i + 2}\n" for i in range(25))
+    result = _agree(_csv(tmp_path, "scores.csv", "p,q,r\n" + scores), "--json", "--seed", "1")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["annotators"] == ["p", "q", "r"]
     # explicit wide: an all-distinct annotator column is refused, not read
     path = _csv(tmp_path, "serial.csv", "serial,a,b\n" + rows)
     _one_line_exit_2(_agree(path, "--layout", "wide", "--item-col", "nothing"), "'serial'", "ids")
