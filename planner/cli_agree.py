@@ -8,6 +8,7 @@ import typer
 
 from planner.cli_common import (
     emit_json,
+    json_document,
     parse_ints,
     seed_or_draw,
 )
@@ -54,7 +55,9 @@ def agree_command(
     layout: Annotated[
         str,
         typer.Option(
-            help="long, wide or auto (long when the item, annotator and label columns exist).",
+            help="long, wide or auto: long when the item, annotator and label columns "
+            "exist, wide when no column looks like one and the others share their labels; "
+            "otherwise the file is refused with the options to set.",
             rich_help_panel="Input",
         ),
     ] = "auto",
@@ -80,6 +83,14 @@ def agree_command(
         typer.Option(
             "--format",
             help="csv, tsv, parquet or jsonl (default: from the file suffix).",
+            rich_help_panel="Input",
+        ),
+    ] = None,
+    missing: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma-separated label strings that mean no rating (e.g. NA,n/a); "
+            "otherwise only empty cells and nulls are missing, and NA, None, null are labels.",
             rich_help_panel="Input",
         ),
     ] = None,
@@ -218,6 +229,7 @@ def agree_command(
             by=(by,) if by else (),
             order=order.split(",") if order else None,
             file_format=file_format,
+            missing=tuple(missing.split(",")) if missing else (),
         )
     report = measure_agreement(
         ratings,
@@ -242,6 +254,9 @@ def agree_command(
         write_csv_atomically(contested, header, rows)
     if json_output:
         doc = report.to_dict()
+        doc["input"] = json_document(ratings.input)
+        for note in ratings.notes:  # how the input was read, also when stdout is JSON
+            typer.echo(f"note: {note}", err=True)
         doc["contested_file"] = contested
         emit_json(doc)
         return

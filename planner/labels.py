@@ -1,8 +1,14 @@
 """Ratings as counts: the :class:`Ratings` object and the numpy counting behind it.
 
-A :class:`Ratings` holds an item x annotator matrix of category codes (-1 where missing),
-the categories in order, and per-item grouping values. Statistics never see strings or
-DataFrames. Files and DataFrames are read into it by :mod:`planner.reading`.
+A :class:`Ratings` holds the ratings sparsely, one entry per rating: the item, the
+annotator and the category code of each (three integer arrays), the categories in order,
+and per-item grouping values. Memory is linear in the number of ratings, never items x
+annotators: 100,000 items rated three times each by a crowd of 20,000 annotators take
+300,000 entries. Everything downstream (per-item counts, distinct count patterns, pair
+tables, per-annotator rates) is computed from these arrays with ``bincount``. A row may
+stand for several identical items (``weights``), so a 2x2 table of any size is four rows.
+Statistics never see strings or DataFrames. Files and DataFrames are read into it by
+:mod:`planner.reading`.
 """
 
 from __future__ import annotations
@@ -15,32 +21,45 @@ from numpy.typing import NDArray
 
 from planner.errors import InvalidInput
 
+DENSE_LIMIT = 50_000_000  # cells of the dense items x annotators ``codes`` matrix, at most
+COUNTS_LIMIT = 10**15  # items of a --counts table (multinomial draws need int64 totals)
+
 
 @dataclass(frozen=True)
 class Ratings:
-    """Ratings of ``N`` items by ``m`` annotators into ``K`` ordered categories.
+    """Ratings of ``N`` items by ``m`` annotators into ``K`` ordered categories, kept sparse.
 
     Attributes
     ----------
-    codes
-        ``(N, m)`` category codes ``0..K-1``, ``-1`` where an annotator did not rate.
+    item_index, annotator_index, label_index
+        ``(R,)`` one entry per rating: the row of the item (``0..len(items)-1``), the
+        annotator (``0..m-1``) and the category code (``0..K-1``), sorted by item then
+        annotator; each (item, annotator) pair at most once.
     categories
         ``(K,)`` the label values, in order (numeric order for numbers).
     annotators
-        Annotator names, one per column of ``codes``.
+        Annotator names.
     items
-        ``(N,)`` item ids.
+        Item ids, one per row (with ``weights``: the id of the first item a row stands for;
+        the others follow consecutively).
     groups
-        Per-item values of grouping columns (for ``--by``).
+        Per-row values of grouping columns (for ``--by``).
     source
         Where the ratings came from, for messages.
     notes
-        Things the reader did that the user should know (duplicates dropped, ...).
+        Things the reader did that the user should know (layout chosen, missing ratings,
+        duplicates dropped, ...).
     ordered
         Whether the category order means something (numeric labels, or ``--order``).
+    weights
+        ``(rows,)`` how many identical items each row stands for; ``None`` means one each.
+    input
+        How the input was read, for JSON: layout, columns, missing ratings.
     """
 
-    codes: NDArray[np.int32]
+    item_index: NDArray[np.int64]
+    annotator_index: NDArray[np.int32]
+    label_index: NDArray[np.int32]
     categories: np.ndarray
     annotators: tuple[str, ...]
     items: np.ndarray
@@ -48,29 +67,135 @@ class Ratings:
     source: str = "ratings"
     notes: tuple[str, ...] = ()
     ordered: bool = True
+    weights: NDArray[np.int64] | None = None
+    input: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_rows(self) -> int:
+        """Rows of the per-item arrays (items, or item patterns with ``weights``)."""
+        return int(len(self.items))
 
     @property
     def n_items(self) -> int:
-        return int(self.codes.shape[0])
+        return int(self.weights.sum()) if self.weights is not None else self.n_rows
 
     @property
     def n_annotators(self) -> int:
-        return int(self.codes.shape[1])
+        return len(self.annotators)
 
     @property
     def n_categories(self) -> int:
         return int(len(self.categories))
 
+    def _rating_weights(self) -> NDArray[np.float64] | None:
+        """``(R,)`` how many items each rating stands for (None: one each)."""
+        return None if self.weights is None else self.weights[self.item_index].astype(float)
+
+    def ratings_per_item(self) -> NDArray[np.int64]:
+        """``(rows,)`` number of ratings of each row."""
+        return np.bincount(self.item_index, minlength=self.n_rows)
+
+    @property
+    def n_ratings(self) -> int:
+        per_row = self.ratings_per_item()
+        return int(per_row @ self.weights if self.weights is not None else per_row.sum())
+
+    @property
+    def n_pairable_items(self) -> int:
+        """Items with two or more ratings."""
+        pairable = self.ratings_per_item() >= 2
+        return int(self.weights[pairable].sum() if self.weights is not None else pairable.sum())
+
     def counts(self) -> NDArray[np.int64]:
-        """``(N, K)`` number of annotators putting each item in each category."""
-        return counts_from_codes(self.codes, self.n_categories)
+        """``(rows, K)`` number of annotators putting each item in each category."""
+        k = self.n_categories
+        key = self.item_index * k + self.label_index
+        return np.bincount(key, minlength=self.n_rows * k).reshape(self.n_rows, k)
+
+    def patterns(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """Distinct per-item count rows ``(P, K)`` and how many items share each ``(P,)``.
+
+        The same rows, in the same order, as :func:`planner.multirater.compress` of the
+        per-item counts of every item.
+        """
+        from planner.multirater import compress
+
+        counts = self.counts()
+        if self.weights is None:
+            return compress(counts)
+        rows, inverse = np.unique(counts, axis=0, return_inverse=True)
+        mult = np.bincount(inverse.ravel(), weights=self.weights, minlength=len(rows))
+        keep = mult > 0
+        return rows[keep], np.round(mult[keep]).astype(np.int64)
+
+    def category_totals(self) -> NDArray[np.int64]:
+        """``(K,)`` number of ratings in each category."""
+        w = self._rating_weights()
+        totals = np.bincount(self.label_index, weights=w, minlength=self.n_categories)
+        return np.round(totals).astype(np.int64) if w is not None else totals
+
+    def annotator_labels(self, annotator: int) -> NDArray[np.int32]:
+        """``(rows,)`` the category code one annotator gave each row, -1 where none."""
+        out = np.full(self.n_rows, -1, dtype=np.int32)
+        mine = self.annotator_index == annotator
+        out[self.item_index[mine]] = self.label_index[mine]
+        return out
 
     def pair_table(self, first: int = 0, second: int = 1) -> NDArray[np.int64]:
         """``(K, K)`` table of two annotators over the items both rated."""
-        a, b = self.codes[:, first], self.codes[:, second]
+        a, b = self.annotator_labels(first), self.annotator_labels(second)
         both = (a >= 0) & (b >= 0)
         k = self.n_categories
-        return np.bincount(a[both] * k + b[both], minlength=k * k).reshape(k, k)
+        w = None if self.weights is None else self.weights[both].astype(float)
+        table = np.bincount(a[both] * k + b[both], weights=w, minlength=k * k)
+        return (
+            np.round(table).astype(np.int64).reshape(k, k) if w is not None else table.reshape(k, k)
+        )
+
+    def positive_rates(self, pos: int) -> NDArray[np.float64]:
+        """``(m,)`` share of each annotator's ratings in category ``pos`` (NaN: no rating)."""
+        w = self._rating_weights()
+        m = self.n_annotators
+        rated = np.bincount(self.annotator_index, weights=w, minlength=m)
+        hits = np.bincount(
+            self.annotator_index,
+            weights=(self.label_index == pos) * (1.0 if w is None else w),
+            minlength=m,
+        )
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(rated > 0, hits / np.where(rated > 0, rated, 1), np.nan)
+
+    def value_matrix(self, values: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``(rows, r_max)`` each item's rating values, left-aligned, NaN-padded.
+
+        Annotator identity is dropped: enough for statistics of values within items
+        (Krippendorff's alpha), and at most ``rows x`` (most ratings of one item) cells.
+        """
+        per_row = self.ratings_per_item()
+        start = np.concatenate(([0], np.cumsum(per_row)[:-1]))
+        slot = np.arange(len(self.item_index)) - start[self.item_index]
+        out = np.full((self.n_rows, int(per_row.max(initial=0))), np.nan)
+        out[self.item_index, slot] = np.asarray(values, dtype=float)[self.label_index]
+        if self.weights is not None:
+            out = np.repeat(out, self.weights, axis=0)
+        return out
+
+    @property
+    def codes(self) -> NDArray[np.int32]:
+        """``(rows, m)`` dense category codes, -1 where an annotator did not rate.
+
+        Built on demand, for small data only (at most ``DENSE_LIMIT`` cells): everything
+        in the package works from the sparse arrays.
+        """
+        cells = self.n_rows * self.n_annotators
+        if cells > DENSE_LIMIT:
+            raise InvalidInput(
+                f"{self.source}: a dense items x annotators matrix would have {cells:,} cells "
+                f"(limit {DENSE_LIMIT:,}); use the sparse arrays"
+            )
+        out = np.full((self.n_rows, self.n_annotators), -1, dtype=np.int32)
+        out[self.item_index, self.annotator_index] = self.label_index
+        return out
 
     def numeric_values(self, level: str = "interval") -> NDArray[np.float64]:
         """The categories as numbers; raises when a label is not a number."""
@@ -100,15 +225,23 @@ class Ratings:
         )
 
     def select_items(self, mask: NDArray[np.bool_]) -> Ratings:
-        """The ratings of a subset of items."""
+        """The ratings of a subset of rows."""
+        keep = np.asarray(mask, dtype=bool)
+        renumber = np.cumsum(keep) - 1
+        mine = keep[self.item_index]
         return Ratings(
-            codes=self.codes[mask],
+            item_index=renumber[self.item_index[mine]],
+            annotator_index=self.annotator_index[mine],
+            label_index=self.label_index[mine],
             categories=self.categories,
             annotators=self.annotators,
-            items=self.items[mask],
-            groups={k: v[mask] for k, v in self.groups.items()},
+            items=self.items[keep],
+            groups={k: v[keep] for k, v in self.groups.items()},
             source=self.source,
             notes=self.notes,
+            ordered=self.ordered,
+            weights=None if self.weights is None else self.weights[keep],
+            input=self.input,
         )
 
 
@@ -120,16 +253,17 @@ def _is_number(value: Any) -> bool:
     return not isinstance(value, bool | np.bool_)
 
 
-def _ratings_per_item(codes: NDArray) -> NDArray[np.int32]:
-    """Number of ratings of each item (column by column: fast for few annotators)."""
-    out = np.zeros(codes.shape[0], dtype=np.int32)
-    for j in range(codes.shape[1]):
-        out += codes[:, j] >= 0
-    return out
+def triplets_from_codes(
+    codes: NDArray[np.integer],
+) -> tuple[NDArray[np.int64], NDArray[np.int32], NDArray[np.int32]]:
+    """``(item, annotator, code)`` of the rated cells of a dense ``(N, m)`` code matrix."""
+    c = np.asarray(codes)
+    item, annotator = np.nonzero(c >= 0)  # row-major: sorted by item, then annotator
+    return item.astype(np.int64), annotator.astype(np.int32), c[item, annotator].astype(np.int32)
 
 
 def _finish(
-    codes: NDArray[np.int32],
+    triplets: tuple[NDArray, NDArray, NDArray],
     categories: np.ndarray,
     annotators: tuple[str, ...],
     items: np.ndarray,
@@ -138,16 +272,33 @@ def _finish(
     notes: list[str],
     note_unrated: bool = True,
     ordered: bool = True,
+    weights: NDArray[np.int64] | None = None,
+    input: dict[str, Any] | None = None,
 ) -> Ratings:
-    per_item = _ratings_per_item(codes)
+    """Ratings from sorted (item, annotator, code) triplets; rows with no rating left out."""
+    item, annotator, label = triplets
+    item = np.asarray(item, dtype=np.int64)
+    if len(categories) == 0 or item.size == 0:
+        raise InvalidInput(f"{source}: no labels at all (every label cell is empty)")
+    per_item = np.bincount(item, minlength=len(items))
     rated = per_item > 0
     if not rated.all():
         if note_unrated:
             notes.append(f"{int((~rated).sum())} item(s) with no rating left out")
-        codes, items, per_item = codes[rated], items[rated], per_item[rated]
+        item = (np.cumsum(rated) - 1)[item]
+        items, per_item = items[rated], per_item[rated]
         groups = {k: v[rated] for k, v in groups.items()}
-    ratings = Ratings(
-        codes=codes,
+        weights = None if weights is None else weights[rated]
+    if len(annotators) < 2:
+        raise InvalidInput(f"{source}: fewer than two annotators ({len(annotators)})")
+    if not (per_item >= 2).any():
+        raise InvalidInput(
+            f"{source}: no item has two ratings, so there is no agreement to measure"
+        )
+    return Ratings(
+        item_index=item,
+        annotator_index=np.asarray(annotator, dtype=np.int32),
+        label_index=np.asarray(label, dtype=np.int32),
         categories=categories,
         annotators=annotators,
         items=items,
@@ -155,16 +306,9 @@ def _finish(
         source=source,
         notes=tuple(notes),
         ordered=ordered,
+        weights=weights,
+        input=dict(input or {}),
     )
-    if ratings.n_annotators < 2:
-        raise InvalidInput(f"{source}: fewer than two annotators ({ratings.n_annotators})")
-    if ratings.n_categories == 0:
-        raise InvalidInput(f"{source}: no labels at all")
-    if not (per_item >= 2).any():
-        raise InvalidInput(
-            f"{source}: no item has two ratings, so there is no agreement to measure"
-        )
-    return ratings
 
 
 _SMALL_SPAN = 64  # integer labels spanning at most this many values take the bincount path
@@ -354,7 +498,10 @@ def counts_from_values(values: Any) -> tuple[NDArray[np.int64], NDArray[np.float
 
 
 def ratings_from_matrix(matrix: Any, annotators: list[str] | None = None) -> Ratings:
-    """Ratings from an in-memory ``(N, m)`` array of labels (NaN or None = missing)."""
+    """Ratings from an in-memory ``(N, m)`` array of labels (NaN or None = missing).
+
+    Infinite numeric labels are refused.
+    """
     import pandas as pd
 
     arr = np.asarray(matrix)
@@ -362,9 +509,21 @@ def ratings_from_matrix(matrix: Any, annotators: list[str] | None = None) -> Rat
         raise InvalidInput(f"ratings matrix must be 2-dimensional, got shape {arr.shape}")
     names = annotators or [f"annotator_{j + 1}" for j in range(arr.shape[1])]
     if arr.dtype.kind in "iuf":  # numeric: no object conversion
+        if arr.dtype.kind == "f" and np.isinf(arr).any():
+            row = int(np.flatnonzero(np.isinf(arr).any(axis=1))[0]) + 1
+            raise InvalidInput(f"matrix: row {row} has a non-finite label (inf)")
         codes, values = codes_from_values(arr)
         categories = values.astype(np.int64) if np.all(values == np.round(values)) else values
-        return _finish(codes, categories, tuple(names), np.arange(len(arr)), {}, "matrix", [])
+        return _finish(
+            triplets_from_codes(codes),
+            categories,
+            tuple(names),
+            np.arange(len(arr)),
+            {},
+            "matrix",
+            [],
+            input={"layout": "matrix", "annotator_cols": list(names)},
+        )
     from planner.reading import ratings_from_wide
 
     frame = pd.DataFrame(arr.astype(object), columns=names)
@@ -372,18 +531,41 @@ def ratings_from_matrix(matrix: Any, annotators: list[str] | None = None) -> Rat
 
 
 def ratings_from_counts(both: int, a_only: int, b_only: int, neither: int) -> Ratings:
-    """Two annotators' ratings reconstructed from a 2x2 table (labels 1 positive, 0 negative)."""
+    """Two annotators' ratings from a 2x2 table (labels 1 positive, 0 negative).
+
+    Four rows stand for all the items (``weights``), so memory and time do not grow with
+    the counts; items are numbered 0, 1, ... in the order both, A only, B only, neither.
+    The table may hold at most ``COUNTS_LIMIT`` items.
+
+    >>> r = ratings_from_counts(6, 21, 14, 459)
+    >>> r.n_items, r.n_rows, r.pair_table().tolist()
+    (500, 4, [[459, 14], [21, 6]])
+    """
     cells = [both, a_only, b_only, neither]
-    if any(int(c) != c or c < 0 for c in cells):
-        raise InvalidInput(f"--counts must be four non-negative whole numbers, got {cells}")
+    if any(isinstance(c, bool) or not isinstance(c, int | np.integer) or c < 0 for c in cells):
+        raise InvalidInput(
+            f"counts must be four non-negative whole numbers, got {cells}", parameter="counts"
+        )
+    total = sum(int(c) for c in cells)
+    if total > COUNTS_LIMIT:
+        raise InvalidInput(
+            f"counts must add up to at most {COUNTS_LIMIT:.0e} items, got {total:.3g}",
+            parameter="counts",
+        )
     pattern = np.array([[1, 1], [1, 0], [0, 1], [0, 0]], dtype=np.int32)
-    labels = np.repeat(pattern, [int(c) for c in cells], axis=0)
+    weights = np.array([int(c) for c in cells], dtype=np.int64)
+    first_ids = np.concatenate(([0], np.cumsum(weights)[:-1]))
+    keep = weights > 0
+    pattern, weights, first_ids = pattern[keep], weights[keep], first_ids[keep]
+    rows = np.arange(len(weights), dtype=np.int64)
     return _finish(
-        labels,
+        (np.repeat(rows, 2), np.tile(np.array([0, 1], dtype=np.int32), len(rows)), pattern.ravel()),
         np.array([0, 1]),
         ("A", "B"),
-        np.arange(len(labels)),
+        first_ids,
         {},
         "--counts",
         [],
+        weights=weights,
+        input={"layout": "counts", "n_items": total, "n_missing_ratings": 0},
     )

@@ -192,7 +192,8 @@ def measure_agreement(
     nhi: Any
     est: Any
     k = ratings.n_categories
-    counts = ratings.counts()
+    rows, mult = ratings.patterns()  # distinct per-item count rows, items sharing each
+    totals = ratings.category_totals()
     n_items = ratings.n_items
     notes = list(ratings.notes)
     values = ratings.numeric_values(level) if level in ("interval", "ratio") else None
@@ -211,16 +212,16 @@ def measure_agreement(
     coefficients: dict[str, Coefficient] = {}
     summary: dict[str, Any] = {
         "n_items": n_items,
-        "n_pairable_items": int(((ratings.codes >= 0).sum(axis=1) >= 2).sum()),
-        "n_ratings": int((ratings.codes >= 0).sum()),
+        "n_pairable_items": ratings.n_pairable_items,
+        "n_ratings": ratings.n_ratings,
         "category_counts": {
-            str(c): int(v) for c, v in zip(ratings.categories, counts.sum(0), strict=True)
+            str(c): int(v) for c, v in zip(ratings.categories, totals, strict=True)
         },
     }
-    one_category = k == 1 or (counts.sum(axis=0) > 0).sum() == 1
+    one_category = k == 1 or (totals > 0).sum() == 1
     if one_category:
         notes.append(
-            f"every rating is {ratings.categories[np.argmax(counts.sum(0))]!r}: chance-corrected "
+            f"every rating is {ratings.categories[np.argmax(totals)]!r}: chance-corrected "
             "coefficients are undefined (chance agreement is 1)"
         )
 
@@ -231,8 +232,6 @@ def measure_agreement(
         if not math.isfinite(est) and not note:
             note = "undefined for these ratings (no variation or no pairable items)"
         coefficients[name] = Coefficient(name, est, scalar(lo), scalar(hi), method, int(n), note)
-
-    rows, mult = mr.compress(counts)
 
     def boot_draws(statistic: Callable[[NDArray], NDArray]) -> NDArray:
         """Statistic of the distinct rows under resampled multiplicities, ``(n_boot,)``."""
@@ -292,7 +291,7 @@ def measure_agreement(
             lo,
             hi,
             boot_name,
-            int((counts.sum(1) >= 2).sum()),
+            int(mult[rows.sum(1) >= 2].sum()),
             "pairwise agreement over items with two or more ratings",
         )
     for name, chance in (
@@ -345,7 +344,7 @@ def measure_agreement(
     big_scale = level in ("interval", "ratio") and k > 2000
     draws = None
     if big_scale:
-        matrix = np.where(ratings.codes >= 0, alpha_values[np.maximum(ratings.codes, 0)], np.nan)
+        matrix = ratings.value_matrix(alpha_values)
         if level == "interval":
             est, se = ka.interval_alpha_jackknife(matrix)
             add(
@@ -405,14 +404,11 @@ def measure_agreement(
 
     # ---- the positive class
     if pos is not None:
-        positives = counts[:, pos]
         summary["positive_label"] = plain_value(ratings.categories[pos])
-        summary["prevalence_of_positive_labels"] = float(positives.sum() / counts.sum())
+        summary["prevalence_of_positive_labels"] = float(totals[pos] / totals.sum())
         summary["positive_rate_by_annotator"] = {
-            name: float(np.mean(ratings.codes[ratings.codes[:, j] >= 0, j] == pos))
-            if (ratings.codes[:, j] >= 0).any()
-            else float("nan")
-            for j, name in enumerate(ratings.annotators)
+            name: float(rate)
+            for name, rate in zip(ratings.annotators, ratings.positive_rates(pos), strict=True)
         }
         if two:
             binary = binary_table(table, pos)
@@ -472,7 +468,7 @@ def measure_agreement(
                 lo,
                 hi,
                 method,
-                int((positives > 0).sum()),
+                int(mult[rows[:, pos] > 0].sum()),
                 "specific positive agreement among all annotators (Uebersax)",
             )
 
@@ -487,7 +483,7 @@ def measure_agreement(
         target, co.estimate, co.ci_low, co.ci_high, not_demonstrated_below, demonstrated_at
     )
 
-    diagnostics = diagnose(ratings, counts, pos, by, confidence_level)
+    diagnostics = diagnose(ratings, pos, by, confidence_level)
     return AgreementReport(
         source=ratings.source,
         n_items=n_items,

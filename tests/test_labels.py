@@ -116,7 +116,9 @@ def test_identical_repeats_are_kept_once(tmp_path):
             {},
             "row 2 has no 'item'",
         ),
-        (pd.DataFrame({"only": [1, 2]}), {}, "fewer than two annotator columns"),
+        # one column: refused by the sniff (no delimiter), before pandas reads the file
+        (pd.DataFrame({"only": [1, 2]}), {}, "the first line has no comma"),
+        (pd.DataFrame({"a": [1, 2], "b": [1, 1]}), {"annotator_cols": ["a"]}, "fewer than two"),
         (pd.DataFrame({"a": ["x", "y"], "b": ["x", "x"]}), {"order": ["x"]}, "are not in --order"),
     ],
 )
@@ -137,6 +139,9 @@ def test_missing_and_unknown_files(tmp_path):
         read_labels(odd)
     broken = tmp_path / "broken.parquet"
     broken.write_text("not parquet")
+    with pytest.raises(InvalidInput, match="is not a Parquet file"):  # sniffed: no magic bytes
+        read_labels(broken)
+    broken.write_bytes(b"PAR1 but then junk")
     with pytest.raises(InvalidInput, match="cannot be read as parquet"):
         read_labels(broken)
 
