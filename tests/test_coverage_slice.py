@@ -33,8 +33,8 @@ Z = 1.959963984540054
 def _pair_cell(prevalence: float, psa: float, union_positives: int) -> Cell:
     cells, _ = unbiased_pair(prevalence, "psa", psa, 0.0)
     n = round(union_positives / cells[:3].sum())
-    return Cell("unbiased", f"test pi={prevalence} psa {psa} U={union_positives}", 2,
-                tuple(cells), union_positives, n)  # fmt: skip
+    label = f"test pi={prevalence} psa {psa} U={union_positives}"
+    return Cell("unbiased", label, 2, tuple(cells), union_positives, n)
 
 
 def _exact_conditional_coverage(cell: Cell, limits) -> float:

@@ -52,7 +52,7 @@ from validation.methods import (  # noqa: E402
 )
 from validation.models import compress_patterns  # noqa: E402
 
-DEFAULT_REPS = {"full": 2000, "small": 400, "two": 2000, "multi": 2000}
+DEFAULT_REPS = {"full": 4000, "small": 400, "two": 4000, "multi": 4000}
 DEFAULT_N_BOOT = {"full": 500, "small": 200, "two": 500, "multi": 500}
 FLAG_BAND = (0.935, 0.965)
 FLAG_SE = 2.0
@@ -75,6 +75,7 @@ class Row:
     coverage: float
     mc_se: float
     n_undefined: int
+    n_zero_width: int
     miss_below: int
     miss_above: int
     median_half_width: float
@@ -125,6 +126,7 @@ def summarise(cell: Cell, method: Method, truth: float, low: np.ndarray, high: n
         coverage=coverage,
         mc_se=math.sqrt(coverage * (1 - coverage) / reps),
         n_undefined=int((~defined).sum()),
+        n_zero_width=int((half <= _TOLERANCE).sum()),
         miss_below=int(below.sum()),
         miss_above=int(above.sum()),
         median_half_width=float(np.median(half)) if half.size else float("nan"),
@@ -187,6 +189,7 @@ def run(
     reps = reps or DEFAULT_REPS[slice_name]
     n_boot = n_boot or DEFAULT_N_BOOT[slice_name]
     start = time.perf_counter()
+    commit = _git_commit()  # the code that runs, even if a commit lands while it runs
     skipped: list[str] = []
     if cells is None:
         cells, skipped = grid(slice_name)
@@ -203,7 +206,9 @@ def run(
                 file=sys.stderr,
             )
     return {
-        "settings": settings(slice_name, reps, seed, n_boot, wanted, time.perf_counter() - start),
+        "settings": settings(
+            slice_name, reps, seed, n_boot, wanted, time.perf_counter() - start, commit
+        ),
         "skipped": skipped,
         "rows": [asdict(r) for r in rows],
     }
@@ -229,6 +234,7 @@ def settings(
     n_boot: int,
     wanted: Sequence[str] | None,
     seconds: float,
+    commit: str | None,
 ) -> dict[str, Any]:
     """What produced the rows: slice, seed, reps, bootstrap size, the flag rule, versions."""
     return {
@@ -249,7 +255,7 @@ def settings(
         "seconds": round(seconds, 1),
         "versions": {
             "planner": planner.__version__,
-            "git_commit": _git_commit(),
+            "git_commit": commit,
             "python": platform.python_version(),
             "numpy": np.__version__,
             "scipy": scipy.__version__,

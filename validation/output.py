@@ -87,5 +87,6 @@ def markdown(document: dict[str, Any]) -> str:
             f"| {g['best_coverage']:.3f} |"
         )
     if document["skipped"]:
-        lines += ["", "Grid cells skipped as infeasible: " + "; ".join(document["skipped"]) + "."]
+        lines += ["", "Grid cells skipped as infeasible:", ""]
+        lines += [f"- {line}" for line in document["skipped"]]
     return "\n".join(lines) + "\n"
