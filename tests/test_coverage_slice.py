@@ -171,3 +171,10 @@ def test_the_small_slice_writes_valid_json_and_markdown(tmp_path, capsys):
     assert text.count("\n| ") >= len({(r["coefficient"], r["method"]) for r in doc["rows"]})
     printed = capsys.readouterr().out
     assert printed.splitlines()[0].split()[:3] == ["cell", "coefficient", "method"]
+
+
+def test_an_unknown_method_name_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as stop:
+        coverage.main(["--slice", "small", "--methods", "psa/wilsn", "--quiet"])
+    assert stop.value.code == 2
+    assert "unknown psa/wilsn" in capsys.readouterr().err

@@ -286,6 +286,16 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error(f"--reps must be at least 10, got {args.reps}")
     if args.n_boot is not None and args.n_boot < 10:
         parser.error(f"--n-boot must be at least 10, got {args.n_boot}")
+    known = {
+        name
+        for m in [*pair_methods(10), *multi_methods(2, 10)]
+        for name in (m.coefficient, m.name, m.key)
+    }
+    unknown = sorted(set(args.methods or ()) - known)
+    if unknown:
+        parser.error(
+            f"--methods: unknown {', '.join(unknown)}; choose from {', '.join(sorted(known))}"
+        )
     return args
 
 
