@@ -1,0 +1,92 @@
+"""The coverage study's printed table and its Markdown summary (for the README)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+REGIME_NAMES = {
+    "unbiased": "2 annotators, unbiased, independent errors",
+    "correlated": "2 annotators, unbiased, correlated errors (h = 0.5)",
+    "biased": "2 annotators, biased (different positive rates)",
+    "multi-unbiased": "2-5 annotators, unbiased",
+    "multi-biased": "2-5 annotators, biased (±0.8)",
+}
+# (row key, header, width, format); text is left-aligned, numbers right-aligned (NaN prints "nan")
+_COLUMNS = (
+    ("cell", "cell", 44, "s"),
+    ("coefficient", "coefficient", 18, "s"),
+    ("method", "method", 16, "s"),
+    ("true_value", "true", 7, ".3f"),
+    ("coverage", "cover", 6, ".3f"),
+    ("mc_se", "MC SE", 6, ".4f"),
+    ("n_undefined", "undef", 5, "d"),
+    ("median_half_width", "med hw", 7, ".3f"),
+    ("flag", "flag", 5, "s"),
+)
+
+
+def text_table(rows: Iterable[dict[str, Any]]) -> str:
+    """One line per grid cell x method, aligned columns; flagged rows say under or over."""
+
+    def align(fmt: str) -> str:
+        return "<" if fmt == "s" else ">"
+
+    header = " ".join(f"{h:{align(f)}{w}}" for _, h, w, f in _COLUMNS)
+    lines = [header, "-" * len(header)]
+    for row in rows:
+        lines.append(" ".join(f"{row[k]:{align(f)}{w}{f}}" for k, _, w, f in _COLUMNS))
+    return "\n".join(lines)
+
+
+def summary(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per coefficient, method and regime: cells, flags, worst and best coverage and where."""
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault((row["coefficient"], row["method"], row["regime"]), []).append(row)
+    out = []
+    for (coefficient, method, regime), members in groups.items():
+        worst = min(members, key=lambda r: r["coverage"])
+        best = max(members, key=lambda r: r["coverage"])
+        out.append(
+            {
+                "coefficient": coefficient,
+                "method": method,
+                "regime": regime,
+                "cells": len(members),
+                "flagged_under": sum(r["flag"] == "under" for r in members),
+                "flagged_over": sum(r["flag"] == "over" for r in members),
+                "worst_coverage": worst["coverage"],
+                "worst_mc_se": worst["mc_se"],
+                "worst_cell": worst["cell"],
+                "best_coverage": best["coverage"],
+                "best_cell": best["cell"],
+            }
+        )
+    return out
+
+
+def markdown(document: dict[str, Any]) -> str:
+    """The README's table: per method and regime, the worst coverage and where it occurs."""
+    s = document["settings"]
+    lines = [
+        f"Coverage of nominal 95% intervals: {s['reps']:,} simulated studies per grid cell "
+        f"(seed {s['seed']}, bootstrap B = {s['n_boot']}, slice `{s['slice']}`, "
+        f"planner {s['versions']['planner']} at {str(s['versions']['git_commit'])[:10]}). "
+        f"Flagged: {s['flag_rule']}. Undefined intervals count as misses.",
+        "",
+        "| coefficient | method | regime | cells | flagged (under / over) "
+        "| worst coverage (MC SE) | where | best coverage |",
+        "|---|---|---|---:|---:|---:|---|---:|",
+    ]
+    for g in summary(document["rows"]):
+        lines.append(
+            f"| {g['coefficient']} | {g['method']} | {REGIME_NAMES.get(g['regime'], g['regime'])} "
+            f"| {g['cells']} | {g['flagged_under']} / {g['flagged_over']} "
+            f"| {g['worst_coverage']:.3f} ({g['worst_mc_se']:.3f}) | {g['worst_cell']} "
+            f"| {g['best_coverage']:.3f} |"
+        )
+    if document["skipped"]:
+        lines += ["", "Grid cells skipped as infeasible:", ""]
+        lines += [f"- {line}" for line in document["skipped"]]
+    return "\n".join(lines) + "\n"
