@@ -10,9 +10,11 @@ search
 3. bisects on integers,
 
 evaluating the assurance by Monte Carlo on :class:`~planner.simulation.NestedStudies`
-(common random numbers across ``n``). A study whose interval is undefined counts as not
-narrow enough. For PSA with a conditional binomial interval the assurance is also available
-exactly (:func:`exact_psa_assurance`), a check that shares no code with the simulation.
+(common random numbers across ``n``). A study whose interval is undefined or of zero width
+counts as not narrow enough (:func:`reaches_width`). For PSA with an interval whose
+half-width depends only on ``(a, U)`` (the conditional binomial intervals and Wald) the
+assurance is exact (:func:`exact_psa_assurance`), the search runs on it, and the Monte
+Carlo assurance on fresh studies is the independent check.
 
 References
 ----------
@@ -41,45 +43,50 @@ from planner.intervals import (
     psa_interval,
 )
 from planner.model import PairModel
-from planner.simulation import NestedStudies
+from planner.simulation import NestedStudies, simulate_tables
 
 METRICS = ("psa", "kappa")
-DEFAULT_METHOD = {"psa": "wilson", "kappa": "gof"}
+DEFAULT_METHOD = {"psa": "wilson", "kappa": "score"}
 WORST_CASE_JACCARD = (5.0 - np.sqrt(17.0)) / 4.0  # argmax of 4J(1-J)/(1+J)^4
-_CONDITIONAL = ("wilson", "clopper-pearson", "jeffreys")
+#: PSA methods whose half-width depends only on ``(a, U)``: their assurance is exact.
+EXACT_PSA_METHODS = ("wilson", "clopper-pearson", "jeffreys", "wald")
 
 
 @dataclass(frozen=True)
 class SampleSizeResult:
-    """The planned number of items for one metric, with its Monte Carlo evidence.
+    """The planned number of items for one metric, with its evidence.
 
     Attributes
     ----------
     metric, method
         ``"psa"`` or ``"kappa"``, and the interval method.
     items
-        Smallest ``n`` whose estimated assurance reaches the target.
+        Smallest ``n`` whose assurance reaches the target: exact (binomial sums) when
+        ``basis == "exact"``, else the Monte Carlo crossing on nested studies.
     union_positives
         Expected union positives at ``items``, ``items * union_rate``.
     assurance
-        Monte Carlo estimate of ``P(half-width <= width)`` at ``items``.
+        Monte Carlo estimate of ``P(half-width <= width)`` at ``items`` from ``n_reps``
+        fresh studies that the search never saw (so it is not biased by the selection).
     assurance_mc_se
         Its Monte Carlo standard error, ``sqrt(A (1 - A) / n_reps)``.
     items_mc_se
-        Monte Carlo uncertainty of ``items``: ``assurance_mc_se`` divided by the slope of the
-        assurance curve around ``items`` (NaN when the slope is 0).
+        Monte Carlo uncertainty of ``items``: 0 for an exact answer; else the search's
+        assurance SE divided by the slope of the assurance curve around ``items`` (NaN when
+        the slope is 0).
     exact_assurance, exact_items
-        For PSA with a conditional binomial interval (else None): the exact assurance at
-        ``items``, and the smallest ``n`` whose exact assurance reaches the target, found
-        by the same bisection on :func:`exact_psa_assurance` (no simulation).
+        For PSA with a method in :data:`EXACT_PSA_METHODS` (else None): the exact assurance
+        at ``items``, and the exact ``n`` (equal to ``items``).
     half_width_median, half_width_at_assurance
-        Median and ``assurance``-quantile of the half-width over the studies at ``items``.
+        Median and ``assurance``-quantile of the half-width over the fresh studies.
     interval_median
-        Medians of the lower and of the upper limits at ``items``.
+        Medians of the lower and of the upper limits over the fresh studies.
     n_reps, n_undefined
-        Replicate studies, and how many of them had an undefined interval at ``items``.
+        Replicate studies, and how many of the fresh ones had an undefined interval.
     curve
-        ``(n, assurance)`` pairs the search evaluated, sorted by ``n``.
+        ``(n, assurance)`` pairs the search evaluated (exact or simulated), sorted by ``n``.
+    basis
+        ``"exact"`` or ``"monte-carlo"``: what ``items`` rests on.
     """
 
     metric: str
@@ -100,6 +107,7 @@ class SampleSizeResult:
     n_reps: int
     n_undefined: int
     curve: list[tuple[int, float]] = field(default_factory=list)
+    basis: str = "monte-carlo"
 
 
 def interval_function(
@@ -141,13 +149,14 @@ def analytic_items(model: PairModel, metric: str, width: float, confidence_level
 
 def _binomial_pmf(k: NDArray, n: NDArray, p: float) -> NDArray:
     """Binomial probabilities via log-gamma (exact to rounding, vectorised)."""
-    logpmf = (
-        special.gammaln(n + 1)
-        - special.gammaln(k + 1)
-        - special.gammaln(n - k + 1)
-        + special.xlogy(k, p)
-        + special.xlog1py(n - k, -p)
-    )
+    with np.errstate(invalid="ignore"):
+        logpmf = (
+            special.gammaln(n + 1)
+            - special.gammaln(k + 1)
+            - special.gammaln(n - k + 1)
+            + special.xlogy(k, p)
+            + special.xlog1py(n - k, -p)
+        )
     return np.where((k >= 0) & (k <= n), np.exp(logpmf), 0.0)
 
 
@@ -156,6 +165,37 @@ def _binomial_support(n: float, p: float, spread: float = 9.0) -> NDArray:
     lo = max(0, int(np.floor(n * p - spread * sd - 2)))
     hi = min(int(n), int(np.ceil(n * p + spread * sd + 2)))
     return np.arange(lo, hi + 1, dtype=float)
+
+
+def reaches_width(half_width: NDArray | float, width: float) -> NDArray:
+    """Whether each interval counts as narrow enough: defined, of positive width, ``<= width``.
+
+    A zero-width interval (Wald or FCE with an empty cell, a bootstrap whose resamples all
+    agree) claims a precision the data do not have, so it never counts as narrow, and an
+    undefined (NaN) interval counts as too wide.
+    """
+    hw = np.asarray(half_width, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return np.isfinite(hw) & (hw > 0) & (hw <= width)
+
+
+def psa_half_width_given_union(
+    joint_positives: NDArray, union_positives: NDArray, confidence_level: float, method: str
+) -> NDArray:
+    """Half-width of a PSA interval that depends on the table only through ``(a, U)``.
+
+    Holds for the conditional intervals (:data:`EXACT_PSA_METHODS`) and the Wald interval,
+    whose SE ``sqrt(4a(U-a)U) / (a+U)^2`` needs only ``a`` and ``U``. The library's own
+    interval code is called on tables ``[[a, U - a], [0, 0]]``.
+    """
+    a, u = np.broadcast_arrays(np.asarray(joint_positives, float), np.asarray(union_positives))
+    tables = np.zeros((*a.shape, 2, 2))
+    tables[..., 0, 0] = a
+    tables[..., 0, 1] = u - a
+    return np.asarray(psa_interval(tables, confidence_level, method).half_width)
+
+
+_GRID_ELEMENTS = 2_000_000  # (U, a) pairs evaluated at once; fixed, never changes answers
 
 
 def conditional_psa_assurance(
@@ -167,14 +207,25 @@ def conditional_psa_assurance(
 ) -> NDArray:
     """Exact ``P(half-width <= width)`` given ``U`` union positives, ``a ~ Bin(U, J)``.
 
-    Vectorised over an array of ``U`` values.
+    Vectorised over an array of ``U`` values: a ``(U, a)`` grid covering each binomial's
+    mass to 9 standard deviations. Zero-width intervals never count (:func:`reaches_width`).
     """
     us = np.atleast_1d(np.asarray(union_positives, dtype=float))
+    sd = np.sqrt(us * jaccard * (1 - jaccard))
+    lo = np.maximum(0.0, np.floor(us * jaccard - 9 * sd - 2))
+    hi = np.minimum(us, np.ceil(us * jaccard + 9 * sd + 2))
+    span = int(np.max(hi - lo)) + 1 if us.size else 1
     out = np.empty(us.shape)
-    for i, u in enumerate(us):
-        a = _binomial_support(u, jaccard)
-        hw = psa_conditional_interval(a, u, confidence_level, method).half_width
-        out[i] = float(np.sum(_binomial_pmf(a, u, jaccard) * (hw <= width)))
+    rows = max(1, _GRID_ELEMENTS // span)
+    for first in range(0, us.size, rows):
+        part = slice(first, first + rows)
+        u = us[part, None]
+        a = lo[part, None] + np.arange(span)[None, :]
+        inside = a <= u
+        a = np.minimum(a, u)
+        hw = psa_half_width_given_union(a, u, confidence_level, method)
+        pmf = np.where(inside, _binomial_pmf(a, u, jaccard), 0.0)
+        out[part] = np.sum(pmf * reaches_width(hw, width), axis=1)
     return out
 
 
@@ -185,16 +236,18 @@ def exact_psa_assurance(
     confidence_level: float = 0.95,
     method: str = "wilson",
 ) -> float:
-    """Exact assurance of a PSA conditional interval for studies of ``n_items`` items.
+    """Exact assurance of a PSA interval for studies of ``n_items`` items.
 
     ``sum_U Bin(U; n, r) sum_a Bin(a; U, J) 1[hw(a, U) <= width]``: the union positives
     are ``Bin(n, r)`` and, given them, the joint positives ``Bin(U, J)`` (METHODS.md 1.2).
-    No simulation, so it checks the Monte Carlo search independently.
+    Exact for every method whose half-width depends only on ``(a, U)``
+    (:data:`EXACT_PSA_METHODS`). No simulation.
     """
     us = _binomial_support(n_items, model.union_rate)
+    us = us[us > 0]
     weights = _binomial_pmf(us, np.full_like(us, n_items), model.union_rate)
-    inner = conditional_psa_assurance(us[us > 0], model.jaccard, width, confidence_level, method)
-    return float(np.sum(weights[us > 0] * inner))
+    inner = conditional_psa_assurance(us, model.jaccard, width, confidence_level, method)
+    return float(np.sum(weights * inner))
 
 
 def _smallest_passing(passes: Callable[[int], bool], start: int, max_value: int) -> int:
@@ -228,6 +281,94 @@ def _smallest_passing(passes: Callable[[int], bool], start: int, max_value: int)
     return high
 
 
+@dataclass(frozen=True)
+class _Check:
+    """Monte Carlo evidence at the planned size, from studies the search never saw."""
+
+    share: float
+    half_widths: NDArray
+    interval: ConfidenceInterval
+
+
+def _fresh_check(
+    model: PairModel,
+    n: int,
+    interval: Callable[[NDArray], ConfidenceInterval],
+    width: float,
+    n_reps: int,
+    rng: np.random.Generator,
+) -> _Check:
+    """Assurance at ``n`` on ``n_reps`` new studies (no selection bias from the search)."""
+    ci = interval(simulate_tables(model.cells, n, n_reps, rng=rng))
+    hw = np.asarray(ci.half_width, dtype=float)
+    return _Check(float(np.mean(reaches_width(hw, width))), hw, ci)
+
+
+def _unreachable(metric: str, width: float, assurance: float, max_items: int, share: float):
+    return TargetUnreachable(
+        f"--width {width:g} for {metric} is not reached with --assurance {assurance:g} "
+        f"even at --max-items {max_items}: the share of studies that reach it there is "
+        f"{share:.3f}; widen --width, lower --assurance or raise --max-items"
+    )
+
+
+def _exact_search(
+    model: PairModel,
+    width: float,
+    level: float,
+    assurance: float,
+    method: str,
+    start: int,
+    cap: int,
+) -> tuple[int, float, list[tuple[int, float]]]:
+    """Smallest ``n`` whose exact PSA assurance reaches the target, by bisection."""
+    evaluated: dict[int, float] = {}
+
+    def exact(n: int) -> float:
+        if n not in evaluated:
+            evaluated[n] = exact_psa_assurance(model, n, width, level, method)
+        return evaluated[n]
+
+    try:
+        items = _smallest_passing(lambda n: exact(n) >= assurance, start, cap)
+    except TargetUnreachable:
+        raise _unreachable("psa", width, assurance, cap, exact(cap)) from None
+    return items, exact(items), sorted(evaluated.items())
+
+
+def _monte_carlo_search(
+    model: PairModel,
+    interval: Callable[[NDArray], ConfidenceInterval],
+    metric: str,
+    width: float,
+    assurance: float,
+    n_reps: int,
+    start: int,
+    cap: int,
+    rng: np.random.Generator,
+) -> tuple[int, float, list[tuple[int, float]]]:
+    """Smallest ``n`` whose simulated assurance reaches the target, and its MC SE in items."""
+    studies = NestedStudies(model.cells, n_reps, rng=rng)
+    evaluated: dict[int, float] = {}
+
+    def share(n: int) -> float:
+        if n not in evaluated:
+            hw = interval(studies.tables(n)).half_width
+            evaluated[n] = float(np.mean(reaches_width(hw, width)))
+        return evaluated[n]
+
+    try:
+        items = _smallest_passing(lambda n: share(n) >= assurance, start, cap)
+    except TargetUnreachable:
+        raise _unreachable(metric, width, assurance, cap, share(cap)) from None
+    se = float(np.sqrt(share(items) * (1 - share(items)) / n_reps))
+    step = max(1, int(round(0.05 * items)))
+    lo_n, hi_n = max(items - step, 1), items + step
+    slope = (share(hi_n) - share(lo_n)) / (hi_n - lo_n)
+    items_se = se / slope if slope > 0 else float("nan")
+    return items, items_se, sorted(evaluated.items())
+
+
 def find_sample_size(
     model: PairModel,
     metric: str = "psa",
@@ -243,6 +384,12 @@ def find_sample_size(
 ) -> SampleSizeResult:
     """Smallest number of items with ``P(half-width <= width) >= assurance``.
 
+    For PSA with a method in :data:`EXACT_PSA_METHODS` the answer is exact (binomial
+    sums, :func:`exact_psa_assurance`) and Monte Carlo is only its independent check; else
+    the answer is the Monte Carlo crossing on nested studies. Either way the reported
+    assurance comes from a fresh set of ``n_reps`` studies the search never saw, and a
+    zero-width or undefined interval never counts as narrow (:func:`reaches_width`).
+
     Parameters
     ----------
     model
@@ -256,9 +403,9 @@ def find_sample_size(
     assurance
         Required probability that a study reaches ``width``; 0.5 is the median rule.
     method
-        Interval method (default Wilson for PSA, Donner-Eliasziw GOF for kappa).
+        Interval method (default Wilson for PSA, the score interval for Cohen's kappa).
     n_reps
-        Simulated studies per evaluated ``n``.
+        Simulated studies per evaluated ``n``, and in the independent check.
     max_items
         Largest ``n`` searched; beyond it the target is unreachable.
     n_boot
@@ -274,48 +421,23 @@ def find_sample_size(
     if metric not in METRICS:
         raise InvalidInput(f"--metric must be one of psa, kappa, both; got {metric}")
     method = method or DEFAULT_METHOD[metric]
-    generator = np.random.default_rng(rng)
-    interval_rng, study_rng = generator.spawn(2)
+    interval_rng, study_rng, check_rng = np.random.default_rng(rng).spawn(3)
     interval = interval_function(metric, method, confidence_level, n_boot=n_boot, rng=interval_rng)
-    studies = NestedStudies(model.cells, n_reps, rng=study_rng)
-    evaluated: dict[int, tuple[float, NDArray, ConfidenceInterval]] = {}
-
-    def evaluate(n: int) -> tuple[float, NDArray, ConfidenceInterval]:
-        if n not in evaluated:
-            ci = interval(studies.tables(n))
-            hw = np.asarray(ci.half_width, dtype=float)
-            share = float(np.mean(np.nan_to_num(hw, nan=np.inf) <= width))
-            evaluated[n] = (share, hw, ci)
-        return evaluated[n]
-
     start = analytic_items(model, metric, width, confidence_level)
     start = int(np.ceil(start)) if np.isfinite(start) and start > 0 else 100
-    try:
-        items = _smallest_passing(lambda n: evaluate(n)[0] >= assurance, start, max_items)
-    except TargetUnreachable:
-        share_at_max = evaluate(max_items)[0]
-        raise TargetUnreachable(
-            f"--width {width:g} for {metric} is not reached with --assurance {assurance:g} "
-            f"even at --max-items {max_items}: the share of studies that reach it there is "
-            f"{share_at_max:.3f}; widen --width, lower --assurance or raise --max-items"
-        ) from None
-
-    share, hw, ci = evaluate(items)
-    se = float(np.sqrt(share * (1 - share) / n_reps))
-    step = max(1, int(round(0.05 * items)))
-    lo_n, hi_n = max(items - step, 1), items + step
-    slope = (evaluate(hi_n)[0] - evaluate(lo_n)[0]) / (hi_n - lo_n)
-    items_se = se / slope if slope > 0 else float("nan")
-    defined = np.isfinite(hw)
-    finite_hw = np.where(defined, hw, np.inf)
     exact = exact_items = None
-    if metric == "psa" and method in _CONDITIONAL:
-        exact = exact_psa_assurance(model, items, width, confidence_level, method)
-        exact_items = _smallest_passing(
-            lambda n: exact_psa_assurance(model, n, width, confidence_level, method) >= assurance,
-            items,
-            max_items,
+    if metric == "psa" and method in EXACT_PSA_METHODS:
+        items, exact, curve = _exact_search(
+            model, width, confidence_level, assurance, method, start, max_items
         )
+        exact_items, items_se = items, 0.0
+    else:
+        items, items_se, curve = _monte_carlo_search(
+            model, interval, metric, width, assurance, n_reps, start, max_items, study_rng
+        )
+    check = _fresh_check(model, items, interval, width, n_reps, check_rng)
+    defined = np.isfinite(check.half_widths)
+    finite_hw = np.where(defined, check.half_widths, np.inf)
     return SampleSizeResult(
         metric=metric,
         method=method,
@@ -324,17 +446,21 @@ def find_sample_size(
         target_assurance=assurance,
         items=items,
         union_positives=items * model.union_rate,
-        assurance=share,
-        assurance_mc_se=se,
+        assurance=check.share,
+        assurance_mc_se=float(np.sqrt(check.share * (1 - check.share) / n_reps)),
         items_mc_se=float(items_se),
         exact_assurance=exact,
         exact_items=exact_items,
         half_width_median=float(np.quantile(finite_hw, 0.5)),
         half_width_at_assurance=float(np.quantile(finite_hw, assurance)),
-        interval_median=(float(np.nanmedian(ci.low)), float(np.nanmedian(ci.high))),
+        interval_median=(
+            float(np.nanmedian(check.interval.low)),
+            float(np.nanmedian(check.interval.high)),
+        ),
         n_reps=n_reps,
         n_undefined=int((~defined).sum()),
-        curve=sorted((n, v[0]) for n, v in evaluated.items()),
+        curve=curve,
+        basis="exact" if exact is not None else "monte-carlo",
     )
 
 
@@ -406,6 +532,29 @@ def union_positives_for_assurance(
         u += int(failing[-1]) + 1
 
 
+def items_for_union_positives(union_positives: int, union_rate: float, probability: float) -> int:
+    """Smallest ``n`` with ``P(Bin(n, r) >= U) >= probability``.
+
+    Equivalently the ``probability``-quantile of the items needed to reach the ``U``-th
+    union positive: ``n - U`` is negative binomial (failures before the ``U``-th success,
+    success probability ``r``), so ``P(Bin(n, r) >= U) = nbdtr(n - U, U, r)``.
+
+    >>> items_for_union_positives(186, 0.082, 0.9)
+    2475
+    """
+    u = int(union_positives)
+    r = float(union_rate)
+    if u <= 0:
+        return 0
+    guess = special.nbdtrik(probability, u, r)
+    k = int(np.ceil(guess)) if np.isfinite(guess) else 0
+    while k > 0 and special.nbdtr(k - 1, u, r) >= probability:
+        k -= 1
+    while special.nbdtr(k, u, r) < probability:
+        k += 1
+    return u + k
+
+
 def inverse_sampling_items(union_positives: int, union_rate: float) -> dict[str, float | int]:
     """Items needed to collect ``U`` union positives when labelling until the ``U``-th.
 
@@ -417,12 +566,5 @@ def inverse_sampling_items(union_positives: int, union_rate: float) -> dict[str,
     >>> round(out["expected"]), out["p90"]
     (2268, 2475)
     """
-    u = int(union_positives)
-    r = float(union_rate)
-    guess = special.nbdtrik(0.9, u, r)
-    k = int(np.ceil(guess)) if np.isfinite(guess) else 0
-    while k > 0 and special.nbdtr(k - 1, u, r) >= 0.9:
-        k -= 1
-    while special.nbdtr(k, u, r) < 0.9:
-        k += 1
-    return {"expected": u / r, "p90": u + k}
+    u, r = int(union_positives), float(union_rate)
+    return {"expected": u / r, "p90": items_for_union_positives(u, r, 0.9)}
