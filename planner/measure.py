@@ -287,7 +287,7 @@ def measure_agreement(
                 "kappa",
                 "bootstrap" if bootstrap else method,
                 n_pair - float(np.max(np.diag(table))),
-                "--kappa-method score without --bootstrap" if bootstrap else None,
+                "use --kappa-method score without --bootstrap" if bootstrap else None,
             )
             if note is not None:
                 notes.append(note)

@@ -24,12 +24,11 @@ Kupper LL, Hafner KB (1989) How appropriate are popular sample size formulas?
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
-from numpy.typing import NDArray
-from scipy import special
+from numpy.typing import ArrayLike, NDArray
 
 from planner.errors import InvalidInput, TargetUnreachable
 from planner.intervals import (
@@ -78,7 +77,8 @@ class SampleSizeResult:
         For PSA with a method in :data:`EXACT_PSA_METHODS` (else None): the exact assurance
         at ``items``, and the exact ``n`` (equal to ``items``).
     half_width_median, half_width_at_assurance
-        Median and ``assurance``-quantile of the half-width over the fresh studies.
+        Median and ``assurance``-quantile of the half-width: exact when ``basis ==
+        "exact"``, else over the fresh studies.
     interval_median
         Medians of the lower and of the upper limits over the fresh studies.
     n_reps, n_undefined
@@ -147,17 +147,71 @@ def analytic_items(model: PairModel, metric: str, width: float, confidence_level
     return z * z * q / width**2
 
 
+# Lanczos (g = 7, 9 terms) coefficients: log-gamma to about 1e-15 relative for x >= 1/2.
+_LANCZOS = (
+    0.99999999999980993,
+    676.5203681218851,
+    -1259.1392167224028,
+    771.32342877765313,
+    -176.61502916214059,
+    12.507343278686905,
+    -0.13857109526572012,
+    9.9843695780195716e-6,
+    1.5056327351493116e-7,
+)
+_HALF_LOG_2PI = 0.5 * float(np.log(2 * np.pi))
+
+
+def log_gamma(x: ArrayLike) -> NDArray:
+    """``log Gamma(x)`` for ``x >= 1/2`` by the Lanczos approximation, vectorised.
+
+    Used instead of :func:`scipy.special.gammaln` so that sizing never imports scipy (see
+    :mod:`planner.intervals` on start-up time).
+
+    >>> round(float(log_gamma(10.0)), 10) == round(float(np.log(362880.0)), 10)
+    True
+    """
+    z = np.asarray(x, dtype=float) - 1.0
+    series = np.full(z.shape, _LANCZOS[0])
+    for i, coefficient in enumerate(_LANCZOS[1:], start=1):
+        series = series + coefficient / (z + i)
+    t = z + 7.5
+    return _HALF_LOG_2PI + (z + 0.5) * np.log(t) - t + np.log(series)
+
+
 def _binomial_pmf(k: NDArray, n: NDArray, p: float) -> NDArray:
-    """Binomial probabilities via log-gamma (exact to rounding, vectorised)."""
-    with np.errstate(invalid="ignore"):
-        logpmf = (
-            special.gammaln(n + 1)
-            - special.gammaln(k + 1)
-            - special.gammaln(n - k + 1)
-            + special.xlogy(k, p)
-            + special.xlog1py(n - k, -p)
-        )
-    return np.where((k >= 0) & (k <= n), np.exp(logpmf), 0.0)
+    """Binomial probabilities via log-gamma, vectorised; ``0 < p < 1``.
+
+    Relative error about ``n * 1e-15`` (the log-gamma terms cancel): 1e-12 at a thousand
+    items, 1e-8 at ten million.
+    """
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    inside = (k >= 0) & (k <= n)
+    k_in = np.where(inside, k, 0.0)
+    n_in = np.where(inside, n, 0.0)
+    logpmf = (
+        log_gamma(n_in + 1)
+        - log_gamma(k_in + 1)
+        - log_gamma(n_in - k_in + 1)
+        + k_in * np.log(p)
+        + (n_in - k_in) * np.log1p(-p)
+    )
+    return np.where(inside, np.exp(logpmf), 0.0)
+
+
+def binomial_at_least(k: int, n: int, p: float) -> float:
+    """``P(Bin(n, p) >= k)``, summed over the binomial's mass within 9 SD.
+
+    >>> round(binomial_at_least(1, 2, 0.5), 12)
+    0.75
+    """
+    if k <= 0:
+        return 1.0
+    if k > n:
+        return 0.0
+    x = _binomial_support(n, p)
+    x = x[x >= k]
+    return float(np.sum(_binomial_pmf(x, np.full_like(x, n), p)))
 
 
 def _binomial_support(n: float, p: float, spread: float = 9.0) -> NDArray:
@@ -198,6 +252,28 @@ def psa_half_width_given_union(
 _GRID_ELEMENTS = 2_000_000  # (U, a) pairs evaluated at once; fixed, never changes answers
 
 
+def _outcome_grid(
+    us: NDArray, jaccard: float, confidence_level: float, method: str
+) -> Iterator[tuple[slice, NDArray, NDArray]]:
+    """Chunks of the ``(U, a)`` grid: rows of ``us``, half-widths, ``P(a | U)``.
+
+    Each row covers ``a ~ Bin(U, J)`` to 9 standard deviations.
+    """
+    sd = np.sqrt(us * jaccard * (1 - jaccard))
+    lo = np.maximum(0.0, np.floor(us * jaccard - 9 * sd - 2))
+    hi = np.minimum(us, np.ceil(us * jaccard + 9 * sd + 2))
+    span = int(np.max(hi - lo)) + 1 if us.size else 1
+    rows = max(1, _GRID_ELEMENTS // span)
+    for first in range(0, us.size, rows):
+        part = slice(first, first + rows)
+        u = us[part, None]
+        a = lo[part, None] + np.arange(span)[None, :]
+        inside = a <= u
+        a = np.minimum(a, u)
+        hw = psa_half_width_given_union(a, u, confidence_level, method)
+        yield part, hw, np.where(inside, _binomial_pmf(a, u, jaccard), 0.0)
+
+
 def conditional_psa_assurance(
     union_positives: NDArray | int,
     jaccard: float,
@@ -207,26 +283,21 @@ def conditional_psa_assurance(
 ) -> NDArray:
     """Exact ``P(half-width <= width)`` given ``U`` union positives, ``a ~ Bin(U, J)``.
 
-    Vectorised over an array of ``U`` values: a ``(U, a)`` grid covering each binomial's
-    mass to 9 standard deviations. Zero-width intervals never count (:func:`reaches_width`).
+    Vectorised over an array of ``U`` values. Zero-width intervals never count
+    (:func:`reaches_width`).
     """
     us = np.atleast_1d(np.asarray(union_positives, dtype=float))
-    sd = np.sqrt(us * jaccard * (1 - jaccard))
-    lo = np.maximum(0.0, np.floor(us * jaccard - 9 * sd - 2))
-    hi = np.minimum(us, np.ceil(us * jaccard + 9 * sd + 2))
-    span = int(np.max(hi - lo)) + 1 if us.size else 1
     out = np.empty(us.shape)
-    rows = max(1, _GRID_ELEMENTS // span)
-    for first in range(0, us.size, rows):
-        part = slice(first, first + rows)
-        u = us[part, None]
-        a = lo[part, None] + np.arange(span)[None, :]
-        inside = a <= u
-        a = np.minimum(a, u)
-        hw = psa_half_width_given_union(a, u, confidence_level, method)
-        pmf = np.where(inside, _binomial_pmf(a, u, jaccard), 0.0)
+    for part, hw, pmf in _outcome_grid(us, jaccard, confidence_level, method):
         out[part] = np.sum(pmf * reaches_width(hw, width), axis=1)
     return out
+
+
+def _union_support(model: PairModel, n_items: int) -> tuple[NDArray, NDArray]:
+    """Values ``U >= 1`` of ``Bin(n, r)`` within 9 SD, and their probabilities."""
+    us = _binomial_support(n_items, model.union_rate)
+    us = us[us > 0]
+    return us, _binomial_pmf(us, np.full_like(us, n_items), model.union_rate)
 
 
 def exact_psa_assurance(
@@ -243,11 +314,40 @@ def exact_psa_assurance(
     Exact for every method whose half-width depends only on ``(a, U)``
     (:data:`EXACT_PSA_METHODS`). No simulation.
     """
-    us = _binomial_support(n_items, model.union_rate)
-    us = us[us > 0]
-    weights = _binomial_pmf(us, np.full_like(us, n_items), model.union_rate)
+    us, weights = _union_support(model, n_items)
     inner = conditional_psa_assurance(us, model.jaccard, width, confidence_level, method)
     return float(np.sum(weights * inner))
+
+
+def exact_half_width_quantiles(
+    model: PairModel,
+    n_items: int,
+    probabilities: tuple[float, ...],
+    confidence_level: float = 0.95,
+    method: str = "wilson",
+) -> list[float] | None:
+    """Exact quantiles of the PSA half-width over studies of ``n_items`` items.
+
+    The half-width is a function of ``(a, U)``, whose law is known exactly; undefined and
+    zero-width intervals count as infinitely wide, as in the search. ``None`` when the
+    ``(U, a)`` grid is too large to hold (beyond about 30,000 union positives).
+    """
+    us, weights = _union_support(model, n_items)
+    values, masses = [], []
+    total = 0
+    for part, hw, pmf in _outcome_grid(us, model.jaccard, confidence_level, method):
+        mass = weights[part, None] * pmf
+        keep = mass > 1e-15
+        total += int(keep.sum())
+        if total > 2 * _GRID_ELEMENTS:
+            return None
+        values.append(np.where(reaches_width(hw, 1.0), hw, np.inf)[keep])
+        masses.append(mass[keep])
+    hw_all, mass_all = np.concatenate(values), np.concatenate(masses)
+    order = np.argsort(hw_all, kind="stable")
+    cumulative = np.cumsum(mass_all[order]) / mass_all.sum()
+    picks = np.searchsorted(cumulative, np.asarray(probabilities) - 1e-12)
+    return [float(hw_all[order][min(i, order.size - 1)]) for i in picks]
 
 
 def _smallest_passing(passes: Callable[[int], bool], start: int, max_value: int) -> int:
@@ -438,6 +538,12 @@ def find_sample_size(
     check = _fresh_check(model, items, interval, width, n_reps, check_rng)
     defined = np.isfinite(check.half_widths)
     finite_hw = np.where(defined, check.half_widths, np.inf)
+    quantiles = [float(np.quantile(finite_hw, 0.5)), float(np.quantile(finite_hw, assurance))]
+    if exact is not None:  # the half-width's law is known exactly too
+        quantiles = (
+            exact_half_width_quantiles(model, items, (0.5, assurance), confidence_level, method)
+            or quantiles
+        )
     return SampleSizeResult(
         metric=metric,
         method=method,
@@ -451,8 +557,8 @@ def find_sample_size(
         items_mc_se=float(items_se),
         exact_assurance=exact,
         exact_items=exact_items,
-        half_width_median=float(np.quantile(finite_hw, 0.5)),
-        half_width_at_assurance=float(np.quantile(finite_hw, assurance)),
+        half_width_median=quantiles[0],
+        half_width_at_assurance=quantiles[1],
         interval_median=(
             float(np.nanmedian(check.interval.low)),
             float(np.nanmedian(check.interval.high)),
@@ -536,23 +642,19 @@ def items_for_union_positives(union_positives: int, union_rate: float, probabili
     """Smallest ``n`` with ``P(Bin(n, r) >= U) >= probability``.
 
     Equivalently the ``probability``-quantile of the items needed to reach the ``U``-th
-    union positive: ``n - U`` is negative binomial (failures before the ``U``-th success,
-    success probability ``r``), so ``P(Bin(n, r) >= U) = nbdtr(n - U, U, r)``.
+    union positive (``n - U`` is negative binomial: failures before the ``U``-th success).
 
     >>> items_for_union_positives(186, 0.082, 0.9)
     2475
     """
-    u = int(union_positives)
-    r = float(union_rate)
+    u, r = int(union_positives), float(union_rate)
     if u <= 0:
         return 0
-    guess = special.nbdtrik(probability, u, r)
-    k = int(np.ceil(guess)) if np.isfinite(guess) else 0
-    while k > 0 and special.nbdtr(k - 1, u, r) >= probability:
-        k -= 1
-    while special.nbdtr(k, u, r) < probability:
-        k += 1
-    return u + k
+    if r >= 1.0:
+        return u
+    guess = int(np.ceil(u / r))
+    cap = 10 * guess + 1000
+    return _smallest_passing(lambda n: binomial_at_least(u, n, r) >= probability, guess, cap)
 
 
 def inverse_sampling_items(union_positives: int, union_rate: float) -> dict[str, float | int]:

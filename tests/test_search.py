@@ -11,7 +11,10 @@ from planner.errors import TargetUnreachable
 from planner.model import PairModel, pair_from_annotators, pair_from_counts, pair_from_union_rate
 from planner.plan import PlanSettings, make_plan
 from planner.search import (
+    _binomial_pmf,
     analytic_items,
+    binomial_at_least,
+    exact_half_width_quantiles,
     exact_psa_assurance,
     find_sample_size,
     inverse_sampling_items,
@@ -243,3 +246,23 @@ def test_worst_case_items_reach_the_union_positives_with_the_assurance():
     assert stats.binom.sf(u - 1, n, model.union_rate) >= 0.9
     assert stats.binom.sf(u - 1, n - 1, model.union_rate) < 0.9
     assert n > wc["items_expected"]
+
+
+def test_exact_half_width_quantiles_match_an_independent_double_sum():
+    model = pair_from_annotators(0.08)
+    n, assurance = 1402, 0.8
+    median, at_assurance = exact_half_width_quantiles(model, n, (0.5, assurance))
+    for q, p in ((median, 0.5), (at_assurance, assurance)):
+        assert _scipy_exact_assurance(model, n, q + 1e-12, "wilson") >= p
+        assert _scipy_exact_assurance(model, n, q - 1e-9, "wilson") < p
+
+
+@pytest.mark.parametrize(("n", "p"), [(50, 0.3), (1280, 0.1146), (10**6, 0.01), (10**7, 0.5)])
+def test_binomial_pmf_without_scipy_matches_scipy(n, p):
+    k = np.arange(max(0, int(n * p) - 400), int(n * p) + 400)
+    ours = _binomial_pmf(k, np.full(k.shape, n), p)
+    # log-gamma differences lose about n * 1e-15 relative: 1e-8 at ten million items
+    assert np.allclose(ours, stats.binom.pmf(k, n, p), rtol=max(1e-9, n * 1e-14), atol=1e-13)
+    assert binomial_at_least(int(n * p), n, p) == pytest.approx(
+        stats.binom.sf(int(n * p) - 1, n, p), abs=max(1e-10, n * 1e-14)
+    )
