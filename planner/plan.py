@@ -189,6 +189,39 @@ def size_metric(
     )
 
 
+_MODEL_OPTIONS = {
+    "annotators": "--error-rate and --bias",
+    "union-rate": "--union-rate and --psa",
+    "pilot-counts": "--pilot-counts",
+}
+
+
+def _degenerate_model(model: PairModel) -> str | None:
+    """One line when an annotator of the model never flags a true positive (or negative).
+
+    Raises
+    ------
+    InvalidInput
+        When the model implies PSA 0 (no item is ever flagged by both): nothing to size.
+    """
+    options = _MODEL_OPTIONS.get(model.source, "the model's options")
+    if model.cells[0] <= 0:
+        raise InvalidInput(
+            f"the model implies PSA 0 (no item is flagged by both annotators), so there is "
+            f"no agreement to measure; check {options}"
+        )
+    for measure in ("sensitivity", "specificity"):
+        values = model.assumptions.get(measure) or []
+        for name, value in zip("AB", values, strict=False):
+            if value <= 1e-12:
+                return (
+                    f"annotator {name} has {measure} 0 (never labels a true "
+                    f"{'positive' if measure == 'sensitivity' else 'negative'} correctly): "
+                    f"the plan is for a degenerate pair; check {options}"
+                )
+    return None
+
+
 def _worst_case(model: PairModel, settings: PlanSettings, budget_for: Any) -> dict[str, Any]:
     """Union positives that reach the width whatever the agreement, and items to get them.
 
@@ -231,6 +264,7 @@ def make_plan(model: PairModel, settings: PlanSettings, *, seed: int) -> Plan:
     """
     if model.union_rate <= 0:
         raise InvalidInput("the model implies no union positives: PSA and kappa are undefined")
+    degenerate = _degenerate_model(model)
     rng = np.random.default_rng(seed)
     streams = dict(zip(("psa", "kappa"), rng.spawn(2), strict=True))
     results: dict[str, SampleSizeResult] = {}
@@ -250,7 +284,8 @@ def make_plan(model: PairModel, settings: PlanSettings, *, seed: int) -> Plan:
     budgets = {metric: budget_for(res.items) for metric, res in results.items()}
     deciding = max(results, key=lambda m: results[m].items)
     worst_case = _worst_case(model, settings, budget_for)
-    notes = [
+    notes = [degenerate] if degenerate else []
+    notes += [
         note
         for res in results.values()
         if (note := coverage_note(res.metric, res.method, res.union_positives)) is not None

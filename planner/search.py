@@ -180,12 +180,14 @@ def log_gamma(x: ArrayLike) -> NDArray:
 
 
 def _binomial_pmf(k: NDArray, n: NDArray, p: float) -> NDArray:
-    """Binomial probabilities via log-gamma, vectorised; ``0 < p < 1``.
+    """Binomial probabilities via log-gamma, vectorised; ``0 <= p <= 1``.
 
     Relative error about ``n * 1e-15`` (the log-gamma terms cancel): 1e-12 at a thousand
     items, 1e-8 at ten million.
     """
     k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    if p <= 0.0 or p >= 1.0:  # all mass at k = 0 or at k = n
+        return np.where(k == (0.0 if p <= 0.0 else n), 1.0, 0.0)
     inside = (k >= 0) & (k <= n)
     k_in = np.where(inside, k, 0.0)
     n_in = np.where(inside, n, 0.0)
@@ -350,6 +352,17 @@ def exact_half_width_quantiles(
     return [float(hw_all[order][min(i, order.size - 1)]) for i in picks]
 
 
+def _bisect_passing(passes: Callable[[int], bool], low: int, high: int) -> int:
+    """Smallest passing integer in ``(low, high]`` given ``passes(high)``, by bisection."""
+    while high - low > 1:
+        mid = (low + high) // 2
+        if passes(mid):
+            high = mid
+        else:
+            low = mid
+    return high
+
+
 def _smallest_passing(passes: Callable[[int], bool], start: int, max_value: int) -> int:
     """Smallest integer ``m >= 1`` with ``passes(m)``, assuming monotonicity."""
     start = int(min(max(start, 1), max_value))
@@ -372,13 +385,36 @@ def _smallest_passing(passes: Callable[[int], bool], start: int, max_value: int)
                 high = trial
                 break
             low = trial
-    while high - low > 1:
-        mid = (low + high) // 2
-        if passes(mid):
-            high = mid
-        else:
-            low = mid
-    return high
+    return _bisect_passing(passes, low, high)
+
+
+def _smallest_passing_near(
+    passes: Callable[[int], bool], start: int, max_value: int, share: float = 0.02
+) -> int:
+    """:func:`_smallest_passing` for a good ``start``: bracket with steps from 2 % of it.
+
+    Steps double away from ``start`` until ``passes`` changes, then bisection; a start
+    within a few percent of the answer costs about 8 evaluations instead of about 20.
+    """
+    start = int(min(max(start, 1), max_value))
+    step = max(1, int(share * start))
+    if passes(start):
+        high, low = start, start - step
+        while low >= 1 and passes(low):
+            high, step = low, 2 * step
+            low = high - step
+        low = max(low, 0)
+    else:
+        low, high = start, start + step
+        while True:
+            if low >= max_value:
+                raise TargetUnreachable(str(max_value))
+            high = min(high, max_value)
+            if passes(high):
+                break
+            low, step = high, 2 * step
+            high = low + step
+    return _bisect_passing(passes, low, high)
 
 
 @dataclass(frozen=True)
@@ -430,7 +466,7 @@ def _exact_search(
         return evaluated[n]
 
     try:
-        items = _smallest_passing(lambda n: exact(n) >= assurance, start, cap)
+        items = _smallest_passing_near(lambda n: exact(n) >= assurance, start, cap)
     except TargetUnreachable:
         raise _unreachable("psa", width, assurance, cap, exact(cap)) from None
     return items, exact(items), sorted(evaluated.items())
@@ -654,7 +690,7 @@ def items_for_union_positives(union_positives: int, union_rate: float, probabili
         return u
     guess = int(np.ceil(u / r))
     cap = 10 * guess + 1000
-    return _smallest_passing(lambda n: binomial_at_least(u, n, r) >= probability, guess, cap)
+    return _smallest_passing_near(lambda n: binomial_at_least(u, n, r) >= probability, guess, cap)
 
 
 def inverse_sampling_items(union_positives: int, union_rate: float) -> dict[str, float | int]:

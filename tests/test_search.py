@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from planner import intervals as iv
-from planner.errors import TargetUnreachable
+from planner.errors import InvalidInput, TargetUnreachable
 from planner.model import PairModel, pair_from_annotators, pair_from_counts, pair_from_union_rate
 from planner.plan import PlanSettings, make_plan
 from planner.search import (
@@ -266,3 +266,19 @@ def test_binomial_pmf_without_scipy_matches_scipy(n, p):
     assert binomial_at_least(int(n * p), n, p) == pytest.approx(
         stats.binom.sf(int(n * p) - 1, n, p), abs=max(1e-10, n * 1e-14)
     )
+
+
+def test_degenerate_models_are_refused_or_named():
+    # Issue 8: --prevalence 0.03 --error-rate 0.01,0.03 --bias 1,-1 gives annotator B
+    # sensitivity 0 and PSA 0; a plan was printed without a word.
+    model = pair_from_annotators(0.03, error_rate=(0.01, 0.03), bias=(1, -1))
+    assert model.cells[0] == 0.0
+    with pytest.raises(InvalidInput, match="PSA 0.*--error-rate and --bias"):
+        make_plan(model, PlanSettings(n_reps=200), seed=1)
+    weak = PairModel(
+        cells=(0.01, 0.05, 0.02, 0.92),
+        source="annotators",
+        assumptions={"sensitivity": [0.9, 0.0], "specificity": [0.95, 0.97]},
+    )
+    notes = make_plan(weak, PlanSettings(n_reps=200), seed=1).notes
+    assert any(n.startswith("annotator B has sensitivity 0") for n in notes)
