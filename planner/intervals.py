@@ -425,7 +425,8 @@ def kappa_score_interval(table: ArrayLike, confidence_level: float = 0.95) -> Co
             k = np.clip(k0, k_min, k_max)
             joint = (k * (1 - pe) + pe - 1 + pa + pb) / 2
             var = _binary_fce_variance(joint, pa - joint, pb - joint, 1 - pa - pb + joint)
-            return n * (k_hat - k0) ** 2 / np.maximum(var, 0.0)
+            stat = n * (k_hat - k0) ** 2 / np.maximum(var, 0.0)
+            return np.where(k0 == k_hat, 0.0, stat)  # the estimate itself is always inside
 
         low, high = _bisect_limits(
             statistic, k_hat, np.full_like(k_hat, -1.0), np.ones_like(k_hat), z2
