@@ -31,6 +31,7 @@ Bloch DA, Kraemer HC (1989) 2 x 2 kappa coefficients: measures of agreement or a
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from statistics import NormalDist
 from typing import Any, NamedTuple
 
@@ -72,6 +73,7 @@ def _check_confidence_level(confidence_level: float) -> float:
     return float(confidence_level)
 
 
+@lru_cache(maxsize=64)
 def normal_quantile(confidence_level: float) -> float:
     """Two-sided normal critical value ``z = Phi^-1((1 + confidence_level) / 2)``.
 

@@ -302,6 +302,36 @@ def _union_support(model: PairModel, n_items: int) -> tuple[NDArray, NDArray]:
     return us, _binomial_pmf(us, np.full_like(us, n_items), model.union_rate)
 
 
+class ExactPSAAssurance:
+    """Exact PSA assurance as a function of ``n``, for one model, width and method.
+
+    ``A(n) = sum_U Bin(U; n, r) A(U)`` where the conditional assurance ``A(U)``
+    (:func:`conditional_psa_assurance`) does not depend on ``n``; it is computed once per
+    ``U`` and kept, so a search over ``n`` pays for each union-positive count only once.
+    """
+
+    def __init__(
+        self, model: PairModel, width: float, confidence_level: float = 0.95, method: str = "wilson"
+    ) -> None:
+        self.model, self.width = model, width
+        self.confidence_level, self.method = confidence_level, method
+        self._given_union: dict[float, float] = {}
+
+    def given_union(self, us: NDArray) -> NDArray:
+        """``A(U)`` for each value of ``us``."""
+        missing = np.array([u for u in us if u not in self._given_union])
+        if missing.size:
+            values = conditional_psa_assurance(
+                missing, self.model.jaccard, self.width, self.confidence_level, self.method
+            )
+            self._given_union.update(zip(missing.tolist(), values.tolist(), strict=True))
+        return np.array([self._given_union[u] for u in us.tolist()])
+
+    def __call__(self, n_items: int) -> float:
+        us, weights = _union_support(self.model, n_items)
+        return float(np.sum(weights * self.given_union(us)))
+
+
 def exact_psa_assurance(
     model: PairModel,
     n_items: int,
@@ -316,9 +346,7 @@ def exact_psa_assurance(
     Exact for every method whose half-width depends only on ``(a, U)``
     (:data:`EXACT_PSA_METHODS`). No simulation.
     """
-    us, weights = _union_support(model, n_items)
-    inner = conditional_psa_assurance(us, model.jaccard, width, confidence_level, method)
-    return float(np.sum(weights * inner))
+    return ExactPSAAssurance(model, width, confidence_level, method)(n_items)
 
 
 def exact_half_width_quantiles(
@@ -440,6 +468,13 @@ def _fresh_check(
     return _Check(float(np.mean(reaches_width(hw, width))), hw, ci)
 
 
+def _nan_median(values: NDArray) -> float:
+    """Median of the finite values, NaN if none (``np.nanmedian`` would import numpy.ma)."""
+    x = np.sort(np.asarray(values, dtype=float).ravel())
+    x = x[np.isfinite(x)]
+    return float((x[(x.size - 1) // 2] + x[x.size // 2]) / 2) if x.size else float("nan")
+
+
 def _unreachable(metric: str, width: float, assurance: float, max_items: int, share: float):
     return TargetUnreachable(
         f"--width {width:g} for {metric} is not reached with --assurance {assurance:g} "
@@ -459,10 +494,11 @@ def _exact_search(
 ) -> tuple[int, float, list[tuple[int, float]]]:
     """Smallest ``n`` whose exact PSA assurance reaches the target, by bisection."""
     evaluated: dict[int, float] = {}
+    assurance_at = ExactPSAAssurance(model, width, level, method)
 
     def exact(n: int) -> float:
         if n not in evaluated:
-            evaluated[n] = exact_psa_assurance(model, n, width, level, method)
+            evaluated[n] = assurance_at(n)
         return evaluated[n]
 
     try:
@@ -574,12 +610,13 @@ def find_sample_size(
     check = _fresh_check(model, items, interval, width, n_reps, check_rng)
     defined = np.isfinite(check.half_widths)
     finite_hw = np.where(defined, check.half_widths, np.inf)
-    quantiles = [float(np.quantile(finite_hw, 0.5)), float(np.quantile(finite_hw, assurance))]
+    quantiles = None
     if exact is not None:  # the half-width's law is known exactly too
-        quantiles = (
-            exact_half_width_quantiles(model, items, (0.5, assurance), confidence_level, method)
-            or quantiles
+        quantiles = exact_half_width_quantiles(
+            model, items, (0.5, assurance), confidence_level, method
         )
+    if quantiles is None:
+        quantiles = [float(np.quantile(finite_hw, q)) for q in (0.5, assurance)]
     return SampleSizeResult(
         metric=metric,
         method=method,
@@ -595,10 +632,7 @@ def find_sample_size(
         exact_items=exact_items,
         half_width_median=quantiles[0],
         half_width_at_assurance=quantiles[1],
-        interval_median=(
-            float(np.nanmedian(check.interval.low)),
-            float(np.nanmedian(check.interval.high)),
-        ),
+        interval_median=(_nan_median(check.interval.low), _nan_median(check.interval.high)),
         n_reps=n_reps,
         n_undefined=int((~defined).sum()),
         curve=curve,
