@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -282,3 +284,29 @@ def test_degenerate_models_are_refused_or_named():
     )
     notes = make_plan(weak, PlanSettings(n_reps=200), seed=1).notes
     assert any(n.startswith("annotator B has sensitivity 0") for n in notes)
+
+
+def test_plan_notes_a_method_that_undercovers_at_the_planned_union_positives():
+    # NEAR_PERFECT at width 0.1 needs about 13 union positives: Wald covers about 0.88 there
+    # (METHODS.md 1.4: 0.880 at 20 union positives).
+    plan = make_plan(NEAR_PERFECT, PlanSettings(width=0.1, psa_method="wald", n_reps=500), seed=2)
+    assert plan.results["psa"].union_positives < 35
+    assert any("wald interval for psa covers as little as" in n for n in plan.notes)
+    quiet = make_plan(NEAR_PERFECT, PlanSettings(width=0.1, n_reps=500), seed=2)
+    assert not any("covers as little as" in n for n in quiet.notes)
+
+
+def test_cli_headline_plan_is_the_exact_n():
+    from typer.testing import CliRunner
+
+    from planner.cli import app
+
+    result = CliRunner().invoke(
+        app, ["plan", "--prevalence", "0.08", "--width", "0.08", "--json", "--seed", "4"]
+    )
+    assert result.exit_code == 0, result.output
+    psa = json.loads(result.stdout)["results"]["psa"]
+    # README / METHODS.md: the exact n is 1,280; the Monte Carlo check is a fresh estimate.
+    assert (psa["items"], psa["exact_items"], psa["basis"]) == (1280, 1280, "exact")
+    assert psa["items_mc_se"] == 0.0
+    assert abs(psa["assurance"] - psa["exact_assurance"]) < 4 * psa["assurance_mc_se"]
