@@ -18,12 +18,12 @@ import numpy as np
 from planner import __version__
 from planner.budget import Budget, labelling_budget
 from planner.errors import InvalidInput
+from planner.exact import EXACT_PSA_METHODS
 from planner.intervals import KAPPA_ESTIMANDS, coverage_note
 from planner.jsonout import json_ready
 from planner.model import PairModel
 from planner.search import (
     DEFAULT_METHOD,
-    EXACT_PSA_METHODS,
     SampleSizeResult,
     find_sample_size,
     inverse_sampling_items,

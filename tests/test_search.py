@@ -10,18 +10,20 @@ from scipy import stats
 
 from planner import intervals as iv
 from planner.errors import InvalidInput, TargetUnreachable
-from planner.model import PairModel, pair_from_annotators, pair_from_counts, pair_from_union_rate
-from planner.plan import PlanSettings, make_plan
-from planner.search import (
+from planner.exact import (
     _binomial_pmf,
-    analytic_items,
     binomial_at_least,
     exact_half_width_quantiles,
     exact_psa_assurance,
+    reaches_width,
+)
+from planner.model import PairModel, pair_from_annotators, pair_from_counts, pair_from_union_rate
+from planner.plan import PlanSettings, make_plan
+from planner.search import (
+    analytic_items,
     find_sample_size,
     inverse_sampling_items,
     items_for_union_positives,
-    reaches_width,
     union_positives_for_assurance,
     worst_case_union_positives,
 )
