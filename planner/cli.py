@@ -178,7 +178,8 @@ def plan_command(
     kappa_method: Annotated[
         str | None,
         typer.Option(
-            help="Kappa interval: gof (default; Donner-Eliasziw), fce (Wald) or bootstrap.",
+            help="Kappa interval: score (default; for Cohen's kappa, bias allowed), gof "
+            "(Donner-Eliasziw, for the intraclass kappa), fce (Wald) or bootstrap.",
             rich_help_panel="Target",
         ),
     ] = None,

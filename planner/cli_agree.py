@@ -139,7 +139,8 @@ def agree_command(
     kappa_method: Annotated[
         str | None,
         typer.Option(
-            help="Cohen's kappa interval: gof (binary default), fce, bootstrap.",
+            help="Cohen's kappa interval: score (binary default; Cohen's kappa, bias allowed), "
+            "gof (intraclass kappa), fce, bootstrap.",
             rich_help_panel="Measures",
         ),
     ] = None,

@@ -40,6 +40,8 @@ from planner.decision import Decision, decide, landis_koch
 from planner.diagnostics import binary_table, diagnose, plain_value, scalar
 from planner.errors import InvalidInput
 from planner.intervals import (
+    KAPPA_ESTIMANDS,
+    coverage_note,
     kappa_interval,
     normal_quantile,
     psa_conditional_interval,
@@ -118,6 +120,15 @@ def _percentile(values: NDArray, confidence_level: float) -> tuple[float, float]
         return float("nan"), float("nan")
     lo, hi = np.quantile(finite, [tail, 1 - tail])
     return float(lo), float(hi)
+
+
+def _pair_kappa_interval(
+    table: NDArray, confidence_level: float, method: str
+) -> tuple[float, float, str]:
+    """Cohen's kappa interval of a pair table, labelled with the quantity it estimates."""
+    ci = kappa_interval(table, confidence_level, method)
+    label = {"score": "score", "gof": "Donner-Eliasziw GOF", "fce": "Wald, FCE SE"}[method]
+    return float(ci.low), float(ci.high), f"{label}, for {KAPPA_ESTIMANDS[method]}"
 
 
 # --------------------------------------------------------------------------- main
@@ -262,19 +273,23 @@ def measure_agreement(
         )
         add("observed_agreement", p_o, lo, hi, boot_name if bootstrap else "Wilson", n_pair)
         kappa = ag.cohen_kappa(table)
-        method = kappa_method or ("gof" if k == 2 else "fce")
-        if k != 2 and method == "gof":
-            raise InvalidInput("--kappa-method gof needs binary labels; use fce or bootstrap")
+        method = kappa_method or ("score" if k == 2 else "fce")
+        if k != 2 and method in ("score", "gof"):
+            raise InvalidInput(f"--kappa-method {method} needs binary labels; use fce or bootstrap")
         if bootstrap or method == "bootstrap":
             lo, hi = boot_pair(ag.cohen_kappa)
-            kname = boot_name
+            kname = f"{boot_name}, Cohen's kappa"
         else:
-            ci = kappa_interval(table, confidence_level, method)
-            lo, hi = ci.low, ci.high
-            kname = {
-                "gof": "Donner-Eliasziw GOF",
-                "fce": "Wald, FCE SE",
-            }[method]
+            lo, hi, kname = _pair_kappa_interval(table, confidence_level, method)
+        if k == 2:  # union positives: items off the larger "both agree" cell
+            note = coverage_note(
+                "kappa",
+                "bootstrap" if bootstrap else method,
+                n_pair - float(np.max(np.diag(table))),
+                "use --kappa-method score without --bootstrap" if bootstrap else None,
+            )
+            if note is not None:
+                notes.append(note)
         add("cohen_kappa", kappa, lo, hi, kname, n_pair, _undefined_note(kappa, one_category))
         if weights_kind:
             wk = ag.cohen_kappa(table, weights_kind)

@@ -18,6 +18,8 @@ import numpy as np
 from planner import __version__
 from planner.budget import Budget, labelling_budget
 from planner.errors import InvalidInput
+from planner.exact import EXACT_PSA_METHODS
+from planner.intervals import KAPPA_ESTIMANDS, coverage_note
 from planner.jsonout import json_ready
 from planner.model import PairModel
 from planner.search import (
@@ -25,11 +27,10 @@ from planner.search import (
     SampleSizeResult,
     find_sample_size,
     inverse_sampling_items,
+    items_for_union_positives,
     union_positives_for_assurance,
     worst_case_union_positives,
 )
-
-_CONDITIONAL = ("wilson", "clopper-pearson", "jeffreys")
 
 
 @dataclass(frozen=True)
@@ -163,6 +164,13 @@ class Plan:
         )
 
 
+def interval_label(metric: str, method: str) -> str:
+    """``"wilson interval"``; for kappa the method with the quantity it estimates."""
+    if metric == "kappa":
+        return f"{method} interval for {KAPPA_ESTIMANDS.get(method, 'kappa')}"
+    return f"{method} interval"
+
+
 def size_metric(
     model: PairModel, metric: str, settings: PlanSettings, rng: np.random.Generator
 ) -> SampleSizeResult:
@@ -181,6 +189,67 @@ def size_metric(
     )
 
 
+_MODEL_OPTIONS = {
+    "annotators": "--error-rate and --bias",
+    "union-rate": "--union-rate and --psa",
+    "pilot-counts": "--pilot-counts",
+}
+
+
+def _degenerate_model(model: PairModel) -> str | None:
+    """One line when an annotator of the model never flags a true positive (or negative).
+
+    Raises
+    ------
+    InvalidInput
+        When the model implies PSA 0 (no item is ever flagged by both): nothing to size.
+    """
+    options = _MODEL_OPTIONS.get(model.source, "the model's options")
+    if model.cells[0] <= 0:
+        raise InvalidInput(
+            f"the model implies PSA 0 (no item is flagged by both annotators), so there is "
+            f"no agreement to measure; check {options}"
+        )
+    for measure in ("sensitivity", "specificity"):
+        values = model.assumptions.get(measure) or []
+        for name, value in zip("AB", values, strict=False):
+            if value <= 1e-12:
+                return (
+                    f"annotator {name} has {measure} 0 (never labels a true "
+                    f"{'positive' if measure == 'sensitivity' else 'negative'} correctly): "
+                    f"the plan is for a degenerate pair; check {options}"
+                )
+    return None
+
+
+def _worst_case(model: PairModel, settings: PlanSettings, budget_for: Any) -> dict[str, Any]:
+    """Union positives that reach the width whatever the agreement, and items to get them.
+
+    The items are the smallest fixed ``n`` whose union positives ``Bin(n, r)`` reach the
+    worst-case ``U`` with probability at least ``settings.assurance`` (a negative binomial
+    quantile), not the expected ``U / r``, which reaches ``U`` only about half the time.
+    """
+    worst = worst_case_union_positives(settings.width, settings.confidence_level)
+    u = worst["wilson"]
+    items = items_for_union_positives(u, model.union_rate, settings.assurance)
+    budget = budget_for(items)
+    return {
+        "union_positives_delta": worst["delta"],
+        "union_positives_wilson_every_outcome": u,
+        "items_at_model_union_rate": items,
+        "items_probability": settings.assurance,
+        "items_expected": u / model.union_rate,
+        "person_hours": budget.person_hours,
+        "cost": budget.cost,
+        "description": (
+            "union positives that reach the width for PSA whatever the agreement: "
+            "delta method at the worst J, and the Wilson-for-J interval for every outcome; "
+            "items: the fewest whose union positives reach that many with probability "
+            "at least the assurance"
+        ),
+    }
+
+
 def make_plan(model: PairModel, settings: PlanSettings, *, seed: int) -> Plan:
     """Size a two-annotator study for ``model`` and ``settings``.
 
@@ -195,6 +264,7 @@ def make_plan(model: PairModel, settings: PlanSettings, *, seed: int) -> Plan:
     """
     if model.union_rate <= 0:
         raise InvalidInput("the model implies no union positives: PSA and kappa are undefined")
+    degenerate = _degenerate_model(model)
     rng = np.random.default_rng(seed)
     streams = dict(zip(("psa", "kappa"), rng.spawn(2), strict=True))
     results: dict[str, SampleSizeResult] = {}
@@ -213,22 +283,16 @@ def make_plan(model: PairModel, settings: PlanSettings, *, seed: int) -> Plan:
 
     budgets = {metric: budget_for(res.items) for metric, res in results.items()}
     deciding = max(results, key=lambda m: results[m].items)
-    worst = worst_case_union_positives(settings.width, settings.confidence_level)
-    worst_case = {
-        "union_positives_delta": worst["delta"],
-        "union_positives_wilson_every_outcome": worst["wilson"],
-        "items_at_model_union_rate": math.ceil(worst["wilson"] / model.union_rate),
-        "person_hours": budget_for(worst["wilson"] / model.union_rate).person_hours,
-        "cost": budget_for(worst["wilson"] / model.union_rate).cost,
-        "description": (
-            "union positives that reach the width for PSA whatever the agreement: "
-            "delta method at the worst J, and the Wilson-for-J interval for every outcome"
-        ),
-    }
-    notes: list[str] = []
+    worst_case = _worst_case(model, settings, budget_for)
+    notes = [degenerate] if degenerate else []
+    notes += [
+        note
+        for res in results.values()
+        if (note := coverage_note(res.metric, res.method, res.union_positives)) is not None
+    ]
     stop_rule = None
     if "psa" in results:
-        method = settings.psa_method if settings.psa_method in _CONDITIONAL else "wilson"
+        method = settings.psa_method if settings.psa_method in EXACT_PSA_METHODS else "wilson"
         if method != settings.psa_method:
             notes.append(
                 f"the stop rule uses the Wilson interval: --psa-method {settings.psa_method} "

@@ -8,7 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from planner.plan import Plan
+from planner.plan import Plan, interval_label
 
 _CELL_LABELS = {
     "both": "both positive (a)",
@@ -70,7 +70,12 @@ def render_plan(plan: Plan, console: Console) -> None:
         answer.add_row(
             f"[bold]{metric}{deciding}: items[/bold]",
             f"[bold]{res.items:,}[/bold]",
-            f"± {res.items_mc_se:.1f} items Monte Carlo SE ({res.method} interval)",
+            (
+                f"exact, from binomial sums ({interval_label(metric, res.method)})"
+                if res.basis == "exact"
+                else f"± {res.items_mc_se:.1f} items Monte Carlo SE "
+                f"({interval_label(metric, res.method)})"
+            ),
         )
         answer.add_row(
             f"{metric}: union positives",
@@ -101,16 +106,20 @@ def render_plan(plan: Plan, console: Console) -> None:
             f"{res.interval_median[0]:.3f} – {res.interval_median[1]:.3f}",
             "medians of the limits over simulated studies",
         )
-        check = (
-            f"; exact {res.exact_assurance:.3f}, exact n {res.exact_items:,}"
-            if res.exact_assurance is not None
-            else ""
-        )
-        answer.add_row(
-            f"{metric}: assurance reached",
-            f"{res.assurance:.3f}",
-            f"± {res.assurance_mc_se:.3f} MC SE, {res.n_reps:,} studies{check}",
-        )
+        fresh = f"{res.n_reps:,} fresh simulated studies"
+        if res.exact_assurance is not None:
+            answer.add_row(
+                f"{metric}: assurance reached",
+                f"{res.exact_assurance:.3f}",
+                f"exact; Monte Carlo check {res.assurance:.3f} ± {res.assurance_mc_se:.3f} "
+                f"on {fresh}",
+            )
+        else:
+            answer.add_row(
+                f"{metric}: assurance reached",
+                f"{res.assurance:.3f}",
+                f"± {res.assurance_mc_se:.3f} MC SE on {fresh}, not those the search used",
+            )
         if res.n_undefined:
             answer.add_row(
                 f"{metric}: undefined intervals", f"{res.n_undefined:,}", "counted as too wide"
@@ -127,7 +136,8 @@ def render_plan(plan: Plan, console: Console) -> None:
     checks.add_row(
         "any agreement: items, person-hours",
         f"{wc['items_at_model_union_rate']:,}, {wc['person_hours']:,.1f} h",
-        f"at the model's union rate {plan.model.union_rate:.4g}",
+        f"reach that many with probability >= {wc['items_probability']:g} at the model's "
+        f"union rate {plan.model.union_rate:.4g} (expected {wc['items_expected']:,.0f})",
     )
     if plan.stop_rule:
         sr = plan.stop_rule

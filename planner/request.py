@@ -20,7 +20,7 @@ DEFAULTS: dict[str, Any] = {
     "assurance": 0.5,
     "metric": "psa",
     "psa_method": "wilson",
-    "kappa_method": "gof",
+    "kappa_method": "score",
     "annotators_per_item": 2,
     "seconds_per_item": 90.0,
     "adjudication_seconds": 0.0,

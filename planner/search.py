@@ -10,9 +10,11 @@ search
 3. bisects on integers,
 
 evaluating the assurance by Monte Carlo on :class:`~planner.simulation.NestedStudies`
-(common random numbers across ``n``). A study whose interval is undefined counts as not
-narrow enough. For PSA with a conditional binomial interval the assurance is also available
-exactly (:func:`exact_psa_assurance`), a check that shares no code with the simulation.
+(common random numbers across ``n``). A study whose interval is undefined or of zero width
+counts as not narrow enough (:func:`reaches_width`). For PSA with an interval whose
+half-width depends only on ``(a, U)`` (the conditional binomial intervals and Wald) the
+assurance is exact (:mod:`planner.exact`), the search runs on it, and the Monte Carlo
+assurance on fresh studies is the independent check.
 
 References
 ----------
@@ -27,9 +29,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import special
 
 from planner.errors import InvalidInput, TargetUnreachable
+from planner.exact import (
+    EXACT_PSA_METHODS,
+    ExactPSAAssurance,
+    binomial_at_least,
+    conditional_psa_assurance,
+    exact_half_width_quantiles,
+    reaches_width,
+)
+from planner.exact import exact_psa_assurance as exact_psa_assurance  # kept public here
 from planner.intervals import (
     KAPPA_METHODS,
     PSA_METHODS,
@@ -41,45 +51,49 @@ from planner.intervals import (
     psa_interval,
 )
 from planner.model import PairModel
-from planner.simulation import NestedStudies
+from planner.simulation import NestedStudies, simulate_tables
 
 METRICS = ("psa", "kappa")
-DEFAULT_METHOD = {"psa": "wilson", "kappa": "gof"}
+DEFAULT_METHOD = {"psa": "wilson", "kappa": "score"}
 WORST_CASE_JACCARD = (5.0 - np.sqrt(17.0)) / 4.0  # argmax of 4J(1-J)/(1+J)^4
-_CONDITIONAL = ("wilson", "clopper-pearson", "jeffreys")
 
 
 @dataclass(frozen=True)
 class SampleSizeResult:
-    """The planned number of items for one metric, with its Monte Carlo evidence.
+    """The planned number of items for one metric, with its evidence.
 
     Attributes
     ----------
     metric, method
         ``"psa"`` or ``"kappa"``, and the interval method.
     items
-        Smallest ``n`` whose estimated assurance reaches the target.
+        Smallest ``n`` whose assurance reaches the target: exact (binomial sums) when
+        ``basis == "exact"``, else the Monte Carlo crossing on nested studies.
     union_positives
         Expected union positives at ``items``, ``items * union_rate``.
     assurance
-        Monte Carlo estimate of ``P(half-width <= width)`` at ``items``.
+        Monte Carlo estimate of ``P(half-width <= width)`` at ``items`` from ``n_reps``
+        fresh studies that the search never saw (so it is not biased by the selection).
     assurance_mc_se
         Its Monte Carlo standard error, ``sqrt(A (1 - A) / n_reps)``.
     items_mc_se
-        Monte Carlo uncertainty of ``items``: ``assurance_mc_se`` divided by the slope of the
-        assurance curve around ``items`` (NaN when the slope is 0).
+        Monte Carlo uncertainty of ``items``: 0 for an exact answer; else the search's
+        assurance SE divided by the slope of the assurance curve around ``items`` (NaN when
+        the slope is 0).
     exact_assurance, exact_items
-        For PSA with a conditional binomial interval (else None): the exact assurance at
-        ``items``, and the smallest ``n`` whose exact assurance reaches the target, found
-        by the same bisection on :func:`exact_psa_assurance` (no simulation).
+        For PSA with a method in :data:`EXACT_PSA_METHODS` (else None): the exact assurance
+        at ``items``, and the exact ``n`` (equal to ``items``).
     half_width_median, half_width_at_assurance
-        Median and ``assurance``-quantile of the half-width over the studies at ``items``.
+        Median and ``assurance``-quantile of the half-width: exact when ``basis ==
+        "exact"``, else over the fresh studies.
     interval_median
-        Medians of the lower and of the upper limits at ``items``.
+        Medians of the lower and of the upper limits over the fresh studies.
     n_reps, n_undefined
-        Replicate studies, and how many of them had an undefined interval at ``items``.
+        Replicate studies, and how many of the fresh ones had an undefined interval.
     curve
-        ``(n, assurance)`` pairs the search evaluated, sorted by ``n``.
+        ``(n, assurance)`` pairs the search evaluated (exact or simulated), sorted by ``n``.
+    basis
+        ``"exact"`` or ``"monte-carlo"``: what ``items`` rests on.
     """
 
     metric: str
@@ -100,6 +114,7 @@ class SampleSizeResult:
     n_reps: int
     n_undefined: int
     curve: list[tuple[int, float]] = field(default_factory=list)
+    basis: str = "monte-carlo"
 
 
 def interval_function(
@@ -139,62 +154,15 @@ def analytic_items(model: PairModel, metric: str, width: float, confidence_level
     return z * z * q / width**2
 
 
-def _binomial_pmf(k: NDArray, n: NDArray, p: float) -> NDArray:
-    """Binomial probabilities via log-gamma (exact to rounding, vectorised)."""
-    logpmf = (
-        special.gammaln(n + 1)
-        - special.gammaln(k + 1)
-        - special.gammaln(n - k + 1)
-        + special.xlogy(k, p)
-        + special.xlog1py(n - k, -p)
-    )
-    return np.where((k >= 0) & (k <= n), np.exp(logpmf), 0.0)
-
-
-def _binomial_support(n: float, p: float, spread: float = 9.0) -> NDArray:
-    sd = np.sqrt(max(n * p * (1 - p), 0.0))
-    lo = max(0, int(np.floor(n * p - spread * sd - 2)))
-    hi = min(int(n), int(np.ceil(n * p + spread * sd + 2)))
-    return np.arange(lo, hi + 1, dtype=float)
-
-
-def conditional_psa_assurance(
-    union_positives: NDArray | int,
-    jaccard: float,
-    width: float,
-    confidence_level: float = 0.95,
-    method: str = "wilson",
-) -> NDArray:
-    """Exact ``P(half-width <= width)`` given ``U`` union positives, ``a ~ Bin(U, J)``.
-
-    Vectorised over an array of ``U`` values.
-    """
-    us = np.atleast_1d(np.asarray(union_positives, dtype=float))
-    out = np.empty(us.shape)
-    for i, u in enumerate(us):
-        a = _binomial_support(u, jaccard)
-        hw = psa_conditional_interval(a, u, confidence_level, method).half_width
-        out[i] = float(np.sum(_binomial_pmf(a, u, jaccard) * (hw <= width)))
-    return out
-
-
-def exact_psa_assurance(
-    model: PairModel,
-    n_items: int,
-    width: float,
-    confidence_level: float = 0.95,
-    method: str = "wilson",
-) -> float:
-    """Exact assurance of a PSA conditional interval for studies of ``n_items`` items.
-
-    ``sum_U Bin(U; n, r) sum_a Bin(a; U, J) 1[hw(a, U) <= width]``: the union positives
-    are ``Bin(n, r)`` and, given them, the joint positives ``Bin(U, J)`` (METHODS.md 1.2).
-    No simulation, so it checks the Monte Carlo search independently.
-    """
-    us = _binomial_support(n_items, model.union_rate)
-    weights = _binomial_pmf(us, np.full_like(us, n_items), model.union_rate)
-    inner = conditional_psa_assurance(us[us > 0], model.jaccard, width, confidence_level, method)
-    return float(np.sum(weights[us > 0] * inner))
+def _bisect_passing(passes: Callable[[int], bool], low: int, high: int) -> int:
+    """Smallest passing integer in ``(low, high]`` given ``passes(high)``, by bisection."""
+    while high - low > 1:
+        mid = (low + high) // 2
+        if passes(mid):
+            high = mid
+        else:
+            low = mid
+    return high
 
 
 def _smallest_passing(passes: Callable[[int], bool], start: int, max_value: int) -> int:
@@ -219,13 +187,132 @@ def _smallest_passing(passes: Callable[[int], bool], start: int, max_value: int)
                 high = trial
                 break
             low = trial
-    while high - low > 1:
-        mid = (low + high) // 2
-        if passes(mid):
-            high = mid
-        else:
-            low = mid
-    return high
+    return _bisect_passing(passes, low, high)
+
+
+def _smallest_passing_near(
+    passes: Callable[[int], bool], start: int, max_value: int, share: float = 0.02
+) -> int:
+    """:func:`_smallest_passing` for a good ``start``: bracket with steps from 2 % of it.
+
+    Steps double away from ``start`` until ``passes`` changes, then bisection; a start
+    within a few percent of the answer costs about 8 evaluations instead of about 20.
+    """
+    start = int(min(max(start, 1), max_value))
+    step = max(1, int(share * start))
+    if passes(start):
+        high, low = start, start - step
+        while low >= 1 and passes(low):
+            high, step = low, 2 * step
+            low = high - step
+        low = max(low, 0)
+    else:
+        low, high = start, start + step
+        while True:
+            if low >= max_value:
+                raise TargetUnreachable(str(max_value))
+            high = min(high, max_value)
+            if passes(high):
+                break
+            low, step = high, 2 * step
+            high = low + step
+    return _bisect_passing(passes, low, high)
+
+
+@dataclass(frozen=True)
+class _Check:
+    """Monte Carlo evidence at the planned size, from studies the search never saw."""
+
+    share: float
+    half_widths: NDArray
+    interval: ConfidenceInterval
+
+
+def _fresh_check(
+    model: PairModel,
+    n: int,
+    interval: Callable[[NDArray], ConfidenceInterval],
+    width: float,
+    n_reps: int,
+    rng: np.random.Generator,
+) -> _Check:
+    """Assurance at ``n`` on ``n_reps`` new studies (no selection bias from the search)."""
+    ci = interval(simulate_tables(model.cells, n, n_reps, rng=rng))
+    hw = np.asarray(ci.half_width, dtype=float)
+    return _Check(float(np.mean(reaches_width(hw, width))), hw, ci)
+
+
+def _nan_median(values: NDArray) -> float:
+    """Median of the finite values, NaN if none (``np.nanmedian`` would import numpy.ma)."""
+    x = np.sort(np.asarray(values, dtype=float).ravel())
+    x = x[np.isfinite(x)]
+    return float((x[(x.size - 1) // 2] + x[x.size // 2]) / 2) if x.size else float("nan")
+
+
+def _unreachable(metric: str, width: float, assurance: float, max_items: int, share: float):
+    return TargetUnreachable(
+        f"--width {width:g} for {metric} is not reached with --assurance {assurance:g} "
+        f"even at --max-items {max_items}: the share of studies that reach it there is "
+        f"{share:.3f}; widen --width, lower --assurance or raise --max-items"
+    )
+
+
+def _exact_search(
+    model: PairModel,
+    width: float,
+    level: float,
+    assurance: float,
+    method: str,
+    start: int,
+    cap: int,
+) -> tuple[int, float, list[tuple[int, float]]]:
+    """Smallest ``n`` whose exact PSA assurance reaches the target, by bisection."""
+    evaluated: dict[int, float] = {}
+    assurance_at = ExactPSAAssurance(model, width, level, method)
+
+    def exact(n: int) -> float:
+        if n not in evaluated:
+            evaluated[n] = assurance_at(n)
+        return evaluated[n]
+
+    try:
+        items = _smallest_passing_near(lambda n: exact(n) >= assurance, start, cap)
+    except TargetUnreachable:
+        raise _unreachable("psa", width, assurance, cap, exact(cap)) from None
+    return items, exact(items), sorted(evaluated.items())
+
+
+def _monte_carlo_search(
+    model: PairModel,
+    interval: Callable[[NDArray], ConfidenceInterval],
+    metric: str,
+    width: float,
+    assurance: float,
+    n_reps: int,
+    start: int,
+    cap: int,
+    rng: np.random.Generator,
+) -> tuple[int, float, list[tuple[int, float]]]:
+    """Smallest ``n`` whose simulated assurance reaches the target, and its MC SE in items."""
+    studies = NestedStudies(model.cells, n_reps, rng=rng)
+    evaluated: dict[int, float] = {}
+
+    def share(n: int) -> float:
+        if n not in evaluated:
+            hw = interval(studies.tables(n)).half_width
+            evaluated[n] = float(np.mean(reaches_width(hw, width)))
+        return evaluated[n]
+
+    try:
+        items = _smallest_passing(lambda n: share(n) >= assurance, start, cap)
+    except TargetUnreachable:
+        raise _unreachable(metric, width, assurance, cap, share(cap)) from None
+    se = float(np.sqrt(share(items) * (1 - share(items)) / n_reps))
+    step = max(1, int(round(0.05 * items)))
+    lo_n, hi_n = max(items - step, 1), items + step
+    slope = (share(hi_n) - share(lo_n)) / (hi_n - lo_n)
+    items_se = se / slope if slope > 0 else float("nan")
+    return items, items_se, sorted(evaluated.items())
 
 
 def find_sample_size(
@@ -243,6 +330,12 @@ def find_sample_size(
 ) -> SampleSizeResult:
     """Smallest number of items with ``P(half-width <= width) >= assurance``.
 
+    For PSA with a method in :data:`EXACT_PSA_METHODS` the answer is exact (binomial
+    sums, :func:`exact_psa_assurance`) and Monte Carlo is only its independent check; else
+    the answer is the Monte Carlo crossing on nested studies. Either way the reported
+    assurance comes from a fresh set of ``n_reps`` studies the search never saw, and a
+    zero-width or undefined interval never counts as narrow (:func:`reaches_width`).
+
     Parameters
     ----------
     model
@@ -256,9 +349,9 @@ def find_sample_size(
     assurance
         Required probability that a study reaches ``width``; 0.5 is the median rule.
     method
-        Interval method (default Wilson for PSA, Donner-Eliasziw GOF for kappa).
+        Interval method (default Wilson for PSA, the score interval for Cohen's kappa).
     n_reps
-        Simulated studies per evaluated ``n``.
+        Simulated studies per evaluated ``n``, and in the independent check.
     max_items
         Largest ``n`` searched; beyond it the target is unreachable.
     n_boot
@@ -274,48 +367,30 @@ def find_sample_size(
     if metric not in METRICS:
         raise InvalidInput(f"--metric must be one of psa, kappa, both; got {metric}")
     method = method or DEFAULT_METHOD[metric]
-    generator = np.random.default_rng(rng)
-    interval_rng, study_rng = generator.spawn(2)
+    interval_rng, study_rng, check_rng = np.random.default_rng(rng).spawn(3)
     interval = interval_function(metric, method, confidence_level, n_boot=n_boot, rng=interval_rng)
-    studies = NestedStudies(model.cells, n_reps, rng=study_rng)
-    evaluated: dict[int, tuple[float, NDArray, ConfidenceInterval]] = {}
-
-    def evaluate(n: int) -> tuple[float, NDArray, ConfidenceInterval]:
-        if n not in evaluated:
-            ci = interval(studies.tables(n))
-            hw = np.asarray(ci.half_width, dtype=float)
-            share = float(np.mean(np.nan_to_num(hw, nan=np.inf) <= width))
-            evaluated[n] = (share, hw, ci)
-        return evaluated[n]
-
     start = analytic_items(model, metric, width, confidence_level)
     start = int(np.ceil(start)) if np.isfinite(start) and start > 0 else 100
-    try:
-        items = _smallest_passing(lambda n: evaluate(n)[0] >= assurance, start, max_items)
-    except TargetUnreachable:
-        share_at_max = evaluate(max_items)[0]
-        raise TargetUnreachable(
-            f"--width {width:g} for {metric} is not reached with --assurance {assurance:g} "
-            f"even at --max-items {max_items}: the share of studies that reach it there is "
-            f"{share_at_max:.3f}; widen --width, lower --assurance or raise --max-items"
-        ) from None
-
-    share, hw, ci = evaluate(items)
-    se = float(np.sqrt(share * (1 - share) / n_reps))
-    step = max(1, int(round(0.05 * items)))
-    lo_n, hi_n = max(items - step, 1), items + step
-    slope = (evaluate(hi_n)[0] - evaluate(lo_n)[0]) / (hi_n - lo_n)
-    items_se = se / slope if slope > 0 else float("nan")
-    defined = np.isfinite(hw)
-    finite_hw = np.where(defined, hw, np.inf)
     exact = exact_items = None
-    if metric == "psa" and method in _CONDITIONAL:
-        exact = exact_psa_assurance(model, items, width, confidence_level, method)
-        exact_items = _smallest_passing(
-            lambda n: exact_psa_assurance(model, n, width, confidence_level, method) >= assurance,
-            items,
-            max_items,
+    if metric == "psa" and method in EXACT_PSA_METHODS:
+        items, exact, curve = _exact_search(
+            model, width, confidence_level, assurance, method, start, max_items
         )
+        exact_items, items_se = items, 0.0
+    else:
+        items, items_se, curve = _monte_carlo_search(
+            model, interval, metric, width, assurance, n_reps, start, max_items, study_rng
+        )
+    check = _fresh_check(model, items, interval, width, n_reps, check_rng)
+    defined = np.isfinite(check.half_widths)
+    finite_hw = np.where(defined, check.half_widths, np.inf)
+    quantiles = None
+    if exact is not None:  # the half-width's law is known exactly too
+        quantiles = exact_half_width_quantiles(
+            model, items, (0.5, assurance), confidence_level, method
+        )
+    if quantiles is None:
+        quantiles = [float(np.quantile(finite_hw, q)) for q in (0.5, assurance)]
     return SampleSizeResult(
         metric=metric,
         method=method,
@@ -324,17 +399,18 @@ def find_sample_size(
         target_assurance=assurance,
         items=items,
         union_positives=items * model.union_rate,
-        assurance=share,
-        assurance_mc_se=se,
+        assurance=check.share,
+        assurance_mc_se=float(np.sqrt(check.share * (1 - check.share) / n_reps)),
         items_mc_se=float(items_se),
         exact_assurance=exact,
         exact_items=exact_items,
-        half_width_median=float(np.quantile(finite_hw, 0.5)),
-        half_width_at_assurance=float(np.quantile(finite_hw, assurance)),
-        interval_median=(float(np.nanmedian(ci.low)), float(np.nanmedian(ci.high))),
+        half_width_median=quantiles[0],
+        half_width_at_assurance=quantiles[1],
+        interval_median=(_nan_median(check.interval.low), _nan_median(check.interval.high)),
         n_reps=n_reps,
         n_undefined=int((~defined).sum()),
-        curve=sorted((n, v[0]) for n, v in evaluated.items()),
+        curve=curve,
+        basis="exact" if exact is not None else "monte-carlo",
     )
 
 
@@ -406,6 +482,25 @@ def union_positives_for_assurance(
         u += int(failing[-1]) + 1
 
 
+def items_for_union_positives(union_positives: int, union_rate: float, probability: float) -> int:
+    """Smallest ``n`` with ``P(Bin(n, r) >= U) >= probability``.
+
+    Equivalently the ``probability``-quantile of the items needed to reach the ``U``-th
+    union positive (``n - U`` is negative binomial: failures before the ``U``-th success).
+
+    >>> items_for_union_positives(186, 0.082, 0.9)
+    2475
+    """
+    u, r = int(union_positives), float(union_rate)
+    if u <= 0:
+        return 0
+    if r >= 1.0:
+        return u
+    guess = int(np.ceil(u / r))
+    cap = 10 * guess + 1000
+    return _smallest_passing_near(lambda n: binomial_at_least(u, n, r) >= probability, guess, cap)
+
+
 def inverse_sampling_items(union_positives: int, union_rate: float) -> dict[str, float | int]:
     """Items needed to collect ``U`` union positives when labelling until the ``U``-th.
 
@@ -417,12 +512,5 @@ def inverse_sampling_items(union_positives: int, union_rate: float) -> dict[str,
     >>> round(out["expected"]), out["p90"]
     (2268, 2475)
     """
-    u = int(union_positives)
-    r = float(union_rate)
-    guess = special.nbdtrik(0.9, u, r)
-    k = int(np.ceil(guess)) if np.isfinite(guess) else 0
-    while k > 0 and special.nbdtr(k - 1, u, r) >= 0.9:
-        k -= 1
-    while special.nbdtr(k, u, r) < 0.9:
-        k += 1
-    return {"expected": u / r, "p90": u + k}
+    u, r = int(union_positives), float(union_rate)
+    return {"expected": u / r, "p90": items_for_union_positives(u, r, 0.9)}

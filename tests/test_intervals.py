@@ -19,7 +19,6 @@ REFERENCE = {
     ("psa", "clopper-pearson"): (0.1054, 0.4517),
     ("psa", "jeffreys"): (0.1194, 0.4338),
     ("psa", "wald"): (0.0907, 0.4200),
-    ("kappa", "gof"): (0.0853, 0.3935),
     ("kappa", "fce"): (0.0504, 0.3885),
 }
 
@@ -29,6 +28,12 @@ def test_reference_intervals_on_chapter_table(chapter_table, metric, method):
     fn = iv.psa_interval if metric == "psa" else iv.kappa_interval
     ci = fn(chapter_table, 0.95, method)
     assert (float(ci.low), float(ci.high)) == pytest.approx(REFERENCE[(metric, method)], abs=1e-4)
+
+
+def test_plain_gof_matches_methods_reference(chapter_table):
+    # METHODS.md 1.3 (ii): Donner-Eliasziw GOF (0.0853, 0.3935) on the chapter's table.
+    ci = iv.kappa_gof_interval(chapter_table, 0.95, calibrated=False)
+    assert (float(ci.low), float(ci.high)) == pytest.approx((0.0853, 0.3935), abs=1e-4)
 
 
 def test_bootstrap_of_chapter_table_is_not_the_chapters_interval(chapter_table):
@@ -89,7 +94,7 @@ def test_gof_limits_solve_the_chi_square_equation(chapter_table):
         observed = np.array([a, b + c, d])
         return float(((observed - expected) ** 2 / expected).sum())
 
-    ci = iv.kappa_gof_interval(chapter_table)
+    ci = iv.kappa_gof_interval(chapter_table, calibrated=False)
     crit = stats.chi2.ppf(0.95, 1)
     assert x2(float(ci.low)) == pytest.approx(crit, rel=1e-6)
     assert x2(float(ci.high)) == pytest.approx(crit, rel=1e-6)

@@ -49,8 +49,14 @@ def test_chapter_table_end_to_end():
     assert (c["psa"].ci_low, c["psa"].ci_high) == pytest.approx((0.1288, 0.4429), abs=1e-4)
     assert c["nsa"].estimate == pytest.approx(0.963274, abs=1e-6)
     assert c["cohen_kappa"].estimate == pytest.approx(0.219447, abs=1e-6)
-    assert (c["cohen_kappa"].ci_low, c["cohen_kappa"].ci_high) == pytest.approx(
-        (0.0853, 0.3935), abs=1e-4
+    # Default (issue 8): the score interval for Cohen's kappa, checked against statsmodels'
+    # variance in tests/test_kappa_intervals.py; here its label and the FCE reference.
+    assert c["cohen_kappa"].method.endswith("for Cohen's kappa")
+    assert c["cohen_kappa"].ci_low < c["cohen_kappa"].estimate < c["cohen_kappa"].ci_high
+    fce = measure_agreement(ratings_from_counts(6, 21, 14, 459), kappa_method="fce", seed=3)
+    # METHODS.md 1.3: Wald with the FCE SE 0.08625, (0.0504, 0.3885).
+    assert (fce.coefficients["cohen_kappa"].ci_low, fce.coefficients["cohen_kappa"].ci_high) == (
+        pytest.approx((0.0504, 0.3885), abs=1e-4)
     )
     assert c["gwet_ac1"].estimate == pytest.approx(0.92311, abs=1e-5)
     assert c["pabak"].estimate == pytest.approx(0.86)

@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from scipy import stats
 
 from planner import intervals as iv
-from planner.errors import TargetUnreachable
-from planner.model import PairModel, pair_from_annotators, pair_from_counts
+from planner.errors import InvalidInput, TargetUnreachable
+from planner.exact import (
+    _binomial_pmf,
+    binomial_at_least,
+    exact_half_width_quantiles,
+    exact_psa_assurance,
+    reaches_width,
+)
+from planner.model import PairModel, pair_from_annotators, pair_from_counts, pair_from_union_rate
+from planner.plan import PlanSettings, make_plan
 from planner.search import (
     analytic_items,
-    exact_psa_assurance,
     find_sample_size,
     inverse_sampling_items,
+    items_for_union_positives,
     union_positives_for_assurance,
     worst_case_union_positives,
 )
@@ -125,18 +135,180 @@ def test_planned_n_checked_by_independent_simulation(metric, assurance, model):
 
 def test_search_is_reproducible_and_reports_its_precision():
     model = pair_from_annotators(0.08)
-    a = find_sample_size(model, "psa", 0.08, rng=5)
-    b = find_sample_size(model, "psa", 0.08, rng=5)
+    a = find_sample_size(model, "kappa", 0.1, rng=5)
+    b = find_sample_size(model, "kappa", 0.1, rng=5)
     assert a == b
-    assert a.assurance >= 0.5
+    assert a.basis == "monte-carlo"
+    # the reported assurance comes from fresh studies: near the target, not above it by design
+    assert abs(a.assurance - 0.5) < 4 * a.assurance_mc_se + 0.02
     assert 0 < a.items_mc_se < 0.05 * a.items
     assert a.union_positives == pytest.approx(a.items * model.union_rate)
-    assert a.half_width_median <= 0.08
     # the evaluated curve rises with n (common random numbers)
     shares = [s for _, s in a.curve]
     assert shares[0] < 0.5 <= shares[-1]
 
 
+def test_psa_headline_is_the_exact_n():
+    # README / METHODS: plan --prevalence 0.08 --width 0.08 needs exactly 1,280 items.
+    model = pair_from_annotators(0.08)
+    res = find_sample_size(model, "psa", 0.08, rng=5)
+    assert res.basis == "exact" and res.items_mc_se == 0.0
+    assert res.items == res.exact_items == 1280
+    # exact assurance by an independent double sum (scipy.stats) on each side of 1,280
+    assert _scipy_exact_assurance(model, 1280, 0.08, "wilson") >= 0.5
+    assert _scipy_exact_assurance(model, 1279, 0.08, "wilson") < 0.5
+    # the Monte Carlo check on fresh studies agrees with the exact value
+    assert abs(res.assurance - res.exact_assurance) < 4 * res.assurance_mc_se
+
+
 def test_unreachable_target_raises():
     with pytest.raises(TargetUnreachable, match="--max-items 1000"):
         find_sample_size(pair_from_annotators(0.08), "psa", 0.01, max_items=1000, rng=1)
+
+
+def _scipy_exact_assurance(model, n, width, method, level=0.95):
+    """Independent double sum (scipy.stats, statsmodels); zero-width intervals count as wide."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    r, j = model.union_rate, model.jaccard
+    z = stats.norm.ppf(0.5 + level / 2)
+    total = 0.0
+    for u in range(1, n + 1):
+        w_u = stats.binom.pmf(u, n, r)
+        if w_u < 1e-13:
+            continue
+        a = np.arange(u + 1)
+        if method == "wald":
+            psa = 2 * a / (a + u)
+            se = np.sqrt(4 * a * (u - a) * u) / (a + u) ** 2
+            hw = (np.clip(psa + z * se, 0, 1) - np.clip(psa - z * se, 0, 1)) / 2
+        else:
+            low, high = proportion_confint(a, u, alpha=1 - level, method="wilson")
+            hw = (2 * high / (1 + high) - 2 * low / (1 + low)) / 2
+        narrow = (hw > 0) & (hw <= width)
+        total += w_u * float(np.sum(stats.binom.pmf(a, u, j) * narrow))
+    return total
+
+
+def _share_narrow_nondegenerate(model, metric, method, n, width, reps, seed):
+    """Fresh multinomial studies; an interval counts only if defined and of positive width."""
+    tables = simulate_tables(model.cells, n, reps, rng=seed)
+    fn = iv.psa_interval if metric == "psa" else iv.kappa_interval
+    hw = np.asarray(fn(tables, 0.95, method).half_width)
+    return float(np.mean(np.isfinite(hw) & (hw > 0) & (hw <= width)))
+
+
+NEAR_PERFECT = pair_from_union_rate(0.025, 0.95)  # PSA 0.95: a = U or b + c = 0 is common
+
+
+def test_reaches_width_refuses_degenerate_intervals():
+    hw = np.array([0.0, np.nan, 0.05, 0.2, -0.0])
+    assert reaches_width(hw, 0.1).tolist() == [False, False, True, False, False]
+
+
+def test_wald_plan_not_cut_by_zero_width_intervals():
+    # Regression (issue 8): a zero-width Wald interval (a = U) counted as narrow, so the plan
+    # was 31 items where about 520 are needed. Checked by an independent exact double sum.
+    res = find_sample_size(NEAR_PERFECT, "psa", 0.1, method="wald", rng=3)
+    assert res.basis == "exact"
+    assert _scipy_exact_assurance(NEAR_PERFECT, res.items, 0.1, "wald") >= 0.5
+    assert _scipy_exact_assurance(NEAR_PERFECT, int(0.9 * res.items), 0.1, "wald") < 0.45
+    assert res.items > 400
+
+
+def test_fce_kappa_plan_not_cut_by_zero_width_intervals():
+    # Regression (issue 8): FCE kappa planned 32 items for this model (zero-width intervals
+    # when b + c = 0 counted as narrow); an independent simulation finds about 620 needed.
+    res = find_sample_size(NEAR_PERFECT, "kappa", 0.1, method="fce", n_reps=3000, rng=3)
+    reps = 6000
+    se = np.sqrt(0.25 / reps)
+    at_n = _share_narrow_nondegenerate(NEAR_PERFECT, "kappa", "fce", res.items, 0.1, reps, 41)
+    below = _share_narrow_nondegenerate(
+        NEAR_PERFECT, "kappa", "fce", int(0.85 * res.items), 0.1, reps, 42
+    )
+    assert at_n >= 0.5 - 3.5 * se - 3.5 * res.assurance_mc_se
+    assert below < 0.45
+
+
+@pytest.mark.parametrize("probability", [0.5, 0.8, 0.9])
+def test_items_for_union_positives_is_a_binomial_quantile(probability):
+    # Independent: smallest n with P(Bin(n, r) >= U) >= probability, by scipy.stats.binom.
+    u, r = 182, 0.1146
+    ns = np.arange(1200, 2200)
+    reach = stats.binom.sf(u - 1, ns, r)
+    expected = int(ns[np.argmax(reach >= probability)])
+    assert items_for_union_positives(u, r, probability) == expected
+
+
+def test_worst_case_items_reach_the_union_positives_with_the_assurance():
+    # Regression (issue 8): the worst-case line gave the expected items U / r, which reach
+    # U union positives only about half the time whatever --assurance says.
+    model = pair_from_annotators(0.08)
+    plan = make_plan(model, PlanSettings(assurance=0.9, n_reps=500), seed=1)
+    wc = plan.worst_case
+    u, n = wc["union_positives_wilson_every_outcome"], wc["items_at_model_union_rate"]
+    assert stats.binom.sf(u - 1, n, model.union_rate) >= 0.9
+    assert stats.binom.sf(u - 1, n - 1, model.union_rate) < 0.9
+    assert n > wc["items_expected"]
+
+
+def test_exact_half_width_quantiles_match_an_independent_double_sum():
+    model = pair_from_annotators(0.08)
+    n, assurance = 1402, 0.8
+    median, at_assurance = exact_half_width_quantiles(model, n, (0.5, assurance))
+    for q, p in ((median, 0.5), (at_assurance, assurance)):
+        assert _scipy_exact_assurance(model, n, q + 1e-12, "wilson") >= p
+        assert _scipy_exact_assurance(model, n, q - 1e-9, "wilson") < p
+
+
+@pytest.mark.parametrize(("n", "p"), [(50, 0.3), (1280, 0.1146), (10**6, 0.01), (10**7, 0.5)])
+def test_binomial_pmf_without_scipy_matches_scipy(n, p):
+    k = np.arange(max(0, int(n * p) - 400), int(n * p) + 400)
+    ours = _binomial_pmf(k, np.full(k.shape, n), p)
+    # log-gamma differences lose about n * 1e-15 relative: 1e-8 at ten million items
+    assert np.allclose(ours, stats.binom.pmf(k, n, p), rtol=max(1e-9, n * 1e-14), atol=1e-13)
+    assert binomial_at_least(int(n * p), n, p) == pytest.approx(
+        stats.binom.sf(int(n * p) - 1, n, p), abs=max(1e-10, n * 1e-14)
+    )
+
+
+def test_degenerate_models_are_refused_or_named():
+    # Issue 8: --prevalence 0.03 --error-rate 0.01,0.03 --bias 1,-1 gives annotator B
+    # sensitivity 0 and PSA 0; a plan was printed without a word.
+    model = pair_from_annotators(0.03, error_rate=(0.01, 0.03), bias=(1, -1))
+    assert model.cells[0] == 0.0
+    with pytest.raises(InvalidInput, match="PSA 0.*--error-rate and --bias"):
+        make_plan(model, PlanSettings(n_reps=200), seed=1)
+    weak = PairModel(
+        cells=(0.01, 0.05, 0.02, 0.92),
+        source="annotators",
+        assumptions={"sensitivity": [0.9, 0.0], "specificity": [0.95, 0.97]},
+    )
+    notes = make_plan(weak, PlanSettings(n_reps=200), seed=1).notes
+    assert any(n.startswith("annotator B has sensitivity 0") for n in notes)
+
+
+def test_plan_notes_a_method_that_undercovers_at_the_planned_union_positives():
+    # NEAR_PERFECT at width 0.1 needs about 13 union positives: Wald covers about 0.88 there
+    # (METHODS.md 1.4: 0.880 at 20 union positives).
+    plan = make_plan(NEAR_PERFECT, PlanSettings(width=0.1, psa_method="wald", n_reps=500), seed=2)
+    assert plan.results["psa"].union_positives < 35
+    assert any("wald interval for psa covers as little as" in n for n in plan.notes)
+    quiet = make_plan(NEAR_PERFECT, PlanSettings(width=0.1, n_reps=500), seed=2)
+    assert not any("covers as little as" in n for n in quiet.notes)
+
+
+def test_cli_headline_plan_is_the_exact_n():
+    from typer.testing import CliRunner
+
+    from planner.cli import app
+
+    result = CliRunner().invoke(
+        app, ["plan", "--prevalence", "0.08", "--width", "0.08", "--json", "--seed", "4"]
+    )
+    assert result.exit_code == 0, result.output
+    psa = json.loads(result.stdout)["results"]["psa"]
+    # README / METHODS.md: the exact n is 1,280; the Monte Carlo check is a fresh estimate.
+    assert (psa["items"], psa["exact_items"], psa["basis"]) == (1280, 1280, "exact")
+    assert psa["items_mc_se"] == 0.0
+    assert abs(psa["assurance"] - psa["exact_assurance"]) < 4 * psa["assurance_mc_se"]
