@@ -353,3 +353,31 @@ def test_random_small_ratings_never_raise_anything_but_invalid_input(data, boots
     except InvalidInput:
         return
     _all_finite_or_explained(report)
+
+
+@pytest.mark.parametrize("annotators", [2, 3])
+@pytest.mark.parametrize("level", ["nominal", "ordinal"])
+@pytest.mark.parametrize("positive", [None, "1"])
+@pytest.mark.parametrize("k", [2, 3])
+def test_decide_on_choices_are_the_coefficients_reported(annotators, level, positive, k):
+    from planner.measure import _coefficient_names, _positive_index
+
+    rng = np.random.default_rng(k)
+    ratings = ratings_from_matrix(rng.integers(0, k, (40, annotators)))
+    report = measure_agreement(ratings, level=level, positive=positive, n_boot=100, seed=1)
+    pos = _positive_index(ratings, positive)  # labels 0/1: positive 1 even when not given
+    weights_kind = None if level == "nominal" else "quadratic"
+    names = _coefficient_names(annotators == 2, weights_kind, pos, k)
+    assert names == tuple(report.coefficients)
+
+
+def test_cli_order_with_numeric_labels_says_what_it_does(tmp_path):
+    path = tmp_path / "scores.csv"
+    path.write_text("a,b,c\n1,1,2\n2,2,2\n3,1,3\n1,1,1\n")
+    result = runner.invoke(
+        app,
+        ["agree", str(path), "--json", "--seed", "1", "--level", "ordinal", "--order", "3,2,1"],
+    )
+    assert result.exit_code == 0, result.output
+    notes = json.loads(result.stdout)["notes"]
+    assert "--order ranks these numeric labels as listed, not by their values" in notes
