@@ -80,7 +80,7 @@ def observed_agreement(table: ArrayLike) -> FloatArray:
 def _agreement_weights(k: int, weights: str | None) -> FloatArray:
     """Agreement weights ``w_ij`` (1 on the diagonal) for ``K`` ordered categories."""
     i, j = np.indices((k, k))
-    if weights is None:
+    if weights is None or k == 1:  # one category: the diagonal is all there is
         return (i == j).astype(float)
     if weights == "linear":
         return 1.0 - np.abs(i - j) / (k - 1)

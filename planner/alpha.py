@@ -29,8 +29,13 @@ Hayes AF, Krippendorff K (2007) Answering the call for a standard reliability me
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+if TYPE_CHECKING:
+    from planner.multirater import Patterns
 
 FloatArray = NDArray[np.float64]
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -257,3 +262,67 @@ def ratio_alpha_from_values(values: ArrayLike, block: int | None = None) -> floa
     if expected <= 0:
         return float("nan")
     return 1.0 - (n - 1) * observed / expected
+
+
+def krippendorff_alpha_patterns(
+    patterns: Patterns,
+    values: ArrayLike | None = None,
+    level: str = "nominal",
+    multiplicity: ArrayLike | None = None,
+) -> FloatArray:
+    """:func:`krippendorff_alpha` on :class:`~planner.multirater.Patterns`, without ``K^2``.
+
+    Only items with ``m_u >= 2`` ratings count. ``D_o = sum_u mult_u t_u / (m_u - 1)`` with
+    the item's ``t_u = sum_jl n_uj n_ul d2_jl`` over its own categories (fixed for the
+    nominal, interval and ratio levels, so a resample only re-weights them), and ``D_e`` from
+    the resample's marginals ``n_c``:
+
+    * nominal: ``D_e = n^2 - sum_c n_c^2``, ``t_u = m_u^2 - sum_j n_uj^2``;
+    * interval: ``D_e = 2 n sum_c n_c (x_c - xbar)^2``;
+    * ordinal: the distance of Krippendorff (2011) is the interval distance between the
+      categories' mid-ranks ``r_c = sum_{g <= c} n_g - n_c / 2``, which move with the
+      marginals: ``t_u = 2 m_u S2_u - 2 S1_u^2`` with ``S1_u = sum_j n_uj r_cj``,
+      ``S2_u = sum_j n_uj r_cj^2`` (exact: mid-ranks are half-integers) and ``D_e`` as
+      interval on the ``r_c``, ``O(P L + K)`` per resample;
+    * ratio: ``D_e = n^T D2 n`` (``O(K^2)`` per resample).
+
+    ``multiplicity`` ``(..., P)`` (default the patterns' own) gives a batch of alphas.
+    """
+    _check_level(level)
+    p = patterns
+    k = p.n_categories
+    x = np.arange(k, dtype=float) if values is None else np.asarray(values, dtype=float)
+    mult = np.asarray(p.multiplicity if multiplicity is None else multiplicity, dtype=float)
+    m_u = p.totals
+    pairable = m_u >= 2
+    weight = np.where(pairable, 1.0 / np.where(pairable, m_u - 1, 1.0), 0.0)
+    used = mult * pairable
+    n_c = p.per_category(used)  # (..., K)
+    n = n_c.sum(axis=-1)
+    if level == "ordinal":
+        ranks = np.cumsum(n_c, axis=-1) - n_c / 2
+        at = np.take(ranks, p.categories, axis=-1)  # (..., P, L)
+        s1 = (p.counts * at).sum(axis=-1)
+        s2 = (p.counts * at**2).sum(axis=-1)
+        observed = (used * weight * (2 * m_u * s2 - 2 * s1**2)).sum(axis=-1)
+        x_b = ranks
+    else:
+        if level == "nominal":
+            t_u = m_u**2 - p.pair_sums()
+        elif level == "interval":
+            t_u = p.pair_sums(x, distance=True)
+        else:
+            t_u = p.pair_sums(squared_distances("ratio", x, np.zeros(k)))
+        observed = used @ (weight * t_u)
+        x_b = np.broadcast_to(x, n_c.shape)
+    if level == "nominal":
+        expected = n**2 - (n_c**2).sum(axis=-1)
+    elif level == "ratio":
+        expected = np.einsum("...c,ck,...k->...", n_c, squared_distances("ratio", x, x), n_c)
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean = (n_c * x_b).sum(axis=-1) / np.where(n > 0, n, 1)
+        expected = 2 * n * (n_c * (x_b - mean[..., None]) ** 2).sum(axis=-1)
+    defined = (expected > 0) & (np.count_nonzero(n_c > 0, axis=-1) >= 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(defined, 1.0 - (n - 1) * observed / np.where(defined, expected, 1), np.nan)

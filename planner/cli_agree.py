@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from dataclasses import replace
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from planner.cli_common import (
     emit_json,
+    flag_message,
     json_document,
     parse_ints,
     seed_or_draw,
 )
 from planner.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from planner.labels import Ratings
+
+# measure_agreement's notes that start with one of its parameters, which the CLI names as flags
+_NOTE_PARAMETERS = ("kappa_method", "weights", "alpha_min")
 
 AGREE_EPILOG = """
 Examples:
@@ -106,12 +114,14 @@ def agree_command(
         str, typer.Option(help="nominal, ordinal, interval or ratio.", rich_help_panel="Measures")
     ] = "nominal",
     weights: Annotated[
-        str,
+        str | None,
         typer.Option(
-            help="Agreement weights for ordinal/interval/ratio levels: quadratic or linear.",
+            help="Agreement weights for ordinal/interval/ratio levels: quadratic (default) "
+            "or linear.",
             rich_help_panel="Measures",
+            show_default=False,
         ),
-    ] = "quadratic",
+    ] = None,
     order: Annotated[
         str | None,
         typer.Option(
@@ -134,7 +144,8 @@ def agree_command(
         ),
     ] = False,
     n_boot: Annotated[
-        int, typer.Option(help="Bootstrap resamples (>= 100).", rich_help_panel="Measures")
+        int,
+        typer.Option(help="Bootstrap resamples, 100 to 100,000.", rich_help_panel="Measures"),
     ] = 1000,
     kappa_method: Annotated[
         str | None,
@@ -145,11 +156,13 @@ def agree_command(
         ),
     ] = None,
     alpha_min: Annotated[
-        float,
+        float | None,
         typer.Option(
-            help="Report P(alpha < alpha_min) from the bootstrap.", rich_help_panel="Measures"
+            help="Report P(alpha < alpha_min) from the bootstrap; in [-1, 1], default 0.8.",
+            rich_help_panel="Measures",
+            show_default=False,
         ),
-    ] = 0.8,
+    ] = None,
     decide_on: Annotated[
         str | None,
         typer.Option(
@@ -248,6 +261,7 @@ def agree_command(
         by=by,
         seed=seed_or_draw(seed),
     )
+    report = replace(report, notes=_flagged_notes(report.notes, ratings, order, level))
     if contested is not None:
         from planner.safe_output import write_csv_atomically
 
@@ -269,3 +283,18 @@ def agree_command(
     render_agreement(report, console)
     if contested is not None:
         console.print(f"contested items written to {contested}")
+
+
+def _flagged_notes(notes: list[str], ratings: Ratings, order: str | None, level: str) -> list[str]:
+    """The report's notes with parameters named as flags, and what ``--order`` did."""
+    out = []
+    for note in notes:
+        name = note.split(" ", 1)[0]
+        out.append(
+            flag_message(InvalidInput(note, parameter=name)) if name in _NOTE_PARAMETERS else note
+        )
+    if order and level != "ordinal":
+        out.append(f"--order has no effect at --level {level}: it ranks labels for ordinal only")
+    elif order and ratings.categories.dtype.kind in "iuf":
+        out.append("--order ranks these numeric labels as listed, not by their values")
+    return out

@@ -128,6 +128,19 @@ class Ratings:
         keep = mult > 0
         return rows[keep], np.round(mult[keep]).astype(np.int64)
 
+    def count_patterns(self) -> Any:
+        """The items as :class:`planner.multirater.Patterns`, linear in the ratings.
+
+        The same patterns, in the same order, as :meth:`patterns` (and as
+        :func:`planner.multirater.compress` of the per-item counts), without the dense
+        ``(rows, K)`` counts.
+        """
+        from planner.multirater import patterns_from_ratings
+
+        return patterns_from_ratings(
+            self.item_index, self.label_index, self.n_rows, self.n_categories, self.weights
+        )
+
     def category_totals(self) -> NDArray[np.int64]:
         """``(K,)`` number of ratings in each category."""
         w = self._rating_weights()

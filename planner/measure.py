@@ -26,7 +26,7 @@ With ``bootstrap=True`` every interval is the percentile bootstrap over items in
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -41,6 +41,7 @@ from planner.diagnostics import binary_table, diagnose, plain_value, scalar
 from planner.errors import InvalidInput
 from planner.intervals import (
     KAPPA_ESTIMANDS,
+    KAPPA_METHODS,
     coverage_note,
     kappa_interval,
     normal_quantile,
@@ -49,7 +50,10 @@ from planner.intervals import (
 )
 from planner.jsonout import json_ready
 from planner.labels import Ratings
+from planner.validation import RULES, check, check_choice, shown
 
+N_BOOT_MAX = 100_000  # see RULES["n_boot"]
+WEIGHTS = ("quadratic", "linear")
 _BOOT_MEMORY = 20_000_000  # floats per bootstrap chunk; fixed, so chunking never changes answers
 
 
@@ -97,20 +101,19 @@ class AgreementReport:
 
 def _resampled(
     multiplicity: NDArray, n_boot: int, rng: np.random.Generator, width: int
-) -> list[NDArray]:
+) -> Iterator[NDArray]:
     """Bootstrap resamples of items as new multiplicities of the distinct rows.
 
     Resampling ``N`` items with replacement gives each distinct row a
-    ``Multinomial(N, multiplicity / N)`` count; drawn in chunks of fixed size so memory
-    stays bounded and the chunking never changes an answer.
+    ``Multinomial(N, multiplicity / N)`` count; drawn lazily in chunks of fixed size
+    (``width`` floats per row and resample) so that one chunk is in memory at a time, and
+    the chunking never changes an answer.
     """
     mult = np.asarray(multiplicity, dtype=float)
     total = int(mult.sum())
     chunk = max(1, _BOOT_MEMORY // max(1, mult.size * width))
-    return [
-        rng.multinomial(total, mult / total, size=min(chunk, n_boot - start))
-        for start in range(0, n_boot, chunk)
-    ]
+    for start in range(0, n_boot, chunk):
+        yield rng.multinomial(total, mult / total, size=min(chunk, n_boot - start))
 
 
 def _percentile(values: NDArray, confidence_level: float) -> tuple[float, float]:
@@ -142,12 +145,12 @@ def measure_agreement(
     confidence_level: float = 0.95,
     bootstrap: bool = False,
     n_boot: int = 1000,
-    alpha_min: float = 0.8,
+    alpha_min: float | None = None,
     decide_on: str | None = None,
     not_demonstrated_below: float = 0.40,
     demonstrated_at: float = 0.65,
     kappa_method: str | None = None,
-    weights: str = "quadratic",
+    weights: str | None = None,
     by: str | None = None,
     seed: int = 0,
 ) -> AgreementReport:
@@ -164,38 +167,43 @@ def measure_agreement(
         ``nominal``, ``ordinal``, ``interval`` or ``ratio``: Krippendorff's metric and,
         for the last three, ``weights`` for weighted kappa, Fleiss and AC2.
     weights
-        ``"quadratic"`` (default) or ``"linear"`` agreement weights for non-nominal levels.
+        ``"quadratic"`` (default) or ``"linear"`` agreement weights for non-nominal levels
+        (given with ``level="nominal"``, a note says it has no effect).
     confidence_level
         Two-sided level of every interval.
     bootstrap
         Use the item bootstrap for every interval.
     n_boot
-        Bootstrap resamples.
+        Bootstrap resamples, 100 to 100,000 (:data:`N_BOOT_MAX`).
     alpha_min
-        Reliability threshold for ``P(alpha < alpha_min)``.
+        Reliability threshold for ``P(alpha < alpha_min)``, in [-1, 1] (default 0.8).
     decide_on
         Coefficient the decision reads (default ``psa`` when there is a positive class,
-        else ``alpha``).
+        else ``krippendorff_alpha``); one of those these ratings give.
     not_demonstrated_below, demonstrated_at
-        Thresholds fixed in advance (defaults 0.40 and 0.65, for PSA).
+        Thresholds fixed in advance, in [0, 1], ``not_demonstrated_below <= demonstrated_at``
+        (defaults 0.40 and 0.65, for PSA).
     kappa_method
-        Interval for Cohen's kappa (default ``gof`` for binary labels, ``fce`` otherwise).
+        Interval for Cohen's kappa (default ``gof`` for binary labels, ``fce`` otherwise):
+        one of ``gof``, ``fce``, ``bootstrap``. With more than two annotators or with
+        ``bootstrap=True`` it has no effect, and a note says so.
     by
         Grouping column (kept in ``ratings.groups``) for agreement by group.
     seed
         Seed of the random generator (bootstrap).
     """
-    if level not in ka.LEVELS:
-        raise InvalidInput(f"--level must be one of {', '.join(ka.LEVELS)}, got {level!r}")
-    if not 0 < confidence_level < 1:
-        raise InvalidInput(f"--confidence must be in (0, 1), got {confidence_level}")
-    if not 0 <= not_demonstrated_below <= demonstrated_at <= 1:
-        raise InvalidInput(
-            "thresholds must satisfy 0 <= --not-demonstrated-below <= --demonstrated-at <= 1, "
-            f"got {not_demonstrated_below} and {demonstrated_at}"
-        )
-    if n_boot < 100:
-        raise InvalidInput(f"--n-boot must be at least 100, got {n_boot}")
+    _check_arguments(
+        level=level,
+        weights=weights,
+        kappa_method=kappa_method,
+        confidence_level=confidence_level,
+        n_boot=n_boot,
+        alpha_min=alpha_min,
+        decide_on=decide_on,
+        not_demonstrated_below=not_demonstrated_below,
+        demonstrated_at=demonstrated_at,
+        seed=seed,
+    )
     rng = np.random.default_rng(seed)
     lo: Any
     hi: Any
@@ -203,37 +211,41 @@ def measure_agreement(
     nhi: Any
     est: Any
     k = ratings.n_categories
-    rows, mult = ratings.patterns()  # distinct per-item count rows, items sharing each
-    totals = ratings.category_totals()
     n_items = ratings.n_items
     notes = list(ratings.notes)
     values = ratings.numeric_values(level) if level in ("interval", "ratio") else None
     if level == "ordinal" and not ratings.ordered:
         raise InvalidInput(
             f"{ratings.source}: --level ordinal needs numeric labels or --order (lowest first) "
-            f"for text labels such as {ratings.categories[0]!r}"
+            f"for text labels such as {shown(ratings.categories[0])}"
         )
     if level == "ordinal" and values is None:
         values = np.arange(k, dtype=float)
-    if weights not in ("linear", "quadratic"):
-        raise InvalidInput(f"--weights must be linear or quadratic, got {weights!r}")
-    weights_kind = None if level == "nominal" else weights
-    weight_matrix = mr.agreement_weights(k, weights_kind, values)
+    weights_kind = None if level == "nominal" else (weights or "quadratic")
+    weight_matrix = None if weights_kind is None else mr.agreement_weights(k, weights_kind, values)
     pos = _positive_index(ratings, positive)
+    two = ratings.n_annotators == 2
+    if decide_on is not None:
+        check_choice("decide_on", decide_on, _coefficient_names(two, weights_kind, pos, k))
+    notes += _ignored_options(ratings.n_annotators, level, bootstrap, kappa_method, weights)
+    patterns = ratings.count_patterns()  # linear in the ratings, any K
+    mult = patterns.multiplicity
+    category_totals = patterns.per_category(mult)
     coefficients: dict[str, Coefficient] = {}
     summary: dict[str, Any] = {
         "n_items": n_items,
         "n_pairable_items": ratings.n_pairable_items,
         "n_ratings": ratings.n_ratings,
         "category_counts": {
-            str(c): int(v) for c, v in zip(ratings.categories, totals, strict=True)
+            str(c): int(v) for c, v in zip(ratings.categories, category_totals, strict=True)
         },
     }
-    one_category = k == 1 or (totals > 0).sum() == 1
+    one_category = k == 1 or (category_totals > 0).sum() == 1
     if one_category:
+        only = shown(ratings.categories[np.argmax(category_totals)])
         notes.append(
-            f"every rating is {ratings.categories[np.argmax(totals)]!r}: chance-corrected "
-            "coefficients are undefined (chance agreement is 1)"
+            f"every rating is {only}: chance-corrected coefficients are undefined "
+            "(chance agreement is 1)"
         )
 
     def add(
@@ -244,9 +256,12 @@ def measure_agreement(
             note = "undefined for these ratings (no variation or no pairable items)"
         coefficients[name] = Coefficient(name, est, scalar(lo), scalar(hi), method, int(n), note)
 
+    # floats per resample and pattern: (..., P, L) temporaries, plus the (..., K) marginals
+    boot_width = 4 * patterns.counts.shape[1] + -(-k // max(1, patterns.n_patterns))
+
     def boot_draws(statistic: Callable[[NDArray], NDArray]) -> NDArray:
         """Statistic of the distinct rows under resampled multiplicities, ``(n_boot,)``."""
-        parts = [statistic(m) for m in _resampled(mult, n_boot, rng, k)]
+        parts = [statistic(m) for m in _resampled(mult, n_boot, rng, boot_width)]
         return np.concatenate([np.atleast_1d(p) for p in parts])
 
     def boot(statistic: Callable[[NDArray], NDArray]) -> tuple[float, float]:
@@ -255,7 +270,6 @@ def measure_agreement(
     boot_name = f"bootstrap, items (B={n_boot})"
 
     # ---- two annotators: the pair table
-    two = ratings.n_annotators == 2
     if two:
         table = ratings.pair_table()
         n_pair = int(table.sum())
@@ -298,15 +312,15 @@ def measure_agreement(
 
     # ---- any number of annotators: per-item counts
     if not two:
-        p_a = mr.pairwise_agreement(rows, mult)
-        lo, hi = boot(lambda m: mr.chance_corrected(rows, "brennan-prediger", multiplicity=m).p_a)
+        p_a = mr.pairwise_agreement_patterns(patterns)
+        lo, hi = boot(lambda m: mr.pairwise_agreement_patterns(patterns, m))
         add(
             "observed_agreement",
             p_a,
             lo,
             hi,
             boot_name,
-            int(mult[rows.sum(1) >= 2].sum()),
+            int(mult @ (patterns.totals >= 2)),
             "pairwise agreement over items with two or more ratings",
         )
     for name, chance in (
@@ -314,11 +328,11 @@ def measure_agreement(
         ("gwet_ac1" if not weights_kind else "gwet_ac2", "gwet"),
         ("brennan_prediger", "brennan-prediger"),
     ):
-        res = mr.chance_corrected(rows, chance, weight_matrix, multiplicity=mult)
+        res = mr.chance_corrected_patterns(patterns, chance, weight_matrix)
         if bootstrap:
 
             def resampled(m: NDArray, c: str = chance) -> NDArray:
-                return mr.chance_corrected(rows, c, weight_matrix, multiplicity=m).estimate
+                return mr.chance_corrected_patterns(patterns, c, weight_matrix, m).estimate
 
             lo, hi = boot(resampled)
             method = boot_name
@@ -336,7 +350,7 @@ def measure_agreement(
             _undefined_note(res.estimate, one_category),
         )
         if name == "fleiss_kappa":
-            se0 = mr.fleiss_kappa_null_se(rows, mult)
+            se0 = mr.fleiss_kappa_null_se_patterns(patterns)
             z = scalar(res.estimate) / scalar(se0) if scalar(se0) > 0 else float("nan")
             summary["fleiss_kappa_test_zero"] = {
                 "se_under_kappa_zero": scalar(se0),
@@ -383,9 +397,9 @@ def measure_agreement(
                 f"no interval: {k} distinct ratio values make the bootstrap too slow",
             )
     else:
-        est = ka.krippendorff_alpha(rows, alpha_values, level, multiplicity=mult)
+        est = ka.krippendorff_alpha_patterns(patterns, alpha_values, level)
         draws = boot_draws(
-            lambda m: ka.krippendorff_alpha(rows, alpha_values, level, multiplicity=m)
+            lambda m: ka.krippendorff_alpha_patterns(patterns, alpha_values, level, m)
         )
         a_lo, a_hi = _percentile(draws, confidence_level)
         add(
@@ -397,17 +411,23 @@ def measure_agreement(
             n_items,
             _undefined_note(est, one_category),
         )
+    threshold = 0.8 if alpha_min is None else alpha_min
+    if draws is None and alpha_min is not None:
+        notes.append(
+            "alpha_min has no effect: alpha has no bootstrap here, so P(alpha < alpha_min) "
+            "is not reported"
+        )
     if draws is not None:
         finite = draws[np.isfinite(draws)]
         summary["alpha_below_min"] = {
-            "alpha_min": alpha_min,
-            "probability": float(np.mean(finite < alpha_min)) if finite.size else float("nan"),
+            "alpha_min": threshold,
+            "probability": float(np.mean(finite < threshold)) if finite.size else float("nan"),
             "method": "share of bootstrap alphas below alpha_min (resampling items)",
         }
 
     # ---- specific agreement (Uebersax) for every category
-    specific = mr.specific_agreement(rows, mult)
-    spec_se = mr.specific_agreement_se(rows, mult)
+    specific = mr.specific_agreement_patterns(patterns)
+    spec_se = mr.specific_agreement_se_patterns(patterns)
     summary["specific_agreement"] = {
         str(c): {
             "estimate": float(s),
@@ -420,7 +440,9 @@ def measure_agreement(
     # ---- the positive class
     if pos is not None:
         summary["positive_label"] = plain_value(ratings.categories[pos])
-        summary["prevalence_of_positive_labels"] = float(totals[pos] / totals.sum())
+        summary["prevalence_of_positive_labels"] = float(
+            category_totals[pos] / category_totals.sum()
+        )
         summary["positive_rate_by_annotator"] = {
             name: float(rate)
             for name, rate in zip(ratings.annotators, ratings.positive_rates(pos), strict=True)
@@ -471,7 +493,7 @@ def measure_agreement(
                 )
         else:
             if bootstrap:
-                lo, hi = boot(lambda m: mr.specific_agreement(rows, multiplicity=m)[..., pos])
+                lo, hi = boot(lambda m: mr.specific_agreement_patterns(patterns, m, pos))
                 method = boot_name
             else:
                 lo = np.clip(specific[pos] - z * spec_se[pos], 0, 1)
@@ -483,16 +505,13 @@ def measure_agreement(
                 lo,
                 hi,
                 method,
-                int(mult[rows[:, pos] > 0].sum()),
+                int(mult @ ((patterns.categories == pos) & (patterns.counts > 0)).any(axis=1)),
                 "specific positive agreement among all annotators (Uebersax)",
             )
 
     # ---- decision
     target = decide_on or ("psa" if "psa" in coefficients else "krippendorff_alpha")
-    if target not in coefficients:
-        raise InvalidInput(
-            f"--decide-on {target} is not available here; choose one of {', '.join(coefficients)}"
-        )
+    check_choice("decide_on", target, tuple(coefficients))
     co = coefficients[target]
     decision = decide(
         target, co.estimate, co.ci_low, co.ci_high, not_demonstrated_below, demonstrated_at
@@ -515,6 +534,82 @@ def measure_agreement(
         seed=seed,
         notes=notes,
     )
+
+
+def _check_arguments(
+    *,
+    level: str,
+    weights: str | None,
+    kappa_method: str | None,
+    confidence_level: float,
+    n_boot: int,
+    alpha_min: float | None,
+    decide_on: str | None,
+    not_demonstrated_below: float,
+    demonstrated_at: float,
+    seed: int,
+) -> None:
+    """Every argument of :func:`measure_agreement` that the data do not decide, checked in
+    parameter names (``decide_on`` is checked against the data's coefficients later)."""
+    check_choice("level", level, ka.LEVELS)
+    if weights is not None:
+        check_choice("weights", weights, WEIGHTS)
+    if kappa_method is not None:
+        check_choice("kappa_method", kappa_method, KAPPA_METHODS)
+    check("confidence_level", confidence_level, RULES["confidence_level"])
+    check("n_boot", n_boot, RULES["n_boot"])
+    if alpha_min is not None:
+        check("alpha_min", alpha_min, RULES["alpha_min"])
+    below = check("not_demonstrated_below", not_demonstrated_below, RULES["not_demonstrated_below"])
+    at = check("demonstrated_at", demonstrated_at, RULES["demonstrated_at"])
+    if below > at:
+        raise InvalidInput(
+            f"not_demonstrated_below must be at most the demonstrated-at threshold "
+            f"({shown(at)}), got {shown(below)}",
+            parameter="not_demonstrated_below",
+        )
+    check("seed", seed, RULES["seed"])
+
+
+def _coefficient_names(
+    two: bool, weights_kind: str | None, pos: int | None, k: int
+) -> tuple[str, ...]:
+    """The coefficients :func:`measure_agreement` reports for these data, in its order."""
+    names = ["observed_agreement"]
+    if two:
+        names += ["cohen_kappa"] + ([f"cohen_kappa_{weights_kind}"] if weights_kind else [])
+    names += ["fleiss_kappa", "gwet_ac2" if weights_kind else "gwet_ac1", "brennan_prediger"]
+    names.append("krippendorff_alpha")
+    if pos is not None:
+        names += ["psa", "nsa"] + (["pabak"] if k == 2 else []) if two else ["psa"]
+    return tuple(names)
+
+
+def _ignored_options(
+    n_annotators: int,
+    level: str,
+    bootstrap: bool,
+    kappa_method: str | None,
+    weights: str | None,
+) -> list[str]:
+    """One note per option that was given but has no effect on these data.
+
+    Each note starts with the parameter's name (the CLI names the flag instead).
+    """
+    notes = []
+    if kappa_method is not None and n_annotators != 2:
+        notes.append(
+            f"kappa_method has no effect: Cohen's kappa needs exactly two annotators, "
+            f"these ratings have {n_annotators}"
+        )
+    elif kappa_method is not None and bootstrap:
+        notes.append("kappa_method has no effect with bootstrap: every interval is the bootstrap")
+    if weights is not None and level == "nominal":
+        notes.append(
+            "weights has no effect at level nominal: agreement weights apply to the ordinal, "
+            "interval and ratio levels"
+        )
+    return notes
 
 
 def _undefined_note(estimate: Any, one_category: bool) -> str:

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import special
+from scipy import sparse, special
 
 FloatArray = NDArray[np.float64]
 CHANCE_MODELS = ("fleiss", "gwet", "brennan-prediger")
@@ -222,6 +222,21 @@ def chance_corrected(
     else:
         p_e = np.broadcast_to(w.sum() / k**2, p_a.shape).astype(float)
         pe_i = None
+    terms = (pa_i, pe_i, rated, pairable, mult)
+    return _linearised(p_a, p_e, terms, n, n2, sampling_fraction)
+
+
+def _linearised(
+    p_a: FloatArray,
+    p_e: FloatArray,
+    terms: tuple[FloatArray, FloatArray | None, NDArray, NDArray, FloatArray],
+    n: FloatArray,
+    n2: FloatArray,
+    sampling_fraction: float = 0.0,
+) -> ChanceCorrected:
+    """The coefficient and Gwet's linearised SE from ``p_a``, ``p_e`` and the per-item
+    ``terms`` ``(pa_i, pe_i, rated, pairable, multiplicity)`` (``pe_i`` None: fixed p_e)."""
+    pa_i, pe_i, rated, pairable, mult = terms
     estimate = _safe_div(p_a - p_e, 1 - p_e)
     scale_n = _safe_div(n, n2)[..., None]
     one_minus_pe = (1 - p_e)[..., None]
@@ -232,7 +247,7 @@ def chance_corrected(
     dev = np.where(rated, c_i - estimate[..., None], 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         var = (1 - sampling_fraction) / (n * (n - 1)) * (mult * dev**2).sum(axis=-1)
-        se = np.sqrt(var)
+        se = np.where(n >= 2, np.sqrt(var), np.nan)  # one item: no variance, never inf
     return ChanceCorrected(estimate, p_a, p_e, se, n, n2)
 
 
@@ -261,8 +276,8 @@ def fleiss_kappa_null_se(counts: ArrayLike, multiplicity: ArrayLike | None = Non
     p = _safe_div((w[..., None] * c).sum(axis=-2), total[..., None])
     pq = p * (1 - p)
     s = pq.sum(axis=-1)
-    var = 2.0 / (n * m * (m - 1)) * _safe_div(s**2 - (pq * (1 - 2 * p)).sum(axis=-1), s**2)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var = 2.0 / (n * m * (m - 1)) * _safe_div(s**2 - (pq * (1 - 2 * p)).sum(axis=-1), s**2)
         return np.sqrt(var)
 
 
@@ -319,3 +334,293 @@ def specific_agreement_se(counts: ArrayLike, multiplicity: ArrayLike | None = No
 def pairwise_agreement(counts: ArrayLike, multiplicity: ArrayLike | None = None) -> FloatArray:
     """Observed pairwise agreement ``p_a`` over items with at least two ratings."""
     return chance_corrected(counts, "brennan-prediger", multiplicity=multiplicity).p_a
+
+
+# --------------------------------------------------------------------------- sparse patterns
+
+
+@dataclass(frozen=True)
+class Patterns:
+    """Distinct per-item count patterns, stored by their non-zero counts.
+
+    Pattern ``p`` puts ``counts[p, j]`` ratings in category ``categories[p, j]``
+    (``(P, L)`` arrays, padded with count 0); ``multiplicity[p]`` items share it. ``L`` is
+    the most categories one item uses (at most its number of ratings), so memory is linear
+    in the ratings whatever the number of categories ``K``, and the statistics on patterns
+    (``*_patterns`` here and in :mod:`planner.alpha`) cost ``O(P L + K)`` per bootstrap
+    resample where the dense ``(P, K)`` forms cost ``O(P K^2)``. Patterns come in the order
+    of :func:`compress` (dense rows ascending), so a bootstrap draws the same resamples.
+    """
+
+    categories: NDArray[np.int64]
+    counts: NDArray[np.float64]
+    multiplicity: NDArray[np.int64]
+    n_categories: int
+
+    @property
+    def n_patterns(self) -> int:
+        return int(self.counts.shape[0])
+
+    @property
+    def totals(self) -> FloatArray:
+        """``(P,)`` ratings per pattern (``r_i``)."""
+        return self.counts.sum(axis=1)
+
+    def dense(self) -> FloatArray:
+        """The ``(P, K)`` count matrix (for tests and small ``K``)."""
+        out = np.zeros((self.n_patterns, self.n_categories))
+        np.add.at(out, (np.arange(self.n_patterns)[:, None], self.categories), self.counts)
+        return out
+
+    def matrix(self, entries: ArrayLike | None = None) -> sparse.csr_matrix:
+        """Sparse ``(P, K)`` matrix with ``entries`` ``(P, L)`` (default the counts)."""
+        data = self.counts if entries is None else np.asarray(entries, dtype=float)
+        rows = np.broadcast_to(np.arange(self.n_patterns)[:, None], data.shape)
+        keep = self.counts > 0
+        return sparse.csr_matrix(
+            (data[keep], (rows[keep], self.categories[keep])),
+            shape=(self.n_patterns, self.n_categories),
+        )
+
+    def pair_sums(self, kernel: ArrayLike | None = None, *, distance: bool = False) -> FloatArray:
+        """``sum_jl n_pj n_pl kernel[c_pj, c_pl]`` per pattern, over its own categories.
+
+        ``kernel`` is ``(K, K)`` (``None``: the identity), or with ``distance=True`` the
+        category values ``x`` ``(K,)`` and the kernel ``(x_c - x_k)^2``; ``O(P L^2)``.
+        """
+        if kernel is None:
+            return (self.counts**2).sum(axis=1)
+        table = np.asarray(kernel, dtype=float)
+        at = table[self.categories] if distance else None
+        total = np.zeros(self.n_patterns)
+        for j in range(self.counts.shape[1]):
+            if at is not None:
+                inner = (at[:, j, None] - at) ** 2
+            else:
+                inner = table[self.categories[:, j, None], self.categories]
+            total += self.counts[:, j] * (inner * self.counts).sum(axis=1)
+        return total
+
+    def per_category(self, multiplicity: ArrayLike, entries: ArrayLike | None = None) -> FloatArray:
+        """``sum_p multiplicity_p entries_pk``, shape ``(..., K)``, in ``O(nnz)`` per batch row."""
+        m = np.asarray(multiplicity, dtype=float)
+        flat = m.reshape(-1, m.shape[-1])
+        out = np.asarray((self.matrix(entries).T @ flat.T).T)
+        return out.reshape(m.shape[:-1] + (self.n_categories,))
+
+
+def patterns_from_counts(counts: ArrayLike) -> Patterns:
+    """:class:`Patterns` of a dense ``(N, K)`` count matrix (through :func:`compress`).
+
+    >>> p = patterns_from_counts([[2, 0], [1, 1], [2, 0]])
+    >>> p.dense().tolist(), p.multiplicity.tolist()
+    ([[1.0, 1.0], [2.0, 0.0]], [1, 2])
+    """
+    rows, mult = compress(as_counts(counts))
+    k = rows.shape[1]
+    width = max(1, int((rows > 0).sum(axis=1).max(initial=0)))
+    order = np.argsort(rows == 0, axis=1, kind="stable")[:, :width]  # non-zero columns first
+    values = np.take_along_axis(rows, order, axis=1).astype(float)
+    return Patterns(order.astype(np.int64), values, mult.astype(np.int64), k)
+
+
+def patterns_from_codes(codes: ArrayLike, n_categories: int) -> Patterns:
+    """:class:`Patterns` of ``(N, m)`` category codes (``-1`` = missing), linear in ratings.
+
+    Never builds the ``(N, K)`` counts. Each item's ratings are sorted, runs of one code
+    give its ``(category, count)`` pairs, and distinct patterns are found on a key that
+    orders them as :func:`compress` orders dense rows: a pair ``(c, n)`` is keyed
+    ``(K - c) (m + 1) + n`` (an earlier category, or more ratings in it, is a larger dense
+    row), padding is 0 (a row that stops is smaller).
+
+    >>> p = patterns_from_codes([[0, 0], [0, 1], [0, 0]], 2)
+    >>> p.dense().tolist(), p.multiplicity.tolist()
+    ([[1.0, 1.0], [2.0, 0.0]], [1, 2])
+    """
+    c = np.sort(np.asarray(codes, dtype=np.int64), axis=1)
+    n, m = c.shape
+    k = int(n_categories)
+    valid = c >= 0
+    start = valid.copy()
+    start[:, 1:] &= c[:, 1:] != c[:, :-1]
+    run = np.cumsum(start.ravel()) - 1  # run id of every cell (valid cells only matter)
+    run_count = np.bincount(run[valid.ravel()], minlength=int(start.sum()))
+    slot = np.cumsum(start, axis=1) - 1  # position of a run inside its item
+    width = max(1, int(start.sum(axis=1).max(initial=0)))
+    cats = np.zeros((n, width), dtype=np.int64)
+    cnts = np.zeros((n, width), dtype=np.int64)
+    where = np.nonzero(start)
+    cats[where[0], slot[where]] = c[where]
+    cnts[where[0], slot[where]] = run_count
+    return _distinct_patterns(cats, cnts, k, m)
+
+
+def _distinct_patterns(
+    cats: NDArray[np.int64],
+    cnts: NDArray[np.int64],
+    k: int,
+    m: int,
+    weights: NDArray[np.int64] | None = None,
+) -> Patterns:
+    """Distinct rows of ``(N, L)`` (category, count) pairs, in :func:`compress` order.
+
+    ``m`` bounds any count; ``weights`` ``(N,)`` is how many items each row stands for.
+    """
+    key = np.where(cnts > 0, (k - cats) * (m + 1) + cnts, 0)
+    base = (k + 1) * (m + 1) + 1
+    width = key.shape[1]
+    if width * np.log2(base) < 62:  # one integer per item: a 1-d sort
+        code = np.zeros(key.shape[0], dtype=np.int64)
+        for j in range(width):
+            code = code * base + key[:, j]
+        _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+    else:
+        _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    mult = np.bincount(inverse, weights=weights, minlength=len(first))
+    return Patterns(cats[first], cnts[first].astype(float), np.round(mult).astype(np.int64), k)
+
+
+def patterns_from_ratings(
+    item_index: ArrayLike,
+    label_index: ArrayLike,
+    n_rows: int,
+    n_categories: int,
+    weights: ArrayLike | None = None,
+) -> Patterns:
+    """:class:`Patterns` of sparse ratings: one (row, category code) pair per rating.
+
+    Linear in the ratings, whatever the numbers of annotators and categories: ratings are
+    sorted by (row, code), runs give each row's ``(category, count)`` pairs. ``weights``
+    ``(n_rows,)`` is how many identical items each row stands for (default one each).
+
+    >>> p = patterns_from_ratings([0, 0, 1, 1, 2, 2], [0, 0, 0, 1, 0, 0], 3, 2)
+    >>> p.dense().tolist(), p.multiplicity.tolist()
+    ([[1.0, 1.0], [2.0, 0.0]], [1, 2])
+    """
+    item = np.asarray(item_index, dtype=np.int64)
+    label = np.asarray(label_index, dtype=np.int64)
+    order = np.lexsort((label, item))
+    item, label = item[order], label[order]
+    start = np.ones(item.size, dtype=bool)
+    start[1:] = (item[1:] != item[:-1]) | (label[1:] != label[:-1])
+    run_count = np.bincount(np.cumsum(start) - 1) if item.size else np.zeros(0, np.int64)
+    run_item, run_cat = item[start], label[start]
+    first_of_item = np.ones(run_item.size, dtype=bool)
+    first_of_item[1:] = run_item[1:] != run_item[:-1]
+    positions = np.arange(run_item.size)
+    slot = positions - np.maximum.accumulate(np.where(first_of_item, positions, 0))
+    width = max(1, int(slot.max(initial=0)) + 1)
+    cats = np.zeros((int(n_rows), width), dtype=np.int64)
+    cnts = np.zeros((int(n_rows), width), dtype=np.int64)
+    cats[run_item, slot] = run_cat
+    cnts[run_item, slot] = run_count
+    w = None if weights is None else np.asarray(weights, dtype=float)
+    return _distinct_patterns(cats, cnts, int(n_categories), int(run_count.max(initial=0)), w)
+
+
+def chance_corrected_patterns(
+    patterns: Patterns,
+    chance: str = "fleiss",
+    weights: ArrayLike | None = None,
+    multiplicity: ArrayLike | None = None,
+) -> ChanceCorrected:
+    """:func:`chance_corrected` on :class:`Patterns`, in ``O(P L + K)`` per batch row.
+
+    ``multiplicity`` ``(..., P)`` defaults to the patterns' own; weighted Fleiss' chance
+    term is one ``(..., K) @ (K, K)`` product per batch (nominal data, AC1/AC2 and
+    Brennan-Prediger are ``O(K)`` per batch row).
+    """
+    if chance not in CHANCE_MODELS:
+        raise ValueError(f"`chance` must be one of {CHANCE_MODELS}, got {chance!r}")
+    p = patterns
+    k = p.n_categories
+    w = None if weights is None else np.asarray(weights, dtype=float)
+    r = p.totals
+    mult = np.asarray(p.multiplicity if multiplicity is None else multiplicity, dtype=float)
+    rated, pairable = r >= 1, r >= 2
+    n = mult @ rated.astype(float)
+    n2 = mult @ pairable.astype(float)
+    sum_q = p.pair_sums(w) - r
+    pa_i = np.where(pairable, _safe_div(sum_q, r * (r - 1)), 0.0)
+    p_a = _safe_div(mult @ pa_i, n2)
+    share = _safe_div(p.counts, np.where(rated, r, 1.0)[:, None])  # n_ik / r_i on non-zeros
+    pi = _safe_div(p.per_category(mult, share), n[..., None])  # (..., K)
+    w_sum = float(k) if w is None else float(w.sum())
+    pe_i: FloatArray | None
+    if chance == "fleiss":
+        if w is None:
+            p_e, pi_w = (pi**2).sum(axis=-1), pi
+        else:  # two BLAS products (an einsum over K^2 per resample is ten times slower)
+            pw = pi @ w
+            p_e = (pw * pi).sum(axis=-1)
+            pi_w = pw if np.array_equal(w, w.T) else (pw + pi @ w.T) / 2
+        pe_i = (share * np.take(pi_w, p.categories, axis=-1)).sum(axis=-1)
+    elif chance == "gwet":
+        scale = w_sum / (k * (k - 1)) if k > 1 else np.nan
+        p_e = scale * (pi * (1 - pi)).sum(axis=-1)
+        pe_i = scale * (share * (1 - np.take(pi, p.categories, axis=-1))).sum(axis=-1)
+    else:
+        p_e = np.broadcast_to(w_sum / k**2, np.shape(p_a)).astype(float)
+        pe_i = None
+    return _linearised(p_a, p_e, (pa_i, pe_i, rated, pairable, mult), n, n2)
+
+
+def pairwise_agreement_patterns(
+    patterns: Patterns, multiplicity: ArrayLike | None = None
+) -> FloatArray:
+    """:func:`pairwise_agreement` on :class:`Patterns`: ``O(P)`` per batch row after one
+    ``O(P L)`` pass."""
+    p = patterns
+    r = p.totals
+    mult = np.asarray(p.multiplicity if multiplicity is None else multiplicity, dtype=float)
+    pairable = r >= 2
+    pa_i = np.where(pairable, _safe_div(p.pair_sums() - r, r * (r - 1)), 0.0)
+    return _safe_div(mult @ pa_i, mult @ pairable.astype(float))
+
+
+def specific_agreement_patterns(
+    patterns: Patterns, multiplicity: ArrayLike | None = None, category: int | None = None
+) -> FloatArray:
+    """:func:`specific_agreement` on :class:`Patterns`: ``(..., K)``, or ``(...)`` for one
+    ``category`` (``O(P L)`` per batch row)."""
+    p = patterns
+    mult = np.asarray(p.multiplicity if multiplicity is None else multiplicity, dtype=float)
+    y = p.counts * (p.counts - 1)
+    x = p.counts * (p.totals[:, None] - 1)
+    if category is None:
+        return _safe_div(p.per_category(mult, y), p.per_category(mult, x))
+    mine = p.categories == category
+    return _safe_div(mult @ (y * mine).sum(1), mult @ (x * mine).sum(1))
+
+
+def specific_agreement_se_patterns(patterns: Patterns) -> FloatArray:
+    """:func:`specific_agreement_se` on :class:`Patterns`, shape ``(K,)``."""
+    p = patterns
+    w = p.multiplicity.astype(float)
+    r = p.totals[:, None]
+    y = p.counts * (p.counts - 1)
+    x = p.counts * (r - 1)
+    x_total = p.per_category(w, x)
+    ratio = _safe_div(p.per_category(w, y), x_total)
+    n = float(w @ (r[:, 0] >= 2))
+    resid = np.where((r >= 2) & (p.counts > 0), y - ratio[p.categories] * x, 0.0)
+    var = _safe_div(p.per_category(w, resid**2), x_total**2) * _safe_div(n, n - 1)
+    with np.errstate(invalid="ignore"):
+        return np.sqrt(var)
+
+
+def fleiss_kappa_null_se_patterns(patterns: Patterns) -> FloatArray:
+    """:func:`fleiss_kappa_null_se` on :class:`Patterns`."""
+    p = patterns
+    w = p.multiplicity.astype(float)
+    r = p.totals
+    n = w @ (r >= 1)
+    total = w @ r
+    m = _safe_div(total, n)
+    share = _safe_div(p.per_category(w), total)
+    pq = share * (1 - share)
+    s = pq.sum()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var = 2.0 / (n * m * (m - 1)) * _safe_div(s**2 - (pq * (1 - 2 * share)).sum(), s**2)
+        return np.sqrt(var)

@@ -172,3 +172,12 @@ RULES["scenario_name"] = Rule(
     "a plain folder name (ASCII letters, digits, '.', '_' and '-', starting with a letter or a "
     f"digit, at most {NAME_MAX} characters)",
 )
+# agree's statistics (measure_agreement): bounds on the bootstrap and alpha's threshold.
+# n_boot: the percentile interval's Monte Carlo error shrinks as 1/sqrt(B); at 100,000
+# resamples it is far below any reported digit, and time grows linearly beyond it.
+RULES.update(
+    {
+        "n_boot": _integer(100, 100_000),
+        "alpha_min": _number("[-1, 1]", lambda x: -1 <= x <= 1),
+    }
+)

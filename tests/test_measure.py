@@ -146,11 +146,12 @@ def test_diagnostics_find_who_flags_alone():
 
 def test_bad_options():
     ratings = ratings_from_counts(6, 21, 14, 459)
-    with pytest.raises(InvalidInput, match="--level"):
+    # the library names its parameters; the CLI names the flags (tests/test_cli_agree.py)
+    with pytest.raises(InvalidInput, match="^level must be one of"):
         measure_agreement(ratings, level="weird")
-    with pytest.raises(InvalidInput, match="--decide-on"):
+    with pytest.raises(InvalidInput, match="^decide_on must be one of"):
         measure_agreement(ratings, decide_on="nonsense")
-    with pytest.raises(InvalidInput, match="thresholds"):
+    with pytest.raises(InvalidInput, match="^not_demonstrated_below must be at most"):
         measure_agreement(ratings, not_demonstrated_below=0.7, demonstrated_at=0.5)
     with pytest.raises(InvalidInput, match="--positive"):
         measure_agreement(ratings, positive="maybe")
