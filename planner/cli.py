@@ -15,6 +15,7 @@ import typer
 
 from planner.cli_agree import AGREE_EPILOG, AGREE_HELP, agree_command
 from planner.cli_common import (
+    DEBUG_HELP,
     PlannerCommand,
     PlannerGroup,
     emit_json,
@@ -22,6 +23,7 @@ from planner.cli_common import (
     parse_floats,
     parse_ints,
     seed_or_draw,
+    set_debug,
 )
 from planner.cli_report import REPORT_EPILOG, REPORT_HELP, report_command
 from planner.cli_schedule import SCHEDULE_EPILOG, SCHEDULE_HELP, schedule_command
@@ -52,6 +54,9 @@ def _planner(
         typer.Option(
             "--version", help="Print the version and exit.", is_eager=True, callback=_show_version
         ),
+    ] = False,
+    debug: Annotated[
+        bool, typer.Option("--debug", help=DEBUG_HELP, is_eager=True, callback=set_debug)
     ] = False,
 ) -> None:
     """Plan and measure inter-annotator agreement studies (PSA, kappa) on rare labels."""
@@ -227,6 +232,9 @@ def plan_command(
     ] = None,
     json_output: Annotated[
         bool, typer.Option("--json", help="Print one JSON document instead of tables.")
+    ] = False,
+    debug: Annotated[
+        bool, typer.Option("--debug", help=DEBUG_HELP, is_eager=True, callback=set_debug)
     ] = False,
 ) -> None:
     """Size a two-annotator agreement study: items, union positives, hours and cost."""

@@ -23,13 +23,14 @@ from planner.design import (
     optimal_allocation,
     residual_sd,
     size_stratified,
+    split_items,
     stratified_bootstrap_limits,
     weighted_estimate,
 )
 from planner.errors import InvalidInput
 from planner.intervals import kappa_interval, normal_quantile, psa_interval
 from planner.jsonout import json_ready
-from planner.model import PairModel, as_cells, pair_from_annotators
+from planner.model import PairModel, as_cells, pair_from_annotators, renamed
 from planner.plan import PlanSettings, size_metric
 from planner.scenario import Scenario
 from planner.search import analytic_items
@@ -117,10 +118,20 @@ class Comparison:
 
 
 def stratum_models(scenario: Scenario) -> list[PairModel]:
-    """One annotator-pair model per stratum, stratum overrides over ``[model]``."""
+    """One annotator-pair model per stratum, stratum overrides over ``[model]``.
+
+    An infeasible stratum is an error naming the scenario's keys: ``s.toml:
+    strata[2].error_rate ...`` for a stratum's own value, ``model.bias`` for the default.
+    """
     base = scenario.model
     models = []
-    for s in scenario.strata:
+    for i, s in enumerate(scenario.strata, start=1):
+        own = {  # the keys this stratum sets itself
+            "prevalence": s.prevalence,
+            "error_rate": s.error_rate,
+            "bias": s.bias,
+            "ambiguity": s.ambiguity,
+        }
         try:
             models.append(
                 pair_from_annotators(
@@ -131,7 +142,11 @@ def stratum_models(scenario: Scenario) -> list[PairModel]:
                 )
             )
         except InvalidInput as exc:
-            raise InvalidInput(f"{scenario.path}: stratum {s.name!r}: {exc}") from None
+
+            def key(k: str, i: int = i, own: dict[str, Any] = own) -> str:
+                return f"strata[{i}].{k}" if own.get(k) is not None else f"model.{k}"
+
+            raise renamed(exc, key, f"{scenario.path}: stratum {s.name!r}: ") from None
     return models
 
 
@@ -207,7 +222,8 @@ def compare_designs(
     designs["uniform"] = DesignResult(
         design="uniform",
         describes=DESCRIBES["uniform"],
-        items_per_stratum=[int(round(uni.items * w)) for w in shares],
+        # largest remainders: the parts sum to the searched n at any number of strata
+        items_per_stratum=split_items(uni.items, shares),
         prevalence_slice_items=0,
         union_positives=uni.union_positives,
         half_width_median=uni.half_width_median,

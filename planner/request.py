@@ -10,7 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from planner.errors import InvalidInput
-from planner.model import PairModel, pair_from_annotators, pair_from_counts, pair_from_union_rate
+from planner.model import (
+    MODEL_PARAMETERS,
+    PairModel,
+    mentions,
+    pair_from_annotators,
+    pair_from_counts,
+    pair_from_union_rate,
+    renamed,
+)
 from planner.plan import Plan, PlanSettings, make_plan
 from planner.scenario import Scenario, load_scenario
 
@@ -30,19 +38,31 @@ DEFAULTS: dict[str, Any] = {
     "floor_items": 20,
     "prevalence_width": 0.02,
 }
-MODEL_OPTIONS = (
-    "prevalence",
-    "error_rate",
-    "bias",
-    "ambiguity",
-    "union_rate",
-    "psa",
-    "pilot_counts",
-)
+# the options that describe the pair model (the builders' parameters but a_share)
+MODEL_OPTIONS = tuple(k for k in MODEL_PARAMETERS if k != "a_share")
 
 
-def build_model(options: dict[str, Any]) -> PairModel:
-    """The pair model from model options (exactly one way of describing it)."""
+def _flag(parameter: str) -> str:
+    return "--" + parameter.replace("_", "-")
+
+
+def build_model(options: dict[str, Any], origin: dict[str, str] | None = None) -> PairModel:
+    """The pair model from model options (exactly one way of describing it).
+
+    ``origin`` maps a key to the scenario file it came from (absent: the command line), so
+    that an error names ``s.toml: model.error_rate`` or ``--error-rate`` as the value's
+    source did.
+    """
+    origin = origin or {}
+
+    def name(key: str) -> str:  # a value from the command line, else the scenario's key
+        on_cli = options.get(key) is not None and key not in origin
+        return f"model.{key}" if origin and not on_cli else _flag(key)
+
+    def fail(exc: InvalidInput) -> InvalidInput:
+        files = sorted({origin[k] for k in mentions(exc) if k in origin})
+        return renamed(exc, name, f"{files[0]}: " if files else "")
+
     given = {
         "--prevalence": options.get("prevalence") is not None,
         "--union-rate/--psa": options.get("union_rate") is not None
@@ -55,21 +75,30 @@ def build_model(options: dict[str, Any]) -> PairModel:
             "give exactly one of --prevalence (annotator model), --union-rate with --psa, "
             f"or --pilot-counts (or a scenario file); got {', '.join(chosen) if chosen else 'none'}"
         )
-    annotator = any(options.get(k) not in (None, 0.0) for k in ("error_rate", "bias", "ambiguity"))
+    annotator = [k for k in ("error_rate", "bias", "ambiguity") if options.get(k) is not None]
     if options.get("prevalence") is None and annotator:
-        raise InvalidInput("--error-rate, --bias and --ambiguity need --prevalence")
+        verb = "needs" if len(annotator) == 1 else "need"
+        raise fail(InvalidInput(f"{' and '.join(annotator)} {verb} prevalence (annotator model)"))
+    if options.get("prevalence") is None and options.get("pilot_counts") is None:
+        if options.get("union_rate") is None or options.get("psa") is None:
+            raise InvalidInput("--union-rate and --psa go together: give both")
+    try:
+        return _model_from(options)
+    except InvalidInput as exc:
+        raise fail(exc) from None
+
+
+def _model_from(options: dict[str, Any]) -> PairModel:
     if options.get("prevalence") is not None:
         bias = options.get("bias")
         return pair_from_annotators(
             options["prevalence"],
             options.get("error_rate"),
             0.0 if bias is None else bias,
-            options.get("ambiguity") or 0.0,
+            0.0 if options.get("ambiguity") is None else options["ambiguity"],
         )
     if options.get("pilot_counts") is not None:
         return pair_from_counts(options["pilot_counts"])
-    if options.get("union_rate") is None or options.get("psa") is None:
-        raise InvalidInput("--union-rate and --psa go together: give both")
     return pair_from_union_rate(options["union_rate"], options["psa"])
 
 
@@ -129,9 +158,12 @@ def run_plan(scenario_path: str | None, cli: dict[str, Any], seed_fn) -> Any:  #
             prevalence_width=merged["prevalence_width"],
         )
     options = {k: cli.get(k) for k in MODEL_OPTIONS}
+    origin: dict[str, str] = {}
     if scenario is not None and not cli_model:
-        options.update({k: v for k, v in scenario.model.items() if options.get(k) is None})
-    model = build_model(options)
+        from_file = {k: v for k, v in scenario.model.items() if options.get(k) is None}
+        options.update(from_file)
+        origin = dict.fromkeys(from_file, scenario.path)
+    model = build_model(options, origin)
     plan: Plan = make_plan(model, settings, seed=seed)
     return plan
 
