@@ -20,6 +20,7 @@ from planner.cli_common import (
     PlannerGroup,
     emit_json,
     json_document,
+    note,
     parse_floats,
     parse_ints,
     seed_or_draw,
@@ -267,9 +268,12 @@ def plan_command(
     from planner.request import schedule_for_plan
 
     path = scenario or scenario_option
-    result = run_plan(path, cli, seed_or_draw)
+    said: list[str] = []
+    result = run_plan(path, cli, seed_or_draw, said)
     schedule = schedule_for_plan(path, result)
     if json_output:
+        for message in said:  # options not used: the tables show them, JSON readers see them
+            note(message)
         doc = result.to_dict()
         if schedule is not None:
             doc["schedule"] = json_document(schedule.to_dict())

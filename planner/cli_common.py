@@ -140,8 +140,10 @@ class _OneLineErrors:
             except BaseException as exc:  # noqa: BLE001 - the last-resort handler
                 _handle(exc)
         if _Debug.on():
-            for w in caught:
-                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+            for w in caught:  # in full, where they arose
+                sys.stderr.write(
+                    warnings.formatwarning(w.message, w.category, w.filename, w.lineno)
+                )
         elif (message := _warnings_note(caught)) is not None:
             note(message)
         if not standalone_mode:

@@ -48,6 +48,11 @@ DESCRIBES = {
 }
 
 
+# the weighted design's bootstrap check: resamples per study, and its budget of draws
+CHECK_RESAMPLES = 500
+CHECK_DRAWS = 2_000_000
+
+
 @dataclass(frozen=True)
 class DesignCost:
     """Hours and cost of a sized design."""
@@ -293,15 +298,22 @@ def compare_designs(
     designs["weighted"] = _stratified_result("weighted", items_c, union, hw_c, est_c, settings)
 
     # the weighted design's linearised interval against the stratified bootstrap
-    check_studies = StratifiedStudies(models, 100, streams[3]).tables(items_c)
+    # 100 studies, fewer with many strata: the check's cost is studies x resamples x strata
+    n_studies = int(np.clip(CHECK_DRAWS // (CHECK_RESAMPLES * len(models)), 10, 100))
+    check_studies = StratifiedStudies(models, n_studies, streams[3]).tables(items_c)
     _, lin_lo, lin_hi = weighted_estimate(metric, check_studies, shares, settings.confidence_level)
     boot_lo, boot_hi = stratified_bootstrap_limits(
-        metric, check_studies, shares, settings.confidence_level, rng=streams[3]
+        metric,
+        check_studies,
+        shares,
+        settings.confidence_level,
+        n_boot=CHECK_RESAMPLES,
+        rng=streams[3],
     )
     boot_hw = (boot_hi - boot_lo) / 2
     bootstrap_check = {
-        "studies": 100,
-        "n_boot": 500,
+        "studies": n_studies,
+        "n_boot": CHECK_RESAMPLES,
         "median_half_width_linearised": float(np.nanmedian((lin_hi - lin_lo) / 2)),
         "median_half_width_bootstrap": float(np.nanmedian(boot_hw)),
     }
@@ -354,7 +366,7 @@ def compare_designs(
             "share": s.share,
             "prevalence": s.prevalence,
             "seconds_per_item": float(sec),
-            **{k: m.summary()[k] for k in ("union_rate", "psa", "kappa")},
+            **{k: v for k, v in m.summary().items() if k in ("union_rate", "psa", "kappa")},
             "residual_sd": float(sd),
         }
         for s, m, sec, sd in zip(scenario.strata, models, seconds, sds, strict=True)
@@ -370,7 +382,7 @@ def compare_designs(
         weighted_bootstrap_check=bootstrap_check,
         seed=seed,
         notes=[
-            f"enriched shares: {', '.join(f'{x:.3f}' for x in enriched)}"
+            f"enriched shares: {_listed(enriched)}"
             + (" (default: each stratum's share of union positives)" if given[0] is None else ""),
             f"prevalence slice sized for a half-width of {prevalence_width:g} on the "
             "positive-label rate",
@@ -378,6 +390,12 @@ def compare_designs(
             f"{floor_items} items per stratum",
         ],
     )
+
+
+def _listed(values: np.ndarray, most: int = 12) -> str:
+    """``0.100, 0.200, ...`` with at most ``most`` values (then the count of strata)."""
+    text = ", ".join(f"{x:.3f}" for x in values[:most])
+    return text + (f", ... ({len(values)} strata)" if len(values) > most else "")
 
 
 def find_start(model: PairModel, metric: str, width: float, confidence_level: float) -> float:

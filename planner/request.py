@@ -138,25 +138,105 @@ def settings_from(merged: dict[str, Any]) -> PlanSettings:
     )
 
 
-def run_plan(scenario_path: str | None, cli: dict[str, Any], seed_fn) -> Any:  # type: ignore[no-untyped-def]
-    """Plan a study from a scenario file and/or options: a Plan, or a design Comparison."""
+# PlanSettings' parameters whose merged option has another name
+_SETTING_KEYS = {"confidence_level": "confidence", "n_reps": "replicates"}
+_SCENARIO_SECTIONS = ("target", "budget", "design", "simulation")
+
+
+def scenario_keys(scenario: Scenario | None, cli: dict[str, Any]) -> dict[str, str]:
+    """Merged option -> the scenario key it came from (``target.width``), unless overridden."""
+    if scenario is None:
+        return {}
+    keys = {}
+    for section in _SCENARIO_SECTIONS:
+        for key in getattr(scenario, section):
+            if cli.get(key) is None:
+                keys[key] = f"{section}.{key}"
+    return keys
+
+
+def _settings(merged: dict[str, Any], scenario: Scenario | None, cli: dict[str, Any]):  # type: ignore[no-untyped-def]
+    """:func:`settings_from`, an error naming ``file: section.key`` for a scenario's value."""
+    try:
+        return settings_from(merged)
+    except InvalidInput as exc:
+        parameter = exc.parameter or ""
+        key = scenario_keys(scenario, cli).get(_SETTING_KEYS.get(parameter, parameter))
+        if scenario is None or key is None:
+            raise
+        message = str(exc)
+        raise InvalidInput(f"{scenario.path}: {key}{message[len(parameter) :]}") from None
+
+
+def _named(key: str, keys: dict[str, str], scenario: Scenario | None) -> str:
+    if key in keys and scenario is not None:
+        return f"{scenario.path}: {keys[key]}"
+    return _flag(key)
+
+
+def option_notes(
+    scenario: Scenario | None, cli: dict[str, Any], merged: dict[str, Any], cli_model: bool
+) -> list[str]:
+    """One note per option that the plan does not use, so that none is ignored silently."""
+    keys = scenario_keys(scenario, cli)
+    given = {k for k in ("psa_method", "kappa_method") if cli.get(k) is not None or k in keys}
+    notes = []
+    for method, metric in (("kappa_method", "kappa"), ("psa_method", "psa")):
+        if method in given and merged["metric"] not in (metric, "both"):
+            notes.append(
+                f"{_named(method, keys, scenario)} {merged[method]} is not used: "
+                f"--metric {merged['metric']} does not size {metric}"
+            )
+    if scenario is not None and cli_model and (scenario.model or scenario.strata):
+        replaced = "[model] and [[strata]]" if scenario.strata else "[model]"
+        notes.append(f"the model options given here replace the {replaced} of {scenario.path}")
+    return notes
+
+
+def run_plan(  # type: ignore[no-untyped-def]
+    scenario_path: str | None,
+    cli: dict[str, Any],
+    seed_fn,
+    option_notes_out: list[str] | None = None,
+) -> Any:
+    """Plan a study from a scenario file and/or options: a Plan, or a design Comparison.
+
+    Options that the plan would not use are a note in the result's ``notes`` (and in
+    ``option_notes_out``, when given, for the CLI to show on stderr); annotator
+    options (``--error-rate``, ``--bias``, ``--ambiguity``) with a stratified scenario are
+    refused (the strata carry their own), unless ``--prevalence`` describes one population.
+    """
     scenario = load_scenario(scenario_path) if scenario_path else None
     merged = resolve(scenario, cli)
-    settings = settings_from(merged)
-    seed = seed_fn(merged.get("seed"))
+    settings = _settings(merged, scenario, cli)
     cli_model = any(
         cli.get(k) is not None for k in ("prevalence", "union_rate", "psa", "pilot_counts")
     )
+    notes = option_notes(scenario, cli, merged, cli_model)
+    if option_notes_out is not None:
+        option_notes_out.extend(notes)
     if scenario is not None and scenario.strata and not cli_model:
+        annotator = [
+            _flag(k) for k in ("error_rate", "bias", "ambiguity") if cli.get(k) is not None
+        ]
+        if annotator:
+            raise InvalidInput(
+                f"{' and '.join(annotator)} cannot change the stratified scenario {scenario.path}: "
+                "set these in its [model] or [[strata]], or describe one population with "
+                "--prevalence"
+            )
+        seed = seed_fn(merged.get("seed"))
         from planner.compare import compare_designs
 
-        return compare_designs(
+        comparison = compare_designs(
             scenario,
             settings,
             seed=seed,
             floor_items=merged["floor_items"],
             prevalence_width=merged["prevalence_width"],
         )
+        comparison.notes.extend(notes)
+        return comparison
     options = {k: cli.get(k) for k in MODEL_OPTIONS}
     origin: dict[str, str] = {}
     if scenario is not None and not cli_model:
@@ -164,7 +244,16 @@ def run_plan(scenario_path: str | None, cli: dict[str, Any], seed_fn) -> Any:  #
         options.update(from_file)
         origin = dict.fromkeys(from_file, scenario.path)
     model = build_model(options, origin)
+    if model.cells[0] == 0:
+        notes.append(
+            "the model's PSA is 0 (no item is flagged by both annotators): the plan sizes an "
+            "interval around 0, which can only show that agreement on positives is low"
+        )
+        if option_notes_out is not None:
+            option_notes_out.append(notes[-1])
+    seed = seed_fn(merged.get("seed"))
     plan: Plan = make_plan(model, settings, seed=seed)
+    plan.notes.extend(notes)
     return plan
 
 
