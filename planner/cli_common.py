@@ -15,6 +15,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from planner.errors import InvalidInput, PlannerError
+from planner.validation import RULES, check
 
 # library parameters whose flag is not the parameter's name with dashes
 PARAMETER_FLAGS = {"confidence_level": "--confidence", "n_reps": "--replicates"}
@@ -216,9 +217,7 @@ def parse_ints(text: str, option: str) -> list[int]:
 def seed_or_draw(seed: int | None) -> int:
     if seed is None:
         return secrets.randbits(32)
-    if seed < 0:
-        raise InvalidInput(f"--seed must be a non-negative integer, got {seed}")
-    return seed
+    return int(check("seed", seed, RULES["seed"]))  # as a scenario's simulation.seed
 
 
 def emit_json(document: dict[str, Any]) -> None:
