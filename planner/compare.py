@@ -80,8 +80,9 @@ class Comparison:
     def hours_ratio(self, design: str, with_slice: bool = True) -> float:
         """Person-hours of ``design`` over those of the uniform design."""
         cost = self.costs[design]
-        hours = cost.person_hours - (0.0 if with_slice else cost.prevalence_slice_hours)
-        return hours / self.costs["uniform"].person_hours
+        hours = float(cost.person_hours) - (0.0 if with_slice else cost.prevalence_slice_hours)
+        uniform = float(self.costs["uniform"].person_hours)
+        return hours / uniform if uniform > 0 else math.nan
 
     def to_dict(self) -> dict[str, Any]:
         designs = {}

@@ -45,7 +45,7 @@ EXPLORE = os.environ.get("HYPOTHESIS_PROFILE") == "explore"
 # an entry when its branch is merged.
 KNOWN: list[tuple[str, str]] = [
     # schedule (schedule helper): command-line team and run options skip the [team] checks
-    ("schedule", r"OverflowError|Maximum allowed size exceeded|cannot convert float NaN"),
+    ("schedule", r"OverflowError|Maximum allowed size exceeded|cannot convert float NaN|sigma < "),
     # agree (agreestats helper): --kappa-method bogus reaches intervals.py as a ValueError
     ("agree", r"ValueError: `method` must be one of"),
     # agree --contested (safety helper): a folder, or a read-only path, as the output
