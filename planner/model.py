@@ -147,10 +147,6 @@ def _pair(values: Any, name: str) -> tuple[float, float]:
     return checked[0], checked[-1]
 
 
-# an annotator whose sensitivity or specificity is this close to 0 labels every item one way
-_DEGENERATE = 1e-9
-
-
 def annotator_rates(
     prevalence: float, error_rate: float, bias: float, *, label: str = ""
 ) -> tuple[float, float]:
@@ -162,9 +158,9 @@ def annotator_rates(
     Raises
     ------
     InvalidInput
-        If either rate would reach 1 (sensitivity or specificity 0: the annotator labels
-        every truly positive, or every truly negative, item wrongly), naming the
-        parameters to change.
+        If either rate would exceed 1, naming the parameters to change. A rate of exactly
+        1 (sensitivity or specificity 0) is a valid, degenerate annotator: the plan refuses
+        a model with PSA 0 and names such an annotator in a note.
 
     >>> fnr, fpr = annotator_rates(0.06, 0.03, 0.0)
     >>> round(1 - fnr, 4), round(1 - fpr, 4)
@@ -175,18 +171,18 @@ def annotator_rates(
     fnr = (1.0 - share_fp) * error_rate / prevalence
     who = f" for annotator {label}" if label else ""
     given = f"error_rate {shown(error_rate)} with bias {shown(bias)}{who}"
-    if fnr >= 1.0 - _DEGENERATE:
+    if fnr > 1.0 + 1e-12:
         raise InvalidInput(
             f"{given} needs a false-negative rate of {fnr:.3g} at prevalence "
-            f"{shown(prevalence)}, but it must be below 1 (sensitivity above 0): lower "
-            f"error_rate below {prevalence / (1 - share_fp):.4g} or raise bias",
+            f"{shown(prevalence)}, but it must be at most 1: lower error_rate to "
+            f"at most {prevalence / (1 - share_fp):.4g} or raise bias",
             parameter="error_rate",
         )
-    if fpr >= 1.0 - _DEGENERATE:
+    if fpr > 1.0 + 1e-12:
         raise InvalidInput(
             f"{given} needs a false-positive rate of {fpr:.3g} at prevalence "
-            f"{shown(prevalence)}, but it must be below 1 (specificity above 0): lower "
-            f"error_rate below {(1 - prevalence) / share_fp:.4g} or lower bias",
+            f"{shown(prevalence)}, but it must be at most 1: lower error_rate to "
+            f"at most {(1 - prevalence) / share_fp:.4g} or lower bias",
             parameter="error_rate",
         )
     return fnr, fpr

@@ -49,6 +49,8 @@ def _flag(parameter: str) -> str:
 def build_model(options: dict[str, Any], origin: dict[str, str] | None = None) -> PairModel:
     """The pair model from model options (exactly one way of describing it).
 
+    A model with PSA 0 is refused: there is no agreement on positives to size.
+
     ``origin`` maps a key to the scenario file it came from (absent: the command line), so
     that an error names ``s.toml: model.error_rate`` or ``--error-rate`` as the value's
     source did.
@@ -83,9 +85,23 @@ def build_model(options: dict[str, Any], origin: dict[str, str] | None = None) -
         if options.get("union_rate") is None or options.get("psa") is None:
             raise InvalidInput("--union-rate and --psa go together: give both")
     try:
-        return _model_from(options)
+        model = _model_from(options)
+        if model.cells[0] <= 0:
+            raise InvalidInput(
+                "the model implies PSA 0 (no item is flagged by both annotators), so there is "
+                f"no agreement to size: change {_ZERO_PSA_OPTIONS[model.source]}"
+            )
+        return model
     except InvalidInput as exc:
         raise fail(exc) from None
+
+
+# what to change when a model implies PSA 0, as model parameters (renamed by source)
+_ZERO_PSA_OPTIONS = {
+    "annotators": "error_rate or bias",
+    "union-rate": "psa",
+    "pilot-counts": "pilot_counts (its first count, items both flag)",
+}
 
 
 def _model_from(options: dict[str, Any]) -> PairModel:
@@ -244,13 +260,6 @@ def run_plan(  # type: ignore[no-untyped-def]
         options.update(from_file)
         origin = dict.fromkeys(from_file, scenario.path)
     model = build_model(options, origin)
-    if model.cells[0] == 0:
-        notes.append(
-            "the model's PSA is 0 (no item is flagged by both annotators): the plan sizes an "
-            "interval around 0, which can only show that agreement on positives is low"
-        )
-        if option_notes_out is not None:
-            option_notes_out.append(notes[-1])
     seed = seed_fn(merged.get("seed"))
     plan: Plan = make_plan(model, settings, seed=seed)
     plan.notes.extend(notes)

@@ -194,14 +194,15 @@ def test_uniform_design_reports_the_searched_n_at_1000_strata(tmp_path):
 @pytest.mark.parametrize(
     ("args", "needles"),
     [
-        (
+        (  # annotator B never says positive: before the fix a kappa plan was printed
             ["--prevalence", "0.03", "--error-rate", "0.01,0.03", "--bias", "1,-1"],
-            ["--error-rate 0.03 with --bias -1 for annotator B", "sensitivity", "--prevalence"],
+            ["the model implies PSA 0", "change --error-rate or --bias"],
         ),
         (
-            ["--prevalence", "0.9", "--error-rate", "0.1", "--bias", "1"],
-            ["--error-rate 0.1 with --bias 1", "specificity"],
+            ["--prevalence", "0.9", "--error-rate", "0.2", "--bias", "1"],
+            ["--error-rate 0.2 with --bias 1", "false-positive rate of 2", "--prevalence 0.9"],
         ),
+        (["--union-rate", "0.1", "--psa", "0"], ["the model implies PSA 0", "change --psa"]),
         (["--prevalence", "0.1", "--error-rate", "nan"], ["--error-rate must be a number in"]),
         (["--prevalence", "0.1", "--bias", "1,2,3"], ["--bias takes one value or two"]),
         (["--pilot-counts", "1,-2,3,4"], ["--pilot-counts must be a whole number"]),
@@ -220,10 +221,9 @@ def test_model_and_settings_errors_name_flags(args, needles):
     assert "np." not in line
 
 
-def test_degenerate_annotator_is_refused_in_the_library():
-    # before the fix: annotator B had sensitivity 0 and a kappa plan was printed silently
-    with pytest.raises(InvalidInput, match="error_rate 0.03 with bias -1") as info:
-        pair_from_annotators(0.03, (0.01, 0.03), (1.0, -1.0))
+def test_infeasible_annotator_is_refused_in_parameter_names():
+    with pytest.raises(InvalidInput, match="error_rate 0.05 with bias 0") as info:
+        pair_from_annotators(0.02, 0.05)
     assert info.value.parameter == "error_rate" and "--" not in str(info.value)
 
 
@@ -255,7 +255,11 @@ def _write(tmp_path: Path, text: str) -> str:
     [
         (
             "[model]\nprevalence = 0.03\nerror_rate = [0.01, 0.03]\nbias = [1, -1]\n",
-            ["s.toml: model.error_rate 0.03 with model.bias -1", "model.prevalence 0.03"],
+            ["s.toml: the model implies PSA 0", "change model.error_rate or model.bias"],
+        ),
+        (
+            "[model]\nprevalence = 0.02\nerror_rate = 0.05\n",
+            ["s.toml: model.error_rate 0.05 with model.bias 0", "at model.prevalence 0.02"],
         ),
         (
             '[model]\nerror_rate = 0.3\n[[strata]]\nname = "a"\nshare = 0.5\nprevalence = 0.5\n'
@@ -311,9 +315,3 @@ def test_annotator_options_with_a_stratified_scenario_are_refused(tmp_path):
     )
     line = _one_error_line(runner.invoke(plan_app, [path, "--error-rate", "0.01", *FAST]), 2)
     assert "--error-rate cannot change the stratified scenario" in line
-
-
-def test_zero_psa_model_is_a_note():
-    result = runner.invoke(plan_app, ["--union-rate", "0.1", "--psa", "0", "--json", *FAST])
-    assert result.exit_code == 0
-    assert any("PSA is 0" in note for note in json.loads(result.stdout)["notes"])
