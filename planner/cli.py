@@ -15,13 +15,16 @@ import typer
 
 from planner.cli_agree import AGREE_EPILOG, AGREE_HELP, agree_command
 from planner.cli_common import (
+    DEBUG_HELP,
     PlannerCommand,
     PlannerGroup,
     emit_json,
     json_document,
+    note,
     parse_floats,
     parse_ints,
     seed_or_draw,
+    set_debug,
 )
 from planner.cli_report import REPORT_EPILOG, REPORT_HELP, report_command
 from planner.cli_schedule import SCHEDULE_EPILOG, SCHEDULE_HELP, schedule_command
@@ -52,6 +55,9 @@ def _planner(
         typer.Option(
             "--version", help="Print the version and exit.", is_eager=True, callback=_show_version
         ),
+    ] = False,
+    debug: Annotated[
+        bool, typer.Option("--debug", help=DEBUG_HELP, is_eager=True, callback=set_debug)
     ] = False,
 ) -> None:
     """Plan and measure inter-annotator agreement studies (PSA, kappa) on rare labels."""
@@ -229,6 +235,9 @@ def plan_command(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print one JSON document instead of tables.")
     ] = False,
+    debug: Annotated[
+        bool, typer.Option("--debug", help=DEBUG_HELP, is_eager=True, callback=set_debug)
+    ] = False,
 ) -> None:
     """Size a two-annotator agreement study: items, union positives, hours and cost."""
     from planner.request import run_plan
@@ -260,9 +269,12 @@ def plan_command(
     from planner.request import schedule_for_plan
 
     path = scenario or scenario_option
-    result = run_plan(path, cli, seed_or_draw)
+    said: list[str] = []
+    result = run_plan(path, cli, seed_or_draw, said)
     schedule = schedule_for_plan(path, result)
     if json_output:
+        for message in said:  # options not used: the tables show them, JSON readers see them
+            note(message)
         doc = result.to_dict()
         if schedule is not None:
             doc["schedule"] = json_document(schedule.to_dict())

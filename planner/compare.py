@@ -23,13 +23,14 @@ from planner.design import (
     optimal_allocation,
     residual_sd,
     size_stratified,
+    split_items,
     stratified_bootstrap_limits,
     weighted_estimate,
 )
 from planner.errors import InvalidInput
 from planner.intervals import kappa_interval, normal_quantile, psa_interval
 from planner.jsonout import json_ready
-from planner.model import PairModel, as_cells, pair_from_annotators
+from planner.model import PairModel, as_cells, pair_from_annotators, renamed
 from planner.plan import PlanSettings, size_metric
 from planner.scenario import Scenario
 from planner.search import analytic_items
@@ -45,6 +46,11 @@ DESCRIBES = {
         "(combined ratio estimator, linearised interval)"
     ),
 }
+
+
+# the weighted design's bootstrap check: resamples per study, and its budget of draws
+CHECK_RESAMPLES = 500
+CHECK_DRAWS = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -74,8 +80,9 @@ class Comparison:
     def hours_ratio(self, design: str, with_slice: bool = True) -> float:
         """Person-hours of ``design`` over those of the uniform design."""
         cost = self.costs[design]
-        hours = cost.person_hours - (0.0 if with_slice else cost.prevalence_slice_hours)
-        return hours / self.costs["uniform"].person_hours
+        hours = float(cost.person_hours) - (0.0 if with_slice else cost.prevalence_slice_hours)
+        uniform = float(self.costs["uniform"].person_hours)
+        return hours / uniform if uniform > 0 else math.nan
 
     def to_dict(self) -> dict[str, Any]:
         designs = {}
@@ -117,10 +124,20 @@ class Comparison:
 
 
 def stratum_models(scenario: Scenario) -> list[PairModel]:
-    """One annotator-pair model per stratum, stratum overrides over ``[model]``."""
+    """One annotator-pair model per stratum, stratum overrides over ``[model]``.
+
+    An infeasible stratum is an error naming the scenario's keys: ``s.toml:
+    strata[2].error_rate ...`` for a stratum's own value, ``model.bias`` for the default.
+    """
     base = scenario.model
     models = []
-    for s in scenario.strata:
+    for i, s in enumerate(scenario.strata, start=1):
+        own = {  # the keys this stratum sets itself
+            "prevalence": s.prevalence,
+            "error_rate": s.error_rate,
+            "bias": s.bias,
+            "ambiguity": s.ambiguity,
+        }
         try:
             models.append(
                 pair_from_annotators(
@@ -131,7 +148,11 @@ def stratum_models(scenario: Scenario) -> list[PairModel]:
                 )
             )
         except InvalidInput as exc:
-            raise InvalidInput(f"{scenario.path}: stratum {s.name!r}: {exc}") from None
+
+            def key(k: str, i: int = i, own: dict[str, Any] = own) -> str:
+                return f"strata[{i}].{k}" if own.get(k) is not None else f"model.{k}"
+
+            raise renamed(exc, key, f"{scenario.path}: stratum {s.name!r}: ") from None
     return models
 
 
@@ -207,7 +228,8 @@ def compare_designs(
     designs["uniform"] = DesignResult(
         design="uniform",
         describes=DESCRIBES["uniform"],
-        items_per_stratum=[int(round(uni.items * w)) for w in shares],
+        # largest remainders: the parts sum to the searched n at any number of strata
+        items_per_stratum=split_items(uni.items, shares),
         prevalence_slice_items=0,
         union_positives=uni.union_positives,
         half_width_median=uni.half_width_median,
@@ -277,15 +299,22 @@ def compare_designs(
     designs["weighted"] = _stratified_result("weighted", items_c, union, hw_c, est_c, settings)
 
     # the weighted design's linearised interval against the stratified bootstrap
-    check_studies = StratifiedStudies(models, 100, streams[3]).tables(items_c)
+    # 100 studies, fewer with many strata: the check's cost is studies x resamples x strata
+    n_studies = int(np.clip(CHECK_DRAWS // (CHECK_RESAMPLES * len(models)), 10, 100))
+    check_studies = StratifiedStudies(models, n_studies, streams[3]).tables(items_c)
     _, lin_lo, lin_hi = weighted_estimate(metric, check_studies, shares, settings.confidence_level)
     boot_lo, boot_hi = stratified_bootstrap_limits(
-        metric, check_studies, shares, settings.confidence_level, rng=streams[3]
+        metric,
+        check_studies,
+        shares,
+        settings.confidence_level,
+        n_boot=CHECK_RESAMPLES,
+        rng=streams[3],
     )
     boot_hw = (boot_hi - boot_lo) / 2
     bootstrap_check = {
-        "studies": 100,
-        "n_boot": 500,
+        "studies": n_studies,
+        "n_boot": CHECK_RESAMPLES,
         "median_half_width_linearised": float(np.nanmedian((lin_hi - lin_lo) / 2)),
         "median_half_width_bootstrap": float(np.nanmedian(boot_hw)),
     }
@@ -338,7 +367,7 @@ def compare_designs(
             "share": s.share,
             "prevalence": s.prevalence,
             "seconds_per_item": float(sec),
-            **{k: m.summary()[k] for k in ("union_rate", "psa", "kappa")},
+            **{k: v for k, v in m.summary().items() if k in ("union_rate", "psa", "kappa")},
             "residual_sd": float(sd),
         }
         for s, m, sec, sd in zip(scenario.strata, models, seconds, sds, strict=True)
@@ -354,7 +383,7 @@ def compare_designs(
         weighted_bootstrap_check=bootstrap_check,
         seed=seed,
         notes=[
-            f"enriched shares: {', '.join(f'{x:.3f}' for x in enriched)}"
+            f"enriched shares: {_listed(enriched)}"
             + (" (default: each stratum's share of union positives)" if given[0] is None else ""),
             f"prevalence slice sized for a half-width of {prevalence_width:g} on the "
             "positive-label rate",
@@ -362,6 +391,12 @@ def compare_designs(
             f"{floor_items} items per stratum",
         ],
     )
+
+
+def _listed(values: np.ndarray, most: int = 12) -> str:
+    """``0.100, 0.200, ...`` with at most ``most`` values (then the count of strata)."""
+    text = ", ".join(f"{x:.3f}" for x in values[:most])
+    return text + (f", ... ({len(values)} strata)" if len(values) > most else "")
 
 
 def find_start(model: PairModel, metric: str, width: float, confidence_level: float) -> float:

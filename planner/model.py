@@ -17,6 +17,8 @@ Everything here is deterministic; simulation lives in :mod:`planner.simulation`.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +28,7 @@ from numpy.typing import ArrayLike
 from planner import agreement
 from planner.errors import InvalidInput
 from planner.intervals import jaccard_from_psa
+from planner.validation import RULES, check, shown
 
 CELL_NAMES = ("both", "a_only", "b_only", "neither")
 Cells = tuple[float, float, float, float]
@@ -100,28 +103,48 @@ class PairModel:
         }
 
 
-def _check_unit(name: str, value: float, *, low_open: bool, high_open: bool) -> float:
-    low_ok = value > 0 if low_open else value >= 0
-    high_ok = value < 1 if high_open else value <= 1
-    if not (np.isfinite(value) and low_ok and high_ok):
-        lo = "(0" if low_open else "[0"
-        hi = "1)" if high_open else "1]"
-        raise InvalidInput(f"--{name} must be in {lo}, {hi}, got {value}")
-    return float(value)
+# the parameters of the model builders, as their messages name them
+MODEL_PARAMETERS = (
+    "prevalence",
+    "error_rate",
+    "bias",
+    "ambiguity",
+    "union_rate",
+    "psa",
+    "pilot_counts",
+    "a_share",
+)
+_MENTION = re.compile(r"(?<![\w.-])(" + "|".join(MODEL_PARAMETERS) + r")(?![\w-])")
 
 
-def _pair(values: float | tuple[float, ...] | list[float], name: str) -> tuple[float, float]:
-    """One value for both annotators, or one per annotator."""
-    if isinstance(values, int | float):
-        return float(values), float(values)
-    values = tuple(float(v) for v in values)
-    if len(values) == 1:
-        return values[0], values[0]
-    if len(values) != 2:
+def mentions(exc: InvalidInput) -> set[str]:
+    """The model parameters an error's message names."""
+    return set(_MENTION.findall(str(exc)))
+
+
+def renamed(exc: InvalidInput, name_of: Callable[[str], str], prefix: str = "") -> InvalidInput:
+    """The model's error with every parameter it mentions named as its source names it.
+
+    The CLI names flags (``error_rate`` -> ``--error-rate``), a scenario its keys
+    (``model.error_rate``, ``strata[2].prevalence``, after ``prefix`` ``"s.toml: "``).
+
+    >>> exc = InvalidInput("error_rate 0.6 with bias 0", parameter="error_rate")
+    >>> str(renamed(exc, lambda k: "model." + k, "s.toml: "))
+    's.toml: model.error_rate 0.6 with model.bias 0'
+    """
+    return InvalidInput(prefix + _MENTION.sub(lambda m: name_of(m.group(1)), str(exc)))
+
+
+def _pair(values: Any, name: str) -> tuple[float, float]:
+    """One value for both annotators, or one per annotator, each checked by ``RULES[name]``."""
+    items = (values,) if isinstance(values, int | float | np.number) else tuple(values)
+    if len(items) not in (1, 2):
         raise InvalidInput(
-            f"--{name} takes one value or two (annotator A, annotator B), got {len(values)}"
+            f"{name} takes one value or two (annotator A, annotator B), got {len(items)}",
+            parameter=name,
         )
-    return values[0], values[1]
+    checked = [check(name, v, RULES[name]) for v in items]
+    return checked[0], checked[-1]
 
 
 def annotator_rates(
@@ -135,7 +158,9 @@ def annotator_rates(
     Raises
     ------
     InvalidInput
-        If either rate would exceed 1, naming the options to change.
+        If either rate would exceed 1, naming the parameters to change. A rate of exactly
+        1 (sensitivity or specificity 0) is a valid, degenerate annotator: the plan refuses
+        a model with PSA 0 and names such an annotator in a note.
 
     >>> fnr, fpr = annotator_rates(0.06, 0.03, 0.0)
     >>> round(1 - fnr, 4), round(1 - fpr, 4)
@@ -145,17 +170,20 @@ def annotator_rates(
     fpr = share_fp * error_rate / (1.0 - prevalence)
     fnr = (1.0 - share_fp) * error_rate / prevalence
     who = f" for annotator {label}" if label else ""
-    if fnr > 1.0:
+    given = f"error_rate {shown(error_rate)} with bias {shown(bias)}{who}"
+    if fnr > 1.0 + 1e-12:
         raise InvalidInput(
-            f"--error-rate {error_rate:g} with --bias {bias:g}{who} needs a false-negative rate "
-            f"of {fnr:.3g} at --prevalence {prevalence:g}, but it must be <= 1: lower "
-            f"--error-rate to at most {prevalence / (1 - share_fp):.4g} or raise --bias"
+            f"{given} needs a false-negative rate of {fnr:.3g} at prevalence "
+            f"{shown(prevalence)}, but it must be at most 1: lower error_rate to "
+            f"at most {prevalence / (1 - share_fp):.4g} or raise bias",
+            parameter="error_rate",
         )
-    if fpr > 1.0:
+    if fpr > 1.0 + 1e-12:
         raise InvalidInput(
-            f"--error-rate {error_rate:g} with --bias {bias:g}{who} needs a false-positive rate "
-            f"of {fpr:.3g} at --prevalence {prevalence:g}, but it must be <= 1: lower "
-            f"--error-rate or --bias"
+            f"{given} needs a false-positive rate of {fpr:.3g} at prevalence "
+            f"{shown(prevalence)}, but it must be at most 1: lower error_rate to "
+            f"at most {(1 - prevalence) / share_fp:.4g} or lower bias",
+            parameter="error_rate",
         )
     return fnr, fpr
 
@@ -237,18 +265,12 @@ def pair_from_annotators(
     >>> round(m.psa, 3), round(m.summary()["kappa"], 3)
     (0.597, 0.577)
     """
-    pi = _check_unit("prevalence", prevalence, low_open=True, high_open=True)
+    pi = check("prevalence", prevalence, RULES["prevalence"])
     if error_rate is None:
         error_rate = default_error_rate(pi)
-    errors = _pair(error_rate, "error-rate")
+    errors = _pair(error_rate, "error_rate")
     biases = _pair(bias, "bias")
-    for e in errors:
-        if not (np.isfinite(e) and 0.0 <= e < 0.5):
-            raise InvalidInput(f"--error-rate must be in [0, 0.5), got {e:g}")
-    for s in biases:
-        if not (np.isfinite(s) and -1.0 <= s <= 1.0):
-            raise InvalidInput(f"--bias must be in [-1, 1], got {s:g}")
-    h = _check_unit("ambiguity", ambiguity, low_open=False, high_open=False)
+    h = check("ambiguity", ambiguity, RULES["ambiguity"])
     fnr_a, fpr_a = annotator_rates(pi, errors[0], biases[0], label="A")
     fnr_b, fpr_b = annotator_rates(pi, errors[1], biases[1], label="B")
     m1 = (1 - h) * fnr_a * fnr_b + h * min(fnr_a, fnr_b)
@@ -282,9 +304,9 @@ def pair_from_union_rate(union_rate: float, psa: float, a_share: float = 0.5) ->
     >>> round(m.psa, 6), round(m.union_rate, 3)
     (0.255319, 0.082)
     """
-    r = _check_unit("union-rate", union_rate, low_open=True, high_open=False)
-    p = _check_unit("psa", psa, low_open=False, high_open=False)
-    s = _check_unit("a-share", a_share, low_open=False, high_open=False)
+    r = check("union_rate", union_rate, RULES["union_rate"])
+    p = check("psa", psa, RULES["psa"])
+    s = check("a_share", a_share, RULES["a_share"])
     j = float(jaccard_from_psa(p))
     contested = (1 - j) * r
     cells = (j * r, s * contested, (1 - s) * contested, 1.0 - r)
@@ -301,15 +323,17 @@ def pair_from_counts(counts: tuple[int, ...] | list[int]) -> PairModel:
     >>> pair_from_counts([6, 21, 14, 459]).cells
     (0.012, 0.042, 0.028, 0.918)
     """
-    values = [float(v) for v in counts]
-    if len(values) != 4:
+    if len(counts) != 4:
         raise InvalidInput(
-            f"--pilot-counts takes four counts both,a_only,b_only,neither; got {len(values)}"
+            f"pilot_counts takes four counts both,a_only,b_only,neither; got {len(counts)}",
+            parameter="pilot_counts",
         )
-    if any((not np.isfinite(v)) or v < 0 or v != int(v) for v in values):
-        raise InvalidInput(f"--pilot-counts must be non-negative integers, got {counts}")
+    rule = RULES["pilot_count"]
+    values = [float(check("pilot_counts", v, rule)) for v in counts]
     if values[0] + values[1] + values[2] == 0:
-        raise InvalidInput("--pilot-counts has no union positives: PSA cannot be planned")
+        raise InvalidInput(
+            "pilot_counts has no union positives: PSA cannot be planned", parameter="pilot_counts"
+        )
     n = sum(values)
     return PairModel(
         cells=tuple(v / n for v in values),  # type: ignore[arg-type]

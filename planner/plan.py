@@ -19,7 +19,7 @@ from planner import __version__
 from planner.budget import Budget, labelling_budget
 from planner.errors import InvalidInput
 from planner.exact import EXACT_PSA_METHODS
-from planner.intervals import KAPPA_ESTIMANDS, coverage_note
+from planner.intervals import KAPPA_ESTIMANDS, KAPPA_METHODS, PSA_METHODS, coverage_note
 from planner.jsonout import json_ready
 from planner.model import PairModel
 from planner.search import (
@@ -31,6 +31,7 @@ from planner.search import (
     union_positives_for_assurance,
     worst_case_union_positives,
 )
+from planner.validation import RULES, check, check_choice
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,11 @@ class PlanSettings:
     reaches the width), both metrics' recommended intervals (Wilson-for-J for PSA,
     Donner-Eliasziw for kappa), 4,000 replicate studies per evaluated size, two annotators
     at 90 s per item and no adjudication.
+
+    Every value is checked on construction by its rule in
+    :data:`planner.validation.RULES` (``width`` in [0.001, 1): below 0.001 a study would
+    need millions of union positives and the search's arithmetic loses precision);
+    :class:`~planner.errors.InvalidInput` names the parameter.
     """
 
     width: float = 0.08
@@ -57,42 +63,25 @@ class PlanSettings:
     hourly_rate: float | None = None
 
     def __post_init__(self) -> None:
-        checks = [
-            ("width", 0 < self.width < 1, "(0, 1)", self.width),
-            ("confidence", 0 < self.confidence_level < 1, "(0, 1)", self.confidence_level),
-            ("assurance", 0 < self.assurance < 1, "(0, 1)", self.assurance),
-            ("replicates", 100 <= self.n_reps <= 1_000_000, "[100, 1000000]", self.n_reps),
-            ("max-items", 10 <= self.max_items <= 10**9, "[10, 1e9]", self.max_items),
-            (
-                "annotators-per-item",
-                2 <= self.annotators_per_item <= 1000,
-                "[2, 1000]",
-                self.annotators_per_item,
-            ),
-            (
-                "seconds-per-item",
-                0 < self.seconds_per_item < math.inf,
-                "(0, inf)",
-                self.seconds_per_item,
-            ),
-            (
-                "adjudication-seconds",
-                0 <= self.adjudication_seconds < math.inf,
-                "[0, inf)",
-                self.adjudication_seconds,
-            ),
-            (
-                "hourly-rate",
-                self.hourly_rate is None or 0 <= self.hourly_rate < math.inf,
-                "[0, inf)",
-                self.hourly_rate,
-            ),
-        ]
-        for name, ok, allowed, value in checks:
-            if not ok or (isinstance(value, float) and math.isnan(value)):
-                raise InvalidInput(f"--{name} must be in {allowed}, got {value}")
-        if self.metric not in ("psa", "kappa", "both"):
-            raise InvalidInput(f"--metric must be one of psa, kappa, both; got {self.metric}")
+        # every value by the rule it obeys wherever it comes from (planner.validation), in
+        # parameter names; the CLI names the flags
+        for name in (
+            "width",
+            "confidence_level",
+            "assurance",
+            "n_reps",
+            "max_items",
+            "annotators_per_item",
+            "seconds_per_item",
+            "adjudication_seconds",
+        ):
+            object.__setattr__(self, name, check(name, getattr(self, name), RULES[name]))
+        if self.hourly_rate is not None:
+            rate = check("hourly_rate", self.hourly_rate, RULES["hourly_rate"])
+            object.__setattr__(self, "hourly_rate", rate)
+        check_choice("metric", self.metric, ("psa", "kappa", "both"))
+        check_choice("psa_method", self.psa_method, PSA_METHODS)
+        check_choice("kappa_method", self.kappa_method, KAPPA_METHODS)
 
     @property
     def metrics(self) -> tuple[str, ...]:

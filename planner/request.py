@@ -10,7 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from planner.errors import InvalidInput
-from planner.model import PairModel, pair_from_annotators, pair_from_counts, pair_from_union_rate
+from planner.model import (
+    MODEL_PARAMETERS,
+    PairModel,
+    mentions,
+    pair_from_annotators,
+    pair_from_counts,
+    pair_from_union_rate,
+    renamed,
+)
 from planner.plan import Plan, PlanSettings, make_plan
 from planner.scenario import Scenario, load_scenario
 
@@ -30,19 +38,33 @@ DEFAULTS: dict[str, Any] = {
     "floor_items": 20,
     "prevalence_width": 0.02,
 }
-MODEL_OPTIONS = (
-    "prevalence",
-    "error_rate",
-    "bias",
-    "ambiguity",
-    "union_rate",
-    "psa",
-    "pilot_counts",
-)
+# the options that describe the pair model (the builders' parameters but a_share)
+MODEL_OPTIONS = tuple(k for k in MODEL_PARAMETERS if k != "a_share")
 
 
-def build_model(options: dict[str, Any]) -> PairModel:
-    """The pair model from model options (exactly one way of describing it)."""
+def _flag(parameter: str) -> str:
+    return "--" + parameter.replace("_", "-")
+
+
+def build_model(options: dict[str, Any], origin: dict[str, str] | None = None) -> PairModel:
+    """The pair model from model options (exactly one way of describing it).
+
+    A model with PSA 0 is refused: there is no agreement on positives to size.
+
+    ``origin`` maps a key to the scenario file it came from (absent: the command line), so
+    that an error names ``s.toml: model.error_rate`` or ``--error-rate`` as the value's
+    source did.
+    """
+    origin = origin or {}
+
+    def name(key: str) -> str:  # a value from the command line, else the scenario's key
+        on_cli = options.get(key) is not None and key not in origin
+        return f"model.{key}" if origin and not on_cli else _flag(key)
+
+    def fail(exc: InvalidInput) -> InvalidInput:
+        files = sorted({origin[k] for k in mentions(exc) if k in origin})
+        return renamed(exc, name, f"{files[0]}: " if files else "")
+
     given = {
         "--prevalence": options.get("prevalence") is not None,
         "--union-rate/--psa": options.get("union_rate") is not None
@@ -55,21 +77,44 @@ def build_model(options: dict[str, Any]) -> PairModel:
             "give exactly one of --prevalence (annotator model), --union-rate with --psa, "
             f"or --pilot-counts (or a scenario file); got {', '.join(chosen) if chosen else 'none'}"
         )
-    annotator = any(options.get(k) not in (None, 0.0) for k in ("error_rate", "bias", "ambiguity"))
+    annotator = [k for k in ("error_rate", "bias", "ambiguity") if options.get(k) is not None]
     if options.get("prevalence") is None and annotator:
-        raise InvalidInput("--error-rate, --bias and --ambiguity need --prevalence")
+        verb = "needs" if len(annotator) == 1 else "need"
+        raise fail(InvalidInput(f"{' and '.join(annotator)} {verb} prevalence (annotator model)"))
+    if options.get("prevalence") is None and options.get("pilot_counts") is None:
+        if options.get("union_rate") is None or options.get("psa") is None:
+            raise InvalidInput("--union-rate and --psa go together: give both")
+    try:
+        model = _model_from(options)
+        if model.cells[0] <= 0:
+            raise InvalidInput(
+                "the model implies PSA 0 (no item is flagged by both annotators), so there is "
+                f"no agreement to size: change {_ZERO_PSA_OPTIONS[model.source]}"
+            )
+        return model
+    except InvalidInput as exc:
+        raise fail(exc) from None
+
+
+# what to change when a model implies PSA 0, as model parameters (renamed by source)
+_ZERO_PSA_OPTIONS = {
+    "annotators": "error_rate or bias",
+    "union-rate": "psa",
+    "pilot-counts": "pilot_counts (its first count, items both flag)",
+}
+
+
+def _model_from(options: dict[str, Any]) -> PairModel:
     if options.get("prevalence") is not None:
         bias = options.get("bias")
         return pair_from_annotators(
             options["prevalence"],
             options.get("error_rate"),
             0.0 if bias is None else bias,
-            options.get("ambiguity") or 0.0,
+            0.0 if options.get("ambiguity") is None else options["ambiguity"],
         )
     if options.get("pilot_counts") is not None:
         return pair_from_counts(options["pilot_counts"])
-    if options.get("union_rate") is None or options.get("psa") is None:
-        raise InvalidInput("--union-rate and --psa go together: give both")
     return pair_from_union_rate(options["union_rate"], options["psa"])
 
 
@@ -109,30 +154,115 @@ def settings_from(merged: dict[str, Any]) -> PlanSettings:
     )
 
 
-def run_plan(scenario_path: str | None, cli: dict[str, Any], seed_fn) -> Any:  # type: ignore[no-untyped-def]
-    """Plan a study from a scenario file and/or options: a Plan, or a design Comparison."""
+# PlanSettings' parameters whose merged option has another name
+_SETTING_KEYS = {"confidence_level": "confidence", "n_reps": "replicates"}
+_SCENARIO_SECTIONS = ("target", "budget", "design", "simulation")
+
+
+def scenario_keys(scenario: Scenario | None, cli: dict[str, Any]) -> dict[str, str]:
+    """Merged option -> the scenario key it came from (``target.width``), unless overridden."""
+    if scenario is None:
+        return {}
+    keys = {}
+    for section in _SCENARIO_SECTIONS:
+        for key in getattr(scenario, section):
+            if cli.get(key) is None:
+                keys[key] = f"{section}.{key}"
+    return keys
+
+
+def _settings(merged: dict[str, Any], scenario: Scenario | None, cli: dict[str, Any]):  # type: ignore[no-untyped-def]
+    """:func:`settings_from`, an error naming ``file: section.key`` for a scenario's value."""
+    try:
+        return settings_from(merged)
+    except InvalidInput as exc:
+        parameter = exc.parameter or ""
+        key = scenario_keys(scenario, cli).get(_SETTING_KEYS.get(parameter, parameter))
+        if scenario is None or key is None:
+            raise
+        message = str(exc)
+        raise InvalidInput(f"{scenario.path}: {key}{message[len(parameter) :]}") from None
+
+
+def _named(key: str, keys: dict[str, str], scenario: Scenario | None) -> str:
+    if key in keys and scenario is not None:
+        return f"{scenario.path}: {keys[key]}"
+    return _flag(key)
+
+
+def option_notes(
+    scenario: Scenario | None, cli: dict[str, Any], merged: dict[str, Any], cli_model: bool
+) -> list[str]:
+    """One note per option that the plan does not use, so that none is ignored silently."""
+    keys = scenario_keys(scenario, cli)
+    given = {k for k in ("psa_method", "kappa_method") if cli.get(k) is not None or k in keys}
+    notes = []
+    for method, metric in (("kappa_method", "kappa"), ("psa_method", "psa")):
+        if method in given and merged["metric"] not in (metric, "both"):
+            notes.append(
+                f"{_named(method, keys, scenario)} {merged[method]} is not used: "
+                f"--metric {merged['metric']} does not size {metric}"
+            )
+    if scenario is not None and cli_model and (scenario.model or scenario.strata):
+        replaced = "[model] and [[strata]]" if scenario.strata else "[model]"
+        notes.append(f"the model options given here replace the {replaced} of {scenario.path}")
+    return notes
+
+
+def run_plan(  # type: ignore[no-untyped-def]
+    scenario_path: str | None,
+    cli: dict[str, Any],
+    seed_fn,
+    option_notes_out: list[str] | None = None,
+) -> Any:
+    """Plan a study from a scenario file and/or options: a Plan, or a design Comparison.
+
+    Options that the plan would not use are a note in the result's ``notes`` (and in
+    ``option_notes_out``, when given, for the CLI to show on stderr); annotator
+    options (``--error-rate``, ``--bias``, ``--ambiguity``) with a stratified scenario are
+    refused (the strata carry their own), unless ``--prevalence`` describes one population.
+    """
     scenario = load_scenario(scenario_path) if scenario_path else None
     merged = resolve(scenario, cli)
-    settings = settings_from(merged)
-    seed = seed_fn(merged.get("seed"))
+    settings = _settings(merged, scenario, cli)
     cli_model = any(
         cli.get(k) is not None for k in ("prevalence", "union_rate", "psa", "pilot_counts")
     )
+    notes = option_notes(scenario, cli, merged, cli_model)
+    if option_notes_out is not None:
+        option_notes_out.extend(notes)
     if scenario is not None and scenario.strata and not cli_model:
+        annotator = [
+            _flag(k) for k in ("error_rate", "bias", "ambiguity") if cli.get(k) is not None
+        ]
+        if annotator:
+            raise InvalidInput(
+                f"{' and '.join(annotator)} cannot change the stratified scenario {scenario.path}: "
+                "set these in its [model] or [[strata]], or describe one population with "
+                "--prevalence"
+            )
+        seed = seed_fn(merged.get("seed"))
         from planner.compare import compare_designs
 
-        return compare_designs(
+        comparison = compare_designs(
             scenario,
             settings,
             seed=seed,
             floor_items=merged["floor_items"],
             prevalence_width=merged["prevalence_width"],
         )
+        comparison.notes.extend(notes)
+        return comparison
     options = {k: cli.get(k) for k in MODEL_OPTIONS}
+    origin: dict[str, str] = {}
     if scenario is not None and not cli_model:
-        options.update({k: v for k, v in scenario.model.items() if options.get(k) is None})
-    model = build_model(options)
+        from_file = {k: v for k, v in scenario.model.items() if options.get(k) is None}
+        options.update(from_file)
+        origin = dict.fromkeys(from_file, scenario.path)
+    model = build_model(options, origin)
+    seed = seed_fn(merged.get("seed"))
     plan: Plan = make_plan(model, settings, seed=seed)
+    plan.notes.extend(notes)
     return plan
 
 

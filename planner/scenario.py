@@ -36,7 +36,6 @@ Layout (every table optional except what the model needs)::
 from __future__ import annotations
 
 import math
-import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -279,17 +278,10 @@ def load_scenario(path: str | Path) -> Scenario:
         When ``path`` does not exist, is a folder or is not a regular file (a device, a
         FIFO), cannot be read, is not UTF-8 TOML, or holds an invalid scenario.
     """
+    from planner.sniff import check_path
+
     p = Path(path)
-    try:
-        mode = p.stat().st_mode
-    except FileNotFoundError:
-        raise InvalidInput(f"{p}: no such scenario file") from None
-    except OSError as exc:
-        raise InvalidInput(f"{p}: cannot read the scenario file: {exc.strerror}") from None
-    if stat.S_ISDIR(mode):
-        raise InvalidInput(f"{p} is a directory, not a scenario file")
-    if not stat.S_ISREG(mode):
-        raise InvalidInput(f"{p} is not a regular file (a device, FIFO or socket), not a scenario")
+    check_path(p, "scenario file")
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except OSError as exc:

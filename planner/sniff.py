@@ -85,16 +85,18 @@ def id_columns(frame: Any, columns: list[Any]) -> list[Any]:
     return distinct if repeat else []
 
 
-def check_path(p: Path) -> None:
-    """Refuse a path that is not a readable regular file, saying what it is."""
+def check_path(p: Path, kind: str = "file") -> None:
+    """Refuse a path that is not a readable regular file, saying what it is instead."""
     try:
         mode = p.stat().st_mode
     except FileNotFoundError:
-        raise InvalidInput(f"{p}: no such file") from None
+        raise InvalidInput(f"{p}: no such {kind}") from None
+    except ValueError:  # an embedded NUL byte: no file system has such a name
+        raise InvalidInput(f"{str(p)!r}: not a valid path (it contains a NUL byte)") from None
     except OSError as exc:
         raise InvalidInput(f"{p}: cannot be read ({exc.strerror or type(exc).__name__})") from None
     if stat.S_ISDIR(mode):
-        raise InvalidInput(f"{p}: is a directory, not a label file")
+        raise InvalidInput(f"{p}: is a directory, not a {kind}")
     if not stat.S_ISREG(mode):
         raise InvalidInput(f"{p}: is not a regular file (a device, pipe or socket)")
 

@@ -14,7 +14,7 @@ names the value as its source did:
 >>> check("width", 1.5, RULES["width"])
 Traceback (most recent call last):
 ...
-planner.errors.InvalidInput: width must be a number in (0, 1), got 1.5
+planner.errors.InvalidInput: width must be a number in [0.001, 1), got 1.5
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ RULES: dict[str, Rule] = {
     "union_rate": _number("(0, 1]", lambda x: 0 < x <= 1),
     "psa": UNIT,
     # the target
-    "width": UNIT_OPEN,
+    "width": _number("[0.001, 1)", lambda x: 0.001 <= x < 1),  # floor: cli helper, issue 14
     "confidence": UNIT_OPEN,
     "confidence_level": UNIT_OPEN,
     "assurance": UNIT_OPEN,
@@ -160,6 +160,9 @@ RULES: dict[str, Rule] = {
     # decisions
     "not_demonstrated_below": UNIT,
     "demonstrated_at": UNIT,
+    # plan and model (cli helper, issue 14): the pair model's other inputs
+    "a_share": UNIT,
+    "pilot_count": _integer(0, 10**12),
 }
 
 # output safety: a scenario's name is the folder its report goes to, so one plain path

@@ -93,7 +93,7 @@ def test_planner_group_runs_plan_and_table_output():
 @pytest.mark.parametrize(
     ("args", "needle", "code"),
     [
-        (["--prevalence", "0.08", "--width", "1.5"], "--width must be in (0, 1)", 2),
+        (["--prevalence", "0.08", "--width", "1.5"], "--width must be a number in [0.001, 1)", 2),
         (["--prevalence", "0.08", "--width", "abc"], "--width", 2),
         (["--prevalence", "0.02", "--error-rate", "0.05"], "--error-rate", 2),
         (["--width", "0.08"], "give exactly one of --prevalence", 2),

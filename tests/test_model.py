@@ -110,10 +110,10 @@ def test_union_rate_and_counts_models():
     [
         ({"prevalence": 0.02, "error_rate": 0.05}, "false-negative rate"),
         ({"prevalence": 0.97, "error_rate": 0.4, "bias": 1.0}, "false-positive rate"),
-        ({"prevalence": 1.2}, "--prevalence must be in"),
-        ({"prevalence": 0.1, "error_rate": 0.6}, "--error-rate must be in"),
-        ({"prevalence": 0.1, "bias": 2.0}, "--bias must be in"),
-        ({"prevalence": 0.1, "ambiguity": -0.1}, "--ambiguity must be in"),
+        ({"prevalence": 1.2}, "prevalence must be a number in"),
+        ({"prevalence": 0.1, "error_rate": 0.6}, "error_rate must be a number in"),
+        ({"prevalence": 0.1, "bias": 2.0}, "bias must be a number in"),
+        ({"prevalence": 0.1, "ambiguity": -0.1}, "ambiguity must be a number in"),
         ({"prevalence": 0.1, "error_rate": (0.01, 0.02, 0.03)}, "one value or two"),
     ],
 )
@@ -127,5 +127,5 @@ def test_bad_pilot_counts():
         pair_from_counts([1, 2, 3])
     with pytest.raises(InvalidInput, match="no union positives"):
         pair_from_counts([0, 0, 0, 10])
-    with pytest.raises(InvalidInput, match="non-negative integers"):
+    with pytest.raises(InvalidInput, match="pilot_counts must be a whole number"):
         pair_from_counts([1, -2, 3, 4])

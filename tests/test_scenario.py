@@ -46,8 +46,8 @@ def test_every_shipped_scenario_plans(path):
     [
         ({"colour": 1}, "unknown key colour"),
         ({"target": {"widht": 0.1}}, "unknown key target.widht; allowed:"),
-        ({"target": {"width": "narrow"}}, "target.width must be a number in (0, 1)"),
-        ({"target": {"width": 1.5}}, "target.width must be a number in (0, 1), got 1.5"),
+        ({"target": {"width": "narrow"}}, "target.width must be a number in [0.001, 1)"),
+        ({"target": {"width": 1.5}}, "target.width must be a number in [0.001, 1), got 1.5"),
         ({"target": {"metric": "f1"}}, "target.metric must be psa, kappa or both"),
         ({"model": {"error_rate": [0.1, 0.2, 0.3]}}, "model.error_rate must be"),
         ({"model": {"pilot_counts": [1, 2, 3]}}, "model.pilot_counts must be a list of four"),
