@@ -43,23 +43,8 @@ EXPLORE = os.environ.get("HYPOTHESIS_PROFILE") == "explore"
 # Defects in other areas' files that the fuzz still finds (issue 14): (command, pattern of
 # the stderr line). Each is turned into one line by the last-resort handler already; remove
 # an entry when its branch is merged.
-KNOWN: list[tuple[str, str]] = [
-    # schedule (schedule helper): command-line team and run options skip the [team] checks
-    ("schedule", r"OverflowError|Maximum allowed size exceeded|cannot convert float NaN|sigma < "),
-    # agree (agreestats helper): --kappa-method bogus reaches intervals.py as a ValueError
-    ("agree", r"ValueError: `method` must be one of"),
-    # agree --contested (safety helper): a folder, or a read-only path, as the output
-    ("agree", r"IsADirectoryError|NotADirectoryError|PermissionError"),
-    # agree (reading helper): "NA"-like labels dropped as missing leave no rating
-    ("agree", r"zero-size array to reduction operation"),
-    # agree (reading helper): JSON Lines labels that are lists or objects
-    ("agree", r"TypeError: unhashable type"),
-    # agree --counts (agreestats helper): a count beyond int64 (one row per item)
-    ("agree", r"OverflowError"),
-]
-# agree --n-boot has no upper bound (issue 14, agreestats helper): 10**30 runs forever, so
-# CI leaves it out; the explore profile keeps it (run it with FUZZ_TIMEOUT)
-HUGE_N_BOOT = [str(10**30)] if os.environ.get("FUZZ_TIMEOUT") else []
+KNOWN: list[tuple[str, str]] = []
+HUGE_N_BOOT = [str(10**30)]  # refused by the n_boot rule (at most 100,000)
 
 
 def _examples(ci: int) -> int:
