@@ -6,6 +6,69 @@ Row index is annotator A's category and column index annotator B's; for binary l
 category 0 is *positive*, so ``table[..., 0, 0]`` is ``a`` (both positive),
 ``table[..., 0, 1]`` is ``b`` (A only), ``table[..., 1, 0]`` is ``c`` (B only) and
 ``table[..., 1, 1]`` is ``d`` (neither).
+
+The public API is listed in ``__all__``; the names load on first use, so that
+``import planner`` (and the ``plan`` command) stays fast:
+
+>>> from planner import PlanSettings, make_plan, pair_from_annotators
+>>> plan = make_plan(pair_from_annotators(0.08), PlanSettings(width=0.08), seed=1)
+>>> plan.results["psa"].items
+1280
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 __version__ = "0.1.0"
+
+# public name -> the module that defines it
+_PUBLIC = {
+    # describing the annotator pair
+    "PairModel": "planner.model",
+    "pair_from_annotators": "planner.model",
+    "pair_from_union_rate": "planner.model",
+    "pair_from_counts": "planner.model",
+    # planning a study
+    "PlanSettings": "planner.plan",
+    "Plan": "planner.plan",
+    "make_plan": "planner.plan",
+    "SampleSizeResult": "planner.search",
+    "find_sample_size": "planner.search",
+    "Scenario": "planner.scenario",
+    "load_scenario": "planner.scenario",
+    "scenario_from_dict": "planner.scenario",
+    "Comparison": "planner.compare",
+    "compare_designs": "planner.compare",
+    # measuring agreement
+    "Ratings": "planner.labels",
+    "ratings_from_matrix": "planner.labels",
+    "ratings_from_counts": "planner.labels",
+    "read_labels": "planner.reading",
+    "ratings_from_long": "planner.reading",
+    "ratings_from_wide": "planner.reading",
+    "AgreementReport": "planner.measure",
+    "Coefficient": "planner.measure",
+    "measure_agreement": "planner.measure",
+    # operations and reports
+    "Operation": "planner.workload",
+    "ScheduleResult": "planner.workload",
+    "simulate_schedule": "planner.workload",
+    "write_report": "planner.report",
+    # errors
+    "PlannerError": "planner.errors",
+    "InvalidInput": "planner.errors",
+    "TargetUnreachable": "planner.errors",
+}
+__all__ = ["__version__", *_PUBLIC]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PUBLIC:
+        return getattr(importlib.import_module(_PUBLIC[name]), name)
+    raise AttributeError(f"module 'planner' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -53,11 +53,16 @@ def _planner(
     version: Annotated[
         bool,
         typer.Option(
-            "--version", help="Print the version and exit.", is_eager=True, callback=_show_version
+            "--version",
+            metavar="",
+            help="Print the version and exit.",
+            is_eager=True,
+            callback=_show_version,
         ),
     ] = False,
     debug: Annotated[
-        bool, typer.Option("--debug", help=DEBUG_HELP, is_eager=True, callback=set_debug)
+        bool,
+        typer.Option("--debug", metavar="", help=DEBUG_HELP, is_eager=True, callback=set_debug),
     ] = False,
 ) -> None:
     """Plan and measure inter-annotator agreement studies (PSA, kappa) on rare labels."""
@@ -233,10 +238,21 @@ def plan_command(
         ),
     ] = None,
     json_output: Annotated[
-        bool, typer.Option("--json", help="Print one JSON document instead of tables.")
+        bool, typer.Option("--json", metavar="", help="Print one JSON document instead of tables.")
     ] = False,
     debug: Annotated[
-        bool, typer.Option("--debug", help=DEBUG_HELP, is_eager=True, callback=set_debug)
+        bool,
+        typer.Option("--debug", metavar="", help=DEBUG_HELP, is_eager=True, callback=set_debug),
+    ] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            metavar="",
+            help="Print the version and exit.",
+            is_eager=True,
+            callback=_show_version,
+        ),
     ] = False,
 ) -> None:
     """Size a two-annotator agreement study: items, union positives, hours and cost."""

@@ -139,6 +139,7 @@ def agree_command(
         bool,
         typer.Option(
             "--bootstrap",
+            metavar="",
             help="Use the item bootstrap for every interval.",
             rich_help_panel="Measures",
         ),
@@ -202,6 +203,7 @@ def agree_command(
         bool,
         typer.Option(
             "--force",
+            metavar="",
             help="Replace an existing --contested file.",
             rich_help_panel="Diagnostics",
         ),
@@ -210,7 +212,7 @@ def agree_command(
         int | None, typer.Option(help="Seed for the bootstrap; drawn and printed if not given.")
     ] = None,
     json_output: Annotated[
-        bool, typer.Option("--json", help="Print one JSON document instead of tables.")
+        bool, typer.Option("--json", metavar="", help="Print one JSON document instead of tables.")
     ] = False,
 ) -> None:
     from planner.diagnostics import contested_rows

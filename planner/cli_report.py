@@ -31,6 +31,7 @@ def report_command(
         bool,
         typer.Option(
             "--force",
+            metavar="",
             help="Replace existing reports that planner wrote (never other folders or files).",
         ),
     ] = False,

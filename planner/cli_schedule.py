@@ -88,7 +88,7 @@ def schedule_command(
     runs: Annotated[int | None, typer.Option(help="Simulated runs. Default 200.")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed; drawn and printed if not given.")] = None,
     json_output: Annotated[
-        bool, typer.Option("--json", help="Print one JSON document instead of tables.")
+        bool, typer.Option("--json", metavar="", help="Print one JSON document instead of tables.")
     ] = False,
 ) -> None:
     from planner.request import run_schedule

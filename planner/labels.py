@@ -510,16 +510,45 @@ def counts_from_values(values: Any) -> tuple[NDArray[np.int64], NDArray[np.float
     return counts_from_codes(codes, len(categories)), categories
 
 
-def ratings_from_matrix(matrix: Any, annotators: list[str] | None = None) -> Ratings:
-    """Ratings from an in-memory ``(N, m)`` array of labels (NaN or None = missing).
+def ratings_from_matrix(
+    matrix: Any, annotators: list[str] | None = None, *, rows: str | None = None
+) -> Ratings:
+    """Ratings from an in-memory array of labels (NaN or None = missing).
+
+    Parameters
+    ----------
+    matrix
+        ``(N, m)``: one row per item, one column per annotator (``rows="items"``), or its
+        transpose ``(m, N)`` (``rows="annotators"``, the orientation of the
+        ``krippendorff`` package's ``reliability_data``).
+    annotators
+        Names of the annotators (default ``annotator_1``, ...).
+    rows
+        What the rows are: ``"items"`` or ``"annotators"``. When not given, rows are items,
+        and a matrix with fewer rows than columns is refused as ambiguous: more annotators
+        than items is rare, and a transposed matrix gives a wrong answer, not an error.
 
     Infinite numeric labels are refused.
+
+    >>> ratings_from_matrix([[1, 1, 2], [1, 2, 2]], rows="annotators").n_items
+    3
     """
     import pandas as pd
 
     arr = np.asarray(matrix)
     if arr.ndim != 2:
         raise InvalidInput(f"ratings matrix must be 2-dimensional, got shape {arr.shape}")
+    if rows is not None and rows not in ("items", "annotators"):
+        raise InvalidInput(f"rows must be 'items' or 'annotators', got {rows!r}", parameter="rows")
+    if rows is None and arr.shape[0] < arr.shape[1]:
+        raise InvalidInput(
+            f"the ratings matrix has {arr.shape[0]} rows and {arr.shape[1]} columns: say what "
+            "the rows are, rows='items' (one column per annotator) or rows='annotators' (one "
+            "column per item, as the krippendorff package's reliability_data)",
+            parameter="rows",
+        )
+    if rows == "annotators":
+        arr = arr.T
     names = annotators or [f"annotator_{j + 1}" for j in range(arr.shape[1])]
     if arr.dtype.kind in "iuf":  # numeric: no object conversion
         if arr.dtype.kind == "f" and np.isinf(arr).any():

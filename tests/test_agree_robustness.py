@@ -325,7 +325,7 @@ def test_degenerate_ratings_give_nan_with_a_note(matrix):
     for level in ka.LEVELS:
         for bootstrap in (False, True):
             report = measure_agreement(
-                ratings_from_matrix(np.asarray(matrix, dtype=float)),
+                ratings_from_matrix(np.asarray(matrix, dtype=float), rows="items"),
                 level=level,
                 bootstrap=bootstrap,
                 n_boot=100,
@@ -351,7 +351,11 @@ def test_random_small_ratings_never_raise_anything_but_invalid_input(data, boots
     level = ka.LEVELS[int(rng.integers(0, 4))]
     try:
         report = measure_agreement(
-            ratings_from_matrix(matrix), level=level, bootstrap=bootstrap, n_boot=100, seed=1
+            ratings_from_matrix(matrix, rows="items"),
+            level=level,
+            bootstrap=bootstrap,
+            n_boot=100,
+            seed=1,
         )
     except InvalidInput:
         return
@@ -400,7 +404,7 @@ def test_patterns_from_sparse_ratings_equal_patterns_from_codes(n, m, k, missing
     matrix = rng.integers(0, k, size=(n, m)).astype(float)
     matrix[rng.random((n, m)) < missing] = np.nan
     matrix[:, :2] = rng.integers(0, k, size=(n, 2))  # every item has two ratings
-    ratings = ratings_from_matrix(matrix)
+    ratings = ratings_from_matrix(matrix, rows="items")
     sparse = ratings.count_patterns()
     dense = mr.patterns_from_codes(ratings.codes, ratings.n_categories)
     np.testing.assert_array_equal(sparse.dense(), dense.dense())

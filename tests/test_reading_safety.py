@@ -344,7 +344,7 @@ def test_sparse_ratings_equal_the_dense_path(n, m, k, missing, seed):
     codes[rng.random((n, m)) < missing] = -1
     codes[0, :2] = rng.integers(0, k, 2)  # at least one item with two ratings
     matrix = np.where(codes >= 0, codes + 1, np.nan)
-    ratings = ratings_from_matrix(matrix)
+    ratings = ratings_from_matrix(matrix, rows="items")
     kept = (codes >= 0).any(axis=1)
     dense = codes[kept]
     used = np.unique(dense[dense >= 0])

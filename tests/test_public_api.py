@@ -1,0 +1,100 @@
+"""The library as a notebook user meets it: the public API, the README's Python example,
+the orientation of a ratings matrix, and CLI conventions (flags shown as flags, --version)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+from pathlib import Path
+
+import krippendorff
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+import planner
+from planner.cli import app, plan_app
+from planner.errors import InvalidInput
+from planner.labels import ratings_from_matrix
+from planner.measure import measure_agreement
+from tests.conftest import KRIPPENDORFF_2011
+
+ROOT = Path(__file__).parent.parent
+runner = CliRunner()
+
+
+def test_every_public_name_resolves_and_is_listed():
+    assert len(planner.__all__) == len(set(planner.__all__))
+    for name in planner.__all__:
+        assert getattr(planner, name) is not None, name
+    assert set(planner.__all__) <= set(dir(planner))
+    with pytest.raises(AttributeError):
+        planner.no_such_name  # noqa: B018
+
+
+def test_invalid_input_is_a_value_error():
+    assert issubclass(planner.InvalidInput, ValueError)
+    with pytest.raises(ValueError, match="width must be a number in"):
+        planner.PlanSettings(width=1.5)
+
+
+def test_readme_python_example_runs_and_prints_the_values_it_claims():
+    text = (ROOT / "README.md").read_text()
+    code = text.split("<!-- python-example -->\n```python\n", 1)[1].split("```", 1)[0]
+    claimed = re.findall(r"#\s*([0-9][0-9. ]*[0-9])\b", code)  # "# 1280, the exact n"
+    out = io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(ROOT)  # the example reads examples/labels.csv, as from a clone
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "README.md", "exec"), {})
+    finally:
+        os.chdir(cwd)
+    printed = out.getvalue().split()
+    assert len(claimed) == 3
+    for value in " ".join(claimed).split():
+        assert value in printed, (value, out.getvalue())
+
+
+def _reliability_data() -> np.ndarray:
+    """Krippendorff (2011)'s example as the krippendorff package takes it: annotators x items."""
+    return np.array([KRIPPENDORFF_2011[name] for name in KRIPPENDORFF_2011], dtype=float)
+
+
+def test_a_wide_matrix_must_say_what_its_rows_are():
+    data = _reliability_data()  # 4 annotators x 12 items
+    with pytest.raises(InvalidInput, match="rows='annotators'"):
+        ratings_from_matrix(data)
+    with pytest.raises(InvalidInput, match="rows must be"):
+        ratings_from_matrix(data, rows="columns")
+
+
+def test_krippendorff_orientation_gives_the_published_alpha():
+    # Krippendorff K (2011) Computing Krippendorff's alpha-reliability: nominal alpha 0.743
+    data = _reliability_data()
+    ratings = ratings_from_matrix(data, rows="annotators")
+    alpha = measure_agreement(ratings, seed=1).coefficients["krippendorff_alpha"].estimate
+    assert round(alpha, 3) == 0.743
+    assert alpha == pytest.approx(
+        krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"), abs=1e-12
+    )
+    same = ratings_from_matrix(data.T, rows="items")
+    assert measure_agreement(same, seed=1).coefficients["krippendorff_alpha"].estimate == alpha
+
+
+@pytest.mark.parametrize("command", [["plan"], ["agree"], ["schedule"], ["report"]])
+def test_flags_are_shown_as_flags_not_as_values(command):
+    result = runner.invoke(app, [*command, "--help"], terminal_width=200)
+    assert result.exit_code == 0
+    for line in result.output.splitlines():
+        if re.search(r"--(json|force|bootstrap|debug|version)\b", line):
+            assert "<bool>" not in line, line
+
+
+@pytest.mark.parametrize(("target", "args"), [(plan_app, []), (app, ["plan"]), (app, [])])
+def test_version_on_every_entry_point(target, args):
+    result = runner.invoke(target, [*args, "--version"])
+    assert result.exit_code == 0
+    assert result.output.strip() == f"planner {planner.__version__}"
