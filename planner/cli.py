@@ -79,7 +79,7 @@ Examples:
 
   plan --union-rate 0.082 --psa 0.5 --width 0.05 --hourly-rate 40
 
-  plan scenarios/unsupported-claims-enriched.toml --assurance 0.9
+  plan unsupported-claims-enriched --assurance 0.9
 """
 
 
@@ -87,7 +87,8 @@ def plan_command(
     scenario: Annotated[
         str | None,
         typer.Argument(
-            help="Scenario file (TOML, see scenarios/); options given here override it.",
+            help="Scenario file (TOML), or the name of a shipped scenario (planner scenarios "
+            "lists them); options given here override it.",
             show_default=False,
         ),
     ] = None,
@@ -323,6 +324,47 @@ plan_app.command(cls=PlannerCommand, help=PLAN_HELP, epilog=PLAN_EPILOG)(plan_co
 app.command("agree", help=AGREE_HELP, epilog=AGREE_EPILOG)(agree_command)
 app.command("schedule", help=SCHEDULE_HELP, epilog=SCHEDULE_EPILOG)(schedule_command)
 app.command("report", help=REPORT_HELP, epilog=REPORT_EPILOG)(report_command)
+
+
+SCENARIOS_HELP = (
+    "List the scenarios that come with planner: give a NAME wherever a scenario file goes "
+    "(plan NAME, planner schedule NAME, planner report NAME), from any folder."
+)
+
+
+def scenarios_command(
+    json_output: Annotated[
+        bool, typer.Option("--json", metavar="", help="Print one JSON document instead of a table.")
+    ] = False,
+) -> None:
+    from planner.scenario import load_scenario, shipped_scenarios
+
+    rows: list[dict[str, object]] = []
+    for name, path in shipped_scenarios().items():
+        scenario = load_scenario(path)
+        rows.append(
+            {
+                "name": name,
+                "strata": len(scenario.strata),
+                "team": bool(scenario.team),
+                "description": scenario.description,
+                "path": str(path),
+            }
+        )
+    if json_output:
+        emit_json({"scenarios": rows})
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("name", "strata", "team", "description", title="Shipped scenarios")
+    for row in rows:
+        first = " ".join(str(row["description"]).split()).split(". ")[0]
+        table.add_row(str(row["name"]), str(row["strata"]), "yes" if row["team"] else "", first)
+    Console().print(table)
+
+
+app.command("scenarios", help=SCENARIOS_HELP)(scenarios_command)
 
 
 def main() -> None:

@@ -18,9 +18,9 @@ REPORT_HELP = (
 REPORT_EPILOG = """
 Examples:
 
-  planner report scenarios/unsupported-claims.toml
+  planner report unsupported-claims
 
-  planner report scenarios/*.toml --force
+  planner report unsupported-claims unsupported-claims-enriched --force
 """
 
 

@@ -26,11 +26,11 @@ SCHEDULE_HELP = (
 SCHEDULE_EPILOG = """
 Examples:
 
-  planner schedule scenarios/unsupported-claims.toml
+  planner schedule unsupported-claims
 
   planner schedule --items 2000 --annotators 5 --hours-per-day 4 --adjudication-seconds 120
 
-  planner schedule scenarios/clinical-chart-review.toml --design enriched --json
+  planner schedule clinical-chart-review --design enriched --json
 """
 
 

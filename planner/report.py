@@ -298,7 +298,7 @@ def write_report(
     seed = merged.get("seed")
     if seed is None:
         raise InvalidInput(f"{scenario.path}: a report needs simulation.seed so it can be rebuilt")
-    result = run_plan(str(scenario_path), {}, lambda _: seed)
+    result = run_plan(scenario.path, {}, lambda _: seed)
     team = resolve_team(scenario, {}) if scenario.team else dict(TEAM_DEFAULTS)
     schedule = simulate_schedule(
         operation_for(result, team, merged, "weighted"), runs=team["runs"], seed=seed
@@ -311,7 +311,7 @@ def write_report(
         title = f"planner report: {scenario.name}"
         (tmp / "report.md").write_text(_markdown(blocks), encoding="utf-8")
         (tmp / "report.html").write_text(_html(blocks, title, figures), encoding="utf-8")
-        shutil.copyfile(scenario_path, tmp / "scenario.toml")
+        shutil.copyfile(scenario.path, tmp / "scenario.toml")
         (tmp / "plan.json").write_text(json.dumps(result.to_dict(), indent=2) + "\n")
         (tmp / "schedule.json").write_text(
             json.dumps(json_ready(schedule.to_dict()), indent=2) + "\n"

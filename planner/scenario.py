@@ -269,8 +269,36 @@ def _scenario_name(data: dict[str, Any], source: str) -> str:
     return str(check(f"{source}: name (not set; from the file name)", stem, RULES["scenario_name"]))
 
 
+def shipped_scenarios() -> dict[str, Path]:
+    """The scenarios that come with planner, by name (their ``scenarios/NAME.toml``).
+
+    Installed, they are the package data ``planner/scenarios``; in a source checkout they
+    are the repository's ``scenarios/`` folder beside the package.
+
+    >>> sorted(shipped_scenarios())[:2]
+    ['clinical-chart-review', 'unsupported-claims']
+    """
+    package = Path(__file__).resolve().parent
+    for folder in (package / "scenarios", package.parent / "scenarios"):
+        if folder.is_dir():
+            return {p.stem: p for p in sorted(folder.glob("*.toml"))}
+    return {}
+
+
+def scenario_file(path: str | Path) -> Path:
+    """The file a scenario argument names: a path, or the name of a shipped scenario.
+
+    A path that exists wins; a bare name (no folder, with or without ``.toml``) that is not a
+    file here is looked up among :func:`shipped_scenarios`.
+    """
+    p = Path(path)
+    if p.exists() or len(p.parts) != 1:
+        return p
+    return shipped_scenarios().get(p.name.removesuffix(".toml"), p)
+
+
 def load_scenario(path: str | Path) -> Scenario:
-    """Read and validate a scenario TOML file.
+    """Read and validate a scenario TOML file (a path, or the name of a shipped scenario).
 
     Raises
     ------
@@ -280,7 +308,13 @@ def load_scenario(path: str | Path) -> Scenario:
     """
     from planner.sniff import check_path
 
-    p = Path(path)
+    p = scenario_file(path)
+    if not p.exists() and len(p.parts) == 1:
+        names = ", ".join(shipped_scenarios()) or "none"
+        raise InvalidInput(
+            f"{p}: no such scenario file, nor a shipped scenario (shipped: {names}; "
+            "`planner scenarios` lists them)"
+        )
     check_path(p, "scenario file")
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import re
 from pathlib import Path
@@ -98,3 +99,20 @@ def test_version_on_every_entry_point(target, args):
     result = runner.invoke(target, [*args, "--version"])
     assert result.exit_code == 0
     assert result.output.strip() == f"planner {planner.__version__}"
+
+
+def test_shipped_scenarios_by_name_from_any_folder(tmp_path, monkeypatch):
+    from planner.scenario import load_scenario, shipped_scenarios
+
+    names = set(shipped_scenarios())
+    assert {"unsupported-claims", "unsupported-claims-enriched", "clinical-chart-review"} <= names
+    monkeypatch.chdir(tmp_path)
+    assert load_scenario("unsupported-claims").name == "unsupported-claims"
+    assert load_scenario("unsupported-claims.toml").strata == ()
+    with pytest.raises(InvalidInput, match="nor a shipped scenario"):
+        load_scenario("no-such-scenario")
+    (tmp_path / "unsupported-claims.toml").write_text('name = "mine"\n[model]\nprevalence = 0.1\n')
+    assert load_scenario("unsupported-claims.toml").name == "mine"  # a file here wins
+    result = runner.invoke(app, ["scenarios", "--json"])
+    assert result.exit_code == 0
+    assert {row["name"] for row in json.loads(result.stdout)["scenarios"]} == names

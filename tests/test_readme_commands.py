@@ -1,0 +1,67 @@
+"""Every command the README shows runs from a clean folder that holds only examples/.
+
+The commands are read from the README's ```bash blocks and from the ``$ `` lines of its
+```text blocks (the first two bash blocks, the install commands, are what CI itself runs).
+A ``$`` command followed in its block by an ``error:`` line must fail with exit 1 or 2 and
+print exactly that one line; every other command must exit 0. They run as a user runs them,
+in a subprocess from a temporary folder with a copy of ``examples/``, so that shipped
+scenarios are found by name through the installed package and nothing depends on the
+repository's working tree.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+README = (ROOT / "README.md").read_text()
+
+
+def _commands() -> list[tuple[str, str | None]]:
+    """(command, expected error line or None) for every README command."""
+    found: list[tuple[str, str | None]] = []
+    for kind, body in re.findall(r"```(bash|text)\n(.*?)```", README, re.S):
+        lines = body.splitlines()
+        for i, line in enumerate(lines):
+            if kind == "bash" and line.strip() and not line.startswith(("#", "python3 -m venv")):
+                found.append((line.split("  #")[0].strip(), None))
+            elif kind == "text" and line.startswith("$ "):
+                following = lines[i + 1] if i + 1 < len(lines) else ""
+                error = following if following.startswith("error:") else None
+                found.append((line[2:].strip(), error))
+    return found
+
+
+COMMANDS = _commands()
+
+
+def test_the_readme_shows_commands_of_every_kind():
+    words = {shlex.split(c)[0] + " " + shlex.split(c)[1] for c, _ in COMMANDS}
+    assert len(COMMANDS) >= 15
+    for kind in ("planner agree", "planner schedule", "planner report"):
+        assert kind in words
+    assert any(c.startswith("plan --prevalence 0.08 --width 0.08") for c, _ in COMMANDS)
+
+
+@pytest.mark.parametrize(("command", "error"), COMMANDS, ids=[c for c, _ in COMMANDS])
+def test_readme_command_runs_from_a_clean_folder(command, error, tmp_path):
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    words = shlex.split(command)
+    program = {"plan": ["plan"], "planner": []}[words[0]]
+    argv = [sys.executable, "-m", "planner", *program, *words[1:]]
+    out = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert "Traceback" not in out.stderr
+    if error is None:
+        assert out.returncode == 0, out.stderr[-2000:]
+    else:
+        assert out.returncode in (1, 2)
+        assert out.stderr.strip().splitlines() == [error.removesuffix(" ...")] or (
+            error.endswith("...") and out.stderr.startswith(error.removesuffix("..."))
+        ), out.stderr
