@@ -101,16 +101,27 @@ def _binomial_support(n: float, p: float, spread: float = 9.0) -> NDArray:
     return np.arange(lo, hi + 1, dtype=float)
 
 
+def usable_half_width(half_width: NDArray | float) -> NDArray:
+    """Half-widths with undefined (NaN) and zero-width intervals replaced by ``inf``.
+
+    The half-width a sizing rule may count: a zero-width interval (Wald or FCE with an
+    empty cell, a bootstrap whose resamples all agree) claims a precision the data do not
+    have, and an undefined one has none, so both count as infinitely wide, in assurances
+    and in half-width quantiles alike.
+    """
+    hw = np.asarray(half_width, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isfinite(hw) & (hw > 0), hw, np.inf)
+
+
 def reaches_width(half_width: NDArray | float, width: float) -> NDArray:
     """Whether each interval counts as narrow enough: defined, of positive width, ``<= width``.
 
     A zero-width interval (Wald or FCE with an empty cell, a bootstrap whose resamples all
     agree) claims a precision the data do not have, so it never counts as narrow, and an
-    undefined (NaN) interval counts as too wide.
+    undefined (NaN) interval counts as too wide (see :func:`usable_half_width`).
     """
-    hw = np.asarray(half_width, dtype=float)
-    with np.errstate(invalid="ignore"):
-        return np.isfinite(hw) & (hw > 0) & (hw <= width)
+    return usable_half_width(half_width) <= width
 
 
 def psa_half_width_given_union(
@@ -249,7 +260,7 @@ def exact_half_width_quantiles(
         total += int(keep.sum())
         if total > 2 * _GRID_ELEMENTS:
             return None
-        values.append(np.where(reaches_width(hw, 1.0), hw, np.inf)[keep])
+        values.append(usable_half_width(hw)[keep])
         masses.append(mass[keep])
     hw_all, mass_all = np.concatenate(values), np.concatenate(masses)
     order = np.argsort(hw_all, kind="stable")

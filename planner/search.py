@@ -38,6 +38,7 @@ from planner.exact import (
     conditional_psa_assurance,
     exact_half_width_quantiles,
     reaches_width,
+    usable_half_width,
 )
 from planner.exact import exact_psa_assurance as exact_psa_assurance  # kept public here
 from planner.intervals import (
@@ -383,7 +384,7 @@ def find_sample_size(
         )
     check = _fresh_check(model, items, interval, width, n_reps, check_rng)
     defined = np.isfinite(check.half_widths)
-    finite_hw = np.where(defined, check.half_widths, np.inf)
+    finite_hw = usable_half_width(check.half_widths)  # zero-width counts as too wide
     quantiles = None
     if exact is not None:  # the half-width's law is known exactly too
         quantiles = exact_half_width_quantiles(
