@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+from planner import exact as exact_module
 from planner.compare import compare_designs, stratum_models
+from planner.exact import (
+    EXACT_PSA_METHODS,
+    conditional_psa_assurance,
+    exact_half_width_quantiles,
+    psa_half_width_given_union,
+)
+from planner.model import pair_from_annotators, pair_from_counts
 from planner.plan import PlanSettings
 from planner.scenario import scenario_from_dict
+from planner.search import find_sample_size
 
 Z95 = 1.959963984540054
 
@@ -80,3 +90,64 @@ def test_stratified_designs_do_not_count_zero_width_intervals_as_narrow():
         assert at_n >= 0.8 - 4 * se - 0.04, (name, items, at_n)
         assert at_short < 0.8 - 0.1, (name, short, at_short)
         assert comparison.designs[name].assurance >= 0.8
+
+
+# --------------------------------------------------------------------------- exact PSA speed
+
+
+@pytest.mark.parametrize("method", EXACT_PSA_METHODS)
+def test_half_width_is_unimodal_in_the_joint_positives(method):
+    # the threshold path rests on this: given U, hw(a) rises to one peak, then falls
+    for u in (2000, 5003, 40000):
+        a = np.arange(1, u, dtype=float)
+        hw = psa_half_width_given_union(a, np.full_like(a, u), 0.95, method)
+        step = np.sign(np.diff(hw))
+        step = step[step != 0]
+        assert np.count_nonzero(np.diff(step)) <= 1, (method, u)
+        assert np.all(np.isfinite(hw)) and np.all(hw > 0)
+
+
+@pytest.mark.parametrize("method", EXACT_PSA_METHODS)
+@pytest.mark.parametrize(
+    ("jaccard", "width", "us"),
+    [
+        (0.397, 0.006, np.arange(24000.0, 30000.0, 61.0)),  # one falling run of narrow a
+        (0.36, 0.02, np.arange(2000.0, 3600.0, 17.0)),  # the peak inside the support
+        (0.8, 0.01, np.arange(2000.0, 5000.0, 29.0)),
+        (0.2, 0.015, np.arange(2000.0, 5500.0, 37.0)),
+    ],
+)
+def test_threshold_path_equals_the_full_sum(monkeypatch, method, jaccard, width, us):
+    fast = conditional_psa_assurance(us, jaccard, width, 0.95, method)
+    monkeypatch.setattr(exact_module, "FAST_UNION_POSITIVES", 10**12)
+    full = conditional_psa_assurance(us, jaccard, width, 0.95, method)
+    assert full.min() < 0.01 and full.max() > 0.99  # the grid crosses the threshold
+    # the full sum's log-gamma probabilities carry about U * 1e-15 relative error
+    np.testing.assert_allclose(fast, full, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("model", "width", "assurance", "expected"),
+    [  # the old full-grid answers (exact, so seed-free); README's table for the first four
+        (pair_from_annotators(0.08), 0.08, 0.5, 1280),
+        (pair_from_annotators(0.08), 0.05, 0.5, 3339),
+        (pair_from_annotators(0.08), 0.08, 0.9, 1465),
+        (pair_from_counts([6, 21, 14, 459]), 0.08, 0.5, 2049),
+        (pair_from_annotators(0.08), 0.01, 0.5, 84334),  # these two use the threshold path
+        (pair_from_annotators(0.08), 0.003, 0.5, 937406),
+    ],
+)
+def test_exact_psa_n_unchanged(model, width, assurance, expected):
+    res = find_sample_size(model, "psa", width, assurance=assurance, n_reps=200, rng=1)
+    assert res.basis == "exact" and res.items == expected
+    assert res.exact_assurance >= assurance
+
+
+def test_exact_half_width_quantiles_decline_large_grids_without_building_them():
+    model = pair_from_annotators(0.08)
+    us, weights = exact_module._union_support(model, 84334)
+    total = 0
+    for part, _, pmf in exact_module._outcome_grid(us, model.jaccard, 0.95, "wilson"):
+        total += int((weights[part, None] * pmf > 1e-15).sum())
+    assert exact_module._kept_outcomes(us, weights, model.jaccard) == total
+    assert exact_half_width_quantiles(model, 937406, (0.5,)) is None
