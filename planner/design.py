@@ -305,7 +305,8 @@ def size_stratified(
         total = _smallest_passing(passes, start, max_items)
     except TargetUnreachable:
         raise TargetUnreachable(
-            f"--width {width:g} is not reached by this design within --max-items {max_items}"
+            f"width {width:g} is not reached by this design within max_items {max_items}",
+            parameters=("width", "max_items"),
         ) from None
     hw, est = evaluate(total)
     return split_items(total, proportions, floor), hw, est

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
 from planner import exact as exact_module
+from planner.cli import plan_app
+from planner.cli_common import flag_message, flag_names
 from planner.compare import compare_designs, stratum_models
+from planner.errors import InvalidInput, TargetUnreachable
 from planner.exact import (
     EXACT_PSA_METHODS,
     conditional_psa_assurance,
@@ -16,7 +20,15 @@ from planner.exact import (
 from planner.model import pair_from_annotators, pair_from_counts
 from planner.plan import PlanSettings
 from planner.scenario import scenario_from_dict
-from planner.search import find_sample_size
+from planner.search import (
+    analytic_items,
+    find_sample_size,
+    interval_function,
+    inverse_sampling_items,
+    items_for_union_positives,
+    union_positives_for_assurance,
+    worst_case_union_positives,
+)
 
 Z95 = 1.959963984540054
 
@@ -151,3 +163,69 @@ def test_exact_half_width_quantiles_decline_large_grids_without_building_them():
         total += int((weights[part, None] * pmf > 1e-15).sum())
     assert exact_module._kept_outcomes(us, weights, model.jaccard) == total
     assert exact_half_width_quantiles(model, 937406, (0.5,)) is None
+
+
+# --------------------------------------------------------------------------- argument checks
+
+MODEL = pair_from_annotators(0.08)
+
+
+@pytest.mark.parametrize(
+    ("call", "parameter", "message"),
+    [
+        # regression (issue 8): width 1.5 planned 7 items, n_reps=3 was accepted
+        (
+            lambda: find_sample_size(MODEL, "psa", 1.5, n_reps=100, rng=1),
+            "width",
+            "width must be a number in [0.001, 1), got 1.5",
+        ),
+        (
+            lambda: find_sample_size(MODEL, "psa", 0.08, n_reps=3, rng=1),
+            "n_reps",
+            "n_reps must be a whole number in [100, 1,000,000], got 3",
+        ),
+        (lambda: find_sample_size(MODEL, "psa", 0.08, assurance=1.0), "assurance", "assurance"),
+        (lambda: find_sample_size(MODEL, "psa", 0.08, max_items=2), "max_items", "max_items"),
+        (lambda: find_sample_size(MODEL, "f1"), "metric", "metric must be one of psa, kappa"),
+        (lambda: find_sample_size(MODEL, "psa", 0.08, method="exact"), "method", "method"),
+        (lambda: find_sample_size(MODEL, confidence_level=95), "confidence_level", "got 95"),
+        (lambda: find_sample_size("0.08"), "model", "model must be a PairModel"),
+        (lambda: analytic_items(MODEL, "psa", 0, 0.95), "width", "width"),
+        (lambda: interval_function("kappa", "wilson", 0.95), "method", "method"),
+        (lambda: interval_function("psa", "wilson", 0.95, n_boot=5), "n_boot", "n_boot"),
+        (lambda: worst_case_union_positives(float("nan")), "width", "got nan"),
+        (lambda: union_positives_for_assurance(1.5, 0.08), "jaccard", "jaccard"),
+        (lambda: union_positives_for_assurance(0.5, 0.08, method="fce"), "method", "method"),
+        (lambda: items_for_union_positives(-1, 0.1, 0.9), "union_positives", "got -1"),
+        (lambda: items_for_union_positives(10, 0.1, 1.0), "probability", "probability"),
+        (lambda: inverse_sampling_items(10, 0.0), "union_rate", "union_rate"),
+    ],
+)
+def test_search_functions_check_arguments_in_parameter_names(call, parameter, message):
+    with pytest.raises(InvalidInput) as caught:
+        call()
+    assert caught.value.parameter == parameter
+    assert str(caught.value).startswith(parameter) and message in str(caught.value)
+    assert "--" not in str(caught.value)
+
+
+def test_n_reps_is_named_replicates_at_the_cli():
+    with pytest.raises(InvalidInput) as caught:
+        find_sample_size(MODEL, "psa", 0.08, n_reps=3)
+    assert flag_message(caught.value).startswith("--replicates must be a whole number")
+
+
+def test_unreachable_target_names_parameters_in_the_library_and_flags_at_the_cli():
+    with pytest.raises(TargetUnreachable) as caught:
+        find_sample_size(MODEL, "psa", 0.01, max_items=1000, rng=1)
+    text = str(caught.value)
+    assert "width 0.01" in text and "max_items 1000" in text and "--" not in text
+    shown = flag_names(caught.value)
+    assert "--width 0.01" in shown and "--max-items 1000" in shown and "--assurance" in shown
+    result = CliRunner().invoke(
+        plan_app, ["--prevalence", "0.08", "--width", "0.002", "--max-items", "5000"]
+    )
+    assert result.exit_code == 1 and result.stdout == ""
+    line = result.stderr.strip()
+    assert len(line.splitlines()) == 1
+    assert "--width 0.002" in line and "--max-items 5000" in line and "max_items" not in line
