@@ -180,7 +180,9 @@ def _stratified_result(
         prevalence_slice_items=slice_items,
         union_positives=float(np.dot(items, union) + slice_items * slice_union_rate),
         half_width_median=float(np.median(hw)),
-        half_width_at_assurance=float(np.quantile(hw, settings.assurance)),
+        # the smallest half-width reached by the assurance share (no interpolation towards
+        # an infinite, degenerate study's "half-width")
+        half_width_at_assurance=float(np.quantile(hw, settings.assurance, method="inverted_cdf")),
         assurance=float(np.mean(reaches_width(hw, settings.width))),
         estimate_median=float(np.nanmedian(estimates)),
     )
@@ -211,7 +213,10 @@ def compare_designs(
         Half-width of the prevalence estimate the enriched design's uniform slice buys.
     """
     if settings.metric == "both":
-        raise InvalidInput("--metric both is not supported for design comparisons; pick one")
+        raise InvalidInput(
+            "metric both is not supported for design comparisons; pick psa or kappa",
+            parameter="metric",
+        )
     metric = settings.metric
     models = stratum_models(scenario)
     shares = np.array([s.share for s in scenario.strata])

@@ -102,6 +102,8 @@ def test_stratified_designs_do_not_count_zero_width_intervals_as_narrow():
         assert at_n >= 0.8 - 4 * se - 0.04, (name, items, at_n)
         assert at_short < 0.8 - 0.1, (name, short, at_short)
         assert comparison.designs[name].assurance >= 0.8
+        # at the assurance quantile, the studies that reach the width (was inf for enriched)
+        assert 0 < comparison.designs[name].half_width_at_assurance <= 0.1
 
 
 # --------------------------------------------------------------------------- exact PSA speed
@@ -229,3 +231,11 @@ def test_unreachable_target_names_parameters_in_the_library_and_flags_at_the_cli
     line = result.stderr.strip()
     assert len(line.splitlines()) == 1
     assert "--width 0.002" in line and "--max-items 5000" in line and "max_items" not in line
+
+
+def test_design_comparison_names_the_metric_parameter():
+    scenario = scenario_from_dict(NEAR_PERFECT, "near-perfect.toml")
+    with pytest.raises(InvalidInput) as caught:
+        compare_designs(scenario, PlanSettings(metric="both"), seed=1)
+    assert caught.value.parameter == "metric"
+    assert flag_message(caught.value).startswith("--metric both is not supported")
