@@ -27,7 +27,7 @@ bisection path, for widths far below the headline's, imports :mod:`scipy.special
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -214,6 +214,20 @@ def conditional_psa_assurance(
     return out
 
 
+def _peak(hw: Callable[[NDArray], NDArray], lo: NDArray, hi: NDArray) -> NDArray:
+    """Where the unimodal ``hw(a)`` peaks on the integers of ``[lo, hi]`` (ternary search)."""
+    left, right = lo.copy(), hi.copy()
+    while np.any(right - left > 2):
+        third = np.floor((right - left) / 3)
+        m1, m2 = left + third, right - third
+        active = right - left > 2
+        rising = hw(m1) < hw(m2)
+        left = np.where(active & rising, m1 + 1, left)
+        right = np.where(active & ~rising, m2, right)
+    candidates = np.stack([left, np.minimum(left + 1, right), right])
+    return candidates[np.argmax(hw(candidates), axis=0), np.arange(lo.size)]
+
+
 #: From this many union positives on, :func:`conditional_psa_assurance` finds the narrow
 #: runs of ``a`` by bisection instead of evaluating every ``a`` (same sums, same answers).
 FAST_UNION_POSITIVES = 2000
@@ -244,16 +258,16 @@ def _threshold_assurance(
     def hw(a: NDArray) -> NDArray:
         return psa_half_width_given_union(a, us, confidence_level, method)
 
-    left, right = lo.copy(), hi.copy()  # the peak of hw over [lo, hi]
-    while np.any(right - left > 2):
-        third = np.floor((right - left) / 3)
-        m1, m2 = left + third, right - third
-        active = right - left > 2
-        rising = hw(m1) < hw(m2)
-        left = np.where(active & rising, m1 + 1, left)
-        right = np.where(active & ~rising, m2, right)
-    candidates = np.stack([left, np.minimum(left + 1, right), right])
-    peak = candidates[np.argmax(hw(candidates), axis=0), np.arange(us.size)]
+    # the peak of hw over [lo, hi]: at an end when hw already falls at lo or still rises at
+    # hi (most U: J is rarely near the peak at 0.36), else by ternary search
+    peak = np.where(hw(lo) > hw(lo + 1), lo, np.where(hw(hi) > hw(hi - 1), hi, np.nan))
+    inside = np.flatnonzero(np.isnan(peak))
+    if inside.size:
+        peak[inside] = _peak(
+            lambda a: psa_half_width_given_union(a, us[inside], confidence_level, method),
+            lo[inside],
+            hi[inside],
+        )
     # a1: last a in [lo, peak] with hw <= width (lo - 1 if none); hw rises on [lo, peak]
     low, high = lo - 1, peak.copy()
     while np.any(high - low > 0):
