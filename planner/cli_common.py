@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import secrets
 import sys
 import traceback
@@ -31,6 +32,20 @@ def flag_message(exc: InvalidInput) -> str:
     if parameter and message.startswith(parameter):
         flag = PARAMETER_FLAGS.get(parameter, "--" + parameter.replace("_", "-"))
         return flag + message[len(parameter) :]
+    return message
+
+
+def flag_names(exc: PlannerError) -> str:
+    """The message with each parameter the error lists (``exc.parameters``) named as its flag.
+
+    >>> from planner.errors import TargetUnreachable
+    >>> flag_names(TargetUnreachable("raise max_items", parameters=("max_items",)))
+    'raise --max-items'
+    """
+    message = str(exc)
+    for parameter in getattr(exc, "parameters", ()):
+        flag = PARAMETER_FLAGS.get(parameter, "--" + parameter.replace("_", "-"))
+        message = re.sub(rf"(?<![\w-]){re.escape(parameter)}(?![\w-])", flag, message)
     return message
 
 
@@ -171,7 +186,7 @@ def _handle(exc: BaseException) -> None:
     if isinstance(exc, InvalidInput):
         fail(shown_message(flag_message(exc)), 2)
     if isinstance(exc, PlannerError):
-        fail(shown_message(str(exc)), 1)
+        fail(shown_message(flag_names(exc)), 1)
     message = internal_error_message(exc)
     fail(
         message.removesuffix(" (rerun with --debug to see the traceback)")

@@ -28,6 +28,7 @@ from planner.design import (
     weighted_estimate,
 )
 from planner.errors import InvalidInput
+from planner.exact import reaches_width, usable_half_width
 from planner.intervals import kappa_interval, normal_quantile, psa_interval
 from planner.jsonout import json_ready
 from planner.model import PairModel, as_cells, pair_from_annotators, renamed
@@ -171,7 +172,7 @@ def _stratified_result(
     slice_items: int = 0,
     slice_union_rate: float = 0.0,
 ) -> DesignResult:
-    hw = np.nan_to_num(half_widths, nan=np.inf)
+    hw = usable_half_width(half_widths)  # undefined and zero-width count as too wide
     return DesignResult(
         design=design,
         describes=DESCRIBES[design],
@@ -179,8 +180,10 @@ def _stratified_result(
         prevalence_slice_items=slice_items,
         union_positives=float(np.dot(items, union) + slice_items * slice_union_rate),
         half_width_median=float(np.median(hw)),
-        half_width_at_assurance=float(np.quantile(hw, settings.assurance)),
-        assurance=float(np.mean(hw <= settings.width)),
+        # the smallest half-width reached by the assurance share (no interpolation towards
+        # an infinite, degenerate study's "half-width")
+        half_width_at_assurance=float(np.quantile(hw, settings.assurance, method="inverted_cdf")),
+        assurance=float(np.mean(reaches_width(hw, settings.width))),
         estimate_median=float(np.nanmedian(estimates)),
     )
 
@@ -210,7 +213,10 @@ def compare_designs(
         Half-width of the prevalence estimate the enriched design's uniform slice buys.
     """
     if settings.metric == "both":
-        raise InvalidInput("--metric both is not supported for design comparisons; pick one")
+        raise InvalidInput(
+            "metric both is not supported for design comparisons; pick psa or kappa",
+            parameter="metric",
+        )
     metric = settings.metric
     models = stratum_models(scenario)
     shares = np.array([s.share for s in scenario.strata])

@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from planner.errors import InvalidInput, TargetUnreachable
+from planner.exact import reaches_width
 from planner.intervals import normal_quantile
 from planner.model import PairModel
 from planner.search import _smallest_passing
@@ -297,14 +298,15 @@ def size_stratified(
         return cache[total]
 
     def passes(total: int) -> bool:
-        hw = np.nan_to_num(evaluate(total)[0], nan=np.inf)
-        return float(np.mean(hw <= width)) >= assurance
+        # an undefined or zero-width interval is never narrow enough (issue 8)
+        return float(np.mean(reaches_width(evaluate(total)[0], width))) >= assurance
 
     try:
         total = _smallest_passing(passes, start, max_items)
     except TargetUnreachable:
         raise TargetUnreachable(
-            f"--width {width:g} is not reached by this design within --max-items {max_items}"
+            f"width {width:g} is not reached by this design within max_items {max_items}",
+            parameters=("width", "max_items"),
         ) from None
     hw, est = evaluate(total)
     return split_items(total, proportions, floor), hw, est

@@ -32,7 +32,20 @@ class InvalidInput(PlannerError, ValueError):
 
 
 class TargetUnreachable(PlannerError):
-    """The requested precision cannot be reached within the search limits."""
+    """The requested precision cannot be reached within the search limits.
+
+    Parameters
+    ----------
+    message
+        One sentence naming the library parameters involved (``width``, ``max_items``).
+    parameters
+        Those parameters; the CLI replaces each by its flag (``max_items`` ->
+        ``--max-items``).
+    """
+
+    def __init__(self, message: str, *, parameters: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.parameters = parameters
 
 
 class OutputError(PlannerError):

@@ -29,6 +29,7 @@ import numpy as np
 from planner import __version__, plots
 from planner.design import StratifiedStudies, metric_value, weighted_estimate
 from planner.errors import InvalidInput
+from planner.exact import usable_half_width
 from planner.jsonout import json_ready
 from planner.model import PairModel, as_cells
 from planner.request import TEAM_DEFAULTS, operation_for, resolve, resolve_team, run_plan
@@ -91,7 +92,8 @@ def half_width_curve_data(
     grid = np.unique(np.linspace(max(10, int(0.3 * planned)), int(2 * planned), 24).astype(int))
     rows = []
     for n in grid:
-        hw = np.nan_to_num(np.asarray(interval(studies.tables(int(n))).half_width), nan=np.inf)
+        # undefined and zero-width intervals count as infinitely wide, as in the search
+        hw = usable_half_width(interval(studies.tables(int(n))).half_width)
         rows.append(np.quantile(hw, [0.1, 0.5, 0.9, settings.assurance]))
     q = np.array(rows)
     return {

@@ -38,6 +38,7 @@ from planner.exact import (
     conditional_psa_assurance,
     exact_half_width_quantiles,
     reaches_width,
+    usable_half_width,
 )
 from planner.exact import exact_psa_assurance as exact_psa_assurance  # kept public here
 from planner.intervals import (
@@ -52,6 +53,7 @@ from planner.intervals import (
 )
 from planner.model import PairModel
 from planner.simulation import NestedStudies, simulate_tables
+from planner.validation import RULES, check, check_choice
 
 METRICS = ("psa", "kappa")
 DEFAULT_METHOD = {"psa": "wilson", "kappa": "score"}
@@ -117,23 +119,43 @@ class SampleSizeResult:
     basis: str = "monte-carlo"
 
 
+def _check_target(
+    metric: str, width: float, confidence_level: float, assurance: float = 0.5
+) -> tuple[str, float, float, float]:
+    """The sizing target checked in parameter names (:mod:`planner.validation`)."""
+    return (
+        check_choice("metric", metric, METRICS),
+        check("width", width, RULES["width"]),
+        check("confidence_level", confidence_level, RULES["confidence_level"]),
+        check("assurance", assurance, RULES["assurance"]),
+    )
+
+
+def _check_model(model: PairModel) -> PairModel:
+    if not isinstance(model, PairModel):
+        raise InvalidInput(
+            f"model must be a PairModel (planner.pair_from_annotators, ...), got "
+            f"{type(model).__name__}",
+            parameter="model",
+        )
+    return model
+
+
 def interval_function(
     metric: str, method: str, confidence_level: float, *, n_boot: int = 1000, rng=None
 ) -> Callable[[NDArray], ConfidenceInterval]:
-    """The interval of ``metric`` by ``method`` as a function of stacked tables."""
+    """The interval of ``metric`` by ``method`` as a function of stacked tables.
+
+    Raises :class:`InvalidInput` naming ``metric``, ``method``, ``confidence_level`` or
+    ``n_boot`` when one is outside its range.
+    """
+    metric = check_choice("metric", metric, METRICS)
+    method = check_choice("method", method, PSA_METHODS if metric == "psa" else KAPPA_METHODS)
+    confidence_level = check("confidence_level", confidence_level, RULES["confidence_level"])
+    n_boot = check("n_boot", n_boot, RULES["n_boot"])
     if metric == "psa":
-        if method not in PSA_METHODS:
-            raise InvalidInput(
-                f"--psa-method must be one of {', '.join(PSA_METHODS)}, got {method}"
-            )
         return lambda t: psa_interval(t, confidence_level, method, n_boot=n_boot, rng=rng)
-    if metric == "kappa":
-        if method not in KAPPA_METHODS:
-            raise InvalidInput(
-                f"--kappa-method must be one of {', '.join(KAPPA_METHODS)}, got {method}"
-            )
-        return lambda t: kappa_interval(t, confidence_level, method, n_boot=n_boot, rng=rng)
-    raise InvalidInput(f"--metric must be one of psa, kappa, both; got {metric}")
+    return lambda t: kappa_interval(t, confidence_level, method, n_boot=n_boot, rng=rng)
 
 
 def psa_variance_factor(jaccard: float) -> float:
@@ -147,6 +169,8 @@ def analytic_items(model: PairModel, metric: str, width: float, confidence_level
     PSA: ``U = z^2 f(J) / w^2`` union positives, ``n = U / r``. Kappa:
     ``n = z^2 Q / w^2`` with ``Q = n Var_FCE`` at the model's cells.
     """
+    model = _check_model(model)
+    metric, width, confidence_level, _ = _check_target(metric, width, confidence_level)
     z = normal_quantile(confidence_level)
     if metric == "psa":
         return z * z * psa_variance_factor(model.jaccard) / width**2 / model.union_rate
@@ -249,11 +273,17 @@ def _nan_median(values: NDArray) -> float:
     return float((x[(x.size - 1) // 2] + x[x.size // 2]) / 2) if x.size else float("nan")
 
 
+#: The parameters a :class:`TargetUnreachable` message of the search names (the CLI
+#: names them as its flags).
+UNREACHABLE_PARAMETERS = ("width", "assurance", "max_items")
+
+
 def _unreachable(metric: str, width: float, assurance: float, max_items: int, share: float):
     return TargetUnreachable(
-        f"--width {width:g} for {metric} is not reached with --assurance {assurance:g} "
-        f"even at --max-items {max_items}: the share of studies that reach it there is "
-        f"{share:.3f}; widen --width, lower --assurance or raise --max-items"
+        f"width {width:g} for {metric} is not reached with assurance {assurance:g} "
+        f"even at max_items {max_items}: the share of studies that reach it there is "
+        f"{share:.3f}; widen width, lower assurance or raise max_items",
+        parameters=UNREACHABLE_PARAMETERS,
     )
 
 
@@ -361,11 +391,19 @@ def find_sample_size(
 
     Raises
     ------
+    InvalidInput
+        An argument outside its range (:data:`planner.validation.RULES`), named as the
+        parameter: ``width must be a number in [0.001, 1), got 1.5``.
     TargetUnreachable
-        When even ``max_items`` items do not reach the target.
+        When even ``max_items`` items do not reach the target; the message names
+        ``width``, ``assurance`` and ``max_items`` (the CLI, their flags).
     """
-    if metric not in METRICS:
-        raise InvalidInput(f"--metric must be one of psa, kappa, both; got {metric}")
+    model = _check_model(model)
+    metric, width, confidence_level, assurance = _check_target(
+        metric, width, confidence_level, assurance
+    )
+    n_reps = check("n_reps", n_reps, RULES["n_reps"])
+    max_items = check("max_items", max_items, RULES["max_items"])
     method = method or DEFAULT_METHOD[metric]
     interval_rng, study_rng, check_rng = np.random.default_rng(rng).spawn(3)
     interval = interval_function(metric, method, confidence_level, n_boot=n_boot, rng=interval_rng)
@@ -381,9 +419,9 @@ def find_sample_size(
         items, items_se, curve = _monte_carlo_search(
             model, interval, metric, width, assurance, n_reps, start, max_items, study_rng
         )
-    check = _fresh_check(model, items, interval, width, n_reps, check_rng)
-    defined = np.isfinite(check.half_widths)
-    finite_hw = np.where(defined, check.half_widths, np.inf)
+    fresh = _fresh_check(model, items, interval, width, n_reps, check_rng)
+    defined = np.isfinite(fresh.half_widths)
+    finite_hw = usable_half_width(fresh.half_widths)  # zero-width counts as too wide
     quantiles = None
     if exact is not None:  # the half-width's law is known exactly too
         quantiles = exact_half_width_quantiles(
@@ -399,14 +437,14 @@ def find_sample_size(
         target_assurance=assurance,
         items=items,
         union_positives=items * model.union_rate,
-        assurance=check.share,
-        assurance_mc_se=float(np.sqrt(check.share * (1 - check.share) / n_reps)),
+        assurance=fresh.share,
+        assurance_mc_se=float(np.sqrt(fresh.share * (1 - fresh.share) / n_reps)),
         items_mc_se=float(items_se),
         exact_assurance=exact,
         exact_items=exact_items,
         half_width_median=quantiles[0],
         half_width_at_assurance=quantiles[1],
-        interval_median=(_nan_median(check.interval.low), _nan_median(check.interval.high)),
+        interval_median=(_nan_median(fresh.interval.low), _nan_median(fresh.interval.high)),
         n_reps=n_reps,
         n_undefined=int((~defined).sum()),
         curve=curve,
@@ -428,6 +466,7 @@ def worst_case_union_positives(width: float, confidence_level: float = 0.95) -> 
     >>> worst_case_union_positives(0.08)
     {'delta': 186, 'wilson': 182}
     """
+    _, width, confidence_level, _ = _check_target("psa", width, confidence_level)
     z = normal_quantile(confidence_level)
     delta = int(np.ceil(z * z * psa_variance_factor(WORST_CASE_JACCARD) / width**2))
 
@@ -457,6 +496,12 @@ def union_positives_for_assurance(
     assurance holds over a run of 20 consecutive values (the exact curve wobbles with the
     discreteness of ``a``).
     """
+    jaccard = check("jaccard", jaccard, RULES["jaccard"])
+    _, width, confidence_level, assurance = _check_target("psa", width, confidence_level, assurance)
+    method = check_choice("method", method, EXACT_PSA_METHODS)
+    max_union_positives = check(
+        "max_union_positives", max_union_positives, RULES["max_union_positives"]
+    )
     z = normal_quantile(confidence_level)
     start = max(int(np.ceil(z * z * psa_variance_factor(jaccard) / width**2)), 1)
 
@@ -469,8 +514,9 @@ def union_positives_for_assurance(
         u = _smallest_passing(passes, start, max_union_positives)
     except TargetUnreachable:
         raise TargetUnreachable(
-            f"--width {width:g} is not reached by the stop rule within {max_union_positives} "
-            f"union positives"
+            f"width {width:g} is not reached by the stop rule within max_union_positives "
+            f"{max_union_positives}",
+            parameters=("width", "max_union_positives"),
         ) from None
     while True:
         run = conditional_psa_assurance(
@@ -491,7 +537,9 @@ def items_for_union_positives(union_positives: int, union_rate: float, probabili
     >>> items_for_union_positives(186, 0.082, 0.9)
     2475
     """
-    u, r = int(union_positives), float(union_rate)
+    u = check("union_positives", union_positives, RULES["union_positives"])
+    r = check("union_rate", union_rate, RULES["union_rate"])
+    probability = check("probability", probability, RULES["probability"])
     if u <= 0:
         return 0
     if r >= 1.0:
@@ -512,5 +560,6 @@ def inverse_sampling_items(union_positives: int, union_rate: float) -> dict[str,
     >>> round(out["expected"]), out["p90"]
     (2268, 2475)
     """
-    u, r = int(union_positives), float(union_rate)
+    u = check("union_positives", union_positives, RULES["union_positives"])
+    r = check("union_rate", union_rate, RULES["union_rate"])
     return {"expected": u / r, "p90": items_for_union_positives(u, r, 0.9)}

@@ -165,6 +165,16 @@ RULES: dict[str, Rule] = {
     "pilot_count": _integer(0, 10**12),
 }
 
+# sizing (search.py, issue 8): the search's own arguments
+RULES.update(
+    {
+        "jaccard": UNIT,
+        "union_positives": _integer(0, 10**9),
+        "max_union_positives": _integer(1, 10**9),
+        "probability": UNIT_OPEN,
+    }
+)
+
 # output safety: a scenario's name is the folder its report goes to, so one plain path
 # component (no separators, no leading dot, nothing a file system treats specially)
 NAME_MAX = 100

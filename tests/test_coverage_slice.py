@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,6 +27,7 @@ from validation.models import (
     pattern_probabilities,
     unbiased_pair,
 )
+from validation.output import markdown
 
 Z = 1.959963984540054
 
@@ -178,3 +180,76 @@ def test_an_unknown_method_name_is_a_usage_error(capsys):
         coverage.main(["--slice", "small", "--methods", "psa/wilsn", "--quiet"])
     assert stop.value.code == 2
     assert "unknown psa/wilsn" in capsys.readouterr().err
+
+
+def _stub_row(regime: str, method: str, coverage_value: float, flag: str) -> dict:
+    return {
+        "regime": regime,
+        "cell": f"{regime} cell",
+        "coefficient": "psa",
+        "method": method,
+        "coverage": coverage_value,
+        "mc_se": 0.003,
+        "flag": flag,
+    }
+
+
+def _stub_document(rows: list[dict], commit: str, slice_name: str) -> dict:
+    return {
+        "settings": {
+            "slice": slice_name,
+            "seed": 7,
+            "reps": 4000,
+            "n_boot": 500,
+            "seconds": 1.0,
+            "flag_rule": "rule",
+            "versions": {"planner": "0", "git_commit": commit},
+        },
+        "skipped": [f"skipped in {slice_name}"],
+        "rows": rows,
+    }
+
+
+def test_a_rerun_part_replaces_its_regimes_and_keeps_the_others():
+    old = _stub_document(
+        [_stub_row("unbiased", "wald", 0.5, "under"), _stub_row("multi-unbiased", "x", 0.9, "")],
+        "aaaa",
+        "full",
+    )
+    new = _stub_document([_stub_row("unbiased", "wald", 0.95, "")], "bbbb", "two")
+    merged = coverage.carry_over(new, old)
+    assert [(r["regime"], r["coverage"]) for r in merged["rows"]] == [
+        ("unbiased", 0.95),
+        ("multi-unbiased", 0.9),
+    ]
+    assert merged["settings"]["carried_over"]["regimes"] == ["multi-unbiased"]
+    assert merged["settings"]["carried_over"]["git_commit"] == "aaaa"
+    assert merged["skipped"] == ["skipped in two", "skipped in full"]
+    assert "carried over unchanged from the `full` run at aaaa" in markdown(merged)
+
+
+def test_every_markdown_row_says_whether_it_is_flagged():
+    rows = [
+        _stub_row("unbiased", "wilson", 0.95, ""),
+        _stub_row("unbiased", "wald", 0.89, "under"),
+        _stub_row("biased", "clopper-pearson", 0.98, "over"),
+    ]
+    table = [
+        line.split(" | ")
+        for line in markdown(_stub_document(rows, "cccc", "two")).splitlines()
+        if line.startswith("| psa")
+    ]
+    assert [(cols[1], cols[3]) for cols in table] == [
+        ("wilson", "no"),
+        ("wald", "**yes** (under)"),
+        ("clopper-pearson", "**yes** (over)"),
+    ]
+
+
+def test_the_shipped_table_has_the_score_interval_and_the_calibrated_gof():
+    doc = json.loads((Path(coverage.__file__).parent / "coverage.json").read_text())
+    keys = {(r["coefficient"], r["method"]) for r in doc["rows"]}
+    assert {("cohen_kappa", "score"), ("intraclass_kappa", "gof")} <= keys
+    assert {r["regime"] for r in doc["rows"]} >= {"unbiased", "biased", "multi-unbiased"}
+    # the calibrated GOF covers what it estimates: no intraclass-kappa row is flagged
+    assert not [r for r in doc["rows"] if r["coefficient"] == "intraclass_kappa" and r["flag"]]

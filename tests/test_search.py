@@ -162,7 +162,7 @@ def test_psa_headline_is_the_exact_n():
 
 
 def test_unreachable_target_raises():
-    with pytest.raises(TargetUnreachable, match="--max-items 1000"):
+    with pytest.raises(TargetUnreachable, match="max_items 1000"):
         find_sample_size(pair_from_annotators(0.08), "psa", 0.01, max_items=1000, rng=1)
 
 

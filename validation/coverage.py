@@ -263,6 +263,31 @@ def settings(
     }
 
 
+def carry_over(document: dict[str, Any], previous: dict[str, Any]) -> dict[str, Any]:
+    """``document`` plus the rows of ``previous`` for the regimes ``document`` did not run.
+
+    Lets one part of the grid be rerun (``--slice two``) while the other part's rows are
+    kept from an earlier run whose methods did not change; ``settings.carried_over`` says
+    which regimes came from which run (its commit, seed, reps and seconds).
+    """
+    ran = {row["regime"] for row in document["rows"]}
+    kept = [row for row in previous["rows"] if row["regime"] not in ran]
+    before = previous["settings"]
+    skipped = list(dict.fromkeys([*document["skipped"], *previous["skipped"]]))
+    settings = dict(document["settings"])
+    if kept:
+        settings["carried_over"] = {
+            "regimes": sorted({row["regime"] for row in kept}),
+            "slice": before["slice"],
+            "seed": before["seed"],
+            "reps": before["reps"],
+            "n_boot": before["n_boot"],
+            "seconds": before["seconds"],
+            "git_commit": before["versions"]["git_commit"],
+        }
+    return {"settings": settings, "skipped": skipped, "rows": document["rows"] + kept}
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """Command-line options (see the module docstring and README.md)."""
     parser = argparse.ArgumentParser(
@@ -281,6 +306,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="coefficients, method names or coefficient/method keys to run (default all)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        default=None,
+        help="a JSON file of an earlier run: keep its rows for the regimes this run skips",
+    )
     args = parser.parse_args(argv)
     if args.reps is not None and args.reps < 10:
         parser.error(f"--reps must be at least 10, got {args.reps}")
@@ -312,6 +343,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         wanted=args.methods,
         progress=not args.quiet,
     )
+    if args.keep is not None:
+        document = carry_over(document, json.loads(args.keep.read_text()))
     rows = document["rows"]
     print(text_table(rows))
     flagged = [r for r in rows if r["flag"]]

@@ -66,6 +66,24 @@ def summary(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def status(group: dict[str, Any]) -> str:
+    """``**yes** (under)``, ``**yes** (over)``, ``**yes** (under, over)`` or ``no``."""
+    sides = [side for side in ("under", "over") if group[f"flagged_{side}"] > 0]
+    return f"**yes** ({', '.join(sides)})" if sides else "no"
+
+
+def _carried_over(settings: dict[str, Any]) -> str:
+    kept = settings.get("carried_over")
+    if not kept:
+        return ""
+    regimes = ", ".join(REGIME_NAMES.get(r, r) for r in kept["regimes"])
+    return (
+        f" Rows for {regimes} are carried over unchanged from the `{kept['slice']}` run at "
+        f"{str(kept['git_commit'])[:10]} ({kept['reps']:,} studies per cell, seed "
+        f"{kept['seed']}): their methods did not change."
+    )
+
+
 def markdown(document: dict[str, Any]) -> str:
     """The README's table: per method and regime, the worst coverage and where it occurs."""
     s = document["settings"]
@@ -73,16 +91,16 @@ def markdown(document: dict[str, Any]) -> str:
         f"Coverage of nominal 95% intervals: {s['reps']:,} simulated studies per grid cell "
         f"(seed {s['seed']}, bootstrap B = {s['n_boot']}, slice `{s['slice']}`, "
         f"planner {s['versions']['planner']} at {str(s['versions']['git_commit'])[:10]}). "
-        f"Flagged: {s['flag_rule']}. Undefined intervals count as misses.",
+        f"Flagged: {s['flag_rule']}. Undefined intervals count as misses." + _carried_over(s),
         "",
-        "| coefficient | method | regime | cells | flagged (under / over) "
+        "| coefficient | method | regime | flagged | cells | flagged (under / over) "
         "| worst coverage (MC SE) | where | best coverage |",
-        "|---|---|---|---:|---:|---:|---|---:|",
+        "|---|---|---|---|---:|---:|---:|---|---:|",
     ]
     for g in summary(document["rows"]):
         lines.append(
             f"| {g['coefficient']} | {g['method']} | {REGIME_NAMES.get(g['regime'], g['regime'])} "
-            f"| {g['cells']} | {g['flagged_under']} / {g['flagged_over']} "
+            f"| {status(g)} | {g['cells']} | {g['flagged_under']} / {g['flagged_over']} "
             f"| {g['worst_coverage']:.3f} ({g['worst_mc_se']:.3f}) | {g['worst_cell']} "
             f"| {g['best_coverage']:.3f} |"
         )
