@@ -498,6 +498,21 @@ def patterns_from_ratings(
     >>> p.dense().tolist(), p.multiplicity.tolist()
     ([[1.0, 1.0], [2.0, 0.0]], [1, 2])
     """
+    cats, cnts, most = row_category_counts(item_index, label_index, n_rows)
+    w = None if weights is None else np.asarray(weights, dtype=float)
+    return _distinct_patterns(cats, cnts, int(n_categories), most, w)
+
+
+def row_category_counts(
+    item_index: ArrayLike, label_index: ArrayLike, n_rows: int
+) -> tuple[NDArray[np.int64], NDArray[np.int64], int]:
+    """Each row's ``(category, count)`` pairs of sparse ratings, linear in the ratings.
+
+    Returns ``(categories, counts, most)``: ``(n_rows, L)`` arrays padded with count 0
+    (``L`` the most categories one row uses) and the largest count. Not deduplicated:
+    :func:`patterns_from_ratings` finds the distinct rows; statistics that need every
+    row (Conger's kappa, :mod:`planner.conger`) use them as they are.
+    """
     item = np.asarray(item_index, dtype=np.int64)
     label = np.asarray(label_index, dtype=np.int64)
     order = np.lexsort((label, item))
@@ -515,8 +530,7 @@ def patterns_from_ratings(
     cnts = np.zeros((int(n_rows), width), dtype=np.int64)
     cats[run_item, slot] = run_cat
     cnts[run_item, slot] = run_count
-    w = None if weights is None else np.asarray(weights, dtype=float)
-    return _distinct_patterns(cats, cnts, int(n_categories), int(run_count.max(initial=0)), w)
+    return cats, cnts, int(run_count.max(initial=0))
 
 
 def chance_corrected_patterns(
