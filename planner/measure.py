@@ -26,6 +26,11 @@ Every coefficient with an analytic standard error reports it as ``se`` (NaN othe
 Cohen's kappa under kappa = 0 is a test, reported apart (``cohen_kappa_test_zero``).
 Where the coverage study (``validation/coverage.md``) finds a method under-covering with
 the data's union positives, a note says so (:func:`planner.intervals.coverage_note`).
+
+Variance conventions: Gwet's linearised variances (Fleiss, AC1/AC2, Brennan-Prediger,
+Conger) divide by ``n (n - 1)`` as irrCAC's raw-data functions do; irrCAC's 2 x 2-table
+AC1 variance divides by ``n`` instead (both legitimate; ours is larger by ``n / (n - 1)``).
+Cohen's kappa uses the items both annotators rated unless ``cohen_marginals="gwet"``.
 """
 
 from __future__ import annotations
@@ -786,8 +791,11 @@ def _kappa_test_zero(table: NDArray, weights: str | None) -> dict[str, Any]:
     }
 
 
-def _conger(ratings: Ratings, weight_matrix: NDArray | None) -> mr.ChanceCorrected:
-    """Conger's kappa of every annotator of ``ratings`` (Gwet's variance)."""
+def _conger(
+    ratings: Ratings, weight_matrix: NDArray | None, rows: NDArray | None = None
+) -> mr.ChanceCorrected:
+    """Conger's kappa of every annotator of ``ratings`` (Gwet's variance); ``rows``
+    replaces the items each row stands for (a bootstrap resample)."""
     return conger_kappa(
         ratings.item_index,
         ratings.annotator_index,
@@ -796,7 +804,7 @@ def _conger(ratings: Ratings, weight_matrix: NDArray | None) -> mr.ChanceCorrect
         n_categories=ratings.n_categories,
         n_annotators=ratings.n_annotators,
         weights=weight_matrix,
-        row_weights=ratings.weights,
+        row_weights=ratings.weights if rows is None else rows,
     )
 
 
@@ -829,24 +837,8 @@ def _add_conger(
     lo, hi = res.confidence_interval(confidence_level)
     if bootstrap and n_boot * len(ratings.item_index) <= CONGER_BOOT_LIMIT:
         rows = np.ones(ratings.n_rows) if ratings.weights is None else ratings.weights
-        draws = np.array(
-            [
-                scalar(
-                    conger_kappa(
-                        ratings.item_index,
-                        ratings.annotator_index,
-                        ratings.label_index,
-                        n_rows=ratings.n_rows,
-                        n_categories=ratings.n_categories,
-                        n_annotators=ratings.n_annotators,
-                        weights=weight_matrix,
-                        row_weights=m,
-                    ).estimate
-                )
-                for chunk in _resampled(rows, n_boot, rng, 1)
-                for m in chunk
-            ]
-        )
+        resamples = (m for chunk in _resampled(rows, n_boot, rng, 1) for m in chunk)
+        draws = np.array([scalar(_conger(ratings, weight_matrix, m).estimate) for m in resamples])
         lo, hi = _percentile(draws, confidence_level)
         method = f"bootstrap, items (B={n_boot})"
     elif bootstrap:
@@ -875,6 +867,7 @@ _NOTE_KEYS = {
     ("brennan_prediger", "Gwet variance, t"): ("brennan_prediger", "gwet-t"),
     ("psa", "linearised ratio variance, Wald"): ("specific_positive", "wald-linearised"),
     ("pabak", "2 p_o - 1"): ("pabak", "wilson"),
+    ("conger_kappa", "Gwet variance, t"): ("conger_kappa", "gwet-t"),
 }
 
 
