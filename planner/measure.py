@@ -853,7 +853,9 @@ def _add_conger(
         np.minimum(hi, 1.0),
         method,
         int(res.n_items),
-        "each annotator's own marginals (Conger 1980)",
+        _undefined_note(res.estimate, False)
+        or "each annotator's own marginals (Conger 1980)"
+        + ("" if weight_matrix is None else ", with the agreement weights of AC2"),
         se=res.standard_error,
     )
 
@@ -921,8 +923,8 @@ def _small_count_notes(
             key, advice = ("psa", "bootstrap"), "drop --bootstrap: the Wilson interval keeps 0.95"
         else:
             advice = None
-        if key is None or (key[0] == "pabak" and pos is None):
-            continue
+        if key is None or (key[0] == "pabak" and (pos is None or bootstrap)):
+            continue  # PABAK's study rows are 2 x Wilson(p_o) - 1, for a positive label
         note = coverage_note(*key, count, advice, counted)
         if note is not None:
             out.append(note)

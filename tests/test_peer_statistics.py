@@ -237,11 +237,11 @@ def test_kappa_variances_match_statsmodels(table):
 
 
 def test_cohen_kappa_se_matches_irrcac_published():
-    # irrCAC README: kappa2.table(cont3x3abstractors) 0.7964094, SE 0.05891072. irrCAC's
-    # 2x2-table variance is Gwet's, not FCE; the FCE value is close but not equal.
+    # irrCAC README: kappa2.table(cont3x3abstractors) prints 0.7964094, SE 0.05891072 (the
+    # Fleiss-Cohen-Everitt non-null SE)
     table = TABLES[1]
     assert float(ag.cohen_kappa(table)) == pytest.approx(0.7964094, abs=5e-8)
-    assert float(ag.weighted_kappa_standard_error(table)) == pytest.approx(0.0589, abs=0.003)
+    assert float(ag.weighted_kappa_standard_error(table)) == pytest.approx(0.05891072, abs=5e-9)
 
 
 def test_weighted_se_batches_like_a_loop():
@@ -415,3 +415,47 @@ def test_coverage_note_counts_what_it_is_given():
     note = coverage_note("fleiss_kappa", "gwet-t", 30, counted="items rated 'c' (the rarest)")
     assert note.startswith("with 30 items rated 'c' (the rarest) the Gwet-variance")
     assert note.endswith("label more items")
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.permutations(range(4)))
+def test_conger_kappa_ignores_the_order_of_annotators_and_items(seed, order):
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(-1, 3, size=(15, 4))
+    codes[:3] = [[0, 1, 2, 0], [1, 2, 0, 1], [2, 0, 1, 2]]
+    base = _conger(codes)
+    moved = _conger(codes[rng.permutation(15)][:, list(order)])
+    np.testing.assert_allclose(moved.estimate, base.estimate, atol=1e-12)
+    np.testing.assert_allclose(moved.standard_error, base.standard_error, atol=1e-12)
+
+
+def test_cli_cohen_marginals_gwet_says_which_it_used(tmp_path):
+    path = tmp_path / "pairs.csv"
+    rows = ["item,annotator,label"]
+    a = [0, 0, 1, 1, 0, 1, 1, 1, 0, None, None, 1, 0]
+    b = [0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 0, None, None]
+    for i, (x, y) in enumerate(zip(a, b, strict=True)):
+        rows += [f"i{i},A,{x}"] if x is not None else []
+        rows += [f"i{i},B,{y}"] if y is not None else []
+    path.write_text("\n".join(rows) + "\n")
+    runner = CliRunner()
+    doc = json.loads(
+        runner.invoke(
+            app, ["agree", str(path), "--cohen-marginals", "gwet", "--json", "--seed", "1"]
+        ).stdout
+    )
+    assert doc["summary"]["cohen_marginals"]["used"] == "gwet"
+    text = runner.invoke(app, ["agree", str(path), "--cohen-marginals", "gwet", "--seed", "1"])
+    assert text.exit_code == 0, text.output
+    assert "Cohen's kappa marginals: gwet" in text.stdout
+
+
+def test_bootstrap_psa_and_kappa_get_their_notes():
+    report = measure_agreement(ratings_from_counts(6, 21, 14, 459), bootstrap=True, n_boot=100)
+    notes = _coverage_notes(report.notes)
+    assert any(
+        "bootstrap interval for psa covers as little as 0.93" in n and "drop --bootstrap" in n
+        for n in notes
+    )
+    assert any("bootstrap interval for kappa covers as little as 0.93" in n for n in notes)
+    assert not any("PABAK" in n for n in notes)  # its bootstrap interval was not studied
