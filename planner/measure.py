@@ -62,6 +62,7 @@ from planner.intervals import (
 )
 from planner.jsonout import json_ready
 from planner.labels import Ratings
+from planner.small_counts import small_count_notes
 from planner.validation import RULES, check, check_choice, shown
 
 N_BOOT_MAX = 100_000  # see RULES["n_boot"]
@@ -610,7 +611,7 @@ def measure_agreement(
                 se=spec_se[pos],
             )
 
-    notes += _small_count_notes(ratings, coefficients, patterns, pos, bootstrap)
+    notes += small_count_notes(ratings, coefficients, patterns, pos, bootstrap)
 
     # ---- decision
     target = decide_on or ("psa" if "psa" in coefficients else "krippendorff_alpha")
@@ -858,74 +859,3 @@ def _add_conger(
         + ("" if weight_matrix is None else ", with the agreement weights of AC2"),
         se=res.standard_error,
     )
-
-
-# --------------------------------------------------------------------------- small counts
-
-#: (coefficient as agree reports it, method label) -> key of intervals.UNDER_COVERAGE
-_NOTE_KEYS = {
-    ("fleiss_kappa", "Gwet variance, t"): ("fleiss_kappa", "gwet-t"),
-    ("gwet_ac1", "Gwet variance, t"): ("gwet_ac1", "gwet-t"),
-    ("brennan_prediger", "Gwet variance, t"): ("brennan_prediger", "gwet-t"),
-    ("psa", "linearised ratio variance, Wald"): ("specific_positive", "wald-linearised"),
-    ("pabak", "2 p_o - 1"): ("pabak", "wilson"),
-    ("conger_kappa", "Gwet variance, t"): ("conger_kappa", "gwet-t"),
-}
-
-
-def _regime_count(
-    ratings: Ratings, patterns: mr.Patterns, pos: int | None
-) -> tuple[float, str] | None:
-    """The count the coverage study conditions on, and how a note names it.
-
-    The study (binary labels, the positive class the rarer one) keys regimes by union
-    positives: items at least one annotator put in the positive class. Binary data use
-    the items with any rating in the rarer label (the union positives when it is the
-    positive label); with more categories, those of the rarest category used (the
-    coefficients are least stable there). ``None`` when fewer than two categories are
-    used.
-    """
-    used = patterns.per_category(patterns.multiplicity)
-    if (used > 0).sum() < 2:
-        return None
-    cat = int(np.argmin(np.where(used > 0, used, np.inf)))
-    if cat == pos and ratings.n_categories == 2:
-        counted = "union positives"
-    else:
-        rarest = "the rarer label" if ratings.n_categories == 2 else "the rarest category"
-        counted = f"items rated {shown(ratings.categories[cat])} ({rarest})"
-    hit = ((patterns.categories == cat) & (patterns.counts > 0)).any(axis=1)
-    return float(patterns.multiplicity @ hit), counted
-
-
-def _small_count_notes(
-    ratings: Ratings,
-    coefficients: dict[str, Coefficient],
-    patterns: mr.Patterns,
-    pos: int | None,
-    bootstrap: bool,
-) -> list[str]:
-    """One note per coefficient whose interval under-covers with these few union positives
-    (the bands of :data:`planner.intervals.UNDER_COVERAGE`, from validation/coverage.md)."""
-    regime = _regime_count(ratings, patterns, pos)
-    if regime is None:
-        return []
-    count, counted = regime
-    keys = dict(_NOTE_KEYS)
-    alpha = coefficients.get("krippendorff_alpha")
-    if alpha is not None and alpha.method.startswith("bootstrap"):
-        keys[("krippendorff_alpha", alpha.method)] = ("krippendorff_alpha", "bootstrap")
-    two = ratings.n_annotators == 2
-    out = []
-    for name, co in coefficients.items():
-        key = keys.get((name, co.method))
-        if key is None and two and bootstrap and name == "psa":
-            key, advice = ("psa", "bootstrap"), "drop --bootstrap: the Wilson interval keeps 0.95"
-        else:
-            advice = None
-        if key is None or (key[0] == "pabak" and (pos is None or bootstrap)):
-            continue  # PABAK's study rows are 2 x Wilson(p_o) - 1, for a positive label
-        note = coverage_note(*key, count, advice, counted)
-        if note is not None:
-            out.append(note)
-    return out

@@ -459,3 +459,14 @@ def test_bootstrap_psa_and_kappa_get_their_notes():
     )
     assert any("bootstrap interval for kappa covers as little as 0.93" in n for n in notes)
     assert not any("PABAK" in n for n in notes)  # its bootstrap interval was not studied
+
+
+def test_psa_note_is_read_at_its_own_union_positives():
+    # positive = the common label: specific agreement of it has hundreds of union positives
+    rng = np.random.default_rng(4)
+    truth = rng.random(400) < 0.05
+    codes = np.where(rng.random((400, 3)) < 0.85, truth[:, None], rng.random((400, 3)) < 0.03)
+    ratings = ratings_from_matrix(np.where(codes, "rare", "common"))
+    notes = _coverage_notes(measure_agreement(ratings, positive="common", seed=1).notes)
+    assert not any("specific positive agreement" in n for n in notes)
+    assert any("Fleiss' kappa" in n and "items rated 'rare'" in n for n in notes)
