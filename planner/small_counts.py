@@ -73,15 +73,20 @@ def small_count_notes(
     out = []
     for name, co in coefficients.items():
         key = keys.get((name, co.method))
+        advice = None
         if key is None and two and bootstrap and name == "psa":
             key, advice = ("psa", "bootstrap"), "drop --bootstrap: the Wilson interval keeps 0.95"
-        else:
-            advice = None
+        if name in ("cohen_kappa_quadratic", "cohen_kappa_linear"):
+            key = ("weighted_kappa", "wald" if co.method.startswith("Wald") else "bootstrap")
         if key is None or (key[0] == "pabak" and (pos is None or bootstrap)):
             continue  # PABAK's study rows are 2 x Wilson(p_o) - 1, for a positive label
         # PSA is read at its own class's union positives (its n_items), the others at the
         # rarer label's
-        at, named = (co.n_items, "union positives") if name == "psa" else (count, counted)
+        at, named = (count, counted)
+        if name == "psa":
+            at, named = co.n_items, "union positives"
+        elif key[0] == "weighted_kappa":
+            at, named = co.n_items, "items"  # its study is keyed by items
         note = coverage_note(*key, at, advice, named)
         if note is not None:
             out.append(note)

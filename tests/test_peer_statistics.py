@@ -285,12 +285,17 @@ def test_agree_json_has_the_test_of_kappa_zero_and_se_fields():
     assert all("se" in v for v in co.values())
 
 
+def _ordinal_pair(n, seed=3):
+    """Two annotators on four ordered levels, each off the truth by at most one level."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 4, n)
+    a = np.clip(truth + rng.integers(-1, 2, n), 0, 3)
+    b = np.clip(truth + rng.integers(-1, 2, n), 0, 3)
+    return np.array([a, b], dtype=float).T
+
+
 def test_agree_weighted_kappa_se_and_wald_option():
-    rng = np.random.default_rng(3)
-    truth = rng.integers(0, 4, 200)
-    a = np.clip(truth + rng.integers(-1, 2, 200), 0, 3)
-    b = np.clip(truth + rng.integers(-1, 2, 200), 0, 3)
-    ratings = ratings_from_matrix(np.array([a, b], dtype=float).T)
+    ratings = ratings_from_matrix(_ordinal_pair(200))
     table = ratings.pair_table()
     sm = sm_cohens_kappa(table, wt="quadratic")
     boot = measure_agreement(ratings, level="ordinal", seed=1, n_boot=200)
@@ -404,7 +409,7 @@ def test_coverage_bands_cover_the_study_rows():
         key = (row["coefficient"], row["method"], row["union_positives"])
         worst[key] = min(worst.get(key, 1.0), row["coverage"])
     for (coef, method), bands in UNDER_COVERAGE.items():
-        if coef in ("psa", "kappa", "conger_kappa"):
+        if coef in ("psa", "kappa", "conger_kappa", "weighted_kappa"):
             continue  # keyed by plan's metric names, or measured outside validation/
         for (up_to, coverage), u in zip(bands, (20, 50, 180), strict=False):
             assert up_to >= u
@@ -470,3 +475,15 @@ def test_psa_note_is_read_at_its_own_union_positives():
     notes = _coverage_notes(measure_agreement(ratings, positive="common", seed=1).notes)
     assert not any("specific positive agreement" in n for n in notes)
     assert any("Fleiss' kappa" in n and "items rated 'rare'" in n for n in notes)
+
+
+def test_weighted_kappa_notes_are_read_at_items():
+    pair = _ordinal_pair(80)
+    ratings = ratings_from_matrix(pair)
+    boot = _coverage_notes(measure_agreement(ratings, level="ordinal", seed=1, n_boot=100).notes)
+    assert any(n.startswith("with 80 items the item-bootstrap interval for weighted") for n in boot)
+    wald = measure_agreement(ratings, level="ordinal", weighted_kappa_method="wald", seed=1)
+    assert any("drop --weighted-kappa-method wald" in n for n in _coverage_notes(wald.notes))
+    big = ratings_from_matrix(np.tile(pair, (10, 1)))
+    notes = _coverage_notes(measure_agreement(big, level="ordinal", seed=1, n_boot=100).notes)
+    assert not any("weighted kappa" in n for n in notes)
