@@ -14,8 +14,8 @@ Cohen's kappa             score interval for Cohen's kappa (binary), else FCE Wa
 weighted kappa            item bootstrap (``weighted_kappa_method="wald"``: FCE 1969 SE)
 Fleiss' kappa             Gwet (2021) linearised variance, t interval
 Conger's kappa (3+)       Gwet's linearised variance, t interval (:mod:`planner.conger`)
-Gwet's AC1 / AC2          Gwet (2008) variance, t interval
-Brennan-Prediger          Gwet's variance, t interval
+Gwet's AC1 / AC2          Gwet (2008) variance, t interval on log(1 - AC), mapped back
+Brennan-Prediger          Gwet's variance, t interval on log(1 - BP), mapped back
 Krippendorff's alpha      item bootstrap (percentile); P(alpha < alpha_min)
 specific agreement        linearised ratio variance (Wald), clipped to [0, 1]
 observed agreement        Wilson (2 annotators), else item bootstrap
@@ -422,10 +422,11 @@ def measure_agreement(
 
             lo, hi = boot(resampled)
             method = boot_name
-        else:
-            lo, hi = res.confidence_interval(confidence_level)
+        else:  # AC1/AC2 and BP on log(1 - c): see ChanceCorrected.confidence_interval
+            scale = "linear" if chance == "fleiss" else "log1m"
+            lo, hi = res.confidence_interval(confidence_level, scale)
             lo, hi = np.maximum(lo, -1.0), np.minimum(hi, 1.0)
-            method = "Gwet variance, t"
+            method = "Gwet variance, t" + ("" if chance == "fleiss" else " on log(1 - c)")
         add(
             name,
             res.estimate,

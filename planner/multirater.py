@@ -156,9 +156,28 @@ class ChanceCorrected:
     n_items: FloatArray
     n_pairable: FloatArray
 
-    def confidence_interval(self, confidence_level: float = 0.95) -> tuple[FloatArray, FloatArray]:
-        """``estimate -/+ t_{n-1} SE`` (Gwet 2008, 2021)."""
+    def confidence_interval(
+        self, confidence_level: float = 0.95, scale: str = "linear"
+    ) -> tuple[FloatArray, FloatArray]:
+        """``estimate -/+ t_{n-1} SE`` (Gwet 2008, 2021), on the coefficient's scale or on
+        ``log(1 - coefficient)``.
+
+        ``scale="log1m"``: the t interval for ``log(1 - c)`` with the delta-method SE
+        ``SE / (1 - c)``, mapped back, ``1 - (1 - c) exp(+/- t SE / (1 - c))``; it stretches
+        downwards near the upper bound 1, where the linear interval under-covers. For AC1
+        and Brennan-Prediger over validation/'s several-annotator grid (4,000 studies per
+        cell) it moves the worst coverage at 20 union positives from 0.897 / 0.863 to
+        0.942 / 0.938 (none under 0.935; at most 0.973), at the same median width. For
+        Fleiss' kappa it does not help (worst 0.857 vs 0.849 at 20, 0.909 vs 0.915 at 50).
+        """
         t = special.stdtrit(np.maximum(self.n_items - 1, 1), 0.5 + confidence_level / 2)
+        if scale == "log1m":
+            gap = np.maximum(1 - self.estimate, 1e-12)
+            with np.errstate(over="ignore", invalid="ignore"):
+                h = t * self.standard_error / gap
+                return 1 - gap * np.exp(h), 1 - gap * np.exp(-h)
+        if scale != "linear":
+            raise ValueError(f"`scale` must be 'linear' or 'log1m', got {scale!r}")
         return self.estimate - t * self.standard_error, self.estimate + t * self.standard_error
 
 

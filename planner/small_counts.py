@@ -19,6 +19,8 @@ from planner.validation import shown
 #: (coefficient as agree reports it, method label) -> key of intervals.UNDER_COVERAGE
 _NOTE_KEYS = {
     ("fleiss_kappa", "Gwet variance, t"): ("fleiss_kappa", "gwet-t"),
+    # AC1 and BP: their default (t on log(1 - c)) keeps 0.938-0.973 from 20 union
+    # positives, so only the linear gwet-t rows would note; agree no longer prints them
     ("gwet_ac1", "Gwet variance, t"): ("gwet_ac1", "gwet-t"),
     ("brennan_prediger", "Gwet variance, t"): ("brennan_prediger", "gwet-t"),
     ("psa", "linearised ratio variance, Wald"): ("specific_positive", "wald-linearised"),
