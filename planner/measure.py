@@ -17,7 +17,7 @@ Conger's kappa (3+)       Gwet's linearised variance, t interval (:mod:`planner.
 Gwet's AC1 / AC2          Gwet (2008) variance, t interval on log(1 - AC), mapped back
 Brennan-Prediger          Gwet's variance, t interval on log(1 - BP), mapped back
 Krippendorff's alpha      item bootstrap (percentile); P(alpha < alpha_min)
-specific agreement        linearised ratio variance (Wald), clipped to [0, 1]
+specific agreement        linearised ratio variance, Wald on the logit scale
 observed agreement        Wilson (2 annotators), else item bootstrap
 ========================  ===========================================================
 
@@ -519,13 +519,10 @@ def measure_agreement(
     # ---- specific agreement (Uebersax) for every category
     specific = mr.specific_agreement_patterns(patterns)
     spec_se = mr.specific_agreement_se_patterns(patterns)
+    spec_lo, spec_hi = mr.specific_agreement_interval(specific, spec_se, confidence_level)
     summary["specific_agreement"] = {
-        str(c): {
-            "estimate": float(s),
-            "ci_low": float(np.clip(s - z * e, 0, 1)),
-            "ci_high": float(np.clip(s + z * e, 0, 1)),
-        }
-        for c, s, e in zip(ratings.categories, specific, spec_se, strict=True)
+        str(c): {"estimate": float(s), "ci_low": float(lo_c), "ci_high": float(hi_c)}
+        for c, s, lo_c, hi_c in zip(ratings.categories, specific, spec_lo, spec_hi, strict=True)
     }
 
     # ---- the positive class
@@ -598,9 +595,8 @@ def measure_agreement(
                 lo, hi = boot(lambda m: mr.specific_agreement_patterns(patterns, m, pos))
                 method = boot_name
             else:
-                lo = np.clip(specific[pos] - z * spec_se[pos], 0, 1)
-                hi = np.clip(specific[pos] + z * spec_se[pos], 0, 1)
-                method = "linearised ratio variance, Wald"
+                lo, hi = spec_lo[pos], spec_hi[pos]
+                method = "linearised ratio variance, Wald on the logit scale"
             add(
                 "psa",
                 specific[pos],

@@ -350,6 +350,36 @@ def specific_agreement_se(counts: ArrayLike, multiplicity: ArrayLike | None = No
         return np.sqrt(var)
 
 
+def specific_agreement_interval(
+    estimate: ArrayLike, standard_error: ArrayLike, confidence_level: float = 0.95
+) -> tuple[FloatArray, FloatArray]:
+    """Wald interval for specific agreement on the logit scale, mapped back.
+
+    ``expit(logit(p) -/+ z SE / (p (1 - p)))`` with the linearised SE of
+    :func:`specific_agreement_se`; where ``p`` is 0 or 1 (no logit) the Wald interval
+    clipped to [0, 1]. Over validation/'s several-annotator grid (4,000 studies per cell)
+    the worst coverage of specific positive agreement goes from 0.864 to 0.904 at 20 union
+    positives and from 0.917 to 0.930 at 50 (under 0.935 in 10 and 2 of 43 cells, against
+    40 and 9 for the plain Wald); from 180 on both keep 0.94-0.96.
+
+    >>> lo, hi = specific_agreement_interval(0.9, 0.05)
+    >>> round(float(lo), 4), round(float(hi), 4)
+    (0.7518, 0.9639)
+    """
+    p = np.asarray(estimate, dtype=float)
+    se = np.asarray(standard_error, dtype=float)
+    z = special.ndtri(0.5 + confidence_level / 2)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        centre = np.log(p / (1 - p))
+        step = z * se / (p * (1 - p))
+        lo, hi = special.expit(centre - step), special.expit(centre + step)
+    inside = (p > 0) & (p < 1) & np.isfinite(step)
+    return (
+        np.where(inside, lo, np.clip(p - z * se, 0, 1)),
+        np.where(inside, hi, np.clip(p + z * se, 0, 1)),
+    )
+
+
 def pairwise_agreement(counts: ArrayLike, multiplicity: ArrayLike | None = None) -> FloatArray:
     """Observed pairwise agreement ``p_a`` over items with at least two ratings."""
     return chance_corrected(counts, "brennan-prediger", multiplicity=multiplicity).p_a

@@ -24,6 +24,10 @@ _NOTE_KEYS = {
     ("gwet_ac1", "Gwet variance, t"): ("gwet_ac1", "gwet-t"),
     ("brennan_prediger", "Gwet variance, t"): ("brennan_prediger", "gwet-t"),
     ("psa", "linearised ratio variance, Wald"): ("specific_positive", "wald-linearised"),
+    ("psa", "linearised ratio variance, Wald on the logit scale"): (
+        "specific_positive",
+        "wald-logit",
+    ),
     ("pabak", "2 p_o - 1"): ("pabak", "wilson"),
     ("conger_kappa", "Gwet variance, t"): ("conger_kappa", "gwet-t"),
 }

@@ -395,7 +395,8 @@ def test_notes_for_several_annotators_at_few_union_positives():
     ratings = ratings_from_matrix(codes.astype(float))
     report = measure_agreement(ratings, seed=1, n_boot=100)
     notes = _coverage_notes(report.notes)
-    assert any("specific positive agreement covers as little as 0.85" in n for n in notes)
+    shown = "logit-scale Wald interval for specific positive agreement covers as little as 0.90"
+    assert any(shown in n for n in notes)
     assert any("Conger's kappa covers as little as 0.86" in n for n in notes)
     assert any("Fleiss' kappa covers as little as 0.85" in n for n in notes)
 
@@ -408,7 +409,7 @@ def test_coverage_bands_cover_the_study_rows():
         key = (row["coefficient"], row["method"], row["union_positives"])
         worst[key] = min(worst.get(key, 1.0), row["coverage"])
     for (coef, method), bands in UNDER_COVERAGE.items():
-        if coef in ("psa", "kappa", "conger_kappa", "weighted_kappa"):
+        if coef in ("psa", "kappa", "conger_kappa", "weighted_kappa") or method == "wald-logit":
             continue  # keyed by plan's metric names, or measured outside validation/
         for (up_to, coverage), u in zip(bands, (20, 50, 180), strict=False):
             assert up_to >= u
@@ -517,3 +518,28 @@ def test_log_scale_interval_keeps_the_estimate_inside():
     assert lo < res.estimate < hi <= 1
     with pytest.raises(ValueError, match="scale"):
         res.confidence_interval(0.95, "logit")
+
+
+def test_logit_specific_agreement_interval_beats_the_wald_at_few_union_positives():
+    # validation/'s cell "M=3 pi=0.05 fleiss 0.3 bias=0 U=20": Wald covered 0.849
+    from planner.multirater import (
+        specific_agreement,
+        specific_agreement_interval,
+        specific_agreement_se,
+    )
+    from validation.models import POPULATION, category_rows, compress_patterns, multi_rater_model
+
+    probs, _ = multi_rater_model(0.05, 3, 0.3, 0.0)
+    p = compress_patterns(probs, 3)
+    rows = category_rows(3)
+    truth = float(specific_agreement(rows, p * POPULATION)[0])
+    n = round(20 / (1 - probs[0]))
+    mult = np.random.default_rng(20261201).multinomial(n, p, size=4000)
+    s = specific_agreement(rows, mult)[..., 0]
+    se = specific_agreement_se(rows, mult)[..., 0]
+    lo, hi = specific_agreement_interval(s, se)
+    logit = np.mean((lo <= truth + 1e-9) & (truth - 1e-9 <= hi))
+    wald = np.mean(np.abs(s - truth) <= 1.959964 * se)
+    assert wald < 0.88  # the defect the switch addresses
+    assert logit > wald + 0.03
+    assert logit > 0.90  # the band UNDER_COVERAGE states for it at 20 union positives
