@@ -119,18 +119,18 @@ def conger_kappa(
     p_gk = np.where(active[:, None], classif / np.where(active, n_g, 1.0)[:, None], 0.0)
     total = p_gk.sum(axis=0)  # sum over annotators, r pbar_k
     sym = None if w is None else (w + w.T) / 2
+    pairs = r * (r - 1) if r >= 2 else np.nan  # ordered pairs of different annotators
     if sym is None:
-        p_e = (total @ total - (p_gk**2).sum()) / (r * (r - 1)) if r >= 2 else np.nan
+        p_e = np.asarray((total @ total - (p_gk**2).sum()) / pairs)
         lever = total[None, :] - p_gk  # A_gl = sum_k b_kl (r pbar_k - p_gk)
     else:
-        p_e = (total @ sym @ total - np.einsum("gk,kl,gl->", p_gk, sym, p_gk)) / (r * (r - 1))
+        p_e = np.asarray((total @ sym @ total - np.einsum("gk,kl,gl->", p_gk, sym, p_gk)) / pairs)
         lever = (total[None, :] - p_gk) @ sym
-    p_e = np.asarray(p_e if r >= 2 else np.nan)
 
     # item i's first-order effect on p_e through the marginals of the annotators who rated it
     mean_lever = (p_gk * lever).sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         step = n / n_g[rater] * (lever[rater, label] - mean_lever[rater])
-        pe_i = p_e + np.bincount(item, weights=step, minlength=int(n_rows)) / (r * (r - 1))
+        pe_i = p_e + np.bincount(item, weights=step, minlength=int(n_rows)) / pairs
     terms = (pa_i, pe_i, rated, pairable, rows)
     return _linearised(p_a, p_e, terms, np.asarray(n), np.asarray(n2), sampling_fraction)
