@@ -20,7 +20,13 @@ if TYPE_CHECKING:
     from planner.labels import Ratings
 
 # measure_agreement's notes that start with one of its parameters, which the CLI names as flags
-_NOTE_PARAMETERS = ("kappa_method", "weights", "alpha_min")
+_NOTE_PARAMETERS = (
+    "kappa_method",
+    "weights",
+    "alpha_min",
+    "cohen_marginals",
+    "weighted_kappa_method",
+)
 
 AGREE_EPILOG = """
 Examples:
@@ -42,7 +48,8 @@ AGREE_HELP = (
     "thresholds fixed in advance, and diagnostics.\n\n"
     "Reads CSV, TSV, Parquet or JSON Lines, long (item, annotator, label) or wide (one "
     "column per annotator), missing ratings allowed; or a 2x2 table by --counts. Reports "
-    "PSA/NSA (with a positive label), observed agreement, Cohen's kappa (two annotators), "
+    "PSA/NSA (with a positive label), observed agreement, Cohen's kappa (two annotators; "
+    "with its test of kappa = 0), Conger's kappa (three or more), "
     "Fleiss' kappa, Krippendorff's alpha, Gwet's AC1/AC2, Brennan-Prediger, specific "
     "agreement per category, prevalence and Byrt's indices."
 )
@@ -156,6 +163,26 @@ def agree_command(
             rich_help_panel="Measures",
         ),
     ] = None,
+    cohen_marginals: Annotated[
+        str | None,
+        typer.Option(
+            help="Cohen's kappa when some items have one rating of the two: complete (the "
+            "items both annotators rated, Cohen 1960) or gwet (every rating of each "
+            "annotator for the marginals, as irrCAC; Gwet-variance t interval). "
+            "Default complete.",
+            rich_help_panel="Measures",
+            show_default=False,
+        ),
+    ] = None,
+    weighted_kappa_method: Annotated[
+        str | None,
+        typer.Option(
+            help="Weighted Cohen's kappa interval (ordinal/interval/ratio, two annotators): "
+            "bootstrap (default), or wald with the Fleiss-Cohen-Everitt (1969) SE.",
+            rich_help_panel="Measures",
+            show_default=False,
+        ),
+    ] = None,
     alpha_min: Annotated[
         float | None,
         typer.Option(
@@ -262,6 +289,8 @@ def agree_command(
         weights=weights,
         by=by,
         seed=seed_or_draw(seed),
+        cohen_marginals=cohen_marginals,
+        weighted_kappa_method=weighted_kappa_method,
     )
     report = replace(report, notes=_flagged_notes(report.notes, ratings, order, level))
     if contested is not None:

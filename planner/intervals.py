@@ -572,34 +572,89 @@ UNDER_COVERAGE: dict[tuple[str, str], tuple[tuple[int, float], ...]] = {
     ("kappa", "fce"): ((35, 0.872), (100, 0.913)),
     ("kappa", "bootstrap"): ((35, 0.892), (100, 0.925)),
     ("kappa", "score"): ((15, 0.882), (35, 0.916)),
+    # agree's other coefficients (peer statistics, issue 8 item 2), keyed by coefficient and
+    # method as `agree` reports them: the worst coverage in validation/coverage.md and
+    # coverage.json (4,000 studies per cell, MC SE 0.0035-0.006) at 20, 50 and 180 union
+    # positives of the binary label, over 2-5 annotators, Fleiss' kappa 0.2-0.8, prevalence
+    # 0.05 and 0.3, unbiased and biased (+/-0.8) annotators; PABAK from the two-annotator
+    # grid. A band at 250 only where a row at 180 is still flagged.
+    ("fleiss_kappa", "gwet-t"): ((35, 0.849), (100, 0.915), (250, 0.934)),
+    ("gwet_ac1", "gwet-t"): ((35, 0.897), (100, 0.931)),
+    ("brennan_prediger", "gwet-t"): ((35, 0.863), (100, 0.915)),
+    ("krippendorff_alpha", "bootstrap"): ((35, 0.854), (100, 0.910), (250, 0.932)),
+    ("specific_positive", "wald-linearised"): ((35, 0.849), (100, 0.915), (250, 0.933)),
+    ("pabak", "wilson"): ((35, 0.930), (100, 0.934)),
+    # Conger's kappa is not in validation/ (its multi slice drops annotator identity): the
+    # same models (validation.models.multi_rater_model, M = 3-5, prevalence 0.05/0.3,
+    # Fleiss' kappa 0.3/0.5/0.8, bias 0/+-0.8), 2,000 studies per cell, MC SE 0.005:
+    # worst 0.857 at 20 union positives, 0.931 at 50, 0.939 at 180.
+    ("conger_kappa", "gwet-t"): ((35, 0.857), (100, 0.931)),
+    # agree's default for several annotators' specific positive agreement since the
+    # logit-scale Wald (multirater.specific_agreement_interval): measured on the same
+    # models as the wald-linearised rows (4,000 studies per cell), not yet in validation/.
+    ("specific_positive", "wald-logit"): ((35, 0.904), (100, 0.930)),
+    # Weighted Cohen's kappa, keyed by *items* (not union positives): K = 3 and 5 ordered
+    # levels, four shapes of disagreement (spread 0.4-0.7 levels, bias 0/0.4, skewed and
+    # flat prevalences), linear and quadratic weights, 2,000 tables per cell, B = 500:
+    # worst at 30, 60 and 150 items; from 500 items both keep 0.936-0.957.
+    ("weighted_kappa", "bootstrap"): ((45, 0.879), (100, 0.904), (300, 0.928)),
+    ("weighted_kappa", "wald"): ((45, 0.845), (100, 0.890), (300, 0.917)),
 }
 _BETTER = {
     "psa": "use --psa-method wilson",
     "kappa": "use --kappa-method score",
     "kappa score": "label more items: no kappa interval here keeps 0.95 with so few",
+    "weighted_kappa wald": "drop --weighted-kappa-method wald: the bootstrap covers better",
 }
+#: How a note names a (coefficient, method) key of :data:`UNDER_COVERAGE` (default
+#: "the {method} interval for {metric}").
+_SHOWN = {
+    ("fleiss_kappa", "gwet-t"): "Gwet-variance t interval for Fleiss' kappa",
+    ("gwet_ac1", "gwet-t"): "Gwet-variance t interval for Gwet's AC1",
+    ("brennan_prediger", "gwet-t"): "Gwet-variance t interval for Brennan-Prediger",
+    ("krippendorff_alpha", "bootstrap"): "item-bootstrap interval for Krippendorff's alpha",
+    ("specific_positive", "wald-linearised"): "linearised Wald interval for specific "
+    "positive agreement",
+    ("specific_positive", "wald-logit"): "logit-scale Wald interval for specific "
+    "positive agreement",
+    ("pabak", "wilson"): "interval for PABAK (2 x Wilson on p_o - 1)",
+    ("conger_kappa", "gwet-t"): "Gwet-variance t interval for Conger's kappa",
+    ("weighted_kappa", "bootstrap"): "item-bootstrap interval for weighted kappa",
+    ("weighted_kappa", "wald"): "Wald (FCE SE) interval for weighted kappa",
+}
+_MORE_ITEMS = "label more items"
 
 
 def coverage_note(
-    metric: str, method: str, union_positives: float, advice: str | None = None
+    metric: str,
+    method: str,
+    union_positives: float,
+    advice: str | None = None,
+    counted: str = "union positives",
 ) -> str | None:
     """One line when ``union_positives`` are in a regime where ``method`` under-covers.
 
-    ``advice`` (for example ``"use --kappa-method score"``) replaces the default remedy.
-    ``None`` when the method keeps its coverage there (see :data:`UNDER_COVERAGE`).
+    ``advice`` (for example ``"use --kappa-method score"``) replaces the default remedy;
+    ``counted`` names what ``union_positives`` counts (for data without a positive class,
+    say). ``None`` when the method keeps its coverage there (see :data:`UNDER_COVERAGE`).
 
     >>> note = coverage_note("psa", "wald", 22)
     >>> note[:55]
     'with 22 union positives the wald interval for psa cover'
     >>> note[55:]
     's as little as 0.88 (0.95 intended); use --psa-method wilson'
+    >>> coverage_note("fleiss_kappa", "gwet-t", 22)[:75]
+    "with 22 union positives the Gwet-variance t interval for Fleiss' kappa cove"
+    >>> coverage_note("fleiss_kappa", "gwet-t", 400) is None
+    True
     """
     for up_to, coverage in UNDER_COVERAGE.get((metric, method), ()):
         if union_positives <= up_to:
+            shown = _SHOWN.get((metric, method), f"{method} interval for {metric}")
+            remedy = advice or _BETTER.get(f"{metric} {method}", _BETTER.get(metric, _MORE_ITEMS))
             return (
-                f"with {union_positives:,.0f} union positives the {method} interval for "
-                f"{metric} covers as little as {coverage:.2f} (0.95 intended); "
-                f"{advice or _BETTER.get(f'{metric} {method}', _BETTER[metric])}"
+                f"with {union_positives:,.0f} {counted} the {shown} covers as little as "
+                f"{coverage:.2f} (0.95 intended); {remedy}"
             )
     return None
 

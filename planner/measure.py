@@ -10,17 +10,27 @@ METHODS.md section 0:
 coefficient               interval (default)
 ========================  ===========================================================
 PSA, NSA (2 annotators)   Wilson for J = a / U given U, mapped to PSA
-Cohen's kappa             Donner-Eliasziw goodness of fit (binary), else FCE Wald
-weighted kappa            item bootstrap
+Cohen's kappa             score interval for Cohen's kappa (binary), else FCE Wald
+weighted kappa            item bootstrap (``weighted_kappa_method="wald"``: FCE 1969 SE)
 Fleiss' kappa             Gwet (2021) linearised variance, t interval
-Gwet's AC1 / AC2          Gwet (2008) variance, t interval
-Brennan-Prediger          Gwet's variance, t interval
+Conger's kappa (3+)       Gwet's linearised variance, t interval (:mod:`planner.conger`)
+Gwet's AC1 / AC2          Gwet (2008) variance, t interval on log(1 - AC), mapped back
+Brennan-Prediger          Gwet's variance, t interval on log(1 - BP), mapped back
 Krippendorff's alpha      item bootstrap (percentile); P(alpha < alpha_min)
-specific agreement        linearised ratio variance (Wald), clipped to [0, 1]
+specific agreement        linearised ratio variance, Wald on the logit scale
 observed agreement        Wilson (2 annotators), else item bootstrap
 ========================  ===========================================================
 
 With ``bootstrap=True`` every interval is the percentile bootstrap over items instead.
+Every coefficient with an analytic standard error reports it as ``se`` (NaN otherwise).
+Cohen's kappa under kappa = 0 is a test, reported apart (``cohen_kappa_test_zero``).
+Where the coverage study (``validation/coverage.md``) finds a method under-covering with
+the data's union positives, a note says so (:func:`planner.intervals.coverage_note`).
+
+Variance conventions: Gwet's linearised variances (Fleiss, AC1/AC2, Brennan-Prediger,
+Conger) divide by ``n (n - 1)`` as irrCAC's raw-data functions do; irrCAC's 2 x 2-table
+AC1 variance divides by ``n`` instead (both legitimate; ours is larger by ``n / (n - 1)``).
+Cohen's kappa uses the items both annotators rated unless ``cohen_marginals="gwet"``.
 """
 
 from __future__ import annotations
@@ -36,6 +46,7 @@ from numpy.typing import NDArray
 from planner import agreement as ag
 from planner import alpha as ka
 from planner import multirater as mr
+from planner.conger import CONGER_CELLS_LIMIT, conger_kappa
 from planner.decision import Decision, decide, landis_koch
 from planner.diagnostics import binary_table, diagnose, plain_value, scalar
 from planner.errors import InvalidInput
@@ -46,14 +57,18 @@ from planner.intervals import (
     kappa_interval,
     normal_quantile,
     psa_conditional_interval,
+    psa_standard_error,
     wilson_interval,
 )
 from planner.jsonout import json_ready
 from planner.labels import Ratings
+from planner.small_counts import small_count_notes
 from planner.validation import RULES, check, check_choice, shown
 
 N_BOOT_MAX = 100_000  # see RULES["n_boot"]
 WEIGHTS = ("quadratic", "linear")
+COHEN_MARGINALS = ("complete", "gwet")
+WEIGHTED_KAPPA_METHODS = ("bootstrap", "wald")
 _BOOT_MEMORY = 20_000_000  # floats per bootstrap chunk; fixed, so chunking never changes answers
 
 
@@ -68,6 +83,7 @@ class Coefficient:
     method: str
     n_items: int
     note: str = ""
+    se: float = float("nan")  # analytic standard error where one exists, else NaN
 
 
 @dataclass(frozen=True)
@@ -153,6 +169,8 @@ def measure_agreement(
     weights: str | None = None,
     by: str | None = None,
     seed: int = 0,
+    cohen_marginals: str | None = None,
+    weighted_kappa_method: str | None = None,
 ) -> AgreementReport:
     """Agreement coefficients, intervals, decision and diagnostics for ``ratings``.
 
@@ -184,13 +202,23 @@ def measure_agreement(
         Thresholds fixed in advance, in [0, 1], ``not_demonstrated_below <= demonstrated_at``
         (defaults 0.40 and 0.65, for PSA).
     kappa_method
-        Interval for Cohen's kappa (default ``gof`` for binary labels, ``fce`` otherwise):
-        one of ``gof``, ``fce``, ``bootstrap``. With more than two annotators or with
-        ``bootstrap=True`` it has no effect, and a note says so.
+        Interval for Cohen's kappa (default ``score`` for binary labels, ``fce``
+        otherwise): one of ``score``, ``gof``, ``fce``, ``bootstrap``. With more than two
+        annotators or with ``bootstrap=True`` it has no effect, and a note says so.
     by
         Grouping column (kept in ``ratings.groups``) for agreement by group.
     seed
         Seed of the random generator (bootstrap).
+    cohen_marginals
+        Marginals of Cohen's kappa when some items have one rating of the two:
+        ``"complete"`` (default, also for ``None``: the table of items both annotators
+        rated, as Cohen 1960) or ``"gwet"`` (every rating of each annotator, Gwet 2014
+        and irrCAC; then the interval is Gwet's linearised variance with t, as for
+        Conger's kappa). The report's ``summary["cohen_marginals"]`` says which was used.
+    weighted_kappa_method
+        Interval of weighted Cohen's kappa: ``"bootstrap"`` (default, also for ``None``)
+        or ``"wald"`` with the Fleiss-Cohen-Everitt (1969) standard error. Either option
+        given where it has no effect gets a note.
     """
     _check_arguments(
         level=level,
@@ -203,6 +231,8 @@ def measure_agreement(
         not_demonstrated_below=not_demonstrated_below,
         demonstrated_at=demonstrated_at,
         seed=seed,
+        cohen_marginals=cohen_marginals,
+        weighted_kappa_method=weighted_kappa_method,
     )
     rng = np.random.default_rng(seed)
     lo: Any
@@ -228,6 +258,9 @@ def measure_agreement(
     if decide_on is not None:
         check_choice("decide_on", decide_on, _coefficient_names(two, weights_kind, pos, k))
     notes += _ignored_options(ratings.n_annotators, level, bootstrap, kappa_method, weights)
+    notes += _ignored_peer_options(
+        ratings, level, bootstrap, cohen_marginals, weighted_kappa_method
+    )
     patterns = ratings.count_patterns()  # linear in the ratings, any K
     mult = patterns.multiplicity
     category_totals = patterns.per_category(mult)
@@ -249,12 +282,21 @@ def measure_agreement(
         )
 
     def add(
-        name: str, estimate: Any, lo: Any, hi: Any, method: str, n: int, note: str = ""
+        name: str,
+        estimate: Any,
+        lo: Any,
+        hi: Any,
+        method: str,
+        n: int,
+        note: str = "",
+        se: Any = np.nan,
     ) -> None:
         est = scalar(estimate)
         if not math.isfinite(est) and not note:
             note = "undefined for these ratings (no variation or no pairable items)"
-        coefficients[name] = Coefficient(name, est, scalar(lo), scalar(hi), method, int(n), note)
+        coefficients[name] = Coefficient(
+            name, est, scalar(lo), scalar(hi), method, int(n), note, scalar(se)
+        )
 
     # floats per resample and pattern: (..., P, L) temporaries, plus the (..., K) marginals
     boot_width = 4 * patterns.counts.shape[1] + -(-k // max(1, patterns.n_patterns))
@@ -285,17 +327,43 @@ def measure_agreement(
             if bootstrap
             else wilson_interval(np.trace(table), n_pair, confidence_level)
         )
-        add("observed_agreement", p_o, lo, hi, boot_name if bootstrap else "Wilson", n_pair)
+        se_po = np.sqrt(p_o * (1 - p_o) / n_pair) if n_pair else np.nan
+        add(
+            "observed_agreement",
+            p_o,
+            lo,
+            hi,
+            boot_name if bootstrap else "Wilson",
+            n_pair,
+            se=se_po,
+        )
         kappa = ag.cohen_kappa(table)
         method = kappa_method or ("score" if k == 2 else "fce")
         if k != 2 and method in ("score", "gof"):
             raise InvalidInput(f"--kappa-method {method} needs binary labels; use fce or bootstrap")
-        if bootstrap or method == "bootstrap":
+        kappa_se = ag.weighted_kappa_standard_error(table)
+        gwet_marginals = cohen_marginals == "gwet" and ratings.n_pairable_items < n_items
+        summary["cohen_marginals"] = {
+            "used": "gwet" if gwet_marginals else "complete",
+            "meaning": "every rating of each annotator (Gwet 2014)"
+            if gwet_marginals
+            else "the items both annotators rated"
+            + (
+                " (the same here: every item has both ratings)" if cohen_marginals == "gwet" else ""
+            ),
+        }
+        if gwet_marginals:
+            res = _conger(ratings, None)
+            kappa, kappa_se = res.estimate, res.standard_error
+            lo, hi = res.confidence_interval(confidence_level)
+            lo, hi = np.maximum(lo, -1.0), np.minimum(hi, 1.0)
+            kname = "Gwet variance, t (Gwet marginals: every rating of each annotator)"
+        elif bootstrap or method == "bootstrap":
             lo, hi = boot_pair(ag.cohen_kappa)
             kname = f"{boot_name}, Cohen's kappa"
         else:
             lo, hi, kname = _pair_kappa_interval(table, confidence_level, method)
-        if k == 2:  # union positives: items off the larger "both agree" cell
+        if k == 2 and not gwet_marginals:  # union positives: items off the larger agree cell
             note = coverage_note(
                 "kappa",
                 "bootstrap" if bootstrap else method,
@@ -304,11 +372,29 @@ def measure_agreement(
             )
             if note is not None:
                 notes.append(note)
-        add("cohen_kappa", kappa, lo, hi, kname, n_pair, _undefined_note(kappa, one_category))
+        add(
+            "cohen_kappa",
+            kappa,
+            lo,
+            hi,
+            kname,
+            n_pair,
+            _undefined_note(kappa, one_category),
+            se=kappa_se,
+        )
+        summary["cohen_kappa_test_zero"] = _kappa_test_zero(table, None)
         if weights_kind:
             wk = ag.cohen_kappa(table, weights_kind)
-            lo, hi = boot_pair(lambda t: ag.cohen_kappa(t, weights_kind))
-            add(f"cohen_kappa_{weights_kind}", wk, lo, hi, boot_name, n_pair)
+            wse = ag.weighted_kappa_standard_error(table, weights_kind)
+            if weighted_kappa_method == "wald" and not bootstrap:
+                z_w = normal_quantile(confidence_level)
+                lo, hi = max(wk - z_w * wse, -1.0), min(wk + z_w * wse, 1.0)
+                wname = "Wald, FCE (1969) SE"
+            else:
+                lo, hi = boot_pair(lambda t: ag.cohen_kappa(t, weights_kind))
+                wname = boot_name
+            add(f"cohen_kappa_{weights_kind}", wk, lo, hi, wname, n_pair, se=wse)
+            summary[f"cohen_kappa_{weights_kind}_test_zero"] = _kappa_test_zero(table, weights_kind)
 
     # ---- any number of annotators: per-item counts
     if not two:
@@ -336,10 +422,11 @@ def measure_agreement(
 
             lo, hi = boot(resampled)
             method = boot_name
-        else:
-            lo, hi = res.confidence_interval(confidence_level)
+        else:  # AC1/AC2 and BP on log(1 - c): see ChanceCorrected.confidence_interval
+            scale = "linear" if chance == "fleiss" else "log1m"
+            lo, hi = res.confidence_interval(confidence_level, scale)
             lo, hi = np.maximum(lo, -1.0), np.minimum(hi, 1.0)
-            method = "Gwet variance, t"
+            method = "Gwet variance, t" + ("" if chance == "fleiss" else " on log(1 - c)")
         add(
             name,
             res.estimate,
@@ -348,6 +435,7 @@ def measure_agreement(
             method,
             int(res.n_items),
             _undefined_note(res.estimate, one_category),
+            se=res.standard_error,
         )
         if name == "fleiss_kappa":
             se0 = mr.fleiss_kappa_null_se_patterns(patterns)
@@ -355,8 +443,11 @@ def measure_agreement(
             summary["fleiss_kappa_test_zero"] = {
                 "se_under_kappa_zero": scalar(se0),
                 "z": z,
+                "p_value": _two_sided_p(z),
                 "note": "Fleiss-Nee-Landis variance: for testing kappa = 0 only, not intervals",
             }
+    if ratings.n_annotators >= 3:
+        _add_conger(ratings, weight_matrix, confidence_level, bootstrap, n_boot, rng, add, notes)
     summary["landis_koch"] = {
         "label": landis_koch(
             coefficients["fleiss_kappa"].estimate
@@ -428,13 +519,10 @@ def measure_agreement(
     # ---- specific agreement (Uebersax) for every category
     specific = mr.specific_agreement_patterns(patterns)
     spec_se = mr.specific_agreement_se_patterns(patterns)
+    spec_lo, spec_hi = mr.specific_agreement_interval(specific, spec_se, confidence_level)
     summary["specific_agreement"] = {
-        str(c): {
-            "estimate": float(s),
-            "ci_low": float(np.clip(s - z * e, 0, 1)),
-            "ci_high": float(np.clip(s + z * e, 0, 1)),
-        }
-        for c, s, e in zip(ratings.categories, specific, spec_se, strict=True)
+        str(c): {"estimate": float(s), "ci_low": float(lo_c), "ci_high": float(hi_c)}
+        for c, s, lo_c, hi_c in zip(ratings.categories, specific, spec_lo, spec_hi, strict=True)
     }
 
     # ---- the positive class
@@ -480,8 +568,18 @@ def measure_agreement(
                 m1,
                 a + b + c,
                 "" if a + b + c else "undefined: no item was flagged positive by either annotator",
+                se=psa_standard_error(binary),
             )
-            add("nsa", ag.negative_agreement(binary), nlo, nhi, m2, b + c + d)
+            nsa_table = binary[::-1, ::-1]  # NSA is PSA of the negative class
+            add(
+                "nsa",
+                ag.negative_agreement(binary),
+                nlo,
+                nhi,
+                m2,
+                b + c + d,
+                se=psa_standard_error(nsa_table),
+            )
             if k == 2:
                 add(
                     "pabak",
@@ -490,15 +588,15 @@ def measure_agreement(
                     2 * coefficients["observed_agreement"].ci_high - 1,
                     "2 p_o - 1",
                     n_pair,
+                    se=2 * coefficients["observed_agreement"].se,
                 )
         else:
             if bootstrap:
                 lo, hi = boot(lambda m: mr.specific_agreement_patterns(patterns, m, pos))
                 method = boot_name
             else:
-                lo = np.clip(specific[pos] - z * spec_se[pos], 0, 1)
-                hi = np.clip(specific[pos] + z * spec_se[pos], 0, 1)
-                method = "linearised ratio variance, Wald"
+                lo, hi = spec_lo[pos], spec_hi[pos]
+                method = "linearised ratio variance, Wald on the logit scale"
             add(
                 "psa",
                 specific[pos],
@@ -507,7 +605,10 @@ def measure_agreement(
                 method,
                 int(mult @ ((patterns.categories == pos) & (patterns.counts > 0)).any(axis=1)),
                 "specific positive agreement among all annotators (Uebersax)",
+                se=spec_se[pos],
             )
+
+    notes += small_count_notes(ratings, coefficients, patterns, pos, bootstrap)
 
     # ---- decision
     target = decide_on or ("psa" if "psa" in coefficients else "krippendorff_alpha")
@@ -548,6 +649,8 @@ def _check_arguments(
     not_demonstrated_below: float,
     demonstrated_at: float,
     seed: int,
+    cohen_marginals: str | None = None,
+    weighted_kappa_method: str | None = None,
 ) -> None:
     """Every argument of :func:`measure_agreement` that the data do not decide, checked in
     parameter names (``decide_on`` is checked against the data's coefficients later)."""
@@ -569,6 +672,10 @@ def _check_arguments(
             parameter="not_demonstrated_below",
         )
     check("seed", seed, RULES["seed"])
+    if cohen_marginals is not None:
+        check_choice("cohen_marginals", cohen_marginals, COHEN_MARGINALS)
+    if weighted_kappa_method is not None:
+        check_choice("weighted_kappa_method", weighted_kappa_method, WEIGHTED_KAPPA_METHODS)
 
 
 def _coefficient_names(
@@ -579,6 +686,7 @@ def _coefficient_names(
     if two:
         names += ["cohen_kappa"] + ([f"cohen_kappa_{weights_kind}"] if weights_kind else [])
     names += ["fleiss_kappa", "gwet_ac2" if weights_kind else "gwet_ac1", "brennan_prediger"]
+    names += [] if two else ["conger_kappa"]
     names.append("krippendorff_alpha")
     if pos is not None:
         names += ["psa", "nsa"] + (["pabak"] if k == 2 else []) if two else ["psa"]
@@ -629,3 +737,122 @@ def _positive_index(ratings: Ratings, positive: str | None) -> int | None:
     if labels <= {"false", "true"} and "true" in labels:
         return [str(c).lower() for c in ratings.categories].index("true")
     return None
+
+
+# --------------------------------------------------------------------------- peer statistics
+
+
+def _ignored_peer_options(
+    ratings: Ratings,
+    level: str,
+    bootstrap: bool,
+    cohen_marginals: str | None,
+    weighted_kappa_method: str | None,
+) -> list[str]:
+    """Notes for ``cohen_marginals`` / ``weighted_kappa_method`` given without effect."""
+    notes = []
+    two = ratings.n_annotators == 2
+    if cohen_marginals is not None and not two:
+        notes.append(
+            "cohen_marginals has no effect: Cohen's kappa needs exactly two annotators "
+            f"(Conger's kappa, reported for these {ratings.n_annotators}, uses Gwet's marginals)"
+        )
+    if weighted_kappa_method is not None and (not two or level == "nominal"):
+        notes.append(
+            "weighted_kappa_method has no effect: weighted kappa needs two annotators and "
+            "an ordinal, interval or ratio level"
+        )
+    elif weighted_kappa_method == "wald" and bootstrap:
+        notes.append(
+            "weighted_kappa_method has no effect with bootstrap: every interval is the bootstrap"
+        )
+    return notes
+
+
+def _two_sided_p(z: float) -> float:
+    """Two-sided normal p-value of ``z`` (NaN stays NaN)."""
+    return math.erfc(abs(z) / math.sqrt(2)) if math.isfinite(z) else float("nan")
+
+
+def _kappa_test_zero(table: NDArray, weights: str | None) -> dict[str, Any]:
+    """Test of (weighted) Cohen's kappa = 0 on the pair table: SE under H0, z, p-value."""
+    se0 = scalar(ag.kappa_null_standard_error(table, weights))
+    est = scalar(ag.cohen_kappa(table, weights))
+    z = est / se0 if se0 > 0 and math.isfinite(est) else float("nan")
+    return {
+        "se_under_kappa_zero": se0,
+        "z": z,
+        "p_value": _two_sided_p(z),
+        "note": "Fleiss-Cohen-Everitt (1969) variance under kappa = 0, margins fixed at "
+        "their estimates (items both annotators rated): for testing kappa = 0 only, "
+        "not intervals",
+    }
+
+
+def _conger(
+    ratings: Ratings, weight_matrix: NDArray | None, rows: NDArray | None = None
+) -> mr.ChanceCorrected:
+    """Conger's kappa of every annotator of ``ratings`` (Gwet's variance); ``rows``
+    replaces the items each row stands for (a bootstrap resample)."""
+    return conger_kappa(
+        ratings.item_index,
+        ratings.annotator_index,
+        ratings.label_index,
+        n_rows=ratings.n_rows,
+        n_categories=ratings.n_categories,
+        n_annotators=ratings.n_annotators,
+        weights=weight_matrix,
+        row_weights=ratings.weights if rows is None else rows,
+    )
+
+
+#: Most ``resamples x ratings`` for the item bootstrap of Conger's kappa (rows are
+#: reweighted, so each resample costs one pass over the ratings).
+CONGER_BOOT_LIMIT = 50_000_000
+
+
+def _add_conger(
+    ratings: Ratings,
+    weight_matrix: NDArray | None,
+    confidence_level: float,
+    bootstrap: bool,
+    n_boot: int,
+    rng: np.random.Generator,
+    add: Callable[..., None],
+    notes: list[str],
+) -> None:
+    """Conger's kappa with Gwet's variance (t), or the item bootstrap with ``bootstrap``."""
+    if ratings.n_annotators * ratings.n_categories > CONGER_CELLS_LIMIT:
+        notes.append(
+            f"Conger's kappa is not reported: {ratings.n_annotators:,} annotators x "
+            f"{ratings.n_categories:,} categories is more than {CONGER_CELLS_LIMIT:,} cells"
+        )
+        return
+    res = _conger(ratings, weight_matrix)
+    method = "Gwet variance, t"
+    lo: Any
+    hi: Any
+    lo, hi = res.confidence_interval(confidence_level)
+    if bootstrap and n_boot * len(ratings.item_index) <= CONGER_BOOT_LIMIT:
+        rows = np.ones(ratings.n_rows) if ratings.weights is None else ratings.weights
+        resamples = (m for chunk in _resampled(rows, n_boot, rng, 1) for m in chunk)
+        draws = np.array([scalar(_conger(ratings, weight_matrix, m).estimate) for m in resamples])
+        lo, hi = _percentile(draws, confidence_level)
+        method = f"bootstrap, items (B={n_boot})"
+    elif bootstrap:
+        notes.append(
+            "Conger's kappa keeps Gwet's variance with --bootstrap: "
+            f"{n_boot:,} resamples of {len(ratings.item_index):,} ratings is too slow"
+        )
+    add(
+        "conger_kappa",
+        res.estimate,
+        np.maximum(lo, -1.0),
+        np.minimum(hi, 1.0),
+        method,
+        int(res.n_items),
+        _undefined_note(res.estimate, False)
+        or "each annotator's own marginals (Conger 1980)"
+        + ("" if weight_matrix is None else ", with the agreement weights of AC2"),
+        se=res.standard_error,
+    )

@@ -156,9 +156,28 @@ class ChanceCorrected:
     n_items: FloatArray
     n_pairable: FloatArray
 
-    def confidence_interval(self, confidence_level: float = 0.95) -> tuple[FloatArray, FloatArray]:
-        """``estimate -/+ t_{n-1} SE`` (Gwet 2008, 2021)."""
+    def confidence_interval(
+        self, confidence_level: float = 0.95, scale: str = "linear"
+    ) -> tuple[FloatArray, FloatArray]:
+        """``estimate -/+ t_{n-1} SE`` (Gwet 2008, 2021), on the coefficient's scale or on
+        ``log(1 - coefficient)``.
+
+        ``scale="log1m"``: the t interval for ``log(1 - c)`` with the delta-method SE
+        ``SE / (1 - c)``, mapped back, ``1 - (1 - c) exp(+/- t SE / (1 - c))``; it stretches
+        downwards near the upper bound 1, where the linear interval under-covers. For AC1
+        and Brennan-Prediger over validation/'s several-annotator grid (4,000 studies per
+        cell) it moves the worst coverage at 20 union positives from 0.897 / 0.863 to
+        0.942 / 0.938 (none under 0.935; at most 0.973), at the same median width. For
+        Fleiss' kappa it does not help (worst 0.857 vs 0.849 at 20, 0.909 vs 0.915 at 50).
+        """
         t = special.stdtrit(np.maximum(self.n_items - 1, 1), 0.5 + confidence_level / 2)
+        if scale == "log1m":
+            gap = np.maximum(1 - self.estimate, 1e-12)
+            with np.errstate(over="ignore", invalid="ignore"):
+                h = t * self.standard_error / gap
+                return 1 - gap * np.exp(h), 1 - gap * np.exp(-h)
+        if scale != "linear":
+            raise ValueError(f"`scale` must be 'linear' or 'log1m', got {scale!r}")
         return self.estimate - t * self.standard_error, self.estimate + t * self.standard_error
 
 
@@ -331,6 +350,36 @@ def specific_agreement_se(counts: ArrayLike, multiplicity: ArrayLike | None = No
         return np.sqrt(var)
 
 
+def specific_agreement_interval(
+    estimate: ArrayLike, standard_error: ArrayLike, confidence_level: float = 0.95
+) -> tuple[FloatArray, FloatArray]:
+    """Wald interval for specific agreement on the logit scale, mapped back.
+
+    ``expit(logit(p) -/+ z SE / (p (1 - p)))`` with the linearised SE of
+    :func:`specific_agreement_se`; where ``p`` is 0 or 1 (no logit) the Wald interval
+    clipped to [0, 1]. Over validation/'s several-annotator grid (4,000 studies per cell)
+    the worst coverage of specific positive agreement goes from 0.864 to 0.904 at 20 union
+    positives and from 0.917 to 0.930 at 50 (under 0.935 in 10 and 2 of 43 cells, against
+    40 and 9 for the plain Wald); from 180 on both keep 0.94-0.96.
+
+    >>> lo, hi = specific_agreement_interval(0.9, 0.05)
+    >>> round(float(lo), 4), round(float(hi), 4)
+    (0.7518, 0.9639)
+    """
+    p = np.asarray(estimate, dtype=float)
+    se = np.asarray(standard_error, dtype=float)
+    z = special.ndtri(0.5 + confidence_level / 2)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        centre = np.log(p / (1 - p))
+        step = z * se / (p * (1 - p))
+        lo, hi = special.expit(centre - step), special.expit(centre + step)
+    inside = (p > 0) & (p < 1) & np.isfinite(step)
+    return (
+        np.where(inside, lo, np.clip(p - z * se, 0, 1)),
+        np.where(inside, hi, np.clip(p + z * se, 0, 1)),
+    )
+
+
 def pairwise_agreement(counts: ArrayLike, multiplicity: ArrayLike | None = None) -> FloatArray:
     """Observed pairwise agreement ``p_a`` over items with at least two ratings."""
     return chance_corrected(counts, "brennan-prediger", multiplicity=multiplicity).p_a
@@ -498,6 +547,21 @@ def patterns_from_ratings(
     >>> p.dense().tolist(), p.multiplicity.tolist()
     ([[1.0, 1.0], [2.0, 0.0]], [1, 2])
     """
+    cats, cnts, most = row_category_counts(item_index, label_index, n_rows)
+    w = None if weights is None else np.asarray(weights, dtype=float)
+    return _distinct_patterns(cats, cnts, int(n_categories), most, w)
+
+
+def row_category_counts(
+    item_index: ArrayLike, label_index: ArrayLike, n_rows: int
+) -> tuple[NDArray[np.int64], NDArray[np.int64], int]:
+    """Each row's ``(category, count)`` pairs of sparse ratings, linear in the ratings.
+
+    Returns ``(categories, counts, most)``: ``(n_rows, L)`` arrays padded with count 0
+    (``L`` the most categories one row uses) and the largest count. Not deduplicated:
+    :func:`patterns_from_ratings` finds the distinct rows; statistics that need every
+    row (Conger's kappa, :mod:`planner.conger`) use them as they are.
+    """
     item = np.asarray(item_index, dtype=np.int64)
     label = np.asarray(label_index, dtype=np.int64)
     order = np.lexsort((label, item))
@@ -515,8 +579,7 @@ def patterns_from_ratings(
     cnts = np.zeros((int(n_rows), width), dtype=np.int64)
     cats[run_item, slot] = run_cat
     cnts[run_item, slot] = run_count
-    w = None if weights is None else np.asarray(weights, dtype=float)
-    return _distinct_patterns(cats, cnts, int(n_categories), int(run_count.max(initial=0)), w)
+    return cats, cnts, int(run_count.max(initial=0))
 
 
 def chance_corrected_patterns(

@@ -170,6 +170,7 @@ _COEFFICIENT_NAMES = {
     "gwet_ac1": "Gwet's AC1",
     "gwet_ac2": "Gwet's AC2 (weighted)",
     "brennan_prediger": "Brennan-Prediger",
+    "conger_kappa": "Conger's kappa",
     "pabak": "PABAK",
     "krippendorff_alpha": "Krippendorff's alpha",
 }
@@ -215,6 +216,7 @@ def render_agreement(report: Any, console: Console) -> None:
         ("coefficient", "left"),
         ("estimate", "right"),
         (f"{level} interval", "right"),
+        ("SE", "right"),
         ("method", "left"),
         ("items", "right"),
     ]:
@@ -227,8 +229,9 @@ def render_agreement(report: Any, console: Console) -> None:
         )
         estimate = f"{c.estimate:.4f}" if math.isfinite(c.estimate) else "undefined"
         method = c.method + (f" [dim]({c.note})[/dim]" if c.note else "")
+        se = f"{c.se:.4f}" if math.isfinite(c.se) else "-"
         coefs.add_row(
-            _COEFFICIENT_NAMES.get(name, name), estimate, interval, method, f"{c.n_items:,}"
+            _COEFFICIENT_NAMES.get(name, name), estimate, interval, se, method, f"{c.n_items:,}"
         )
     console.print(coefs)
     if "alpha_below_min" in s:
@@ -238,9 +241,24 @@ def render_agreement(report: Any, console: Console) -> None:
         )
     test = s["fleiss_kappa_test_zero"]
     console.print(
-        f"[dim]Test of Fleiss' kappa = 0: z = {_fmt(test['z'])} "
+        f"[dim]Test of Fleiss' kappa = 0: z = {_fmt(test['z'])}, p = {_fmt(test['p_value'])} "
         f"(Fleiss-Nee-Landis SE {_fmt(test['se_under_kappa_zero'])}, for this test only)[/dim]"
     )
+    for key, label in (
+        ("cohen_kappa_test_zero", "Cohen's kappa"),
+        ("cohen_kappa_quadratic_test_zero", "quadratic-weighted kappa"),
+        ("cohen_kappa_linear_test_zero", "linear-weighted kappa"),
+    ):
+        if key in s:
+            t = s[key]
+            console.print(
+                f"[dim]Test of {label} = 0: z = {_fmt(t['z'])}, p = {_fmt(t['p_value'])} "
+                f"(Fleiss-Cohen-Everitt SE under kappa = 0 {_fmt(t['se_under_kappa_zero'])}, "
+                "for this test only)[/dim]"
+            )
+    if "cohen_marginals" in s:
+        used = s["cohen_marginals"]
+        console.print(f"[dim]Cohen's kappa marginals: {used['used']} ({used['meaning']})[/dim]")
     console.print(
         f"[dim]Landis-Koch label: {s['landis_koch']['label']} ({s['landis_koch']['caution']})[/dim]"
     )
