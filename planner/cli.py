@@ -301,7 +301,7 @@ def plan_command(
 
     from planner.render import render_comparison, render_plan, render_schedule
 
-    console = Console()
+    console = Console(markup=False)  # labels and names from files are text, never markup
     if hasattr(result, "designs"):
         render_comparison(result, console)
     else:
@@ -361,7 +361,7 @@ def scenarios_command(
     for row in rows:
         first = " ".join(str(row["description"]).split()).split(". ")[0]
         table.add_row(str(row["name"]), str(row["strata"]), "yes" if row["team"] else "", first)
-    Console().print(table)
+    Console(markup=False).print(table)
 
 
 app.command("scenarios", help=SCENARIOS_HELP)(scenarios_command)

@@ -292,7 +292,23 @@ def agree_command(
         cohen_marginals=cohen_marginals,
         weighted_kappa_method=weighted_kappa_method,
     )
-    report = replace(report, notes=_flagged_notes(report.notes, ratings, order, level))
+    unused = _unused_options(
+        counts=counts is not None,
+        contested=contested is not None,
+        force=force,
+        reader={
+            "--layout": layout != "auto",
+            "--item-col": item_col != "item",
+            "--annotator-col": annotator_col != "annotator",
+            "--label-col": label_col != "label",
+            "--annotators": annotators is not None,
+            "--format": file_format is not None,
+            "--missing": missing is not None,
+            "--order": order is not None,
+        },
+    )
+    notes = _flagged_notes(report.notes, ratings, order, level) + unused
+    report = replace(report, notes=notes)
     if contested is not None:
         from planner.safe_output import write_csv_atomically
 
@@ -310,10 +326,24 @@ def agree_command(
 
     from planner.render import render_agreement
 
-    console = Console()
+    console = Console(markup=False)  # labels and names from files are text, never markup
     render_agreement(report, console)
     if contested is not None:
         console.print(f"contested items written to {contested}")
+
+
+def _unused_options(
+    *, counts: bool, contested: bool, force: bool, reader: dict[str, bool]
+) -> list[str]:
+    """One note per option given where it has no effect."""
+    notes = []
+    if force and not contested:
+        notes.append("--force has no effect without --contested (it replaces that file)")
+    if counts:
+        given = [flag for flag, on in reader.items() if on]
+        if given:
+            notes.append(f"{', '.join(given)}: options for label files, no effect with --counts")
+    return notes
 
 
 def _flagged_notes(notes: list[str], ratings: Ratings, order: str | None, level: str) -> list[str]:

@@ -19,7 +19,11 @@ from planner.errors import InvalidInput, PlannerError
 from planner.validation import RULES, check
 
 # library parameters whose flag is not the parameter's name with dashes
-PARAMETER_FLAGS = {"confidence_level": "--confidence", "n_reps": "--replicates"}
+PARAMETER_FLAGS = {
+    "confidence_level": "--confidence",
+    "n_reps": "--replicates",
+    "file_format": "--format",
+}
 
 
 def flag_message(exc: InvalidInput) -> str:

@@ -19,7 +19,7 @@ SCHEDULE_HELP = (
     "Simulate the labelling operation (SimPy): calendar days, person-hours, utilisation and "
     "cost for a team, over many runs.\n\n"
     "Items come from planning the scenario (or the model options, as for plan), or from "
-    "--items. Team settings come from the scenario's [team] table, overridden here."
+    "--items. Team settings come from the scenario's \\[team] table, overridden here."
 )
 
 
@@ -129,7 +129,7 @@ def schedule_command(
 
     from planner.render import render_schedule
 
-    render_schedule(result, Console())
+    render_schedule(result, Console(markup=False))
 
 
 @contextmanager
@@ -153,6 +153,8 @@ def _progress_bar(*, disabled: bool) -> Iterator[Callable[[int, int], None]]:
         TextColumn("eta"),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, console=Console(stderr=True), transient=True, disable=disabled) as bar:
+    console = Console(stderr=True)
+    disabled = disabled or not console.is_terminal  # a bar only where someone watches it
+    with Progress(*columns, console=console, transient=True, disable=disabled) as bar:
         task = bar.add_task("runs", total=None)
         yield lambda done, total: bar.update(task, completed=done, total=total)

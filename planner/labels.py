@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from planner.errors import InvalidInput
+from planner.validation import shown
 
 DENSE_LIMIT = 50_000_000  # cells of the dense items x annotators ``codes`` matrix, at most
 COUNTS_LIMIT = 10**15  # items of a --counts table (multinomial draws need int64 totals)
@@ -217,7 +218,7 @@ class Ratings:
         except (TypeError, ValueError):
             bad = next(v for v in self.categories if not _is_number(v))
             raise InvalidInput(
-                f"{self.source}: --level {level} needs numeric labels, found {bad!r}"
+                f"{self.source}: --level {level} needs numeric labels, found {shown(bad)}"
             ) from None
         if level == "ratio" and np.any(values < 0):
             raise InvalidInput(

@@ -25,6 +25,7 @@ labelled twice with different labels, fewer than two annotators, no item with tw
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ from numpy.typing import NDArray
 from planner.errors import InvalidInput
 from planner.labels import Ratings, _finish, _is_number
 from planner.sniff import SAMPLE_ROWS, check_path, choose_layout, id_columns, sniff
+from planner.validation import shown
 
 FORMATS = {
     ".csv": "csv",
@@ -86,18 +88,35 @@ def _factorize(column: Any, check_unused: bool = True) -> tuple[NDArray[np.integ
     return codes, np.asarray(uniques)
 
 
+_NOT_LABELS = (dict, list, tuple, set, np.ndarray, bytes, datetime.date, datetime.time)
+
+
 def _refuse_containers(values: Any, source: str, row_of: Callable[[int], int]) -> None:
-    """Refuse JSON objects and arrays as labels or ids (they are not text or numbers)."""
+    """Refuse objects, arrays, bytes and dates as labels or ids: they are not text or numbers."""
     array = np.asarray(values) if not hasattr(values, "dtype") else values
-    if array.dtype != object or len(array) == 0:
+    if len(array) == 0:
+        return
+    if getattr(array.dtype, "kind", "") in "mM":
+        raise InvalidInput(
+            f"{source}: the values are dates or durations ({str(array[0])[:40]}); labels and ids "
+            "must be text or numbers (convert the column to text first)"
+        )
+    if array.dtype != object:
         return
     flat = np.asarray(array, dtype=object).ravel()
-    bad = np.fromiter((isinstance(v, dict | list) for v in flat), bool, flat.size)
+    bad = np.fromiter((isinstance(v, _NOT_LABELS) for v in flat), bool, flat.size)
     if bad.any():
         position = int(np.flatnonzero(bad)[0])
-        kind = "an object" if isinstance(flat[position], dict) else "an array"
+        value = flat[position]
+        kind = "an array"
+        if isinstance(value, dict):
+            kind = "an object"
+        elif isinstance(value, bytes):
+            kind = "bytes"
+        elif isinstance(value, datetime.date | datetime.time):
+            kind = "a date or time"
         raise InvalidInput(
-            f"{source}: row {row_of(position)}: a value is {kind} ({str(flat[position])[:40]}); "
+            f"{source}: row {row_of(position)}: a value is {kind} ({str(value)[:40]}); "
             "labels and ids must be text or numbers"
         )
 
@@ -280,11 +299,11 @@ def _unique_ratings(
         first, second = int(order[pos]), int(order[pos + 1])
         m = len(ann_names)
         dup = int(sorted_keys[pos])
-        shown = f"{categories[label_codes[first]]}, {categories[label_codes[second]]}"
+        labels = f"{categories[label_codes[first]]}, {categories[label_codes[second]]}"
         raise InvalidInput(
             f"{source}: row {_row_number(frame, max(first, second))}: item "
-            f"{item_ids[dup // m]!r} is labelled by annotator {ann_names[dup % m]!r} "
-            f"more than once with different labels ({shown})"
+            f"{shown(item_ids[dup // m])} is labelled by annotator {shown(ann_names[dup % m])} "
+            f"more than once with different labels ({labels})"
         )
     keep = np.ones(len(sorted_keys), dtype=bool)
     keep[repeated + 1] = False
@@ -375,11 +394,11 @@ def ratings_from_wide(
 
 
 def _wide_note(item_col: str | None, columns: list[Any]) -> str:
-    shown = ", ".join(map(str, columns[:8])) + (
+    listed = ", ".join(map(str, columns[:8])) + (
         f", ... ({len(columns)})" if len(columns) > 8 else ""
     )
     ids = f"item column {item_col!r}" if item_col is not None else "no item column (rows are items)"
-    return f"read as wide: {ids}; annotator columns {shown}"
+    return f"read as wide: {ids}; annotator columns {listed}"
 
 
 def _mark_missing(frame: Any, columns: list[Any], missing: tuple[str, ...]) -> Any:

@@ -7,6 +7,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from planner.plan import Plan, interval_label
 
@@ -68,8 +69,8 @@ def render_plan(plan: Plan, console: Console) -> None:
         budget = plan.budgets[metric]
         deciding = " (decides)" if metric == plan.deciding_metric and len(plan.results) > 1 else ""
         answer.add_row(
-            f"[bold]{metric}{deciding}: items[/bold]",
-            f"[bold]{res.items:,}[/bold]",
+            Text(f"{metric}{deciding}: items", style="bold"),
+            Text(f"{res.items:,}", style="bold"),
             (
                 f"exact, from binomial sums ({interval_label(metric, res.method)})"
                 if res.basis == "exact"
@@ -153,9 +154,9 @@ def render_plan(plan: Plan, console: Console) -> None:
         )
     console.print(checks)
     for note in plan.notes:
-        console.print(f"[dim]note: {note}[/dim]")
+        console.print(f"note: {note}", style="dim")
     console.print(
-        f"[dim]seed {plan.seed} (rerun with --seed {plan.seed} for identical output)[/dim]"
+        f"seed {plan.seed} (rerun with --seed {plan.seed} for identical output)", style="dim"
     )
 
 
@@ -228,7 +229,7 @@ def render_agreement(report: Any, console: Console) -> None:
             else f"{c.ci_low:.3f} – {c.ci_high:.3f}"
         )
         estimate = f"{c.estimate:.4f}" if math.isfinite(c.estimate) else "undefined"
-        method = c.method + (f" [dim]({c.note})[/dim]" if c.note else "")
+        method = c.method + (f" ({c.note})" if c.note else "")
         se = f"{c.se:.4f}" if math.isfinite(c.se) else "-"
         coefs.add_row(
             _COEFFICIENT_NAMES.get(name, name), estimate, interval, se, method, f"{c.n_items:,}"
@@ -241,8 +242,9 @@ def render_agreement(report: Any, console: Console) -> None:
         )
     test = s["fleiss_kappa_test_zero"]
     console.print(
-        f"[dim]Test of Fleiss' kappa = 0: z = {_fmt(test['z'])}, p = {_fmt(test['p_value'])} "
-        f"(Fleiss-Nee-Landis SE {_fmt(test['se_under_kappa_zero'])}, for this test only)[/dim]"
+        f"Test of Fleiss' kappa = 0: z = {_fmt(test['z'])}, p = {_fmt(test['p_value'])} "
+        f"(Fleiss-Nee-Landis SE {_fmt(test['se_under_kappa_zero'])}, for this test only)",
+        style="dim",
     )
     for key, label in (
         ("cohen_kappa_test_zero", "Cohen's kappa"),
@@ -252,23 +254,29 @@ def render_agreement(report: Any, console: Console) -> None:
         if key in s:
             t = s[key]
             console.print(
-                f"[dim]Test of {label} = 0: z = {_fmt(t['z'])}, p = {_fmt(t['p_value'])} "
+                f"Test of {label} = 0: z = {_fmt(t['z'])}, p = {_fmt(t['p_value'])} "
                 f"(Fleiss-Cohen-Everitt SE under kappa = 0 {_fmt(t['se_under_kappa_zero'])}, "
-                "for this test only)[/dim]"
+                "for this test only)",
+                style="dim",
             )
     if "cohen_marginals" in s:
         used = s["cohen_marginals"]
-        console.print(f"[dim]Cohen's kappa marginals: {used['used']} ({used['meaning']})[/dim]")
+        console.print(f"Cohen's kappa marginals: {used['used']} ({used['meaning']})", style="dim")
     console.print(
-        f"[dim]Landis-Koch label: {s['landis_koch']['label']} ({s['landis_koch']['caution']})[/dim]"
+        f"Landis-Koch label: {s['landis_koch']['label']} ({s['landis_koch']['caution']})",
+        style="dim",
     )
 
     d = report.decision
     colour = {"demonstrated": "green", "not demonstrated": "red"}.get(d.verdict, "yellow")
     console.print(
-        f"[bold]Decision on {d.metric}:[/bold] [{colour}]{d.verdict}[/{colour}] — {d.reason} "
-        f"(thresholds fixed in advance: not demonstrated below {d.not_demonstrated_below:g}, "
-        f"demonstrated at {d.demonstrated_at:g})"
+        Text.assemble(
+            (f"Decision on {d.metric}:", "bold"),
+            " ",
+            (d.verdict, colour),
+            f" — {d.reason} (thresholds fixed in advance: not demonstrated below "
+            f"{d.not_demonstrated_below:g}, demonstrated at {d.demonstrated_at:g})",
+        )
     )
 
     diag = report.diagnostics
@@ -304,8 +312,8 @@ def render_agreement(report: Any, console: Console) -> None:
             groups.add_row(*(_fmt(entry[key]) for key in keys))
         console.print(groups)
     for note in report.notes:
-        console.print(f"[dim]note: {note}[/dim]")
-    console.print(f"[dim]seed {report.seed}[/dim]")
+        console.print(f"note: {note}", style="dim")
+    console.print(f"seed {report.seed}", style="dim")
 
 
 def render_comparison(comparison: Any, console: Console) -> None:
@@ -327,7 +335,7 @@ def render_comparison(comparison: Any, console: Console) -> None:
         )
     pop = comparison.population
     strata.add_row(
-        "[bold]traffic[/bold]",
+        Text("traffic", style="bold"),
         "1",
         "",
         f"{pop['union_rate']:.3f}",
@@ -351,7 +359,9 @@ def render_comparison(comparison: Any, console: Console) -> None:
     table.add_row(
         "items: uniform prevalence slice", *(f"{d.prevalence_slice_items:,}" for d in designs)
     )
-    table.add_row("[bold]items, total[/bold]", *(f"[bold]{d.items:,}[/bold]" for d in designs))
+    table.add_row(
+        Text("items, total", style="bold"), *(Text(f"{d.items:,}", style="bold") for d in designs)
+    )
     table.add_row("union positives", *(f"{d.union_positives:,.0f}" for d in designs))
     table.add_row(
         "half-width at the assurance", *(f"{d.half_width_at_assurance:.4f}" for d in designs)
@@ -360,7 +370,8 @@ def render_comparison(comparison: Any, console: Console) -> None:
         f"{settings.metric} estimated (median)", *(f"{d.estimate_median:.3f}" for d in designs)
     )
     table.add_row(
-        "[bold]person-hours[/bold]", *(f"[bold]{c.person_hours:,.1f}[/bold]" for c in costs)
+        Text("person-hours", style="bold"),
+        *(Text(f"{c.person_hours:,.1f}", style="bold") for c in costs),
     )
     table.add_row(
         "  of which prevalence slice", *(f"{c.prevalence_slice_hours:,.1f}" for c in costs)
@@ -370,7 +381,7 @@ def render_comparison(comparison: Any, console: Console) -> None:
         table.add_row("cost", *(f"{c.cost:,.0f}" for c in costs))
     console.print(table)
     for d in designs:
-        console.print(f"[bold]{d.design}[/bold]: {d.describes}")
+        console.print(Text.assemble((d.design, "bold"), f": {d.describes}"))
     per = Table(
         title="Enriched design, per stratum (each describes its own stratum)",
         title_justify="left",
@@ -404,8 +415,8 @@ def render_comparison(comparison: Any, console: Console) -> None:
         f"{comparison.hours_ratio('weighted'):.2f}."
     )
     for note in comparison.notes:
-        console.print(f"[dim]note: {note}[/dim]")
-    console.print(f"[dim]seed {comparison.seed}[/dim]")
+        console.print(f"note: {note}", style="dim")
+    console.print(f"seed {comparison.seed}", style="dim")
 
 
 def render_schedule(result: Any, console: Console) -> None:
@@ -424,8 +435,8 @@ def render_schedule(result: Any, console: Console) -> None:
         f"{op.adjudicators} adjudicator(s)",
     )
     table.add_row(
-        "[bold]calendar days[/bold]",
-        f"[bold]{result.calendar_days_median:g}[/bold]",
+        Text("calendar days", style="bold"),
+        Text(f"{result.calendar_days_median:g}", style="bold"),
         f"median; 90th percentile {result.calendar_days_p90:g}",
     )
     table.add_row(
@@ -444,4 +455,4 @@ def render_schedule(result: Any, console: Console) -> None:
     if result.cost_median is not None:
         table.add_row("cost", f"{result.cost_median:,.0f}", f"median, at {op.hourly_rate:g}/hour")
     console.print(table)
-    console.print(f"[dim]seed {result.seed}[/dim]")
+    console.print(f"seed {result.seed}", style="dim")

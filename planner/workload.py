@@ -140,6 +140,14 @@ def _checked_fields(op: Operation) -> dict[str, Any]:
             f"each item needs, got {out['annotators']}",
             parameter="annotators",
         )
+    contested = any(rate > 0 for rate in op.contested_rate)
+    if out["adjudicators"] == 0 and out["adjudication_seconds"] > 0 and contested:
+        raise InvalidInput(
+            f"adjudicators must be at least 1 when contested items take "
+            f"{out['adjudication_seconds']:g} s each to adjudicate, got 0 (or give no "
+            "adjudication time)",
+            parameter="adjudicators",
+        )
     return out
 
 
