@@ -4,7 +4,7 @@
 coefficient comes from counts (the pair table of two annotators, or per-item category
 counts for many) through the one implementation in :mod:`planner.agreement`,
 :mod:`planner.multirater` and :mod:`planner.alpha`, with the interval recommended in
-METHODS.md section 0:
+docs/methods.md section 0:
 
 ========================  ===========================================================
 coefficient               interval (default)

@@ -39,8 +39,8 @@ class PlanSettings:
     """The precision target, the search's effort and the labelling costs.
 
     Defaults: half-width 0.08 at 95 % confidence with assurance 0.5 (the median study
-    reaches the width), both metrics' recommended intervals (Wilson-for-J for PSA,
-    Donner-Eliasziw for kappa), 4,000 replicate studies per evaluated size, two annotators
+    reaches the width), both metrics' recommended intervals (Wilson-for-J for PSA, the
+    score interval for Cohen's kappa), 4,000 replicate studies per evaluated size, two annotators
     at 90 s per item and no adjudication.
 
     Every value is checked on construction by its rule in

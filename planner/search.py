@@ -159,7 +159,7 @@ def interval_function(
 
 
 def psa_variance_factor(jaccard: float) -> float:
-    """``f(J) = U Var(PSA) = 4 J (1 - J) / (1 + J)^4`` (delta method, METHODS.md 2.2)."""
+    """``f(J) = U Var(PSA) = 4 J (1 - J) / (1 + J)^4`` (delta method, docs/methods.md 2.2)."""
     return 4.0 * jaccard * (1.0 - jaccard) / (1.0 + jaccard) ** 4
 
 
@@ -459,7 +459,7 @@ def worst_case_union_positives(width: float, confidence_level: float = 0.95) -> 
     """Union positives that reach ``width`` for PSA whatever the true agreement.
 
     ``delta``: ``ceil(z^2 f* / w^2)`` with ``f* = max_J 4J(1-J)/(1+J)^4 = 0.309842`` at
-    ``J* = (5 - sqrt 17)/4`` (METHODS.md 2.2). ``wilson``: the smallest ``U`` from which on
+    ``J* = (5 - sqrt 17)/4`` (docs/methods.md 2.2). ``wilson``: the smallest ``U`` from which on
     the Wilson-for-J interval has half-width at most ``width`` for *every* outcome
     ``a = 0..U``, a guarantee that needs no assumption about ``J`` at all.
 

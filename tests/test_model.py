@@ -1,4 +1,4 @@
-"""The annotator-pair model against METHODS.md section 6 and an item-level simulation."""
+"""The annotator-pair model against docs/methods.md section 6 and an item-level simulation."""
 
 from __future__ import annotations
 
