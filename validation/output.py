@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from validation.methods import role
+
 REGIME_NAMES = {
     "unbiased": "2 annotators, unbiased, independent errors",
     "correlated": "2 annotators, unbiased, correlated errors (h = 0.5)",
@@ -16,7 +18,7 @@ REGIME_NAMES = {
 _COLUMNS = (
     ("cell", "cell", 44, "s"),
     ("coefficient", "coefficient", 18, "s"),
-    ("method", "method", 16, "s"),
+    ("method", "method", 34, "s"),
     ("true_value", "true", 7, ".3f"),
     ("coverage", "cover", 6, ".3f"),
     ("mc_se", "MC SE", 6, ".4f"),
@@ -35,8 +37,17 @@ def text_table(rows: Iterable[dict[str, Any]]) -> str:
     header = " ".join(f"{h:{align(f)}{w}}" for _, h, w, f in _COLUMNS)
     lines = [header, "-" * len(header)]
     for row in rows:
-        lines.append(" ".join(f"{row[k]:{align(f)}{w}{f}}" for k, _, w, f in _COLUMNS))
+        shown = {**row, "method": method_label(row["coefficient"], row["method"])}
+        lines.append(" ".join(f"{shown[k]:{align(f)}{w}{f}}" for k, _, w, f in _COLUMNS))
     return "\n".join(lines)
+
+
+def method_label(coefficient: str, method: str) -> str:
+    """The method's name, with ``(agree's default)`` or ``(previous default)`` after it."""
+    place = role(coefficient, method)
+    if place == "default":
+        return f"{method} (agree's default)"
+    return f"{method} ({place})" if place else method
 
 
 def summary(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -99,7 +110,8 @@ def markdown(document: dict[str, Any]) -> str:
     ]
     for g in summary(document["rows"]):
         lines.append(
-            f"| {g['coefficient']} | {g['method']} | {REGIME_NAMES.get(g['regime'], g['regime'])} "
+            f"| {g['coefficient']} | {method_label(g['coefficient'], g['method'])} "
+            f"| {REGIME_NAMES.get(g['regime'], g['regime'])} "
             f"| {status(g)} | {g['cells']} | {g['flagged_under']} / {g['flagged_over']} "
             f"| {g['worst_coverage']:.3f} ({g['worst_mc_se']:.3f}) | {g['worst_cell']} "
             f"| {g['best_coverage']:.3f} |"
