@@ -87,12 +87,18 @@ def _carried_over(settings: dict[str, Any]) -> str:
     kept = settings.get("carried_over")
     if not kept:
         return ""
-    regimes = ", ".join(REGIME_NAMES.get(r, r) for r in kept["regimes"])
+    regimes = "; ".join(REGIME_NAMES.get(r, r) for r in _in_order(kept["regimes"]))
     return (
         f" Rows for {regimes} are carried over unchanged from the `{kept['slice']}` run at "
         f"{str(kept['git_commit'])[:10]} ({kept['reps']:,} studies per cell, seed "
         f"{kept['seed']}): their methods did not change."
     )
+
+
+def _in_order(regimes: Iterable[str]) -> list[str]:
+    """Regimes in the order of :data:`REGIME_NAMES` (two annotators first), others last."""
+    order = list(REGIME_NAMES)
+    return sorted(regimes, key=lambda r: order.index(r) if r in order else len(order))
 
 
 def markdown(document: dict[str, Any]) -> str:
@@ -108,7 +114,9 @@ def markdown(document: dict[str, Any]) -> str:
         "| worst coverage (MC SE) | where | best coverage |",
         "|---|---|---|---|---:|---:|---:|---|---:|",
     ]
-    for g in summary(document["rows"]):
+    groups = summary(document["rows"])
+    ranks = {r: i for i, r in enumerate(_in_order({g["regime"] for g in groups}))}
+    for g in sorted(groups, key=lambda g: ranks[g["regime"]]):  # stable: methods keep order
         lines.append(
             f"| {g['coefficient']} | {method_label(g['coefficient'], g['method'])} "
             f"| {REGIME_NAMES.get(g['regime'], g['regime'])} "
