@@ -19,11 +19,11 @@ from planner.intervals import psa_standard_error
 from planner.model import pair_from_annotators
 from validation import coverage
 from validation.grid import Cell, grid
-from validation.methods import Method, multi_estimands
+from validation.methods import DEFAULTS, Method, multi_estimands, multi_methods
 from validation.models import (
     category_rows,
-    compress_patterns,
     multi_rater_model,
+    pattern_bits,
     pattern_probabilities,
     unbiased_pair,
 )
@@ -146,13 +146,59 @@ def test_pattern_model_with_two_annotators_is_plannerss_pair_model():
 def test_population_values_are_the_large_sample_limits():
     probs, _ = multi_rater_model(0.3, 4, 0.5, 0.8)
     rows = category_rows(4)
-    big = compress_patterns(np.random.default_rng(0).multinomial(10**8, probs), 4)
-    truth = {k: fn(compress_patterns(probs, 4)) for k, fn in multi_estimands(4).items()}
+    big = np.random.default_rng(0).multinomial(10**8, probs)
+    truth = {k: fn(probs) for k, fn in multi_estimands(4).items()}
     assert truth["fleiss_kappa"] == pytest.approx(0.5, abs=1e-9)  # the level solved for
     for name, fn in multi_estimands(4).items():
         # the estimate on one study of 1e8 items: SE below 1e-4
         assert fn(big / 10**8) == pytest.approx(truth[name], abs=1e-3), name
     assert rows.sum(axis=1).tolist() == [4] * 5
+
+
+def _conger_by_hand(probs: np.ndarray, m: int) -> float:
+    """Conger (1980) from the pattern probabilities: pairwise agreement against the chance
+    agreement of each pair of different annotators' own positive rates."""
+    bits = pattern_bits(m)
+    rate = probs @ bits  # P(annotator g says positive)
+    pairs = [(g, h) for g in range(m) for h in range(m) if g != h]
+    p_a = np.mean([probs @ (bits[:, g] == bits[:, h]) for g, h in pairs])
+    p_e = np.mean([rate[g] * rate[h] + (1 - rate[g]) * (1 - rate[h]) for g, h in pairs])
+    return float((p_a - p_e) / (1 - p_e))
+
+
+@pytest.mark.parametrize(("m", "bias"), [(3, 0.8), (4, 0.8), (5, 0.0)])
+def test_conger_estimand_uses_each_annotators_own_marginals(m, bias):
+    probs, _ = multi_rater_model(0.3, m, 0.5, bias)
+    truth = multi_estimands(m)
+    assert truth["conger_kappa"](probs) == pytest.approx(_conger_by_hand(probs, m), abs=1e-9)
+    if bias == 0:  # equal marginals: Conger's kappa is Fleiss' kappa
+        assert truth["conger_kappa"](probs) == pytest.approx(0.5, abs=1e-9)
+    else:  # different marginals: Conger's chance agreement is smaller, its kappa larger
+        assert truth["conger_kappa"](probs) > truth["fleiss_kappa"](probs) + 1e-3
+
+
+def test_agrees_current_several_annotator_defaults_cover_on_a_tiny_slice():
+    cells, _ = grid("multi")
+    wanted = {"M=3 pi=0.3 fleiss 0.5 bias=±0.8 U=180", "M=4 pi=0.05 fleiss 0.8 bias=±0 U=50"}
+    tiny = [c for c in cells if c.label in wanted]
+    reps = 600
+    new = ["gwet-t-log1m", "specific_positive/wald-logit", "conger_kappa/gwet-t"]
+    doc = coverage.run(cells=tiny, reps=reps, seed=11, wanted=new)
+    keys = {(r["cell"], f"{r['coefficient']}/{r['method']}") for r in doc["rows"]}
+    for cell in tiny:
+        for key in ("gwet_ac1/gwet-t-log1m", "brennan_prediger/gwet-t-log1m", *new[1:]):
+            assert (cell.label, key) in keys
+    for row in doc["rows"]:
+        assert row["n_undefined"] == 0, row
+        assert abs(row["coverage"] - 0.95) <= 3 * math.sqrt(0.95 * 0.05 / reps), row
+        assert DEFAULTS[row["coefficient"]] == row["method"]  # each is agree's default
+
+
+def test_conger_kappa_is_simulated_from_three_annotators_on():
+    names = {m: {x.key for x in multi_methods(m, 10)} for m in (2, 3)}
+    assert "conger_kappa/gwet-t" not in names[2]
+    assert names[3] - names[2] == {"conger_kappa/gwet-t"}
+    assert {"gwet_ac1/gwet-t", "specific_positive/wald-linearised"} <= names[2]  # kept
 
 
 def test_the_small_slice_writes_valid_json_and_markdown(tmp_path, capsys):
@@ -240,7 +286,7 @@ def test_every_markdown_row_says_whether_it_is_flagged():
         if line.startswith("| psa")
     ]
     assert [(cols[1], cols[3]) for cols in table] == [
-        ("wilson", "no"),
+        ("wilson (agree's default)", "no"),
         ("wald", "**yes** (under)"),
         ("clopper-pearson", "**yes** (over)"),
     ]

@@ -50,7 +50,6 @@ from validation.methods import (  # noqa: E402
     multi_methods,
     pair_methods,
 )
-from validation.models import compress_patterns  # noqa: E402
 
 DEFAULT_REPS = {"full": 4000, "small": 400, "two": 4000, "multi": 4000}
 DEFAULT_N_BOOT = {"full": 500, "small": 200, "two": 500, "multi": 500}
@@ -140,12 +139,8 @@ def simulate_cell(cell: Cell, methods: Sequence[Method], reps: int, seed: int) -
     probs = np.asarray(cell.probabilities)
     if cell.regime.startswith("multi"):
         gen = stream(seed, key, 0)
-        patterns = gen.multinomial(cell.n_items, probs / probs.sum(), size=reps)
-        data = compress_patterns(patterns, cell.n_annotators)
-        estimands = multi_estimands(cell.n_annotators)
-        truth_of = {
-            name: fn(compress_patterns(probs, cell.n_annotators)) for name, fn in estimands.items()
-        }
+        data = gen.multinomial(cell.n_items, probs / probs.sum(), size=reps)  # pattern counts
+        truth_of = {name: fn(probs) for name, fn in multi_estimands(cell.n_annotators).items()}
     else:
         data = simulate_tables(probs, cell.n_items, reps, rng=stream(seed, key, 0))
         truth_of = {name: fn(probs) for name, fn in PAIR_ESTIMANDS.items()}
@@ -319,7 +314,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error(f"--n-boot must be at least 10, got {args.n_boot}")
     known = {
         name
-        for m in [*pair_methods(10), *multi_methods(2, 10)]
+        for m in [*pair_methods(10), *multi_methods(3, 10)]
         for name in (m.coefficient, m.name, m.key)
     }
     unknown = sorted(set(args.methods or ()) - known)

@@ -1,17 +1,22 @@
 """The interval methods the coverage script simulates, and each coefficient's population value.
 
 Two-annotator methods act on stacked tables ``(R, 2, 2)``; several-annotator methods on the
-multiplicities ``(R, M + 1)`` of the per-item counts :func:`validation.models.category_rows`.
-Each method returns ``(low, high)`` arrays of shape ``(R,)``; NaN marks an undefined interval.
+counts ``(R, 2^M)`` of the label patterns (bit ``j`` of a pattern: annotator ``j`` says
+positive). Conger's kappa needs that annotator identity; the other coefficients see only the
+multiplicities ``(R, M + 1)`` of the per-item counts :func:`validation.models.category_rows`
+(:func:`validation.models.compress_patterns`). Each method returns ``(low, high)`` arrays of
+shape ``(R,)``; NaN marks an undefined interval.
 
 The PSA and Cohen's kappa methods are read by name from :data:`planner.intervals.PSA_METHODS`
 and :data:`planner.intervals.KAPPA_METHODS` when the grid runs, so a method added there is
 simulated without a change here. The several-annotator intervals are those ``planner agree``
-prints (see :mod:`planner.measure`): Gwet's linearised variance with a ``t`` interval for
-Fleiss' kappa, AC1 and Brennan-Prediger (clipped to [-1, 1]); the item bootstrap
-(percentile, resampling items as new multiplicities of the distinct rows) for Krippendorff's
-alpha; the linearised ratio variance (Wald, clipped to [0, 1]) for specific positive
-agreement.
+prints (see :mod:`planner.measure`; :data:`DEFAULTS` names them): Gwet's linearised variance
+with a ``t`` interval for Fleiss' kappa and Conger's kappa (3+ annotators), and on the
+``log(1 - c)`` scale for AC1 and Brennan-Prediger (all clipped to [-1, 1]); the item
+bootstrap (percentile, resampling items as new multiplicities of the distinct rows) for
+Krippendorff's alpha; the linearised ratio variance on the logit scale for specific positive
+agreement. The previous defaults (the linear ``t`` interval for AC1 and Brennan-Prediger, the
+plain Wald for specific agreement) are kept beside them (:data:`PREVIOUS_DEFAULTS`).
 """
 
 from __future__ import annotations
@@ -25,13 +30,50 @@ from numpy.typing import NDArray
 from planner import agreement as ag
 from planner import intervals as iv
 from planner.alpha import krippendorff_alpha
-from planner.multirater import chance_corrected, specific_agreement, specific_agreement_se
-from validation.models import POPULATION, category_rows
+from planner.conger import conger_kappa
+from planner.multirater import (
+    ChanceCorrected,
+    chance_corrected,
+    specific_agreement,
+    specific_agreement_interval,
+    specific_agreement_se,
+)
+from validation.models import POPULATION, category_rows, compress_patterns, pattern_bits
 
 FloatArray = NDArray[np.float64]
 Interval = Callable[[NDArray, np.random.Generator], tuple[FloatArray, FloatArray]]
 CONFIDENCE = 0.95
 _ALPHA_CHUNK = 200  # replicates bootstrapped at once; fixed so chunking never changes answers
+
+#: The interval ``planner agree`` prints by default for each coefficient (``plan``'s defaults
+#: for PSA and Cohen's kappa are the same); the output marks these rows.
+DEFAULTS: dict[str, str] = {
+    "psa": "wilson",
+    "cohen_kappa": "score",
+    "nsa": "wilson",
+    "pabak": "wilson",
+    "fleiss_kappa": "gwet-t",
+    "gwet_ac1": "gwet-t-log1m",
+    "brennan_prediger": "gwet-t-log1m",
+    "krippendorff_alpha": "bootstrap",
+    "specific_positive": "wald-logit",
+    "conger_kappa": "gwet-t",
+}
+#: Methods that were agree's default before the current one (kept to show the change).
+PREVIOUS_DEFAULTS: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("gwet_ac1", "gwet-t"),
+        ("brennan_prediger", "gwet-t"),
+        ("specific_positive", "wald-linearised"),
+    }
+)
+
+
+def role(coefficient: str, name: str) -> str:
+    """``"default"``, ``"previous default"`` or ``""``: the method's place in ``agree``."""
+    if DEFAULTS.get(coefficient) == name:
+        return "default"
+    return "previous default" if (coefficient, name) in PREVIOUS_DEFAULTS else ""
 
 
 @dataclass(frozen=True)
@@ -124,30 +166,75 @@ def pair_methods(n_boot: int) -> list[Method]:
 
 
 def multi_estimands(n_annotators: int) -> dict[str, Callable[[FloatArray], float]]:
-    """Population value of each coefficient from the ``M + 1`` category-count probabilities.
+    """Population value of each coefficient from the ``2^M`` pattern probabilities.
 
     Each is the coefficient computed on the expected frequencies (multiplicities
-    ``probability x 1e12``, so Krippendorff's small-sample factor ``(n - 1) / n`` is 1).
+    ``probability x 1e12``, so Krippendorff's small-sample factor ``(n - 1) / n`` is 1);
+    Conger's kappa from the patterns (each annotator's own marginals), the others from the
+    ``M + 1`` category-count probabilities.
     """
     rows = category_rows(n_annotators)
+    conger = _PatternRatings(n_annotators)
+
+    def on_counts(fn: Callable[[FloatArray], float]) -> Callable[[FloatArray], float]:
+        return lambda p: fn(compress_patterns(p, n_annotators))
 
     def chance(kind: str) -> Callable[[FloatArray], float]:
-        return lambda p: float(chance_corrected(rows, kind, multiplicity=p * POPULATION).estimate)
+        return on_counts(
+            lambda p: float(chance_corrected(rows, kind, multiplicity=p * POPULATION).estimate)
+        )
 
     return {
+        "conger_kappa": lambda p: float(conger.fit(p * POPULATION).estimate),
         "fleiss_kappa": chance("fleiss"),
         "gwet_ac1": chance("gwet"),
         "brennan_prediger": chance("brennan-prediger"),
-        "krippendorff_alpha": lambda p: float(
-            krippendorff_alpha(rows, multiplicity=p * POPULATION)
+        "krippendorff_alpha": on_counts(
+            lambda p: float(krippendorff_alpha(rows, multiplicity=p * POPULATION))
         ),
-        "specific_positive": lambda p: float(specific_agreement(rows, p * POPULATION)[0]),
+        "specific_positive": on_counts(
+            lambda p: float(specific_agreement(rows, p * POPULATION)[0])
+        ),
     }
 
 
-def _gwet_t(rows: NDArray, kind: str) -> Interval:
+@dataclass(frozen=True)
+class _PatternRatings:
+    """The ``2^M`` label patterns as sparse ratings (one row per pattern), for Conger's kappa."""
+
+    n_annotators: int
+
+    def fit(self, pattern_counts: NDArray) -> ChanceCorrected:
+        """:func:`planner.conger.conger_kappa` of one study's pattern counts ``(2^M,)``."""
+        m = self.n_annotators
+        bits = pattern_bits(m)
+        return conger_kappa(
+            np.repeat(np.arange(bits.shape[0]), m),
+            np.tile(np.arange(m), bits.shape[0]),
+            bits.ravel(),
+            n_rows=bits.shape[0],
+            n_categories=2,
+            n_annotators=m,
+            row_weights=pattern_counts,
+        )
+
+
+def _conger_t(n_annotators: int) -> Interval:
+    """Conger's kappa, Gwet's variance, ``t`` interval clipped to [-1, 1], as ``agree`` prints
+    it; one call of :func:`planner.conger.conger_kappa` per study (about 70 us)."""
+    ratings = _PatternRatings(n_annotators)
+
+    def interval(patterns: NDArray, rng: np.random.Generator) -> tuple[FloatArray, FloatArray]:
+        limits = np.array([ratings.fit(p).confidence_interval(CONFIDENCE) for p in patterns])
+        return np.maximum(limits[:, 0], -1.0), np.minimum(limits[:, 1], 1.0)
+
+    return interval
+
+
+def _gwet_t(rows: NDArray, kind: str, scale: str = "linear") -> Interval:
     def interval(mult: NDArray, rng: np.random.Generator) -> tuple[FloatArray, FloatArray]:
-        low, high = chance_corrected(rows, kind, multiplicity=mult).confidence_interval(CONFIDENCE)
+        fit = chance_corrected(rows, kind, multiplicity=mult)
+        low, high = fit.confidence_interval(CONFIDENCE, scale)
         return np.maximum(low, -1.0), np.minimum(high, 1.0)
 
     return interval
@@ -160,6 +247,15 @@ def _specific_wald(rows: NDArray) -> Interval:
         s = specific_agreement(rows, mult)[..., 0]
         se = specific_agreement_se(rows, mult)[..., 0]
         return np.clip(s - z * se, 0, 1), np.clip(s + z * se, 0, 1)
+
+    return interval
+
+
+def _specific_wald_logit(rows: NDArray) -> Interval:
+    def interval(mult: NDArray, rng: np.random.Generator) -> tuple[FloatArray, FloatArray]:
+        s = specific_agreement(rows, mult)[..., 0]
+        se = specific_agreement_se(rows, mult)[..., 0]
+        return specific_agreement_interval(s, se, CONFIDENCE)
 
     return interval
 
@@ -186,13 +282,30 @@ def _alpha_bootstrap(rows: NDArray, n_boot: int) -> Interval:
     return interval
 
 
+def _on_counts(interval: Interval, n_annotators: int) -> Interval:
+    """``interval`` of the category-count multiplicities, applied to pattern counts."""
+
+    def on_patterns(patterns: NDArray, rng: np.random.Generator) -> tuple[FloatArray, FloatArray]:
+        return interval(compress_patterns(patterns, n_annotators), rng)
+
+    return on_patterns
+
+
 def multi_methods(n_annotators: int, n_boot: int) -> list[Method]:
-    """The intervals ``agree`` prints for several annotators (binary labels)."""
+    """The intervals ``agree`` prints for several annotators (binary labels), and the
+    previous defaults; Conger's kappa from three annotators on, as ``agree`` reports it."""
     rows = category_rows(n_annotators)
-    return [
-        Method("fleiss_kappa", "gwet-t", _gwet_t(rows, "fleiss")),
-        Method("gwet_ac1", "gwet-t", _gwet_t(rows, "gwet")),
-        Method("brennan_prediger", "gwet-t", _gwet_t(rows, "brennan-prediger")),
-        Method("krippendorff_alpha", "bootstrap", _alpha_bootstrap(rows, n_boot)),
-        Method("specific_positive", "wald-linearised", _specific_wald(rows)),
+    on_counts = [
+        ("fleiss_kappa", "gwet-t", _gwet_t(rows, "fleiss")),
+        ("gwet_ac1", "gwet-t-log1m", _gwet_t(rows, "gwet", "log1m")),
+        ("gwet_ac1", "gwet-t", _gwet_t(rows, "gwet")),
+        ("brennan_prediger", "gwet-t-log1m", _gwet_t(rows, "brennan-prediger", "log1m")),
+        ("brennan_prediger", "gwet-t", _gwet_t(rows, "brennan-prediger")),
+        ("krippendorff_alpha", "bootstrap", _alpha_bootstrap(rows, n_boot)),
+        ("specific_positive", "wald-logit", _specific_wald_logit(rows)),
+        ("specific_positive", "wald-linearised", _specific_wald(rows)),
     ]
+    methods = [Method(c, name, _on_counts(fn, n_annotators)) for c, name, fn in on_counts]
+    if n_annotators >= 3:
+        methods.insert(1, Method("conger_kappa", "gwet-t", _conger_t(n_annotators)))
+    return methods

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from validation.methods import role
+
 REGIME_NAMES = {
     "unbiased": "2 annotators, unbiased, independent errors",
     "correlated": "2 annotators, unbiased, correlated errors (h = 0.5)",
@@ -16,7 +18,7 @@ REGIME_NAMES = {
 _COLUMNS = (
     ("cell", "cell", 44, "s"),
     ("coefficient", "coefficient", 18, "s"),
-    ("method", "method", 16, "s"),
+    ("method", "method", 34, "s"),
     ("true_value", "true", 7, ".3f"),
     ("coverage", "cover", 6, ".3f"),
     ("mc_se", "MC SE", 6, ".4f"),
@@ -35,8 +37,17 @@ def text_table(rows: Iterable[dict[str, Any]]) -> str:
     header = " ".join(f"{h:{align(f)}{w}}" for _, h, w, f in _COLUMNS)
     lines = [header, "-" * len(header)]
     for row in rows:
-        lines.append(" ".join(f"{row[k]:{align(f)}{w}{f}}" for k, _, w, f in _COLUMNS))
+        shown = {**row, "method": method_label(row["coefficient"], row["method"])}
+        lines.append(" ".join(f"{shown[k]:{align(f)}{w}{f}}" for k, _, w, f in _COLUMNS))
     return "\n".join(lines)
+
+
+def method_label(coefficient: str, method: str) -> str:
+    """The method's name, with ``(agree's default)`` or ``(previous default)`` after it."""
+    place = role(coefficient, method)
+    if place == "default":
+        return f"{method} (agree's default)"
+    return f"{method} ({place})" if place else method
 
 
 def summary(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -76,12 +87,18 @@ def _carried_over(settings: dict[str, Any]) -> str:
     kept = settings.get("carried_over")
     if not kept:
         return ""
-    regimes = ", ".join(REGIME_NAMES.get(r, r) for r in kept["regimes"])
+    regimes = "; ".join(REGIME_NAMES.get(r, r) for r in _in_order(kept["regimes"]))
     return (
         f" Rows for {regimes} are carried over unchanged from the `{kept['slice']}` run at "
         f"{str(kept['git_commit'])[:10]} ({kept['reps']:,} studies per cell, seed "
         f"{kept['seed']}): their methods did not change."
     )
+
+
+def _in_order(regimes: Iterable[str]) -> list[str]:
+    """Regimes in the order of :data:`REGIME_NAMES` (two annotators first), others last."""
+    order = list(REGIME_NAMES)
+    return sorted(regimes, key=lambda r: order.index(r) if r in order else len(order))
 
 
 def markdown(document: dict[str, Any]) -> str:
@@ -97,9 +114,12 @@ def markdown(document: dict[str, Any]) -> str:
         "| worst coverage (MC SE) | where | best coverage |",
         "|---|---|---|---|---:|---:|---:|---|---:|",
     ]
-    for g in summary(document["rows"]):
+    groups = summary(document["rows"])
+    ranks = {r: i for i, r in enumerate(_in_order({g["regime"] for g in groups}))}
+    for g in sorted(groups, key=lambda g: ranks[g["regime"]]):  # stable: methods keep order
         lines.append(
-            f"| {g['coefficient']} | {g['method']} | {REGIME_NAMES.get(g['regime'], g['regime'])} "
+            f"| {g['coefficient']} | {method_label(g['coefficient'], g['method'])} "
+            f"| {REGIME_NAMES.get(g['regime'], g['regime'])} "
             f"| {status(g)} | {g['cells']} | {g['flagged_under']} / {g['flagged_over']} "
             f"| {g['worst_coverage']:.3f} ({g['worst_mc_se']:.3f}) | {g['worst_cell']} "
             f"| {g['best_coverage']:.3f} |"
