@@ -357,10 +357,10 @@ def specific_agreement_interval(
 
     ``expit(logit(p) -/+ z SE / (p (1 - p)))`` with the linearised SE of
     :func:`specific_agreement_se`; where ``p`` is 0 or 1 (no logit) the Wald interval
-    clipped to [0, 1]. Over validation/'s several-annotator grid (4,000 studies per cell)
-    the worst coverage of specific positive agreement goes from 0.864 to 0.904 at 20 union
-    positives and from 0.917 to 0.930 at 50 (under 0.935 in 10 and 2 of 43 cells, against
-    40 and 9 for the plain Wald); from 180 on both keep 0.94-0.96.
+    clipped to [0, 1]. Over validation/'s several-annotator grid (4,000 studies per cell,
+    validation/coverage.md) the worst coverage of specific positive agreement goes from
+    0.849 to 0.886 at 20 union positives and from 0.915 to 0.933 at 50 (11 cells under
+    against 53 for the plain Wald); at 180 union positives 0.938.
 
     >>> lo, hi = specific_agreement_interval(0.9, 0.05)
     >>> round(float(lo), 4), round(float(hi), 4)
