@@ -48,18 +48,22 @@ def _show_version(value: bool) -> None:
         raise typer.Exit()
 
 
+# the same eager --version flag on every entry point
+VersionFlag = Annotated[
+    bool,
+    typer.Option(
+        "--version",
+        metavar="",
+        help="Print the version and exit.",
+        is_eager=True,
+        callback=_show_version,
+    ),
+]
+
+
 @app.callback()
 def _planner(
-    version: Annotated[
-        bool,
-        typer.Option(
-            "--version",
-            metavar="",
-            help="Print the version and exit.",
-            is_eager=True,
-            callback=_show_version,
-        ),
-    ] = False,
+    version: VersionFlag = False,
     debug: Annotated[
         bool,
         typer.Option("--debug", metavar="", help=DEBUG_HELP, is_eager=True, callback=set_debug),
@@ -245,16 +249,7 @@ def plan_command(
         bool,
         typer.Option("--debug", metavar="", help=DEBUG_HELP, is_eager=True, callback=set_debug),
     ] = False,
-    version: Annotated[
-        bool,
-        typer.Option(
-            "--version",
-            metavar="",
-            help="Print the version and exit.",
-            is_eager=True,
-            callback=_show_version,
-        ),
-    ] = False,
+    version: VersionFlag = False,
 ) -> None:
     """Size a two-annotator agreement study: items, union positives, hours and cost."""
     from planner.request import run_plan
