@@ -410,9 +410,9 @@ def measure_agreement(
             "pairwise agreement over items with two or more ratings",
         )
     for name, chance in (
-        ("fleiss_kappa", "fleiss"),
+        (weighted_name("fleiss_kappa", weights_kind), "fleiss"),
         ("gwet_ac1" if not weights_kind else "gwet_ac2", "gwet"),
-        ("brennan_prediger", "brennan-prediger"),
+        (weighted_name("brennan_prediger", weights_kind), "brennan-prediger"),
     ):
         res = mr.chance_corrected_patterns(patterns, chance, weight_matrix)
         if bootstrap:
@@ -437,7 +437,7 @@ def measure_agreement(
             _undefined_note(res.estimate, one_category),
             se=res.standard_error,
         )
-        if name == "fleiss_kappa":
+        if name == "fleiss_kappa":  # the Fleiss-Nee-Landis test is for unweighted kappa
             se0 = mr.fleiss_kappa_null_se_patterns(patterns)
             z = scalar(res.estimate) / scalar(se0) if scalar(se0) > 0 else float("nan")
             summary["fleiss_kappa_test_zero"] = {
@@ -447,10 +447,20 @@ def measure_agreement(
                 "note": "Fleiss-Nee-Landis variance: for testing kappa = 0 only, not intervals",
             }
     if ratings.n_annotators >= 3:
-        _add_conger(ratings, weight_matrix, confidence_level, bootstrap, n_boot, rng, add, notes)
+        _add_conger(
+            ratings,
+            weight_matrix,
+            weights_kind,
+            confidence_level,
+            bootstrap,
+            n_boot,
+            rng,
+            add,
+            notes,
+        )
     summary["landis_koch"] = {
         "label": landis_koch(
-            coefficients["fleiss_kappa"].estimate
+            coefficients[weighted_name("fleiss_kappa", weights_kind)].estimate
             if not two
             else coefficients["cohen_kappa"].estimate
         ),
@@ -678,6 +688,15 @@ def _check_arguments(
         check_choice("weighted_kappa_method", weighted_kappa_method, WEIGHTED_KAPPA_METHODS)
 
 
+def weighted_name(name: str, weights_kind: str | None) -> str:
+    """A coefficient's name, with its agreement weights when it has them.
+
+    >>> weighted_name("fleiss_kappa", "quadratic"), weighted_name("fleiss_kappa", None)
+    ('fleiss_kappa_quadratic', 'fleiss_kappa')
+    """
+    return name if weights_kind is None else f"{name}_{weights_kind}"
+
+
 def _coefficient_names(
     two: bool, weights_kind: str | None, pos: int | None, k: int
 ) -> tuple[str, ...]:
@@ -685,8 +704,12 @@ def _coefficient_names(
     names = ["observed_agreement"]
     if two:
         names += ["cohen_kappa"] + ([f"cohen_kappa_{weights_kind}"] if weights_kind else [])
-    names += ["fleiss_kappa", "gwet_ac2" if weights_kind else "gwet_ac1", "brennan_prediger"]
-    names += [] if two else ["conger_kappa"]
+    names += [
+        weighted_name("fleiss_kappa", weights_kind),
+        "gwet_ac2" if weights_kind else "gwet_ac1",
+        weighted_name("brennan_prediger", weights_kind),
+    ]
+    names += [] if two else [weighted_name("conger_kappa", weights_kind)]
     names.append("krippendorff_alpha")
     if pos is not None:
         names += ["psa", "nsa"] + (["pabak"] if k == 2 else []) if two else ["psa"]
@@ -814,6 +837,7 @@ CONGER_BOOT_LIMIT = 50_000_000
 def _add_conger(
     ratings: Ratings,
     weight_matrix: NDArray | None,
+    weights_kind: str | None,
     confidence_level: float,
     bootstrap: bool,
     n_boot: int,
@@ -845,7 +869,7 @@ def _add_conger(
             f"{n_boot:,} resamples of {len(ratings.item_index):,} ratings is too slow"
         )
     add(
-        "conger_kappa",
+        weighted_name("conger_kappa", weights_kind),
         res.estimate,
         np.maximum(lo, -1.0),
         np.minimum(hi, 1.0),

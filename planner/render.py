@@ -168,10 +168,16 @@ _COEFFICIENT_NAMES = {
     "cohen_kappa_quadratic": "Cohen's kappa, quadratic weights",
     "cohen_kappa_linear": "Cohen's kappa, linear weights",
     "fleiss_kappa": "Fleiss' kappa",
+    "fleiss_kappa_quadratic": "Fleiss' kappa, quadratic weights",
+    "fleiss_kappa_linear": "Fleiss' kappa, linear weights",
     "gwet_ac1": "Gwet's AC1",
     "gwet_ac2": "Gwet's AC2 (weighted)",
     "brennan_prediger": "Brennan-Prediger",
+    "brennan_prediger_quadratic": "Brennan-Prediger, quadratic weights",
+    "brennan_prediger_linear": "Brennan-Prediger, linear weights",
     "conger_kappa": "Conger's kappa",
+    "conger_kappa_quadratic": "Conger's kappa, quadratic weights",
+    "conger_kappa_linear": "Conger's kappa, linear weights",
     "pabak": "PABAK",
     "krippendorff_alpha": "Krippendorff's alpha",
 }
@@ -240,12 +246,13 @@ def render_agreement(report: Any, console: Console) -> None:
         console.print(
             f"P(alpha < {q['alpha_min']:g}) = {_fmt(q['probability'])} (bootstrap over items)"
         )
-    test = s["fleiss_kappa_test_zero"]
-    console.print(
-        f"Test of Fleiss' kappa = 0: z = {_fmt(test['z'])}, p = {_fmt(test['p_value'])} "
-        f"(Fleiss-Nee-Landis SE {_fmt(test['se_under_kappa_zero'])}, for this test only)",
-        style="dim",
-    )
+    if "fleiss_kappa_test_zero" in s:  # unweighted Fleiss' kappa only
+        test = s["fleiss_kappa_test_zero"]
+        console.print(
+            f"Test of Fleiss' kappa = 0: z = {_fmt(test['z'])}, p = {_fmt(test['p_value'])} "
+            f"(Fleiss-Nee-Landis SE {_fmt(test['se_under_kappa_zero'])}, for this test only)",
+            style="dim",
+        )
     for key, label in (
         ("cohen_kappa_test_zero", "Cohen's kappa"),
         ("cohen_kappa_quadratic_test_zero", "quadratic-weighted kappa"),

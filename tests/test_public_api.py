@@ -116,3 +116,32 @@ def test_shipped_scenarios_by_name_from_any_folder(tmp_path, monkeypatch):
     result = runner.invoke(app, ["scenarios", "--json"])
     assert result.exit_code == 0
     assert {row["name"] for row in json.loads(result.stdout)["scenarios"]} == names
+
+
+def test_weighted_coefficients_are_named_as_weighted():
+    from planner import multirater as mr
+
+    rng = np.random.default_rng(3)
+    truth = rng.integers(1, 5, 300)
+    matrix = np.clip(truth[:, None] + rng.integers(-1, 2, (300, 3)), 1, 4).astype(float)
+    ratings = ratings_from_matrix(matrix, rows="items")
+    ordinal = measure_agreement(ratings, level="ordinal", seed=1).coefficients
+    for name in ("fleiss_kappa", "brennan_prediger", "conger_kappa"):
+        assert name not in ordinal
+        assert f"{name}_quadratic" in ordinal
+    weights = mr.agreement_weights(4, "quadratic", np.arange(4.0))
+    dense = mr.fleiss_kappa(ratings.counts(), weights)  # the dense path, not the patterns
+    assert ordinal["fleiss_kappa_quadratic"].estimate == pytest.approx(float(dense), abs=1e-12)
+    nominal = measure_agreement(ratings, seed=1).coefficients
+    assert {"fleiss_kappa", "brennan_prediger", "conger_kappa"} <= set(nominal)
+
+
+def test_weighted_names_in_the_printed_table(tmp_path):
+    path = tmp_path / "ordinal.csv"
+    rows = ["item,alice,bob,carol"] + [f"{i},{i % 4},{(i + i // 7) % 4},{i % 4}" for i in range(60)]
+    path.write_text("\n".join(rows) + "\n")
+    args = ["agree", str(path), "--layout", "wide", "--level", "ordinal", "--seed", "1"]
+    result = runner.invoke(app, args, env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.stderr
+    assert "Fleiss' kappa, quadratic weights" in result.stdout
+    assert "Brennan-Prediger, quadratic weights" in result.stdout
