@@ -36,7 +36,7 @@ def report_command(
         ),
     ] = False,
 ) -> None:
-    from planner.errors import OutputError
+    from planner.cli_common import fail
     from planner.report import check_reports, write_report
     from planner.safe_output import Terminated, interruptible
 
@@ -48,7 +48,8 @@ def report_command(
                 folder = write_report(path, out, force=force)
                 written.append(str(folder))
                 typer.echo(f"wrote {folder}/report.md and {folder}/report.html")
-    except KeyboardInterrupt as exc:
-        how = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
+    except KeyboardInterrupt as exc:  # 128 + the signal's number, as shells report it
+        terminated = isinstance(exc, Terminated)
+        how = "terminated (SIGTERM)" if terminated else "interrupted"
         done = f"; complete: {', '.join(written)}" if written else ""
-        raise OutputError(f"{how}; no report was left half-written{done}") from None
+        fail(f"{how}; no report was left half-written{done}", 143 if terminated else 130)

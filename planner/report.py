@@ -254,6 +254,8 @@ def check_reports(
     systems do) or a destination :func:`check_destination` refuses, and
     :class:`~planner.errors.OutputError` when ``out_root`` cannot be created or written.
     """
+    if not str(out_root).strip():
+        raise InvalidInput("out must name a folder, got ''", parameter="out")
     probe_folder(out_root)
     scenarios = [load_scenario(path) for path in scenario_paths]
     seen: dict[str, str] = {}

@@ -269,7 +269,7 @@ def test_sigterm_mid_report_leaves_no_temporary_and_no_half_report(tmp_path):
     finally:
         proc.kill()
         proc.wait()
-    assert proc.returncode == 1
+    assert proc.returncode == 143  # 128 + SIGTERM, as a shell reports it
     assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1
     assert "terminated (SIGTERM)" in stderr
     left = sorted(p.name for p in out.iterdir()) if out.exists() else []
@@ -289,7 +289,7 @@ def test_interrupt_during_force_keeps_the_old_report(tmp_path, monkeypatch):
 
     monkeypatch.setattr(report_module, "_markdown", interrupted)
     result = runner.invoke(app, ["report", scenario, "--out", str(out), "--force"])
-    assert "interrupted; no report was left half-written" in _one_line_error(result, 1)
+    assert "interrupted; no report was left half-written" in _one_line_error(result, 130)
     assert sorted(p.name for p in out.iterdir()) == ["tiny"]
     assert _tree(out / "tiny") == before
 

@@ -90,3 +90,10 @@ def test_options_without_effect_in_agree_say_so():
     assert result.exit_code == 0
     assert "--force has no effect without --contested" in result.stdout
     assert "--layout: options for label files, no effect with --counts" in result.stdout
+
+
+def test_an_empty_out_is_refused_not_read_as_the_current_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["report", "unsupported-claims", "--out", ""])
+    assert "--out must name a folder" in _one_line(result)
+    assert list(tmp_path.iterdir()) == []
