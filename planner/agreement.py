@@ -77,8 +77,21 @@ def observed_agreement(table: ArrayLike) -> FloatArray:
     return _divide(np.trace(t, axis1=-2, axis2=-1), t.sum(axis=(-2, -1)))
 
 
-def _agreement_weights(k: int, weights: str | None) -> FloatArray:
-    """Agreement weights ``w_ij`` (1 on the diagonal) for ``K`` ordered categories."""
+Weights = str | ArrayLike | None
+
+
+def _agreement_weights(k: int, weights: Weights) -> FloatArray:
+    """Agreement weights ``w_ij`` (1 on the diagonal) for ``K`` ordered categories.
+
+    ``weights`` is ``None`` (unweighted), ``"linear"`` or ``"quadratic"`` (on the category
+    ranks), or a ready ``(K, K)`` matrix (for example
+    :func:`planner.multirater.agreement_weights` on the categories' values).
+    """
+    if weights is not None and not isinstance(weights, str):
+        w = np.asarray(weights, dtype=float)
+        if w.shape != (k, k):
+            raise ValueError(f"`weights` must be a ({k}, {k}) matrix, got shape {w.shape}")
+        return w
     i, j = np.indices((k, k))
     if weights is None or k == 1:  # one category: the diagonal is all there is
         return (i == j).astype(float)
@@ -89,7 +102,7 @@ def _agreement_weights(k: int, weights: str | None) -> FloatArray:
     raise ValueError(f"`weights` must be None, 'linear' or 'quadratic', got {weights!r}")
 
 
-def cohen_kappa(table: ArrayLike, weights: str | None = None) -> FloatArray:
+def cohen_kappa(table: ArrayLike, weights: Weights = None) -> FloatArray:
     """Cohen's kappa, optionally weighted, for two annotators.
 
     ``kappa = (p_o - p_e) / (1 - p_e)`` with ``p_o = sum_ij w_ij p_ij`` and
@@ -101,7 +114,7 @@ def cohen_kappa(table: ArrayLike, weights: str | None = None) -> FloatArray:
         Counts or probabilities, shape ``(..., K, K)``.
     weights
         ``None`` (unweighted), ``"linear"`` or ``"quadratic"`` agreement weights for
-        ordered categories.
+        ordered categories (on their ranks), or a ``(K, K)`` weight matrix.
 
     Returns
     -------
@@ -193,7 +206,7 @@ def positive_rates(table: ArrayLike) -> tuple[FloatArray, FloatArray]:
 
 
 def _kappa_terms(
-    table: ArrayLike, weights: str | None
+    table: ArrayLike, weights: Weights
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]:
     """``(n, p, rows, cols, w, w_bar_i., w_bar_.j)`` of Fleiss, Cohen & Everitt (1969)."""
     t = as_tables(table)
@@ -207,7 +220,7 @@ def _kappa_terms(
     return n, p, rows, cols, w, w_row, w_col
 
 
-def weighted_kappa_standard_error(table: ArrayLike, weights: str | None = None) -> FloatArray:
+def weighted_kappa_standard_error(table: ArrayLike, weights: Weights = None) -> FloatArray:
     """Large-sample standard error of (weighted) Cohen's kappa, for intervals.
 
     Fleiss, Cohen & Everitt (1969), with agreement weights ``w_ij`` (1 on the diagonal),
@@ -245,7 +258,7 @@ def weighted_kappa_standard_error(table: ArrayLike, weights: str | None = None) 
     return np.sqrt(np.maximum(var, 0.0))
 
 
-def kappa_null_standard_error(table: ArrayLike, weights: str | None = None) -> FloatArray:
+def kappa_null_standard_error(table: ArrayLike, weights: Weights = None) -> FloatArray:
     """Standard error of (weighted) Cohen's kappa **under kappa = 0**, for the test only.
 
     Fleiss, Cohen & Everitt (1969): with the margins held at their estimates,

@@ -23,6 +23,7 @@ PARAMETER_FLAGS = {
     "confidence_level": "--confidence",
     "n_reps": "--replicates",
     "file_format": "--format",
+    "annotator_cols": "--annotators",
 }
 
 

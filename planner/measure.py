@@ -383,18 +383,20 @@ def measure_agreement(
             se=kappa_se,
         )
         summary["cohen_kappa_test_zero"] = _kappa_test_zero(table, None)
-        if weights_kind:
-            wk = ag.cohen_kappa(table, weights_kind)
-            wse = ag.weighted_kappa_standard_error(table, weights_kind)
+        if weights_kind:  # weights on the categories' values (ranks at the ordinal level)
+            wk = ag.cohen_kappa(table, weight_matrix)
+            wse = ag.weighted_kappa_standard_error(table, weight_matrix)
             if weighted_kappa_method == "wald" and not bootstrap:
                 z_w = normal_quantile(confidence_level)
                 lo, hi = max(wk - z_w * wse, -1.0), min(wk + z_w * wse, 1.0)
                 wname = "Wald, FCE (1969) SE"
             else:
-                lo, hi = boot_pair(lambda t: ag.cohen_kappa(t, weights_kind))
+                lo, hi = boot_pair(lambda t: ag.cohen_kappa(t, weight_matrix))
                 wname = boot_name
             add(f"cohen_kappa_{weights_kind}", wk, lo, hi, wname, n_pair, se=wse)
-            summary[f"cohen_kappa_{weights_kind}_test_zero"] = _kappa_test_zero(table, weights_kind)
+            summary[f"cohen_kappa_{weights_kind}_test_zero"] = _kappa_test_zero(
+                table, weight_matrix
+            )
 
     # ---- any number of annotators: per-item counts
     if not two:
@@ -797,7 +799,7 @@ def _two_sided_p(z: float) -> float:
     return math.erfc(abs(z) / math.sqrt(2)) if math.isfinite(z) else float("nan")
 
 
-def _kappa_test_zero(table: NDArray, weights: str | None) -> dict[str, Any]:
+def _kappa_test_zero(table: NDArray, weights: NDArray | None) -> dict[str, Any]:
     """Test of (weighted) Cohen's kappa = 0 on the pair table: SE under H0, z, p-value."""
     se0 = scalar(ag.kappa_null_standard_error(table, weights))
     est = scalar(ag.cohen_kappa(table, weights))

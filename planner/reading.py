@@ -55,30 +55,29 @@ LAYOUTS = ("auto", "long", "wide")
 # --------------------------------------------------------------------------- columns
 
 
-def _factorize(column: Any, check_unused: bool = True) -> tuple[NDArray[np.integer], np.ndarray]:
-    """Codes and uniques of a column; integer ids in a compact range skip hashing.
+def _factorize(column: Any, *, ids: bool = False) -> tuple[NDArray[np.integer], np.ndarray]:
+    """Codes and the values they stand for, only values that occur.
 
-    Categorical columns (dictionary-encoded by the reader) give their codes directly; their
-    categories are all used unless rows were dropped (``check_unused``). Integer ids in a
-    compact range are their own codes; ids in the range that never occur become items with
-    no rating, which :func:`_finish` leaves out.
+    Categorical columns (dictionary-encoded by the reader) give their codes directly, with
+    declared categories that never occur dropped (a Parquet file may declare more). With
+    ``ids`` (the item column), integer ids in a compact range are their own codes: ids in
+    the range that never occur become rows with no rating, which :func:`_finish` leaves out.
+    Annotators and labels never take that shortcut: a value that does not occur must not
+    become an annotator or a category.
     """
     import pandas as pd
 
     if isinstance(column.dtype, pd.CategoricalDtype):  # codes come from the reader
         codes = column.cat.codes.to_numpy()
         categories = np.asarray(column.cat.categories)
-        if not check_unused or codes.size == 0:
-            return codes, categories
-        used = (
-            np.bincount(codes[codes >= 0] if codes.min() < 0 else codes, minlength=len(categories))
-            > 0
-        )
+        if codes.size == 0:
+            return codes, categories[:0]
+        used = np.bincount(codes[codes >= 0], minlength=len(categories)) > 0
         if not used.all():
             lookup = np.append(np.cumsum(used) - 1, -1)  # index -1 keeps -1
             codes, categories = lookup[codes], categories[used]
         return codes, categories
-    if pd.api.types.is_integer_dtype(column.dtype) and len(column):
+    if ids and pd.api.types.is_integer_dtype(column.dtype) and len(column):
         values = column.to_numpy()
         low, high = int(values.min()), int(values.max())
         if high - low <= 2 * values.size + 1024:
@@ -129,25 +128,30 @@ def _ordered_categories(
     Non-finite numbers are refused by :func:`_refuse_non_finite` before this is called.
     """
     values = np.asarray(uniques, dtype=object)
+    numeric = len(values) > 0 and all(_is_number(v) for v in values)
+    keys: np.ndarray
     if order is not None:
         position = {str(label): i for i, label in enumerate(order)}
         missing = [str(v) for v in values if str(v) not in position]
         if missing:
             raise InvalidInput(f"{source}: label(s) {', '.join(missing[:5])} are not in --order")
-        ranks = np.argsort(np.argsort(np.array([position[str(v)] for v in values])))
-    elif all(_is_number(v) for v in values):
-        ranks = np.argsort(np.argsort(np.array([float(v) for v in values]), kind="stable"))
+        keys = np.array([position[str(v)] for v in values])
+    elif numeric:
+        keys = np.array([float(v) for v in values])
     else:
-        ranks = np.argsort(np.argsort(np.array([str(v) for v in values]), kind="stable"))
-    sorted_values = np.empty(len(values), dtype=object)
-    sorted_values[ranks] = values
-    if all(_is_number(v) for v in values) and len(values):
-        numeric = np.array([float(v) for v in sorted_values])
-        if np.all(numeric == np.round(numeric)):
-            sorted_values = numeric.astype(np.int64)
+        keys = np.array([str(v) for v in values])
+    # values equal as labels (1 and "1", or two spellings --order ranks alike) are one category
+    unique_keys, ranks = np.unique(keys, return_inverse=True)
+    first = np.empty(len(unique_keys), dtype=np.int64)
+    first[ranks[::-1]] = np.arange(len(values))[::-1]
+    sorted_values = values[first]
+    if numeric:
+        as_numbers = np.array([float(v) for v in sorted_values])
+        if np.all(as_numbers == np.round(as_numbers)):
+            sorted_values = as_numbers.astype(np.int64)
         else:
-            sorted_values = numeric
-    return sorted_values, ranks
+            sorted_values = as_numbers
+    return sorted_values, ranks.ravel()
 
 
 def check_order(order: list[str] | None) -> list[str] | None:
@@ -224,12 +228,11 @@ def ratings_from_long(
         if absent.any():
             row = int(np.flatnonzero(absent)[0])
             raise InvalidInput(f"{source}: row {_row_number(frame, row)} has no {col!r}")
-    for col in (item_col, annotator_col, label_col):
+    for col in (item_col, annotator_col, label_col, *by):
         _refuse_containers(frame[col], source, lambda pos: _row_number(frame, pos))
-    dropped = not present.all()
-    item_codes, item_ids = _factorize(frame[item_col])
-    ann_codes, ann_names = _factorize(frame[annotator_col], check_unused=dropped)
-    label_codes, uniques = _factorize(labels, check_unused=dropped)
+    item_codes, item_ids = _factorize(frame[item_col], ids=True)
+    ann_codes, ann_names = _factorize(frame[annotator_col])
+    label_codes, uniques = _factorize(labels)
     _refuse_non_finite(uniques, label_codes, lambda pos: _row_number(frame, pos), source)
     categories, ranks = _ordered_categories(uniques, order, source)
     if not np.array_equal(ranks, np.arange(len(ranks))):
@@ -335,6 +338,13 @@ def ratings_from_wide(
 
     order = check_order(order)
     _require_columns(frame, list(by) + list(annotator_cols or []), source)
+    repeated = sorted({c for c in annotator_cols or [] if list(annotator_cols or []).count(c) > 1})
+    if repeated:
+        raise InvalidInput(
+            f"annotator_cols names {', '.join(map(str, repeated))} more than once: each "
+            "annotator column once",
+            parameter="annotator_cols",
+        )
     notes: list[str] = []
     has_item = item_col is not None and item_col in frame.columns
     columns = list(annotator_cols or []) or [
@@ -361,8 +371,8 @@ def ratings_from_wide(
     n_missing = int((~present).sum())
     if n_missing:
         notes.append(f"{n_missing:,} missing rating(s) (empty cells) left out")
-    for col in columns:
-        _refuse_containers(block[col], source, lambda pos: _row_number(frame, pos))
+    for col in (*columns, *by):
+        _refuse_containers(frame[col], source, lambda pos: _row_number(frame, pos))
     label_codes, uniques = pd.factorize(stacked[present], sort=False)
     cells = np.flatnonzero(present)
     _refuse_non_finite(
@@ -459,13 +469,16 @@ def read_table(
     categories_for: tuple[str, ...] | None = (),
     missing: tuple[str, ...] = (),
     nrows: int | None = None,
+    missing_in: tuple[str, ...] | None = None,
 ) -> Any:
     """Read a label file with pandas, after checking the path and sniffing the first bytes.
 
     Only empty cells are missing in CSV/TSV (pandas' ``NA``/``null``/``n/a`` defaults are
     off) besides the strings in ``missing``; JSON Lines keep their types (null is
     missing). ``categories_for`` names CSV/TSV columns to read as categoricals (``None``:
-    every column); ``nrows`` reads only the first rows (CSV/TSV). Errors name the file.
+    every column); ``nrows`` reads only the first rows (CSV/TSV); ``missing_in`` limits the
+    ``missing`` strings to those columns (the label cells: an item id or a group called
+    ``NA`` stays one). Errors name the file.
     """
     import pandas as pd
 
@@ -480,6 +493,11 @@ def read_table(
                 "keep_default_na": False,
                 "na_values": ["", *missing],
             }
+            if missing and missing_in is not None:
+                names = pd.read_csv(p, nrows=0, **options).columns
+                options["na_values"] = {
+                    c: ["", *missing] if c in missing_in else [""] for c in names
+                }
             if categories_for is None:
                 return pd.read_csv(p, dtype="category", nrows=nrows, **options)
             header = pd.read_csv(p, nrows=0, **options).columns
@@ -568,7 +586,7 @@ def read_labels(
             item_col = found_item
     if layout == "long":
         if frame is None:
-            frame = read_table(p, fmt, (annotator_col, label_col), missing)
+            frame = read_table(p, fmt, (annotator_col, label_col), missing, missing_in=(label_col,))
         ratings = ratings_from_long(
             frame,
             item_col=item_col,
@@ -587,7 +605,8 @@ def read_labels(
     if frame is None:
         header = read_table(p, fmt, (), missing, nrows=0).columns if text else []
         wide_codes = tuple(c for c in header if c != item_col and c not in set(by))
-        frame = read_table(p, fmt, wide_codes, missing)
+        labels_in = tuple(annotator_cols) if annotator_cols else wide_codes
+        frame = read_table(p, fmt, wide_codes, missing, missing_in=labels_in)
     ratings = ratings_from_wide(
         frame,
         item_col=item_col,

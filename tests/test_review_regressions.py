@@ -5,11 +5,15 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
 from planner.cli import app
+from planner.labels import ratings_from_matrix
+from planner.measure import measure_agreement
+from planner.reading import read_labels
 
 runner = CliRunner()
 
@@ -97,3 +101,87 @@ def test_an_empty_out_is_refused_not_read_as_the_current_folder(tmp_path, monkey
     result = runner.invoke(app, ["report", "unsupported-claims", "--out", ""])
     assert "--out must name a folder" in _one_line(result)
     assert list(tmp_path.iterdir()) == []
+
+
+# Final review of the session's change: each of these gave a wrong number or a crash.
+
+
+def test_integer_annotators_and_labels_in_parquet_are_only_the_values_that_occur(tmp_path):
+    rng = np.random.default_rng(0)
+    rows = [(i, a, int(rng.choice([1, 2, 4, 5]))) for i in range(50) for a in (101, 317)]
+    frame = pd.DataFrame(rows, columns=["item", "annotator", "label"])
+    frame.to_parquet(tmp_path / "p.parquet")
+    frame.to_csv(tmp_path / "p.csv", index=False)
+    parquet = read_labels(tmp_path / "p.parquet")
+    assert parquet.annotators == ("101", "317")
+    assert list(parquet.categories) == [1, 2, 4, 5]
+    csv = measure_agreement(read_labels(tmp_path / "p.csv"), seed=1).coefficients
+    same = measure_agreement(parquet, seed=1).coefficients
+    assert same["gwet_ac1"].estimate == pytest.approx(csv["gwet_ac1"].estimate, abs=1e-12)
+
+
+def test_unused_declared_categories_in_parquet_are_dropped(tmp_path):
+    frame = pd.DataFrame({"item": [1, 1, 2, 2], "annotator": list("abab"), "label": list("xxyx")})
+    frame["annotator"] = pd.Categorical(frame["annotator"], categories=["a", "b", "ghost"])
+    frame["label"] = pd.Categorical(frame["label"], categories=["x", "y", "never"])
+    frame.to_parquet(tmp_path / "c.parquet")
+    ratings = read_labels(tmp_path / "c.parquet")
+    assert ratings.annotators == ("a", "b") and list(ratings.categories) == ["x", "y"]
+
+
+def test_weighted_cohen_kappa_at_the_interval_level_uses_the_values(tmp_path):
+    a = np.array([0, 1, 10, 0, 1, 10, 0, 1])
+    b = np.array([1, 10, 10, 0, 0, 1, 0, 1])
+    values = np.array([0.0, 1.0, 10.0])
+    # by hand: quadratic weights on the values, kappa_w = (p_o - p_e) / (1 - p_e)
+    w = 1 - (values[:, None] - values[None, :]) ** 2 / (values.max() - values.min()) ** 2
+    ia, ib = np.searchsorted(values, a), np.searchsorted(values, b)
+    p = np.zeros((3, 3))
+    np.add.at(p, (ia, ib), 1 / len(a))
+    p_o, p_e = (w * p).sum(), p.sum(1) @ w @ p.sum(0)
+    by_hand = (p_o - p_e) / (1 - p_e)
+    ratings = ratings_from_matrix(np.stack([a, b], 1).astype(float), rows="items")
+    got = measure_agreement(ratings, level="interval", seed=1).coefficients
+    assert got["cohen_kappa_quadratic"].estimate == pytest.approx(by_hand, abs=1e-12)
+    ranks = measure_agreement(ratings, level="ordinal", seed=1).coefficients
+    assert ranks["cohen_kappa_quadratic"].estimate != pytest.approx(by_hand, abs=1e-3)
+
+
+def test_an_annotator_named_twice_is_refused(tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_text("item,a,b\n1,x,x\n2,x,y\n3,y,y\n")
+    line = _one_line(runner.invoke(app, ["agree", str(path), "--annotators", "a,a"]))
+    assert "--annotators names a more than once" in line
+
+
+def test_labels_equal_as_numbers_are_one_category(tmp_path):
+    path = tmp_path / "m.jsonl"
+    lines = [
+        '{"item":1,"annotator":"a","label":1}',
+        '{"item":1,"annotator":"b","label":"1"}',
+        '{"item":2,"annotator":"a","label":2}',
+        '{"item":2,"annotator":"b","label":2}',
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    ratings = read_labels(path)
+    assert list(ratings.categories) == [1, 2]
+    report = measure_agreement(ratings, seed=1)
+    assert report.coefficients["observed_agreement"].estimate == 1.0
+
+
+def test_missing_strings_apply_to_label_cells_only(tmp_path):
+    path = tmp_path / "wm.csv"
+    path.write_text("item,week,a,b\nNA,NA,x,x\n2,w1,x,NA\n3,w1,y,y\n4,w2,x,y\n")
+    ratings = read_labels(path, missing=("NA",), by=("week",))
+    assert "NA" in [str(v) for v in ratings.items]
+    assert sorted(map(str, ratings.groups["week"])) == ["NA", "w1", "w1", "w2"]
+    assert ratings.n_ratings == 7  # one label cell is NA
+
+
+def test_a_grouping_column_of_arrays_is_refused(tmp_path):
+    path = tmp_path / "b.jsonl"
+    path.write_text(
+        '{"item":1,"annotator":"a","label":"x","g":[1]}\n'
+        '{"item":1,"annotator":"b","label":"x","g":[1]}\n'
+    )
+    assert "a value is an array" in _one_line(runner.invoke(app, ["agree", str(path), "--by", "g"]))
