@@ -80,26 +80,46 @@ def observed_agreement(table: ArrayLike) -> FloatArray:
 Weights = str | ArrayLike | None
 
 
+def agreement_weights(
+    k: int, kind: str | None = None, values: ArrayLike | None = None
+) -> FloatArray:
+    """Agreement weights ``w_kl`` in [0, 1], 1 on the diagonal.
+
+    Parameters
+    ----------
+    k
+        Number of categories.
+    kind
+        ``None`` or ``"identity"`` (nominal), ``"linear"`` ``1 - |x_k - x_l| / range`` or
+        ``"quadratic"`` ``1 - (x_k - x_l)^2 / range^2``.
+    values
+        Numeric category values ``x`` (default ``0..K-1``).
+    """
+    if kind in (None, "identity"):
+        return np.eye(k)
+    x = np.arange(k, dtype=float) if values is None else np.asarray(values, dtype=float)
+    spread = x.max() - x.min() if k > 1 else 1.0
+    diff = np.abs(x[:, None] - x[None, :]) / (spread if spread > 0 else 1.0)
+    if kind == "linear":
+        return 1.0 - diff
+    if kind == "quadratic":
+        return 1.0 - diff**2
+    raise ValueError(f"`kind` must be None, 'linear' or 'quadratic', got {kind!r}")
+
+
 def _agreement_weights(k: int, weights: Weights) -> FloatArray:
     """Agreement weights ``w_ij`` (1 on the diagonal) for ``K`` ordered categories.
 
     ``weights`` is ``None`` (unweighted), ``"linear"`` or ``"quadratic"`` (on the category
-    ranks), or a ready ``(K, K)`` matrix (for example
-    :func:`planner.multirater.agreement_weights` on the categories' values).
+    ranks, :func:`agreement_weights`), or a ready ``(K, K)`` matrix (for example
+    :func:`agreement_weights` on the categories' values).
     """
-    if weights is not None and not isinstance(weights, str):
-        w = np.asarray(weights, dtype=float)
-        if w.shape != (k, k):
-            raise ValueError(f"`weights` must be a ({k}, {k}) matrix, got shape {w.shape}")
-        return w
-    i, j = np.indices((k, k))
-    if weights is None or k == 1:  # one category: the diagonal is all there is
-        return (i == j).astype(float)
-    if weights == "linear":
-        return 1.0 - np.abs(i - j) / (k - 1)
-    if weights == "quadratic":
-        return 1.0 - ((i - j) / (k - 1)) ** 2
-    raise ValueError(f"`weights` must be None, 'linear' or 'quadratic', got {weights!r}")
+    if weights is None or isinstance(weights, str):
+        return agreement_weights(k, weights)
+    w = np.asarray(weights, dtype=float)
+    if w.shape != (k, k):
+        raise ValueError(f"`weights` must be a ({k}, {k}) matrix, got shape {w.shape}")
+    return w
 
 
 def cohen_kappa(table: ArrayLike, weights: Weights = None) -> FloatArray:

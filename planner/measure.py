@@ -252,7 +252,7 @@ def measure_agreement(
     if level == "ordinal" and values is None:
         values = np.arange(k, dtype=float)
     weights_kind = None if level == "nominal" else (weights or "quadratic")
-    weight_matrix = None if weights_kind is None else mr.agreement_weights(k, weights_kind, values)
+    weight_matrix = None if weights_kind is None else ag.agreement_weights(k, weights_kind, values)
     pos = _positive_index(ratings, positive)
     two = ratings.n_annotators == 2
     if decide_on is not None:

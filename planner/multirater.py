@@ -47,35 +47,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import sparse, special
 
+from planner.agreement import agreement_weights as agreement_weights  # re-exported
+
 FloatArray = NDArray[np.float64]
 CHANCE_MODELS = ("fleiss", "gwet", "brennan-prediger")
-
-
-def agreement_weights(
-    k: int, kind: str | None = None, values: ArrayLike | None = None
-) -> FloatArray:
-    """Agreement weights ``w_kl`` in [0, 1], 1 on the diagonal.
-
-    Parameters
-    ----------
-    k
-        Number of categories.
-    kind
-        ``None`` or ``"identity"`` (nominal), ``"linear"`` ``1 - |x_k - x_l| / range`` or
-        ``"quadratic"`` ``1 - (x_k - x_l)^2 / range^2``.
-    values
-        Numeric category values ``x`` (default ``0..K-1``).
-    """
-    if kind in (None, "identity"):
-        return np.eye(k)
-    x = np.arange(k, dtype=float) if values is None else np.asarray(values, dtype=float)
-    spread = x.max() - x.min() if k > 1 else 1.0
-    diff = np.abs(x[:, None] - x[None, :]) / (spread if spread > 0 else 1.0)
-    if kind == "linear":
-        return 1.0 - diff
-    if kind == "quadratic":
-        return 1.0 - diff**2
-    raise ValueError(f"`kind` must be None, 'linear' or 'quadratic', got {kind!r}")
 
 
 def as_counts(counts: ArrayLike) -> FloatArray:

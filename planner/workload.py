@@ -420,11 +420,6 @@ def _simulate(op: Operation, rng: np.random.Generator) -> tuple[RunRecord, np.nd
     return record, finished
 
 
-def simulate_run(op: Operation, rng: np.random.Generator) -> RunRecord:
-    """One run of the operation in a fresh environment."""
-    return _simulate(op, rng)[0]
-
-
 class _Burndown:
     """Runs' burn-downs on one grid of calendar days ``0, step, 2 * step, ...``.
 
