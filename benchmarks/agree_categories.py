@@ -52,8 +52,8 @@ def whole_command(path: Path) -> float:
 
 
 def alpha_bootstrap(k: int, dense_resamples: int, dense_limit: float) -> None:
-    from planner import alpha as ka
-    from planner import multirater as mr
+    from planner.statistics import alpha as ka
+    from planner.statistics import multirater as mr
 
     rng = np.random.default_rng(0)
     codes = rng.integers(0, k, (20_000, 3))

@@ -39,9 +39,9 @@ def in_memory(runs: int) -> None:
     import krippendorff
     from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
-    from planner.alpha import interval_alpha_from_values, krippendorff_alpha
-    from planner.labels import counts_from_values, patterns_from_values
-    from planner.multirater import chance_corrected, compress
+    from planner.data.labels import counts_from_values, patterns_from_values
+    from planner.statistics.alpha import interval_alpha_from_values, krippendorff_alpha
+    from planner.statistics.multirater import chance_corrected, compress
 
     data = ratings_matrix(1_000_000, 10)
     complete = np.where(np.isnan(data), 0, data)
@@ -108,7 +108,7 @@ def in_memory(runs: int) -> None:
 
 
 def memory(n: int = 200_000, m: int = 5) -> None:
-    from planner.alpha import interval_alpha_from_values, ratio_alpha_from_values
+    from planner.statistics.alpha import interval_alpha_from_values, ratio_alpha_from_values
 
     rng = np.random.default_rng(1)
     base = rng.integers(1, 100_001, n).astype(float)
@@ -140,7 +140,7 @@ def memory(n: int = 200_000, m: int = 5) -> None:
 def reading(rows: int, runs: int) -> None:
     import pandas as pd
 
-    from planner.reading import read_labels
+    from planner.data.reading import read_labels
 
     rng = np.random.default_rng(2)
     items = -(-rows // 3)

@@ -23,7 +23,7 @@ import sys
 import numpy as np
 from timing import median_time
 
-from planner.intervals import psa_interval
+from planner.statistics.intervals import psa_interval
 
 HEADLINE = ["--prevalence", "0.08", "--width", "0.08"]
 SMALL_WIDTHS = ("0.001", "0.003", "0.01")
@@ -58,7 +58,7 @@ def main() -> None:
     )
 
     # issue 8: exact PSA sizing at small widths (95-173 s at width 0.001 before the
-    # threshold path in planner.exact); every width down to the floor within a few seconds
+    # threshold path in planner.sizing.exact); every width down to the floor within a few seconds
     for width in SMALL_WIDTHS:
         args = ["--prevalence", "0.08", "--width", width, "--seed", "1"]
         small = lambda args=args: subprocess.run(command + args, check=True, capture_output=True)  # noqa: E731

@@ -1,5 +1,5 @@
 """``python -m planner``: the same as the ``planner`` command."""
 
-from planner.cli import main
+from planner.cli.commands import main
 
 main()

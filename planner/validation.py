@@ -7,7 +7,7 @@ names the value as its source did:
 * a library call names the parameter: ``hours_per_day must be a number in (0, 24], got nan``;
 * a scenario names the file and key: ``team.toml: team.hours_per_day must be ...``;
 * the CLI translates the parameter into its flag: ``--hours-per-day must be ...``
-  (see :func:`planner.cli_common.flag_message`).
+  (see :func:`planner.cli.common.flag_message`).
 
 >>> check("width", 0.5, RULES["width"])
 0.5

@@ -2,7 +2,8 @@
 
 * every argument of ``measure_agreement`` is checked at the door in parameter names, and the
   CLI names the flag;
-* the statistics on sparse :class:`~planner.multirater.Patterns` equal the dense forms (and
+* the statistics on sparse :class:`~planner.statistics.multirater.Patterns` equal the dense
+forms (and
   the ``krippendorff`` package), so alpha's bootstrap no longer costs ``K^2`` per resample;
 * options without effect on the data say so in a note;
 * degenerate ratings give NaN with a note, never an exception.
@@ -20,12 +21,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from planner import alpha as ka
-from planner import multirater as mr
-from planner.cli import app
+from planner.cli.commands import app
+from planner.data.labels import counts_from_codes, ratings_from_counts, ratings_from_matrix
 from planner.errors import InvalidInput
-from planner.labels import counts_from_codes, ratings_from_counts, ratings_from_matrix
-from planner.measure import measure_agreement
+from planner.measuring.measure import measure_agreement
+from planner.statistics import alpha as ka
+from planner.statistics import multirater as mr
 
 runner = CliRunner()
 
@@ -266,7 +267,7 @@ def test_alpha_min_without_a_bootstrap_says_so():
 def test_bootstrap_resamples_are_drawn_one_chunk_at_a_time():
     # regression: _resampled built every chunk before the first was used, so 1,000
     # resamples of a 2,100 x 2,100 pair table held 35 GB at once (killed by the OOM killer)
-    from planner.measure import _BOOT_MEMORY, _resampled
+    from planner.measuring.measure import _BOOT_MEMORY, _resampled
 
     rng, same = np.random.default_rng(0), np.random.default_rng(0)
     cells = np.ones(1000)
@@ -371,7 +372,7 @@ def test_random_small_ratings_never_raise_anything_but_invalid_input(data, boots
 @pytest.mark.parametrize("positive", [None, "1"])
 @pytest.mark.parametrize("k", [2, 3])
 def test_decide_on_choices_are_the_coefficients_reported(annotators, level, positive, k):
-    from planner.measure import _coefficient_names, _positive_index
+    from planner.measuring.measure import _coefficient_names, _positive_index
 
     rng = np.random.default_rng(k)
     ratings = ratings_from_matrix(rng.integers(0, k, (40, annotators)))

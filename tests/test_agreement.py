@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from planner import agreement as ag
+from planner.statistics import agreement as ag
 
 tables_2x2 = arrays(np.int64, (2, 2), elements=st.integers(0, 500)).filter(lambda t: t.sum() > 0)
 

@@ -10,7 +10,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from planner.cli import app, plan_app
+from planner.cli.commands import app, plan_app
 
 runner = CliRunner()
 

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from planner.cli import app
+from planner.cli.commands import app
 from tests.conftest import KRIPPENDORFF_2011
 
 runner = CliRunner()

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from planner.agreement import positive_agreement
-from planner.intervals import psa_standard_error
-from planner.model import pair_from_annotators
+from planner.sizing.model import pair_from_annotators
+from planner.statistics.agreement import positive_agreement
+from planner.statistics.intervals import psa_standard_error
 from validation import coverage
 from validation.grid import Cell, grid
 from validation.methods import DEFAULTS, Method, multi_estimands, multi_methods

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.design import (
+from planner.sizing.design import (
     linearised_variance,
     metric_value,
     optimal_allocation,
@@ -18,7 +18,7 @@ from planner.design import (
     stratified_bootstrap_interval,
     weighted_estimate,
 )
-from planner.simulation import simulate_tables
+from planner.sizing.simulation import simulate_tables
 
 # docs/methods.md 3.5: three strata, cells (a, b, c, d) per stratum.
 SHARES = np.array([0.80, 0.15, 0.05])

@@ -35,7 +35,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from planner.cli import app, plan_app
+from planner.cli.commands import app, plan_app
 
 runner = CliRunner()
 EXPLORE = os.environ.get("HYPOTHESIS_PROFILE") == "explore"

@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from planner import agreement as ag
-from planner import intervals as iv
-from planner.simulation import simulate_tables
+from planner.sizing.simulation import simulate_tables
+from planner.statistics import agreement as ag
+from planner.statistics import intervals as iv
 from tests.conftest import cells_from_margins
 
 # docs/methods.md 1.3 and 1.4, 95 % intervals on the chapter's table.

@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from scipy import special, stats
 from typer.testing import CliRunner
 
-from planner import agreement as ag
-from planner import intervals as iv
-from planner.cli import app
-from planner.simulation import simulate_tables
+from planner.cli.commands import app
+from planner.sizing.simulation import simulate_tables
+from planner.statistics import agreement as ag
+from planner.statistics import intervals as iv
 from tests.conftest import cells_from_margins
 
 ISSUE_TABLE = np.array([[333, 667], [0, 2333]])  # issue 8: B's positives inside A's

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from planner.data.labels import ratings_from_counts
+from planner.data.reading import read_labels
 from planner.errors import InvalidInput
-from planner.labels import ratings_from_counts
-from planner.reading import read_labels
 from tests.conftest import KRIPPENDORFF_2011
 
 
@@ -174,13 +174,13 @@ def test_counts_reconstruct_the_table():
     st.integers(0, 10_000),
 )
 def test_fast_counts_and_patterns_equal_the_generic_path(n, m, span, missing, fractional, seed):
-    from planner.labels import (
+    from planner.data.labels import (
         codes_from_values,
         counts_from_codes,
         counts_from_values,
         patterns_from_values,
     )
-    from planner.multirater import compress
+    from planner.statistics.multirater import compress
 
     rng = np.random.default_rng(seed)
     values = rng.integers(span[0], span[1] + 1, (n, m)).astype(float)

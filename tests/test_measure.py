@@ -8,12 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from planner.decision import decide
-from planner.diagnostics import contested_rows
+from planner.data.labels import ratings_from_counts, ratings_from_matrix
+from planner.data.reading import ratings_from_wide
 from planner.errors import InvalidInput
-from planner.labels import ratings_from_counts, ratings_from_matrix
-from planner.measure import measure_agreement
-from planner.reading import ratings_from_wide
+from planner.measuring.decision import decide
+from planner.measuring.diagnostics import contested_rows
+from planner.measuring.measure import measure_agreement
 from tests.conftest import FLEISS_1971_DIAGNOSES, KRIPPENDORFF_2011
 
 
@@ -82,7 +82,7 @@ def test_sas_reference_cohen_kappa_three_categories():
     kappa = report.coefficients["cohen_kappa"]
     assert kappa.estimate == pytest.approx(0.4842, abs=1e-4)
     assert (kappa.ci_low, kappa.ci_high) == pytest.approx((0.2137, 0.7547), abs=1e-4)
-    from planner.agreement import cohen_kappa
+    from planner.statistics.agreement import cohen_kappa
 
     assert cohen_kappa(np.array([[0, 4, 1], [0, 8, 0], [0, 1, 5]]), "linear") == pytest.approx(
         0.4701, abs=1e-4

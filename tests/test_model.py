@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.errors import InvalidInput
-from planner.model import (
+from planner.sizing.model import (
     error_and_bias,
     pair_from_annotators,
     pair_from_counts,

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from planner import alpha as ka
-from planner import multirater as mr
+from planner.statistics import alpha as ka
+from planner.statistics import multirater as mr
 
 
 def test_fleiss_1971_diagnoses(diagnoses_counts):

@@ -22,12 +22,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from planner import report as report_module
-from planner.cli import app
+from planner.cli.commands import app
+from planner.data.scenario import load_scenario, scenario_from_dict
 from planner.errors import InvalidInput, OutputError
-from planner.report import MARKER, MARKER_VERSION
-from planner.safe_output import publish_folder, unexpected_entries, write_text_atomically
-from planner.scenario import load_scenario, scenario_from_dict
+from planner.output import report as report_module
+from planner.output.report import MARKER, MARKER_VERSION
+from planner.output.safe_output import publish_folder, unexpected_entries, write_text_atomically
 
 runner = CliRunner()
 ROOT = Path(__file__).parent.parent
@@ -351,13 +351,13 @@ def test_contested_refuses_the_input_file_by_any_name(tmp_path, labels):
 def test_contested_refuses_an_existing_file_without_force(tmp_path, labels, monkeypatch):
     out = tmp_path / "out.csv"
     out.write_text("mine")
-    import planner.measure
+    import planner.measuring.measure
 
     def refuse(*args, **kwargs):
         raise AssertionError("measured before the output was checked")
 
     with monkeypatch.context() as patch:
-        patch.setattr(planner.measure, "measure_agreement", refuse)
+        patch.setattr(planner.measuring.measure, "measure_agreement", refuse)
         result = _agree(str(labels), "--contested", str(out))
         assert "exists; use --force" in _one_line_error(result, 2)
     assert out.read_text() == "mine"

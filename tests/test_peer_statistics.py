@@ -16,13 +16,13 @@ from scipy import special
 from statsmodels.stats.inter_rater import cohens_kappa as sm_cohens_kappa
 from typer.testing import CliRunner
 
-from planner import agreement as ag
-from planner.cli import app
-from planner.conger import conger_kappa
-from planner.intervals import UNDER_COVERAGE, coverage_note
-from planner.labels import Ratings, ratings_from_counts, ratings_from_matrix
-from planner.measure import measure_agreement
-from planner.multirater import agreement_weights
+from planner.cli.commands import app
+from planner.data.labels import Ratings, ratings_from_counts, ratings_from_matrix
+from planner.measuring.measure import measure_agreement
+from planner.statistics import agreement as ag
+from planner.statistics.conger import conger_kappa
+from planner.statistics.intervals import UNDER_COVERAGE, coverage_note
+from planner.statistics.multirater import agreement_weights
 
 # Gwet (2014), Handbook of Inter-Rater Reliability, 4th ed., p. 120: 4 raters, 12 items,
 # categories 1..5 (here 0..4), NA as -1; shipped with irrCAC as `cac.raw4raters`. irrCAC's
@@ -493,7 +493,7 @@ def test_weighted_kappa_notes_are_read_at_items():
 def test_log_scale_interval_covers_near_the_upper_bound(chance, m):
     # validation/'s cell "pi=0.3 fleiss 0.8 bias=0 U=20", where the linear t interval
     # covered 0.86-0.92 (validation/coverage.md); 4,000 studies, vectorised
-    from planner.multirater import chance_corrected
+    from planner.statistics.multirater import chance_corrected
     from validation.models import POPULATION, category_rows, compress_patterns, multi_rater_model
 
     probs, _ = multi_rater_model(0.3, m, 0.8, 0.0)
@@ -522,7 +522,7 @@ def test_log_scale_interval_keeps_the_estimate_inside():
 
 def test_logit_specific_agreement_interval_beats_the_wald_at_few_union_positives():
     # validation/'s cell "M=3 pi=0.05 fleiss 0.3 bias=0 U=20": Wald covered 0.849
-    from planner.multirater import (
+    from planner.statistics.multirater import (
         specific_agreement,
         specific_agreement_interval,
         specific_agreement_se,

@@ -16,10 +16,10 @@ import pytest
 from typer.testing import CliRunner
 
 import planner
-from planner.cli import app, plan_app
+from planner.cli.commands import app, plan_app
+from planner.data.labels import ratings_from_matrix
 from planner.errors import InvalidInput
-from planner.labels import ratings_from_matrix
-from planner.measure import measure_agreement
+from planner.measuring.measure import measure_agreement
 from tests.conftest import KRIPPENDORFF_2011
 
 ROOT = Path(__file__).parent.parent
@@ -102,7 +102,7 @@ def test_version_on_every_entry_point(target, args):
 
 
 def test_shipped_scenarios_by_name_from_any_folder(tmp_path, monkeypatch):
-    from planner.scenario import load_scenario, shipped_scenarios
+    from planner.data.scenario import load_scenario, shipped_scenarios
 
     names = set(shipped_scenarios())
     assert {"unsupported-claims", "unsupported-claims-enriched", "clinical-chart-review"} <= names
@@ -119,7 +119,7 @@ def test_shipped_scenarios_by_name_from_any_folder(tmp_path, monkeypatch):
 
 
 def test_weighted_coefficients_are_named_as_weighted():
-    from planner import multirater as mr
+    from planner.statistics import multirater as mr
 
     rng = np.random.default_rng(3)
     truth = rng.integers(1, 5, 300)

@@ -17,16 +17,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from planner import agreement as ag
-from planner import alpha as ka
-from planner import multirater as mr
-from planner.cli import app
-from planner.diagnostics import contested_rows
+from planner.cli.commands import app
+from planner.data.labels import counts_from_codes, ratings_from_counts, ratings_from_matrix
+from planner.data.reading import read_labels
+from planner.data.sniff import SNIFF_BYTES
 from planner.errors import InvalidInput
-from planner.labels import counts_from_codes, ratings_from_counts, ratings_from_matrix
-from planner.measure import measure_agreement
-from planner.reading import read_labels
-from planner.sniff import SNIFF_BYTES
+from planner.measuring.diagnostics import contested_rows
+from planner.measuring.measure import measure_agreement
+from planner.statistics import agreement as ag
+from planner.statistics import alpha as ka
+from planner.statistics import multirater as mr
 
 runner = CliRunner()
 
@@ -225,7 +225,7 @@ def test_sniff_reads_only_the_first_bytes(tmp_path, monkeypatch):
         handle = real_open(file, mode, *args, **kwargs)
         return Spy(handle) if str(file) == str(path) and "b" in mode else handle
 
-    from planner import sniff
+    from planner.data import sniff
 
     monkeypatch.setattr(builtins, "open", spy_open)
     sniff.sniff(path, "csv")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from planner.cli import app
+from planner.cli.commands import app
 
 runner = CliRunner()
 SCENARIOS = Path(__file__).parent.parent / "scenarios"

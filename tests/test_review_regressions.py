@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from planner.cli import app
-from planner.labels import ratings_from_matrix
-from planner.measure import measure_agreement
-from planner.reading import read_labels
+from planner.cli.commands import app
+from planner.data.labels import ratings_from_matrix
+from planner.data.reading import read_labels
+from planner.measuring.measure import measure_agreement
 
 runner = CliRunner()
 

@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from planner.cli import plan_app
-from planner.compare import compare_designs, stratum_models
-from planner.design import metric_value, split_items, weighted_estimate
+from planner.cli.commands import plan_app
+from planner.data.scenario import load_scenario, scenario_from_dict
 from planner.errors import InvalidInput
-from planner.intervals import psa_interval
-from planner.plan import PlanSettings
-from planner.scenario import load_scenario, scenario_from_dict
-from planner.simulation import simulate_tables
+from planner.sizing.compare import compare_designs, stratum_models
+from planner.sizing.design import metric_value, split_items, weighted_estimate
+from planner.sizing.plan import PlanSettings
+from planner.sizing.simulation import simulate_tables
+from planner.statistics.intervals import psa_interval
 
 SCENARIOS = sorted(Path(__file__).parent.parent.joinpath("scenarios").glob("*.toml"))
 runner = CliRunner()
@@ -188,7 +188,7 @@ def test_comparison_checked_by_independent_simulation(stem):
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
 def test_schedule_runs_on_every_shipped_scenario(path):
-    from planner.cli import app
+    from planner.cli.commands import app
 
     result = runner.invoke(app, ["schedule", str(path), "--runs", "5", "--json"])
     assert result.exit_code == 0, result.output

@@ -8,18 +8,22 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from planner import intervals as iv
 from planner.errors import InvalidInput, TargetUnreachable
-from planner.exact import (
+from planner.sizing.exact import (
     _binomial_pmf,
     binomial_at_least,
     exact_half_width_quantiles,
     exact_psa_assurance,
     reaches_width,
 )
-from planner.model import PairModel, pair_from_annotators, pair_from_counts, pair_from_union_rate
-from planner.plan import PlanSettings, make_plan
-from planner.search import (
+from planner.sizing.model import (
+    PairModel,
+    pair_from_annotators,
+    pair_from_counts,
+    pair_from_union_rate,
+)
+from planner.sizing.plan import PlanSettings, make_plan
+from planner.sizing.search import (
     analytic_items,
     find_sample_size,
     inverse_sampling_items,
@@ -27,7 +31,8 @@ from planner.search import (
     union_positives_for_assurance,
     worst_case_union_positives,
 )
-from planner.simulation import simulate_tables
+from planner.sizing.simulation import simulate_tables
+from planner.statistics import intervals as iv
 from tests.conftest import cells_from_margins
 
 
@@ -301,7 +306,7 @@ def test_plan_notes_a_method_that_undercovers_at_the_planned_union_positives():
 def test_cli_headline_plan_is_the_exact_n():
     from typer.testing import CliRunner
 
-    from planner.cli import app
+    from planner.cli.commands import app
 
     result = CliRunner().invoke(
         app, ["plan", "--prevalence", "0.08", "--width", "0.08", "--json", "--seed", "4"]

@@ -6,21 +6,21 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from planner import exact as exact_module
-from planner.cli import plan_app
-from planner.cli_common import flag_message, flag_names
-from planner.compare import compare_designs, stratum_models
+from planner.cli.commands import plan_app
+from planner.cli.common import flag_message, flag_names
+from planner.data.scenario import scenario_from_dict
 from planner.errors import InvalidInput, TargetUnreachable
-from planner.exact import (
+from planner.sizing import exact as exact_module
+from planner.sizing.compare import compare_designs, stratum_models
+from planner.sizing.exact import (
     EXACT_PSA_METHODS,
     conditional_psa_assurance,
     exact_half_width_quantiles,
     psa_half_width_given_union,
 )
-from planner.model import pair_from_annotators, pair_from_counts
-from planner.plan import PlanSettings
-from planner.scenario import scenario_from_dict
-from planner.search import (
+from planner.sizing.model import pair_from_annotators, pair_from_counts
+from planner.sizing.plan import PlanSettings
+from planner.sizing.search import (
     analytic_items,
     find_sample_size,
     interval_function,

@@ -8,10 +8,15 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from planner.cli import app
+from planner.cli.commands import app
 from planner.errors import InvalidInput
-from planner.jsonout import json_ready
-from planner.workload import Operation, analytic_person_hours, calendar_days, simulate_schedule
+from planner.operations.workload import (
+    Operation,
+    analytic_person_hours,
+    calendar_days,
+    simulate_schedule,
+)
+from planner.output.jsonout import json_ready
 
 runner = CliRunner()
 

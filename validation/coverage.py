@@ -38,9 +38,9 @@ import numpy as np  # noqa: E402
 import scipy  # noqa: E402
 
 import planner  # noqa: E402
-from planner import intervals as iv  # noqa: E402
-from planner.jsonout import json_ready  # noqa: E402
-from planner.simulation import simulate_tables  # noqa: E402
+from planner.output.jsonout import json_ready  # noqa: E402
+from planner.sizing.simulation import simulate_tables  # noqa: E402
+from planner.statistics import intervals as iv  # noqa: E402
 from validation.grid import SLICES, Cell, grid  # noqa: E402
 from validation.methods import (  # noqa: E402
     CONFIDENCE,

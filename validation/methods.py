@@ -7,10 +7,13 @@ multiplicities ``(R, M + 1)`` of the per-item counts :func:`validation.models.ca
 (:func:`validation.models.compress_patterns`). Each method returns ``(low, high)`` arrays of
 shape ``(R,)``; NaN marks an undefined interval.
 
-The PSA and Cohen's kappa methods are read by name from :data:`planner.intervals.PSA_METHODS`
-and :data:`planner.intervals.KAPPA_METHODS` when the grid runs, so a method added there is
+The PSA and Cohen's kappa methods are read by name from
+:data:`planner.statistics.intervals.PSA_METHODS`
+and :data:`planner.statistics.intervals.KAPPA_METHODS` when the grid runs, so a method added
+there is
 simulated without a change here. The several-annotator intervals are those ``planner agree``
-prints (see :mod:`planner.measure`; :data:`DEFAULTS` names them): Gwet's linearised variance
+prints (see :mod:`planner.measuring.measure`; :data:`DEFAULTS` names them): Gwet's linearised
+variance
 with a ``t`` interval for Fleiss' kappa and Conger's kappa (3+ annotators), and on the
 ``log(1 - c)`` scale for AC1 and Brennan-Prediger (all clipped to [-1, 1]); the item
 bootstrap (percentile, resampling items as new multiplicities of the distinct rows) for
@@ -27,11 +30,11 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from planner import agreement as ag
-from planner import intervals as iv
-from planner.alpha import krippendorff_alpha
-from planner.conger import conger_kappa
-from planner.multirater import (
+from planner.statistics import agreement as ag
+from planner.statistics import intervals as iv
+from planner.statistics.alpha import krippendorff_alpha
+from planner.statistics.conger import conger_kappa
+from planner.statistics.multirater import (
     ChanceCorrected,
     chance_corrected,
     specific_agreement,
@@ -205,7 +208,8 @@ class _PatternRatings:
     n_annotators: int
 
     def fit(self, pattern_counts: NDArray) -> ChanceCorrected:
-        """:func:`planner.conger.conger_kappa` of one study's pattern counts ``(2^M,)``."""
+        """:func:`planner.statistics.conger.conger_kappa` of one study's pattern counts
+        ``(2^M,)``."""
         m = self.n_annotators
         bits = pattern_bits(m)
         return conger_kappa(
@@ -221,7 +225,7 @@ class _PatternRatings:
 
 def _conger_t(n_annotators: int) -> Interval:
     """Conger's kappa, Gwet's variance, ``t`` interval clipped to [-1, 1], as ``agree`` prints
-    it; one call of :func:`planner.conger.conger_kappa` per study (about 70 us)."""
+    it; one call of :func:`planner.statistics.conger.conger_kappa` per study (about 70 us)."""
     ratings = _PatternRatings(n_annotators)
 
     def interval(patterns: NDArray, rng: np.random.Generator) -> tuple[FloatArray, FloatArray]:

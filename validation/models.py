@@ -1,7 +1,7 @@
 """Population models of the coverage grid: cell probabilities and label-pattern probabilities.
 
 Two annotators
-    *Unbiased pairs* come from :func:`planner.model.pair_from_annotators` with bias 0 for
+    *Unbiased pairs* come from :func:`planner.sizing.model.pair_from_annotators` with bias 0 for
     both annotators and a common error rate solved so that the population PSA (or Cohen's
     kappa) equals the grid's agreement level; the ambiguity share ``h`` makes errors
     correlated. *Biased pairs* are built from the two positive rates ``(p_A, p_B)`` and the
@@ -13,7 +13,7 @@ Two annotators
 Several annotators
     ``M`` annotators label items with true prevalence ``pi``; annotator ``j`` has error
     rate ``e`` and bias ``s_j`` (false-negative and false-positive rates from
-    :func:`planner.model.annotator_rates`). As in the pair model, a share ``1 - h`` of items
+    :func:`planner.sizing.model.annotator_rates`). As in the pair model, a share ``1 - h`` of items
     is "clear" (annotators err independently) and a share ``h`` is "ambiguous" (one
     difficulty ``V ~ U(0, 1)`` per item; annotator ``j`` errs when ``V < rate_j``). The
     result is one probability per label pattern (``2^M`` of them).
@@ -26,9 +26,9 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import NDArray
 
-from planner.agreement import cohen_kappa, positive_agreement
-from planner.model import annotator_rates, pair_from_annotators
-from planner.multirater import chance_corrected
+from planner.sizing.model import annotator_rates, pair_from_annotators
+from planner.statistics.agreement import cohen_kappa, positive_agreement
+from planner.statistics.multirater import chance_corrected
 
 FloatArray = NDArray[np.float64]
 # the multiplicity that turns pattern probabilities into a population (n -> infinity)

@@ -1,0 +1,1 @@
+"""The command-line interface (Typer): flags in, one library call, rendering out."""

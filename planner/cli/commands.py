@@ -1,0 +1,372 @@
+"""The command-line interface: ``planner`` (with subcommands) and ``plan``.
+
+Each command parses its options, makes the one random generator from ``--seed`` (or draws
+a seed and prints it), calls one library function and renders a Rich table or, with
+``--json``, exactly one JSON document on stdout. Errors are one line on stderr: exit 2 for
+a usage error (an option outside its valid range, contradictory options, a bad file) and
+1 for a planner error (an unreachable target); never a traceback.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from planner.cli.agree import AGREE_EPILOG, AGREE_HELP, agree_command
+from planner.cli.common import (
+    DEBUG_HELP,
+    PlannerCommand,
+    PlannerGroup,
+    emit_json,
+    json_document,
+    note,
+    parse_floats,
+    parse_ints,
+    seed_or_draw,
+    set_debug,
+)
+from planner.cli.report import REPORT_EPILOG, REPORT_HELP, report_command
+from planner.cli.schedule import SCHEDULE_EPILOG, SCHEDULE_HELP, schedule_command
+from planner.errors import InvalidInput
+
+app = typer.Typer(
+    cls=PlannerGroup,
+    help="Plan and measure inter-annotator agreement studies (PSA, kappa) on rare labels.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+plan_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from planner import __version__
+
+        typer.echo(f"planner {__version__}")
+        raise typer.Exit()
+
+
+# the same eager --version flag on every entry point
+VersionFlag = Annotated[
+    bool,
+    typer.Option(
+        "--version",
+        metavar="",
+        help="Print the version and exit.",
+        is_eager=True,
+        callback=_show_version,
+    ),
+]
+
+
+@app.callback()
+def _planner(
+    version: VersionFlag = False,
+    debug: Annotated[
+        bool,
+        typer.Option("--debug", metavar="", help=DEBUG_HELP, is_eager=True, callback=set_debug),
+    ] = False,
+) -> None:
+    """Plan and measure inter-annotator agreement studies (PSA, kappa) on rare labels."""
+
+
+PLAN_EPILOG = """
+Examples:
+
+  plan --prevalence 0.08 --width 0.08
+
+  plan --prevalence 0.08 --error-rate 0.03,0.06 --bias 0.5,-0.5 --metric both
+
+  plan --pilot-counts 6,21,14,459 --width 0.08 --assurance 0.9 --json
+
+  plan --union-rate 0.082 --psa 0.5 --width 0.05 --hourly-rate 40
+
+  plan unsupported-claims-enriched --assurance 0.9
+"""
+
+
+def plan_command(
+    scenario: Annotated[
+        str | None,
+        typer.Argument(
+            help="Scenario file (TOML), or the name of a shipped scenario (planner scenarios "
+            "lists them); options given here override it.",
+            show_default=False,
+        ),
+    ] = None,
+    scenario_option: Annotated[
+        str | None,
+        typer.Option("--scenario", help="Scenario file, as the argument.", show_default=False),
+    ] = None,
+    prevalence: Annotated[
+        float | None,
+        typer.Option(
+            help="True prevalence of the positive label, in (0, 1).",
+            rich_help_panel="Annotator model",
+        ),
+    ] = None,
+    error_rate: Annotated[
+        str | None,
+        typer.Option(
+            help="Each annotator's error rate P(label != truth), in [0, 0.5): one value for "
+            "both or 'A,B'. Default min(0.05, prevalence/2, (1-prevalence)/2).",
+            rich_help_panel="Annotator model",
+        ),
+    ] = None,
+    bias: Annotated[
+        str | None,
+        typer.Option(
+            help="Direction of each annotator's errors in [-1, 1]: +1 all false positives, "
+            "-1 all false negatives, 0 balanced (default). One value or 'A,B'.",
+            rich_help_panel="Annotator model",
+        ),
+    ] = None,
+    ambiguity: Annotated[
+        float | None,
+        typer.Option(
+            help="Share of items, in [0, 1], on which the annotators' errors share one "
+            "difficulty (correlated errors). Default 0: independent errors given the truth.",
+            rich_help_panel="Annotator model",
+        ),
+    ] = None,
+    union_rate: Annotated[
+        float | None,
+        typer.Option(
+            help="Instead of an annotator model: the share of items at least one "
+            "annotator flags, in (0, 1]. Needs --psa.",
+            rich_help_panel="Annotator model",
+        ),
+    ] = None,
+    psa: Annotated[
+        float | None,
+        typer.Option(
+            help="With --union-rate: the expected PSA, in [0, 1].",
+            rich_help_panel="Annotator model",
+        ),
+    ] = None,
+    pilot_counts: Annotated[
+        str | None,
+        typer.Option(
+            help="Instead of a model: pilot counts 'both,a_only,b_only,neither', "
+            "used as the true cell probabilities.",
+            rich_help_panel="Annotator model",
+        ),
+    ] = None,
+    width: Annotated[
+        float | None,
+        typer.Option(
+            help="Target half-width (upper - lower)/2 of the interval, in (0, 1). Default 0.08.",
+            rich_help_panel="Target",
+        ),
+    ] = None,
+    confidence: Annotated[
+        float | None,
+        typer.Option(
+            help="Confidence level of the interval, in (0, 1). Default 0.95.",
+            rich_help_panel="Target",
+        ),
+    ] = None,
+    assurance: Annotated[
+        float | None,
+        typer.Option(
+            help="Probability, in (0, 1), that the study reaches the width: 0.5 is "
+            "the median study (default); use 0.8 or 0.9 for a guarantee.",
+            rich_help_panel="Target",
+        ),
+    ] = None,
+    metric: Annotated[
+        str | None,
+        typer.Option(
+            help="psa (default), kappa or both (the larger number of items decides).",
+            rich_help_panel="Target",
+        ),
+    ] = None,
+    psa_method: Annotated[
+        str | None,
+        typer.Option(
+            help="PSA interval: wilson (default; Wilson on J=a/U, mapped), clopper-pearson "
+            "(conservative), jeffreys, wald or bootstrap (slow: ~30 s).",
+            rich_help_panel="Target",
+        ),
+    ] = None,
+    kappa_method: Annotated[
+        str | None,
+        typer.Option(
+            help="Kappa interval: score (default; for Cohen's kappa, bias allowed), gof "
+            "(Donner-Eliasziw, for the intraclass kappa), fce (Wald) or bootstrap.",
+            rich_help_panel="Target",
+        ),
+    ] = None,
+    annotators_per_item: Annotated[
+        int | None,
+        typer.Option(help="Labels per item, for the budget. Default 2.", rich_help_panel="Budget"),
+    ] = None,
+    seconds_per_item: Annotated[
+        float | None,
+        typer.Option(
+            help="Seconds one annotator spends on one item. Default 90.", rich_help_panel="Budget"
+        ),
+    ] = None,
+    adjudication_seconds: Annotated[
+        float | None,
+        typer.Option(
+            help="Seconds to adjudicate one contested item. Default 0: no adjudication.",
+            rich_help_panel="Budget",
+        ),
+    ] = None,
+    hourly_rate: Annotated[
+        float | None,
+        typer.Option(help="Cost of one person-hour; adds a cost line.", rich_help_panel="Budget"),
+    ] = None,
+    replicates: Annotated[
+        int | None,
+        typer.Option(
+            help="Simulated studies per evaluated sample size, in [100, 1e6]. Default 4000.",
+            rich_help_panel="Simulation",
+        ),
+    ] = None,
+    max_items: Annotated[
+        int | None,
+        typer.Option(
+            help="Largest number of items searched (default 1e7); beyond it the target is "
+            "unreachable (exit 1).",
+            rich_help_panel="Simulation",
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Seed for the random generator; drawn and printed if not given.",
+            rich_help_panel="Simulation",
+        ),
+    ] = None,
+    json_output: Annotated[
+        bool, typer.Option("--json", metavar="", help="Print one JSON document instead of tables.")
+    ] = False,
+    debug: Annotated[
+        bool,
+        typer.Option("--debug", metavar="", help=DEBUG_HELP, is_eager=True, callback=set_debug),
+    ] = False,
+    version: VersionFlag = False,
+) -> None:
+    """Size a two-annotator agreement study: items, union positives, hours and cost."""
+    from planner.cli.plan_options import run_plan
+
+    if scenario and scenario_option:
+        raise InvalidInput("give the scenario file once: as the argument or with --scenario")
+    cli = {
+        "prevalence": prevalence,
+        "error_rate": parse_floats(error_rate, "--error-rate"),
+        "bias": parse_floats(bias, "--bias"),
+        "ambiguity": ambiguity,
+        "union_rate": union_rate,
+        "psa": psa,
+        "pilot_counts": parse_ints(pilot_counts, "--pilot-counts") if pilot_counts else None,
+        "width": width,
+        "confidence": confidence,
+        "assurance": assurance,
+        "metric": metric,
+        "psa_method": psa_method,
+        "kappa_method": kappa_method,
+        "annotators_per_item": annotators_per_item,
+        "seconds_per_item": seconds_per_item,
+        "adjudication_seconds": adjudication_seconds,
+        "hourly_rate": hourly_rate,
+        "replicates": replicates,
+        "max_items": max_items,
+        "seed": seed,
+    }
+    from planner.cli.plan_options import schedule_for_plan
+
+    path = scenario or scenario_option
+    said: list[str] = []
+    result = run_plan(path, cli, seed_or_draw, said)
+    schedule = schedule_for_plan(path, result)
+    if json_output:
+        for message in said:  # options not used: the tables show them, JSON readers see them
+            note(message)
+        doc = result.to_dict()
+        if schedule is not None:
+            doc["schedule"] = json_document(schedule.to_dict())
+        emit_json(doc)
+        return
+    from rich.console import Console
+
+    from planner.output.render import render_comparison, render_plan, render_schedule
+
+    console = Console(markup=False)  # labels and names from files are text, never markup
+    if hasattr(result, "designs"):
+        render_comparison(result, console)
+    else:
+        render_plan(result, console)
+    if schedule is not None:
+        render_schedule(schedule, console)
+
+
+PLAN_HELP = (
+    "Size a two-annotator agreement study: items, union positives, hours and cost.\n\n"
+    "Simulates studies of the annotator pair as multinomial counts and finds the smallest "
+    "number of items whose confidence interval for PSA (and/or kappa) has half-width at most "
+    "--width with probability --assurance. Describe the pair by --prevalence (with optional "
+    "--error-rate, --bias, --ambiguity), by --union-rate with --psa, or by --pilot-counts; or "
+    "give a scenario file, whose strata (if any) are compared under uniform, enriched and "
+    "population-weighted designs."
+)
+app.command("plan", help=PLAN_HELP, epilog=PLAN_EPILOG)(plan_command)
+plan_app.command(cls=PlannerCommand, help=PLAN_HELP, epilog=PLAN_EPILOG)(plan_command)
+app.command("agree", help=AGREE_HELP, epilog=AGREE_EPILOG)(agree_command)
+app.command("schedule", help=SCHEDULE_HELP, epilog=SCHEDULE_EPILOG)(schedule_command)
+app.command("report", help=REPORT_HELP, epilog=REPORT_EPILOG)(report_command)
+
+
+SCENARIOS_HELP = (
+    "List the scenarios that come with planner: give a NAME wherever a scenario file goes "
+    "(plan NAME, planner schedule NAME, planner report NAME), from any folder."
+)
+
+
+def scenarios_command(
+    json_output: Annotated[
+        bool, typer.Option("--json", metavar="", help="Print one JSON document instead of a table.")
+    ] = False,
+) -> None:
+    from planner.data.scenario import load_scenario, shipped_scenarios
+
+    rows: list[dict[str, object]] = []
+    for name, path in shipped_scenarios().items():
+        scenario = load_scenario(path)
+        rows.append(
+            {
+                "name": name,
+                "strata": len(scenario.strata),
+                "team": bool(scenario.team),
+                "description": scenario.description,
+                "path": str(path),
+            }
+        )
+    if json_output:
+        emit_json({"scenarios": rows})
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("name", "strata", "team", "description", title="Shipped scenarios")
+    for row in rows:
+        first = " ".join(str(row["description"]).split()).split(". ")[0]
+        table.add_row(str(row["name"]), str(row["strata"]), "yes" if row["team"] else "", first)
+    Console(markup=False).print(table)
+
+
+app.command("scenarios", help=SCENARIOS_HELP)(scenarios_command)
+
+
+def main() -> None:
+    """Entry point of the ``planner`` script."""
+    typer.main.get_command(app)(prog_name="planner")
+
+
+def plan_main() -> None:
+    """Entry point of the ``plan`` script."""
+    typer.main.get_command(plan_app)(prog_name="plan")

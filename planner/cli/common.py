@@ -1,0 +1,250 @@
+"""What every command shares: one-line errors, option parsing, seeds and JSON output."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import secrets
+import sys
+import traceback
+import warnings
+from typing import Any
+
+import typer
+from typer.core import TyperCommand, TyperGroup
+
+from planner.errors import InvalidInput, PlannerError
+from planner.validation import RULES, check
+
+# library parameters whose flag is not the parameter's name with dashes
+PARAMETER_FLAGS = {
+    "confidence_level": "--confidence",
+    "n_reps": "--replicates",
+    "file_format": "--format",
+    "annotator_cols": "--annotators",
+}
+
+
+def flag_message(exc: InvalidInput) -> str:
+    """The error's message with its leading library parameter named as the flag.
+
+    >>> flag_message(InvalidInput("hours_per_day must be in (0, 24]", parameter="hours_per_day"))
+    '--hours-per-day must be in (0, 24]'
+    """
+    message, parameter = str(exc), exc.parameter
+    if parameter and message.startswith(parameter):
+        flag = PARAMETER_FLAGS.get(parameter, "--" + parameter.replace("_", "-"))
+        return flag + message[len(parameter) :]
+    return message
+
+
+def flag_names(exc: PlannerError) -> str:
+    """The message with each parameter the error lists (``exc.parameters``) named as its flag.
+
+    >>> from planner.errors import TargetUnreachable
+    >>> flag_names(TargetUnreachable("raise max_items", parameters=("max_items",)))
+    'raise --max-items'
+    """
+    message = str(exc)
+    for parameter in getattr(exc, "parameters", ()):
+        flag = PARAMETER_FLAGS.get(parameter, "--" + parameter.replace("_", "-"))
+        message = re.sub(rf"(?<![\w-]){re.escape(parameter)}(?![\w-])", flag, message)
+    return message
+
+
+def fail(message: str, code: int) -> None:
+    typer.secho(f"error: {message}", fg="red", err=True)
+    sys.exit(code)
+
+
+def note(message: str) -> None:
+    """One ``note:`` line on stderr (stdout stays one JSON document or the tables)."""
+    typer.echo(f"note: {message}", err=True)
+
+
+class _Debug:
+    """Whether ``--debug`` (or ``PLANNER_DEBUG=1``) asked for tracebacks; reset per run."""
+
+    flag = False
+
+    @classmethod
+    def on(cls) -> bool:
+        return cls.flag or os.environ.get("PLANNER_DEBUG", "").strip() not in ("", "0")
+
+
+def set_debug(value: bool) -> bool:
+    """Callback of the ``--debug`` option (eager, so it holds before any other check)."""
+    if value:
+        _Debug.flag = True
+    return value
+
+
+DEBUG_HELP = "Show the full traceback of an error (also PLANNER_DEBUG=1)."
+
+
+class _Interrupted(Exception):
+    """Ctrl-C inside a command, carried past click's own handling (which exits silently)."""
+
+
+def internal_error_message(exc: BaseException) -> str:
+    """``internal error: <type>: <first line>`` for an exception planner did not expect.
+
+    >>> internal_error_message(ZeroDivisionError("float division by zero\\nmore"))[:57]
+    'internal error: ZeroDivisionError: float division by zero'
+    """
+    if isinstance(exc, MemoryError):
+        return "out of memory: the input or the requested effort is too large for this machine"
+    lines = str(exc).strip().splitlines()
+    first = f": {lines[0]}" if lines else ""
+    return f"internal error: {type(exc).__name__}{first} (rerun with --debug to see the traceback)"
+
+
+def _quiet_broken_pipe() -> None:
+    """The reader of stdout went away (``plan --json | head -1``): stop quietly, exit 1.
+
+    stdout is pointed at /dev/null so that the interpreter's final flush does not complain.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass  # not a real file (a test runner's buffer): nothing to silence
+    sys.exit(1)
+
+
+def _warnings_note(caught: list[warnings.WarningMessage]) -> str | None:
+    """One line for the warnings a command raised, or None.
+
+    Numerical warnings (numpy's divide by zero, invalid value) are a note, never a
+    multi-line warning on the terminal; ``--debug`` shows them in full.
+    """
+    texts = list(dict.fromkeys(str(w.message).strip().splitlines()[0] for w in caught))
+    if not texts:
+        return None
+    shown_texts = "; ".join(texts[:3]) + ("; ..." if len(texts) > 3 else "")
+    return (
+        f"numerical warnings during the computation ({shown_texts}); "
+        "rerun with --debug to see where"
+    )
+
+
+class _OneLineErrors:
+    """Mixin for Typer's click classes: every error is one line, never a traceback.
+
+    Exit codes: 2 for a usage error, 1 for a planner error or an unexpected exception
+    (``error: internal error: ...``; ``--debug`` or ``PLANNER_DEBUG=1`` prints the traceback
+    first), 130 after Ctrl-C, 1 (quietly) when the reader of stdout has gone away.
+    """
+
+    def invoke(self, ctx):  # type: ignore[no-untyped-def]
+        try:
+            return super().invoke(ctx)  # type: ignore[misc]
+        except KeyboardInterrupt:
+            raise _Interrupted from None
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # type: ignore[no-untyped-def]
+        _Debug.flag = False
+        run = super().main  # type: ignore[misc]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default")
+            try:
+                rv = run(
+                    args=args,
+                    prog_name=prog_name,
+                    complete_var=complete_var,
+                    standalone_mode=False,
+                    **extra,
+                )
+                sys.stdout.flush()
+            except BaseException as exc:  # noqa: BLE001 - the last-resort handler
+                _handle(exc)
+        if _Debug.on():
+            for w in caught:  # in full, where they arose
+                sys.stderr.write(
+                    warnings.formatwarning(w.message, w.category, w.filename, w.lineno)
+                )
+        elif (message := _warnings_note(caught)) is not None:
+            note(message)
+        if not standalone_mode:
+            return rv
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _handle(exc: BaseException) -> None:
+    """Turn any exception out of a command into one line on stderr and an exit code."""
+    if isinstance(exc, SystemExit):
+        raise exc
+    if isinstance(exc, BrokenPipeError):
+        _quiet_broken_pipe()
+    if isinstance(exc, typer.TyperException):  # Typer's click errors: usage, bad values, files
+        if type(exc).__name__ == "NoArgsIsHelpError":  # help was printed already
+            sys.exit(2)
+        fail(exc.format_message(), exc.exit_code)  # type: ignore[attr-defined]
+    if isinstance(exc, typer.Abort):
+        fail("aborted", 1)
+    if isinstance(exc, _Interrupted | KeyboardInterrupt):
+        fail("interrupted", 130)
+    if _Debug.on():
+        traceback.print_exception(exc, file=sys.stderr)
+    if isinstance(exc, InvalidInput):
+        fail(shown_message(flag_message(exc)), 2)
+    if isinstance(exc, PlannerError):
+        fail(shown_message(flag_names(exc)), 1)
+    message = internal_error_message(exc)
+    fail(
+        message.removesuffix(" (rerun with --debug to see the traceback)")
+        if _Debug.on()
+        else message,
+        1,
+    )
+
+
+def shown_message(message: str) -> str:
+    """A message on one line: later lines (never expected) are joined with ' / '."""
+    lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
+    return " / ".join(lines)
+
+
+class PlannerGroup(_OneLineErrors, TyperGroup):  # type: ignore[misc]
+    """The ``planner`` command group."""
+
+
+class PlannerCommand(_OneLineErrors, TyperCommand):  # type: ignore[misc]
+    """A single command (the ``plan`` script)."""
+
+
+def parse_floats(text: str | None, option: str) -> tuple[float, ...] | None:
+    """Parse ``"0.05"`` or ``"0.03,0.07"``."""
+    if text is None:
+        return None
+    try:
+        return tuple(float(part) for part in text.split(","))
+    except ValueError:
+        raise InvalidInput(
+            f"{option} takes a number or comma-separated numbers, got {text!r}"
+        ) from None
+
+
+def parse_ints(text: str, option: str) -> list[int]:
+    try:
+        return [int(part) for part in text.split(",")]
+    except ValueError:
+        raise InvalidInput(f"{option} takes comma-separated whole numbers, got {text!r}") from None
+
+
+def seed_or_draw(seed: int | None) -> int:
+    if seed is None:
+        return secrets.randbits(32)
+    return int(check("seed", seed, RULES["seed"]))  # as a scenario's simulation.seed
+
+
+def emit_json(document: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(document, indent=2, allow_nan=False) + "\n")
+
+
+def json_document(doc: dict[str, Any]) -> dict[str, Any]:
+    from planner.output.jsonout import json_ready
+
+    return json_ready(doc)

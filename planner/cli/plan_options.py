@@ -1,0 +1,449 @@
+"""From a scenario file and command-line options to what ``plan`` runs.
+
+Precedence: an option given on the command line beats the scenario file, which beats the
+documented default. Model options on the command line (``--prevalence``,
+``--union-rate``/``--psa``, ``--pilot-counts``) replace the scenario's model and strata.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planner.data.scenario import Scenario, load_scenario
+from planner.errors import InvalidInput
+from planner.sizing.model import (
+    MODEL_PARAMETERS,
+    PairModel,
+    mentions,
+    pair_from_annotators,
+    pair_from_counts,
+    pair_from_union_rate,
+    renamed,
+)
+from planner.sizing.plan import Plan, PlanSettings, make_plan
+
+DEFAULTS: dict[str, Any] = {
+    "width": 0.08,
+    "confidence": 0.95,
+    "assurance": 0.5,
+    "metric": "psa",
+    "psa_method": "wilson",
+    "kappa_method": "score",
+    "annotators_per_item": 2,
+    "seconds_per_item": 90.0,
+    "adjudication_seconds": 0.0,
+    "hourly_rate": None,
+    "replicates": 4000,
+    "max_items": 10_000_000,
+    "floor_items": 20,
+    "prevalence_width": 0.02,
+}
+# the options that describe the pair model (the builders' parameters but a_share)
+MODEL_OPTIONS = tuple(k for k in MODEL_PARAMETERS if k != "a_share")
+
+
+def _flag(parameter: str) -> str:
+    return "--" + parameter.replace("_", "-")
+
+
+def build_model(options: dict[str, Any], origin: dict[str, str] | None = None) -> PairModel:
+    """The pair model from model options (exactly one way of describing it).
+
+    A model with PSA 0 is refused: there is no agreement on positives to size.
+
+    ``origin`` maps a key to the scenario file it came from (absent: the command line), so
+    that an error names ``s.toml: model.error_rate`` or ``--error-rate`` as the value's
+    source did.
+    """
+    origin = origin or {}
+
+    def name(key: str) -> str:  # a value from the command line, else the scenario's key
+        on_cli = options.get(key) is not None and key not in origin
+        return f"model.{key}" if origin and not on_cli else _flag(key)
+
+    def fail(exc: InvalidInput) -> InvalidInput:
+        files = sorted({origin[k] for k in mentions(exc) if k in origin})
+        return renamed(exc, name, f"{files[0]}: " if files else "")
+
+    given = {
+        "--prevalence": options.get("prevalence") is not None,
+        "--union-rate/--psa": options.get("union_rate") is not None
+        or options.get("psa") is not None,
+        "--pilot-counts": options.get("pilot_counts") is not None,
+    }
+    chosen = [name for name, on in given.items() if on]
+    if len(chosen) != 1:
+        raise InvalidInput(
+            "give exactly one of --prevalence (annotator model), --union-rate with --psa, "
+            f"or --pilot-counts (or a scenario file); got {', '.join(chosen) if chosen else 'none'}"
+        )
+    annotator = [k for k in ("error_rate", "bias", "ambiguity") if options.get(k) is not None]
+    if options.get("prevalence") is None and annotator:
+        verb = "needs" if len(annotator) == 1 else "need"
+        raise fail(InvalidInput(f"{' and '.join(annotator)} {verb} prevalence (annotator model)"))
+    if options.get("prevalence") is None and options.get("pilot_counts") is None:
+        if options.get("union_rate") is None or options.get("psa") is None:
+            raise InvalidInput("--union-rate and --psa go together: give both")
+    try:
+        model = _model_from(options)
+        if model.cells[0] <= 0:
+            raise InvalidInput(
+                "the model implies PSA 0 (no item is flagged by both annotators), so there is "
+                f"no agreement to size: change {_ZERO_PSA_OPTIONS[model.source]}"
+            )
+        return model
+    except InvalidInput as exc:
+        raise fail(exc) from None
+
+
+# what to change when a model implies PSA 0, as model parameters (renamed by source)
+_ZERO_PSA_OPTIONS = {
+    "annotators": "error_rate or bias",
+    "union-rate": "psa",
+    "pilot-counts": "pilot_counts (its first count, items both flag)",
+}
+
+
+def _model_from(options: dict[str, Any]) -> PairModel:
+    if options.get("prevalence") is not None:
+        bias = options.get("bias")
+        return pair_from_annotators(
+            options["prevalence"],
+            options.get("error_rate"),
+            0.0 if bias is None else bias,
+            0.0 if options.get("ambiguity") is None else options["ambiguity"],
+        )
+    if options.get("pilot_counts") is not None:
+        return pair_from_counts(options["pilot_counts"])
+    return pair_from_union_rate(options["union_rate"], options["psa"])
+
+
+def resolve(scenario: Scenario | None, cli: dict[str, Any]) -> dict[str, Any]:
+    """Merge defaults, the scenario's values and the command line's (in that order)."""
+    merged = dict(DEFAULTS)
+    if scenario is not None:
+        merged.update({"metric": scenario.target.get("metric", merged["metric"])})
+        for key in ("width", "confidence", "assurance", "psa_method", "kappa_method"):
+            if key in scenario.target:
+                merged[key] = scenario.target[key]
+        merged.update(scenario.budget)
+        merged.update(scenario.design)
+        if "replicates" in scenario.simulation:
+            merged["replicates"] = scenario.simulation["replicates"]
+        if "max_items" in scenario.simulation:
+            merged["max_items"] = scenario.simulation["max_items"]
+        merged["seed"] = scenario.simulation.get("seed")
+    merged.update({k: v for k, v in cli.items() if v is not None and k not in MODEL_OPTIONS})
+    return merged
+
+
+def settings_from(merged: dict[str, Any]) -> PlanSettings:
+    return PlanSettings(
+        width=merged["width"],
+        confidence_level=merged["confidence"],
+        assurance=merged["assurance"],
+        metric=merged["metric"],
+        psa_method=merged["psa_method"],
+        kappa_method=merged["kappa_method"],
+        n_reps=merged["replicates"],
+        max_items=merged["max_items"],
+        annotators_per_item=merged["annotators_per_item"],
+        seconds_per_item=merged["seconds_per_item"],
+        adjudication_seconds=merged["adjudication_seconds"],
+        hourly_rate=merged["hourly_rate"],
+    )
+
+
+# PlanSettings' parameters whose merged option has another name
+_SETTING_KEYS = {"confidence_level": "confidence", "n_reps": "replicates"}
+_SCENARIO_SECTIONS = ("target", "budget", "design", "simulation")
+
+
+def scenario_keys(scenario: Scenario | None, cli: dict[str, Any]) -> dict[str, str]:
+    """Merged option -> the scenario key it came from (``target.width``), unless overridden."""
+    if scenario is None:
+        return {}
+    keys = {}
+    for section in _SCENARIO_SECTIONS:
+        for key in getattr(scenario, section):
+            if cli.get(key) is None:
+                keys[key] = f"{section}.{key}"
+    return keys
+
+
+def _settings(merged: dict[str, Any], scenario: Scenario | None, cli: dict[str, Any]):  # type: ignore[no-untyped-def]
+    """:func:`settings_from`, an error naming ``file: section.key`` for a scenario's value."""
+    try:
+        return settings_from(merged)
+    except InvalidInput as exc:
+        parameter = exc.parameter or ""
+        key = scenario_keys(scenario, cli).get(_SETTING_KEYS.get(parameter, parameter))
+        if scenario is None or key is None:
+            raise
+        message = str(exc)
+        raise InvalidInput(f"{scenario.path}: {key}{message[len(parameter) :]}") from None
+
+
+def _named(key: str, keys: dict[str, str], scenario: Scenario | None) -> str:
+    if key in keys and scenario is not None:
+        return f"{scenario.path}: {keys[key]}"
+    return _flag(key)
+
+
+def option_notes(
+    scenario: Scenario | None, cli: dict[str, Any], merged: dict[str, Any], cli_model: bool
+) -> list[str]:
+    """One note per option that the plan does not use, so that none is ignored silently."""
+    keys = scenario_keys(scenario, cli)
+    given = {k for k in ("psa_method", "kappa_method") if cli.get(k) is not None or k in keys}
+    notes = []
+    for method, metric in (("kappa_method", "kappa"), ("psa_method", "psa")):
+        if method in given and merged["metric"] not in (metric, "both"):
+            notes.append(
+                f"{_named(method, keys, scenario)} {merged[method]} is not used: "
+                f"--metric {merged['metric']} does not size {metric}"
+            )
+    if scenario is not None and cli_model and (scenario.model or scenario.strata):
+        replaced = "[model] and [[strata]]" if scenario.strata else "[model]"
+        notes.append(f"the model options given here replace the {replaced} of {scenario.path}")
+    return notes
+
+
+def run_plan(  # type: ignore[no-untyped-def]
+    scenario_path: str | None,
+    cli: dict[str, Any],
+    seed_fn,
+    option_notes_out: list[str] | None = None,
+) -> Any:
+    """Plan a study from a scenario file and/or options: a Plan, or a design Comparison.
+
+    Options that the plan would not use are a note in the result's ``notes`` (and in
+    ``option_notes_out``, when given, for the CLI to show on stderr); annotator
+    options (``--error-rate``, ``--bias``, ``--ambiguity``) with a stratified scenario are
+    refused (the strata carry their own), unless ``--prevalence`` describes one population.
+    """
+    scenario = load_scenario(scenario_path) if scenario_path else None
+    merged = resolve(scenario, cli)
+    settings = _settings(merged, scenario, cli)
+    cli_model = any(
+        cli.get(k) is not None for k in ("prevalence", "union_rate", "psa", "pilot_counts")
+    )
+    notes = option_notes(scenario, cli, merged, cli_model)
+    if option_notes_out is not None:
+        option_notes_out.extend(notes)
+    if scenario is not None and scenario.strata and not cli_model:
+        annotator = [
+            _flag(k) for k in ("error_rate", "bias", "ambiguity") if cli.get(k) is not None
+        ]
+        if annotator:
+            raise InvalidInput(
+                f"{' and '.join(annotator)} cannot change the stratified scenario {scenario.path}: "
+                "set these in its [model] or [[strata]], or describe one population with "
+                "--prevalence"
+            )
+        seed = seed_fn(merged.get("seed"))
+        from planner.sizing.compare import compare_designs
+
+        comparison = compare_designs(
+            scenario,
+            settings,
+            seed=seed,
+            floor_items=merged["floor_items"],
+            prevalence_width=merged["prevalence_width"],
+        )
+        comparison.notes.extend(notes)
+        return comparison
+    options = {k: cli.get(k) for k in MODEL_OPTIONS}
+    origin: dict[str, str] = {}
+    if scenario is not None and not cli_model:
+        from_file = {k: v for k, v in scenario.model.items() if options.get(k) is None}
+        options.update(from_file)
+        origin = dict.fromkeys(from_file, scenario.path)
+    model = build_model(options, origin)
+    seed = seed_fn(merged.get("seed"))
+    plan: Plan = make_plan(model, settings, seed=seed)
+    plan.notes.extend(notes)
+    return plan
+
+
+TEAM_DEFAULTS: dict[str, Any] = {
+    "annotators": 5,
+    "hours_per_day": 8.0,
+    "days_per_week": 5,
+    "time_spread": 0.5,
+    "attention_check_share": 0.0,
+    "attention_fail_rate": 0.0,
+    "requalification_hours": 0.0,
+    "adjudicators": 1,
+    "runs": 200,
+}
+DESIGNS = ("uniform", "enriched", "weighted")
+
+
+def operation_for(
+    result: Any, team: dict[str, Any], merged: dict[str, Any], design: str = "weighted"
+) -> Any:
+    """The labelling operation that carries out a plan (or one design of a comparison)."""
+    from planner.operations.workload import Operation
+    from planner.validation import RULES, check, check_choice
+
+    check_choice("design", design, DESIGNS)
+    settings = result.settings
+    if hasattr(result, "designs"):
+        chosen = result.designs[design]
+        items = list(chosen.items_per_stratum)
+        seconds = [s["seconds_per_item"] for s in result.strata]
+        from planner.sizing.compare import stratum_models
+
+        contested = [m.contested_rate for m in stratum_models(result.scenario)]
+        if chosen.prevalence_slice_items:
+            shares = [s["share"] for s in result.strata]
+            items.append(chosen.prevalence_slice_items)
+            seconds.append(float(sum(w * s for w, s in zip(shares, seconds, strict=False))))
+            contested.append(float(sum(w * c for w, c in zip(shares, contested, strict=False))))
+    else:
+        items = [result.items]
+        seconds = [settings.seconds_per_item]
+        contested = [result.model.contested_rate]
+    check("the items to schedule", sum(int(n) for n in items), RULES["items"])
+    return Operation(
+        items_per_stratum=tuple(int(n) for n in items),
+        seconds_per_item=tuple(float(s) for s in seconds),
+        contested_rate=tuple(float(c) for c in contested),
+        labels_per_item=settings.annotators_per_item,
+        annotators=team["annotators"],
+        hours_per_day=team["hours_per_day"],
+        days_per_week=team["days_per_week"],
+        time_spread=team["time_spread"],
+        attention_check_share=team["attention_check_share"],
+        attention_fail_rate=team["attention_fail_rate"],
+        requalification_hours=team["requalification_hours"],
+        adjudicators=team["adjudicators"],
+        adjudication_seconds=settings.adjudication_seconds,
+        hourly_rate=settings.hourly_rate,
+    )
+
+
+def resolve_team(scenario: Scenario | None, cli_team: dict[str, Any]) -> dict[str, Any]:
+    """Team settings: defaults, then the scenario's [team], then the command line.
+
+    Every value is checked against its rule in :data:`planner.validation.RULES` (a scenario's
+    were checked at load, naming the file and key), so a bad option fails before planning.
+    """
+    from planner.validation import RULES, check
+
+    team = dict(TEAM_DEFAULTS)
+    if scenario is not None:
+        team.update(scenario.team)
+    team.update({k: v for k, v in cli_team.items() if v is not None})
+    return {key: check(key, value, RULES[key]) for key, value in team.items()}
+
+
+ITEMS_REPLACE = ("prevalence", "pilot_counts", "union_rate", "psa", "width", "assurance")
+
+
+def _schedule_notes(
+    scenario: Scenario | None, cli: dict[str, Any], items: int | None, design: str | None
+) -> list[str]:
+    """Refuse options that contradict ``items``; notes for the options that have no effect."""
+    from planner.validation import check_choice
+
+    if items is not None:
+        given = [k for k in ITEMS_REPLACE if cli.get(k) is not None]
+        if given:
+            flags = ", ".join("--" + k.replace("_", "-") for k in given)
+            raise InvalidInput(
+                f"--items gives the items to label, so {flags} would have no effect; "
+                "drop them or drop --items"
+            )
+    elif cli.get("contested_rate") is not None:
+        raise InvalidInput(
+            "--contested-rate applies only with --items; a planned study takes the share of "
+            "contested items from its model"
+        )
+    if design is None:
+        return []
+    check_choice("design", design, DESIGNS)
+    cli_model = any(
+        cli.get(k) is not None for k in ("prevalence", "union_rate", "psa", "pilot_counts")
+    )
+    if items is not None:
+        why = "with --items no design is planned"
+    elif scenario is None or not scenario.strata:
+        why = "the study has no strata to allocate"
+    elif cli_model:
+        why = "model options on the command line replace the scenario's strata"
+    else:
+        return []
+    return [f"--design {design} has no effect: {why}"]
+
+
+def run_schedule(
+    scenario_path: str | None,
+    cli: dict[str, Any],
+    cli_team: dict[str, Any],
+    seed_fn,  # type: ignore[no-untyped-def]
+    *,
+    items: int | None = None,
+    design: str | None = None,
+    progress=None,  # type: ignore[no-untyped-def]
+) -> Any:
+    """Plan (unless ``items`` is given) and simulate the operation that carries it out.
+
+    Every value is checked before any work starts, by the rules in
+    :data:`planner.validation.RULES` (the team here and in
+    :class:`~planner.operations.workload.Operation`,
+    the budget by the plan's settings or the operation). ``design`` defaults to weighted;
+    given where it has no effect, it yields a note on the result. Returns ``(plan or None,
+    ScheduleResult)``.
+    """
+    from planner.operations.workload import Operation, simulate_schedule
+    from planner.validation import RULES, check
+
+    scenario = load_scenario(scenario_path) if scenario_path else None
+    merged = resolve(scenario, cli)
+    team = resolve_team(scenario, cli_team)
+    notes = _schedule_notes(scenario, cli, items, design)
+    seed = seed_fn(merged.get("seed"))
+    check("seed", seed, RULES["seed"])
+    if items is not None:
+        items = check("items", items, RULES["items"])
+        labels = check(
+            "annotators_per_item", merged["annotators_per_item"], RULES["labels_per_item"]
+        )
+        operation = Operation(
+            items_per_stratum=(items,),
+            seconds_per_item=(merged["seconds_per_item"],),
+            contested_rate=(cli.get("contested_rate") or 0.0,),
+            labels_per_item=labels,
+            **{k: team[k] for k in TEAM_DEFAULTS if k != "runs"},
+            adjudication_seconds=merged["adjudication_seconds"],
+            hourly_rate=merged["hourly_rate"],
+        )
+        plan = None
+    else:
+        plan = run_plan(scenario_path, cli, lambda _: seed)
+        operation = operation_for(plan, team, merged, design or "weighted")
+    result = simulate_schedule(operation, runs=team["runs"], seed=seed, progress=progress)
+    return plan, result.with_notes(notes)
+
+
+PLAN_SECTION_RUNS = 50
+
+
+def schedule_for_plan(scenario_path: str | None, result: Any) -> Any:
+    """The schedule section of ``plan``: only when the scenario has a [team] table.
+
+    Uses at most :data:`PLAN_SECTION_RUNS` runs to keep ``plan`` quick; ``planner schedule``
+    runs the full number.
+    """
+    if not scenario_path:
+        return None
+    from planner.operations.workload import simulate_schedule
+
+    scenario = load_scenario(scenario_path)
+    if not scenario.team:
+        return None
+    team = resolve_team(scenario, {})
+    operation = operation_for(result, team, {}, "weighted")
+    return simulate_schedule(operation, runs=min(team["runs"], PLAN_SECTION_RUNS), seed=result.seed)

@@ -1,0 +1,55 @@
+"""The ``report`` command: write reports of scenarios (registered in cli.py)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+REPORT_HELP = (
+    "Write a report of each scenario to reports/NAME/: Markdown and a self-contained HTML "
+    "page with the assumptions, the plan, the design comparison, the budget, the schedule "
+    "and figures. Every output location is checked before any work. An existing report is "
+    "replaced only with --force, and only when it is a report planner wrote (its "
+    ".planner-report marker) holding no other file."
+)
+
+
+REPORT_EPILOG = """
+Examples:
+
+  planner report unsupported-claims
+
+  planner report unsupported-claims unsupported-claims-enriched --force
+"""
+
+
+def report_command(
+    scenarios: Annotated[list[str], typer.Argument(help="Scenario files (TOML).")],
+    out: Annotated[str, typer.Option(help="Folder that holds the reports.")] = "reports",
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            metavar="",
+            help="Replace existing reports that planner wrote (never other folders or files).",
+        ),
+    ] = False,
+) -> None:
+    from planner.cli.common import fail
+    from planner.output.report import check_reports, write_report
+    from planner.output.safe_output import Terminated, interruptible
+
+    check_reports(scenarios, out, force=force)  # every location, before any work
+    written: list[str] = []
+    try:
+        with interruptible():
+            for path in scenarios:
+                folder = write_report(path, out, force=force)
+                written.append(str(folder))
+                typer.echo(f"wrote {folder}/report.md and {folder}/report.html")
+    except KeyboardInterrupt as exc:  # 128 + the signal's number, as shells report it
+        terminated = isinstance(exc, Terminated)
+        how = "terminated (SIGTERM)" if terminated else "interrupted"
+        done = f"; complete: {', '.join(written)}" if written else ""
+        fail(f"{how}; no report was left half-written{done}", 143 if terminated else 130)

@@ -1,0 +1,160 @@
+"""The ``schedule`` command: simulate the labelling operation (registered in cli.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Annotated
+
+import typer
+
+from planner.cli.common import (
+    emit_json,
+    json_document,
+    parse_ints,
+    seed_or_draw,
+)
+
+SCHEDULE_HELP = (
+    "Simulate the labelling operation (SimPy): calendar days, person-hours, utilisation and "
+    "cost for a team, over many runs.\n\n"
+    "Items come from planning the scenario (or the model options, as for plan), or from "
+    "--items. Team settings come from the scenario's \\[team] table, overridden here."
+)
+
+
+SCHEDULE_EPILOG = """
+Examples:
+
+  planner schedule unsupported-claims
+
+  planner schedule --items 2000 --annotators 5 --hours-per-day 4 --adjudication-seconds 120
+
+  planner schedule clinical-chart-review --design enriched --json
+"""
+
+
+def schedule_command(
+    scenario: Annotated[
+        str | None, typer.Argument(help="Scenario file (TOML).", show_default=False)
+    ] = None,
+    items: Annotated[
+        int | None, typer.Option(help="Items to label (instead of planning them).")
+    ] = None,
+    design: Annotated[
+        str | None,
+        typer.Option(
+            help="For stratified scenarios: uniform, enriched or weighted. Default weighted.",
+            show_default=False,
+        ),
+    ] = None,
+    prevalence: Annotated[float | None, typer.Option(help="As for plan.")] = None,
+    pilot_counts: Annotated[str | None, typer.Option(help="As for plan.")] = None,
+    width: Annotated[float | None, typer.Option(help="As for plan.")] = None,
+    assurance: Annotated[float | None, typer.Option(help="As for plan.")] = None,
+    annotators_per_item: Annotated[
+        int | None, typer.Option(help="Distinct annotators per item. Default 2.")
+    ] = None,
+    seconds_per_item: Annotated[
+        float | None, typer.Option(help="Mean seconds per label. Default 90.")
+    ] = None,
+    adjudication_seconds: Annotated[
+        float | None, typer.Option(help="Mean seconds per adjudicated item. Default 0.")
+    ] = None,
+    contested_rate: Annotated[
+        float | None, typer.Option(help="With --items: share of items adjudicated. Default 0.")
+    ] = None,
+    hourly_rate: Annotated[float | None, typer.Option(help="Cost of one person-hour.")] = None,
+    annotators: Annotated[int | None, typer.Option(help="Team size. Default 5.")] = None,
+    hours_per_day: Annotated[
+        float | None, typer.Option(help="Shift hours per day. Default 8.")
+    ] = None,
+    days_per_week: Annotated[
+        int | None, typer.Option(help="Working days a week. Default 5.")
+    ] = None,
+    time_spread: Annotated[
+        float | None, typer.Option(help="Lognormal sigma of the time per label. Default 0.5.")
+    ] = None,
+    attention_check_share: Annotated[
+        float | None, typer.Option(help="Extra attention-check items per label. Default 0.")
+    ] = None,
+    attention_fail_rate: Annotated[
+        float | None, typer.Option(help="Chance of failing a check. Default 0.")
+    ] = None,
+    requalification_hours: Annotated[
+        float | None, typer.Option(help="Hours out after a failed check. Default 0.")
+    ] = None,
+    adjudicators: Annotated[int | None, typer.Option(help="Adjudicators. Default 1.")] = None,
+    runs: Annotated[int | None, typer.Option(help="Simulated runs. Default 200.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed; drawn and printed if not given.")] = None,
+    json_output: Annotated[
+        bool, typer.Option("--json", metavar="", help="Print one JSON document instead of tables.")
+    ] = False,
+) -> None:
+    from planner.cli.plan_options import run_schedule
+
+    cli = {
+        "prevalence": prevalence,
+        "pilot_counts": parse_ints(pilot_counts, "--pilot-counts") if pilot_counts else None,
+        "width": width,
+        "assurance": assurance,
+        "annotators_per_item": annotators_per_item,
+        "seconds_per_item": seconds_per_item,
+        "adjudication_seconds": adjudication_seconds,
+        "hourly_rate": hourly_rate,
+        "contested_rate": contested_rate,
+        "seed": seed,
+    }
+    team = {
+        "annotators": annotators,
+        "hours_per_day": hours_per_day,
+        "days_per_week": days_per_week,
+        "time_spread": time_spread,
+        "attention_check_share": attention_check_share,
+        "attention_fail_rate": attention_fail_rate,
+        "requalification_hours": requalification_hours,
+        "adjudicators": adjudicators,
+        "runs": runs,
+    }
+    with _progress_bar(disabled=json_output) as progress:
+        _, result = run_schedule(
+            scenario, cli, team, seed_or_draw, items=items, design=design, progress=progress
+        )
+    for note in result.notes:
+        typer.secho(f"note: {note}", fg="yellow", err=True)
+    if json_output:
+        emit_json(json_document(result.to_dict()))
+        return
+    from rich.console import Console
+
+    from planner.output.render import render_schedule
+
+    render_schedule(result, Console(markup=False))
+
+
+@contextmanager
+def _progress_bar(*, disabled: bool) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar with the time remaining on stderr, updated after each run."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    columns = (
+        TextColumn("simulating runs"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+    )
+    console = Console(stderr=True)
+    disabled = disabled or not console.is_terminal  # a bar only where someone watches it
+    with Progress(*columns, console=console, transient=True, disable=disabled) as bar:
+        task = bar.add_task("runs", total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)

@@ -1,0 +1,1 @@
+"""Reading label files and scenario files into the objects the statistics use."""

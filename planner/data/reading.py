@@ -1,0 +1,628 @@
+"""Reading label files and DataFrames into :class:`~planner.data.labels.Ratings`, once, at the door.
+
+A label file is CSV, TSV, Parquet or JSON Lines, read by pandas, in one of two layouts:
+
+* **long**: one row per rating, with an item column, an annotator column and a label
+  column (names configurable; defaults ``item``, ``annotator``, ``label``);
+* **wide**: one row per item and one column per annotator (an optional item column gives
+  the item ids; other columns can be named as annotators or as grouping columns).
+
+Nothing is guessed silently. ``layout="auto"`` reads a file as long when the item,
+annotator and label columns are all there, and as wide only when no other column looks
+like an item, annotator or label column and the annotator columns share their labels;
+otherwise it refuses, naming the columns seen and the options to set. A column whose
+values are all different (ids) is never an annotator. The layout and columns chosen are
+stated in :attr:`Ratings.notes` and :attr:`Ratings.input`.
+
+Missing ratings are only empty cells (and JSON or Parquet nulls), or no row; text such as
+``NA``, ``None``, ``null`` or ``n/a`` is a label unless ``missing`` names it. Non-finite
+numbers (``inf``, ``-inf``, the text ``nan``) are refused. Files are sniffed before
+pandas sees them: NUL bytes, text that is not UTF-8, a CSV first line without a
+delimiter, a Parquet file without its magic bytes are refused in one line. Other errors
+name the file, and the row where it helps: a missing column, an (item, annotator) pair
+labelled twice with different labels, fewer than two annotators, no item with two ratings.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from planner.data.labels import Ratings, _finish, _is_number
+from planner.data.sniff import SAMPLE_ROWS, check_path, choose_layout, id_columns, sniff
+from planner.errors import InvalidInput
+from planner.validation import shown
+
+FORMATS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "jsonl",
+}
+
+LAYOUTS = ("auto", "long", "wide")
+
+
+# --------------------------------------------------------------------------- columns
+
+
+def _factorize(column: Any, *, ids: bool = False) -> tuple[NDArray[np.integer], np.ndarray]:
+    """Codes and the values they stand for, only values that occur.
+
+    Categorical columns (dictionary-encoded by the reader) give their codes directly, with
+    declared categories that never occur dropped (a Parquet file may declare more). With
+    ``ids`` (the item column), integer ids in a compact range are their own codes: ids in
+    the range that never occur become rows with no rating, which :func:`_finish` leaves out.
+    Annotators and labels never take that shortcut: a value that does not occur must not
+    become an annotator or a category.
+    """
+    import pandas as pd
+
+    if isinstance(column.dtype, pd.CategoricalDtype):  # codes come from the reader
+        codes = column.cat.codes.to_numpy()
+        categories = np.asarray(column.cat.categories)
+        if codes.size == 0:
+            return codes, categories[:0]
+        used = np.bincount(codes[codes >= 0], minlength=len(categories)) > 0
+        if not used.all():
+            lookup = np.append(np.cumsum(used) - 1, -1)  # index -1 keeps -1
+            codes, categories = lookup[codes], categories[used]
+        return codes, categories
+    if ids and pd.api.types.is_integer_dtype(column.dtype) and len(column):
+        values = column.to_numpy()
+        low, high = int(values.min()), int(values.max())
+        if high - low <= 2 * values.size + 1024:
+            shifted = values - low if low else values
+            return shifted, np.arange(low, high + 1, dtype=values.dtype)
+    codes, uniques = pd.factorize(column, sort=False)
+    return codes, np.asarray(uniques)
+
+
+_NOT_LABELS = (dict, list, tuple, set, np.ndarray, bytes, datetime.date, datetime.time)
+
+
+def _refuse_containers(values: Any, source: str, row_of: Callable[[int], int]) -> None:
+    """Refuse objects, arrays, bytes and dates as labels or ids: they are not text or numbers."""
+    array = np.asarray(values) if not hasattr(values, "dtype") else values
+    if len(array) == 0:
+        return
+    if getattr(array.dtype, "kind", "") in "mM":
+        raise InvalidInput(
+            f"{source}: the values are dates or durations ({str(array[0])[:40]}); labels and ids "
+            "must be text or numbers (convert the column to text first)"
+        )
+    if array.dtype != object:
+        return
+    flat = np.asarray(array, dtype=object).ravel()
+    bad = np.fromiter((isinstance(v, _NOT_LABELS) for v in flat), bool, flat.size)
+    if bad.any():
+        position = int(np.flatnonzero(bad)[0])
+        value = flat[position]
+        kind = "an array"
+        if isinstance(value, dict):
+            kind = "an object"
+        elif isinstance(value, bytes):
+            kind = "bytes"
+        elif isinstance(value, datetime.date | datetime.time):
+            kind = "a date or time"
+        raise InvalidInput(
+            f"{source}: row {row_of(position)}: a value is {kind} ({str(value)[:40]}); "
+            "labels and ids must be text or numbers"
+        )
+
+
+def _ordered_categories(
+    uniques: Any, order: list[str] | None, source: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted category values and the permutation from factorize order to sorted order.
+
+    Non-finite numbers are refused by :func:`_refuse_non_finite` before this is called.
+    """
+    values = np.asarray(uniques, dtype=object)
+    numeric = len(values) > 0 and all(_is_number(v) for v in values)
+    keys: np.ndarray
+    if order is not None:
+        position = {str(label): i for i, label in enumerate(order)}
+        missing = [str(v) for v in values if str(v) not in position]
+        if missing:
+            raise InvalidInput(f"{source}: label(s) {', '.join(missing[:5])} are not in --order")
+        keys = np.array([position[str(v)] for v in values])
+    elif numeric:
+        keys = np.array([float(v) for v in values])
+    else:
+        keys = np.array([str(v) for v in values])
+    # values equal as labels (1 and "1", or two spellings --order ranks alike) are one category
+    unique_keys, ranks = np.unique(keys, return_inverse=True)
+    first = np.empty(len(unique_keys), dtype=np.int64)
+    first[ranks[::-1]] = np.arange(len(values))[::-1]
+    sorted_values = values[first]
+    if numeric:
+        as_numbers = np.array([float(v) for v in sorted_values])
+        if np.all(as_numbers == np.round(as_numbers)):
+            sorted_values = as_numbers.astype(np.int64)
+        else:
+            sorted_values = as_numbers
+    return sorted_values, ranks.ravel()
+
+
+def check_order(order: list[str] | None) -> list[str] | None:
+    """The category order, refused when a label is repeated or empty."""
+    if order is None:
+        return None
+    seen: set[str] = set()
+    for label in order:
+        if label == "":
+            raise InvalidInput(f"order has an empty label: {','.join(order)!r}", parameter="order")
+        if label in seen:
+            raise InvalidInput(
+                f"order lists {label!r} more than once: {','.join(order)!r}", parameter="order"
+            )
+        seen.add(label)
+    return list(order)
+
+
+def _refuse_non_finite(
+    uniques: np.ndarray, codes: NDArray, row_of: Callable[[int], int], source: str
+) -> None:
+    """Refuse ``inf``, ``-inf`` and ``nan`` labels, naming the first row that has one.
+
+    ``row_of`` maps the position of a coded value to its 1-based row in the file.
+    """
+    values = np.asarray(uniques)
+    if values.dtype.kind in "iub":
+        return
+    if values.dtype.kind == "f":  # numbers: one vectorised test
+        bad = np.flatnonzero(~np.isfinite(values))
+        candidates = [(int(i), values[i]) for i in bad[:1]]
+    else:
+        candidates = list(enumerate(values.tolist()))
+    for index, value in candidates:
+        if _is_number(value) and not np.isfinite(float(value)):
+            position = int(np.flatnonzero(np.asarray(codes) == index)[0])
+            raise InvalidInput(
+                f"{source}: row {row_of(position)}: label {str(value)!r} is not a finite "
+                "number (labels must be finite; name it in --missing if it means no rating)"
+            )
+
+
+# --------------------------------------------------------------------------- long
+
+
+def ratings_from_long(
+    frame: Any,
+    *,
+    item_col: str = "item",
+    annotator_col: str = "annotator",
+    label_col: str = "label",
+    by: tuple[str, ...] = (),
+    order: list[str] | None = None,
+    source: str = "ratings",
+    missing: tuple[str, ...] = (),
+) -> Ratings:
+    """Ratings from a long DataFrame: one row per (item, annotator, label).
+
+    Empty labels (NaN, None) are missing ratings, as are labels listed in ``missing``.
+    """
+    order = check_order(order)
+    _require_columns(frame, [item_col, annotator_col, label_col, *by], source)
+    frame = _mark_missing(frame, [label_col], missing)
+    notes: list[str] = []
+    labels = frame[label_col]
+    present = labels.notna().to_numpy()
+    n_missing = int((~present).sum())
+    if not present.all():
+        frame = frame[present]
+        labels = frame[label_col]
+        notes.append(f"{n_missing:,} missing rating(s) (empty {label_col!r}) left out")
+    for col in (item_col, annotator_col):
+        absent = frame[col].isna().to_numpy()
+        if absent.any():
+            row = int(np.flatnonzero(absent)[0])
+            raise InvalidInput(f"{source}: row {_row_number(frame, row)} has no {col!r}")
+    for col in (item_col, annotator_col, label_col, *by):
+        _refuse_containers(frame[col], source, lambda pos: _row_number(frame, pos))
+    item_codes, item_ids = _factorize(frame[item_col], ids=True)
+    ann_codes, ann_names = _factorize(frame[annotator_col])
+    label_codes, uniques = _factorize(labels)
+    _refuse_non_finite(uniques, label_codes, lambda pos: _row_number(frame, pos), source)
+    categories, ranks = _ordered_categories(uniques, order, source)
+    if not np.array_equal(ranks, np.arange(len(ranks))):
+        label_codes = ranks.astype(np.int32)[label_codes]
+    n, m = len(item_ids), len(ann_names)
+    key = np.asarray(item_codes, dtype=np.int64) * m + np.asarray(ann_codes, dtype=np.int64)
+    key, label_codes, repeats = _unique_ratings(
+        key, np.asarray(label_codes, dtype=np.int32), n * m, categories, item_ids, ann_names,
+        frame, source,
+    )  # fmt: skip
+    if repeats:
+        notes.append(f"{repeats} repeated identical rating(s) kept once")
+    groups = {}
+    for col in by:
+        first = np.full(n, -1, dtype=np.int64)
+        positions = np.arange(len(item_codes))[::-1]
+        first[item_codes[::-1]] = positions
+        groups[col] = frame[col].to_numpy()[first]
+    return _finish(
+        (key // max(m, 1), (key % max(m, 1)).astype(np.int32), label_codes),
+        categories,
+        tuple(str(a) for a in ann_names),
+        np.asarray(item_ids),
+        groups,
+        source,
+        notes,
+        note_unrated=False,  # ids that never occur are not items
+        ordered=order is not None or categories.dtype.kind in "iuf",
+        input={
+            "layout": "long",
+            "item_col": item_col,
+            "annotator_col": annotator_col,
+            "label_col": label_col,
+            "n_missing_ratings": n_missing,
+            "missing_values": list(missing),
+        },
+    )
+
+
+def _unique_ratings(
+    key: NDArray[np.int64],
+    label_codes: NDArray[np.int32],
+    cells: int,
+    categories: np.ndarray,
+    item_ids: np.ndarray,
+    ann_names: np.ndarray,
+    frame: Any,
+    source: str,
+) -> tuple[NDArray[np.int64], NDArray[np.int32], int]:
+    """Ratings sorted by (item, annotator) key, each pair once; fail on conflicting repeats.
+
+    With few cells per rating a scatter into an ``items x annotators`` scratch array is
+    fastest; otherwise a sort, so memory stays linear in the ratings either way.
+    """
+    if cells <= 8 * len(key) + 1024:
+        scratch = np.full(cells, -1, dtype=np.int32)
+        scratch[key] = label_codes
+        kept = np.flatnonzero(scratch >= 0)
+        if kept.size == key.size:
+            return kept, scratch[kept], 0
+    order = np.argsort(key, kind="stable")
+    sorted_keys, sorted_labels = key[order], label_codes[order]
+    repeated = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
+    conflict = repeated[sorted_labels[repeated] != sorted_labels[repeated + 1]]
+    if conflict.size:
+        pos = int(conflict[0])
+        first, second = int(order[pos]), int(order[pos + 1])
+        m = len(ann_names)
+        dup = int(sorted_keys[pos])
+        labels = f"{categories[label_codes[first]]}, {categories[label_codes[second]]}"
+        raise InvalidInput(
+            f"{source}: row {_row_number(frame, max(first, second))}: item "
+            f"{shown(item_ids[dup // m])} is labelled by annotator {shown(ann_names[dup % m])} "
+            f"more than once with different labels ({labels})"
+        )
+    keep = np.ones(len(sorted_keys), dtype=bool)
+    keep[repeated + 1] = False
+    return sorted_keys[keep], sorted_labels[keep], int(repeated.size)
+
+
+# --------------------------------------------------------------------------- wide
+
+
+def ratings_from_wide(
+    frame: Any,
+    *,
+    item_col: str | None = "item",
+    annotator_cols: list[str] | None = None,
+    by: tuple[str, ...] = (),
+    order: list[str] | None = None,
+    source: str = "ratings",
+    missing: tuple[str, ...] = (),
+    id_fallback: bool = False,
+) -> Ratings:
+    """Ratings from a wide DataFrame: one row per item, one column per annotator.
+
+    Empty cells are missing ratings, as are labels listed in ``missing``. A column whose
+    values are all different while the others repeat theirs (ids) is refused as an
+    annotator; with ``id_fallback`` (auto layout, no item column) one such column is taken
+    as the item ids instead, with a note.
+    """
+    import pandas as pd
+
+    order = check_order(order)
+    _require_columns(frame, list(by) + list(annotator_cols or []), source)
+    repeated = sorted({c for c in annotator_cols or [] if list(annotator_cols or []).count(c) > 1})
+    if repeated:
+        raise InvalidInput(
+            f"annotator_cols names {', '.join(map(str, repeated))} more than once: each "
+            "annotator column once",
+            parameter="annotator_cols",
+        )
+    notes: list[str] = []
+    has_item = item_col is not None and item_col in frame.columns
+    columns = list(annotator_cols or []) or [
+        c for c in frame.columns if c not in set(by) and not (has_item and c == item_col)
+    ]
+    ids = id_columns(frame, columns)
+    if ids and id_fallback and not has_item and not annotator_cols and len(ids) == 1:
+        item_col, has_item = ids[0], True
+        columns = [c for c in columns if c != item_col]
+        notes.append(f"column {item_col!r} has a different value in every row: read as item ids")
+    elif ids:
+        raise InvalidInput(
+            f"{source}: column {ids[0]!r} has a different value in every row (ids), so it is "
+            "not an annotator; name the item column with --item-col and the annotator "
+            "columns with --annotators"
+        )
+    if len(columns) < 2:
+        raise InvalidInput(
+            f"{source}: fewer than two annotator columns ({', '.join(map(str, columns)) or 'none'})"
+        )
+    block = _mark_missing(frame[columns], columns, missing)
+    stacked = block.to_numpy(dtype=object).ravel()
+    present = np.asarray(pd.notna(stacked), dtype=bool)
+    n_missing = int((~present).sum())
+    if n_missing:
+        notes.append(f"{n_missing:,} missing rating(s) (empty cells) left out")
+    for col in (*columns, *by):
+        _refuse_containers(frame[col], source, lambda pos: _row_number(frame, pos))
+    label_codes, uniques = pd.factorize(stacked[present], sort=False)
+    cells = np.flatnonzero(present)
+    _refuse_non_finite(
+        np.asarray(uniques, dtype=object),
+        label_codes,
+        lambda pos: _row_number(frame, int(cells[pos] // len(columns))),
+        source,
+    )
+    categories, ranks = _ordered_categories(uniques, order, source)
+    items = frame[item_col].to_numpy() if has_item else np.arange(len(frame))
+    notes.insert(0, _wide_note(item_col if has_item else None, columns))
+    return _finish(
+        (cells // len(columns), (cells % len(columns)).astype(np.int32), ranks[label_codes]),
+        categories,
+        tuple(str(c) for c in columns),
+        np.asarray(items),
+        {col: frame[col].to_numpy() for col in by},
+        source,
+        notes,
+        ordered=order is not None or categories.dtype.kind in "iuf",
+        input={
+            "layout": "wide",
+            "item_col": item_col if has_item else None,
+            "annotator_cols": [str(c) for c in columns],
+            "n_missing_ratings": n_missing,
+            "missing_values": list(missing),
+        },
+    )
+
+
+def _wide_note(item_col: str | None, columns: list[Any]) -> str:
+    listed = ", ".join(map(str, columns[:8])) + (
+        f", ... ({len(columns)})" if len(columns) > 8 else ""
+    )
+    ids = f"item column {item_col!r}" if item_col is not None else "no item column (rows are items)"
+    return f"read as wide: {ids}; annotator columns {listed}"
+
+
+def _mark_missing(frame: Any, columns: list[Any], missing: tuple[str, ...]) -> Any:
+    """``frame`` with the values of ``columns`` listed in ``missing`` set to missing."""
+    if not missing:
+        return frame
+    frame = frame.copy()
+    for col in columns:
+        values = frame[col]
+        text = values.astype(object).map(lambda v: v if isinstance(v, str) else str(v))
+        hit = text.isin(list(missing)).to_numpy() & values.notna().to_numpy()
+        if hit.any():
+            if hasattr(values, "cat"):
+                values = values.astype(object)
+            frame[col] = values.where(~hit, None)
+    return frame
+
+
+def _require_columns(frame: Any, columns: list[str], source: str) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        have = ", ".join(map(str, frame.columns[:12]))
+        raise InvalidInput(
+            f"{source}: missing column(s) {', '.join(map(repr, missing))} (columns are: {have})"
+        )
+
+
+def _row_number(frame: Any, position: int) -> int:
+    """1-based data row number (header excluded) of a positional row in the original file."""
+    if frame is None:
+        return position + 1
+    label = frame.index[position]
+    return int(label) + 1 if isinstance(label, int | np.integer) else position + 1
+
+
+# --------------------------------------------------------------------------- files
+
+
+def _format_of(p: Path, file_format: str | None) -> str:
+    if file_format is not None:
+        if file_format not in ("csv", "tsv", "parquet", "jsonl"):
+            raise InvalidInput(
+                f"file_format must be one of csv, tsv, parquet, jsonl; got {file_format!r}",
+                parameter="file_format",
+            )
+        return file_format
+    fmt = FORMATS.get(p.suffix.lower())
+    if fmt is None:
+        raise InvalidInput(
+            f"{p}: unknown file type {p.suffix!r}; use --format csv|tsv|parquet|jsonl"
+        )
+    return fmt
+
+
+def read_table(
+    path: str | Path,
+    file_format: str | None = None,
+    categories_for: tuple[str, ...] | None = (),
+    missing: tuple[str, ...] = (),
+    nrows: int | None = None,
+    missing_in: tuple[str, ...] | None = None,
+) -> Any:
+    """Read a label file with pandas, after checking the path and sniffing the first bytes.
+
+    Only empty cells are missing in CSV/TSV (pandas' ``NA``/``null``/``n/a`` defaults are
+    off) besides the strings in ``missing``; JSON Lines keep their types (null is
+    missing). ``categories_for`` names CSV/TSV columns to read as categoricals (``None``:
+    every column); ``nrows`` reads only the first rows (CSV/TSV); ``missing_in`` limits the
+    ``missing`` strings to those columns (the label cells: an item id or a group called
+    ``NA`` stays one). Errors name the file.
+    """
+    import pandas as pd
+
+    p = Path(path)
+    check_path(p)
+    fmt = _format_of(p, file_format)
+    sniff(p, fmt)
+    try:
+        if fmt in ("csv", "tsv"):
+            options: dict[str, Any] = {
+                "sep": "," if fmt == "csv" else "\t",
+                "keep_default_na": False,
+                "na_values": ["", *missing],
+            }
+            if missing and missing_in is not None:
+                names = pd.read_csv(p, nrows=0, **options).columns
+                options["na_values"] = {
+                    c: ["", *missing] if c in missing_in else [""] for c in names
+                }
+            if categories_for is None:
+                return pd.read_csv(p, dtype="category", nrows=nrows, **options)
+            header = pd.read_csv(p, nrows=0, **options).columns
+            # repeated text columns are dictionary-encoded while parsing: faster to read and
+            # already factorized
+            codes = {c: "category" for c in categories_for if c in header}
+            return pd.read_csv(p, dtype=codes or None, nrows=nrows, **options)
+        if fmt == "parquet":
+            return pd.read_parquet(p)
+        return pd.read_json(p, lines=True, dtype=False)
+    except (ValueError, OSError, pd.errors.ParserError, ImportError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InvalidInput(f"{p}: cannot be read as {fmt}: {first}") from None
+
+
+def read_labels(
+    path: str | Path,
+    *,
+    layout: str = "auto",
+    item_col: str = "item",
+    annotator_col: str = "annotator",
+    label_col: str = "label",
+    annotator_cols: list[str] | None = None,
+    by: tuple[str, ...] = (),
+    order: list[str] | None = None,
+    file_format: str | None = None,
+    missing: tuple[str, ...] = (),
+) -> Ratings:
+    """Read a label file (long or wide) into :class:`Ratings`, stating what was read.
+
+    Parameters
+    ----------
+    path
+        CSV, TSV, Parquet or JSON Lines file (type from the suffix or ``file_format``).
+    layout
+        ``"long"``, ``"wide"`` or ``"auto"``: long when the item, annotator and label
+        columns are all present; wide when no column looks like an item, annotator or
+        label column (by name) and the annotator columns share their labels (with
+        ``annotator_cols`` given, wide); otherwise refused with the options to set.
+    item_col, annotator_col, label_col
+        Column names of the long layout (``item_col`` also names the ids in wide files).
+    annotator_cols
+        Wide layout: the annotator columns (default: every column but the item and
+        grouping columns).
+    by
+        Grouping columns kept per item (first value of each item).
+    order
+        Category order for ordinal string labels, lowest first.
+    missing
+        Label strings that mean "no rating" (only empty cells and nulls otherwise).
+
+    Notes
+    -----
+    The layout and the columns are in ``notes`` and ``input`` of the result, with the
+    number of missing ratings.
+    """
+    from planner.validation import check_choice
+
+    check_choice("layout", layout, LAYOUTS)
+    order = check_order(order)
+    missing = tuple(missing)
+    source = str(path)
+    p = Path(path)
+    check_path(p)
+    fmt = _format_of(p, file_format)
+    text = fmt in ("csv", "tsv")
+    if layout == "auto" and annotator_cols:
+        layout = "wide"
+    frame = None
+    auto = layout == "auto"
+    if layout == "auto":
+        if text:
+            sample = read_table(p, fmt, None, missing, nrows=SAMPLE_ROWS)
+        else:
+            frame = read_table(p, fmt, (), missing)
+            sample = frame.head(SAMPLE_ROWS)
+        layout, found_item = choose_layout(
+            sample,
+            item_col=item_col,
+            annotator_col=annotator_col,
+            label_col=label_col,
+            by=by,
+            source=source,
+        )
+        if found_item is not None:
+            item_col = found_item
+    if layout == "long":
+        if frame is None:
+            frame = read_table(p, fmt, (annotator_col, label_col), missing, missing_in=(label_col,))
+        ratings = ratings_from_long(
+            frame,
+            item_col=item_col,
+            annotator_col=annotator_col,
+            label_col=label_col,
+            by=by,
+            order=order,
+            source=source,
+            missing=missing if not text else (),
+        )
+        note = (
+            f"read as long: item column {item_col!r}, annotator column {annotator_col!r}, "
+            f"label column {label_col!r}"
+        )
+        return _with_note(ratings, note, missing)
+    if frame is None:
+        header = read_table(p, fmt, (), missing, nrows=0).columns if text else []
+        wide_codes = tuple(c for c in header if c != item_col and c not in set(by))
+        labels_in = tuple(annotator_cols) if annotator_cols else wide_codes
+        frame = read_table(p, fmt, wide_codes, missing, missing_in=labels_in)
+    ratings = ratings_from_wide(
+        frame,
+        item_col=item_col,
+        annotator_cols=annotator_cols,
+        by=by,
+        order=order,
+        source=source,
+        missing=missing if not text else (),
+        id_fallback=auto,
+    )
+    return _with_note(ratings, None, missing)
+
+
+def _with_note(ratings: Ratings, note: str | None, missing: tuple[str, ...]) -> Ratings:
+    """``ratings`` with the layout note first and the ``missing`` strings recorded."""
+    from dataclasses import replace
+
+    notes = ((note,) if note else ()) + ratings.notes
+    return replace(ratings, notes=notes, input={**ratings.input, "missing_values": list(missing)})

@@ -1,0 +1,325 @@
+"""Scenario files: a study described once, in TOML, validated on load.
+
+A scenario names the traffic (one population, or strata with their shares and
+prevalences), the annotators, the precision target, the decision thresholds, the budget and
+the team. Every key is checked: an unknown key, a wrong type or an out-of-range value is
+one :class:`~planner.errors.InvalidInput` naming the file, the key and what is allowed.
+
+Layout (every table optional except what the model needs)::
+
+    name = "enriched"       # the report folder: ASCII letters, digits, ".", "_", "-"
+    description = "..."
+
+    [model]                 # a single population (ignored when [[strata]] are given)
+    prevalence = 0.08       # or union_rate + psa, or pilot_counts = [a, b, c, d]
+    error_rate = 0.04       # one value or [A, B]
+    bias = 0.0              # one value or [A, B]
+    ambiguity = 0.0
+
+    [[strata]]              # traffic strata
+    name = "flagged by an automated check"
+    share = 0.05            # population share (or size = number of items)
+    prevalence = 0.45
+    error_rate = 0.06       # optional overrides of [model]
+    seconds_per_item = 120  # optional override of [budget]
+    enriched_share = 0.4    # share of the enriched sample (design b), optional
+
+    [target]                # metric, width, confidence, assurance, psa_method, kappa_method
+    [thresholds]            # not_demonstrated_below, demonstrated_at
+    [budget]                # annotators_per_item, seconds_per_item, adjudication_seconds,
+                            # hourly_rate
+    [design]                # floor_items, prevalence_width
+    [simulation]            # replicates, max_items, seed
+    [team]                  # annotators, hours_per_day, days_per_week, time_spread, ...
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from planner.errors import InvalidInput
+from planner.validation import RULES, UNIT, Rule, check, shown
+
+TEAM_KEYS = (
+    "annotators",
+    "hours_per_day",
+    "days_per_week",
+    "time_spread",
+    "attention_check_share",
+    "attention_fail_rate",
+    "requalification_hours",
+    "adjudicators",
+    "runs",
+)
+
+
+@dataclass(frozen=True)
+class Stratum:
+    """One slice of traffic with its own prevalence and, optionally, annotator behaviour."""
+
+    name: str
+    share: float
+    prevalence: float
+    error_rate: tuple[float, ...] | None = None
+    bias: tuple[float, ...] | None = None
+    ambiguity: float | None = None
+    seconds_per_item: float | None = None
+    enriched_share: float | None = None
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario file."""
+
+    name: str
+    description: str
+    path: str
+    model: dict[str, Any] = field(default_factory=dict)
+    strata: tuple[Stratum, ...] = ()
+    target: dict[str, Any] = field(default_factory=dict)
+    thresholds: dict[str, float] = field(default_factory=dict)
+    budget: dict[str, Any] = field(default_factory=dict)
+    design: dict[str, Any] = field(default_factory=dict)
+    simulation: dict[str, Any] = field(default_factory=dict)
+    team: dict[str, Any] = field(default_factory=dict)
+
+
+# section -> key -> the rule its value obeys (planner.validation), a pair of them, or counts
+_PAIR = "pair"
+_COUNTS = Rule("counts", None, "a list of four non-negative whole numbers")
+_TEXT = Rule("text", None, "text")
+_METHOD = Rule("text", None, "an interval method name")
+_METRIC = Rule("text", lambda x: x in ("psa", "kappa", "both"), "psa, kappa or both")
+SCHEMA: dict[str, dict[str, Rule | tuple[str, Rule]]] = {
+    "model": {
+        "prevalence": RULES["prevalence"],
+        "error_rate": (_PAIR, RULES["error_rate"]),
+        "bias": (_PAIR, RULES["bias"]),
+        "ambiguity": RULES["ambiguity"],
+        "union_rate": RULES["union_rate"],
+        "psa": RULES["psa"],
+        "pilot_counts": _COUNTS,
+    },
+    "strata": {
+        "name": _TEXT,
+        "share": Rule("number", lambda x: 0 < x <= 1, "a number in (0, 1]"),
+        "size": Rule("number", lambda x: x > 0, "a positive number of items"),
+        "prevalence": RULES["prevalence"],
+        "error_rate": (_PAIR, RULES["error_rate"]),
+        "bias": (_PAIR, RULES["bias"]),
+        "ambiguity": RULES["ambiguity"],
+        "seconds_per_item": RULES["seconds_per_item"],
+        "enriched_share": UNIT,
+    },
+    "target": {
+        "metric": _METRIC,
+        "width": RULES["width"],
+        "confidence": RULES["confidence"],
+        "assurance": RULES["assurance"],
+        "psa_method": _METHOD,
+        "kappa_method": _METHOD,
+    },
+    "thresholds": {key: RULES[key] for key in ("not_demonstrated_below", "demonstrated_at")},
+    "budget": {
+        key: RULES[key]
+        for key in (
+            "annotators_per_item",
+            "seconds_per_item",
+            "adjudication_seconds",
+            "hourly_rate",
+        )
+    },
+    "design": {key: RULES[key] for key in ("floor_items", "prevalence_width")},
+    "simulation": {key: RULES[key] for key in ("replicates", "max_items", "seed")},
+    "team": {key: RULES[key] for key in TEAM_KEYS},
+}
+_TOP = {"name", "description", *SCHEMA}
+
+
+def _check_value(source: str, key: str, value: Any, spec: Rule | tuple[str, Rule]) -> Any:
+    name = f"{source}: {key}"
+    if isinstance(spec, tuple):  # one number for both annotators, or [A, B]
+        rule = spec[1]
+        pair = Rule(
+            rule.kind,
+            rule.test,
+            "a number or a list of two numbers" + rule.allowed.removeprefix("a number"),
+        )
+        items = value if isinstance(value, list) else [value]
+        if not 1 <= len(items) <= 2:
+            check(name, None, pair)
+        return tuple(check(name, item, pair) for item in items)
+    if spec is _COUNTS:
+        if not (isinstance(value, list) and len(value) == 4) or any(
+            isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in value
+        ):
+            check(name, None, spec)
+        return [int(v) for v in value]
+    return check(name, value, spec)
+
+
+def _check_table(source: str, section: str, table: Any) -> dict[str, Any]:
+    if not isinstance(table, dict):
+        raise InvalidInput(f"{source}: [{section}] must be a table")
+    schema = SCHEMA[section]
+    out = {}
+    for key, value in table.items():
+        if key not in schema:
+            raise InvalidInput(
+                f"{source}: unknown key {section}.{key}; allowed: {', '.join(sorted(schema))}"
+            )
+        out[key] = _check_value(source, f"{section}.{key}", value, schema[key])
+    return out
+
+
+def scenario_from_dict(data: dict[str, Any], source: str = "scenario") -> Scenario:
+    """Validate a parsed TOML document into a :class:`Scenario`."""
+    unknown = set(data) - _TOP
+    if unknown:
+        raise InvalidInput(
+            f"{source}: unknown key {sorted(unknown)[0]}; allowed: {', '.join(sorted(_TOP))}"
+        )
+    sections = {
+        name: _check_table(source, name, data.get(name, {})) for name in SCHEMA if name != "strata"
+    }
+    raw_strata = data.get("strata", [])
+    if not isinstance(raw_strata, list):
+        raise InvalidInput(f"{source}: strata must be an array of tables ([[strata]])")
+    strata = []
+    for i, raw in enumerate(raw_strata, start=1):
+        entry = _check_table(source, "strata", raw)
+        label = f"strata[{i}]"
+        for key in ("name", "prevalence"):
+            if key not in entry:
+                raise InvalidInput(f"{source}: {label} needs {key}")
+        if ("share" in entry) == ("size" in entry):
+            raise InvalidInput(f"{source}: {label} needs exactly one of share or size")
+        strata.append(entry)
+    if strata:
+        if len({s["name"] for s in strata}) != len(strata):
+            raise InvalidInput(f"{source}: stratum names must be unique")
+        kinds = {"share" if "share" in s else "size" for s in strata}
+        if len(kinds) > 1:
+            raise InvalidInput(f"{source}: give every stratum a share, or every stratum a size")
+        total = sum(s.get("share", s.get("size", 0)) for s in strata)
+        if "share" in kinds and not math.isclose(total, 1.0, abs_tol=1e-6):
+            raise InvalidInput(f"{source}: strata shares must sum to 1, got {total:g}")
+        enriched = [s.get("enriched_share") for s in strata]
+        if any(e is not None for e in enriched):
+            if any(e is None for e in enriched) or not math.isclose(
+                sum(e for e in enriched if e is not None), 1.0, abs_tol=1e-6
+            ):
+                raise InvalidInput(
+                    f"{source}: enriched_share must be given for every stratum and sum to 1"
+                )
+    model = sections["model"]
+    if not strata:
+        ways = [k for k in ("prevalence", "union_rate", "pilot_counts") if k in model]
+        if len(ways) > 1:
+            raise InvalidInput(
+                f"{source}: [model] takes one of prevalence, union_rate + psa, pilot_counts"
+            )
+        if ("union_rate" in model) != ("psa" in model):
+            raise InvalidInput(f"{source}: model.union_rate and model.psa go together")
+    thresholds = sections["thresholds"]
+    if thresholds.get("not_demonstrated_below", 0) > thresholds.get("demonstrated_at", 1):
+        raise InvalidInput(f"{source}: thresholds.not_demonstrated_below exceeds demonstrated_at")
+    name = _scenario_name(data, source)
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise InvalidInput(f"{source}: description must be text, got {shown(description)}")
+    total = sum(s.get("share", s.get("size", 0)) for s in strata) if strata else 1.0
+    return Scenario(
+        name=name,
+        description=description,
+        path=source,
+        model=model,
+        strata=tuple(
+            Stratum(
+                name=s["name"],
+                share=s.get("share", s.get("size", 0)) / total,
+                prevalence=s["prevalence"],
+                error_rate=s.get("error_rate"),
+                bias=s.get("bias"),
+                ambiguity=s.get("ambiguity"),
+                seconds_per_item=s.get("seconds_per_item"),
+                enriched_share=s.get("enriched_share"),
+            )
+            for s in strata
+        ),
+        target=sections["target"],
+        thresholds=thresholds,
+        budget=sections["budget"],
+        design=sections["design"],
+        simulation=sections["simulation"],
+        team=sections["team"],
+    )
+
+
+def _scenario_name(data: dict[str, Any], source: str) -> str:
+    """The scenario's ``name`` (default: the file's stem): the report's folder, so one plain
+    path component (``RULES["scenario_name"]``), never a path."""
+    if "name" in data:
+        return str(check(f"{source}: name", data["name"], RULES["scenario_name"]))
+    stem = Path(source).stem
+    return str(check(f"{source}: name (not set; from the file name)", stem, RULES["scenario_name"]))
+
+
+def shipped_scenarios() -> dict[str, Path]:
+    """The scenarios that come with planner, by name (their ``scenarios/NAME.toml``).
+
+    Installed, they are the package data ``planner/scenarios``; in a source checkout they
+    are the repository's ``scenarios/`` folder beside the package.
+
+    >>> sorted(shipped_scenarios())[:2]
+    ['clinical-chart-review', 'unsupported-claims']
+    """
+    package = Path(__file__).resolve().parent.parent  # planner/
+    for folder in (package / "scenarios", package.parent / "scenarios"):
+        if folder.is_dir():
+            return {p.stem: p for p in sorted(folder.glob("*.toml"))}
+    return {}
+
+
+def scenario_file(path: str | Path) -> Path:
+    """The file a scenario argument names: a path, or the name of a shipped scenario.
+
+    A path that exists wins; a bare name (no folder, with or without ``.toml``) that is not a
+    file here is looked up among :func:`shipped_scenarios`.
+    """
+    p = Path(path)
+    if p.exists() or len(p.parts) != 1:
+        return p
+    return shipped_scenarios().get(p.name.removesuffix(".toml"), p)
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read and validate a scenario TOML file (a path, or the name of a shipped scenario).
+
+    Raises
+    ------
+    InvalidInput
+        When ``path`` does not exist, is a folder or is not a regular file (a device, a
+        FIFO), cannot be read, is not UTF-8 TOML, or holds an invalid scenario.
+    """
+    from planner.data.sniff import check_path
+
+    p = scenario_file(path)
+    if not p.exists() and len(p.parts) == 1:
+        names = ", ".join(shipped_scenarios()) or "none"
+        raise InvalidInput(
+            f"{p}: no such scenario file, nor a shipped scenario (shipped: {names}; "
+            "`planner scenarios` lists them)"
+        )
+    check_path(p, "scenario file")
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InvalidInput(f"{p}: cannot read the scenario file: {exc.strerror}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"{p}: not valid TOML: {exc}") from None
+    return scenario_from_dict(data, str(p))

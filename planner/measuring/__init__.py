@@ -1,0 +1,1 @@
+"""Measuring agreement on real labels: choosing coefficients, intervals, decision, diagnostics."""

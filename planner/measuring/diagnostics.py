@@ -1,0 +1,214 @@
+"""Where the disagreements are: per annotator, per pair, per group, contested items."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from planner.data.labels import Ratings
+from planner.errors import InvalidInput
+from planner.statistics import agreement as ag
+from planner.statistics import multirater as mr
+from planner.statistics.intervals import psa_conditional_interval
+
+
+def scalar(x: Any) -> float:
+    """A 0-d array or number as a Python float."""
+    return float(np.asarray(x))
+
+
+def plain_value(value: Any) -> Any:
+    """A numpy scalar as the Python value (labels in JSON and tables)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def binary_table(table: NDArray, pos: int) -> NDArray:
+    """Collapse ``(..., K, K)`` tables to positive-vs-rest ``(..., 2, 2)``, positive first."""
+    t = np.asarray(table)
+    a = t[..., pos, pos]
+    row = t[..., pos, :].sum(axis=-1)
+    col = t[..., :, pos].sum(axis=-1)
+    total = t.sum(axis=(-2, -1))
+    b, c = row - a, col - a
+    d = total - a - b - c
+    return np.stack([np.stack([a, b], -1), np.stack([c, d], -1)], -2)
+
+
+def diagnose(
+    ratings: Ratings, pos: int | None, by: str | None, confidence_level: float
+) -> dict[str, Any]:
+    """Contested items; per annotator: items rated, agreement with the others, positive
+    rate, flags alone and misses alone; per pair: observed agreement, kappa, PSA and who
+    flags alone; per group of the ``by`` column: PSA (Wilson interval with two
+    annotators) and observed agreement.
+
+    Works from the sparse ratings (one pass over the ratings per quantity), so a crowd of
+    thousands of annotators costs the same as two.
+    """
+    counts = ratings.counts()
+    per_item = ratings.ratings_per_item()
+    pairable = per_item >= 2
+    contested = pairable & ((counts > 0).sum(axis=1) > 1)
+    w_item = np.ones(ratings.n_rows) if ratings.weights is None else ratings.weights.astype(float)
+    out: dict[str, Any] = {"contested_items": int(round(w_item[contested].sum()))}
+    out["per_annotator"] = _per_annotator(ratings, counts, per_item, w_item, pos)
+    pairs = []
+    m = ratings.n_annotators
+    if m <= 20:
+        for i in range(m):
+            for j in range(i + 1, m):
+                table = ratings.pair_table(i, j)
+                n = int(table.sum())
+                if n == 0:
+                    continue
+                entry = {
+                    "annotators": [ratings.annotators[i], ratings.annotators[j]],
+                    "items": n,
+                    "observed_agreement": scalar(ag.observed_agreement(table)),
+                    "cohen_kappa": scalar(ag.cohen_kappa(table)),
+                }
+                if pos is not None:
+                    binary = binary_table(table, pos)
+                    a, b, c, _ = (int(x) for x in binary.ravel())
+                    entry.update(
+                        {
+                            "joint_positives": a,
+                            "first_only": b,
+                            "second_only": c,
+                            "psa": scalar(ag.positive_agreement(binary)),
+                        }
+                    )
+                pairs.append(entry)
+    out["per_pair"] = pairs
+    if by is not None:
+        if by not in ratings.groups:
+            raise InvalidInput(f"--by {by!r} is not a column that was read")
+        groups = ratings.groups[by]
+        table_by = []
+        for value in _unique_in_order(groups):
+            mask = groups == value
+            sub = counts[mask]
+            w = None if ratings.weights is None else ratings.weights[mask]
+            sub_w = sub if w is None else sub * w[:, None]  # counts summed over items
+            entry = {
+                "group": plain_value(value),
+                "items": int(mask.sum() if w is None else w.sum()),
+            }
+            if pos is not None:
+                y = (sub_w[:, pos] * (sub[:, pos] - 1)).sum()
+                x = (sub_w[:, pos] * (sub.sum(1) - 1)).sum()
+                entry["psa"] = float(y / x) if x > 0 else float("nan")
+                if ratings.n_annotators == 2:
+                    ones = np.ones(len(sub), dtype=np.int64) if w is None else w
+                    a_g = int(ones[sub[:, pos] == 2].sum())
+                    u_g = int(ones[(sub[:, pos] >= 1) & (sub.sum(1) == 2)].sum())
+                    ci = psa_conditional_interval(a_g, u_g, confidence_level)
+                    entry.update(
+                        {
+                            "joint_positives": a_g,
+                            "union_positives": u_g,
+                            "ci_low": scalar(ci.low),
+                            "ci_high": scalar(ci.high),
+                        }
+                    )
+            entry["observed_agreement"] = scalar(mr.pairwise_agreement(sub, w))
+            table_by.append(entry)
+        out["by"] = {"column": by, "groups": table_by}
+    return out
+
+
+def _unique_in_order(values: NDArray) -> list[Any]:
+    seen: dict[Any, None] = {}
+    for v in values.tolist():
+        seen.setdefault(v, None)
+    return list(seen)
+
+
+def _per_annotator(
+    ratings: Ratings, counts: NDArray, per_item: NDArray, w_item: NDArray, pos: int | None
+) -> dict[str, dict[str, Any]]:
+    """Per-annotator diagnostics, each a weighted ``bincount`` over the ratings."""
+    item, ann, label = ratings.item_index, ratings.annotator_index, ratings.label_index
+    m = ratings.n_annotators
+    w = w_item[item]
+    mine = per_item[item] >= 2  # ratings of items someone else rated too
+
+    def total(values: NDArray) -> NDArray[np.float64]:
+        return np.bincount(ann, weights=values, minlength=m).astype(float)
+
+    rated = total(w)
+    same = counts[item, label] - 1  # other annotators who gave this item the same label
+    agree = total(w * same * mine)
+    pairs = total(w * (per_item[item] - 1) * mine)
+    has_pairs = total(w * mine) > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        agreement = np.where(has_pairs, agree / np.where(pairs > 0, pairs, 1), np.nan)
+    if pos is not None:
+        is_pos = label == pos
+        others_pos = counts[item, pos] - is_pos
+        positive_rate = ratings.positive_rates(pos)
+        flags = total(w * (mine & is_pos & (others_pos == 0)))
+        misses = total(w * (mine & ~is_pos & (others_pos == per_item[item] - 1)))
+    out = {}
+    for j, name in enumerate(ratings.annotators):
+        entry: dict[str, Any] = {
+            "items_rated": int(round(rated[j])),
+            "agreement_with_others": float(agreement[j]),
+        }
+        if pos is not None:
+            entry["positive_rate"] = float(positive_rate[j])
+            entry["flags_alone"] = int(round(flags[j]))
+            entry["misses_alone"] = int(round(misses[j]))
+        out[name] = entry
+    return out
+
+
+CONTESTED_LIMIT = 1_000_000  # rows of a contested-items file, at most
+WIDE_CONTESTED_ANNOTATORS = 50  # above this many annotators the file is long
+
+
+def contested_rows(ratings: Ratings) -> tuple[list[str], list[list[Any]]]:
+    """Header and rows of the items whose ratings differ.
+
+    With at most ``WIDE_CONTESTED_ANNOTATORS`` annotators one row per item (item id, each
+    annotator's label, empty where none); with more, one row per rating (item, annotator,
+    label), so the file stays linear in the ratings. A row standing for many identical
+    items (``--counts``) is written once per item; more than ``CONTESTED_LIMIT`` rows are
+    refused.
+    """
+    counts = ratings.counts()
+    contested = (ratings.ratings_per_item() >= 2) & ((counts > 0).sum(axis=1) > 1)
+    rows_idx = np.flatnonzero(contested)
+    w = np.ones(ratings.n_rows, dtype=np.int64) if ratings.weights is None else ratings.weights
+    n_rows = int(w[rows_idx].sum())
+    if n_rows > CONTESTED_LIMIT:
+        raise InvalidInput(
+            f"--contested would write {n_rows:,} contested items, more than the limit of "
+            f"{CONTESTED_LIMIT:,}; leave --contested out for data this large"
+        )
+    mine = contested[ratings.item_index]
+    item, ann = ratings.item_index[mine], ratings.annotator_index[mine]
+    label = ratings.categories[ratings.label_index[mine]]
+    wide = ratings.n_annotators <= WIDE_CONTESTED_ANNOTATORS
+    header = ["item", *ratings.annotators] if wide else ["item", "annotator", "label"]
+    out: list[list[Any]] = []
+    start = np.searchsorted(item, rows_idx, side="left")
+    stop = np.searchsorted(item, rows_idx, side="right")
+    for r, lo, hi in zip(rows_idx.tolist(), start.tolist(), stop.tolist(), strict=True):
+        if wide:
+            labels: list[Any] = [""] * ratings.n_annotators
+            for j, value in zip(ann[lo:hi].tolist(), label[lo:hi], strict=True):
+                labels[j] = plain_value(value)
+            lines = [labels]
+        else:
+            lines = [
+                [ratings.annotators[j], plain_value(v)]
+                for j, v in zip(ann[lo:hi].tolist(), label[lo:hi], strict=True)
+            ]
+        first = plain_value(ratings.items[r])
+        for k in range(int(w[r])):
+            item_id = first if ratings.weights is None else first + k
+            out.extend([item_id, *line] for line in lines)
+    return header, out

@@ -1,0 +1,1 @@
+"""Person-hours, cost and the simulated labelling operation (simpy)."""

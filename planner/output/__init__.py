@@ -1,0 +1,1 @@
+"""Rendering results: tables, JSON, figures, reports, and safe file writes."""

@@ -1,0 +1,465 @@
+"""Rich tables for the terminal. Only the CLI imports this module."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from planner.sizing.plan import Plan, interval_label
+
+_CELL_LABELS = {
+    "both": "both positive (a)",
+    "a_only": "A only (b)",
+    "b_only": "B only (c)",
+    "neither": "neither (d)",
+}
+
+
+def _fmt(value: Any, digits: int = 4) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return "undefined"
+        return f"{value:.{digits}g}" if abs(value) < 1e4 else f"{value:,.0f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def _table(title: str) -> Table:
+    table = Table(title=title, title_justify="left", show_header=True, header_style="bold")
+    table.add_column("quantity")
+    table.add_column("value", justify="right")
+    table.add_column("note", style="dim")
+    return table
+
+
+def render_plan(plan: Plan, console: Console) -> None:
+    """Print the assumptions, the answer per metric, the budget and the PSA checks."""
+    model = plan.model.summary()
+    settings = plan.settings
+    assumptions = _table("Assumptions: the annotator pair")
+    for key, value in plan.model.assumptions.items():
+        if isinstance(value, list):
+            value = ", ".join(_fmt(v) for v in value)
+        assumptions.add_row(key.replace("_", " "), _fmt(value), f"from {plan.model.source}")
+    for key, label in _CELL_LABELS.items():
+        assumptions.add_row(f"P({label})", _fmt(model[key]), "cell probability")
+    for key, note in [
+        ("union_rate", "share of items at least one annotator flags"),
+        ("psa", "positive specific agreement, 2a/(2a+b+c)"),
+        ("nsa", "negative specific agreement"),
+        ("kappa", "Cohen's kappa"),
+        ("prevalence_index", "Byrt PI = (a-d)/n"),
+        ("bias_index", "Byrt BI = (b-c)/n; > 0 when A flags more"),
+    ]:
+        assumptions.add_row(key.replace("_", " "), _fmt(model[key]), note)
+    console.print(assumptions)
+
+    answer = _table(
+        f"Answer: half-width <= {settings.width:g} at {settings.confidence_level:.0%} confidence, "
+        f"assurance {settings.assurance:g}"
+    )
+    for metric, res in plan.results.items():
+        budget = plan.budgets[metric]
+        deciding = " (decides)" if metric == plan.deciding_metric and len(plan.results) > 1 else ""
+        answer.add_row(
+            Text(f"{metric}{deciding}: items", style="bold"),
+            Text(f"{res.items:,}", style="bold"),
+            (
+                f"exact, from binomial sums ({interval_label(metric, res.method)})"
+                if res.basis == "exact"
+                else f"± {res.items_mc_se:.1f} items Monte Carlo SE "
+                f"({interval_label(metric, res.method)})"
+            ),
+        )
+        answer.add_row(
+            f"{metric}: union positives",
+            _fmt(res.union_positives, 4),
+            "expected at that many items",
+        )
+        answer.add_row(
+            f"{metric}: person-hours",
+            _fmt(budget.person_hours, 4),
+            f"{settings.annotators_per_item} annotators × {settings.seconds_per_item:g} s"
+            + (
+                f" + adjudication {budget.adjudication_hours:.3g} h"
+                if budget.adjudication_hours
+                else ""
+            ),
+        )
+        if budget.cost is not None:
+            answer.add_row(
+                f"{metric}: cost", f"{budget.cost:,.2f}", f"at {settings.hourly_rate:g} per hour"
+            )
+        answer.add_row(
+            f"{metric}: half-width",
+            _fmt(res.half_width_median),
+            f"median; {_fmt(res.half_width_at_assurance)} at the assurance quantile",
+        )
+        answer.add_row(
+            f"{metric}: typical interval",
+            f"{res.interval_median[0]:.3f} – {res.interval_median[1]:.3f}",
+            "medians of the limits over simulated studies",
+        )
+        fresh = f"{res.n_reps:,} fresh simulated studies"
+        if res.exact_assurance is not None:
+            answer.add_row(
+                f"{metric}: assurance reached",
+                f"{res.exact_assurance:.3f}",
+                f"exact; Monte Carlo check {res.assurance:.3f} ± {res.assurance_mc_se:.3f} "
+                f"on {fresh}",
+            )
+        else:
+            answer.add_row(
+                f"{metric}: assurance reached",
+                f"{res.assurance:.3f}",
+                f"± {res.assurance_mc_se:.3f} MC SE on {fresh}, not those the search used",
+            )
+        if res.n_undefined:
+            answer.add_row(
+                f"{metric}: undefined intervals", f"{res.n_undefined:,}", "counted as too wide"
+            )
+    console.print(answer)
+
+    checks = _table("PSA without trusting the model: other sampling rules")
+    wc = plan.worst_case
+    checks.add_row(
+        "any agreement (worst case): union positives",
+        _fmt(wc["union_positives_wilson_every_outcome"]),
+        f"Wilson, every outcome; delta method says {wc['union_positives_delta']}",
+    )
+    checks.add_row(
+        "any agreement: items, person-hours",
+        f"{wc['items_at_model_union_rate']:,}, {wc['person_hours']:,.1f} h",
+        f"reach that many with probability >= {wc['items_probability']:g} at the model's "
+        f"union rate {plan.model.union_rate:.4g} (expected {wc['items_expected']:,.0f})",
+    )
+    if plan.stop_rule:
+        sr = plan.stop_rule
+        checks.add_row(
+            "stop rule: label until U union positives",
+            _fmt(sr["union_positives"]),
+            f"exact for PSA {plan.model.psa:.3g}, {sr['method']} interval",
+        )
+        checks.add_row(
+            "stop rule: items, person-hours",
+            f"{sr['expected_items']:,.0f}, {sr['person_hours_expected']:,.1f} h",
+            f"expected; 90th percentile {sr['items_p90']:,} items, {sr['person_hours_p90']:,.1f} h",
+        )
+    console.print(checks)
+    for note in plan.notes:
+        console.print(f"note: {note}", style="dim")
+    console.print(
+        f"seed {plan.seed} (rerun with --seed {plan.seed} for identical output)", style="dim"
+    )
+
+
+_COEFFICIENT_NAMES = {
+    "psa": "PSA (positive specific agreement)",
+    "nsa": "NSA (negative specific agreement)",
+    "observed_agreement": "observed agreement",
+    "cohen_kappa": "Cohen's kappa",
+    "cohen_kappa_quadratic": "Cohen's kappa, quadratic weights",
+    "cohen_kappa_linear": "Cohen's kappa, linear weights",
+    "fleiss_kappa": "Fleiss' kappa",
+    "fleiss_kappa_quadratic": "Fleiss' kappa, quadratic weights",
+    "fleiss_kappa_linear": "Fleiss' kappa, linear weights",
+    "gwet_ac1": "Gwet's AC1",
+    "gwet_ac2": "Gwet's AC2 (weighted)",
+    "brennan_prediger": "Brennan-Prediger",
+    "brennan_prediger_quadratic": "Brennan-Prediger, quadratic weights",
+    "brennan_prediger_linear": "Brennan-Prediger, linear weights",
+    "conger_kappa": "Conger's kappa",
+    "conger_kappa_quadratic": "Conger's kappa, quadratic weights",
+    "conger_kappa_linear": "Conger's kappa, linear weights",
+    "pabak": "PABAK",
+    "krippendorff_alpha": "Krippendorff's alpha",
+}
+
+
+def render_agreement(report: Any, console: Console) -> None:
+    """Print the data, coefficients with intervals, the decision and the diagnostics."""
+    s = report.summary
+    data = _table(f"Data: {report.source}")
+    data.add_row(
+        "items", _fmt(report.n_items), f"{s['n_pairable_items']:,} with two or more ratings"
+    )
+    data.add_row("annotators", _fmt(report.n_annotators), ", ".join(report.annotators[:8]))
+    data.add_row(
+        "categories",
+        _fmt(len(report.categories)),
+        ", ".join(f"{c}: {n:,}" for c, n in list(s["category_counts"].items())[:8]),
+    )
+    data.add_row("level", report.level, "Krippendorff metric; quadratic weights unless nominal")
+    if report.positive is not None:
+        data.add_row("positive label", str(report.positive), "")
+        data.add_row(
+            "prevalence (positive labels)",
+            _fmt(s["prevalence_of_positive_labels"]),
+            "share of all ratings",
+        )
+        if "joint_positives" in s:
+            data.add_row(
+                "joint positives (a)",
+                _fmt(s["joint_positives"]),
+                f"A only {s['a_only']:,}, B only {s['b_only']:,}, union {s['union_positives']:,}",
+            )
+            data.add_row(
+                "Byrt prevalence / bias index",
+                f"{s['prevalence_index']:.3f} / {s['bias_index']:.3f}",
+                "BI > 0: A flags more",
+            )
+    console.print(data)
+
+    level = f"{report.confidence_level:.0%}"
+    coefs = Table(title="Agreement", title_justify="left", header_style="bold")
+    for col, justify in [
+        ("coefficient", "left"),
+        ("estimate", "right"),
+        (f"{level} interval", "right"),
+        ("SE", "right"),
+        ("method", "left"),
+        ("items", "right"),
+    ]:
+        coefs.add_column(col, justify=justify)  # type: ignore[arg-type]
+    for name, c in report.coefficients.items():
+        interval = (
+            "-"
+            if not (math.isfinite(c.ci_low) and math.isfinite(c.ci_high))
+            else f"{c.ci_low:.3f} – {c.ci_high:.3f}"
+        )
+        estimate = f"{c.estimate:.4f}" if math.isfinite(c.estimate) else "undefined"
+        method = c.method + (f" ({c.note})" if c.note else "")
+        se = f"{c.se:.4f}" if math.isfinite(c.se) else "-"
+        coefs.add_row(
+            _COEFFICIENT_NAMES.get(name, name), estimate, interval, se, method, f"{c.n_items:,}"
+        )
+    console.print(coefs)
+    if "alpha_below_min" in s:
+        q = s["alpha_below_min"]
+        console.print(
+            f"P(alpha < {q['alpha_min']:g}) = {_fmt(q['probability'])} (bootstrap over items)"
+        )
+    if "fleiss_kappa_test_zero" in s:  # unweighted Fleiss' kappa only
+        test = s["fleiss_kappa_test_zero"]
+        console.print(
+            f"Test of Fleiss' kappa = 0: z = {_fmt(test['z'])}, p = {_fmt(test['p_value'])} "
+            f"(Fleiss-Nee-Landis SE {_fmt(test['se_under_kappa_zero'])}, for this test only)",
+            style="dim",
+        )
+    for key, label in (
+        ("cohen_kappa_test_zero", "Cohen's kappa"),
+        ("cohen_kappa_quadratic_test_zero", "quadratic-weighted kappa"),
+        ("cohen_kappa_linear_test_zero", "linear-weighted kappa"),
+    ):
+        if key in s:
+            t = s[key]
+            console.print(
+                f"Test of {label} = 0: z = {_fmt(t['z'])}, p = {_fmt(t['p_value'])} "
+                f"(Fleiss-Cohen-Everitt SE under kappa = 0 {_fmt(t['se_under_kappa_zero'])}, "
+                "for this test only)",
+                style="dim",
+            )
+    if "cohen_marginals" in s:
+        used = s["cohen_marginals"]
+        console.print(f"Cohen's kappa marginals: {used['used']} ({used['meaning']})", style="dim")
+    console.print(
+        f"Landis-Koch label: {s['landis_koch']['label']} ({s['landis_koch']['caution']})",
+        style="dim",
+    )
+
+    d = report.decision
+    colour = {"demonstrated": "green", "not demonstrated": "red"}.get(d.verdict, "yellow")
+    console.print(
+        Text.assemble(
+            (f"Decision on {d.metric}:", "bold"),
+            " ",
+            (d.verdict, colour),
+            f" — {d.reason} (thresholds fixed in advance: not demonstrated below "
+            f"{d.not_demonstrated_below:g}, demonstrated at {d.demonstrated_at:g})",
+        )
+    )
+
+    diag = report.diagnostics
+    people = Table(
+        title=f"Diagnostics: {diag['contested_items']:,} contested items",
+        title_justify="left",
+        header_style="bold",
+    )
+    keys = list(next(iter(diag["per_annotator"].values())).keys())
+    people.add_column("annotator")
+    for key in keys:
+        people.add_column(key.replace("_", " "), justify="right")
+    for name, entry in diag["per_annotator"].items():
+        people.add_row(name, *(_fmt(entry[key]) for key in keys))
+    console.print(people)
+    if len(diag["per_pair"]) > 1:
+        pairs = Table(title="Per pair of annotators", title_justify="left", header_style="bold")
+        keys = [k for k in diag["per_pair"][0] if k != "annotators"]
+        pairs.add_column("pair")
+        for key in keys:
+            pairs.add_column(key.replace("_", " "), justify="right")
+        for entry in diag["per_pair"][:30]:
+            pairs.add_row(" / ".join(entry["annotators"]), *(_fmt(entry[key]) for key in keys))
+        console.print(pairs)
+    if "by" in diag:
+        groups = Table(
+            title=f"By {diag['by']['column']}", title_justify="left", header_style="bold"
+        )
+        keys = [k for k in diag["by"]["groups"][0]]
+        for key in keys:
+            groups.add_column(key.replace("_", " "), justify="right")
+        for entry in diag["by"]["groups"]:
+            groups.add_row(*(_fmt(entry[key]) for key in keys))
+        console.print(groups)
+    for note in report.notes:
+        console.print(f"note: {note}", style="dim")
+    console.print(f"seed {report.seed}", style="dim")
+
+
+def render_comparison(comparison: Any, console: Console) -> None:
+    """Print the strata and the three designs side by side."""
+    sc = comparison.scenario
+    settings = comparison.settings
+    strata = Table(title=f"Scenario {sc.name}: strata", title_justify="left", header_style="bold")
+    for col in ("stratum", "share", "prevalence", "union rate", "PSA", "kappa", "s/item"):
+        strata.add_column(col, justify="left" if col == "stratum" else "right")
+    for s in comparison.strata:
+        strata.add_row(
+            s["name"],
+            f"{s['share']:.3f}",
+            f"{s['prevalence']:.3f}",
+            f"{s['union_rate']:.3f}",
+            f"{s['psa']:.3f}",
+            f"{s['kappa']:.3f}",
+            f"{s['seconds_per_item']:g}",
+        )
+    pop = comparison.population
+    strata.add_row(
+        Text("traffic", style="bold"),
+        "1",
+        "",
+        f"{pop['union_rate']:.3f}",
+        f"{pop['psa']:.3f}",
+        f"{pop['kappa']:.3f}",
+        "",
+    )
+    console.print(strata)
+    title = (
+        f"Designs: {settings.metric} half-width <= {settings.width:g} at "
+        f"{settings.confidence_level:.0%}, assurance {settings.assurance:g}"
+    )
+    table = Table(title=title, title_justify="left", header_style="bold")
+    table.add_column("")
+    for name in comparison.designs:
+        table.add_column(name, justify="right")
+    designs = list(comparison.designs.values())
+    costs = [comparison.costs[d.design] for d in designs]
+    for i, s in enumerate(comparison.strata):
+        table.add_row(f"items: {s['name']}", *(f"{d.items_per_stratum[i]:,}" for d in designs))
+    table.add_row(
+        "items: uniform prevalence slice", *(f"{d.prevalence_slice_items:,}" for d in designs)
+    )
+    table.add_row(
+        Text("items, total", style="bold"), *(Text(f"{d.items:,}", style="bold") for d in designs)
+    )
+    table.add_row("union positives", *(f"{d.union_positives:,.0f}" for d in designs))
+    table.add_row(
+        "half-width at the assurance", *(f"{d.half_width_at_assurance:.4f}" for d in designs)
+    )
+    table.add_row(
+        f"{settings.metric} estimated (median)", *(f"{d.estimate_median:.3f}" for d in designs)
+    )
+    table.add_row(
+        Text("person-hours", style="bold"),
+        *(Text(f"{c.person_hours:,.1f}", style="bold") for c in costs),
+    )
+    table.add_row(
+        "  of which prevalence slice", *(f"{c.prevalence_slice_hours:,.1f}" for c in costs)
+    )
+    table.add_row("hours vs uniform", *(f"{comparison.hours_ratio(d.design):.2f}" for d in designs))
+    if costs[0].cost is not None:
+        table.add_row("cost", *(f"{c.cost:,.0f}" for c in costs))
+    console.print(table)
+    for d in designs:
+        console.print(Text.assemble((d.design, "bold"), f": {d.describes}"))
+    per = Table(
+        title="Enriched design, per stratum (each describes its own stratum)",
+        title_justify="left",
+        header_style="bold",
+    )
+    for col in ("stratum", "items", "expected union positives", "PSA", "approx. half-width"):
+        per.add_column(col, justify="left" if col == "stratum" else "right")
+    for row in comparison.per_stratum_psa:
+        per.add_row(
+            row["stratum"],
+            f"{row['enriched_items']:,}",
+            f"{row['expected_union_positives']:,.0f}",
+            f"{row['psa']:.3f}",
+            _fmt(row["approx_half_width"], 3),
+        )
+    console.print(per)
+    check = comparison.weighted_bootstrap_check
+    console.print(
+        f"Weighted design check on {check['studies']} simulated studies: median half-width "
+        f"{check['median_half_width_linearised']:.4f} (linearised) against "
+        f"{check['median_half_width_bootstrap']:.4f} (stratified bootstrap, "
+        f"{check['n_boot']} resamples)."
+    )
+    ratio = comparison.hours_ratio("enriched")
+    bare = comparison.hours_ratio("enriched", with_slice=False)
+    console.print(
+        f"Chapter's claim 'the same interval for a fifth of the hours': here the enriched "
+        f"design costs {ratio:.2f} of the uniform hours ({bare:.2f} without its prevalence "
+        f"slice; a fifth is 0.20), and its number describes hard cases, not traffic. The "
+        f"weighted design, which does describe traffic, costs "
+        f"{comparison.hours_ratio('weighted'):.2f}."
+    )
+    for note in comparison.notes:
+        console.print(f"note: {note}", style="dim")
+    console.print(f"seed {comparison.seed}", style="dim")
+
+
+def render_schedule(result: Any, console: Console) -> None:
+    """Print the simulated operation: calendar time, hours, utilisation and cost."""
+    op = result.operation
+    table = _table(f"Schedule: {result.runs} simulated runs")
+    table.add_row(
+        "items",
+        f"{sum(op.items_per_stratum):,}",
+        f"{op.labels_per_item} labels each, {len(op.items_per_stratum)} stratum/strata",
+    )
+    table.add_row(
+        "team",
+        f"{op.annotators} annotators",
+        f"{op.hours_per_day:g} h/day, {op.days_per_week} days/week; "
+        f"{op.adjudicators} adjudicator(s)",
+    )
+    table.add_row(
+        Text("calendar days", style="bold"),
+        Text(f"{result.calendar_days_median:g}", style="bold"),
+        f"median; 90th percentile {result.calendar_days_p90:g}",
+    )
+    table.add_row(
+        "person-hours",
+        f"{result.person_hours_median:,.1f}",
+        f"median; 90th percentile {result.person_hours_p90:,.1f}; "
+        f"analytic {result.analytic_person_hours:,.1f}",
+    )
+    table.add_row(
+        "annotator utilisation",
+        f"{result.annotator_utilisation:.0%}",
+        "busy share of the shifts until the last item",
+    )
+    if math.isfinite(result.adjudicator_utilisation):
+        table.add_row("adjudicator utilisation", f"{result.adjudicator_utilisation:.0%}", "")
+    if result.cost_median is not None:
+        table.add_row("cost", f"{result.cost_median:,.0f}", f"median, at {op.hourly_rate:g}/hour")
+    console.print(table)
+    console.print(f"seed {result.seed}", style="dim")

@@ -1,0 +1,1 @@
+"""Planning a study: annotator models, designs, simulation and the sample-size search."""

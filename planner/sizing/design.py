@@ -1,0 +1,319 @@
+"""Sampling designs over traffic strata: uniform, enriched, and stratified with weights.
+
+Traffic is split into strata h with population shares ``W_h`` and cell probabilities
+``p_h`` (a :class:`~planner.sizing.model.PairModel` each). Three designs answer different
+questions (docs/methods.md section 3):
+
+* **uniform**: items drawn at random from all traffic; the pooled table estimates
+  agreement on traffic.
+* **enriched**: strata sampled at chosen shares ``a_h`` (dense strata oversampled); the
+  pooled, *unweighted* PSA describes the enriched mixture (hard cases), not traffic; each
+  stratum's own PSA describes that stratum. A uniform slice is added to estimate prevalence.
+* **weighted**: the same stratified sample with population weights ``W_h / n_h``: the
+  combined ratio estimator ``g(sum_h W_h p_h_hat)`` describes traffic, with the
+  Taylor-linearised variance ``V = sum_h W_h^2 S_h^2 / n_h`` (``S_h`` the within-stratum SD
+  of the linearised residual ``u = grad g . e_cell``) and the cost-optimal allocation
+  ``n_h proportional to W_h S_h / sqrt(c_h)`` with a floor per stratum.
+
+References
+----------
+Cochran WG (1977) Sampling Techniques, 3rd ed. Wiley. (Combined ratio estimator, optimum
+    allocation.)
+Sawade C, Landwehr N, Scheffer T (2010) Active estimation of F-measures. NIPS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from planner.errors import InvalidInput, TargetUnreachable
+from planner.sizing.exact import reaches_width
+from planner.sizing.model import PairModel
+from planner.sizing.search import _smallest_passing
+from planner.sizing.simulation import NestedStudies
+from planner.statistics.intervals import normal_quantile
+
+FloatArray = NDArray[np.float64]
+METRIC_GRADIENTS = ("psa", "kappa")
+
+
+# --------------------------------------------------------------------------- estimator
+
+
+def _cells(p: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    q = np.asarray(p, dtype=float)
+    return q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+
+
+def metric_value(metric: str, cells: ArrayLike) -> FloatArray:
+    """PSA or Cohen's kappa of ``(..., 4)`` cell proportions."""
+    a, b, c, d = _cells(cells)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if metric == "psa":
+            return 2 * a / (2 * a + b + c)
+        p_a, p_b = a + b, a + c
+        p_o = a + d
+        p_e = p_a * p_b + (1 - p_a) * (1 - p_b)
+        return (p_o - p_e) / (1 - p_e)
+
+
+def metric_gradient(metric: str, cells: ArrayLike) -> FloatArray:
+    """Gradient ``dg/dp`` of PSA or kappa at ``(..., 4)`` cell proportions, shape ``(..., 4)``.
+
+    PSA: ``(2(b+c), -2a, -2a, 0) / (2a+b+c)^2``. Kappa: ``dp_o/(1-p_e) - (1-p_o) dp_e/(1-p_e)^2``
+    with ``dp_o = (1,0,0,1)`` and ``dp_e = (2p_B-1)(1,1,0,0) + (2p_A-1)(1,0,1,0)``.
+    """
+    a, b, c, d = _cells(cells)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if metric == "psa":
+            x2 = (2 * a + b + c) ** 2
+            return np.stack([2 * (b + c) / x2, -2 * a / x2, -2 * a / x2, 0 * a], axis=-1)
+        p_a, p_b = a + b, a + c
+        p_o = a + d
+        p_e = p_a * p_b + (1 - p_a) * (1 - p_b)
+        one = np.ones_like(a)
+        dpo = np.stack([one, 0 * a, 0 * a, one], axis=-1)
+        dpe = (2 * p_b - 1)[..., None] * np.array([1.0, 1, 0, 0]) + (2 * p_a - 1)[
+            ..., None
+        ] * np.array([1.0, 0, 1, 0])
+        return dpo / (1 - p_e)[..., None] - ((1 - p_o) / (1 - p_e) ** 2)[..., None] * dpe
+
+
+def residual_sd(metric: str, stratum_cells: ArrayLike, population_cells: ArrayLike) -> FloatArray:
+    """Within-stratum SD ``S_h`` of the linearised residual ``u = grad g(p) . e_cell``.
+
+    ``stratum_cells`` ``(..., H, 4)``; ``population_cells`` ``(..., 4)``.
+    """
+    p_h = np.asarray(stratum_cells, dtype=float)
+    u = metric_gradient(metric, population_cells)[..., None, :]
+    mean = (p_h * u).sum(axis=-1)
+    second = (p_h * u * u).sum(axis=-1)
+    return np.sqrt(np.maximum(second - mean**2, 0.0))
+
+
+def weighted_estimate(
+    metric: str, tables: ArrayLike, shares: ArrayLike, confidence_level: float = 0.95
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Combined ratio estimate and its linearised Wald interval from stratified tables.
+
+    Parameters
+    ----------
+    tables
+        ``(..., H, 2, 2)`` counts per stratum (positive first).
+    shares
+        ``(H,)`` population shares ``W_h``.
+
+    Returns
+    -------
+    estimate, low, high
+        Arrays of the batch shape. The variance uses the sample within-stratum variance
+        (divisor ``n_h - 1``) of the linearised residual at the estimate.
+    """
+    t = np.asarray(tables, dtype=float).reshape(*np.shape(tables)[:-2], 4)
+    w = np.asarray(shares, dtype=float)
+    n_h = t.sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p_h = t / n_h[..., None]
+        pooled = (w[:, None] * p_h).sum(axis=-2)
+        estimate = metric_value(metric, pooled)
+        sd = residual_sd(metric, p_h, pooled) * np.sqrt(n_h / (n_h - 1))
+        var = (w**2 * sd**2 / n_h).sum(axis=-1)
+    z = normal_quantile(confidence_level)
+    half = z * np.sqrt(var)
+    return estimate, estimate - half, estimate + half
+
+
+def stratified_bootstrap_limits(
+    metric: str,
+    tables: ArrayLike,
+    shares: ArrayLike,
+    confidence_level: float = 0.95,
+    *,
+    n_boot: int = 500,
+    rng: np.random.Generator | int | None = None,
+) -> tuple[FloatArray, FloatArray]:
+    """Stratified percentile bootstrap limits for ``(..., H, 2, 2)`` samples.
+
+    Each resample draws ``n_h`` items with replacement inside every stratum (a multinomial
+    of the stratum's observed cells), re-weights by ``W_h`` and recomputes the metric;
+    vectorised over the leading axes.
+    """
+    generator = np.random.default_rng(rng)
+    t = np.asarray(tables, dtype=float)
+    t = t.reshape(-1, t.shape[-3], 4)  # (S, H, 4)
+    n_h = t.sum(axis=-1)  # (S, H)
+    w = np.asarray(shares, dtype=float)
+    pooled = np.zeros((n_boot, t.shape[0], 4))
+    for h in range(t.shape[1]):
+        n = n_h[:, h]
+        draws = generator.multinomial(
+            n.astype(np.int64), t[:, h] / n[:, None], size=(n_boot, t.shape[0])
+        )
+        pooled += w[h] * draws / n[None, :, None]
+    values = metric_value(metric, pooled)  # (B, S)
+    tail = (1 - confidence_level) / 2
+    lo, hi = np.nanquantile(values, [tail, 1 - tail], axis=0)
+    batch = np.shape(tables)[:-3]
+    return lo.reshape(batch), hi.reshape(batch)
+
+
+def stratified_bootstrap_interval(
+    metric: str,
+    tables: ArrayLike,
+    shares: ArrayLike,
+    confidence_level: float = 0.95,
+    *,
+    n_boot: int = 2000,
+    rng: np.random.Generator | int | None = None,
+) -> tuple[float, float]:
+    """Percentile interval resampling items within each stratum of one ``(H, 2, 2)`` sample."""
+    lo, hi = stratified_bootstrap_limits(
+        metric, tables, shares, confidence_level, n_boot=n_boot, rng=rng
+    )
+    return float(lo), float(hi)
+
+
+# --------------------------------------------------------------------------- allocation
+
+
+def optimal_allocation(
+    shares: ArrayLike,
+    sds: ArrayLike,
+    costs: ArrayLike,
+    total_cost: float,
+    floor: float = 0.0,
+) -> FloatArray:
+    """Cost-constrained optimum ``n_h = C (W_h S_h / sqrt c_h) / sum_k W_k S_k sqrt c_k``.
+
+    Minimises ``sum_h W_h^2 S_h^2 / n_h`` subject to ``sum_h c_h n_h = C`` (docs/methods.md 3.3),
+    with every stratum given at least ``floor`` items: strata the formula puts below the
+    floor are fixed there and the rest is re-optimised with the remaining budget.
+
+    >>> optimal_allocation([0.8, 0.15, 0.05], [1.0, 2.0, 4.0], [1, 1, 1], 1500).round(1)
+    array([923.1, 346.2, 230.8])
+    """
+    w = np.asarray(shares, dtype=float)
+    s = np.asarray(sds, dtype=float)
+    c = np.asarray(costs, dtype=float)
+    fixed = np.zeros(w.size, dtype=bool)
+    n = np.zeros(w.size)
+    for _ in range(w.size + 1):
+        free = ~fixed
+        budget = total_cost - floor * c[fixed].sum()
+        weight = w[free] * s[free] / np.sqrt(c[free])
+        denom = (w[free] * s[free] * np.sqrt(c[free])).sum()
+        n[fixed] = floor
+        n[free] = budget * weight / denom if denom > 0 else budget / c[free].sum()
+        below = free & (n < floor)
+        if not below.any():
+            return n
+        fixed |= below
+    return n
+
+
+def linearised_variance(shares: ArrayLike, sds: ArrayLike, items: ArrayLike) -> float:
+    """``sum_h W_h^2 S_h^2 / n_h`` (no finite-population correction)."""
+    w, s, n = (np.asarray(x, dtype=float) for x in (shares, sds, items))
+    return float((w**2 * s**2 / n).sum())
+
+
+# --------------------------------------------------------------------------- search
+
+
+@dataclass(frozen=True)
+class DesignResult:
+    """A sized design: items per stratum and what they buy."""
+
+    design: str
+    describes: str
+    items_per_stratum: list[int]
+    prevalence_slice_items: int
+    union_positives: float
+    half_width_median: float
+    half_width_at_assurance: float
+    assurance: float
+    estimate_median: float
+
+    @property
+    def items(self) -> int:
+        return int(sum(self.items_per_stratum)) + self.prevalence_slice_items
+
+
+class StratifiedStudies:
+    """Nested replicate studies per stratum (common random numbers across sizes)."""
+
+    def __init__(self, models: list[PairModel], n_reps: int, rng: np.random.Generator) -> None:
+        streams = rng.spawn(len(models))
+        self.studies = [
+            NestedStudies(m.cells, n_reps, rng=s) for m, s in zip(models, streams, strict=True)
+        ]
+
+    def tables(self, items: list[int]) -> NDArray:
+        """``(R, H, 2, 2)`` tables for ``items[h]`` items in stratum h."""
+        return np.stack([s.tables(n) for s, n in zip(self.studies, items, strict=True)], axis=1)
+
+
+def split_items(total: int, proportions: ArrayLike, floor: int = 0) -> list[int]:
+    """``total`` items split by ``proportions`` (largest remainders), each at least ``floor``."""
+    p = np.asarray(proportions, dtype=float)
+    p = p / p.sum()
+    raw = p * total
+    n = np.floor(raw).astype(int)
+    short = total - n.sum()
+    if short > 0:
+        n[np.argsort(raw - n)[::-1][:short]] += 1
+    return [max(int(x), floor) for x in n]
+
+
+def size_stratified(
+    models: list[PairModel],
+    proportions: ArrayLike,
+    statistic: Callable[[NDArray], tuple[NDArray, NDArray]],
+    *,
+    width: float,
+    assurance: float,
+    n_reps: int,
+    max_items: int,
+    floor: int,
+    start: int,
+    rng: np.random.Generator,
+) -> tuple[list[int], NDArray, NDArray]:
+    """Smallest total whose split by ``proportions`` reaches the width at the assurance.
+
+    ``statistic`` maps the ``(R, H, 2, 2)`` replicate tables to their half-widths and
+    estimates (one call, so a design computes its interval once per evaluated size).
+    Returns the items per stratum, and the half-widths and estimates at that size.
+    """
+    studies = StratifiedStudies(models, n_reps, rng)
+    cache: dict[int, tuple[NDArray, NDArray]] = {}
+
+    def evaluate(total: int) -> tuple[NDArray, NDArray]:
+        if total not in cache:
+            tables = studies.tables(split_items(total, proportions, floor))
+            cache[total] = statistic(tables)
+        return cache[total]
+
+    def passes(total: int) -> bool:
+        # an undefined or zero-width interval is never narrow enough (issue 8)
+        return float(np.mean(reaches_width(evaluate(total)[0], width))) >= assurance
+
+    try:
+        total = _smallest_passing(passes, start, max_items)
+    except TargetUnreachable:
+        raise TargetUnreachable(
+            f"width {width:g} is not reached by this design within max_items {max_items}",
+            parameters=("width", "max_items"),
+        ) from None
+    hw, est = evaluate(total)
+    return split_items(total, proportions, floor), hw, est
+
+
+def check_strata(models: list[PairModel], shares: ArrayLike) -> None:
+    if len(models) < 2:
+        raise InvalidInput("a stratified design needs at least two strata")
+    if not np.isclose(np.sum(shares), 1.0):
+        raise InvalidInput("strata shares must sum to 1")

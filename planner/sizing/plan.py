@@ -1,0 +1,323 @@
+"""One plan: a pair model and a precision target in, sample sizes, budget and checks out.
+
+:func:`make_plan` is the library function behind the ``plan`` command. It sizes the study
+for each requested metric (:func:`planner.sizing.search.find_sample_size`), lets the larger
+number of items decide, turns items into person-hours and cost, and adds two model-light
+answers for PSA: the worst case over every possible agreement, and the stop rule "label
+until ``U`` union positives".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from planner import __version__
+from planner.errors import InvalidInput
+from planner.operations.budget import Budget, labelling_budget
+from planner.output.jsonout import json_ready
+from planner.sizing.exact import EXACT_PSA_METHODS
+from planner.sizing.model import PairModel
+from planner.sizing.search import (
+    DEFAULT_METHOD,
+    SampleSizeResult,
+    find_sample_size,
+    inverse_sampling_items,
+    items_for_union_positives,
+    union_positives_for_assurance,
+    worst_case_union_positives,
+)
+from planner.statistics.intervals import KAPPA_ESTIMANDS, KAPPA_METHODS, PSA_METHODS, coverage_note
+from planner.validation import RULES, check, check_choice
+
+
+@dataclass(frozen=True)
+class PlanSettings:
+    """The precision target, the search's effort and the labelling costs.
+
+    Defaults: half-width 0.08 at 95 % confidence with assurance 0.5 (the median study
+    reaches the width), both metrics' recommended intervals (Wilson-for-J for PSA, the
+    score interval for Cohen's kappa), 4,000 replicate studies per evaluated size, two annotators
+    at 90 s per item and no adjudication.
+
+    Every value is checked on construction by its rule in
+    :data:`planner.validation.RULES` (``width`` in [0.001, 1): below 0.001 a study would
+    need millions of union positives and the search's arithmetic loses precision);
+    :class:`~planner.errors.InvalidInput` names the parameter.
+    """
+
+    width: float = 0.08
+    confidence_level: float = 0.95
+    assurance: float = 0.5
+    metric: str = "psa"
+    psa_method: str = DEFAULT_METHOD["psa"]
+    kappa_method: str = DEFAULT_METHOD["kappa"]
+    n_reps: int = 4000
+    max_items: int = 10_000_000
+    annotators_per_item: int = 2
+    seconds_per_item: float = 90.0
+    adjudication_seconds: float = 0.0
+    hourly_rate: float | None = None
+
+    def __post_init__(self) -> None:
+        # every value by the rule it obeys wherever it comes from (planner.validation), in
+        # parameter names; the CLI names the flags
+        for name in (
+            "width",
+            "confidence_level",
+            "assurance",
+            "n_reps",
+            "max_items",
+            "annotators_per_item",
+            "seconds_per_item",
+            "adjudication_seconds",
+        ):
+            object.__setattr__(self, name, check(name, getattr(self, name), RULES[name]))
+        if self.hourly_rate is not None:
+            rate = check("hourly_rate", self.hourly_rate, RULES["hourly_rate"])
+            object.__setattr__(self, "hourly_rate", rate)
+        check_choice("metric", self.metric, ("psa", "kappa", "both"))
+        check_choice("psa_method", self.psa_method, PSA_METHODS)
+        check_choice("kappa_method", self.kappa_method, KAPPA_METHODS)
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        """The metrics to size, in report order."""
+        return ("psa", "kappa") if self.metric == "both" else (self.metric,)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything the ``plan`` command reports."""
+
+    model: PairModel
+    settings: PlanSettings
+    results: dict[str, SampleSizeResult]
+    budgets: dict[str, Budget]
+    deciding_metric: str
+    worst_case: dict[str, Any]
+    stop_rule: dict[str, Any] | None
+    seed: int
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def items(self) -> int:
+        """Items to label: the largest over the sized metrics."""
+        return self.results[self.deciding_metric].items
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dictionary (NaN and infinities become None)."""
+        results = {}
+        for name, res in self.results.items():
+            entry = asdict(res)
+            entry["half_width"] = {
+                "median": res.half_width_median,
+                "at_assurance": res.half_width_at_assurance,
+            }
+            entry["interval"] = {
+                "method": res.method,
+                "median_low": res.interval_median[0],
+                "median_high": res.interval_median[1],
+            }
+            entry["replicates"] = entry.pop("n_reps")
+            entry["seed"] = self.seed
+            for key in ("half_width_median", "half_width_at_assurance", "interval_median"):
+                entry.pop(key)
+            entry["curve"] = [{"items": n, "assurance": a} for n, a in res.curve]
+            entry["person_hours"] = self.budgets[name].person_hours
+            entry["cost"] = self.budgets[name].cost
+            entry["budget"] = asdict(self.budgets[name])
+            results[name] = entry
+        return json_ready(
+            {
+                "planner_version": __version__,
+                "inputs": {"model": self.model.assumptions, **asdict(self.settings)},
+                "model": {"source": self.model.source, **self.model.summary()},
+                "results": results,
+                "decision": {
+                    "metric": self.deciding_metric,
+                    "items": self.items,
+                    "union_positives": self.results[self.deciding_metric].union_positives,
+                    "person_hours": self.budgets[self.deciding_metric].person_hours,
+                    "cost": self.budgets[self.deciding_metric].cost,
+                },
+                "worst_case": self.worst_case,
+                "stop_rule": self.stop_rule,
+                "replicates": self.settings.n_reps,
+                "seed": self.seed,
+                "notes": self.notes,
+            }
+        )
+
+
+def interval_label(metric: str, method: str) -> str:
+    """``"wilson interval"``; for kappa the method with the quantity it estimates."""
+    if metric == "kappa":
+        return f"{method} interval for {KAPPA_ESTIMANDS.get(method, 'kappa')}"
+    return f"{method} interval"
+
+
+def size_metric(
+    model: PairModel, metric: str, settings: PlanSettings, rng: np.random.Generator
+) -> SampleSizeResult:
+    """:func:`~planner.sizing.search.find_sample_size` with the target and effort of
+    ``settings``."""
+    method = settings.psa_method if metric == "psa" else settings.kappa_method
+    return find_sample_size(
+        model,
+        metric,
+        settings.width,
+        confidence_level=settings.confidence_level,
+        assurance=settings.assurance,
+        method=method,
+        n_reps=settings.n_reps,
+        max_items=settings.max_items,
+        rng=rng,
+    )
+
+
+_MODEL_OPTIONS = {
+    "annotators": "--error-rate and --bias",
+    "union-rate": "--union-rate and --psa",
+    "pilot-counts": "--pilot-counts",
+}
+
+
+def _degenerate_model(model: PairModel) -> str | None:
+    """One line when an annotator of the model never flags a true positive (or negative).
+
+    Raises
+    ------
+    InvalidInput
+        When the model implies PSA 0 (no item is ever flagged by both): nothing to size.
+    """
+    options = _MODEL_OPTIONS.get(model.source, "the model's options")
+    if model.cells[0] <= 0:
+        raise InvalidInput(
+            f"the model implies PSA 0 (no item is flagged by both annotators), so there is "
+            f"no agreement to measure; check {options}"
+        )
+    for measure in ("sensitivity", "specificity"):
+        values = model.assumptions.get(measure) or []
+        for name, value in zip("AB", values, strict=False):
+            if value <= 1e-12:
+                return (
+                    f"annotator {name} has {measure} 0 (never labels a true "
+                    f"{'positive' if measure == 'sensitivity' else 'negative'} correctly): "
+                    f"the plan is for a degenerate pair; check {options}"
+                )
+    return None
+
+
+def _worst_case(model: PairModel, settings: PlanSettings, budget_for: Any) -> dict[str, Any]:
+    """Union positives that reach the width whatever the agreement, and items to get them.
+
+    The items are the smallest fixed ``n`` whose union positives ``Bin(n, r)`` reach the
+    worst-case ``U`` with probability at least ``settings.assurance`` (a negative binomial
+    quantile), not the expected ``U / r``, which reaches ``U`` only about half the time.
+    """
+    worst = worst_case_union_positives(settings.width, settings.confidence_level)
+    u = worst["wilson"]
+    items = items_for_union_positives(u, model.union_rate, settings.assurance)
+    budget = budget_for(items)
+    return {
+        "union_positives_delta": worst["delta"],
+        "union_positives_wilson_every_outcome": u,
+        "items_at_model_union_rate": items,
+        "items_probability": settings.assurance,
+        "items_expected": u / model.union_rate,
+        "person_hours": budget.person_hours,
+        "cost": budget.cost,
+        "description": (
+            "union positives that reach the width for PSA whatever the agreement: "
+            "delta method at the worst J, and the Wilson-for-J interval for every outcome; "
+            "items: the fewest whose union positives reach that many with probability "
+            "at least the assurance"
+        ),
+    }
+
+
+def make_plan(model: PairModel, settings: PlanSettings, *, seed: int) -> Plan:
+    """Size a two-annotator study for ``model`` and ``settings``.
+
+    Parameters
+    ----------
+    model
+        Cell probabilities of the annotator pair.
+    settings
+        Target, search effort and labelling costs.
+    seed
+        Seed of the one random generator; every stream is spawned from it.
+    """
+    if model.union_rate <= 0:
+        raise InvalidInput("the model implies no union positives: PSA and kappa are undefined")
+    degenerate = _degenerate_model(model)
+    rng = np.random.default_rng(seed)
+    streams = dict(zip(("psa", "kappa"), rng.spawn(2), strict=True))
+    results: dict[str, SampleSizeResult] = {}
+    for metric in settings.metrics:
+        results[metric] = size_metric(model, metric, settings, streams[metric])
+
+    def budget_for(items: float) -> Budget:
+        return labelling_budget(
+            int(math.ceil(items)),
+            annotators_per_item=settings.annotators_per_item,
+            seconds_per_item=settings.seconds_per_item,
+            contested_rate=model.contested_rate,
+            adjudication_seconds=settings.adjudication_seconds,
+            hourly_rate=settings.hourly_rate,
+        )
+
+    budgets = {metric: budget_for(res.items) for metric, res in results.items()}
+    deciding = max(results, key=lambda m: results[m].items)
+    worst_case = _worst_case(model, settings, budget_for)
+    notes = [degenerate] if degenerate else []
+    notes += [
+        note
+        for res in results.values()
+        if (note := coverage_note(res.metric, res.method, res.union_positives)) is not None
+    ]
+    stop_rule = None
+    if "psa" in results:
+        method = settings.psa_method if settings.psa_method in EXACT_PSA_METHODS else "wilson"
+        if method != settings.psa_method:
+            notes.append(
+                f"the stop rule uses the Wilson interval: --psa-method {settings.psa_method} "
+                "has no exact conditional form"
+            )
+        u_stop = union_positives_for_assurance(
+            model.jaccard,
+            settings.width,
+            settings.confidence_level,
+            settings.assurance,
+            method,
+        )
+        items = inverse_sampling_items(u_stop, model.union_rate)
+        stop_rule = {
+            "union_positives": u_stop,
+            "expected_items": items["expected"],
+            "items_p90": items["p90"],
+            "person_hours_expected": budget_for(items["expected"]).person_hours,
+            "person_hours_p90": budget_for(items["p90"]).person_hours,
+            "method": method,
+            "description": "label items until this many union positives, then stop",
+        }
+    if model.source == "pilot-counts":
+        notes.append(
+            "pilot counts are used as the true cell probabilities; with few joint positives "
+            "the planning PSA is itself uncertain, so compare with the worst case"
+        )
+    return Plan(
+        model=model,
+        settings=settings,
+        results=results,
+        budgets=budgets,
+        deciding_metric=deciding,
+        worst_case=worst_case,
+        stop_rule=stop_rule,
+        seed=seed,
+        notes=notes,
+    )

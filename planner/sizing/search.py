@@ -1,0 +1,565 @@
+"""Sample-size search: the smallest number of items whose interval is narrow enough.
+
+For a metric (PSA or kappa) and an interval method, the *assurance* at ``n`` items is
+``P(half-width <= width)`` over studies of ``n`` items (Kupper & Hafner 1989; with
+assurance 0.5 this is the median half-width, about the classic expected-width rule). The
+search
+
+1. starts from the delta-method (PSA) or Fleiss-Cohen-Everitt (kappa) sample size,
+2. brackets the answer by halving or doubling,
+3. bisects on integers,
+
+evaluating the assurance by Monte Carlo on :class:`~planner.sizing.simulation.NestedStudies`
+(common random numbers across ``n``). A study whose interval is undefined or of zero width
+counts as not narrow enough (:func:`reaches_width`). For PSA with an interval whose
+half-width depends only on ``(a, U)`` (the conditional binomial intervals and Wald) the
+assurance is exact (:mod:`planner.sizing.exact`), the search runs on it, and the Monte Carlo
+assurance on fresh studies is the independent check.
+
+References
+----------
+Kupper LL, Hafner KB (1989) How appropriate are popular sample size formulas?
+    Am Stat 43:101-105.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+from planner.errors import InvalidInput, TargetUnreachable
+from planner.sizing.exact import (
+    EXACT_PSA_METHODS,
+    ExactPSAAssurance,
+    binomial_at_least,
+    conditional_psa_assurance,
+    exact_half_width_quantiles,
+    reaches_width,
+    usable_half_width,
+)
+from planner.sizing.exact import exact_psa_assurance as exact_psa_assurance  # kept public here
+from planner.sizing.model import PairModel
+from planner.sizing.simulation import NestedStudies, simulate_tables
+from planner.statistics.intervals import (
+    KAPPA_METHODS,
+    PSA_METHODS,
+    ConfidenceInterval,
+    kappa_interval,
+    kappa_standard_error,
+    normal_quantile,
+    psa_conditional_interval,
+    psa_interval,
+)
+from planner.validation import RULES, check, check_choice
+
+METRICS = ("psa", "kappa")
+DEFAULT_METHOD = {"psa": "wilson", "kappa": "score"}
+WORST_CASE_JACCARD = (5.0 - np.sqrt(17.0)) / 4.0  # argmax of 4J(1-J)/(1+J)^4
+
+
+@dataclass(frozen=True)
+class SampleSizeResult:
+    """The planned number of items for one metric, with its evidence.
+
+    Attributes
+    ----------
+    metric, method
+        ``"psa"`` or ``"kappa"``, and the interval method.
+    items
+        Smallest ``n`` whose assurance reaches the target: exact (binomial sums) when
+        ``basis == "exact"``, else the Monte Carlo crossing on nested studies.
+    union_positives
+        Expected union positives at ``items``, ``items * union_rate``.
+    assurance
+        Monte Carlo estimate of ``P(half-width <= width)`` at ``items`` from ``n_reps``
+        fresh studies that the search never saw (so it is not biased by the selection).
+    assurance_mc_se
+        Its Monte Carlo standard error, ``sqrt(A (1 - A) / n_reps)``.
+    items_mc_se
+        Monte Carlo uncertainty of ``items``: 0 for an exact answer; else the search's
+        assurance SE divided by the slope of the assurance curve around ``items`` (NaN when
+        the slope is 0).
+    exact_assurance, exact_items
+        For PSA with a method in :data:`EXACT_PSA_METHODS` (else None): the exact assurance
+        at ``items``, and the exact ``n`` (equal to ``items``).
+    half_width_median, half_width_at_assurance
+        Median and ``assurance``-quantile of the half-width: exact when ``basis ==
+        "exact"``, else over the fresh studies.
+    interval_median
+        Medians of the lower and of the upper limits over the fresh studies.
+    n_reps, n_undefined
+        Replicate studies, and how many of the fresh ones had an undefined interval.
+    curve
+        ``(n, assurance)`` pairs the search evaluated (exact or simulated), sorted by ``n``.
+    basis
+        ``"exact"`` or ``"monte-carlo"``: what ``items`` rests on.
+    """
+
+    metric: str
+    method: str
+    width: float
+    confidence_level: float
+    target_assurance: float
+    items: int
+    union_positives: float
+    assurance: float
+    assurance_mc_se: float
+    items_mc_se: float
+    exact_assurance: float | None
+    exact_items: int | None
+    half_width_median: float
+    half_width_at_assurance: float
+    interval_median: tuple[float, float]
+    n_reps: int
+    n_undefined: int
+    curve: list[tuple[int, float]] = field(default_factory=list)
+    basis: str = "monte-carlo"
+
+
+def _check_target(
+    metric: str, width: float, confidence_level: float, assurance: float = 0.5
+) -> tuple[str, float, float, float]:
+    """The sizing target checked in parameter names (:mod:`planner.validation`)."""
+    return (
+        check_choice("metric", metric, METRICS),
+        check("width", width, RULES["width"]),
+        check("confidence_level", confidence_level, RULES["confidence_level"]),
+        check("assurance", assurance, RULES["assurance"]),
+    )
+
+
+def _check_model(model: PairModel) -> PairModel:
+    if not isinstance(model, PairModel):
+        raise InvalidInput(
+            f"model must be a PairModel (planner.pair_from_annotators, ...), got "
+            f"{type(model).__name__}",
+            parameter="model",
+        )
+    return model
+
+
+def interval_function(
+    metric: str, method: str, confidence_level: float, *, n_boot: int = 1000, rng=None
+) -> Callable[[NDArray], ConfidenceInterval]:
+    """The interval of ``metric`` by ``method`` as a function of stacked tables.
+
+    Raises :class:`InvalidInput` naming ``metric``, ``method``, ``confidence_level`` or
+    ``n_boot`` when one is outside its range.
+    """
+    metric = check_choice("metric", metric, METRICS)
+    method = check_choice("method", method, PSA_METHODS if metric == "psa" else KAPPA_METHODS)
+    confidence_level = check("confidence_level", confidence_level, RULES["confidence_level"])
+    n_boot = check("n_boot", n_boot, RULES["n_boot"])
+    if metric == "psa":
+        return lambda t: psa_interval(t, confidence_level, method, n_boot=n_boot, rng=rng)
+    return lambda t: kappa_interval(t, confidence_level, method, n_boot=n_boot, rng=rng)
+
+
+def psa_variance_factor(jaccard: float) -> float:
+    """``f(J) = U Var(PSA) = 4 J (1 - J) / (1 + J)^4`` (delta method, docs/methods.md 2.2)."""
+    return 4.0 * jaccard * (1.0 - jaccard) / (1.0 + jaccard) ** 4
+
+
+def analytic_items(model: PairModel, metric: str, width: float, confidence_level: float) -> float:
+    """Large-sample items for an expected half-width ``width`` (the search's start).
+
+    PSA: ``U = z^2 f(J) / w^2`` union positives, ``n = U / r``. Kappa:
+    ``n = z^2 Q / w^2`` with ``Q = n Var_FCE`` at the model's cells.
+    """
+    model = _check_model(model)
+    metric, width, confidence_level, _ = _check_target(metric, width, confidence_level)
+    z = normal_quantile(confidence_level)
+    if metric == "psa":
+        return z * z * psa_variance_factor(model.jaccard) / width**2 / model.union_rate
+    q = float(kappa_standard_error(model.table)) ** 2  # cells sum to 1, so this is n Var
+    return z * z * q / width**2
+
+
+def _bisect_passing(passes: Callable[[int], bool], low: int, high: int) -> int:
+    """Smallest passing integer in ``(low, high]`` given ``passes(high)``, by bisection."""
+    while high - low > 1:
+        mid = (low + high) // 2
+        if passes(mid):
+            high = mid
+        else:
+            low = mid
+    return high
+
+
+def _smallest_passing(passes: Callable[[int], bool], start: int, max_value: int) -> int:
+    """Smallest integer ``m >= 1`` with ``passes(m)``, assuming monotonicity."""
+    start = int(min(max(start, 1), max_value))
+    if passes(start):
+        high, low = start, 0
+        while high > 1:
+            trial = max(high // 2, 1)
+            if passes(trial):
+                high = trial
+            else:
+                low = trial
+                break
+    else:
+        low = start
+        while True:
+            if low >= max_value:
+                raise TargetUnreachable(str(max_value))
+            trial = min(low * 2, max_value)
+            if passes(trial):
+                high = trial
+                break
+            low = trial
+    return _bisect_passing(passes, low, high)
+
+
+def _smallest_passing_near(
+    passes: Callable[[int], bool], start: int, max_value: int, share: float = 0.02
+) -> int:
+    """:func:`_smallest_passing` for a good ``start``: bracket with steps from 2 % of it.
+
+    Steps double away from ``start`` until ``passes`` changes, then bisection; a start
+    within a few percent of the answer costs about 8 evaluations instead of about 20.
+    """
+    start = int(min(max(start, 1), max_value))
+    step = max(1, int(share * start))
+    if passes(start):
+        high, low = start, start - step
+        while low >= 1 and passes(low):
+            high, step = low, 2 * step
+            low = high - step
+        low = max(low, 0)
+    else:
+        low, high = start, start + step
+        while True:
+            if low >= max_value:
+                raise TargetUnreachable(str(max_value))
+            high = min(high, max_value)
+            if passes(high):
+                break
+            low, step = high, 2 * step
+            high = low + step
+    return _bisect_passing(passes, low, high)
+
+
+@dataclass(frozen=True)
+class _Check:
+    """Monte Carlo evidence at the planned size, from studies the search never saw."""
+
+    share: float
+    half_widths: NDArray
+    interval: ConfidenceInterval
+
+
+def _fresh_check(
+    model: PairModel,
+    n: int,
+    interval: Callable[[NDArray], ConfidenceInterval],
+    width: float,
+    n_reps: int,
+    rng: np.random.Generator,
+) -> _Check:
+    """Assurance at ``n`` on ``n_reps`` new studies (no selection bias from the search)."""
+    ci = interval(simulate_tables(model.cells, n, n_reps, rng=rng))
+    hw = np.asarray(ci.half_width, dtype=float)
+    return _Check(float(np.mean(reaches_width(hw, width))), hw, ci)
+
+
+def _nan_median(values: NDArray) -> float:
+    """Median of the finite values, NaN if none (``np.nanmedian`` would import numpy.ma)."""
+    x = np.sort(np.asarray(values, dtype=float).ravel())
+    x = x[np.isfinite(x)]
+    return float((x[(x.size - 1) // 2] + x[x.size // 2]) / 2) if x.size else float("nan")
+
+
+#: The parameters a :class:`TargetUnreachable` message of the search names (the CLI
+#: names them as its flags).
+UNREACHABLE_PARAMETERS = ("width", "assurance", "max_items")
+
+
+def _unreachable(metric: str, width: float, assurance: float, max_items: int, share: float):
+    return TargetUnreachable(
+        f"width {width:g} for {metric} is not reached with assurance {assurance:g} "
+        f"even at max_items {max_items}: the share of studies that reach it there is "
+        f"{share:.3f}; widen width, lower assurance or raise max_items",
+        parameters=UNREACHABLE_PARAMETERS,
+    )
+
+
+def _exact_search(
+    model: PairModel,
+    width: float,
+    level: float,
+    assurance: float,
+    method: str,
+    start: int,
+    cap: int,
+) -> tuple[int, float, list[tuple[int, float]]]:
+    """Smallest ``n`` whose exact PSA assurance reaches the target, by bisection."""
+    evaluated: dict[int, float] = {}
+    assurance_at = ExactPSAAssurance(model, width, level, method)
+
+    def exact(n: int) -> float:
+        if n not in evaluated:
+            evaluated[n] = assurance_at(n)
+        return evaluated[n]
+
+    try:
+        items = _smallest_passing_near(lambda n: exact(n) >= assurance, start, cap)
+    except TargetUnreachable:
+        raise _unreachable("psa", width, assurance, cap, exact(cap)) from None
+    return items, exact(items), sorted(evaluated.items())
+
+
+def _monte_carlo_search(
+    model: PairModel,
+    interval: Callable[[NDArray], ConfidenceInterval],
+    metric: str,
+    width: float,
+    assurance: float,
+    n_reps: int,
+    start: int,
+    cap: int,
+    rng: np.random.Generator,
+) -> tuple[int, float, list[tuple[int, float]]]:
+    """Smallest ``n`` whose simulated assurance reaches the target, and its MC SE in items."""
+    studies = NestedStudies(model.cells, n_reps, rng=rng)
+    evaluated: dict[int, float] = {}
+
+    def share(n: int) -> float:
+        if n not in evaluated:
+            hw = interval(studies.tables(n)).half_width
+            evaluated[n] = float(np.mean(reaches_width(hw, width)))
+        return evaluated[n]
+
+    try:
+        items = _smallest_passing(lambda n: share(n) >= assurance, start, cap)
+    except TargetUnreachable:
+        raise _unreachable(metric, width, assurance, cap, share(cap)) from None
+    se = float(np.sqrt(share(items) * (1 - share(items)) / n_reps))
+    step = max(1, int(round(0.05 * items)))
+    lo_n, hi_n = max(items - step, 1), items + step
+    slope = (share(hi_n) - share(lo_n)) / (hi_n - lo_n)
+    items_se = se / slope if slope > 0 else float("nan")
+    return items, items_se, sorted(evaluated.items())
+
+
+def find_sample_size(
+    model: PairModel,
+    metric: str = "psa",
+    width: float = 0.08,
+    *,
+    confidence_level: float = 0.95,
+    assurance: float = 0.5,
+    method: str | None = None,
+    n_reps: int = 4000,
+    max_items: int = 10_000_000,
+    n_boot: int = 1000,
+    rng: np.random.Generator | int | None = None,
+) -> SampleSizeResult:
+    """Smallest number of items with ``P(half-width <= width) >= assurance``.
+
+    For PSA with a method in :data:`EXACT_PSA_METHODS` the answer is exact (binomial
+    sums, :func:`exact_psa_assurance`) and Monte Carlo is only its independent check; else
+    the answer is the Monte Carlo crossing on nested studies. Either way the reported
+    assurance comes from a fresh set of ``n_reps`` studies the search never saw, and a
+    zero-width or undefined interval never counts as narrow (:func:`reaches_width`).
+
+    Parameters
+    ----------
+    model
+        The annotator pair (cell probabilities).
+    metric
+        ``"psa"`` or ``"kappa"``.
+    width
+        Target half-width, ``(upper - lower) / 2``, in (0, 1).
+    confidence_level
+        Level of each study's interval.
+    assurance
+        Required probability that a study reaches ``width``; 0.5 is the median rule.
+    method
+        Interval method (default Wilson for PSA, the score interval for Cohen's kappa).
+    n_reps
+        Simulated studies per evaluated ``n``, and in the independent check.
+    max_items
+        Largest ``n`` searched; beyond it the target is unreachable.
+    n_boot
+        Bootstrap resamples, when ``method="bootstrap"``.
+    rng
+        Generator or seed.
+
+    Raises
+    ------
+    InvalidInput
+        An argument outside its range (:data:`planner.validation.RULES`), named as the
+        parameter: ``width must be a number in [0.001, 1), got 1.5``.
+    TargetUnreachable
+        When even ``max_items`` items do not reach the target; the message names
+        ``width``, ``assurance`` and ``max_items`` (the CLI, their flags).
+    """
+    model = _check_model(model)
+    metric, width, confidence_level, assurance = _check_target(
+        metric, width, confidence_level, assurance
+    )
+    n_reps = check("n_reps", n_reps, RULES["n_reps"])
+    max_items = check("max_items", max_items, RULES["max_items"])
+    method = method or DEFAULT_METHOD[metric]
+    interval_rng, study_rng, check_rng = np.random.default_rng(rng).spawn(3)
+    interval = interval_function(metric, method, confidence_level, n_boot=n_boot, rng=interval_rng)
+    start = analytic_items(model, metric, width, confidence_level)
+    start = int(np.ceil(start)) if np.isfinite(start) and start > 0 else 100
+    exact = exact_items = None
+    if metric == "psa" and method in EXACT_PSA_METHODS:
+        items, exact, curve = _exact_search(
+            model, width, confidence_level, assurance, method, start, max_items
+        )
+        exact_items, items_se = items, 0.0
+    else:
+        items, items_se, curve = _monte_carlo_search(
+            model, interval, metric, width, assurance, n_reps, start, max_items, study_rng
+        )
+    fresh = _fresh_check(model, items, interval, width, n_reps, check_rng)
+    defined = np.isfinite(fresh.half_widths)
+    finite_hw = usable_half_width(fresh.half_widths)  # zero-width counts as too wide
+    quantiles = None
+    if exact is not None:  # the half-width's law is known exactly too
+        quantiles = exact_half_width_quantiles(
+            model, items, (0.5, assurance), confidence_level, method
+        )
+    if quantiles is None:
+        quantiles = [float(np.quantile(finite_hw, q)) for q in (0.5, assurance)]
+    return SampleSizeResult(
+        metric=metric,
+        method=method,
+        width=width,
+        confidence_level=confidence_level,
+        target_assurance=assurance,
+        items=items,
+        union_positives=items * model.union_rate,
+        assurance=fresh.share,
+        assurance_mc_se=float(np.sqrt(fresh.share * (1 - fresh.share) / n_reps)),
+        items_mc_se=float(items_se),
+        exact_assurance=exact,
+        exact_items=exact_items,
+        half_width_median=quantiles[0],
+        half_width_at_assurance=quantiles[1],
+        interval_median=(_nan_median(fresh.interval.low), _nan_median(fresh.interval.high)),
+        n_reps=n_reps,
+        n_undefined=int((~defined).sum()),
+        curve=curve,
+        basis="exact" if exact is not None else "monte-carlo",
+    )
+
+
+# --------------------------------------------------------------------------- union positives
+
+
+def worst_case_union_positives(width: float, confidence_level: float = 0.95) -> dict[str, int]:
+    """Union positives that reach ``width`` for PSA whatever the true agreement.
+
+    ``delta``: ``ceil(z^2 f* / w^2)`` with ``f* = max_J 4J(1-J)/(1+J)^4 = 0.309842`` at
+    ``J* = (5 - sqrt 17)/4`` (docs/methods.md 2.2). ``wilson``: the smallest ``U`` from which on
+    the Wilson-for-J interval has half-width at most ``width`` for *every* outcome
+    ``a = 0..U``, a guarantee that needs no assumption about ``J`` at all.
+
+    >>> worst_case_union_positives(0.08)
+    {'delta': 186, 'wilson': 182}
+    """
+    _, width, confidence_level, _ = _check_target("psa", width, confidence_level)
+    z = normal_quantile(confidence_level)
+    delta = int(np.ceil(z * z * psa_variance_factor(WORST_CASE_JACCARD) / width**2))
+
+    def every_outcome_narrow(u: int) -> bool:
+        a = np.arange(u + 1, dtype=float)
+        hw = psa_conditional_interval(a, float(u), confidence_level, "wilson").half_width
+        return bool(np.max(hw) <= width)
+
+    guarantee = _smallest_passing(every_outcome_narrow, delta, 100 * delta + 100)
+    # the maximum over outcomes wobbles with U; walk up until a run of U's all pass
+    while not all(every_outcome_narrow(u) for u in range(guarantee, guarantee + 20)):
+        guarantee += 1
+    return {"delta": delta, "wilson": guarantee}
+
+
+def union_positives_for_assurance(
+    jaccard: float,
+    width: float,
+    confidence_level: float = 0.95,
+    assurance: float = 0.5,
+    method: str = "wilson",
+    max_union_positives: int = 10_000_000,
+) -> int:
+    """Fixed union positives (the stop rule) with ``P(hw <= width | U) >= assurance``.
+
+    Exact: given ``U``, ``a ~ Bin(U, J)``. Returns the smallest ``U`` from which on the
+    assurance holds over a run of 20 consecutive values (the exact curve wobbles with the
+    discreteness of ``a``).
+    """
+    jaccard = check("jaccard", jaccard, RULES["jaccard"])
+    _, width, confidence_level, assurance = _check_target("psa", width, confidence_level, assurance)
+    method = check_choice("method", method, EXACT_PSA_METHODS)
+    max_union_positives = check(
+        "max_union_positives", max_union_positives, RULES["max_union_positives"]
+    )
+    z = normal_quantile(confidence_level)
+    start = max(int(np.ceil(z * z * psa_variance_factor(jaccard) / width**2)), 1)
+
+    def passes(u: int) -> bool:
+        return bool(
+            conditional_psa_assurance(u, jaccard, width, confidence_level, method)[0] >= assurance
+        )
+
+    try:
+        u = _smallest_passing(passes, start, max_union_positives)
+    except TargetUnreachable:
+        raise TargetUnreachable(
+            f"width {width:g} is not reached by the stop rule within max_union_positives "
+            f"{max_union_positives}",
+            parameters=("width", "max_union_positives"),
+        ) from None
+    while True:
+        run = conditional_psa_assurance(
+            np.arange(u, u + 20), jaccard, width, confidence_level, method
+        )
+        failing = np.flatnonzero(run < assurance)
+        if failing.size == 0:
+            return u
+        u += int(failing[-1]) + 1
+
+
+def items_for_union_positives(union_positives: int, union_rate: float, probability: float) -> int:
+    """Smallest ``n`` with ``P(Bin(n, r) >= U) >= probability``.
+
+    Equivalently the ``probability``-quantile of the items needed to reach the ``U``-th
+    union positive (``n - U`` is negative binomial: failures before the ``U``-th success).
+
+    >>> items_for_union_positives(186, 0.082, 0.9)
+    2475
+    """
+    u = check("union_positives", union_positives, RULES["union_positives"])
+    r = check("union_rate", union_rate, RULES["union_rate"])
+    probability = check("probability", probability, RULES["probability"])
+    if u <= 0:
+        return 0
+    if r >= 1.0:
+        return u
+    guess = int(np.ceil(u / r))
+    cap = 10 * guess + 1000
+    return _smallest_passing_near(lambda n: binomial_at_least(u, n, r) >= probability, guess, cap)
+
+
+def inverse_sampling_items(union_positives: int, union_rate: float) -> dict[str, float | int]:
+    """Items needed to collect ``U`` union positives when labelling until the ``U``-th.
+
+    Items minus ``U`` is negative binomial (failures before the ``U``-th success,
+    success probability ``r``): mean ``U / r`` items, and the 90th percentile from its
+    distribution function.
+
+    >>> out = inverse_sampling_items(186, 0.082)
+    >>> round(out["expected"]), out["p90"]
+    (2268, 2475)
+    """
+    u = check("union_positives", union_positives, RULES["union_positives"])
+    r = check("union_rate", union_rate, RULES["union_rate"])
+    return {"expected": u / r, "p90": items_for_union_positives(u, r, 0.9)}

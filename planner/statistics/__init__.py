@@ -1,0 +1,1 @@
+"""Agreement coefficients and their intervals, on count tables (numpy/scipy only)."""
