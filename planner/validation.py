@@ -194,3 +194,45 @@ RULES.update(
         "alpha_min": _number("[-1, 1]", lambda x: -1 <= x <= 1),
     }
 )
+
+
+#: what ``rng=`` accepts: anything :func:`numpy.random.default_rng` takes
+RngLike = int | np.random.Generator | np.random.SeedSequence | np.random.BitGenerator | None
+
+
+def seed_from(rng: RngLike, parameter: str = "rng") -> int:
+    """The integer seed a computation uses, from anything :func:`numpy.random.default_rng` takes.
+
+    An integer is used as given (so a study is reproduced by its seed); a generator, a seed
+    sequence or a bit generator gives a seed drawn from it; ``None`` draws one from fresh OS
+    entropy. No function of the library falls back on a fixed seed. The seed is recorded in
+    the result so that the same numbers can be drawn again.
+
+    >>> seed_from(7)
+    7
+    >>> seed_from(np.random.default_rng(1)) == seed_from(np.random.default_rng(1))
+    True
+    >>> seed_from(-1)
+    Traceback (most recent call last):
+    ...
+    planner.errors.InvalidInput: rng must be a whole number in [0, 2^63), got -1
+    """
+    if isinstance(rng, bool):
+        raise InvalidInput(
+            f"{parameter} must be a seed or a numpy Generator, got {rng!r}", parameter=parameter
+        )
+    if isinstance(rng, int | np.integer):
+        if not 0 <= int(rng) < 2**63:
+            raise InvalidInput(
+                f"{parameter} must be a whole number in [0, 2^63), got {shown(rng)}",
+                parameter=parameter,
+            )
+        return int(rng)
+    if rng is None or isinstance(
+        rng, np.random.Generator | np.random.SeedSequence | np.random.BitGenerator
+    ):
+        return int(np.random.default_rng(rng).integers(2**63))
+    raise InvalidInput(
+        f"{parameter} must be a seed or a numpy Generator, got {type(rng).__name__}",
+        parameter=parameter,
+    )
