@@ -316,8 +316,8 @@ def test_a_bad_design_is_refused_even_where_it_would_not_apply():
 def test_a_plan_too_large_to_schedule_says_so():
     from types import SimpleNamespace
 
-    from planner.cli.plan_options import TEAM_DEFAULTS, operation_for
     from planner.sizing.plan import PlanSettings
+    from planner.sizing.plan_options import TEAM_DEFAULTS, operation_for
 
     plan = SimpleNamespace(
         settings=PlanSettings(), items=20_000_000, model=SimpleNamespace(contested_rate=0.1)

@@ -252,7 +252,7 @@ def plan_command(
     version: VersionFlag = False,
 ) -> None:
     """Size a two-annotator agreement study: items, union positives, hours and cost."""
-    from planner.cli.plan_options import run_plan
+    from planner.sizing.plan_options import run_plan
 
     if scenario and scenario_option:
         raise InvalidInput("give the scenario file once: as the argument or with --scenario")
@@ -278,7 +278,7 @@ def plan_command(
         "max_items": max_items,
         "seed": seed,
     }
-    from planner.cli.plan_options import schedule_for_plan
+    from planner.sizing.plan_options import schedule_for_plan
 
     path = scenario or scenario_option
     said: list[str] = []

@@ -91,7 +91,7 @@ def schedule_command(
         bool, typer.Option("--json", metavar="", help="Print one JSON document instead of tables.")
     ] = False,
 ) -> None:
-    from planner.cli.plan_options import run_schedule
+    from planner.sizing.plan_options import run_schedule
 
     cli = {
         "prevalence": prevalence,

@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 
 from planner import __version__
-from planner.cli.plan_options import TEAM_DEFAULTS, operation_for, resolve, resolve_team, run_plan
 from planner.data.scenario import Scenario, load_scenario
 from planner.errors import InvalidInput
 from planner.operations.workload import simulate_schedule
@@ -43,6 +42,13 @@ from planner.output.safe_output import (
 from planner.sizing.design import StratifiedStudies, metric_value, weighted_estimate
 from planner.sizing.exact import usable_half_width
 from planner.sizing.model import PairModel, as_cells
+from planner.sizing.plan_options import (
+    TEAM_DEFAULTS,
+    operation_for,
+    resolve,
+    resolve_team,
+    run_plan,
+)
 from planner.sizing.search import interval_function
 from planner.sizing.simulation import NestedStudies
 
