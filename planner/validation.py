@@ -195,6 +195,19 @@ RULES.update(
     }
 )
 
+# fit (Dawid & Skene, issue 9): the latent-class fit's EM and bootstrap
+RULES.update(
+    {
+        "bootstrap": Rule(
+            "integer",
+            lambda x: x == 0 or 100 <= x <= 100_000,
+            "0 (no intervals) or a whole number in [100, 100,000]",
+        ),
+        "max_iter": _integer(1, 100_000),
+        "fit_tolerance": _number("(0, 0.1)", lambda x: 0 < x < 0.1),
+    }
+)
+
 
 #: what ``rng=`` accepts: anything :func:`numpy.random.default_rng` takes
 RngLike = int | np.random.Generator | np.random.SeedSequence | np.random.BitGenerator | None
