@@ -26,6 +26,7 @@ from planner.cli.common import (
     seed_or_draw,
     set_debug,
 )
+from planner.cli.fit import FIT_EPILOG, FIT_HELP, fit_command
 from planner.cli.report import REPORT_EPILOG, REPORT_HELP, report_command
 from planner.cli.schedule import SCHEDULE_EPILOG, SCHEDULE_HELP, schedule_command
 from planner.errors import InvalidInput
@@ -319,6 +320,7 @@ plan_app.command(cls=PlannerCommand, help=PLAN_HELP, epilog=PLAN_EPILOG)(plan_co
 app.command("agree", help=AGREE_HELP, epilog=AGREE_EPILOG)(agree_command)
 app.command("schedule", help=SCHEDULE_HELP, epilog=SCHEDULE_EPILOG)(schedule_command)
 app.command("report", help=REPORT_HELP, epilog=REPORT_EPILOG)(report_command)
+app.command("fit", help=FIT_HELP, epilog=FIT_EPILOG)(fit_command)
 
 
 SCENARIOS_HELP = (

@@ -1,0 +1,158 @@
+"""The ``fit`` command: a Dawid & Skene latent-class fit of a label file (3+ annotators)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from planner.cli.common import emit_json, json_document, note, seed_or_draw
+from planner.cli.options import (
+    AnnotatorCol,
+    AnnotatorCols,
+    FileFormat,
+    ItemCol,
+    JsonFlag,
+    LabelCol,
+    LabelFile,
+    Layout,
+    Missing,
+    Seed,
+    read_label_file,
+)
+
+FIT_HELP = (
+    "Fit each annotator's confusion matrix and the class prevalences without a gold "
+    "standard: the Dawid & Skene (1979) latent-class model, fitted by EM from the items' "
+    "vote shares, with item-bootstrap intervals.\n\n"
+    "Needs three or more annotators (with two the error rates are not identifiable). For "
+    "two categories also prints each annotator's sensitivity, specificity, error rate and "
+    "bias as plan's --error-rate and --bias mean them. Assumes the annotators err "
+    "independently given the truth: when the same items are hard for everybody the fit "
+    "overstates their accuracy."
+)
+
+FIT_EPILOG = """
+Examples:
+
+  planner fit pilot.csv --positive 1
+
+  planner fit labels.parquet --item-col doc --annotator-col rater --label-col verdict --json
+
+  planner fit wide.csv --layout wide --bootstrap 1000 --seed 7
+"""
+
+
+def fit_command(
+    file: LabelFile,
+    layout: Layout = "auto",
+    item_col: ItemCol = "item",
+    annotator_col: AnnotatorCol = "annotator",
+    label_col: LabelCol = "label",
+    annotators: AnnotatorCols = None,
+    file_format: FileFormat = None,
+    missing: Missing = None,
+    positive: Annotated[
+        str | None,
+        typer.Option(
+            help="Two categories: the positive label, for sensitivity, specificity, error "
+            "rate and bias (0/1 and false/true labels need none).",
+            rich_help_panel="Fit",
+        ),
+    ] = None,
+    bootstrap: Annotated[
+        int,
+        typer.Option(
+            help="Bootstrap refits for the intervals: 0 (none) or 100 to 100,000.",
+            rich_help_panel="Fit",
+        ),
+    ] = 200,
+    max_iter: Annotated[
+        int,
+        typer.Option(
+            help="EM iterations allowed; a fit that has not converged by then is an error.",
+            rich_help_panel="Fit",
+        ),
+    ] = 1000,
+    confidence: Annotated[
+        float,
+        typer.Option(help="Confidence level of the intervals, in (0, 1).", rich_help_panel="Fit"),
+    ] = 0.95,
+    seed: Seed = None,
+    json_output: JsonFlag = False,
+) -> None:
+    from planner.statistics.dawid_skene import fit_latent_classes
+
+    ratings = read_label_file(
+        file,
+        layout=layout,
+        item_col=item_col,
+        annotator_col=annotator_col,
+        label_col=label_col,
+        annotators=annotators,
+        file_format=file_format,
+        missing=missing,
+    )
+    drawn = seed is None
+    used_seed = seed_or_draw(seed)
+    fit = fit_latent_classes(
+        ratings,
+        bootstrap=bootstrap,
+        confidence_level=confidence,
+        max_iter=max_iter,
+        rng=used_seed,
+    )
+    rates, rates_note = _binary(fit, positive)
+    notes = [*ratings.notes, *([rates_note] if rates_note else [])]
+    if drawn and bootstrap:
+        notes.append(f"bootstrap seed {used_seed} (give --seed {used_seed} to repeat)")
+    if json_output:
+        for message in notes:
+            note(message)
+        emit_json(fit_json(fit, rates, ratings))
+        return
+    from rich.console import Console
+
+    from planner.output.fit_render import render_fit
+
+    render_fit(fit, rates, Console(markup=False), source=str(ratings.source), notes=notes)
+
+
+def _binary(fit: Any, positive: str | None) -> tuple[Any, str | None]:
+    """Binary rates when they apply, else None and why (a note), or raise on a bad --positive."""
+    from planner.errors import InvalidInput
+
+    if fit.n_categories != 2:
+        if positive is not None:
+            return None, f"--positive has no effect with {fit.n_categories} categories"
+        return None, None
+    try:
+        return fit.binary(positive), None
+    except InvalidInput:
+        if positive is not None:
+            raise
+        return None, "give --positive to see sensitivity, specificity, error rate and bias"
+
+
+def fit_json(fit: Any, rates: Any, ratings: Any) -> dict[str, Any]:
+    """The one JSON document of ``planner fit``."""
+    doc: dict[str, Any] = {"schema_version": "1", "command": "fit", **fit.to_dict()}
+    doc["source"] = str(ratings.source)
+    doc["input"] = json_document(ratings.input)
+    if rates is not None:
+        doc["binary"] = {
+            "positive": rates.positive,
+            "prevalence": rates.prevalence,
+            "annotators": [
+                {
+                    "annotator": name,
+                    "sensitivity": float(rates.sensitivity[j]),
+                    "specificity": float(rates.specificity[j]),
+                    "error_rate": float(rates.error_rate[j]),
+                    "false_positive_share": float(rates.false_positive_share[j]),
+                    "bias": float(rates.bias[j]),
+                }
+                for j, name in enumerate(fit.annotators)
+            ],
+        }
+    return json_document(doc)
