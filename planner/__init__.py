@@ -51,6 +51,10 @@ _PUBLIC = {
     "AgreementReport": "planner.measuring.measure",
     "Coefficient": "planner.measuring.measure",
     "measure_agreement": "planner.measuring.measure",
+    # fitting annotators to a pilot (Dawid & Skene; issue 9, fit)
+    "LatentClassFit": "planner.statistics.dawid_skene",
+    "fit_latent_classes": "planner.statistics.dawid_skene",
+    "pair_model_from_fit": "planner.sizing.fitted_pair",
     # operations and reports
     "Operation": "planner.operations.workload",
     "ScheduleResult": "planner.operations.workload",
