@@ -326,8 +326,11 @@ class _EMResult:
     confusion: FloatArray
     posterior: FloatArray
     log_likelihood: FloatArray
-    iterations: int
-    change: FloatArray  # (...) last largest parameter change per fit
+    iterations: NDArray[np.int64]  # (B,) per fit
+    change: FloatArray  # (B,) last largest parameter change per fit
+
+
+_EM_FIELDS = ("prevalence", "confusion", "posterior", "log_likelihood", "iterations", "change")
 
 
 def _run_em(
@@ -338,35 +341,43 @@ def _run_em(
     tolerance: float,
     max_iter: int,
 ) -> _EMResult:
-    """EM from posteriors ``(..., P, K)`` or from parameters ``(prevalence, confusion)``.
+    """EM for ``B`` fits at once: weights ``(B, P)``, from posteriors ``(B, P, K)`` or from
+    parameters ``((B, K), (B, m, K, K))``.
 
-    One iteration is an M-step then an E-step; it stops when every fit's largest parameter
-    change is below ``tolerance`` or after ``max_iter`` iterations.
+    One iteration is an M-step then an E-step. A fit stops when its largest parameter change
+    is below ``tolerance`` (converged fits leave the batch, so a few slow refits do not keep
+    the others iterating), or after ``max_iter`` iterations.
     """
     m, k = shape
+    n_fits = weights.shape[0]
     if isinstance(start, tuple):
-        params = start
-        post, _ = _e_step(flat, *params)
+        prevalence, confusion = (np.array(x, dtype=float) for x in start)
+        post, _ = _e_step(flat, prevalence, confusion)
     else:
-        post = start
-        params = (np.full(k, np.nan), np.full((m, k, k), np.nan))
-    change = np.full(weights.shape[:-1], np.inf)
-    iterations = 0
-    while iterations < max_iter:
-        iterations += 1
-        new = _m_step(flat, weights, post, m, k)
-        change = np.maximum(
-            np.abs(new[0] - params[0]).max(axis=-1),
-            np.abs(new[1] - params[1]).max(axis=(-1, -2, -3)),
+        post = np.array(start, dtype=float)
+        prevalence, confusion = np.full((n_fits, k), np.nan), np.full((n_fits, m, k, k), np.nan)
+    change = np.full(n_fits, np.inf)
+    iterations = np.zeros(n_fits, dtype=np.int64)
+    active = np.arange(n_fits)
+    while active.size and iterations[active[0]] < max_iter:
+        iterations[active] += 1
+        new_prev, new_conf = _m_step(flat, weights[active], post[active], m, k)
+        step = np.maximum(
+            np.abs(new_prev - prevalence[active]).max(axis=-1),
+            np.abs(new_conf - confusion[active]).max(axis=(-1, -2, -3)),
         )
-        change = np.where(np.isnan(change), np.inf, change)
-        params = new
-        post, _ = _e_step(flat, *params)
-        if (change < tolerance).all():
-            break
-    _, per_pattern = _e_step(flat, *params)
+        change[active] = np.where(np.isnan(step), np.inf, step)
+        prevalence[active], confusion[active] = new_prev, new_conf
+        post[active], _ = _e_step(flat, new_prev, new_conf)
+        active = active[change[active] >= tolerance]
+    _, per_pattern = _e_step(flat, prevalence, confusion)
     return _EMResult(
-        params[0], params[1], post, (per_pattern * weights).sum(axis=-1), iterations, change
+        prevalence,
+        confusion,
+        post,
+        (per_pattern * weights).sum(axis=-1),
+        iterations,
+        change,
     )
 
 
@@ -492,7 +503,10 @@ def fit_latent_classes(
     patterns, mult, index = compress_counts(counts, weights)
     m, k = counts.shape[1:]
     flat = patterns.reshape(len(patterns), m * k).astype(float)
-    point = _run_em(flat, mult.astype(float), _vote_shares(patterns), (m, k), tolerance, max_iter)
+    batch = _run_em(
+        flat, mult[None].astype(float), _vote_shares(patterns)[None], (m, k), tolerance, max_iter
+    )
+    point = _EMResult(*(np.asarray(getattr(batch, f))[0] for f in _EM_FIELDS))
     if not point.change < tolerance:
         raise FitDidNotConverge(
             f"the latent-class fit did not converge in max_iter = {max_iter:,} iterations "
@@ -516,7 +530,7 @@ def fit_latent_classes(
         item_pattern=index,
         posterior=point.posterior,
         log_likelihood=float(point.log_likelihood),
-        iterations=point.iterations,
+        iterations=int(point.iterations),
         converged=True,
         tolerance=tolerance,
         max_iter=max_iter,
