@@ -101,8 +101,10 @@ def random_counts(seed, n=60, m=4, k=3, repeats=False):
 
 
 def test_anesthesia_example_reaches_dawid_skenes_estimates():
-    # Dawid & Skene (1979), Table 2 (from memory of the paper, not re-checked here; see the
-    # report): estimated class proportions 0.40, 0.42, 0.11, 0.07 from their vote-share start.
+    # Dawid & Skene (1979) report estimated class proportions 0.40, 0.42, 0.11, 0.07 from
+    # their vote-share start. Quoted from memory of the paper: no copy of it could be read
+    # while writing this test (the data are from tests/data/README.md's source). The
+    # independent loop EM below is the check that does not depend on that memory.
     fit = fit_latent_classes(anesthesia_counts(), categories=[1, 2, 3, 4], bootstrap=0)
     assert fit.prevalence.round(2).tolist() == [0.40, 0.42, 0.11, 0.07]
     assert fit.n_items == 45 and fit.patterns.shape[1:] == (5, 4)
