@@ -236,3 +236,23 @@ def seed_from(rng: RngLike, parameter: str = "rng") -> int:
         f"{parameter} must be a seed or a numpy Generator, got {type(rng).__name__}",
         parameter=parameter,
     )
+
+
+# --- rng (splits helper): a generator from anything default_rng takes, checked -------------
+
+
+def as_generator(rng: RngLike, parameter: str = "rng") -> np.random.Generator:
+    """``numpy.random.default_rng(rng)``, with a bad ``rng`` an :class:`InvalidInput`.
+
+    A generator is returned as given (the caller's stream is used and advanced, so that a
+    function fed a spawned stream draws the same numbers as before); a seed is checked as
+    :func:`seed_from` checks it. Use :func:`seed_from` instead where the seed is recorded.
+
+    >>> as_generator(3).integers(10) == np.random.default_rng(3).integers(10)
+    True
+    """
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None or isinstance(rng, np.random.SeedSequence | np.random.BitGenerator):
+        return np.random.default_rng(rng)
+    return np.random.default_rng(seed_from(rng, parameter))

@@ -53,7 +53,7 @@ from planner.statistics.intervals import (
     psa_conditional_interval,
     psa_interval,
 )
-from planner.validation import RULES, check, check_choice
+from planner.validation import RULES, RngLike, as_generator, check, check_choice
 
 METRICS = ("psa", "kappa")
 DEFAULT_METHOD = {"psa": "wilson", "kappa": "score"}
@@ -189,8 +189,21 @@ def _bisect_passing(passes: Callable[[int], bool], low: int, high: int) -> int:
     return high
 
 
-def _smallest_passing(passes: Callable[[int], bool], start: int, max_value: int) -> int:
-    """Smallest integer ``m >= 1`` with ``passes(m)``, assuming monotonicity."""
+def smallest_passing(passes: Callable[[int], bool], start: int, max_value: int) -> int:
+    """Smallest integer ``m >= 1`` with ``passes(m)``, assuming ``passes`` is monotone.
+
+    Halves down from ``start`` while it passes, or doubles up until it does (at most to
+    ``max_value``), then bisects. Used by the pair search here and the stratified search of
+    :func:`planner.sizing.design.size_stratified`.
+
+    Raises
+    ------
+    TargetUnreachable
+        When ``passes(max_value)`` is false; its message is ``max_value``.
+
+    >>> smallest_passing(lambda m: m * m >= 50, 3, 1000)
+    8
+    """
     start = int(min(max(start, 1), max_value))
     if passes(start):
         high, low = start, 0
@@ -334,7 +347,7 @@ def _monte_carlo_search(
         return evaluated[n]
 
     try:
-        items = _smallest_passing(lambda n: share(n) >= assurance, start, cap)
+        items = smallest_passing(lambda n: share(n) >= assurance, start, cap)
     except TargetUnreachable:
         raise _unreachable(metric, width, assurance, cap, share(cap)) from None
     se = float(np.sqrt(share(items) * (1 - share(items)) / n_reps))
@@ -356,7 +369,7 @@ def find_sample_size(
     n_reps: int = 4000,
     max_items: int = 10_000_000,
     n_boot: int = 1000,
-    rng: np.random.Generator | int | None = None,
+    rng: RngLike = None,
 ) -> SampleSizeResult:
     """Smallest number of items with ``P(half-width <= width) >= assurance``.
 
@@ -387,7 +400,8 @@ def find_sample_size(
     n_boot
         Bootstrap resamples, when ``method="bootstrap"``.
     rng
-        Generator or seed.
+        Anything :func:`numpy.random.default_rng` takes: a generator is used (and advanced)
+        as given, a seed reproduces the search, None draws fresh entropy (never a fixed seed).
 
     Raises
     ------
@@ -405,47 +419,74 @@ def find_sample_size(
     n_reps = check("n_reps", n_reps, RULES["n_reps"])
     max_items = check("max_items", max_items, RULES["max_items"])
     method = method or DEFAULT_METHOD[metric]
-    interval_rng, study_rng, check_rng = np.random.default_rng(rng).spawn(3)
+    interval_rng, study_rng, check_rng = as_generator(rng).spawn(3)
     interval = interval_function(metric, method, confidence_level, n_boot=n_boot, rng=interval_rng)
     start = analytic_items(model, metric, width, confidence_level)
     start = int(np.ceil(start)) if np.isfinite(start) and start > 0 else 100
-    exact = exact_items = None
+    exact = None
     if metric == "psa" and method in EXACT_PSA_METHODS:
         items, exact, curve = _exact_search(
             model, width, confidence_level, assurance, method, start, max_items
         )
-        exact_items, items_se = items, 0.0
+        items_se = 0.0
     else:
         items, items_se, curve = _monte_carlo_search(
             model, interval, metric, width, assurance, n_reps, start, max_items, study_rng
         )
     fresh = _fresh_check(model, items, interval, width, n_reps, check_rng)
+    target = _Target(metric, method, width, confidence_level, assurance, n_reps)
+    return _sample_size_result(model, target, items, items_se, exact, curve, fresh)
+
+
+@dataclass(frozen=True)
+class _Target:
+    """What :func:`find_sample_size` searched for, checked."""
+
+    metric: str
+    method: str
+    width: float
+    confidence_level: float
+    assurance: float
+    n_reps: int
+
+
+def _sample_size_result(
+    model: PairModel,
+    target: _Target,
+    items: int,
+    items_se: float,
+    exact: float | None,
+    curve: list[tuple[int, float]],
+    fresh: _Check,
+) -> SampleSizeResult:
+    """The result of a search at ``items``: its assurance from the fresh check, the
+    half-width's median and quantile at the assurance (exact when the law is known)."""
     defined = np.isfinite(fresh.half_widths)
     finite_hw = usable_half_width(fresh.half_widths)  # zero-width counts as too wide
     quantiles = None
     if exact is not None:  # the half-width's law is known exactly too
         quantiles = exact_half_width_quantiles(
-            model, items, (0.5, assurance), confidence_level, method
+            model, items, (0.5, target.assurance), target.confidence_level, target.method
         )
     if quantiles is None:
-        quantiles = [float(np.quantile(finite_hw, q)) for q in (0.5, assurance)]
+        quantiles = [float(np.quantile(finite_hw, q)) for q in (0.5, target.assurance)]
     return SampleSizeResult(
-        metric=metric,
-        method=method,
-        width=width,
-        confidence_level=confidence_level,
-        target_assurance=assurance,
+        metric=target.metric,
+        method=target.method,
+        width=target.width,
+        confidence_level=target.confidence_level,
+        target_assurance=target.assurance,
         items=items,
         union_positives=items * model.union_rate,
         assurance=fresh.share,
-        assurance_mc_se=float(np.sqrt(fresh.share * (1 - fresh.share) / n_reps)),
+        assurance_mc_se=float(np.sqrt(fresh.share * (1 - fresh.share) / target.n_reps)),
         items_mc_se=float(items_se),
         exact_assurance=exact,
-        exact_items=exact_items,
+        exact_items=items if exact is not None else None,
         half_width_median=quantiles[0],
         half_width_at_assurance=quantiles[1],
         interval_median=(_nan_median(fresh.interval.low), _nan_median(fresh.interval.high)),
-        n_reps=n_reps,
+        n_reps=target.n_reps,
         n_undefined=int((~defined).sum()),
         curve=curve,
         basis="exact" if exact is not None else "monte-carlo",
@@ -475,7 +516,7 @@ def worst_case_union_positives(width: float, confidence_level: float = 0.95) -> 
         hw = psa_conditional_interval(a, float(u), confidence_level, "wilson").half_width
         return bool(np.max(hw) <= width)
 
-    guarantee = _smallest_passing(every_outcome_narrow, delta, 100 * delta + 100)
+    guarantee = smallest_passing(every_outcome_narrow, delta, 100 * delta + 100)
     # the maximum over outcomes wobbles with U; walk up until a run of U's all pass
     while not all(every_outcome_narrow(u) for u in range(guarantee, guarantee + 20)):
         guarantee += 1
@@ -511,7 +552,7 @@ def union_positives_for_assurance(
         )
 
     try:
-        u = _smallest_passing(passes, start, max_union_positives)
+        u = smallest_passing(passes, start, max_union_positives)
     except TargetUnreachable:
         raise TargetUnreachable(
             f"width {width:g} is not reached by the stop rule within max_union_positives "
