@@ -10,10 +10,10 @@ the workload model (:mod:`planner.operations.workload`) all count hours here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from planner.errors import InvalidInput
 from planner.validation import RULES, check
@@ -53,6 +53,32 @@ class Budget:
     cost: float | None
 
 
+def labelling_hours(
+    items_per_stratum: ArrayLike, seconds_per_item: ArrayLike, labels_per_item: int
+) -> float:
+    """Hours of labelling: ``sum_h items_h * labels_per_item * seconds_per_item_h / 3600``.
+
+    Arithmetic only; the callers (:func:`stratified_budget`, the workload model) have checked
+    the values.
+
+    >>> labelling_hours([1200], [90.0], 2)
+    60.0
+    """
+    labels = np.asarray(items_per_stratum, dtype=np.int64) * int(labels_per_item)
+    return float(np.dot(labels, np.asarray(seconds_per_item, dtype=float))) / SECONDS_PER_HOUR
+
+
+def contested_items(items_per_stratum: ArrayLike, contested_rate: ArrayLike) -> float:
+    """Expected contested items, ``sum_h items_h * contested_rate_h``."""
+    rates = np.asarray(contested_rate, dtype=float)
+    return float(np.dot(np.asarray(items_per_stratum, dtype=np.int64), rates))
+
+
+def adjudication_hours(contested: float, adjudication_seconds: float) -> float:
+    """Hours of adjudication: ``contested * adjudication_seconds / 3600``."""
+    return contested * adjudication_seconds / SECONDS_PER_HOUR
+
+
 def _check_costs(
     annotators_per_item: int,
     adjudication_seconds: float,
@@ -71,9 +97,9 @@ def _check_costs(
 
 
 def stratified_budget(
-    items_per_stratum: Sequence[int],
-    seconds_per_item: Sequence[float],
-    contested_rate: Sequence[float],
+    items_per_stratum: ArrayLike,
+    seconds_per_item: ArrayLike,
+    contested_rate: ArrayLike,
     *,
     annotators_per_item: int = 2,
     adjudication_seconds: float = 0.0,
@@ -116,14 +142,13 @@ def stratified_budget(
         )
     for value in seconds:
         check("seconds_per_item", float(value), RULES["seconds_per_item"])
-    labels = items * annotators_per_item
-    labelling = float(np.dot(labels, seconds)) / SECONDS_PER_HOUR
-    contested = float(np.dot(items, np.asarray(contested_rate, dtype=float)))
-    adjudication = contested * adjudication_seconds / SECONDS_PER_HOUR
+    labelling = labelling_hours(items, seconds, annotators_per_item)
+    contested = contested_items(items, contested_rate)
+    adjudication = adjudication_hours(contested, adjudication_seconds)
     hours = labelling + adjudication
     return Budget(
         items=int(items.sum()),
-        labels=int(labels.sum()),
+        labels=int(items.sum()) * annotators_per_item,
         labelling_hours=labelling,
         contested_items=contested,
         adjudication_hours=adjudication,

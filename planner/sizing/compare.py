@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -364,21 +365,19 @@ def design_cost(design: DesignResult, strata: Strata, settings: PlanSettings) ->
     """
     population = strata.population
     mean_seconds = float(np.dot(strata.shares, strata.seconds))
-    costs = {
-        "annotators_per_item": settings.annotators_per_item,
-        "adjudication_seconds": settings.adjudication_seconds,
-        "hourly_rate": settings.hourly_rate,
-    }
+    budget = partial(
+        stratified_budget,
+        annotators_per_item=settings.annotators_per_item,
+        adjudication_seconds=settings.adjudication_seconds,
+        hourly_rate=settings.hourly_rate,
+    )
     slice_items = design.prevalence_slice_items
-    total = stratified_budget(
+    total = budget(
         [*design.items_per_stratum, slice_items],
         [*strata.seconds, mean_seconds],
         [*(m.contested_rate for m in strata.models), population.contested_rate],
-        **costs,
     )
-    prevalence_slice = stratified_budget(
-        [slice_items], [mean_seconds], [population.contested_rate], **costs
-    )
+    prevalence_slice = budget([slice_items], [mean_seconds], [population.contested_rate])
     return DesignCost(total.person_hours, total.cost, prevalence_slice.person_hours)
 
 
