@@ -370,6 +370,7 @@ def find_sample_size(
     max_items: int = 10_000_000,
     n_boot: int = 1000,
     rng: RngLike = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> SampleSizeResult:
     """Smallest number of items with ``P(half-width <= width) >= assurance``.
 
@@ -402,6 +403,9 @@ def find_sample_size(
     rng
         Anything :func:`numpy.random.default_rng` takes: a generator is used (and advanced)
         as given, a seed reproduces the search, None draws fresh entropy (never a fixed seed).
+    progress
+        Called as ``progress(1, 2)`` when the search has found its ``n`` and ``progress(2, 2)``
+        after the independent check (the search's steps are not known in advance).
 
     Raises
     ------
@@ -421,20 +425,13 @@ def find_sample_size(
     method = method or DEFAULT_METHOD[metric]
     interval_rng, study_rng, check_rng = as_generator(rng).spawn(3)
     interval = interval_function(metric, method, confidence_level, n_boot=n_boot, rng=interval_rng)
-    start = analytic_items(model, metric, width, confidence_level)
-    start = int(np.ceil(start)) if np.isfinite(start) and start > 0 else 100
-    exact = None
-    if metric == "psa" and method in EXACT_PSA_METHODS:
-        items, exact, curve = _exact_search(
-            model, width, confidence_level, assurance, method, start, max_items
-        )
-        items_se = 0.0
-    else:
-        items, items_se, curve = _monte_carlo_search(
-            model, interval, metric, width, assurance, n_reps, start, max_items, study_rng
-        )
-    fresh = _fresh_check(model, items, interval, width, n_reps, check_rng)
     target = _Target(metric, method, width, confidence_level, assurance, n_reps)
+    items, items_se, exact, curve = _search(model, target, interval, max_items, study_rng)
+    if progress is not None:
+        progress(1, 2)
+    fresh = _fresh_check(model, items, interval, width, n_reps, check_rng)
+    if progress is not None:
+        progress(2, 2)
     return _sample_size_result(model, target, items, items_se, exact, curve, fresh)
 
 
@@ -448,6 +445,29 @@ class _Target:
     confidence_level: float
     assurance: float
     n_reps: int
+
+
+def _search(
+    model: PairModel,
+    target: _Target,
+    interval: Callable[[NDArray], ConfidenceInterval],
+    max_items: int,
+    rng: np.random.Generator,
+) -> tuple[int, float, float | None, list[tuple[int, float]]]:
+    """The search from the analytic start: exact for PSA with an exact method, else Monte
+    Carlo. Returns ``(items, items_se, exact_assurance or None, curve)``."""
+    metric, width, level = target.metric, target.width, target.confidence_level
+    start = analytic_items(model, metric, width, level)
+    start = int(np.ceil(start)) if np.isfinite(start) and start > 0 else 100
+    if metric == "psa" and target.method in EXACT_PSA_METHODS:
+        items, exact, curve = _exact_search(
+            model, width, level, target.assurance, target.method, start, max_items
+        )
+        return items, 0.0, exact, curve
+    items, items_se, curve = _monte_carlo_search(
+        model, interval, metric, width, target.assurance, target.n_reps, start, max_items, rng
+    )
+    return items, items_se, None, curve
 
 
 def _sample_size_result(
