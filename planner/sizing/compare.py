@@ -215,7 +215,7 @@ class Strata:
 
 
 def uniform_design(
-    strata: Strata, metric: str, settings: PlanSettings, rng: np.random.Generator
+    strata: Strata, metric: str, settings: PlanSettings, *, rng: np.random.Generator
 ) -> DesignResult:
     """The uniform design: items drawn at random from all strata, sized on the population."""
     uni = size_metric(strata.population, metric, settings, rng)
@@ -336,6 +336,7 @@ def weighted_bootstrap_check(
     items: list[int],
     metric: str,
     confidence_level: float,
+    *,
     rng: np.random.Generator,
 ) -> dict[str, float]:
     """The weighted design's linearised interval against the stratified bootstrap.
@@ -465,7 +466,7 @@ def compare_designs(
     streams = np.random.default_rng(seed).spawn(4)
     step = progress if progress is not None else (lambda done, total: None)
     designs: dict[str, DesignResult] = {}
-    designs["uniform"] = uniform_design(strata, metric, settings, streams[0])
+    designs["uniform"] = uniform_design(strata, metric, settings, rng=streams[0])
     step(1, 4)
     enriched = enriched_shares(scenario, strata)
     designs["enriched"] = enriched_design(
@@ -478,7 +479,11 @@ def compare_designs(
     )
     step(3, 4)
     check = weighted_bootstrap_check(
-        strata, designs["weighted"].items_per_stratum, metric, settings.confidence_level, streams[3]
+        strata,
+        designs["weighted"].items_per_stratum,
+        metric,
+        settings.confidence_level,
+        rng=streams[3],
     )
     step(4, 4)
     z = normal_quantile(settings.confidence_level)
