@@ -256,3 +256,19 @@ def as_generator(rng: RngLike, parameter: str = "rng") -> np.random.Generator:
     if rng is None or isinstance(rng, np.random.SeedSequence | np.random.BitGenerator):
         return np.random.default_rng(rng)
     return np.random.default_rng(seed_from(rng, parameter))
+
+
+def rng_or_seed(rng: RngLike, seed: int | None) -> RngLike:
+    """``rng``, or a deprecated ``seed=`` argument given in its place; both is an error.
+
+    For the functions that took ``seed`` before they took ``rng`` (``compare_designs``,
+    ``simulate_schedule``), until their callers pass ``rng``.
+
+    >>> rng_or_seed(None, 4), rng_or_seed(5, None)
+    (4, 5)
+    """
+    if seed is None:
+        return rng
+    if rng is not None:
+        raise InvalidInput("give rng or seed, not both", parameter="seed")
+    return seed

@@ -39,7 +39,7 @@ from planner.operations.budget import (
     contested_items,
     labelling_hours,
 )
-from planner.validation import RULES, RngLike, check, seed_from, shown
+from planner.validation import RULES, RngLike, check, rng_or_seed, seed_from, shown
 
 MAX_LABELS_PER_RUN = 20_000_000
 """Items x labels per item one run may hold (its task times are in memory together)."""
@@ -519,10 +519,8 @@ def simulate_schedule(
     """
     runs = check("runs", runs, RULES["runs"])
     if seed is not None:
-        if rng is not None:
-            raise InvalidInput("give rng or seed, not both", parameter="seed")
-        rng = check("seed", seed, RULES["seed"])
-    seed = seed_from(rng)
+        seed = check("seed", seed, RULES["seed"])
+    seed = seed_from(rng_or_seed(rng, seed))
     per_run = steps_per_run(op)
     if runs * per_run > MAX_STEPS:
         raise InvalidInput(

@@ -38,7 +38,7 @@ from planner.sizing.model import PairModel, as_cells, pair_from_annotators, rena
 from planner.sizing.plan import PlanSettings, size_metric
 from planner.sizing.search import analytic_items
 from planner.statistics.intervals import kappa_interval, normal_quantile, psa_interval
-from planner.validation import RngLike, seed_from
+from planner.validation import RngLike, rng_or_seed, seed_from
 
 DESCRIBES = {
     "uniform": "agreement on traffic: items drawn at random from all strata",
@@ -456,11 +456,7 @@ def compare_designs(
             "metric both is not supported for design comparisons; pick psa or kappa",
             parameter="metric",
         )
-    if seed is not None:
-        if rng is not None:
-            raise InvalidInput("give rng or seed, not both", parameter="seed")
-        rng = seed
-    seed = seed_from(rng)
+    seed = seed_from(rng_or_seed(rng, seed))
     metric = settings.metric
     strata = Strata.of(scenario, settings)
     streams = np.random.default_rng(seed).spawn(4)
