@@ -248,7 +248,7 @@ def as_generator(rng: RngLike, parameter: str = "rng") -> np.random.Generator:
     function fed a spawned stream draws the same numbers as before); a seed is checked as
     :func:`seed_from` checks it. Use :func:`seed_from` instead where the seed is recorded.
 
-    >>> as_generator(3).integers(10) == np.random.default_rng(3).integers(10)
+    >>> bool(as_generator(3).integers(10) == np.random.default_rng(3).integers(10))
     True
     """
     if isinstance(rng, np.random.Generator):
