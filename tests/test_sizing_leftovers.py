@@ -24,6 +24,8 @@ from planner.sizing.search import (
     analytic_items,
     find_sample_size,
     interval_function,
+)
+from planner.sizing.union_positives import (
     inverse_sampling_items,
     items_for_union_positives,
     union_positives_for_assurance,

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -34,8 +35,6 @@ from planner.errors import InvalidInput, TargetUnreachable
 from planner.sizing.exact import (
     EXACT_PSA_METHODS,
     ExactPSAAssurance,
-    binomial_at_least,
-    conditional_psa_assurance,
     exact_half_width_quantiles,
     reaches_width,
     usable_half_width,
@@ -50,7 +49,6 @@ from planner.statistics.intervals import (
     kappa_interval,
     kappa_standard_error,
     normal_quantile,
-    psa_conditional_interval,
     psa_interval,
 )
 from planner.validation import RULES, RngLike, as_generator, check, check_choice
@@ -119,10 +117,15 @@ class SampleSizeResult:
     basis: str = "monte-carlo"
 
 
-def _check_target(
+def check_target(
     metric: str, width: float, confidence_level: float, assurance: float = 0.5
 ) -> tuple[str, float, float, float]:
-    """The sizing target checked in parameter names (:mod:`planner.validation`)."""
+    """The sizing target checked in parameter names (:mod:`planner.validation`).
+
+    Returns ``(metric, width, confidence_level, assurance)`` converted; shared by
+    :func:`find_sample_size` and the union-positive rules
+    (:mod:`planner.sizing.union_positives`).
+    """
     return (
         check_choice("metric", metric, METRICS),
         check("width", width, RULES["width"]),
@@ -170,7 +173,7 @@ def analytic_items(model: PairModel, metric: str, width: float, confidence_level
     ``n = z^2 Q / w^2`` with ``Q = n Var_FCE`` at the model's cells.
     """
     model = _check_model(model)
-    metric, width, confidence_level, _ = _check_target(metric, width, confidence_level)
+    metric, width, confidence_level, _ = check_target(metric, width, confidence_level)
     z = normal_quantile(confidence_level)
     if metric == "psa":
         return z * z * psa_variance_factor(model.jaccard) / width**2 / model.union_rate
@@ -227,10 +230,10 @@ def smallest_passing(passes: Callable[[int], bool], start: int, max_value: int) 
     return _bisect_passing(passes, low, high)
 
 
-def _smallest_passing_near(
+def smallest_passing_near(
     passes: Callable[[int], bool], start: int, max_value: int, share: float = 0.02
 ) -> int:
-    """:func:`_smallest_passing` for a good ``start``: bracket with steps from 2 % of it.
+    """:func:`smallest_passing` for a good ``start``: bracket with steps from 2 % of it.
 
     Steps double away from ``start`` until ``passes`` changes, then bisection; a start
     within a few percent of the answer costs about 8 evaluations instead of about 20.
@@ -319,7 +322,7 @@ def _exact_search(
         return evaluated[n]
 
     try:
-        items = _smallest_passing_near(lambda n: exact(n) >= assurance, start, cap)
+        items = smallest_passing_near(lambda n: exact(n) >= assurance, start, cap)
     except TargetUnreachable:
         raise _unreachable("psa", width, assurance, cap, exact(cap)) from None
     return items, exact(items), sorted(evaluated.items())
@@ -417,7 +420,7 @@ def find_sample_size(
         ``width``, ``assurance`` and ``max_items`` (the CLI, their flags).
     """
     model = _check_model(model)
-    metric, width, confidence_level, assurance = _check_target(
+    metric, width, confidence_level, assurance = check_target(
         metric, width, confidence_level, assurance
     )
     n_reps = check("n_reps", n_reps, RULES["n_reps"])
@@ -513,114 +516,19 @@ def _sample_size_result(
     )
 
 
-# --------------------------------------------------------------------------- union positives
+# the union-positive rules moved to planner.sizing.union_positives; these names stay
+# importable from here until every caller imports them from there
+_MOVED = (
+    "worst_case_union_positives",
+    "union_positives_for_assurance",
+    "items_for_union_positives",
+    "inverse_sampling_items",
+)
 
 
-def worst_case_union_positives(width: float, confidence_level: float = 0.95) -> dict[str, int]:
-    """Union positives that reach ``width`` for PSA whatever the true agreement.
+def __getattr__(name: str) -> Any:
+    if name in _MOVED:
+        from planner.sizing import union_positives
 
-    ``delta``: ``ceil(z^2 f* / w^2)`` with ``f* = max_J 4J(1-J)/(1+J)^4 = 0.309842`` at
-    ``J* = (5 - sqrt 17)/4`` (docs/methods.md 2.2). ``wilson``: the smallest ``U`` from which on
-    the Wilson-for-J interval has half-width at most ``width`` for *every* outcome
-    ``a = 0..U``, a guarantee that needs no assumption about ``J`` at all.
-
-    >>> worst_case_union_positives(0.08)
-    {'delta': 186, 'wilson': 182}
-    """
-    _, width, confidence_level, _ = _check_target("psa", width, confidence_level)
-    z = normal_quantile(confidence_level)
-    delta = int(np.ceil(z * z * psa_variance_factor(WORST_CASE_JACCARD) / width**2))
-
-    def every_outcome_narrow(u: int) -> bool:
-        a = np.arange(u + 1, dtype=float)
-        hw = psa_conditional_interval(a, float(u), confidence_level, "wilson").half_width
-        return bool(np.max(hw) <= width)
-
-    guarantee = smallest_passing(every_outcome_narrow, delta, 100 * delta + 100)
-    # the maximum over outcomes wobbles with U; walk up until a run of U's all pass
-    while not all(every_outcome_narrow(u) for u in range(guarantee, guarantee + 20)):
-        guarantee += 1
-    return {"delta": delta, "wilson": guarantee}
-
-
-def union_positives_for_assurance(
-    jaccard: float,
-    width: float,
-    confidence_level: float = 0.95,
-    assurance: float = 0.5,
-    method: str = "wilson",
-    max_union_positives: int = 10_000_000,
-) -> int:
-    """Fixed union positives (the stop rule) with ``P(hw <= width | U) >= assurance``.
-
-    Exact: given ``U``, ``a ~ Bin(U, J)``. Returns the smallest ``U`` from which on the
-    assurance holds over a run of 20 consecutive values (the exact curve wobbles with the
-    discreteness of ``a``).
-    """
-    jaccard = check("jaccard", jaccard, RULES["jaccard"])
-    _, width, confidence_level, assurance = _check_target("psa", width, confidence_level, assurance)
-    method = check_choice("method", method, EXACT_PSA_METHODS)
-    max_union_positives = check(
-        "max_union_positives", max_union_positives, RULES["max_union_positives"]
-    )
-    z = normal_quantile(confidence_level)
-    start = max(int(np.ceil(z * z * psa_variance_factor(jaccard) / width**2)), 1)
-
-    def passes(u: int) -> bool:
-        return bool(
-            conditional_psa_assurance(u, jaccard, width, confidence_level, method)[0] >= assurance
-        )
-
-    try:
-        u = smallest_passing(passes, start, max_union_positives)
-    except TargetUnreachable:
-        raise TargetUnreachable(
-            f"width {width:g} is not reached by the stop rule within max_union_positives "
-            f"{max_union_positives}",
-            parameters=("width", "max_union_positives"),
-        ) from None
-    while True:
-        run = conditional_psa_assurance(
-            np.arange(u, u + 20), jaccard, width, confidence_level, method
-        )
-        failing = np.flatnonzero(run < assurance)
-        if failing.size == 0:
-            return u
-        u += int(failing[-1]) + 1
-
-
-def items_for_union_positives(union_positives: int, union_rate: float, probability: float) -> int:
-    """Smallest ``n`` with ``P(Bin(n, r) >= U) >= probability``.
-
-    Equivalently the ``probability``-quantile of the items needed to reach the ``U``-th
-    union positive (``n - U`` is negative binomial: failures before the ``U``-th success).
-
-    >>> items_for_union_positives(186, 0.082, 0.9)
-    2475
-    """
-    u = check("union_positives", union_positives, RULES["union_positives"])
-    r = check("union_rate", union_rate, RULES["union_rate"])
-    probability = check("probability", probability, RULES["probability"])
-    if u <= 0:
-        return 0
-    if r >= 1.0:
-        return u
-    guess = int(np.ceil(u / r))
-    cap = 10 * guess + 1000
-    return _smallest_passing_near(lambda n: binomial_at_least(u, n, r) >= probability, guess, cap)
-
-
-def inverse_sampling_items(union_positives: int, union_rate: float) -> dict[str, float | int]:
-    """Items needed to collect ``U`` union positives when labelling until the ``U``-th.
-
-    Items minus ``U`` is negative binomial (failures before the ``U``-th success,
-    success probability ``r``): mean ``U / r`` items, and the 90th percentile from its
-    distribution function.
-
-    >>> out = inverse_sampling_items(186, 0.082)
-    >>> round(out["expected"]), out["p90"]
-    (2268, 2475)
-    """
-    u = check("union_positives", union_positives, RULES["union_positives"])
-    r = check("union_rate", union_rate, RULES["union_rate"])
-    return {"expected": u / r, "p90": items_for_union_positives(u, r, 0.9)}
+        return getattr(union_positives, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
