@@ -337,7 +337,9 @@ def test_schedule_json_is_one_document_with_the_seed():
         app, ["schedule", "--items", "300", "--runs", "5", "--seed", "3", "--json"]
     )
     assert result.exit_code == 0
-    assert json.loads(result.stdout)["seed"] == 3
+    doc = json.loads(result.stdout)
+    assert doc["seed"] == 3
+    assert doc["schema_version"] == "1" and doc["command"] == "schedule"
 
 
 # --------------------------------------------------------------------------- diagnostics

@@ -246,9 +246,23 @@ def emit_json(document: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(document, indent=2, allow_nan=False) + "\n")
 
 
-def json_document(doc: dict[str, Any]) -> dict[str, Any]:
+#: the version of the JSON documents' shape (the lead's JSON Schema file)
+SCHEMA_VERSION = "1"
+
+
+def json_document(doc: dict[str, Any], command: str | None = None) -> dict[str, Any]:
+    """``doc`` ready for :func:`emit_json` (numpy values plain, NaN as null).
+
+    With ``command`` (a top-level document), ``schema_version`` and ``command`` come first;
+    without it (a part of another document) nothing is added.
+
+    >>> list(json_document({"seed": 1}, "schedule"))
+    ['schema_version', 'command', 'seed']
+    """
     from planner.output.jsonout import json_ready
 
+    if command is not None:
+        doc = {"schema_version": SCHEMA_VERSION, "command": command, **doc}
     return json_ready(doc)
 
 

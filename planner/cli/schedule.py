@@ -125,7 +125,7 @@ def schedule_command(
     for note in result.notes:
         typer.secho(f"note: {note}", fg="yellow", err=True)
     if json_output:
-        emit_json(json_document(result.to_dict()))
+        emit_json(json_document(result.to_dict(), "schedule"))
         return
     from rich.console import Console
 
