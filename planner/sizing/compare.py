@@ -194,7 +194,21 @@ def _stratified_result(
 
 @dataclass(frozen=True)
 class Strata:
-    """The strata of a scenario as the designs use them: models, shares, costs, population."""
+    """The strata of a scenario as the designs use them.
+
+    Attributes
+    ----------
+    models
+        One annotator-pair model per stratum (:func:`stratum_models`).
+    shares
+        Each stratum's share of traffic, ``(H,)``.
+    seconds
+        Seconds per item in each stratum (the stratum's own, else the settings').
+    union
+        Each stratum's union rate.
+    population
+        The traffic mixture of the strata's models at their shares.
+    """
 
     models: list[PairModel]
     shares: np.ndarray
@@ -204,6 +218,7 @@ class Strata:
 
     @classmethod
     def of(cls, scenario: Scenario, settings: PlanSettings) -> Strata:
+        """The strata of ``scenario``, checked (:func:`~planner.sizing.design.check_strata`)."""
         models = stratum_models(scenario)
         shares = np.array([s.share for s in scenario.strata])
         check_strata(models, shares)
