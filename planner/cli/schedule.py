@@ -1,4 +1,4 @@
-"""The ``schedule`` command: simulate the labelling operation (registered in cli.py)."""
+"""The ``schedule`` command: simulate the labelling operation (registered in cli/commands.py)."""
 
 from __future__ import annotations
 
