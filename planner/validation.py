@@ -249,3 +249,39 @@ def seed_from(rng: RngLike, parameter: str = "rng") -> int:
         f"{parameter} must be a seed or a numpy Generator, got {type(rng).__name__}",
         parameter=parameter,
     )
+
+
+# --- rng (splits helper): a generator from anything default_rng takes, checked -------------
+
+
+def as_generator(rng: RngLike, parameter: str = "rng") -> np.random.Generator:
+    """``numpy.random.default_rng(rng)``, with a bad ``rng`` an :class:`InvalidInput`.
+
+    A generator is returned as given (the caller's stream is used and advanced, so that a
+    function fed a spawned stream draws the same numbers as before); a seed is checked as
+    :func:`seed_from` checks it. Use :func:`seed_from` instead where the seed is recorded.
+
+    >>> bool(as_generator(3).integers(10) == np.random.default_rng(3).integers(10))
+    True
+    """
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None or isinstance(rng, np.random.SeedSequence | np.random.BitGenerator):
+        return np.random.default_rng(rng)
+    return np.random.default_rng(seed_from(rng, parameter))
+
+
+def rng_or_seed(rng: RngLike, seed: int | None) -> RngLike:
+    """``rng``, or a deprecated ``seed=`` argument given in its place; both is an error.
+
+    For the functions that took ``seed`` before they took ``rng`` (``compare_designs``,
+    ``simulate_schedule``), until their callers pass ``rng``.
+
+    >>> rng_or_seed(None, 4), rng_or_seed(5, None)
+    (4, 5)
+    """
+    if seed is None:
+        return rng
+    if rng is not None:
+        raise InvalidInput("give rng or seed, not both", parameter="seed")
+    return seed

@@ -141,7 +141,7 @@ def test_comparison_checked_by_independent_simulation(stem):
     comparison = compare_designs(
         scenario,
         settings,
-        seed=3,
+        rng=3,
         floor_items=30,
         prevalence_width=scenario.design["prevalence_width"],
     )

@@ -207,7 +207,7 @@ def _peak_bytes(runs: int) -> int:
         items_per_stratum=(20_000,), annotators=4, contested_rate=(0.1,), adjudication_seconds=30.0
     )
     tracemalloc.start()
-    simulate_schedule(op, runs=runs, seed=2)
+    simulate_schedule(op, runs=runs, rng=2)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     return peak
@@ -220,15 +220,15 @@ def test_memory_does_not_grow_with_runs_times_items():
 
 def test_records_hold_no_per_item_arrays_and_progress_is_reported_per_run():
     calls = []
-    result = simulate_schedule(_op(), runs=3, seed=5, progress=lambda d, t: calls.append((d, t)))
+    result = simulate_schedule(_op(), runs=3, rng=5, progress=lambda d, t: calls.append((d, t)))
     assert calls == [(1, 3), (2, 3), (3, 3)]
     assert all(not isinstance(v, np.ndarray) for r in result.records for v in vars(r).values())
 
 
 def test_each_run_has_its_own_stream_whatever_the_number_of_runs():
     op = _op(items_per_stratum=(300,), labels_per_item=2, annotators=3)
-    three = simulate_schedule(op, runs=3, seed=11).records
-    five = simulate_schedule(op, runs=5, seed=11).records
+    three = simulate_schedule(op, runs=3, rng=11).records
+    five = simulate_schedule(op, runs=5, rng=11).records
     assert five[:3] == three
 
 
@@ -245,7 +245,7 @@ def test_burndown_matches_the_hand_calculation_on_a_coarse_grid(items, step):
         time_spread=0.0,
         adjudicators=0,
     )
-    result = simulate_schedule(op, runs=2, seed=1)
+    result = simulate_schedule(op, runs=2, rng=1)
     days = np.asarray(result.burndown_days)
     assert result.calendar_days_median == items
     assert len(days) <= BURNDOWN_POINTS + 2 and np.all(np.diff(days) == step) and days[0] == 0

@@ -26,12 +26,14 @@ from planner.sizing.plan import PlanSettings, make_plan
 from planner.sizing.search import (
     analytic_items,
     find_sample_size,
+)
+from planner.sizing.simulation import simulate_tables
+from planner.sizing.union_positives import (
     inverse_sampling_items,
     items_for_union_positives,
     union_positives_for_assurance,
     worst_case_union_positives,
 )
-from planner.sizing.simulation import simulate_tables
 from planner.statistics import intervals as iv
 from tests.conftest import cells_from_margins
 

@@ -24,6 +24,8 @@ from planner.sizing.search import (
     analytic_items,
     find_sample_size,
     interval_function,
+)
+from planner.sizing.union_positives import (
     inverse_sampling_items,
     items_for_union_positives,
     union_positives_for_assurance,
@@ -84,7 +86,7 @@ def test_stratified_designs_do_not_count_zero_width_intervals_as_narrow():
     # "reaching" width 0.1 with zero-width Wald intervals from tables with b + c = 0
     scenario = scenario_from_dict(NEAR_PERFECT, "near-perfect.toml")
     settings = PlanSettings(width=0.1, psa_method="wald", assurance=0.8, n_reps=1000)
-    comparison = compare_designs(scenario, settings, seed=2, floor_items=20)
+    comparison = compare_designs(scenario, settings, rng=2, floor_items=20)
     cells = np.array([m.cells for m in stratum_models(scenario)])
     shares = np.array([s.share for s in scenario.strata])
     rng = np.random.default_rng(20261201)
@@ -236,6 +238,6 @@ def test_unreachable_target_names_parameters_in_the_library_and_flags_at_the_cli
 def test_design_comparison_names_the_metric_parameter():
     scenario = scenario_from_dict(NEAR_PERFECT, "near-perfect.toml")
     with pytest.raises(InvalidInput) as caught:
-        compare_designs(scenario, PlanSettings(metric="both"), seed=1)
+        compare_designs(scenario, PlanSettings(metric="both"), rng=1)
     assert caught.value.parameter == "metric"
     assert flag_message(caught.value).startswith("--metric both is not supported")

@@ -47,7 +47,7 @@ def _op(**kwargs):
     ],
 )
 def test_one_annotator_fixed_times_match_the_hand_calculation(items, expected_days, expected_hours):
-    result = simulate_schedule(_op(items_per_stratum=(items,)), runs=2, seed=1)
+    result = simulate_schedule(_op(items_per_stratum=(items,)), runs=2, rng=1)
     assert result.calendar_days_median == expected_days
     assert result.person_hours_median == pytest.approx(expected_hours)
     # one annotator with fixed times never waits: busy the whole working clock
@@ -64,7 +64,7 @@ def test_calendar_days_week_pattern():
 def test_two_labels_each_split_evenly_between_two_annotators():
     # 2 annotators, 2 distinct labels per item: each labels every item -> same days as one
     result = simulate_schedule(
-        _op(items_per_stratum=(1000,), labels_per_item=2, annotators=2), runs=2, seed=1
+        _op(items_per_stratum=(1000,), labels_per_item=2, annotators=2), runs=2, rng=1
     )
     assert result.calendar_days_median == 9 and result.person_hours_median == pytest.approx(50.0)
 
@@ -83,7 +83,7 @@ def test_simulated_hours_match_the_analytic_hours():
         adjudicators=1,
         adjudication_seconds=200,
     )
-    result = simulate_schedule(op, runs=300, seed=4)
+    result = simulate_schedule(op, runs=300, rng=4)
     hours = np.array(
         [
             (r.annotator_busy_seconds + r.adjudicator_busy_seconds + r.requalification_seconds)
@@ -100,7 +100,7 @@ def test_simulated_hours_match_the_analytic_hours():
 def test_same_seed_same_schedule():
     op = _op(items_per_stratum=(300,), labels_per_item=2, annotators=3, time_spread=0.5)
     a, b, c = (
-        json.dumps(json_ready(simulate_schedule(op, runs=20, seed=s).to_dict())) for s in (9, 9, 10)
+        json.dumps(json_ready(simulate_schedule(op, runs=20, rng=s).to_dict())) for s in (9, 9, 10)
     )
     assert a == b and a != c
 

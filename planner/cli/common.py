@@ -10,6 +10,8 @@ import secrets
 import sys
 import traceback
 import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import typer
@@ -244,7 +246,62 @@ def emit_json(document: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(document, indent=2, allow_nan=False) + "\n")
 
 
-def json_document(doc: dict[str, Any]) -> dict[str, Any]:
+#: the version of the JSON documents' shape (the lead's JSON Schema file)
+SCHEMA_VERSION = "1"
+
+
+def json_document(doc: dict[str, Any], command: str | None = None) -> dict[str, Any]:
+    """``doc`` ready for :func:`emit_json` (numpy values plain, NaN as null).
+
+    With ``command`` (a top-level document), ``schema_version`` and ``command`` come first;
+    without it (a part of another document) nothing is added.
+
+    >>> list(json_document({"seed": 1}, "schedule"))
+    ['schema_version', 'command', 'seed']
+    """
     from planner.output.jsonout import json_ready
 
+    if command is not None:
+        doc = {"schema_version": SCHEMA_VERSION, "command": command, **doc}
     return json_ready(doc)
+
+
+#: a library function's ``progress`` callback: ``progress(done, total)``
+Progress = Callable[[int, int], None]
+
+
+@contextmanager
+def progress_bar(label: str, *, disabled: bool = False) -> Iterator[Progress]:
+    """A Rich progress bar on stderr, as the ``progress`` callback of a library function.
+
+    Shows ``label``, the bar, ``done/total``, the time elapsed and the time remaining; the
+    callback sets the bar to ``done`` of ``total``. Nothing is drawn when ``disabled`` (the
+    command's ``--json`` or ``--quiet``) or when stderr is not a terminal; the bar disappears
+    when the step ends, so stdout and the final stderr stay as without it.
+
+    >>> with progress_bar("sizing designs", disabled=True) as progress:
+    ...     progress(1, 4)
+    """
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.progress import Progress as RichProgress
+
+    columns = (
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+    )
+    console = Console(stderr=True)
+    disabled = disabled or not console.is_terminal  # a bar only where someone watches it
+    with RichProgress(*columns, console=console, transient=True, disable=disabled) as bar:
+        task = bar.add_task(label, total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)

@@ -1,9 +1,7 @@
-"""The ``schedule`` command: simulate the labelling operation (registered in cli.py)."""
+"""The ``schedule`` command: simulate the labelling operation (registered in cli/commands.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Annotated
 
 import typer
@@ -12,6 +10,7 @@ from planner.cli.common import (
     emit_json,
     json_document,
     parse_ints,
+    progress_bar,
     seed_or_draw,
 )
 
@@ -90,6 +89,9 @@ def schedule_command(
     json_output: Annotated[
         bool, typer.Option("--json", metavar="", help="Print one JSON document instead of tables.")
     ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", metavar="", help="Show no progress bar on stderr.")
+    ] = False,
 ) -> None:
     from planner.sizing.plan_options import run_schedule
 
@@ -116,45 +118,17 @@ def schedule_command(
         "adjudicators": adjudicators,
         "runs": runs,
     }
-    with _progress_bar(disabled=json_output) as progress:
+    with progress_bar("simulating runs", disabled=json_output or quiet) as progress:
         _, result = run_schedule(
             scenario, cli, team, seed_or_draw, items=items, design=design, progress=progress
         )
     for note in result.notes:
         typer.secho(f"note: {note}", fg="yellow", err=True)
     if json_output:
-        emit_json(json_document(result.to_dict()))
+        emit_json(json_document(result.to_dict(), "schedule"))
         return
     from rich.console import Console
 
     from planner.output.render import render_schedule
 
     render_schedule(result, Console(markup=False))
-
-
-@contextmanager
-def _progress_bar(*, disabled: bool) -> Iterator[Callable[[int, int], None]]:
-    """A progress bar with the time remaining on stderr, updated after each run."""
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    columns = (
-        TextColumn("simulating runs"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
-    )
-    console = Console(stderr=True)
-    disabled = disabled or not console.is_terminal  # a bar only where someone watches it
-    with Progress(*columns, console=console, transient=True, disable=disabled) as bar:
-        task = bar.add_task("runs", total=None)
-        yield lambda done, total: bar.update(task, completed=done, total=total)

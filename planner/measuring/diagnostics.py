@@ -54,69 +54,92 @@ def diagnose(
     w_item = np.ones(ratings.n_rows) if ratings.weights is None else ratings.weights.astype(float)
     out: dict[str, Any] = {"contested_items": int(round(w_item[contested].sum()))}
     out["per_annotator"] = _per_annotator(ratings, counts, per_item, w_item, pos)
+    out["per_pair"] = _per_pair(ratings, pos) if ratings.n_annotators <= 20 else []
+    if by is not None:
+        out["by"] = {"column": by, "groups": _per_group(ratings, counts, pos, by, confidence_level)}
+    return out
+
+
+def _per_pair(ratings: Ratings, pos: int | None) -> list[dict[str, Any]]:
+    """Per pair of annotators who share items: observed agreement, kappa, and with a
+    positive label the joint positives, who flags alone, and PSA."""
     pairs = []
     m = ratings.n_annotators
-    if m <= 20:
-        for i in range(m):
-            for j in range(i + 1, m):
-                table = ratings.pair_table(i, j)
-                n = int(table.sum())
-                if n == 0:
-                    continue
-                entry = {
-                    "annotators": [ratings.annotators[i], ratings.annotators[j]],
-                    "items": n,
-                    "observed_agreement": scalar(ag.observed_agreement(table)),
-                    "cohen_kappa": scalar(ag.cohen_kappa(table)),
-                }
-                if pos is not None:
-                    binary = binary_table(table, pos)
-                    a, b, c, _ = (int(x) for x in binary.ravel())
-                    entry.update(
-                        {
-                            "joint_positives": a,
-                            "first_only": b,
-                            "second_only": c,
-                            "psa": scalar(ag.positive_agreement(binary)),
-                        }
-                    )
-                pairs.append(entry)
-    out["per_pair"] = pairs
-    if by is not None:
-        if by not in ratings.groups:
-            raise InvalidInput(f"--by {by!r} is not a column that was read")
-        groups = ratings.groups[by]
-        table_by = []
-        for value in _unique_in_order(groups):
-            mask = groups == value
-            sub = counts[mask]
-            w = None if ratings.weights is None else ratings.weights[mask]
-            sub_w = sub if w is None else sub * w[:, None]  # counts summed over items
+    for i in range(m):
+        for j in range(i + 1, m):
+            table = ratings.pair_table(i, j)
+            n = int(table.sum())
+            if n == 0:
+                continue
             entry = {
-                "group": plain_value(value),
-                "items": int(mask.sum() if w is None else w.sum()),
+                "annotators": [ratings.annotators[i], ratings.annotators[j]],
+                "items": n,
+                "observed_agreement": scalar(ag.observed_agreement(table)),
+                "cohen_kappa": scalar(ag.cohen_kappa(table)),
             }
             if pos is not None:
-                y = (sub_w[:, pos] * (sub[:, pos] - 1)).sum()
-                x = (sub_w[:, pos] * (sub.sum(1) - 1)).sum()
-                entry["psa"] = float(y / x) if x > 0 else float("nan")
-                if ratings.n_annotators == 2:
-                    ones = np.ones(len(sub), dtype=np.int64) if w is None else w
-                    a_g = int(ones[sub[:, pos] == 2].sum())
-                    u_g = int(ones[(sub[:, pos] >= 1) & (sub.sum(1) == 2)].sum())
-                    ci = psa_conditional_interval(a_g, u_g, confidence_level)
-                    entry.update(
-                        {
-                            "joint_positives": a_g,
-                            "union_positives": u_g,
-                            "ci_low": scalar(ci.low),
-                            "ci_high": scalar(ci.high),
-                        }
-                    )
-            entry["observed_agreement"] = scalar(mr.pairwise_agreement(sub, w))
-            table_by.append(entry)
-        out["by"] = {"column": by, "groups": table_by}
-    return out
+                binary = binary_table(table, pos)
+                a, b, c, _ = (int(x) for x in binary.ravel())
+                entry.update(
+                    {
+                        "joint_positives": a,
+                        "first_only": b,
+                        "second_only": c,
+                        "psa": scalar(ag.positive_agreement(binary)),
+                    }
+                )
+            pairs.append(entry)
+    return pairs
+
+
+def _per_group(
+    ratings: Ratings, counts: NDArray, pos: int | None, by: str, confidence_level: float
+) -> list[dict[str, Any]]:
+    """Per value of the ``by`` column: items, PSA (with its Wilson interval when there are
+    two annotators) and observed agreement."""
+    if by not in ratings.groups:
+        raise InvalidInput(
+            f"by must be a column that was read ({', '.join(ratings.groups) or 'none'}), "
+            f"got {by!r}",
+            parameter="by",
+        )
+    groups = ratings.groups[by]
+    table_by = []
+    for value in _unique_in_order(groups):
+        mask = groups == value
+        sub = counts[mask]
+        w = None if ratings.weights is None else ratings.weights[mask]
+        entry = {"group": plain_value(value), "items": int(mask.sum() if w is None else w.sum())}
+        if pos is not None:
+            entry.update(_group_psa(sub, w, pos, ratings.n_annotators, confidence_level))
+        entry["observed_agreement"] = scalar(mr.pairwise_agreement(sub, w))
+        table_by.append(entry)
+    return table_by
+
+
+def _group_psa(
+    sub: NDArray, w: NDArray | None, pos: int, n_annotators: int, confidence_level: float
+) -> dict[str, Any]:
+    """One group's PSA from its count rows ``sub`` (weights ``w``), with the conditional
+    Wilson interval when there are two annotators."""
+    sub_w = sub if w is None else sub * w[:, None]  # counts summed over items
+    y = (sub_w[:, pos] * (sub[:, pos] - 1)).sum()
+    x = (sub_w[:, pos] * (sub.sum(1) - 1)).sum()
+    entry: dict[str, Any] = {"psa": float(y / x) if x > 0 else float("nan")}
+    if n_annotators == 2:
+        ones = np.ones(len(sub), dtype=np.int64) if w is None else w
+        a_g = int(ones[sub[:, pos] == 2].sum())
+        u_g = int(ones[(sub[:, pos] >= 1) & (sub.sum(1) == 2)].sum())
+        ci = psa_conditional_interval(a_g, u_g, confidence_level)
+        entry.update(
+            {
+                "joint_positives": a_g,
+                "union_positives": u_g,
+                "ci_low": scalar(ci.low),
+                "ci_high": scalar(ci.high),
+            }
+        )
+    return entry
 
 
 def _unique_in_order(values: NDArray) -> list[Any]:

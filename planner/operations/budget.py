@@ -1,14 +1,25 @@
-"""Person-hours and cost of labelling a planned number of items.
+"""Person-hours and cost of labelling a planned number of items: the one place they are computed.
 
-``person_hours = items * annotators_per_item * seconds_per_item / 3600
-+ contested_items * adjudication_seconds / 3600``; cost is hours times the hourly rate.
+``person_hours = sum_h items_h * annotators_per_item * seconds_per_item_h / 3600
++ sum_h items_h * contested_rate_h * adjudication_seconds / 3600``; cost is hours times the
+hourly rate. :func:`stratified_budget` is the general form (one value per stratum);
+:func:`labelling_budget` the one-stratum case. The comparison of designs
+(:mod:`planner.sizing.compare`), a plan (:mod:`planner.sizing.plan`) and the expected hours of
+the workload model (:mod:`planner.operations.workload`) all count hours here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+from numpy.typing import ArrayLike
+
 from planner.errors import InvalidInput
+from planner.validation import RULES, check
+
+#: seconds in a person-hour
+SECONDS_PER_HOUR = 3600.0
 
 
 @dataclass(frozen=True)
@@ -42,6 +53,110 @@ class Budget:
     cost: float | None
 
 
+def labelling_hours(
+    items_per_stratum: ArrayLike, seconds_per_item: ArrayLike, labels_per_item: int
+) -> float:
+    """Hours of labelling: ``sum_h items_h * labels_per_item * seconds_per_item_h / 3600``.
+
+    Arithmetic only; the callers (:func:`stratified_budget`, the workload model) have checked
+    the values.
+
+    >>> labelling_hours([1200], [90.0], 2)
+    60.0
+    """
+    labels = np.asarray(items_per_stratum, dtype=np.int64) * int(labels_per_item)
+    return float(np.dot(labels, np.asarray(seconds_per_item, dtype=float))) / SECONDS_PER_HOUR
+
+
+def contested_items(items_per_stratum: ArrayLike, contested_rate: ArrayLike) -> float:
+    """Expected contested items, ``sum_h items_h * contested_rate_h``."""
+    rates = np.asarray(contested_rate, dtype=float)
+    return float(np.dot(np.asarray(items_per_stratum, dtype=np.int64), rates))
+
+
+def adjudication_hours(contested: float, adjudication_seconds: float) -> float:
+    """Hours of adjudication: ``contested * adjudication_seconds / 3600``."""
+    return contested * adjudication_seconds / SECONDS_PER_HOUR
+
+
+def _check_costs(
+    annotators_per_item: int,
+    adjudication_seconds: float,
+    hourly_rate: float | None,
+) -> tuple[int, float, float | None]:
+    """The budget's scalar arguments checked by their rules, in parameter names."""
+    annotators_per_item = check(
+        "annotators_per_item", annotators_per_item, RULES["annotators_per_item"]
+    )
+    adjudication_seconds = check(
+        "adjudication_seconds", adjudication_seconds, RULES["adjudication_seconds"]
+    )
+    if hourly_rate is not None:
+        hourly_rate = check("hourly_rate", hourly_rate, RULES["hourly_rate"])
+    return annotators_per_item, adjudication_seconds, hourly_rate
+
+
+def stratified_budget(
+    items_per_stratum: ArrayLike,
+    seconds_per_item: ArrayLike,
+    contested_rate: ArrayLike,
+    *,
+    annotators_per_item: int = 2,
+    adjudication_seconds: float = 0.0,
+    hourly_rate: float | None = None,
+) -> Budget:
+    """Person-hours and cost of labelling ``items_per_stratum[h]`` items in each stratum ``h``.
+
+    Parameters
+    ----------
+    items_per_stratum
+        Items to label in each stratum.
+    seconds_per_item
+        Seconds one annotator spends on one item of each stratum (> 0).
+    contested_rate
+        Expected share of each stratum's items with exactly one positive label, ``p_b + p_c``.
+    annotators_per_item
+        Labels per item (at least 2).
+    adjudication_seconds
+        Seconds to adjudicate one contested item (0: no adjudication).
+    hourly_rate
+        Cost of one person-hour, or None.
+
+    Examples
+    --------
+    200 items at 60 s and 1,000 at 90 s, two annotators each:
+
+    >>> stratified_budget([200, 1000], [60.0, 90.0], [0.0, 0.0]).person_hours
+    56.666666666666664
+    """
+    annotators_per_item, adjudication_seconds, hourly_rate = _check_costs(
+        annotators_per_item, adjudication_seconds, hourly_rate
+    )
+    items = np.asarray(items_per_stratum, dtype=np.int64)
+    seconds = np.asarray(seconds_per_item, dtype=float)
+    if items.shape != seconds.shape or items.shape != np.shape(contested_rate):
+        raise InvalidInput(
+            "items_per_stratum, seconds_per_item and contested_rate need one value per "
+            f"stratum, got {items.size}, {seconds.size} and {np.size(contested_rate)}",
+            parameter="items_per_stratum",
+        )
+    for value in seconds:
+        check("seconds_per_item", float(value), RULES["seconds_per_item"])
+    labelling = labelling_hours(items, seconds, annotators_per_item)
+    contested = contested_items(items, contested_rate)
+    adjudication = adjudication_hours(contested, adjudication_seconds)
+    hours = labelling + adjudication
+    return Budget(
+        items=int(items.sum()),
+        labels=int(items.sum()) * annotators_per_item,
+        labelling_hours=labelling,
+        contested_items=contested,
+        adjudication_hours=adjudication,
+        person_hours=hours,
+        cost=None if hourly_rate is None else hours * hourly_rate,
+    )
+
+
 def labelling_budget(
     items: int,
     *,
@@ -51,7 +166,7 @@ def labelling_budget(
     adjudication_seconds: float = 0.0,
     hourly_rate: float | None = None,
 ) -> Budget:
-    """Person-hours and cost of labelling ``items`` items.
+    """Person-hours and cost of labelling ``items`` items (:func:`stratified_budget`, one stratum).
 
     Parameters
     ----------
@@ -70,30 +185,17 @@ def labelling_budget(
 
     Examples
     --------
-    The chapter's 1,200 items at two annotators and 90 s an item are 60 hours:
+    1,200 items (the worked example of the unsupported-claims scenario) at two annotators and
+    90 s an item are 60 hours:
 
     >>> labelling_budget(1200).person_hours
     60.0
     """
-    if annotators_per_item < 2:
-        raise InvalidInput(f"--annotators-per-item must be at least 2, got {annotators_per_item}")
-    if not seconds_per_item > 0:
-        raise InvalidInput(f"--seconds-per-item must be > 0, got {seconds_per_item:g}")
-    if adjudication_seconds < 0:
-        raise InvalidInput(f"--adjudication-seconds must be >= 0, got {adjudication_seconds:g}")
-    if hourly_rate is not None and hourly_rate < 0:
-        raise InvalidInput(f"--hourly-rate must be >= 0, got {hourly_rate:g}")
-    labels = int(items) * int(annotators_per_item)
-    labelling = labels * seconds_per_item / 3600.0
-    contested = items * contested_rate
-    adjudication = contested * adjudication_seconds / 3600.0
-    hours = labelling + adjudication
-    return Budget(
-        items=int(items),
-        labels=labels,
-        labelling_hours=labelling,
-        contested_items=contested,
-        adjudication_hours=adjudication,
-        person_hours=hours,
-        cost=None if hourly_rate is None else hours * hourly_rate,
+    return stratified_budget(
+        [int(items)],
+        [seconds_per_item],
+        [contested_rate],
+        annotators_per_item=annotators_per_item,
+        adjudication_seconds=adjudication_seconds,
+        hourly_rate=hourly_rate,
     )

@@ -33,7 +33,13 @@ import simpy
 
 from planner.data.scenario import TEAM_KEYS
 from planner.errors import InvalidInput
-from planner.validation import RULES, check, shown
+from planner.operations.budget import (
+    SECONDS_PER_HOUR,
+    adjudication_hours,
+    contested_items,
+    labelling_hours,
+)
+from planner.validation import RULES, RngLike, check, rng_or_seed, seed_from, shown
 
 MAX_LABELS_PER_RUN = 20_000_000
 """Items x labels per item one run may hold (its task times are in memory together)."""
@@ -109,7 +115,7 @@ class Operation:
 
     @property
     def shift_seconds(self) -> float:
-        return self.hours_per_day * 3600.0
+        return self.hours_per_day * SECONDS_PER_HOUR
 
 
 def _checked_fields(op: Operation) -> dict[str, Any]:
@@ -254,21 +260,24 @@ def _calendar_days_of(working_seconds: np.ndarray, op: Operation) -> np.ndarray:
 
 
 def _hours(op: Operation) -> dict[str, float]:
-    """Expected person-hours by kind: labels, checks, requalification, adjudication."""
+    """Expected person-hours by kind: labels, checks, requalification, adjudication.
+
+    Labels and adjudication are counted by :mod:`planner.operations.budget`; attention
+    checks take the mean label time, a failed check ``requalification_hours``.
+    """
     n_items = sum(op.items_per_stratum)
-    labels = float(np.dot(op.items_per_stratum, op.seconds_per_item)) * op.labels_per_item
-    mean_label = labels / (n_items * op.labels_per_item)
+    labels = labelling_hours(op.items_per_stratum, op.seconds_per_item, op.labels_per_item)
+    mean_label = labels * SECONDS_PER_HOUR / (n_items * op.labels_per_item)
     checks = op.attention_check_share * n_items * op.labels_per_item
-    requal = checks * op.attention_fail_rate * op.requalification_hours * 3600
-    contested = float(np.dot(op.items_per_stratum, op.contested_rate))
-    adjudication = contested * op.adjudication_seconds if op.adjudicators else 0.0
-    seconds = {
+    contested = contested_items(op.items_per_stratum, op.contested_rate)
+    return {
         "labels": labels,
-        "checks": checks * mean_label,
-        "requalification": requal,
-        "adjudication": adjudication,
+        "checks": checks * mean_label / SECONDS_PER_HOUR,
+        "requalification": checks * op.attention_fail_rate * op.requalification_hours,
+        "adjudication": (
+            adjudication_hours(contested, op.adjudication_seconds) if op.adjudicators else 0.0
+        ),
     }
-    return {kind: value / 3600.0 for kind, value in seconds.items()}
 
 
 def analytic_person_hours(op: Operation) -> float:
@@ -307,7 +316,7 @@ def _annotator_timeline(
         is_label = np.insert(is_label, positions, False)
     failed = (rng.random(steps.size) < op.attention_fail_rate) & ~is_label
     busy = float(steps.sum())
-    requal_seconds = op.requalification_hours * 3600.0
+    requal_seconds = op.requalification_hours * SECONDS_PER_HOUR
     n_failed = int(failed.sum()) if requal_seconds > 0 else 0
     if n_failed:
         after = np.flatnonzero(failed) + 1
@@ -481,8 +490,9 @@ def simulate_schedule(
     op: Operation,
     *,
     runs: int = 200,
-    seed: int = 0,
+    rng: RngLike = None,
     progress: Callable[[int, int], None] | None = None,
+    seed: int | None = None,
 ) -> ScheduleResult:
     """Simulate ``runs`` independent runs and summarise calendar time, hours and cost.
 
@@ -493,16 +503,24 @@ def simulate_schedule(
     runs
         Independent runs (:data:`RULES` ``runs``); ``runs x steps_per_run(op)`` is at most
         :data:`MAX_STEPS`, which bounds the time taken.
-    seed
-        Seed of the root stream; run ``i`` uses its ``i``-th spawned child.
+    rng
+        Anything :func:`numpy.random.default_rng` takes; its integer seed
+        (:func:`planner.validation.seed_from`, fresh entropy for None, never a fixed seed) is
+        the root stream's and is recorded as ``ScheduleResult.seed``; run ``i`` uses the
+        root's ``i``-th spawned child.
     progress
         Called as ``progress(done, runs)`` after each run.
+    seed
+        Deprecated spelling of ``rng=seed``, kept until ``sizing/plan_options.py`` and
+        ``output/report.py`` pass ``rng``; give one of the two.
 
     Memory is O(runs + items): each run is reduced to its :class:`RunRecord` and its
     burn-down on the common grid before the next starts.
     """
     runs = check("runs", runs, RULES["runs"])
-    seed = check("seed", seed, RULES["seed"])
+    if seed is not None:
+        seed = check("seed", seed, RULES["seed"])
+    seed = seed_from(rng_or_seed(rng, seed))
     per_run = steps_per_run(op)
     if runs * per_run > MAX_STEPS:
         raise InvalidInput(
@@ -532,7 +550,7 @@ def _summarise(
     hours = np.array(
         [
             (r.annotator_busy_seconds + r.adjudicator_busy_seconds + r.requalification_seconds)
-            / 3600
+            / SECONDS_PER_HOUR
             for r in records
         ]
     )

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from planner.sizing.plan import Plan, interval_label
+from planner.sizing.search import SampleSizeResult
 
 _CELL_LABELS = {
     "both": "both positive (a)",
@@ -41,8 +42,19 @@ def _table(title: str) -> Table:
 
 def render_plan(plan: Plan, console: Console) -> None:
     """Print the assumptions, the answer per metric, the budget and the PSA checks."""
+    console.print(_assumptions_table(plan))
+    console.print(_answer_table(plan))
+    console.print(_checks_table(plan))
+    for note in plan.notes:
+        console.print(f"note: {note}", style="dim")
+    console.print(
+        f"seed {plan.seed} (rerun with --seed {plan.seed} for identical output)", style="dim"
+    )
+
+
+def _assumptions_table(plan: Plan) -> Table:
+    """The annotator pair: the inputs, the cell probabilities and the indices they imply."""
     model = plan.model.summary()
-    settings = plan.settings
     assumptions = _table("Assumptions: the annotator pair")
     for key, value in plan.model.assumptions.items():
         if isinstance(value, list):
@@ -59,74 +71,86 @@ def render_plan(plan: Plan, console: Console) -> None:
         ("bias_index", "Byrt BI = (b-c)/n; > 0 when A flags more"),
     ]:
         assumptions.add_row(key.replace("_", " "), _fmt(model[key]), note)
-    console.print(assumptions)
+    return assumptions
 
+
+def _answer_table(plan: Plan) -> Table:
+    """The answer: items, union positives, hours, half-width and assurance per metric."""
+    settings = plan.settings
     answer = _table(
         f"Answer: half-width <= {settings.width:g} at {settings.confidence_level:.0%} confidence, "
         f"assurance {settings.assurance:g}"
     )
     for metric, res in plan.results.items():
-        budget = plan.budgets[metric]
-        deciding = " (decides)" if metric == plan.deciding_metric and len(plan.results) > 1 else ""
-        answer.add_row(
-            Text(f"{metric}{deciding}: items", style="bold"),
-            Text(f"{res.items:,}", style="bold"),
-            (
-                f"exact, from binomial sums ({interval_label(metric, res.method)})"
-                if res.basis == "exact"
-                else f"± {res.items_mc_se:.1f} items Monte Carlo SE "
-                f"({interval_label(metric, res.method)})"
-            ),
-        )
-        answer.add_row(
-            f"{metric}: union positives",
-            _fmt(res.union_positives, 4),
-            "expected at that many items",
-        )
-        answer.add_row(
-            f"{metric}: person-hours",
-            _fmt(budget.person_hours, 4),
-            f"{settings.annotators_per_item} annotators × {settings.seconds_per_item:g} s"
-            + (
-                f" + adjudication {budget.adjudication_hours:.3g} h"
-                if budget.adjudication_hours
-                else ""
-            ),
-        )
-        if budget.cost is not None:
-            answer.add_row(
-                f"{metric}: cost", f"{budget.cost:,.2f}", f"at {settings.hourly_rate:g} per hour"
-            )
-        answer.add_row(
-            f"{metric}: half-width",
-            _fmt(res.half_width_median),
-            f"median; {_fmt(res.half_width_at_assurance)} at the assurance quantile",
-        )
-        answer.add_row(
-            f"{metric}: typical interval",
-            f"{res.interval_median[0]:.3f} – {res.interval_median[1]:.3f}",
-            "medians of the limits over simulated studies",
-        )
-        fresh = f"{res.n_reps:,} fresh simulated studies"
-        if res.exact_assurance is not None:
-            answer.add_row(
-                f"{metric}: assurance reached",
-                f"{res.exact_assurance:.3f}",
-                f"exact; Monte Carlo check {res.assurance:.3f} ± {res.assurance_mc_se:.3f} "
-                f"on {fresh}",
-            )
-        else:
-            answer.add_row(
-                f"{metric}: assurance reached",
-                f"{res.assurance:.3f}",
-                f"± {res.assurance_mc_se:.3f} MC SE on {fresh}, not those the search used",
-            )
-        if res.n_undefined:
-            answer.add_row(
-                f"{metric}: undefined intervals", f"{res.n_undefined:,}", "counted as too wide"
-            )
-    console.print(answer)
+        _answer_rows(answer, plan, metric, res)
+    return answer
 
+
+def _answer_rows(answer: Table, plan: Plan, metric: str, res: SampleSizeResult) -> None:
+    """One metric's rows of the answer table."""
+    settings = plan.settings
+    budget = plan.budgets[metric]
+    deciding = " (decides)" if metric == plan.deciding_metric and len(plan.results) > 1 else ""
+    answer.add_row(
+        Text(f"{metric}{deciding}: items", style="bold"),
+        Text(f"{res.items:,}", style="bold"),
+        (
+            f"exact, from binomial sums ({interval_label(metric, res.method)})"
+            if res.basis == "exact"
+            else f"± {res.items_mc_se:.1f} items Monte Carlo SE "
+            f"({interval_label(metric, res.method)})"
+        ),
+    )
+    answer.add_row(
+        f"{metric}: union positives",
+        _fmt(res.union_positives, 4),
+        "expected at that many items",
+    )
+    answer.add_row(
+        f"{metric}: person-hours",
+        _fmt(budget.person_hours, 4),
+        f"{settings.annotators_per_item} annotators × {settings.seconds_per_item:g} s"
+        + (
+            f" + adjudication {budget.adjudication_hours:.3g} h"
+            if budget.adjudication_hours
+            else ""
+        ),
+    )
+    if budget.cost is not None:
+        answer.add_row(
+            f"{metric}: cost", f"{budget.cost:,.2f}", f"at {settings.hourly_rate:g} per hour"
+        )
+    answer.add_row(
+        f"{metric}: half-width",
+        _fmt(res.half_width_median),
+        f"median; {_fmt(res.half_width_at_assurance)} at the assurance quantile",
+    )
+    answer.add_row(
+        f"{metric}: typical interval",
+        f"{res.interval_median[0]:.3f} – {res.interval_median[1]:.3f}",
+        "medians of the limits over simulated studies",
+    )
+    fresh = f"{res.n_reps:,} fresh simulated studies"
+    if res.exact_assurance is not None:
+        answer.add_row(
+            f"{metric}: assurance reached",
+            f"{res.exact_assurance:.3f}",
+            f"exact; Monte Carlo check {res.assurance:.3f} ± {res.assurance_mc_se:.3f} on {fresh}",
+        )
+    else:
+        answer.add_row(
+            f"{metric}: assurance reached",
+            f"{res.assurance:.3f}",
+            f"± {res.assurance_mc_se:.3f} MC SE on {fresh}, not those the search used",
+        )
+    if res.n_undefined:
+        answer.add_row(
+            f"{metric}: undefined intervals", f"{res.n_undefined:,}", "counted as too wide"
+        )
+
+
+def _checks_table(plan: Plan) -> Table:
+    """PSA without trusting the model: the worst case and the stop rule."""
     checks = _table("PSA without trusting the model: other sampling rules")
     wc = plan.worst_case
     checks.add_row(
@@ -152,12 +176,7 @@ def render_plan(plan: Plan, console: Console) -> None:
             f"{sr['expected_items']:,.0f}, {sr['person_hours_expected']:,.1f} h",
             f"expected; 90th percentile {sr['items_p90']:,} items, {sr['person_hours_p90']:,.1f} h",
         )
-    console.print(checks)
-    for note in plan.notes:
-        console.print(f"note: {note}", style="dim")
-    console.print(
-        f"seed {plan.seed} (rerun with --seed {plan.seed} for identical output)", style="dim"
-    )
+    return checks
 
 
 _COEFFICIENT_NAMES = {
@@ -185,6 +204,18 @@ _COEFFICIENT_NAMES = {
 
 def render_agreement(report: Any, console: Console) -> None:
     """Print the data, coefficients with intervals, the decision and the diagnostics."""
+    console.print(_data_table(report))
+    console.print(_coefficients_table(report))
+    _print_tests(report.summary, console)
+    _print_decision(report.decision, console)
+    _print_diagnostics(report.diagnostics, console)
+    for note in report.notes:
+        console.print(f"note: {note}", style="dim")
+    console.print(f"seed {report.seed}", style="dim")
+
+
+def _data_table(report: Any) -> Table:
+    """What was read: items, annotators, categories, level, the positive label's counts."""
     s = report.summary
     data = _table(f"Data: {report.source}")
     data.add_row(
@@ -215,8 +246,11 @@ def render_agreement(report: Any, console: Console) -> None:
                 f"{s['prevalence_index']:.3f} / {s['bias_index']:.3f}",
                 "BI > 0: A flags more",
             )
-    console.print(data)
+    return data
 
+
+def _coefficients_table(report: Any) -> Table:
+    """One row per coefficient: estimate, interval, SE, method, items."""
     level = f"{report.confidence_level:.0%}"
     coefs = Table(title="Agreement", title_justify="left", header_style="bold")
     for col, justify in [
@@ -240,7 +274,11 @@ def render_agreement(report: Any, console: Console) -> None:
         coefs.add_row(
             _COEFFICIENT_NAMES.get(name, name), estimate, interval, se, method, f"{c.n_items:,}"
         )
-    console.print(coefs)
+    return coefs
+
+
+def _print_tests(s: dict[str, Any], console: Console) -> None:
+    """The lines under the coefficients: P(alpha < min), tests of kappa = 0, marginals."""
     if "alpha_below_min" in s:
         q = s["alpha_below_min"]
         console.print(
@@ -274,7 +312,9 @@ def render_agreement(report: Any, console: Console) -> None:
         style="dim",
     )
 
-    d = report.decision
+
+def _print_decision(d: Any, console: Console) -> None:
+    """The verdict against the thresholds fixed in advance, coloured."""
     colour = {"demonstrated": "green", "not demonstrated": "red"}.get(d.verdict, "yellow")
     console.print(
         Text.assemble(
@@ -286,7 +326,9 @@ def render_agreement(report: Any, console: Console) -> None:
         )
     )
 
-    diag = report.diagnostics
+
+def _print_diagnostics(diag: dict[str, Any], console: Console) -> None:
+    """Per annotator, per pair of annotators and per group (``--by``) tables."""
     people = Table(
         title=f"Diagnostics: {diag['contested_items']:,} contested items",
         title_justify="left",
@@ -318,15 +360,24 @@ def render_agreement(report: Any, console: Console) -> None:
         for entry in diag["by"]["groups"]:
             groups.add_row(*(_fmt(entry[key]) for key in keys))
         console.print(groups)
-    for note in report.notes:
-        console.print(f"note: {note}", style="dim")
-    console.print(f"seed {report.seed}", style="dim")
 
 
 def render_comparison(comparison: Any, console: Console) -> None:
     """Print the strata and the three designs side by side."""
+    console.print(_strata_table(comparison))
+    console.print(_designs_table(comparison))
+    for d in comparison.designs.values():
+        console.print(Text.assemble((d.design, "bold"), f": {d.describes}"))
+    console.print(_per_stratum_table(comparison))
+    _print_checks(comparison, console)
+    for note in comparison.notes:
+        console.print(f"note: {note}", style="dim")
+    console.print(f"seed {comparison.seed}", style="dim")
+
+
+def _strata_table(comparison: Any) -> Table:
+    """Each stratum's share, prevalence, union rate, PSA, kappa and seconds, and traffic's."""
     sc = comparison.scenario
-    settings = comparison.settings
     strata = Table(title=f"Scenario {sc.name}: strata", title_justify="left", header_style="bold")
     for col in ("stratum", "share", "prevalence", "union rate", "PSA", "kappa", "s/item"):
         strata.add_column(col, justify="left" if col == "stratum" else "right")
@@ -350,7 +401,12 @@ def render_comparison(comparison: Any, console: Console) -> None:
         f"{pop['kappa']:.3f}",
         "",
     )
-    console.print(strata)
+    return strata
+
+
+def _designs_table(comparison: Any) -> Table:
+    """The designs side by side: items per stratum, half-width, estimate, hours and cost."""
+    settings = comparison.settings
     title = (
         f"Designs: {settings.metric} half-width <= {settings.width:g} at "
         f"{settings.confidence_level:.0%}, assurance {settings.assurance:g}"
@@ -386,9 +442,11 @@ def render_comparison(comparison: Any, console: Console) -> None:
     table.add_row("hours vs uniform", *(f"{comparison.hours_ratio(d.design):.2f}" for d in designs))
     if costs[0].cost is not None:
         table.add_row("cost", *(f"{c.cost:,.0f}" for c in costs))
-    console.print(table)
-    for d in designs:
-        console.print(Text.assemble((d.design, "bold"), f": {d.describes}"))
+    return table
+
+
+def _per_stratum_table(comparison: Any) -> Table:
+    """The enriched design per stratum (each row describes its own stratum)."""
     per = Table(
         title="Enriched design, per stratum (each describes its own stratum)",
         title_justify="left",
@@ -404,7 +462,11 @@ def render_comparison(comparison: Any, console: Console) -> None:
             f"{row['psa']:.3f}",
             _fmt(row["approx_half_width"], 3),
         )
-    console.print(per)
+    return per
+
+
+def _print_checks(comparison: Any, console: Console) -> None:
+    """The weighted design's bootstrap check and the enrichment claim, checked."""
     check = comparison.weighted_bootstrap_check
     console.print(
         f"Weighted design check on {check['studies']} simulated studies: median half-width "
@@ -415,15 +477,13 @@ def render_comparison(comparison: Any, console: Console) -> None:
     ratio = comparison.hours_ratio("enriched")
     bare = comparison.hours_ratio("enriched", with_slice=False)
     console.print(
-        f"Chapter's claim 'the same interval for a fifth of the hours': here the enriched "
+        "The PSA background text's claim (docs/methods.md 7.1) 'the same interval for a fifth "
+        f"of the hours': here the enriched "
         f"design costs {ratio:.2f} of the uniform hours ({bare:.2f} without its prevalence "
         f"slice; a fifth is 0.20), and its number describes hard cases, not traffic. The "
         f"weighted design, which does describe traffic, costs "
         f"{comparison.hours_ratio('weighted'):.2f}."
     )
-    for note in comparison.notes:
-        console.print(f"note: {note}", style="dim")
-    console.print(f"seed {comparison.seed}", style="dim")
 
 
 def render_schedule(result: Any, console: Console) -> None:

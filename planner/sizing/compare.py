@@ -9,7 +9,9 @@ agreement figure describes.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -17,6 +19,7 @@ import numpy as np
 from planner import __version__
 from planner.data.scenario import Scenario
 from planner.errors import InvalidInput
+from planner.operations.budget import stratified_budget
 from planner.output.jsonout import json_ready
 from planner.sizing.design import (
     DesignResult,
@@ -35,6 +38,7 @@ from planner.sizing.model import PairModel, as_cells, pair_from_annotators, rena
 from planner.sizing.plan import PlanSettings, size_metric
 from planner.sizing.search import analytic_items
 from planner.statistics.intervals import kappa_interval, normal_quantile, psa_interval
+from planner.validation import RngLike, rng_or_seed, seed_from
 
 DESCRIBES = {
     "uniform": "agreement on traffic: items drawn at random from all strata",
@@ -188,67 +192,84 @@ def _stratified_result(
     )
 
 
-def compare_designs(
-    scenario: Scenario,
-    settings: PlanSettings,
-    *,
-    seed: int,
-    floor_items: int = 20,
-    prevalence_width: float = 0.02,
-) -> Comparison:
-    """Size the uniform, enriched and weighted designs of a stratified scenario.
+@dataclass(frozen=True)
+class Strata:
+    """The strata of a scenario as the designs use them.
 
-    Parameters
+    Attributes
     ----------
-    scenario
-        A scenario with at least two strata.
-    settings
-        Target (metric psa or kappa, width, confidence, assurance), search effort and
-        budget; ``seconds_per_item`` is the default for strata without their own.
-    seed
-        Seed of the random generator.
-    floor_items
-        Least items per stratum in the stratified designs.
-    prevalence_width
-        Half-width of the prevalence estimate the enriched design's uniform slice buys.
+    models
+        One annotator-pair model per stratum (:func:`stratum_models`).
+    shares
+        Each stratum's share of traffic, ``(H,)``.
+    seconds
+        Seconds per item in each stratum (the stratum's own, else the settings').
+    union
+        Each stratum's union rate.
+    population
+        The traffic mixture of the strata's models at their shares.
     """
-    if settings.metric == "both":
-        raise InvalidInput(
-            "metric both is not supported for design comparisons; pick psa or kappa",
-            parameter="metric",
-        )
-    metric = settings.metric
-    models = stratum_models(scenario)
-    shares = np.array([s.share for s in scenario.strata])
-    check_strata(models, shares)
-    seconds = np.array([s.seconds_per_item or settings.seconds_per_item for s in scenario.strata])
-    union = np.array([m.union_rate for m in models])
-    population = _mixture(models, shares, "strata")
-    rng = np.random.default_rng(seed)
-    streams = rng.spawn(4)
-    z = normal_quantile(settings.confidence_level)
-    designs: dict[str, DesignResult] = {}
 
-    # (a) uniform
-    uni = size_metric(population, metric, settings, streams[0])
-    designs["uniform"] = DesignResult(
+    models: list[PairModel]
+    shares: np.ndarray
+    seconds: np.ndarray
+    union: np.ndarray
+    population: PairModel
+
+    @classmethod
+    def of(cls, scenario: Scenario, settings: PlanSettings) -> Strata:
+        """The strata of ``scenario``, checked (:func:`~planner.sizing.design.check_strata`)."""
+        models = stratum_models(scenario)
+        shares = np.array([s.share for s in scenario.strata])
+        check_strata(models, shares)
+        seconds = np.array(
+            [s.seconds_per_item or settings.seconds_per_item for s in scenario.strata]
+        )
+        union = np.array([m.union_rate for m in models])
+        return cls(models, shares, seconds, union, _mixture(models, shares, "strata"))
+
+
+def uniform_design(
+    strata: Strata, metric: str, settings: PlanSettings, *, rng: np.random.Generator
+) -> DesignResult:
+    """The uniform design: items drawn at random from all strata, sized on the population."""
+    uni = size_metric(strata.population, metric, settings, rng)
+    return DesignResult(
         design="uniform",
         describes=DESCRIBES["uniform"],
         # largest remainders: the parts sum to the searched n at any number of strata
-        items_per_stratum=split_items(uni.items, shares),
+        items_per_stratum=split_items(uni.items, strata.shares),
         prevalence_slice_items=0,
         union_positives=uni.union_positives,
         half_width_median=uni.half_width_median,
         half_width_at_assurance=uni.half_width_at_assurance,
         assurance=uni.assurance,
-        estimate_median=float(metric_value(metric, population.cells)),
+        estimate_median=float(metric_value(metric, strata.population.cells)),
     )
 
-    # (b) enriched: pooled, unweighted
+
+def enriched_shares(scenario: Scenario, strata: Strata) -> np.ndarray:
+    """The enriched design's shares: the scenario's ``enriched_share``, else each stratum's
+    share of union positives; normalised to sum to 1."""
     given = [s.enriched_share for s in scenario.strata]
-    enriched = np.array(given, dtype=float) if given[0] is not None else shares * union
-    enriched = enriched / enriched.sum()
-    mixture = _mixture(models, enriched, "enriched mixture")
+    enriched = (
+        np.array(given, dtype=float) if given[0] is not None else strata.shares * strata.union
+    )
+    return enriched / enriched.sum()
+
+
+def enriched_design(
+    strata: Strata,
+    enriched: np.ndarray,
+    metric: str,
+    settings: PlanSettings,
+    *,
+    prevalence_width: float,
+    rng: np.random.Generator,
+) -> DesignResult:
+    """The enriched design: strata pooled unweighted at ``enriched`` shares, plus a uniform
+    slice that buys the prevalence estimate at ``prevalence_width``."""
+    mixture = _mixture(strata.models, enriched, "enriched mixture")
 
     def pooled(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         tables = t.sum(axis=1)
@@ -260,8 +281,8 @@ def compare_designs(
         return np.asarray(ci.half_width), metric_value(metric, cells / cells.sum(axis=1)[:, None])
 
     start = int(math.ceil(find_start(mixture, metric, settings.width, settings.confidence_level)))
-    items_b, hw_b, est_b = size_stratified(
-        models,
+    items, half_widths, estimates = size_stratified(
+        strata.models,
         enriched,
         pooled,
         width=settings.width,
@@ -270,28 +291,48 @@ def compare_designs(
         max_items=settings.max_items,
         floor=0,
         start=start,
-        rng=streams[1],
+        rng=rng,
     )
-    summary = population.summary()
+    summary = strata.population.summary()
     positive_rate = (summary["positive_rate_a"] + summary["positive_rate_b"]) / 2
+    z = normal_quantile(settings.confidence_level)
     slice_items = int(math.ceil(z * z * positive_rate * (1 - positive_rate) / prevalence_width**2))
-    designs["enriched"] = _stratified_result(
-        "enriched", items_b, union, hw_b, est_b, settings, slice_items, population.union_rate
+    return _stratified_result(
+        "enriched",
+        items,
+        strata.union,
+        half_widths,
+        estimates,
+        settings,
+        slice_items,
+        strata.population.union_rate,
     )
 
-    # (c) stratified with population weights, cost-optimal allocation
-    sds = residual_sd(metric, np.array([m.cells for m in models]), population.cells)
-    proportions = optimal_allocation(shares, sds, seconds, 1.0)
+
+def weighted_design(
+    strata: Strata,
+    sds: np.ndarray,
+    metric: str,
+    settings: PlanSettings,
+    *,
+    floor_items: int,
+    rng: np.random.Generator,
+) -> DesignResult:
+    """The stratified design with population weights and the cost-optimal allocation
+    ``n_h ~ W_h S_h / sqrt(c_h)``, at least ``floor_items`` per stratum."""
+    shares = strata.shares
+    proportions = optimal_allocation(shares, sds, strata.seconds, 1.0)
     proportions = proportions / proportions.sum()
 
     def weighted(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         estimate, lo, hi = weighted_estimate(metric, t, shares, settings.confidence_level)
         return (hi - lo) / 2, estimate
 
+    z = normal_quantile(settings.confidence_level)
     var_unit = float((shares**2 * sds**2 / np.maximum(proportions, 1e-12)).sum())
-    start_c = int(math.ceil(z * z * var_unit / settings.width**2)) or 100
-    items_c, hw_c, est_c = size_stratified(
-        models,
+    start = int(math.ceil(z * z * var_unit / settings.width**2)) or 100
+    items, half_widths, estimates = size_stratified(
+        strata.models,
         proportions,
         weighted,
         width=settings.width,
@@ -299,66 +340,73 @@ def compare_designs(
         n_reps=settings.n_reps,
         max_items=settings.max_items,
         floor=floor_items,
-        start=start_c,
-        rng=streams[2],
+        start=start,
+        rng=rng,
     )
-    designs["weighted"] = _stratified_result("weighted", items_c, union, hw_c, est_c, settings)
+    return _stratified_result("weighted", items, strata.union, half_widths, estimates, settings)
 
-    # the weighted design's linearised interval against the stratified bootstrap
-    # 100 studies, fewer with many strata: the check's cost is studies x resamples x strata
-    n_studies = int(np.clip(CHECK_DRAWS // (CHECK_RESAMPLES * len(models)), 10, 100))
-    check_studies = StratifiedStudies(models, n_studies, streams[3]).tables(items_c)
-    _, lin_lo, lin_hi = weighted_estimate(metric, check_studies, shares, settings.confidence_level)
+
+def weighted_bootstrap_check(
+    strata: Strata,
+    items: list[int],
+    metric: str,
+    confidence_level: float,
+    *,
+    rng: np.random.Generator,
+) -> dict[str, float]:
+    """The weighted design's linearised interval against the stratified bootstrap.
+
+    100 studies, fewer with many strata: the check's cost is studies x resamples x strata.
+    """
+    shares = strata.shares
+    n_studies = int(np.clip(CHECK_DRAWS // (CHECK_RESAMPLES * len(strata.models)), 10, 100))
+    check_studies = StratifiedStudies(strata.models, n_studies, rng).tables(items)
+    _, lin_lo, lin_hi = weighted_estimate(metric, check_studies, shares, confidence_level)
     boot_lo, boot_hi = stratified_bootstrap_limits(
-        metric,
-        check_studies,
-        shares,
-        settings.confidence_level,
-        n_boot=CHECK_RESAMPLES,
-        rng=streams[3],
+        metric, check_studies, shares, confidence_level, n_boot=CHECK_RESAMPLES, rng=rng
     )
-    boot_hw = (boot_hi - boot_lo) / 2
-    bootstrap_check = {
+    return {
         "studies": n_studies,
         "n_boot": CHECK_RESAMPLES,
         "median_half_width_linearised": float(np.nanmedian((lin_hi - lin_lo) / 2)),
-        "median_half_width_bootstrap": float(np.nanmedian(boot_hw)),
+        "median_half_width_bootstrap": float(np.nanmedian((boot_hi - boot_lo) / 2)),
     }
 
-    mean_seconds = float(np.dot(shares, seconds))
-    costs = {}
-    for name, res in designs.items():
-        labels_seconds = (
-            np.dot(res.items_per_stratum, seconds) + res.prevalence_slice_items * mean_seconds
-        )
-        contested = (
-            np.dot(res.items_per_stratum, [m.contested_rate for m in models])
-            + res.prevalence_slice_items * population.contested_rate
-        )
-        hours = (
-            labels_seconds * settings.annotators_per_item
-            + contested * settings.adjudication_seconds
-        ) / 3600.0
-        slice_hours = (
-            res.prevalence_slice_items
-            * (
-                mean_seconds * settings.annotators_per_item
-                + population.contested_rate * settings.adjudication_seconds
-            )
-            / 3600.0
-        )
-        costs[name] = DesignCost(
-            hours,
-            None if settings.hourly_rate is None else hours * settings.hourly_rate,
-            slice_hours,
-        )
 
-    per_stratum = []
-    for s, m, n_b in zip(scenario.strata, models, items_b, strict=True):
+def design_cost(design: DesignResult, strata: Strata, settings: PlanSettings) -> DesignCost:
+    """Person-hours and cost of a sized design, counted by the budget module.
+
+    The enriched design's prevalence slice is labelled at the population's mean seconds per
+    item and contested rate; its hours are also reported on their own.
+    """
+    population = strata.population
+    mean_seconds = float(np.dot(strata.shares, strata.seconds))
+    budget = partial(
+        stratified_budget,
+        annotators_per_item=settings.annotators_per_item,
+        adjudication_seconds=settings.adjudication_seconds,
+        hourly_rate=settings.hourly_rate,
+    )
+    slice_items = design.prevalence_slice_items
+    total = budget(
+        [*design.items_per_stratum, slice_items],
+        [*strata.seconds, mean_seconds],
+        [*(m.contested_rate for m in strata.models), population.contested_rate],
+    )
+    prevalence_slice = budget([slice_items], [mean_seconds], [population.contested_rate])
+    return DesignCost(total.person_hours, total.cost, prevalence_slice.person_hours)
+
+
+def _per_stratum_psa(
+    scenario: Scenario, strata: Strata, enriched_items: list[int], z: float
+) -> list[dict[str, Any]]:
+    """Each stratum's PSA and the approximate half-width its enriched items give."""
+    rows = []
+    for s, m, n_b in zip(scenario.strata, strata.models, enriched_items, strict=True):
         u = n_b * m.union_rate
         j = m.jaccard
         f = 4 * j * (1 - j) / (1 + j) ** 4
-        per_stratum.append(
+        rows.append(
             {
                 "stratum": s.name,
                 "psa": m.psa,
@@ -367,7 +415,12 @@ def compare_designs(
                 "approx_half_width": float(z * math.sqrt(f / u)) if u > 0 else float("nan"),
             }
         )
-    strata = [
+    return rows
+
+
+def _strata_rows(scenario: Scenario, strata: Strata, sds: np.ndarray) -> list[dict[str, Any]]:
+    """The strata table: share, prevalence, seconds per item, indices, residual SD."""
+    return [
         {
             "name": s.name,
             "share": s.share,
@@ -376,27 +429,105 @@ def compare_designs(
             **{k: v for k, v in m.summary().items() if k in ("union_rate", "psa", "kappa")},
             "residual_sd": float(sd),
         }
-        for s, m, sec, sd in zip(scenario.strata, models, seconds, sds, strict=True)
+        for s, m, sec, sd in zip(scenario.strata, strata.models, strata.seconds, sds, strict=True)
     ]
+
+
+def compare_designs(
+    scenario: Scenario,
+    settings: PlanSettings,
+    *,
+    rng: RngLike = None,
+    floor_items: int = 20,
+    prevalence_width: float = 0.02,
+    progress: Callable[[int, int], None] | None = None,
+    seed: int | None = None,
+) -> Comparison:
+    """Size the uniform, enriched and weighted designs of a stratified scenario.
+
+    Parameters
+    ----------
+    scenario
+        A scenario with at least two strata.
+    settings
+        Target (metric psa or kappa, width, confidence, assurance), search effort and
+        budget; ``seconds_per_item`` is the default for strata without their own.
+    rng
+        Anything :func:`numpy.random.default_rng` takes; its integer seed
+        (:func:`planner.validation.seed_from`) is recorded as ``Comparison.seed``.
+    floor_items
+        Least items per stratum in the stratified designs.
+    prevalence_width
+        Half-width of the prevalence estimate the enriched design's uniform slice buys.
+    progress
+        Called as ``progress(done, 4)`` after each of the four steps (three designs, the
+        bootstrap check).
+    seed
+        Deprecated spelling of ``rng=seed``, kept until ``sizing/plan_options.py`` passes
+        ``rng``; give one of the two.
+    """
+    if settings.metric == "both":
+        raise InvalidInput(
+            "metric both is not supported for design comparisons; pick psa or kappa",
+            parameter="metric",
+        )
+    seed = seed_from(rng_or_seed(rng, seed))
+    metric = settings.metric
+    strata = Strata.of(scenario, settings)
+    streams = np.random.default_rng(seed).spawn(4)
+    step = progress if progress is not None else (lambda done, total: None)
+    designs: dict[str, DesignResult] = {}
+    designs["uniform"] = uniform_design(strata, metric, settings, rng=streams[0])
+    step(1, 4)
+    enriched = enriched_shares(scenario, strata)
+    designs["enriched"] = enriched_design(
+        strata, enriched, metric, settings, prevalence_width=prevalence_width, rng=streams[1]
+    )
+    step(2, 4)
+    sds = residual_sd(metric, np.array([m.cells for m in strata.models]), strata.population.cells)
+    designs["weighted"] = weighted_design(
+        strata, sds, metric, settings, floor_items=floor_items, rng=streams[2]
+    )
+    step(3, 4)
+    check = weighted_bootstrap_check(
+        strata,
+        designs["weighted"].items_per_stratum,
+        metric,
+        settings.confidence_level,
+        rng=streams[3],
+    )
+    step(4, 4)
+    z = normal_quantile(settings.confidence_level)
+    summary = strata.population.summary()
     return Comparison(
         scenario=scenario,
         settings=settings,
-        strata=strata,
-        population={k: population.summary()[k] for k in ("union_rate", "psa", "kappa", "nsa")},
+        strata=_strata_rows(scenario, strata, sds),
+        population={k: summary[k] for k in ("union_rate", "psa", "kappa", "nsa")},
         designs=designs,
-        costs=costs,
-        per_stratum_psa=per_stratum,
-        weighted_bootstrap_check=bootstrap_check,
+        costs={name: design_cost(d, strata, settings) for name, d in designs.items()},
+        per_stratum_psa=_per_stratum_psa(
+            scenario, strata, designs["enriched"].items_per_stratum, z
+        ),
+        weighted_bootstrap_check=check,
         seed=seed,
-        notes=[
-            f"enriched shares: {_listed(enriched)}"
-            + (" (default: each stratum's share of union positives)" if given[0] is None else ""),
-            f"prevalence slice sized for a half-width of {prevalence_width:g} on the "
-            "positive-label rate",
-            "weighted design: cost-optimal allocation n_h ~ W_h S_h / sqrt(c_h), floor "
-            f"{floor_items} items per stratum",
-        ],
+        notes=_notes(scenario, enriched, prevalence_width, floor_items),
     )
+
+
+def _notes(
+    scenario: Scenario, enriched: np.ndarray, prevalence_width: float, floor_items: int
+) -> list[str]:
+    """What the comparison assumed: enriched shares, the prevalence slice, the allocation."""
+    default = scenario.strata[0].enriched_share is None
+    return [
+        f"enriched shares: {_listed(enriched)}"
+        + (" (default: each stratum's share of union positives)" if default else ""),
+        f"prevalence slice sized for a half-width of {prevalence_width:g} on the "
+        "positive-label rate",
+        "weighted design: cost-optimal allocation n_h ~ W_h S_h / sqrt(c_h), floor "
+        f"{floor_items} items per stratum",
+    ]
 
 
 def _listed(values: np.ndarray, most: int = 12) -> str:

@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike, NDArray
 from planner.errors import InvalidInput, TargetUnreachable
 from planner.sizing.exact import reaches_width
 from planner.sizing.model import PairModel
-from planner.sizing.search import _smallest_passing
+from planner.sizing.search import smallest_passing
 from planner.sizing.simulation import NestedStudies
 from planner.statistics.intervals import normal_quantile
 
@@ -302,7 +302,7 @@ def size_stratified(
         return float(np.mean(reaches_width(evaluate(total)[0], width))) >= assurance
 
     try:
-        total = _smallest_passing(passes, start, max_items)
+        total = smallest_passing(passes, start, max_items)
     except TargetUnreachable:
         raise TargetUnreachable(
             f"width {width:g} is not reached by this design within max_items {max_items}",

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -34,8 +35,6 @@ from planner.errors import InvalidInput, TargetUnreachable
 from planner.sizing.exact import (
     EXACT_PSA_METHODS,
     ExactPSAAssurance,
-    binomial_at_least,
-    conditional_psa_assurance,
     exact_half_width_quantiles,
     reaches_width,
     usable_half_width,
@@ -50,10 +49,9 @@ from planner.statistics.intervals import (
     kappa_interval,
     kappa_standard_error,
     normal_quantile,
-    psa_conditional_interval,
     psa_interval,
 )
-from planner.validation import RULES, check, check_choice
+from planner.validation import RULES, RngLike, as_generator, check, check_choice
 
 METRICS = ("psa", "kappa")
 DEFAULT_METHOD = {"psa": "wilson", "kappa": "score"}
@@ -119,10 +117,15 @@ class SampleSizeResult:
     basis: str = "monte-carlo"
 
 
-def _check_target(
+def check_target(
     metric: str, width: float, confidence_level: float, assurance: float = 0.5
 ) -> tuple[str, float, float, float]:
-    """The sizing target checked in parameter names (:mod:`planner.validation`)."""
+    """The sizing target checked in parameter names (:mod:`planner.validation`).
+
+    Returns ``(metric, width, confidence_level, assurance)`` converted; shared by
+    :func:`find_sample_size` and the union-positive rules
+    (:mod:`planner.sizing.union_positives`).
+    """
     return (
         check_choice("metric", metric, METRICS),
         check("width", width, RULES["width"]),
@@ -170,7 +173,7 @@ def analytic_items(model: PairModel, metric: str, width: float, confidence_level
     ``n = z^2 Q / w^2`` with ``Q = n Var_FCE`` at the model's cells.
     """
     model = _check_model(model)
-    metric, width, confidence_level, _ = _check_target(metric, width, confidence_level)
+    metric, width, confidence_level, _ = check_target(metric, width, confidence_level)
     z = normal_quantile(confidence_level)
     if metric == "psa":
         return z * z * psa_variance_factor(model.jaccard) / width**2 / model.union_rate
@@ -189,8 +192,21 @@ def _bisect_passing(passes: Callable[[int], bool], low: int, high: int) -> int:
     return high
 
 
-def _smallest_passing(passes: Callable[[int], bool], start: int, max_value: int) -> int:
-    """Smallest integer ``m >= 1`` with ``passes(m)``, assuming monotonicity."""
+def smallest_passing(passes: Callable[[int], bool], start: int, max_value: int) -> int:
+    """Smallest integer ``m >= 1`` with ``passes(m)``, assuming ``passes`` is monotone.
+
+    Halves down from ``start`` while it passes, or doubles up until it does (at most to
+    ``max_value``), then bisects. Used by the pair search here and the stratified search of
+    :func:`planner.sizing.design.size_stratified`.
+
+    Raises
+    ------
+    TargetUnreachable
+        When ``passes(max_value)`` is false; its message is ``max_value``.
+
+    >>> smallest_passing(lambda m: m * m >= 50, 3, 1000)
+    8
+    """
     start = int(min(max(start, 1), max_value))
     if passes(start):
         high, low = start, 0
@@ -214,10 +230,10 @@ def _smallest_passing(passes: Callable[[int], bool], start: int, max_value: int)
     return _bisect_passing(passes, low, high)
 
 
-def _smallest_passing_near(
+def smallest_passing_near(
     passes: Callable[[int], bool], start: int, max_value: int, share: float = 0.02
 ) -> int:
-    """:func:`_smallest_passing` for a good ``start``: bracket with steps from 2 % of it.
+    """:func:`smallest_passing` for a good ``start``: bracket with steps from 2 % of it.
 
     Steps double away from ``start`` until ``passes`` changes, then bisection; a start
     within a few percent of the answer costs about 8 evaluations instead of about 20.
@@ -306,7 +322,7 @@ def _exact_search(
         return evaluated[n]
 
     try:
-        items = _smallest_passing_near(lambda n: exact(n) >= assurance, start, cap)
+        items = smallest_passing_near(lambda n: exact(n) >= assurance, start, cap)
     except TargetUnreachable:
         raise _unreachable("psa", width, assurance, cap, exact(cap)) from None
     return items, exact(items), sorted(evaluated.items())
@@ -334,7 +350,7 @@ def _monte_carlo_search(
         return evaluated[n]
 
     try:
-        items = _smallest_passing(lambda n: share(n) >= assurance, start, cap)
+        items = smallest_passing(lambda n: share(n) >= assurance, start, cap)
     except TargetUnreachable:
         raise _unreachable(metric, width, assurance, cap, share(cap)) from None
     se = float(np.sqrt(share(items) * (1 - share(items)) / n_reps))
@@ -356,7 +372,8 @@ def find_sample_size(
     n_reps: int = 4000,
     max_items: int = 10_000_000,
     n_boot: int = 1000,
-    rng: np.random.Generator | int | None = None,
+    rng: RngLike = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> SampleSizeResult:
     """Smallest number of items with ``P(half-width <= width) >= assurance``.
 
@@ -387,7 +404,11 @@ def find_sample_size(
     n_boot
         Bootstrap resamples, when ``method="bootstrap"``.
     rng
-        Generator or seed.
+        Anything :func:`numpy.random.default_rng` takes: a generator is used (and advanced)
+        as given, a seed reproduces the search, None draws fresh entropy (never a fixed seed).
+    progress
+        Called as ``progress(1, 2)`` when the search has found its ``n`` and ``progress(2, 2)``
+        after the independent check (the search's steps are not known in advance).
 
     Raises
     ------
@@ -399,167 +420,115 @@ def find_sample_size(
         ``width``, ``assurance`` and ``max_items`` (the CLI, their flags).
     """
     model = _check_model(model)
-    metric, width, confidence_level, assurance = _check_target(
+    metric, width, confidence_level, assurance = check_target(
         metric, width, confidence_level, assurance
     )
     n_reps = check("n_reps", n_reps, RULES["n_reps"])
     max_items = check("max_items", max_items, RULES["max_items"])
     method = method or DEFAULT_METHOD[metric]
-    interval_rng, study_rng, check_rng = np.random.default_rng(rng).spawn(3)
+    interval_rng, study_rng, check_rng = as_generator(rng).spawn(3)
     interval = interval_function(metric, method, confidence_level, n_boot=n_boot, rng=interval_rng)
-    start = analytic_items(model, metric, width, confidence_level)
-    start = int(np.ceil(start)) if np.isfinite(start) and start > 0 else 100
-    exact = exact_items = None
-    if metric == "psa" and method in EXACT_PSA_METHODS:
-        items, exact, curve = _exact_search(
-            model, width, confidence_level, assurance, method, start, max_items
-        )
-        exact_items, items_se = items, 0.0
-    else:
-        items, items_se, curve = _monte_carlo_search(
-            model, interval, metric, width, assurance, n_reps, start, max_items, study_rng
-        )
+    target = _Target(metric, method, width, confidence_level, assurance, n_reps)
+    items, items_se, exact, curve = _search(model, target, interval, max_items, study_rng)
+    if progress is not None:
+        progress(1, 2)
     fresh = _fresh_check(model, items, interval, width, n_reps, check_rng)
+    if progress is not None:
+        progress(2, 2)
+    return _sample_size_result(model, target, items, items_se, exact, curve, fresh)
+
+
+@dataclass(frozen=True)
+class _Target:
+    """What :func:`find_sample_size` searched for, checked."""
+
+    metric: str
+    method: str
+    width: float
+    confidence_level: float
+    assurance: float
+    n_reps: int
+
+
+def _search(
+    model: PairModel,
+    target: _Target,
+    interval: Callable[[NDArray], ConfidenceInterval],
+    max_items: int,
+    rng: np.random.Generator,
+) -> tuple[int, float, float | None, list[tuple[int, float]]]:
+    """The search from the analytic start: exact for PSA with an exact method, else Monte
+    Carlo. Returns ``(items, items_se, exact_assurance or None, curve)``."""
+    metric, width, level = target.metric, target.width, target.confidence_level
+    start = analytic_items(model, metric, width, level)
+    start = int(np.ceil(start)) if np.isfinite(start) and start > 0 else 100
+    if metric == "psa" and target.method in EXACT_PSA_METHODS:
+        items, exact, curve = _exact_search(
+            model, width, level, target.assurance, target.method, start, max_items
+        )
+        return items, 0.0, exact, curve
+    items, items_se, curve = _monte_carlo_search(
+        model, interval, metric, width, target.assurance, target.n_reps, start, max_items, rng
+    )
+    return items, items_se, None, curve
+
+
+def _sample_size_result(
+    model: PairModel,
+    target: _Target,
+    items: int,
+    items_se: float,
+    exact: float | None,
+    curve: list[tuple[int, float]],
+    fresh: _Check,
+) -> SampleSizeResult:
+    """The result of a search at ``items``: its assurance from the fresh check, the
+    half-width's median and quantile at the assurance (exact when the law is known)."""
     defined = np.isfinite(fresh.half_widths)
     finite_hw = usable_half_width(fresh.half_widths)  # zero-width counts as too wide
     quantiles = None
     if exact is not None:  # the half-width's law is known exactly too
         quantiles = exact_half_width_quantiles(
-            model, items, (0.5, assurance), confidence_level, method
+            model, items, (0.5, target.assurance), target.confidence_level, target.method
         )
     if quantiles is None:
-        quantiles = [float(np.quantile(finite_hw, q)) for q in (0.5, assurance)]
+        quantiles = [float(np.quantile(finite_hw, q)) for q in (0.5, target.assurance)]
     return SampleSizeResult(
-        metric=metric,
-        method=method,
-        width=width,
-        confidence_level=confidence_level,
-        target_assurance=assurance,
+        metric=target.metric,
+        method=target.method,
+        width=target.width,
+        confidence_level=target.confidence_level,
+        target_assurance=target.assurance,
         items=items,
         union_positives=items * model.union_rate,
         assurance=fresh.share,
-        assurance_mc_se=float(np.sqrt(fresh.share * (1 - fresh.share) / n_reps)),
+        assurance_mc_se=float(np.sqrt(fresh.share * (1 - fresh.share) / target.n_reps)),
         items_mc_se=float(items_se),
         exact_assurance=exact,
-        exact_items=exact_items,
+        exact_items=items if exact is not None else None,
         half_width_median=quantiles[0],
         half_width_at_assurance=quantiles[1],
         interval_median=(_nan_median(fresh.interval.low), _nan_median(fresh.interval.high)),
-        n_reps=n_reps,
+        n_reps=target.n_reps,
         n_undefined=int((~defined).sum()),
         curve=curve,
         basis="exact" if exact is not None else "monte-carlo",
     )
 
 
-# --------------------------------------------------------------------------- union positives
+# the union-positive rules moved to planner.sizing.union_positives; these names stay
+# importable from here until every caller imports them from there
+_MOVED = (
+    "worst_case_union_positives",
+    "union_positives_for_assurance",
+    "items_for_union_positives",
+    "inverse_sampling_items",
+)
 
 
-def worst_case_union_positives(width: float, confidence_level: float = 0.95) -> dict[str, int]:
-    """Union positives that reach ``width`` for PSA whatever the true agreement.
+def __getattr__(name: str) -> Any:
+    if name in _MOVED:
+        from planner.sizing import union_positives
 
-    ``delta``: ``ceil(z^2 f* / w^2)`` with ``f* = max_J 4J(1-J)/(1+J)^4 = 0.309842`` at
-    ``J* = (5 - sqrt 17)/4`` (docs/methods.md 2.2). ``wilson``: the smallest ``U`` from which on
-    the Wilson-for-J interval has half-width at most ``width`` for *every* outcome
-    ``a = 0..U``, a guarantee that needs no assumption about ``J`` at all.
-
-    >>> worst_case_union_positives(0.08)
-    {'delta': 186, 'wilson': 182}
-    """
-    _, width, confidence_level, _ = _check_target("psa", width, confidence_level)
-    z = normal_quantile(confidence_level)
-    delta = int(np.ceil(z * z * psa_variance_factor(WORST_CASE_JACCARD) / width**2))
-
-    def every_outcome_narrow(u: int) -> bool:
-        a = np.arange(u + 1, dtype=float)
-        hw = psa_conditional_interval(a, float(u), confidence_level, "wilson").half_width
-        return bool(np.max(hw) <= width)
-
-    guarantee = _smallest_passing(every_outcome_narrow, delta, 100 * delta + 100)
-    # the maximum over outcomes wobbles with U; walk up until a run of U's all pass
-    while not all(every_outcome_narrow(u) for u in range(guarantee, guarantee + 20)):
-        guarantee += 1
-    return {"delta": delta, "wilson": guarantee}
-
-
-def union_positives_for_assurance(
-    jaccard: float,
-    width: float,
-    confidence_level: float = 0.95,
-    assurance: float = 0.5,
-    method: str = "wilson",
-    max_union_positives: int = 10_000_000,
-) -> int:
-    """Fixed union positives (the stop rule) with ``P(hw <= width | U) >= assurance``.
-
-    Exact: given ``U``, ``a ~ Bin(U, J)``. Returns the smallest ``U`` from which on the
-    assurance holds over a run of 20 consecutive values (the exact curve wobbles with the
-    discreteness of ``a``).
-    """
-    jaccard = check("jaccard", jaccard, RULES["jaccard"])
-    _, width, confidence_level, assurance = _check_target("psa", width, confidence_level, assurance)
-    method = check_choice("method", method, EXACT_PSA_METHODS)
-    max_union_positives = check(
-        "max_union_positives", max_union_positives, RULES["max_union_positives"]
-    )
-    z = normal_quantile(confidence_level)
-    start = max(int(np.ceil(z * z * psa_variance_factor(jaccard) / width**2)), 1)
-
-    def passes(u: int) -> bool:
-        return bool(
-            conditional_psa_assurance(u, jaccard, width, confidence_level, method)[0] >= assurance
-        )
-
-    try:
-        u = _smallest_passing(passes, start, max_union_positives)
-    except TargetUnreachable:
-        raise TargetUnreachable(
-            f"width {width:g} is not reached by the stop rule within max_union_positives "
-            f"{max_union_positives}",
-            parameters=("width", "max_union_positives"),
-        ) from None
-    while True:
-        run = conditional_psa_assurance(
-            np.arange(u, u + 20), jaccard, width, confidence_level, method
-        )
-        failing = np.flatnonzero(run < assurance)
-        if failing.size == 0:
-            return u
-        u += int(failing[-1]) + 1
-
-
-def items_for_union_positives(union_positives: int, union_rate: float, probability: float) -> int:
-    """Smallest ``n`` with ``P(Bin(n, r) >= U) >= probability``.
-
-    Equivalently the ``probability``-quantile of the items needed to reach the ``U``-th
-    union positive (``n - U`` is negative binomial: failures before the ``U``-th success).
-
-    >>> items_for_union_positives(186, 0.082, 0.9)
-    2475
-    """
-    u = check("union_positives", union_positives, RULES["union_positives"])
-    r = check("union_rate", union_rate, RULES["union_rate"])
-    probability = check("probability", probability, RULES["probability"])
-    if u <= 0:
-        return 0
-    if r >= 1.0:
-        return u
-    guess = int(np.ceil(u / r))
-    cap = 10 * guess + 1000
-    return _smallest_passing_near(lambda n: binomial_at_least(u, n, r) >= probability, guess, cap)
-
-
-def inverse_sampling_items(union_positives: int, union_rate: float) -> dict[str, float | int]:
-    """Items needed to collect ``U`` union positives when labelling until the ``U``-th.
-
-    Items minus ``U`` is negative binomial (failures before the ``U``-th success,
-    success probability ``r``): mean ``U / r`` items, and the 90th percentile from its
-    distribution function.
-
-    >>> out = inverse_sampling_items(186, 0.082)
-    >>> round(out["expected"]), out["p90"]
-    (2268, 2475)
-    """
-    u = check("union_positives", union_positives, RULES["union_positives"])
-    r = check("union_rate", union_rate, RULES["union_rate"])
-    return {"expected": u / r, "p90": items_for_union_positives(u, r, 0.9)}
+        return getattr(union_positives, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
