@@ -319,6 +319,9 @@ plan_app.command(cls=PlannerCommand, help=PLAN_HELP, epilog=PLAN_EPILOG)(plan_co
 app.command("agree", help=AGREE_HELP, epilog=AGREE_EPILOG)(agree_command)
 app.command("schedule", help=SCHEDULE_HELP, epilog=SCHEDULE_EPILOG)(schedule_command)
 app.command("report", help=REPORT_HELP, epilog=REPORT_EPILOG)(report_command)
+from planner.cli.compat import compat_app  # noqa: E402 - the compat group (issue 10)
+
+app.add_typer(compat_app, name="compat")
 
 
 SCENARIOS_HELP = (
