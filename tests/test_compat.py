@@ -380,6 +380,8 @@ def test_verdicts_are_reproducible_from_their_seed():
         (lambda: ks.CIBinary(0.4, 0.3, 0.35, props=0.3), "kappaU must be above kappa0"),
         (lambda: ks.CIBinary(0.4, 0.3, props=0.3, raters=1), "raters must be a whole number"),
         (lambda: ks.FixedN4Cats(0.4, 50, props=(0.5, 0.5)), "props must have 4 values"),
+        (lambda: ks.CI3Cats(0.4, 0.3), "CI3Cats needs props"),  # no default, as in R
+        (lambda: ks.CIBinary(0.4, 0.3, props=1.0), "props must be a number in (0, 1)"),
         (lambda: ks.FixedNBinary(0.4, 10, props=0.5), "n must be a whole number in [11"),
         (lambda: ks.PowerBinary(0.4, 0.4, props=0.5), "kappa1 must differ from kappa0"),
         (lambda: ks.kappasize("CIbinary", kappa0=0.4), "FUNCTION must be one of"),

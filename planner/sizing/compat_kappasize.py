@@ -160,9 +160,11 @@ def _gof(cells0: FloatArray, cells1: FloatArray, n: float | FloatArray) -> Float
 
 
 def _setting(
-    function: str, kappa0: float, props: float | Sequence[float], raters: int, alpha: float
+    function: str, kappa0: float, props: float | Sequence[float] | None, raters: int, alpha: float
 ) -> KappaSizeSetting:
     k = FUNCTIONS[function][1]
+    if props is None:  # R has no default for props either
+        raise InvalidInput(f"{function} needs props", parameter="props")
     kappa0 = check("kappa0", kappa0, RULES["compat_kappa"])
     raters = check("raters", raters, RULES["compat_raters"])
     alpha = check("alpha", alpha, RULES["compat_alpha"])
@@ -214,7 +216,7 @@ def _ci(
     kappa0: float,
     kappaL: float,
     kappaU: float | None,
-    props: float | Sequence[float],
+    props: float | Sequence[float] | None,
     raters: int,
     alpha: float,
 ) -> CIResult:
@@ -242,7 +244,7 @@ def _fixed_n(
     function: str,
     kappa0: float,
     n: int,
-    props: float | Sequence[float],
+    props: float | Sequence[float] | None,
     raters: int,
     alpha: float,
 ) -> FixedNResult:
@@ -254,7 +256,9 @@ def _fixed_n(
     stat = _gof(setting.cells(setting.kappa0), setting.cells(walk), float(n))
     done = ~_not_yet(stat, crit)
     if not done.any():
-        raise PlannerError(f"no lower limit above -1 is {n} items away from kappa0")
+        raise PlannerError(
+            f"with {n} items no lower limit down to kappa = -1 is far enough from kappa0"
+        )
     return FixedNResult(setting, n, float(walk[np.argmax(done)]), crit)
 
 
@@ -262,7 +266,7 @@ def _power(
     function: str,
     kappa0: float,
     kappa1: float,
-    props: float | Sequence[float],
+    props: float | Sequence[float] | None,
     raters: int,
     alpha: float,
     power: float,
@@ -326,15 +330,16 @@ def CIBinary(  # noqa: N802 - R's name
     kappa0: float,
     kappaL: float,
     kappaU: float | None = None,
-    props: float | Sequence[float] = 0.5,
+    props: float | Sequence[float] | None = None,
     raters: int = 2,
     alpha: float = 0.05,
 ) -> CIResult:
     """kappaSize ``CIBinary``: items for expected limits kappaL (and kappaU), binary outcome.
 
-    ``props`` is the positive proportion, or both proportions (summing to 1). An omitted
-    ``kappaU`` is one-sided (critical value at ``1 - 2 alpha``). R has no default for
-    ``props``; give it. Search as in the module docstring (n = 11, 12, ...).
+    ``props`` is the positive proportion, or both proportions (summing to 1); R has no
+    default for it, and neither has this (``None`` raises). An omitted ``kappaU`` is
+    one-sided (critical value at ``1 - 2 alpha``). Search as in the module docstring
+    (n = 11, 12, ...).
 
     >>> CIBinary(kappa0=0.4, kappaL=0.3, kappaU=0.5, props=0.3).n
     397
@@ -346,7 +351,7 @@ def CI3Cats(  # noqa: N802 - R's name
     kappa0: float,
     kappaL: float,
     kappaU: float | None = None,
-    props: Sequence[float] = (1 / 3, 1 / 3, 1 / 3),
+    props: Sequence[float] | None = None,
     raters: int = 2,
     alpha: float = 0.05,
 ) -> CIResult:
@@ -358,7 +363,7 @@ def CI4Cats(  # noqa: N802 - R's name
     kappa0: float,
     kappaL: float,
     kappaU: float | None = None,
-    props: Sequence[float] = (0.25, 0.25, 0.25, 0.25),
+    props: Sequence[float] | None = None,
     raters: int = 2,
     alpha: float = 0.05,
 ) -> CIResult:
@@ -370,7 +375,7 @@ def CI5Cats(  # noqa: N802 - R's name
     kappa0: float,
     kappaL: float,
     kappaU: float | None = None,
-    props: Sequence[float] = (0.2, 0.2, 0.2, 0.2, 0.2),
+    props: Sequence[float] | None = None,
     raters: int = 2,
     alpha: float = 0.05,
 ) -> CIResult:
@@ -381,7 +386,7 @@ def CI5Cats(  # noqa: N802 - R's name
 def FixedNBinary(  # noqa: N802 - R's name
     kappa0: float,
     n: int,
-    props: float | Sequence[float] = 0.5,
+    props: float | Sequence[float] | None = None,
     raters: int = 2,
     alpha: float = 0.05,
 ) -> FixedNResult:
@@ -396,7 +401,7 @@ def FixedNBinary(  # noqa: N802 - R's name
 def FixedN3Cats(  # noqa: N802 - R's name
     kappa0: float,
     n: int,
-    props: Sequence[float] = (1 / 3, 1 / 3, 1 / 3),
+    props: Sequence[float] | None = None,
     raters: int = 2,
     alpha: float = 0.05,
 ) -> FixedNResult:
@@ -407,7 +412,7 @@ def FixedN3Cats(  # noqa: N802 - R's name
 def FixedN4Cats(  # noqa: N802 - R's name
     kappa0: float,
     n: int,
-    props: Sequence[float] = (0.25, 0.25, 0.25, 0.25),
+    props: Sequence[float] | None = None,
     raters: int = 2,
     alpha: float = 0.05,
 ) -> FixedNResult:
@@ -418,7 +423,7 @@ def FixedN4Cats(  # noqa: N802 - R's name
 def FixedN5Cats(  # noqa: N802 - R's name
     kappa0: float,
     n: int,
-    props: Sequence[float] = (0.2, 0.2, 0.2, 0.2, 0.2),
+    props: Sequence[float] | None = None,
     raters: int = 2,
     alpha: float = 0.05,
 ) -> FixedNResult:
@@ -429,7 +434,7 @@ def FixedN5Cats(  # noqa: N802 - R's name
 def PowerBinary(  # noqa: N802 - R's name
     kappa0: float,
     kappa1: float,
-    props: float | Sequence[float] = 0.5,
+    props: float | Sequence[float] | None = None,
     raters: int = 2,
     alpha: float = 0.05,
     power: float = 0.80,
@@ -446,7 +451,7 @@ def PowerBinary(  # noqa: N802 - R's name
 def Power3Cats(  # noqa: N802 - R's name
     kappa0: float,
     kappa1: float,
-    props: Sequence[float] = (1 / 3, 1 / 3, 1 / 3),
+    props: Sequence[float] | None = None,
     raters: int = 2,
     alpha: float = 0.05,
     power: float = 0.80,
@@ -458,7 +463,7 @@ def Power3Cats(  # noqa: N802 - R's name
 def Power4Cats(  # noqa: N802 - R's name
     kappa0: float,
     kappa1: float,
-    props: Sequence[float] = (0.25, 0.25, 0.25, 0.25),
+    props: Sequence[float] | None = None,
     raters: int = 2,
     alpha: float = 0.05,
     power: float = 0.80,
@@ -470,7 +475,7 @@ def Power4Cats(  # noqa: N802 - R's name
 def Power5Cats(  # noqa: N802 - R's name
     kappa0: float,
     kappa1: float,
-    props: Sequence[float] = (0.2, 0.2, 0.2, 0.2, 0.2),
+    props: Sequence[float] | None = None,
     raters: int = 2,
     alpha: float = 0.05,
     power: float = 0.80,
