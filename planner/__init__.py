@@ -51,6 +51,11 @@ _PUBLIC = {
     "AgreementReport": "planner.measuring.measure",
     "Coefficient": "planner.measuring.measure",
     "measure_agreement": "planner.measuring.measure",
+    # compatibility with R's kappaSize and irr (issue 10 item 4)
+    "kappasize": "planner.sizing.compat_kappasize",
+    "irr": "planner.sizing.compat_irr",
+    "check_kappasize": "planner.sizing.compat_check",
+    "check_irr": "planner.sizing.compat_check",
     # operations and reports
     "Operation": "planner.operations.workload",
     "ScheduleResult": "planner.operations.workload",
