@@ -380,12 +380,15 @@ def test_verdicts_are_reproducible_from_their_seed():
         (lambda: ks.CIBinary(0.4, 0.3, 0.35, props=0.3), "kappaU must be above kappa0"),
         (lambda: ks.CIBinary(0.4, 0.3, props=0.3, raters=1), "raters must be a whole number"),
         (lambda: ks.FixedN4Cats(0.4, 50, props=(0.5, 0.5)), "props must have 4 values"),
-        (lambda: ks.CI3Cats(0.4, 0.3), "CI3Cats needs props"),  # no default, as in R
+        (lambda: ks.CI3Cats(0.4, 0.3), "props is required by CI3Cats"),  # no default, as in R
         (lambda: ks.CIBinary(0.4, 0.3, props=1.0), "props must be a number in (0, 1)"),
         (lambda: ks.FixedNBinary(0.4, 10, props=0.5), "n must be a whole number in [11"),
         (lambda: ks.PowerBinary(0.4, 0.4, props=0.5), "kappa1 must differ from kappa0"),
         (lambda: ks.kappasize("CIbinary", kappa0=0.4), "FUNCTION must be one of"),
-        (lambda: ks.kappasize("CIBinary", kappa0=0.4, kappaL=0.3, props=0.3, n=50), "takes no n"),
+        (
+            lambda: ks.kappasize("CIBinary", kappa0=0.4, kappaL=0.3, props=0.3, n=50),
+            "n is not an argument of CIBinary",
+        ),
         (lambda: irr.N_cohen_kappa(0.5, 0.1, 0.9, 0.2), "k1 must be a kappa that positive rates"),
         (lambda: irr.N2_cohen_kappa([0.5, 0.4], 0.6, 0.4), "mrg must sum to 1"),
         (lambda: irr.N2_cohen_kappa([0.5, 0.5], 0.4, 0.4), "k1 must differ from k0"),
@@ -461,14 +464,16 @@ def test_cli_irr_both_functions():
         (["kappasize", "CI4Cats", "--kappa0", "0.4", "--kappaL", "0.3", "--props", "0.5,0.5"],
          "--props must have 4 values"),
         (["kappasize", "CIbinary", "--kappa0", "0.4"], "FUNCTION must be one of"),
-        (["kappasize", "PowerBinary", "--kappa0", "0.4", "--props", "0.3"], "needs kappa1"),
+        (["kappasize", "PowerBinary", "--kappa0", "0.4", "--props", "0.3"], "--kappa1 is required by PowerBinary"),
         (["kappasize", "CIBinary", "--kappa0", "0.4", "--kappaL", "0.3", "--props", "a"],
          "--props takes a number"),
         (["irr", "N2.cohen.kappa", "--mrg", "0.5,0.4", "--k1", "0.6", "--k0", "0.4"],
          "--mrg must sum to 1"),
         (["irr", "N.cohen.kappa", "--mrg", "0.5,0.5", "--k1", "0.6", "--k0", "0.4"],
-         "takes no mrg"),
+         "--mrg is not an argument of N.cohen.kappa"),
         (["irr", "cohen.kappa"], "FUNCTION must be one of"),
+        (["kappasize", "CIBinary", "--kappa0", "0.4", "--kappaL", "0.3", "--props", "0.3",
+          "--power", "0.9"], "--power is not an argument of CIBinary"),
     ],
 )  # fmt: skip
 def test_cli_bad_input_is_one_line_exit_2(args, needle):

@@ -86,7 +86,9 @@ def kappasize_command(
     ] = None,
     raters: Annotated[int, typer.Option("--raters", help="Raters, 2-6.")] = 2,
     alpha: Annotated[float, typer.Option("--alpha", help="Type I error rate.")] = 0.05,
-    power: Annotated[float, typer.Option("--power", help="Power*: desired power.")] = 0.80,
+    power: Annotated[
+        float | None, typer.Option("--power", help="Power*: desired power. Default 0.80.")
+    ] = None,
     replicates: Replicates = 2000,
     seed: Seed = None,
     json_output: JsonFlag = False,
@@ -104,7 +106,7 @@ def kappasize_command(
         "props": parse_floats(props, "--props"),
         "raters": raters,
         "alpha": alpha,
-        "power": power if kind == "Power" else None,
+        "power": power if power is not None or kind != "Power" else 0.80,
     }
     result = kappasize(function, **arguments)
     used = seed_or_draw(seed)

@@ -236,10 +236,10 @@ def irr(function: str, **arguments: object) -> IrrResult:
     other = ("mrg",) if binary else ("rate1", "rate2")
     unused = [name for name in other if arguments.get(name) is not None]
     if unused:
-        raise InvalidInput(f"{function} takes no {', '.join(unused)}", parameter=unused[0])
+        raise InvalidInput(f"{unused[0]} is not an argument of {function}", parameter=unused[0])
     missing = [name for name in needed if arguments.get(name) is None]
     if missing:
-        raise InvalidInput(f"{function} needs {', '.join(missing)}", parameter=missing[0])
+        raise InvalidInput(f"{missing[0]} is required by {function}", parameter=missing[0])
     given = {k: v for k, v in arguments.items() if v is not None and k not in other}
     call = N_cohen_kappa if binary else N2_cohen_kappa
     return call(**given)  # type: ignore[arg-type]

@@ -164,7 +164,7 @@ def _setting(
 ) -> KappaSizeSetting:
     k = FUNCTIONS[function][1]
     if props is None:  # R has no default for props either
-        raise InvalidInput(f"{function} needs props", parameter="props")
+        raise InvalidInput(f"props is required by {function}", parameter="props")
     kappa0 = check("kappa0", kappa0, RULES["compat_kappa"])
     raters = check("raters", raters, RULES["compat_raters"])
     alpha = check("alpha", alpha, RULES["compat_alpha"])
@@ -206,8 +206,8 @@ def _first_n(setting: KappaSizeSetting, limits: list[float], crit: float) -> int
     ready = np.ones(ns.shape, dtype=bool)
     for lim in limits:
         ready &= ~_not_yet(_gof(cells0, setting.cells(lim), ns), crit)
-    if start > _N_START and ready[0]:  # never expected: the crossing lies below the window
-        raise AssertionError("kappaSize search window missed the crossing")
+    if not ready.any() or (start > _N_START and ready[0]):  # float trouble near the crossing
+        raise PlannerError("kappaSize's search did not settle; the limits are too close")
     return int(ns[np.argmax(ready)])
 
 
@@ -501,12 +501,12 @@ def kappasize(function: str, **arguments: object) -> CIResult | FixedNResult | P
         name for name, value in arguments.items() if value is not None and name not in allowed
     ]
     if unused:
-        raise InvalidInput(f"{function} takes no {', '.join(unused)}", parameter=unused[0])
+        raise InvalidInput(f"{unused[0]} is not an argument of {function}", parameter=unused[0])
     required = {"CI": ("kappa0", "kappaL", "props"), "FixedN": ("kappa0", "n", "props")}.get(
         kind, ("kappa0", "kappa1", "props")
     )
     missing = [name for name in required if arguments.get(name) is None]
     if missing:
-        raise InvalidInput(f"{function} needs {', '.join(missing)}", parameter=missing[0])
+        raise InvalidInput(f"{missing[0]} is required by {function}", parameter=missing[0])
     given = {name: arguments[name] for name in allowed if arguments.get(name) is not None}
     return globals()[function](**given)  # type: ignore[no-any-return]
