@@ -15,6 +15,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.optimize import brentq
 from scipy.special import beta as beta_fn
 from scipy.stats import binom, chi2, ncx2, norm
@@ -214,6 +216,30 @@ def test_power_examples_match_the_chi_square_formula(function, props):
     exact = brentq(lambda lam: ncx2.cdf(chi2.ppf(0.95, 1), 1, lam) - 0.2, 1, 30)
     assert result.N == pytest.approx(exact / per_item, rel=1e-4)
     assert result.N_ceiling == math.ceil(result.N)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    kappa0=st.floats(0.3, 0.8),
+    gap=st.floats(0.06, 0.2),
+    upper=st.booleans(),
+    raters=st.integers(2, 6),
+    k=st.integers(2, 5),
+    seed=st.integers(0, 10**6),
+)
+def test_ci_search_equals_rs_plain_loop(kappa0, gap, upper, raters, k, seed):
+    props = tuple(np.random.default_rng(seed).dirichlet(np.full(k, 3.0)).clip(0.02))
+    props = tuple(p / sum(props) for p in props)
+    function = {2: ks.CIBinary, 3: ks.CI3Cats, 4: ks.CI4Cats, 5: ks.CI5Cats}[k]
+    given_props = props[:1] if k == 2 else props
+    kappaU = min(kappa0 + gap, 0.95) if upper else None
+
+    def cells(kappa, p):
+        return list(ks.agreement_cells(kappa, p, raters))
+
+    expected = _r_ci(cells, kappa0, kappa0 - gap, kappaU, list(given_props), 0.05)
+    got = function(kappa0, kappa0 - gap, kappaU, props=given_props, raters=raters)
+    assert got.n == expected
 
 
 def test_cells_are_the_beta_binomial_for_two_raters_and_dirichlet_all_agree():
@@ -419,7 +445,8 @@ def test_cli_kappasize_json_carries_r_answer_and_verdict():
     assert doc["n"] == 397 and doc["seed"] == 1
     assert doc["simulation"]["replicates"] == 500 and doc["simulation"]["n_items"] == 397
     assert "expected-limit" in doc["verdict"] and "%" in doc["verdict"]
-    assert doc["simulation"]["interval"]["level"] == 0.95
+    assert doc["simulation"]["confidence_level"] == 0.95
+    assert "goodness-of-fit" in doc["simulation"]["interval_method"]
 
 
 @pytest.mark.parametrize(

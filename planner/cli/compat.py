@@ -246,8 +246,7 @@ def _verdict_doc(verdict: Any) -> dict[str, Any]:
     raw = asdict(verdict)
     doc = {k: v for k, v in raw.items() if v is not None and k not in ("method", "seed")}
     doc["replicates"] = doc.pop("n_reps")
-    doc["interval"] = {"method": verdict.method, "level": verdict.confidence_level}
-    doc.pop("confidence_level")
+    doc["interval_method"] = verdict.method  # the interval each simulated study computes
     return doc
 
 
@@ -277,7 +276,7 @@ def _lines(doc: dict[str, Any]) -> list[str]:
         "R's answer: " + ", ".join(f"{k} = {_number(v)}" for k, v in answer.items()),
         f"criterion: {doc['criterion']}",
         f"simulated: {sim['replicates']} studies of {sim['n_items']} items, {sim['model']}",
-        f"interval: {sim['interval']['method']}, level {sim['interval']['level']:g}",
+        f"interval: {sim['interval_method']}, level {sim['confidence_level']:g}",
     ]
     labels = {
         "share_lower_ok": "share with lower limit >= kappaL",
