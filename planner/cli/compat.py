@@ -45,9 +45,7 @@ EXPECTED_LIMIT = (
     "guarantee, and about half of the studies of that size miss each limit"
 )
 
-Replicates = Annotated[
-    int, typer.Option("--replicates", help="Simulated studies, in [100, 1e6]. Default 2000.")
-]
+Replicates = Annotated[int, typer.Option("--replicates", help="Simulated studies, in [100, 1e6].")]
 Seed = Annotated[
     int | None, typer.Option(help="Seed for the simulation; drawn and printed if not given.")
 ]
@@ -137,7 +135,8 @@ def irr_command(
     function: Annotated[
         str,
         typer.Argument(
-            help="irr's function, by its R name: N.cohen.kappa or N2.cohen.kappa.",
+            help="irr's function, by its R name (spelled as in R): N.cohen.kappa or "
+            "N2.cohen.kappa.",
             show_default=False,
         ),
     ],
