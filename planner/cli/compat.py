@@ -58,8 +58,9 @@ def kappasize_command(
     function: Annotated[
         str,
         typer.Argument(
-            help="kappaSize's function, by its R name: CIBinary, CI3Cats, CI4Cats, CI5Cats, "
-            "FixedNBinary, FixedN3Cats-FixedN5Cats, PowerBinary, Power3Cats-Power5Cats.",
+            help="kappaSize's function, by its R name (spelled as in R): CIBinary, CI3Cats, "
+            "CI4Cats, CI5Cats, FixedNBinary, FixedN3Cats-FixedN5Cats, PowerBinary, "
+            "Power3Cats-Power5Cats.",
             show_default=False,
         ),
     ],
