@@ -55,6 +55,11 @@ _PUBLIC = {
     "LatentClassFit": "planner.statistics.dawid_skene",
     "fit_latent_classes": "planner.statistics.dawid_skene",
     "pair_model_from_fit": "planner.sizing.fitted_pair",
+    # compatibility with R's kappaSize and irr (issue 10 item 4)
+    "kappasize": "planner.sizing.compat_kappasize",
+    "irr": "planner.sizing.compat_irr",
+    "check_kappasize": "planner.sizing.compat_check",
+    "check_irr": "planner.sizing.compat_check",
     # operations and reports
     "Operation": "planner.operations.workload",
     "ScheduleResult": "planner.operations.workload",

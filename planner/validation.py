@@ -285,3 +285,18 @@ def rng_or_seed(rng: RngLike, seed: int | None) -> RngLike:
     if rng is not None:
         raise InvalidInput("give rng or seed, not both", parameter="seed")
     return seed
+
+
+# compat (issue 10 item 4): kappaSize's and irr's arguments, under R's names
+RULES.update(
+    {
+        "compat_kappa": UNIT_OPEN,  # kappaSize: kappa0, kappaL, kappaU, kappa1 and props
+        "compat_raters": _integer(2, 6),
+        "compat_n": _integer(11, 10**9),  # FixedN*: R requires more than 10 items
+        "compat_alpha": UNIT_OPEN,
+        "compat_power": UNIT_OPEN,
+        "irr_rate": UNIT_OPEN,
+        "irr_kappa": _number("[-1, 1]", lambda x: -1 <= x <= 1),
+        "irr_margin": UNIT,
+    }
+)

@@ -322,6 +322,10 @@ app.command("schedule", help=SCHEDULE_HELP, epilog=SCHEDULE_EPILOG)(schedule_com
 app.command("report", help=REPORT_HELP, epilog=REPORT_EPILOG)(report_command)
 app.command("fit", help=FIT_HELP, epilog=FIT_EPILOG)(fit_command)
 
+from planner.cli.compat import compat_app  # noqa: E402 - the compat group (issue 10)
+
+app.add_typer(compat_app, name="compat")
+
 
 SCENARIOS_HELP = (
     "List the scenarios that come with planner: give a NAME wherever a scenario file goes "
