@@ -17,6 +17,7 @@ import numpy as np
 if TYPE_CHECKING:
     from planner.output.report_figures import (
         BurndownBand,
+        DecisionThresholds,
         EstimateSpread,
         HalfWidthCurve,
         HoursBars,
@@ -28,8 +29,8 @@ FONT: dict[str, Any] = {"font.size": 11, "legend.fontsize": 10, "axes.labelsize"
 COST_LABEL = "cost (hourly rate × person-hours)"
 
 
-def save_png(draw: Callable[[Any, Any], Any], data: Any, path: Path) -> None:
-    """Draw ``draw(ax, data)`` on a new figure and save it as a PNG (no timestamp metadata)."""
+def save_png(draw: Callable[..., Any], path: Path, *data: Any) -> None:
+    """Draw ``draw(ax, *data)`` on a new figure and save it as a PNG (no timestamp metadata)."""
     import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -37,7 +38,7 @@ def save_png(draw: Callable[[Any, Any], Any], data: Any, path: Path) -> None:
     with matplotlib.rc_context(FONT):  # type: ignore[arg-type]
         fig = Figure(figsize=FIGURE_SIZE, dpi=FIGURE_DPI)
         FigureCanvasAgg(fig)
-        draw(fig.add_subplot(), data)
+        draw(fig.add_subplot(), *data)
         fig.tight_layout()
         fig.savefig(path, format="png", metadata={"Software": None})
 
@@ -134,21 +135,33 @@ def burndown(ax: Any, band: BurndownBand) -> Any:
     return ax
 
 
-def estimate_distribution(ax: Any, spread: EstimateSpread) -> Any:
-    """Histogram of simulated estimates with the assumed true value and the typical interval."""
+def estimate_distribution(
+    ax: Any, spread: EstimateSpread, thresholds: DecisionThresholds | None = None
+) -> Any:
+    """Histogram of simulated estimates, the assumed true value, the typical interval and the
+    thresholds of the decision rule (read against the interval's limits)."""
     metric = spread.metric.upper()
-    ax.stairs(spread.density, spread.bin_edges, fill=True, color="tab:blue", alpha=0.7)
-    ax.axvline(spread.truth, color="tab:red", label=f"assumed true {metric} {spread.truth:.3f}")
     ax.axvspan(
         spread.interval_lower,
         spread.interval_upper,
         color="tab:orange",
         alpha=0.2,
+        zorder=0,
         label=(
             f"typical {spread.confidence_level:.0%} interval {spread.interval_lower:.3f} "
             f"to {spread.interval_upper:.3f}"
         ),
     )
+    ax.stairs(spread.density, spread.bin_edges, fill=True, color="tab:blue", alpha=0.6)
+    ax.axvline(spread.truth, color="tab:red", label=f"assumed true {metric} {spread.truth:.3f}")
+    if thresholds is not None:
+        for value, text, style in (
+            (thresholds.not_demonstrated_below, "not demonstrated if the upper limit <", ":"),
+            (thresholds.demonstrated_at, "demonstrated if the lower limit ≥", "--"),
+        ):
+            ax.axvline(
+                value, color="black", linestyle=style, linewidth=1, label=f"{text} {value:g}"
+            )
     ax.set_xlabel(f"{metric} estimated by one study of the planned size")
     ax.set_ylabel("density (share of studies per unit)")
     ax.legend()

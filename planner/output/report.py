@@ -24,7 +24,12 @@ from planner.data.scenario import Scenario, load_scenario
 from planner.errors import InvalidInput
 from planner.operations.workload import ScheduleResult, simulate_schedule
 from planner.output.jsonout import json_ready
-from planner.output.report_figures import PlanResult, draw_figures, figure_data
+from planner.output.report_figures import (
+    PlanResult,
+    decision_thresholds,
+    draw_figures,
+    figure_data,
+)
 from planner.output.report_sections import build_blocks, html_page, markdown
 from planner.output.safe_output import (
     files_below,
@@ -182,7 +187,7 @@ def _fill(
     seed: int,
 ) -> None:
     """Compute the figures' data and write every file of the report into the folder ``tmp``."""
-    figures = figure_data(result, schedule, seed=seed)
+    figures = figure_data(result, schedule, decision_thresholds(scenario), seed=seed)
     folder = tmp / "figures"
     folder.mkdir()
     draw_figures(figures, folder)

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from planner.data.scenario import Scenario
 from planner.operations.workload import ScheduleResult
 from planner.sizing.compare import Comparison, stratum_models
 from planner.sizing.design import StratifiedStudies, metric_value, weighted_estimate
@@ -101,21 +102,49 @@ class BurndownBand:
 
 
 @dataclass(frozen=True)
+class DecisionThresholds:
+    """The decision rule fixed in advance, and where its thresholds come from."""
+
+    not_demonstrated_below: float
+    demonstrated_at: float
+    source: str
+
+
+def agree_default_thresholds() -> dict[str, float]:
+    """The thresholds ``planner agree`` uses when none are given (its one set of defaults)."""
+    import inspect
+
+    from planner.measuring.measure import measure_agreement
+
+    parameters = inspect.signature(measure_agreement).parameters
+    return {k: parameters[k].default for k in ("not_demonstrated_below", "demonstrated_at")}
+
+
+def decision_thresholds(scenario: Scenario) -> DecisionThresholds:
+    """The scenario's ``[thresholds]``, a key it leaves out taken from ``planner agree``'s."""
+    values = {**agree_default_thresholds(), **scenario.thresholds}
+    source = "the scenario's [thresholds]" if scenario.thresholds else "planner agree's defaults"
+    return DecisionThresholds(values["not_demonstrated_below"], values["demonstrated_at"], source)
+
+
+@dataclass(frozen=True)
 class ReportFigures:
-    """The data of every figure of one report."""
+    """The data of every figure of one report (and the thresholds the estimates are read by)."""
 
     half_width: HalfWidthCurve
     hours: HoursBars
     burndown: BurndownBand
     estimates: EstimateSpread
+    thresholds: DecisionThresholds
     seed: int
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dictionary (the ``figures.json`` beside the report)."""
         from planner.output.jsonout import json_ready
 
-        out = {"schema_version": "1", "seed": self.seed}
+        out: dict[str, Any] = {"schema_version": "1", "seed": self.seed}
         out.update({name: asdict(getattr(self, name)) for name in FIGURE_FILES})
+        out["thresholds"] = asdict(self.thresholds)
         return json_ready(out)
 
 
@@ -291,7 +320,9 @@ def figure_streams(seed: int) -> list[np.random.Generator]:
     return [np.random.default_rng(s) for s in sequence.spawn(2)]
 
 
-def figure_data(result: PlanResult, schedule: ScheduleResult, *, seed: int) -> ReportFigures:
+def figure_data(
+    result: PlanResult, schedule: ScheduleResult, thresholds: DecisionThresholds, *, seed: int
+) -> ReportFigures:
     """The data of every figure of the report of ``result``; simulated studies from ``seed``."""
     curve_rng, estimate_rng = figure_streams(seed)
     match result:
@@ -305,7 +336,7 @@ def figure_data(result: PlanResult, schedule: ScheduleResult, *, seed: int) -> R
             curve = half_width_curve(model, result, planned, "uniform", curve_rng)
             hours = comparison_hours(result)
             estimates = weighted_estimate_spread(result, estimate_rng)
-    return ReportFigures(curve, hours, burndown_band(schedule), estimates, seed)
+    return ReportFigures(curve, hours, burndown_band(schedule), estimates, thresholds, seed)
 
 
 def draw_figures(figures: ReportFigures, folder: Path) -> None:
@@ -319,4 +350,6 @@ def draw_figures(figures: ReportFigures, folder: Path) -> None:
         "estimates": plots.estimate_distribution,
     }
     for name, file_name in FIGURE_FILES.items():
-        plots.save_png(drawers[name], getattr(figures, name), folder / file_name)
+        data = getattr(figures, name)
+        extra = (figures.thresholds,) if name == "estimates" else ()
+        plots.save_png(drawers[name], folder / file_name, data, *extra)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import html
-import inspect
 import platform
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,14 +37,6 @@ def _fmt(x: float | None, digits: int = 3) -> str:
 # ------------------------------------------------------------------ the headline
 
 
-def agree_default_thresholds() -> dict[str, float]:
-    """The thresholds ``planner agree`` uses when none are given (its one set of defaults)."""
-    from planner.measuring.measure import measure_agreement
-
-    parameters = inspect.signature(measure_agreement).parameters
-    return {k: parameters[k].default for k in ("not_demonstrated_below", "demonstrated_at")}
-
-
 WEIGHTED_METHOD = "linearised, population-weighted"
 """The interval of the weighted design (combined ratio estimator), as the headline names it."""
 
@@ -69,10 +60,12 @@ class Headline:
     expected: Decision
 
 
-def headline(
-    scenario: Scenario, result: PlanResult, schedule: ScheduleResult, figures: ReportFigures
-) -> Headline:
-    """Items, hours and calendar days of the scheduled study; the rule from ``[thresholds]``."""
+def headline(result: PlanResult, schedule: ScheduleResult, figures: ReportFigures) -> Headline:
+    """Items, hours and calendar days of the scheduled study; the rule fixed in advance.
+
+    The rule's thresholds are the scenario's ``[thresholds]`` (``figures.thresholds``); the
+    verdict is the rule read at the assumed value's typical interval.
+    """
     metric, method = deciding_metric(result)
     match result:
         case Plan():
@@ -83,16 +76,15 @@ def headline(
             design, items = "weighted", result.designs["weighted"].items
             hours, cost = result.costs["weighted"].person_hours, result.costs["weighted"].cost
             method = WEIGHTED_METHOD
-    thresholds = {**agree_default_thresholds(), **scenario.thresholds}
-    source = "the scenario's [thresholds]" if scenario.thresholds else "planner agree's defaults"
+    thresholds = figures.thresholds
     spread = figures.estimates
     expected = decide(
         metric,
         spread.truth,
         spread.interval_lower,
         spread.interval_upper,
-        thresholds["not_demonstrated_below"],
-        thresholds["demonstrated_at"],
+        thresholds.not_demonstrated_below,
+        thresholds.demonstrated_at,
     )
     return Headline(
         design=design,
@@ -104,9 +96,9 @@ def headline(
         calendar_days_p90=schedule.calendar_days_p90,
         metric=metric,
         method=method,
-        not_demonstrated_below=thresholds["not_demonstrated_below"],
-        demonstrated_at=thresholds["demonstrated_at"],
-        thresholds_from=source,
+        not_demonstrated_below=thresholds.not_demonstrated_below,
+        demonstrated_at=thresholds.demonstrated_at,
+        thresholds_from=thresholds.source,
         expected=expected,
     )
 
@@ -124,7 +116,7 @@ def recommendation_section(
     scenario: Scenario, result: PlanResult, schedule: ScheduleResult, figures: ReportFigures
 ) -> list[Block]:
     """The headline: what to label, what it costs, how long it takes, how to decide."""
-    h = headline(scenario, result, schedule, figures)
+    h = headline(result, schedule, figures)
     settings = result.settings
     how = (
         ""
@@ -368,12 +360,17 @@ def estimates_figure(figures: ReportFigures) -> Block:
         if e.design == "weighted"
         else "a study of the planned size"
     )
-    caption = f"Simulated {metric} estimates of {what}, {e.replicates:,} studies."
+    t = figures.thresholds
+    caption = (
+        f"Simulated {metric} estimates of {what}, {e.replicates:,} studies, with the typical "
+        f"interval and the thresholds of the decision rule ({t.source})."
+    )
     alt = (
         f"Histogram of {metric} estimates of {e.replicates:,} simulated studies around the "
         f"assumed true value {e.truth:.3f} (red line), with the typical "
         f"{e.confidence_level:.0%} interval {e.interval_lower:.3f} to {e.interval_upper:.3f} "
-        "shaded."
+        f"shaded and black lines at the thresholds {t.not_demonstrated_below:g} (not "
+        f"demonstrated below) and {t.demonstrated_at:g} (demonstrated at)."
     )
     return ("figure", "estimates.png", caption, alt)
 
