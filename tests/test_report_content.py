@@ -126,6 +126,11 @@ def test_decision_rule_reflects_the_scenario_thresholds(tmp_path, thresholds, be
     low, high = plan["interval"]["median_low"], plan["interval"]["median_high"]
     verdict = decide("psa", 0.2553, low, high, below, at).verdict
     assert rule.endswith(f"would read: {verdict}.")
+    command = _recommendation((folder / "report.md").read_text())[2]
+    assert (
+        f"planner agree LABELS.csv --not-demonstrated-below {below:g} --demonstrated-at {at:g}"
+        in command
+    )
     drawn = json.loads((folder / "figures.json").read_text())["thresholds"]
     assert (drawn["not_demonstrated_below"], drawn["demonstrated_at"]) == (below, at)
 

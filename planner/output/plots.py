@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from planner.output.report_figures import metric_name
+
 if TYPE_CHECKING:
     from planner.output.report_figures import (
         BurndownBand,
@@ -66,7 +68,7 @@ def half_width_curve(ax: Any, curve: HalfWidthCurve) -> Any:
         label=f"planned: {curve.planned:,} items",
     )
     ax.set_xlabel("items labelled")
-    ax.set_ylabel(f"{curve.metric.upper()} interval half-width")
+    ax.set_ylabel(f"{metric_name(curve.metric)} interval half-width")
     rate = curve.union_rate
     top = ax.secondary_xaxis("top", functions=(lambda n: n * rate, lambda u: u / rate))
     top.set_xlabel("expected union positives (items)")
@@ -140,7 +142,7 @@ def estimate_distribution(
 ) -> Any:
     """Histogram of simulated estimates, the assumed true value, the typical interval and the
     thresholds of the decision rule (read against the interval's limits)."""
-    metric = spread.metric.upper()
+    metric = metric_name(spread.metric)
     ax.axvspan(
         spread.interval_lower,
         spread.interval_upper,

@@ -39,6 +39,9 @@ CURVE_SIZES = 24
 ESTIMATE_REPLICATES = 4000
 """Simulated studies of the planned size behind the histogram of estimates."""
 ESTIMATE_BINS = 40
+METRIC_NAMES = {"psa": "PSA", "kappa": "Cohen's kappa"}
+AGREE_COEFFICIENTS = {"psa": "psa", "kappa": "cohen_kappa"}
+"""The name ``planner agree --decide-on`` gives each planned metric."""
 FIGURE_STREAM = 2**20
 """Spawn key of the figures' stream under the report's seed: a child no plan uses (plans spawn
 their first few children), so the figures' studies are independent of the plan's search."""
@@ -154,6 +157,11 @@ FIGURE_FILES = {
     "burndown": "burndown.png",
     "estimates": "estimates.png",
 }
+
+
+def metric_name(metric: str) -> str:
+    """``"PSA"``, ``"Cohen's kappa"``: how text and figures name a planned metric."""
+    return METRIC_NAMES.get(metric, metric)
 
 
 def deciding_metric(result: PlanResult) -> tuple[str, str]:

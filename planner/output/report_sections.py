@@ -22,7 +22,12 @@ from planner import __version__
 from planner.data.scenario import Scenario, shipped_scenarios
 from planner.measuring.decision import Decision, decide
 from planner.operations.workload import ScheduleResult
-from planner.output.report_figures import ReportFigures, deciding_metric
+from planner.output.report_figures import (
+    AGREE_COEFFICIENTS,
+    ReportFigures,
+    deciding_metric,
+    metric_name,
+)
 from planner.sizing.compare import Comparison
 from planner.sizing.plan import Plan
 
@@ -124,14 +129,14 @@ def recommendation_section(
         else f" with the {h.design} design (stratified, re-weighted to traffic)"
     )
     cost = "" if h.cost is None else f", cost {h.cost:,.0f} (hourly rate × person-hours)"
-    label = f"{settings.confidence_level:.0%} {h.metric.upper()} interval ({h.method})"
+    label = f"{settings.confidence_level:.0%} {metric_name(h.metric)} interval ({h.method})"
     return [
         ("h2", "Recommendation"),
         (
             "p",
             f"Label {h.items:,} items{how}, {h.labels_per_item} labels each: "
-            f"{h.person_hours:,.1f} person-hours{cost}; about {h.calendar_days_median:g} "
-            f"calendar days (90th percentile {h.calendar_days_p90:g}) with "
+            f"{h.person_hours:,.1f} person-hours{cost}; about {_days(h.calendar_days_median)} "
+            f"(90th percentile {h.calendar_days_p90:g}) with "
             f"{_team(scenario, schedule)}. A study of this size gives a {label} of half-width "
             f"at most {settings.width:g} with assurance {settings.assurance:g}.",
         ),
@@ -141,11 +146,27 @@ def recommendation_section(
             f"{label}; agreement is demonstrated if its lower limit is at least "
             f"{h.demonstrated_at:g}, not demonstrated if its upper limit is below "
             f"{h.not_demonstrated_below:g}, and inconclusive otherwise. At the assumed "
-            f"{h.metric.upper()} {h.expected.estimate:.3f} the typical interval "
+            f"{metric_name(h.metric)} {h.expected.estimate:.3f} the typical interval "
             f"{h.expected.ci_low:.3f} to {h.expected.ci_high:.3f} would read: "
             f"{h.expected.verdict}.",
         ),
+        ("code", agree_command(h)),
     ]
+
+
+def _days(days: float) -> str:
+    return f"{days:g} calendar day" + ("" if days == 1 else "s")
+
+
+def agree_command(h: Headline) -> str:
+    """The ``planner agree`` call that applies the rule fixed in advance to the labels."""
+    flags = (
+        f"--not-demonstrated-below {h.not_demonstrated_below:g} "
+        f"--demonstrated-at {h.demonstrated_at:g}"
+    )
+    if h.metric != "psa":
+        flags += f" --decide-on {AGREE_COEFFICIENTS[h.metric]}"
+    return f"planner agree LABELS.csv {flags}"
 
 
 # ------------------------------------------------------------------ what was assumed and planned
@@ -157,7 +178,7 @@ def target_section(result: PlanResult, seed: int) -> list[Block]:
     return [
         (
             "p",
-            f"Target: {metric.upper()} interval half-width at most {settings.width:g} at "
+            f"Target: {metric_name(metric)} interval half-width at most {settings.width:g} at "
             f"{settings.confidence_level:.0%} confidence, with assurance {settings.assurance:g} "
             "(the share of studies of the planned size that reach the width). Interval method: "
             f"{method}. Every number and figure below is computed by planner {__version__} from "
@@ -262,7 +283,7 @@ def _design_rows(comparison: Comparison, metric: str) -> list[list[str]]:
             *(_fmt(designs[n].half_width_at_assurance, 4) for n in names),
         ],
         [
-            f"{metric.upper()} estimated (median)",
+            f"{metric_name(metric)} estimated (median)",
             *(_fmt(designs[n].estimate_median) for n in names),
         ],
         ["person-hours", *(f"{costs[n].person_hours:,.1f}" for n in names)],
@@ -300,7 +321,7 @@ def designs_section(comparison: Comparison) -> list[Block]:
 
 def half_width_figure(figures: ReportFigures) -> Block:
     c = figures.half_width
-    metric = c.metric.upper()
+    metric = metric_name(c.metric)
     design = " (uniform design)" if c.design == "uniform" else ""
     caption = (
         f"{metric} interval half-width against items labelled{design}: median, 10-90 % band and "
@@ -354,7 +375,7 @@ def burndown_figure(figures: ReportFigures) -> Block:
 
 def estimates_figure(figures: ReportFigures) -> Block:
     e = figures.estimates
-    metric = e.metric.upper()
+    metric = metric_name(e.metric)
     what = (
         "the weighted design (population-weighted, describes traffic)"
         if e.design == "weighted"
