@@ -269,3 +269,34 @@ def test_worst_case_items_reach_the_union_positives_with_the_assurance():
     wc = plan.worst_case
     n, u, rate = wc["items_at_model_union_rate"], wc["union_positives_wilson_every_outcome"], 0.1
     assert binom.sf(u - 1, n, rate) >= 0.9 > binom.sf(u - 1, n - 1, rate)
+
+
+KAPPA = """\
+name = "kappa-study"
+[model]
+pilot_counts = [30, 10, 12, 448]
+[target]
+metric = "kappa"
+width = 0.15
+confidence = 0.9
+[thresholds]
+not_demonstrated_below = 0.5
+demonstrated_at = 0.7
+[simulation]
+replicates = 300
+"""
+
+
+def test_the_agree_call_under_the_rule_runs_and_decides_on_the_planned_metric(tmp_path):
+    path = tmp_path / "kappa.toml"
+    path.write_text(KAPPA)
+    folder = _report(tmp_path, path, "--seed", "3")
+    command = _recommendation((folder / "report.md").read_text())[2].strip("`\n").split()
+    assert command[:3] == ["planner", "agree", "LABELS.csv"]
+    assert "--decide-on" in command and "cohen_kappa" in command
+    assert command[command.index("--confidence") + 1] == "0.9"
+    args = ["agree", "--counts", "30,10,12,448", "--seed", "1", *command[3:]]
+    result = runner.invoke(app, args, terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert "Decision on cohen_kappa" in result.stdout
+    assert "demonstrated below 0.5, demonstrated at 0.7" in result.stdout

@@ -59,6 +59,7 @@ class Headline:
     calendar_days_p90: float
     metric: str
     method: str
+    confidence_level: float
     not_demonstrated_below: float
     demonstrated_at: float
     thresholds_from: str
@@ -101,6 +102,7 @@ def headline(result: PlanResult, schedule: ScheduleResult, figures: ReportFigure
         calendar_days_p90=schedule.calendar_days_p90,
         metric=metric,
         method=method,
+        confidence_level=result.settings.confidence_level,
         not_demonstrated_below=thresholds.not_demonstrated_below,
         demonstrated_at=thresholds.demonstrated_at,
         thresholds_from=thresholds.source,
@@ -164,8 +166,10 @@ def agree_command(h: Headline) -> str:
         f"--not-demonstrated-below {h.not_demonstrated_below:g} "
         f"--demonstrated-at {h.demonstrated_at:g}"
     )
-    if h.metric != "psa":
-        flags += f" --decide-on {AGREE_COEFFICIENTS[h.metric]}"
+    if h.metric == "kappa":
+        flags += f" --decide-on {AGREE_COEFFICIENTS[h.metric]} --kappa-method {h.method}"
+    if h.confidence_level != 0.95:
+        flags += f" --confidence {h.confidence_level:g}"
     return f"planner agree LABELS.csv {flags}"
 
 
