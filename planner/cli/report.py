@@ -9,7 +9,7 @@ import typer
 REPORT_HELP = (
     "Write a report of each scenario to reports/NAME/: Markdown and a self-contained HTML "
     "page with a headline recommendation (items, person-hours, calendar days and the decision "
-    "rule fixed in advance from the scenario's [thresholds]), the assumptions, the plan, the "
+    "rule fixed in advance from the scenario's thresholds), the assumptions, the plan, the "
     "design comparison, the budget, the schedule and figures. The same --seed gives the same "
     "report, byte for byte. Every output location is checked before any work. An existing "
     "report is replaced only with --force, and only when it is a report planner wrote (its "
