@@ -204,7 +204,7 @@ def _drawn_burndown(band: BurndownBand) -> tuple[np.ndarray, np.ndarray]:
 
     ax = plots.burndown(Figure().add_subplot(), band)
     (polygon,) = ax.collections
-    median = next(line for line in ax.lines if line.get_label().startswith("median of"))
+    median = next(line for line in ax.lines if "median of" in line.get_label())
     return median.get_path().vertices, polygon.get_paths()[0].vertices
 
 

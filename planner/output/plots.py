@@ -121,7 +121,7 @@ def burndown(ax: Any, band: BurndownBand) -> Any:
     ax.fill_between(
         band.days, band.p10, band.p90, alpha=0.3, color="tab:green", label="10th-90th percentile"
     )
-    ax.plot(band.days, band.median, color="tab:green", label=f"median of {band.runs} runs")
+    ax.plot(band.days, band.median, color="tab:green", label=f"per-day median of {band.runs} runs")
     ax.axvline(
         band.finish_median,
         color="black",
