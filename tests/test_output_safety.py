@@ -287,7 +287,7 @@ def test_interrupt_during_force_keeps_the_old_report(tmp_path, monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(report_module, "_markdown", interrupted)
+    monkeypatch.setattr(report_module, "markdown", interrupted)  # mid-write
     result = runner.invoke(app, ["report", scenario, "--out", str(out), "--force"])
     assert "interrupted; no report was left half-written" in _one_line_error(result, 130)
     assert sorted(p.name for p in out.iterdir()) == ["tiny"]

@@ -8,9 +8,11 @@ import typer
 
 REPORT_HELP = (
     "Write a report of each scenario to reports/NAME/: Markdown and a self-contained HTML "
-    "page with the assumptions, the plan, the design comparison, the budget, the schedule "
-    "and figures. Every output location is checked before any work. An existing report is "
-    "replaced only with --force, and only when it is a report planner wrote (its "
+    "page with a headline recommendation (items, person-hours, calendar days and the decision "
+    "rule fixed in advance from the scenario's thresholds), the assumptions, the plan, the "
+    "design comparison, the budget, the schedule and figures. The same --seed gives the same "
+    "report, byte for byte. Every output location is checked before any work. An existing "
+    "report is replaced only with --force, and only when it is a report planner wrote (its "
     ".planner-report marker) holding no other file."
 )
 
@@ -19,6 +21,8 @@ REPORT_EPILOG = """
 Examples:
 
   planner report unsupported-claims
+
+  planner report unsupported-claims --seed 20261130 --out /tmp/reports
 
   planner report unsupported-claims unsupported-claims-enriched --force
 """
@@ -35,19 +39,27 @@ def report_command(
             help="Replace existing reports that planner wrote (never other folders or files).",
         ),
     ] = False,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Seed of the plan, the schedule and the figures' simulated studies; default "
+            "the scenario's simulation.seed, else drawn and printed."
+        ),
+    ] = None,
 ) -> None:
-    from planner.cli.common import fail
+    from planner.cli.common import fail, seed_or_draw
     from planner.output.report import check_reports, write_report
     from planner.output.safe_output import Terminated, interruptible
 
-    check_reports(scenarios, out, force=force)  # every location, before any work
+    loaded = check_reports(scenarios, out, force=force)  # every location, before any work
     written: list[str] = []
     try:
         with interruptible():
-            for path in scenarios:
-                folder = write_report(path, out, force=force)
+            for path, scenario in zip(scenarios, loaded, strict=True):
+                chosen = seed_or_draw(seed if seed is not None else scenario.simulation.get("seed"))
+                folder = write_report(path, out, force=force, rng=chosen)
                 written.append(str(folder))
-                typer.echo(f"wrote {folder}/report.md and {folder}/report.html")
+                typer.echo(f"wrote {folder}/report.md and {folder}/report.html (seed {chosen})")
     except KeyboardInterrupt as exc:  # 128 + the signal's number, as shells report it
         terminated = isinstance(exc, Terminated)
         how = "terminated (SIGTERM)" if terminated else "interrupted"

@@ -1,0 +1,559 @@
+"""A report's text: one function per section, on a :class:`Plan` or a design :class:`Comparison`.
+
+A section is a list of blocks (``("h2", text)``, ``("p", text)``, ``("table", header, rows)``,
+``("figure", file, caption, alt)``, ``("code", text)``), rendered to Markdown and to a
+self-contained HTML page by :func:`markdown` and :func:`html_page`. Every number comes from the
+result, its schedule or the figures' data (:mod:`planner.output.report_figures`); nothing is
+recomputed here but the reading of the decision rule at the typical interval.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import platform
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from planner import __version__
+from planner.data.scenario import Scenario, shipped_scenarios
+from planner.measuring.decision import Decision, decide
+from planner.operations.workload import ScheduleResult
+from planner.output.report_figures import (
+    AGREE_COEFFICIENTS,
+    ReportFigures,
+    deciding_metric,
+    metric_name,
+)
+from planner.sizing.compare import Comparison
+from planner.sizing.plan import Plan
+
+Block = tuple[Any, ...]
+PlanResult = Plan | Comparison
+
+
+def _fmt(x: float | None, digits: int = 3) -> str:
+    return "undefined" if x is None or not np.isfinite(x) else f"{x:,.{digits}f}"
+
+
+# ------------------------------------------------------------------ the headline
+
+
+WEIGHTED_METHOD = "linearised, population-weighted"
+"""The interval of the weighted design (combined ratio estimator), as the headline names it."""
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The recommendation at the top of a report, and the decision rule fixed in advance."""
+
+    design: str | None
+    items: int
+    labels_per_item: int
+    person_hours: float
+    cost: float | None
+    calendar_days_median: float
+    calendar_days_p90: float
+    metric: str
+    method: str
+    confidence_level: float
+    not_demonstrated_below: float
+    demonstrated_at: float
+    thresholds_from: str
+    expected: Decision
+
+
+def headline(result: PlanResult, schedule: ScheduleResult, figures: ReportFigures) -> Headline:
+    """Items, hours and calendar days of the scheduled study; the rule fixed in advance.
+
+    The rule's thresholds are the scenario's ``[thresholds]`` (``figures.thresholds``); the
+    verdict is the rule read at the assumed value's typical interval.
+    """
+    metric, method = deciding_metric(result)
+    match result:
+        case Plan():
+            design, items = None, result.items
+            budget = result.budgets[result.deciding_metric]
+            hours, cost = budget.person_hours, budget.cost
+        case Comparison():
+            design, items = "weighted", result.designs["weighted"].items
+            hours, cost = result.costs["weighted"].person_hours, result.costs["weighted"].cost
+            method = WEIGHTED_METHOD
+    thresholds = figures.thresholds
+    spread = figures.estimates
+    expected = decide(
+        metric,
+        spread.truth,
+        spread.interval_lower,
+        spread.interval_upper,
+        thresholds.not_demonstrated_below,
+        thresholds.demonstrated_at,
+    )
+    return Headline(
+        design=design,
+        items=int(items),
+        labels_per_item=result.settings.annotators_per_item,
+        person_hours=float(hours),
+        cost=cost,
+        calendar_days_median=schedule.calendar_days_median,
+        calendar_days_p90=schedule.calendar_days_p90,
+        metric=metric,
+        method=method,
+        confidence_level=result.settings.confidence_level,
+        not_demonstrated_below=thresholds.not_demonstrated_below,
+        demonstrated_at=thresholds.demonstrated_at,
+        thresholds_from=thresholds.source,
+        expected=expected,
+    )
+
+
+def _team(scenario: Scenario, schedule: ScheduleResult) -> str:
+    op = schedule.operation
+    whose = "the team in the scenario" if scenario.team else "planner schedule's default team"
+    return (
+        f"{whose} ({op.annotators} annotators, {op.hours_per_day:g} h a day, "
+        f"{op.days_per_week} days a week)"
+    )
+
+
+def recommendation_section(
+    scenario: Scenario, result: PlanResult, schedule: ScheduleResult, figures: ReportFigures
+) -> list[Block]:
+    """The headline: what to label, what it costs, how long it takes, how to decide."""
+    h = headline(result, schedule, figures)
+    settings = result.settings
+    how = (
+        ""
+        if h.design is None
+        else f" with the {h.design} design (stratified, re-weighted to traffic)"
+    )
+    cost = "" if h.cost is None else f", cost {h.cost:,.0f} (hourly rate × person-hours)"
+    label = f"{settings.confidence_level:.0%} {metric_name(h.metric)} interval ({h.method})"
+    return [
+        ("h2", "Recommendation"),
+        (
+            "p",
+            f"Label {h.items:,} items{how}, {h.labels_per_item} labels each: "
+            f"{h.person_hours:,.1f} person-hours{cost}; about {_days(h.calendar_days_median)} "
+            f"(90th percentile {h.calendar_days_p90:g}) with "
+            f"{_team(scenario, schedule)}. A study of this size gives a {label} of half-width "
+            f"at most {settings.width:g} with assurance {settings.assurance:g}.",
+        ),
+        (
+            "p",
+            f"Decide in advance ({h.thresholds_from}): when the labels are in, compute the "
+            f"{label}; agreement is demonstrated if its lower limit is at least "
+            f"{h.demonstrated_at:g}, not demonstrated if its upper limit is below "
+            f"{h.not_demonstrated_below:g}, and inconclusive otherwise. At the assumed "
+            f"{metric_name(h.metric)} {h.expected.estimate:.3f} the typical interval "
+            f"{h.expected.ci_low:.3f} to {h.expected.ci_high:.3f} would read: "
+            f"{h.expected.verdict}.",
+        ),
+        ("code", agree_command(h)),
+    ]
+
+
+def _days(days: float) -> str:
+    return f"{days:g} calendar day" + ("" if days == 1 else "s")
+
+
+def agree_command(h: Headline) -> str:
+    """The ``planner agree`` call that applies the rule fixed in advance to the labels."""
+    flags = (
+        f"--not-demonstrated-below {h.not_demonstrated_below:g} "
+        f"--demonstrated-at {h.demonstrated_at:g}"
+    )
+    if h.metric == "kappa":
+        flags += f" --decide-on {AGREE_COEFFICIENTS[h.metric]} --kappa-method {h.method}"
+    if h.confidence_level != 0.95:
+        flags += f" --confidence {h.confidence_level:g}"
+    return f"planner agree LABELS.csv {flags}"
+
+
+# ------------------------------------------------------------------ what was assumed and planned
+
+
+def target_section(result: PlanResult, seed: int) -> list[Block]:
+    settings = result.settings
+    metric, method = deciding_metric(result)
+    return [
+        (
+            "p",
+            f"Target: {metric_name(metric)} interval half-width at most {settings.width:g} at "
+            f"{settings.confidence_level:.0%} confidence, with assurance {settings.assurance:g} "
+            "(the share of studies of the planned size that reach the width). Interval method: "
+            f"{method}. Every number and figure below is computed by planner {__version__} from "
+            f"the scenario file with seed {seed}.",
+        )
+    ]
+
+
+def assumptions_section(plan: Plan) -> list[Block]:
+    model = plan.model
+    rows = [[k.replace("_", " "), _fmt(v, 4)] for k, v in model.summary().items()]
+    rows += [[k.replace("_", " "), str(v)] for k, v in model.assumptions.items()]
+    return [("h2", "Assumptions"), ("table", ["quantity", "value"], rows)]
+
+
+def strata_section(comparison: Comparison) -> list[Block]:
+    header = ["stratum", "share", "prevalence", "union rate", "PSA", "kappa", "seconds/item"]
+    rows = [
+        [
+            s["name"],
+            _fmt(s["share"]),
+            _fmt(s["prevalence"]),
+            _fmt(s["union_rate"]),
+            _fmt(s["psa"]),
+            _fmt(s["kappa"]),
+            f"{s['seconds_per_item']:g}",
+        ]
+        for s in comparison.strata
+    ]
+    pop = comparison.population
+    rows.append(
+        ["traffic", "1", "", _fmt(pop["union_rate"]), _fmt(pop["psa"]), _fmt(pop["kappa"]), ""]
+    )
+    return [("h2", "Traffic strata"), ("table", header, rows)]
+
+
+def plan_section(plan: Plan) -> list[Block]:
+    settings = plan.settings
+    header = [
+        "metric",
+        "items",
+        "union positives",
+        "half-width at assurance",
+        "typical interval",
+        "assurance reached",
+        "person-hours",
+    ]
+    rows = [
+        [
+            name,
+            f"{r.items:,}",
+            f"{r.union_positives:,.0f}",
+            _fmt(r.half_width_at_assurance, 4),
+            f"{r.interval_median[0]:.3f} to {r.interval_median[1]:.3f}",
+            f"{r.assurance:.3f} ± {r.assurance_mc_se:.3f}",
+            f"{plan.budgets[name].person_hours:,.1f}",
+        ]
+        for name, r in plan.results.items()
+    ]
+    wc, sr = plan.worst_case, plan.stop_rule
+    text = (
+        f"Whatever the true agreement, {wc['union_positives_wilson_every_outcome']} union "
+        f"positives give a Wilson half-width of at most {settings.width:g} for every outcome "
+        f"(delta method: {wc['union_positives_delta']}); "
+        f"{wc['items_at_model_union_rate']:,} items reach that many with probability at least "
+        f"{wc['items_probability']:g} ({wc['person_hours']:,.1f} person-hours)."
+    )
+    if sr:
+        text += (
+            f" Stop rule: label until {sr['union_positives']} union positives; expected "
+            f"{sr['expected_items']:,.0f} items, 90th percentile {sr['items_p90']:,}."
+        )
+    blocks: list[Block] = [("h2", "Plan"), ("table", header, rows), ("p", text)]
+    budget = plan.budgets[plan.deciding_metric]
+    if budget.cost is not None:
+        blocks.append(
+            (
+                "p",
+                f"Budget: {budget.person_hours:,.1f} person-hours, cost {budget.cost:,.0f} "
+                "(hourly rate × person-hours).",
+            )
+        )
+    return blocks
+
+
+def _design_rows(comparison: Comparison, metric: str) -> list[list[str]]:
+    designs, costs = comparison.designs, comparison.costs
+    names = list(designs)
+    rows = [
+        [f"items: {s['name']}", *(f"{designs[n].items_per_stratum[i]:,}" for n in names)]
+        for i, s in enumerate(comparison.strata)
+    ]
+    rows += [
+        [
+            "items: uniform prevalence slice",
+            *(f"{designs[n].prevalence_slice_items:,}" for n in names),
+        ],
+        ["items, total", *(f"{designs[n].items:,}" for n in names)],
+        ["union positives", *(f"{designs[n].union_positives:,.0f}" for n in names)],
+        [
+            "half-width at the assurance",
+            *(_fmt(designs[n].half_width_at_assurance, 4) for n in names),
+        ],
+        [
+            f"{metric_name(metric)} estimated (median)",
+            *(_fmt(designs[n].estimate_median) for n in names),
+        ],
+        ["person-hours", *(f"{costs[n].person_hours:,.1f}" for n in names)],
+        ["hours vs uniform", *(f"{comparison.hours_ratio(n):.2f}" for n in names)],
+    ]
+    if all(costs[n].cost is not None for n in names):
+        rows.append(
+            ["cost (hourly rate × person-hours)", *(f"{costs[n].cost:,.0f}" for n in names)]
+        )
+    return rows
+
+
+def designs_section(comparison: Comparison) -> list[Block]:
+    metric = deciding_metric(comparison)[0]
+    blocks: list[Block] = [
+        ("h2", "Designs compared"),
+        ("table", ["", *comparison.designs], _design_rows(comparison, metric)),
+    ]
+    blocks += [("p", f"{n}: {d.describes}.") for n, d in comparison.designs.items()]
+    blocks.append(
+        (
+            "p",
+            "The claim that enrichment buys the same interval for a fifth of the hours: here the "
+            f"enriched design costs {comparison.hours_ratio('enriched'):.2f} of the uniform hours "
+            f"({comparison.hours_ratio('enriched', with_slice=False):.2f} without its prevalence "
+            "slice), and its number describes the enriched mixture, not traffic. The weighted "
+            f"design, which describes traffic, costs {comparison.hours_ratio('weighted'):.2f}.",
+        )
+    )
+    return blocks
+
+
+# ------------------------------------------------------------------ figures, schedule, rebuild
+
+
+def half_width_figure(figures: ReportFigures) -> Block:
+    c = figures.half_width
+    metric = metric_name(c.metric)
+    design = " (uniform design)" if c.design == "uniform" else ""
+    caption = (
+        f"{metric} interval half-width against items labelled{design}: median, 10-90 % band and "
+        f"the {c.assurance:g} assurance quantile over {c.replicates:,} simulated studies per "
+        "size; the target and the planned size."
+    )
+    alt = (
+        f"Line chart of the {metric} interval half-width against items labelled, from "
+        f"{c.items[0]:,} to {c.items[-1]:,} items: the median falls from {c.median[0]:.3f} to "
+        f"{c.median[-1]:.3f}; a red line marks the target {c.width:g} and a dotted line the "
+        f"planned {c.planned:,} items."
+    )
+    return ("figure", "half_width.png", caption, alt)
+
+
+def hours_figure(figures: ReportFigures) -> Block:
+    bars = figures.hours
+    kinds = set(bars.kinds)
+    if "plan" in kinds:
+        caption = (
+            "Person-hours of the plan, of the stop rule and of the worst case (any agreement, "
+            "items reaching the worst-case union positives with the plan's assurance); cost is "
+            "hourly rate × person-hours."
+        )
+    else:
+        caption = (
+            "Person-hours (and cost, hourly rate × person-hours) of the designs for the same "
+            "target."
+        )
+    parts = [
+        f"{label.replace(chr(10), ' ')}: {hours:,.1f} person-hours"
+        + ("" if cost is None else f", cost {cost:,.0f}")
+        for label, hours, cost in zip(bars.labels, bars.hours, bars.costs, strict=True)
+    ]
+    return ("figure", "hours.png", caption, "Bar chart of person-hours. " + "; ".join(parts) + ".")
+
+
+def burndown_figure(figures: ReportFigures) -> Block:
+    b = figures.burndown
+    caption = (
+        f"Burn-down over {b.runs} simulated runs of the operation (SimPy): the share of items "
+        "not finished on each calendar day, median and 10-90 % band of the runs on that day."
+    )
+    alt = (
+        "Line chart of the share of items not finished against calendar days: the per-day "
+        "median falls from 1 on day 0 to 0 inside a shaded 10-90 % band; the runs finish on "
+        f"day {b.finish_median:g} (median) and day {b.finish_p90:g} (90th percentile)."
+    )
+    return ("figure", "burndown.png", caption, alt)
+
+
+def estimates_figure(figures: ReportFigures) -> Block:
+    e = figures.estimates
+    metric = metric_name(e.metric)
+    what = (
+        "the weighted design (population-weighted, describes traffic)"
+        if e.design == "weighted"
+        else "a study of the planned size"
+    )
+    t = figures.thresholds
+    caption = (
+        f"Simulated {metric} estimates of {what}, {e.replicates:,} studies, with the typical "
+        f"interval and the thresholds of the decision rule ({t.source})."
+    )
+    alt = (
+        f"Histogram of {metric} estimates of {e.replicates:,} simulated studies around the "
+        f"assumed true value {e.truth:.3f} (red line), with the typical "
+        f"{e.confidence_level:.0%} interval {e.interval_lower:.3f} to {e.interval_upper:.3f} "
+        f"shaded and black lines at the thresholds {t.not_demonstrated_below:g} (not "
+        f"demonstrated below) and {t.demonstrated_at:g} (demonstrated at)."
+    )
+    return ("figure", "estimates.png", caption, alt)
+
+
+def schedule_section(schedule: ScheduleResult, figures: ReportFigures) -> list[Block]:
+    op = schedule.operation
+    cost = "-" if schedule.cost_median is None else f"{schedule.cost_median:,.0f}"
+    rows = [
+        ["items", f"{sum(op.items_per_stratum):,} ({op.labels_per_item} labels each)"],
+        [
+            "team",
+            f"{op.annotators} annotators, {op.hours_per_day:g} h/day, "
+            f"{op.days_per_week} days/week, {op.adjudicators} adjudicator(s)",
+        ],
+        [
+            "calendar days",
+            f"median {schedule.calendar_days_median:g}, 90th percentile "
+            f"{schedule.calendar_days_p90:g}",
+        ],
+        [
+            "person-hours",
+            f"median {schedule.person_hours_median:,.1f}, 90th percentile "
+            f"{schedule.person_hours_p90:,.1f} (analytic {schedule.analytic_person_hours:,.1f})",
+        ],
+        ["annotator utilisation", f"{schedule.annotator_utilisation:.0%}"],
+        ["cost (median; hourly rate × person-hours)", cost],
+        ["runs", f"{schedule.runs}"],
+    ]
+    return [
+        ("h2", "Schedule"),
+        ("table", ["quantity", "value"], rows),
+        burndown_figure(figures),
+    ]
+
+
+def _versions() -> dict[str, str]:
+    import matplotlib
+    import scipy
+    import simpy
+
+    return {
+        "planner": __version__,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "simpy": simpy.__version__,
+        "matplotlib": matplotlib.__version__,
+    }
+
+
+def rebuild_command(scenario: Scenario, seed: int) -> str:
+    """The command that rebuilds the report: a shipped scenario by name, else its path."""
+    shipped = shipped_scenarios().get(scenario.name)
+    given = Path(scenario.path)
+    if shipped is not None and shipped.resolve() == given.resolve():
+        source = scenario.name
+    else:
+        source = scenario.path
+    return f"planner report {source} --seed {seed} --force"
+
+
+def rebuild_section(scenario: Scenario, seed: int) -> list[Block]:
+    versions = ", ".join(f"{k} {v}" for k, v in _versions().items())
+    return [
+        ("h2", "Rebuild"),
+        ("code", rebuild_command(scenario, seed)),
+        (
+            "p",
+            f"Versions: {versions}; seed {seed}. The scenario file is saved beside this report, "
+            "and the data of every figure in figures.json.",
+        ),
+    ]
+
+
+def build_blocks(
+    scenario: Scenario, result: PlanResult, schedule: ScheduleResult, figures: ReportFigures
+) -> list[Block]:
+    """Every section of the report of ``result``, in order."""
+    blocks: list[Block] = [("h1", f"Agreement study plan: {scenario.name}")]
+    blocks += recommendation_section(scenario, result, schedule, figures)
+    if scenario.description:
+        blocks += [("h2", "The study"), ("p", " ".join(scenario.description.split()))]
+    blocks += target_section(result, figures.seed)
+    match result:
+        case Plan():
+            blocks += assumptions_section(result) + plan_section(result)
+        case Comparison():
+            blocks += strata_section(result) + designs_section(result)
+    blocks += [("h2", "Figures"), half_width_figure(figures), hours_figure(figures)]
+    blocks += schedule_section(schedule, figures)
+    blocks.append(estimates_figure(figures))
+    return blocks + rebuild_section(scenario, figures.seed)
+
+
+# ------------------------------------------------------------------ rendering
+
+
+def markdown(blocks: list[Block]) -> str:
+    """The blocks as Markdown (figures as ``figures/NAME`` with their alt text)."""
+    out = []
+    for block in blocks:
+        match block:
+            case ("h1", text):
+                out.append(f"# {text}\n")
+            case ("h2", text):
+                out.append(f"## {text}\n")
+            case ("p", text):
+                out.append(f"{text}\n")
+            case ("table", header, rows):
+                out.append("| " + " | ".join(header) + " |")
+                out.append("|" + "---|" * len(header))
+                out.extend("| " + " | ".join(str(c) for c in row) + " |" for row in rows)
+                out.append("")
+            case ("figure", name, caption, alt):
+                out.append(f"![{alt}](figures/{name})\n\n*{caption}*\n")
+            case ("code", text):
+                out.append("```\n" + text + "\n```\n")
+    return "\n".join(out)
+
+
+STYLE = (
+    "body{font-family:sans-serif;font-size:16px;max-width:960px;margin:2em auto;padding:0 1em;"
+    "line-height:1.45}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;"
+    "padding:4px 8px;text-align:right}td:first-child,th:first-child{text-align:left}"
+    "figure{margin:1.5em 0}img{max-width:100%;height:auto}figcaption{font-size:0.95em}"
+    "pre{background:#f4f4f4;padding:8px;overflow-x:auto}"
+)
+
+
+def _html_block(block: Block, figures: Path) -> str:
+    match block:
+        case ("h1" | "h2" as tag, text):
+            return f"<{tag}>{html.escape(text)}</{tag}>"
+        case ("p", text):
+            return f"<p>{html.escape(text)}</p>"
+        case ("table", header, rows):
+            head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
+            body = "".join(
+                "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>"
+                for row in rows
+            )
+            return f"<table><tr>{head}</tr>{body}</table>"
+        case ("figure", name, caption, alt):
+            data = base64.b64encode((figures / name).read_bytes()).decode("ascii")
+            return (
+                f"<figure><img src='data:image/png;base64,{data}' alt='{html.escape(alt)}'>"
+                f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+            )
+        case ("code", text):
+            return f"<pre>{html.escape(text)}</pre>"
+    raise ValueError(f"unknown report block {block[0]!r}")
+
+
+def html_page(blocks: list[Block], title: str, figures: Path) -> str:
+    """A self-contained HTML page of the blocks (figures embedded as PNG data URIs)."""
+    head = (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
+    )
+    return "\n".join([head, *(_html_block(b, figures) for b in blocks), "</body></html>"])
