@@ -319,6 +319,9 @@ plan_app.command(cls=PlannerCommand, help=PLAN_HELP, epilog=PLAN_EPILOG)(plan_co
 app.command("agree", help=AGREE_HELP, epilog=AGREE_EPILOG)(agree_command)
 app.command("schedule", help=SCHEDULE_HELP, epilog=SCHEDULE_EPILOG)(schedule_command)
 app.command("report", help=REPORT_HELP, epilog=REPORT_EPILOG)(report_command)
+from planner.cli.alt_test import ALT_TEST_EPILOG, ALT_TEST_HELP, alt_test_command  # noqa: E402
+
+app.command("alt-test", help=ALT_TEST_HELP, epilog=ALT_TEST_EPILOG)(alt_test_command)
 
 
 SCENARIOS_HELP = (
