@@ -294,6 +294,10 @@ def _plan(
             hourly_rate=hourly_rate,
             rng=seed,
         )
+    if table and len(set(model.human_error)) == 1:  # the table's row for these humans: the plan
+        rows = tuple(
+            result if m == model.n_humans else r for m, r in zip((2, 3, 4, 5, 6), rows, strict=True)
+        )
     doc["plan"] = result.to_dict()
     if table:
         doc["table"] = [
