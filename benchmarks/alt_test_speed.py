@@ -75,7 +75,7 @@ def main() -> None:
         print(f"python -m planner alt-test FILE (wide CSV) --json: {wall:.2f} s wall")
     for m in (3, 6):
         model = alt_test_model(humans=m, categories=4, human_error=0.3, llm_error=0.3)
-        secs = median_time(lambda m=model: plan_alt_test(m, epsilon=0.2, rng=1), args.runs)
+        secs = median_time(lambda model=model: plan_alt_test(model, epsilon=0.2, rng=1), args.runs)
         print(f"plan_alt_test: {m} humans, K = 4: {secs:.3f} s (median of {args.runs})")
     wall = command_seconds(
         ["alt-test", "--plan", "--humans", "3", "--categories", "4", "--human-error", "0.3",

@@ -51,6 +51,13 @@ _PUBLIC = {
     "AgreementReport": "planner.measuring.measure",
     "Coefficient": "planner.measuring.measure",
     "measure_agreement": "planner.measuring.measure",
+    # the alternative annotator test (issue 11): testing an LLM judge, and planning the test
+    "alt_test": "planner.measuring.alt_test",
+    "AltTestResult": "planner.measuring.alt_test",
+    "alt_test_model": "planner.sizing.alt_test_plan",
+    "plan_alt_test": "planner.sizing.alt_test_plan",
+    "pass_probability": "planner.sizing.alt_test_plan",
+    "alt_test_plan_summary": "planner.sizing.alt_test_plan",
     # operations and reports
     "Operation": "planner.operations.workload",
     "ScheduleResult": "planner.operations.workload",

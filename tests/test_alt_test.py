@@ -216,8 +216,9 @@ def test_vectorised_equals_the_authors_loop(seed):
 def test_relabelling_categories_leaves_omega_and_rho_unchanged(seed, names):
     frame = _random_labels(seed, n_items=40)
     renamed = frame.assign(label=frame.label.map(dict(zip(["c0", "c1", "c2"], names, strict=True))))
-    first = alt_test(ratings_from_long(frame), ["llm"], epsilon=0.15).llms[0]
-    second = alt_test(ratings_from_long(renamed), ["llm"], epsilon=0.15).llms[0]
+    # min_items 10: every human is tested (t-test from 30 items, Wilcoxon below)
+    first = alt_test(ratings_from_long(frame), ["llm"], epsilon=0.15, min_items=10).llms[0]
+    second = alt_test(ratings_from_long(renamed), ["llm"], epsilon=0.15, min_items=10).llms[0]
     assert (first.omega, first.rho) == (second.omega, second.rho)
 
 
@@ -326,3 +327,13 @@ def test_cli_bad_input_is_one_line_exit_2(labels_csv, args, message):
     assert result.exit_code == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0]
+
+
+def test_one_llm_name_may_be_a_string():
+    ratings = ratings_from_long(_random_labels(3))
+    assert alt_test(ratings, "llm", epsilon=0.1) == alt_test(ratings, ["llm"], epsilon=0.1)
+
+
+def test_cli_without_a_file_or_plan():
+    result = runner.invoke(app, ["alt-test", "--llm", "x", "--epsilon", "0.1"])
+    assert result.exit_code == 2 and "give a label FILE (or --plan" in result.stderr

@@ -186,3 +186,13 @@ def test_cli_plan_refuses_a_file_and_unreachable_is_exit_1(tmp_path):
          "--seed", "1"],
     )  # fmt: skip
     assert result.exit_code == 1 and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_cli_same_seed_same_document():
+    args = ["alt-test", "--plan", "--human-error", "0.2", "--llm-error", "0.2", "--epsilon", "0.15",
+            "--table", "--seed", "5", "--json"]  # fmt: skip
+    first, second = runner.invoke(app, args), runner.invoke(app, args)
+    assert first.exit_code == 0 and first.stdout == second.stdout
+    doc = json.loads(first.stdout)
+    (row,) = [r for r in doc["table"] if r["humans"] == 3]
+    assert row["n_items"] == doc["plan"]["n_items"]  # the table's row for 3 humans is the plan

@@ -170,23 +170,24 @@ def alt_test_command(
         bool, typer.Option("--json", metavar="", help="Print one JSON document instead of tables.")
     ] = False,
 ) -> None:
+    if plan and (file is not None or llm):
+        raise InvalidInput("--plan takes no label FILE and no --llm (it plans a study)")
+    if not plan and file is None:
+        raise InvalidInput("give a label FILE (or --plan to plan a study)")
     if epsilon is None:
         raise InvalidInput(
             "give --epsilon, the margin granted to the LLM (the authors: 0.2 for experts, "
             "0.15 for skilled annotators, 0.1 for crowd workers)"
         )
     if plan:
-        if file is not None or llm:
-            raise InvalidInput("--plan takes no label FILE and no --llm (it plans a study)")
         _plan(
             humans, categories, human_error, llm_error, prevalences, error_draw, epsilon, q,
             power, items, table, replicates, seconds_per_item, hourly_rate, seed, json_output,
         )  # fmt: skip
         return
-    if file is None:
-        raise InvalidInput("give a label FILE (or --plan to plan a study)")
     if not llm:
         raise InvalidInput("give --llm NAME for each LLM annotator in the file")
+    assert file is not None  # checked above: without --plan a FILE is required
     from planner.data.reading import read_labels
     from planner.measuring.alt_test import alt_test
 
@@ -279,6 +280,8 @@ def _plan(
         rng=seed,
     )
     rows: tuple[AltTestPlan | None, ...] = ()
+    if table and len(set(model.human_error)) > 1:
+        note("--table uses the first --human-error for every number of humans")
     if table:
         rows = plan_table(
             categories=model.n_categories,

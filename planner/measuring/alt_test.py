@@ -172,7 +172,7 @@ def alt_test(
     ratings
         The labels; every annotator not in ``llms`` is a human.
     llms
-        Names of the LLM annotators.
+        Names of the LLM annotators (one name, or several).
     scoring
         ``"accuracy"`` (categories) or ``"neg-rmse"`` (numeric labels).
     epsilon
@@ -232,7 +232,9 @@ def alt_test(
 
 def _llm_indices(ratings: Ratings, llms: Sequence[str]) -> list[int]:
     names = list(ratings.annotators)
-    if isinstance(llms, str) or len(llms) == 0:
+    if isinstance(llms, str):
+        llms = [llms]
+    if len(llms) == 0:
         raise InvalidInput("llms must name one or more LLM annotators", parameter="llms")
     present = ", ".join(names[:20]) + (", ..." if len(names) > 20 else "")
     out = []
