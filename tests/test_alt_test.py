@@ -337,3 +337,59 @@ def test_one_llm_name_may_be_a_string():
 def test_cli_without_a_file_or_plan():
     result = runner.invoke(app, ["alt-test", "--llm", "x", "--epsilon", "0.1"])
     assert result.exit_code == 2 and "give a label FILE (or --plan" in result.stderr
+
+
+def test_neg_rmse_sparse_sums_equal_the_direct_scores():
+    # rating_differences uses per-item sums; alignment_differences scores each item directly
+    from planner.measuring.alt_test import rating_differences
+    from planner.statistics.alt_test_stats import alignment_differences
+
+    frame = _random_labels(9, n_items=60, k=5).assign(
+        label=lambda f: f.label.str[1:].astype(int) + 1
+    )
+    ratings = ratings_from_long(frame)
+    humans = np.array([a != "llm" for a in ratings.annotators])
+    f = ratings.annotators.index("llm")
+    values = ratings.categories.astype(float)
+    row, ann, d, s_f, s_h = rating_differences(ratings, humans, f, values)
+    codes = ratings.codes
+    human_cols = np.flatnonzero(humans)
+    for col, j in enumerate(human_cols):
+        d_ref, f_ref, h_ref = alignment_differences(codes[:, human_cols], codes[:, f], col, values)
+        assert d[ann == j].tolist() == d_ref.tolist()
+        assert np.allclose(s_f[ann == j], f_ref) and np.allclose(s_h[ann == j], h_ref)
+
+
+def test_equally_distant_decimal_labels_are_a_tie():
+    # |2.2 - 3.3| and |4.4 - 3.3| differ in binary floating point; the test counts a tie
+    from planner.measuring.alt_test import rating_differences
+
+    frame = pd.DataFrame(
+        [("i", "a", 2.2), ("i", "b", 3.3), ("i", "llm", 4.4)],
+        columns=["item", "annotator", "label"],
+    )
+    ratings = ratings_from_long(frame)
+    humans = np.array([True, True, False])
+    _, ann, d, _, _ = rating_differences(ratings, humans, 2, ratings.categories.astype(float))
+    assert d[ann == 0].tolist() == [0]
+
+
+def test_a_crowd_runs_without_a_dense_items_x_annotators_matrix():
+    # regression: the first version built the dense codes matrix, refused above 5e7 cells
+    rng = np.random.default_rng(0)
+    n_items, crowd = 30_000, 20_000
+    item = np.repeat(np.arange(n_items), 4)
+    who = np.concatenate(
+        [
+            np.stack([rng.choice(crowd, 3, replace=False) for _ in range(n_items)]),
+            np.full((n_items, 1), crowd),
+        ],
+        axis=1,
+    ).ravel()
+    label = rng.integers(2, size=item.size)
+    names = np.array([f"w{j}" for j in range(crowd)] + ["llm"])
+    frame = pd.DataFrame({"item": item, "annotator": names[who], "label": label})
+    ratings = ratings_from_long(frame)
+    assert ratings.n_rows * ratings.n_annotators > 5 * 10**7
+    result = alt_test(ratings, ["llm"], epsilon=0.1, min_items=5).llms[0]
+    assert len(result.tests) > 1000 and 0 <= result.omega <= 1

@@ -26,7 +26,6 @@ from numpy.typing import NDArray
 from planner.data.labels import Ratings
 from planner.errors import InvalidInput
 from planner.statistics.alt_test_stats import (
-    alignment_differences,
     by_rejections,
     by_thresholds,
     difference_test,
@@ -207,15 +206,12 @@ def alt_test(
             f"{ratings.source}: the alt-test needs two or more human annotators besides the "
             f"LLMs, found {len(humans)}"
         )
-    codes = ratings.codes
-    if ratings.weights is not None:
-        codes = np.repeat(codes, ratings.weights, axis=0)
     domain_of, domains = _domains(ratings, by)
     values = _values(ratings, scoring)
     verdicts = []
     for f in llm_idx:
         verdicts.append(
-            _one_llm(ratings, codes, humans, f, values, domain_of, domains, epsilon, q, min_items)
+            _one_llm(ratings, humans, f, values, domain_of, domains, epsilon, q, min_items)
         )
     verdicts.sort(key=lambda v: -v.rho)
     return AltTestResult(
@@ -253,14 +249,11 @@ def _llm_indices(ratings: Ratings, llms: Sequence[str]) -> list[int]:
 
 def _domains(ratings: Ratings, by: str | None) -> tuple[NDArray[np.int64], list[str | None]]:
     """Per row the domain number, and the domains' names (``[None]`` without ``by``)."""
-    n = ratings.n_items
     if by is None:
-        return np.zeros(n, dtype=np.int64), [None]
+        return np.zeros(ratings.n_rows, dtype=np.int64), [None]
     if by not in ratings.groups:
         raise InvalidInput(f"by: {shown(by)} is not a grouping column read from {ratings.source}")
     column = np.asarray(ratings.groups[by])
-    if ratings.weights is not None:
-        column = np.repeat(column, ratings.weights)
     names, inverse = np.unique(column.astype(str), return_inverse=True)
     return inverse.ravel().astype(np.int64), [str(v) for v in names]
 
@@ -288,9 +281,61 @@ def _is_number(value: Any) -> bool:
     return True
 
 
+def rating_differences(
+    ratings: Ratings,
+    humans: NDArray[np.bool_],
+    f: int,
+    values: NDArray[np.float64] | None,
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray, NDArray]:
+    """Per human rating where the test applies: its row, annotator, ``d`` and both scores.
+
+    Sparse (linear in the ratings, never items x annotators): an item counts when two or more
+    humans and the LLM ``f`` rated it. For a human's rating with label ``l`` of item ``i`` the
+    other humans' labels enter only through per-item sums: for ``accuracy`` the number of
+    humans giving ``l`` (and the LLM's label) on ``i``, minus the human's own; for
+    ``neg-rmse`` the sums of the (centred) values and their squares minus the human's own, so
+    that the mean squared difference of a label ``x`` is ``x^2 - 2 x mean(y) + mean(y^2)``.
+    Mean squared differences within ``1e-9`` (relative) count as ties.
+
+    Returns
+    -------
+    row, annotator, d, llm_score, human_score
+        ``(n,)`` each.
+    """
+    item, ann, lab = ratings.item_index, ratings.annotator_index, ratings.label_index
+    mine = humans[ann]
+    item, ann, lab = item[mine], ann[mine], lab[mine]
+    llm = ratings.annotator_labels(f)
+    per_item = np.bincount(item, minlength=ratings.n_rows)
+    keep = ((per_item >= 2) & (llm >= 0))[item]
+    item, ann, lab = item[keep], ann[keep], lab[keep]
+    lab_f, n_others = llm[item], per_item[item] - 1
+    if values is None:
+        k = ratings.n_categories
+        key = item.astype(np.int64) * k + lab
+        unique, inverse, count = np.unique(key, return_inverse=True, return_counts=True)
+        same_h = count[inverse.ravel()] - 1
+        key_f = item.astype(np.int64) * k + lab_f
+        at = np.minimum(np.searchsorted(unique, key_f), len(unique) - 1)
+        same_f = np.where(unique[at] == key_f, count[at], 0) - (lab == lab_f)
+        h_ge, f_ge = same_h >= same_f, same_f >= same_h
+        s_h, s_f = same_h / n_others, same_f / n_others
+    else:
+        v = values - values.mean()  # centred: the sums below lose no digits to a large mean
+        x, x_f = v[lab], v[lab_f]
+        sum_o = np.bincount(item, weights=x, minlength=ratings.n_rows)[item] - x
+        sq_o = np.bincount(item, weights=x * x, minlength=ratings.n_rows)[item] - x * x
+        msq_h = np.maximum(x * x - 2 * x * sum_o / n_others + sq_o / n_others, 0.0)
+        msq_f = np.maximum(x_f * x_f - 2 * x_f * sum_o / n_others + sq_o / n_others, 0.0)
+        tol = 1e-9 * (1.0 + np.maximum(msq_h, msq_f))
+        h_ge, f_ge = msq_h <= msq_f + tol, msq_f <= msq_h + tol
+        s_h, s_f = -np.sqrt(msq_h), -np.sqrt(msq_f)
+    d = h_ge.astype(np.int64) - f_ge.astype(np.int64)
+    return item, ann.astype(np.int64), d, s_f, s_h
+
+
 def _one_llm(
     ratings: Ratings,
-    codes: NDArray[np.int32],
     humans: list[int],
     f: int,
     values: NDArray[np.float64] | None,
@@ -300,48 +345,52 @@ def _one_llm(
     q: float,
     min_items: int,
 ) -> LLMVerdict:
-    rows: list[dict[str, Any]] = []
-    skipped = []
-    most = 0
-    for g, domain in enumerate(domains):
-        in_domain = domain_of == g
-        human_codes, llm_codes = codes[in_domain][:, humans], codes[in_domain, f]
-        for col, h in enumerate(humans):
-            d, s_f, s_h = alignment_differences(human_codes, llm_codes, col, values)
-            most = max(most, d.size)
-            if d.size < min_items:
-                if d.size > 0:
-                    skipped.append((ratings.annotators[h], domain, int(d.size)))
-                continue
-            stat, p, is_t = difference_test(np.bincount(d + 1, minlength=3), epsilon)
-            rows.append(
-                dict(
-                    human=ratings.annotators[h],
-                    domain=domain,
-                    items=int(d.size),
-                    llm_score=float(s_f.mean()),
-                    human_score=float(s_h.mean()),
-                    rho_llm=float((d <= 0).mean()),
-                    rho_human=float((d >= 0).mean()),
-                    test="t" if bool(is_t) else "wilcoxon",
-                    statistic=float(stat),
-                    p_value=float(p),
-                    group=g,
-                )
-            )
+    m = ratings.n_annotators
+    is_human = np.zeros(m, dtype=bool)
+    is_human[humans] = True
+    row, ann, d, s_f, s_h = rating_differences(ratings, is_human, f, values)
+    w = None if ratings.weights is None else ratings.weights[row].astype(float)
+    group = domain_of[row] * m + ann  # (domain, annotator)
+    n_groups = len(domains) * m
+    counts = np.bincount(group * 3 + d + 1, weights=w, minlength=n_groups * 3)
+    counts = np.round(counts).astype(np.int64).reshape(n_groups, 3)
+    items = counts.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_f = (
+            np.bincount(group, weights=s_f if w is None else s_f * w, minlength=n_groups) / items
+        )
+        mean_h = (
+            np.bincount(group, weights=s_h if w is None else s_h * w, minlength=n_groups) / items
+        )
+    tested = np.flatnonzero(is_human[np.arange(n_groups) % m] & (items >= min_items))
     llm = ratings.annotators[f]
-    if not rows:
+    if tested.size == 0:
         raise InvalidInput(
             f"{ratings.source}: no human annotator has {min_items} or more items labelled "
-            f"together with another human and {llm} (the most is {most}); lower min_items "
-            "to test with fewer",
+            f"together with another human and {llm} (the most is {int(items.max(initial=0))}); "
+            "lower min_items to test with fewer",
             parameter="min_items",
         )
-    rejected = by_rejections([r["p_value"] for r in rows], q)
+    stat, p, is_t = difference_test(counts[tested], epsilon)
+    rejected = by_rejections(p, q)
     tests = tuple(
-        HumanTest(**{k: v for k, v in r.items() if k != "group"}, rejected=bool(rej))
-        for r, rej in zip(rows, rejected, strict=True)
+        HumanTest(
+            human=ratings.annotators[g % m],
+            domain=domains[g // m],
+            items=int(items[g]),
+            llm_score=float(mean_f[g]),
+            human_score=float(mean_h[g]),
+            rho_llm=float(counts[g, :2].sum() / items[g]),
+            rho_human=float(counts[g, 1:].sum() / items[g]),
+            test="t" if is_t[i] else "wilcoxon",
+            statistic=float(stat[i]),
+            p_value=float(p[i]),
+            rejected=bool(rejected[i]),
+        )
+        for i, g in enumerate(tested)
     )
+    few = np.flatnonzero((items > 0) & (items < min_items))
+    skipped = tuple((ratings.annotators[g % m], domains[g // m], int(items[g])) for g in few)
     verdicts: tuple[DomainVerdict, ...] = ()
     if domains != [None]:
         verdicts = tuple(_domain_verdict(tests, str(name)) for name in domains)
@@ -349,7 +398,7 @@ def _one_llm(
     return LLMVerdict(
         llm=llm,
         tests=tests,
-        skipped=tuple(skipped),
+        skipped=skipped,
         omega=omega,
         rho=float(np.mean([t.rho_llm for t in tests])),
         passes=omega >= 0.5,
@@ -377,7 +426,7 @@ __all__ = [
     "DomainVerdict",
     "HumanTest",
     "LLMVerdict",
-    "alignment_differences",
+    "rating_differences",
     "alt_test",
     "by_thresholds",
 ]
