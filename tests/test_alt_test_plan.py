@@ -26,7 +26,8 @@ runner = CliRunner()
 
 
 def _independent_pass_rate(n, reps, k, human_error, llm_error, epsilon, seed, m=3, q=0.05):
-    """P(pass) by simulating items one study at a time, with scipy's tests (not counts)."""
+    """P(pass) by simulating items one study at a time, with scipy's tests (not counts): the
+    t-test from 30 items, the Wilcoxon signed-rank test below."""
     rng = np.random.default_rng(seed)
     passes = 0
     for _ in range(reps):
@@ -43,7 +44,10 @@ def _independent_pass_rate(n, reps, k, human_error, llm_error, epsilon, seed, m=
             s_h = np.mean([labels[j] == labels[o] for o in others], axis=0)
             s_f = np.mean([labels[m] == labels[o] for o in others], axis=0)
             d = (s_h >= s_f).astype(int) - (s_f >= s_h).astype(int)
-            p = scipy.stats.ttest_1samp(d, epsilon, alternative="less").pvalue
+            if n >= 30:
+                p = scipy.stats.ttest_1samp(d, epsilon, alternative="less").pvalue
+            else:
+                p = scipy.stats.wilcoxon(d - epsilon, alternative="less", method="approx").pvalue
             p_values.append(1.0 if np.isnan(p) else p)
         passes += 2 * by_rejections(p_values, q).sum() >= m
     return passes / reps
@@ -57,6 +61,36 @@ def test_planned_items_verified_by_an_independent_simulation():
     below = _independent_pass_rate(int(0.8 * plan.n_items), reps, 2, 0.3, 0.2, 0.1, seed=2)
     assert at_n >= 0.8 - 3 * 0.016
     assert below <= 0.75  # clearly missed at 0.8 n
+
+
+def test_pass_probability_below_thirty_items_uses_wilcoxon_like_scipy():
+    model = alt_test_model(humans=3, categories=2, human_error=0.3, llm_error=0.3)
+    planned = pass_probability(model, 20, epsilon=0.2, min_items=10, n_reps=2000, rng=3)
+    independent = _independent_pass_rate(20, 500, 2, 0.3, 0.3, 0.2, seed=4)
+    assert 0.7 < planned.probability < 0.97  # not a trivial 0 or 1
+    assert abs(planned.probability - independent) <= 3 * np.hypot(0.008, 0.016)
+
+
+def test_wilcoxon_below_thirty_items_passes_more_easily_than_the_t_test_at_thirty():
+    # The signed-rank test looks at the median of d - epsilon, not the mean: with many ties
+    # (d = 0) it rejects H0: mean(d) >= epsilon far too often at the boundary mean(d) = epsilon.
+    from planner.statistics.alt_test_stats import t_test_less, wilcoxon_less
+
+    counts = np.random.default_rng(1).multinomial(29, [0.0, 0.8, 0.2], size=20_000)  # mean d 0.2
+    assert (wilcoxon_less(counts, 0.2)[1] <= 0.05).mean() > 0.4
+    assert abs((t_test_less(counts, 0.2)[1] <= 0.05).mean() - 0.05) < 0.01
+    model = alt_test_model(humans=3, categories=2, human_error=0.3, llm_error=0.3)
+    at_29 = pass_probability(model, 29, epsilon=0.2, min_items=10, rng=5).probability
+    at_30 = pass_probability(model, 30, epsilon=0.2, min_items=10, rng=5).probability
+    assert at_29 > at_30 + 0.15
+
+
+def test_no_plan_below_min_items():
+    model = alt_test_model(humans=3, categories=2, human_error=0.1, llm_error=0.1)
+    with pytest.raises(InvalidInput, match=r"n_items must be at least min_items \(30\), got 20"):
+        pass_probability(model, 20, epsilon=0.2, rng=1)
+    plan = plan_alt_test(model, epsilon=0.3, rng=1)  # an easy target: the floor is the answer
+    assert plan.n_items == 30 and min(n for n, _ in plan.evaluated) == 30
 
 
 # METHODS.md 5: P(pass), 3 annotators, 300 datasets per cell, the authors' generator (errors

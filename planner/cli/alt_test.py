@@ -68,7 +68,8 @@ def alt_test_command(
         int,
         typer.Option(
             help="Humans with fewer items labelled with another human and the LLM are not "
-            "tested (the authors: 30; below 30 the Wilcoxon signed-rank test is used)."
+            "tested (the authors: 30; below 30 the Wilcoxon signed-rank test is used, which "
+            "passes more easily); with --plan, the fewest items planned."
         ),
     ] = 30,
     by: Annotated[
@@ -183,6 +184,7 @@ def alt_test_command(
         _plan(
             humans, categories, human_error, llm_error, prevalences, error_draw, epsilon, q,
             power, items, table, replicates, seconds_per_item, hourly_rate, seed, json_output,
+            min_items,
         )  # fmt: skip
         return
     if not llm:
@@ -237,6 +239,7 @@ def _plan(
     hourly_rate: float | None,
     seed: int | None,
     json_output: bool,
+    min_items: int,
 ) -> None:
     from planner.sizing.alt_test_plan import (
         alt_test_model,
@@ -262,7 +265,9 @@ def _plan(
         note(f"seed {seed} (give --seed {seed} to repeat)")
     doc: dict = {"schema_version": "1", "command": "alt-test", "mode": "plan", "seed": seed}
     if items is not None:
-        at = pass_probability(model, items, epsilon=epsilon, q=q, n_reps=replicates, rng=seed)
+        at = pass_probability(
+            model, items, epsilon=epsilon, q=q, min_items=min_items, n_reps=replicates, rng=seed
+        )
         doc.update(model=model.describe(), epsilon=epsilon, q=q, pass_probability=_at_doc(at))
         if json_output:
             emit_json(json_document(doc))
@@ -274,6 +279,7 @@ def _plan(
         epsilon=epsilon,
         q=q,
         power=power,
+        min_items=min_items,
         n_reps=replicates,
         seconds_per_item=seconds_per_item,
         hourly_rate=hourly_rate,
@@ -292,6 +298,7 @@ def _plan(
             epsilon=epsilon,
             q=q,
             power=power,
+            min_items=min_items,
             n_reps=replicates,
             seconds_per_item=seconds_per_item,
             hourly_rate=hourly_rate,

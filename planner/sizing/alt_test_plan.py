@@ -201,6 +201,8 @@ class AltTestPlan:
         Replicate studies per size and the seed that reproduces them.
     budget
         Person-hours of the humans' labels (the LLM's are free), or None.
+    min_items
+        The smallest size searched (no human is tested on fewer items).
     """
 
     model: AltTestModel
@@ -216,6 +218,7 @@ class AltTestPlan:
     n_reps: int
     seed: int
     budget: Budget | None = None
+    min_items: int = 30
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (without the top-level ``schema_version`` and ``command``)."""
@@ -240,6 +243,7 @@ class AltTestPlan:
             "evaluated": [{"n_items": n, "pass_probability": p} for n, p in self.evaluated],
             "n_reps": self.n_reps,
             "seed": self.seed,
+            "min_items": self.min_items,
             "person_hours": None if self.budget is None else self.budget.person_hours,
             "cost": None if self.budget is None else self.budget.cost,
         }
@@ -314,6 +318,7 @@ def pass_probability(
     *,
     epsilon: float = 0.2,
     q: float = 0.05,
+    min_items: int = 30,
     n_reps: int = 2000,
     rng: RngLike = None,
 ) -> PassProbability:
@@ -322,10 +327,22 @@ def pass_probability(
     Each of ``n_reps`` replicate studies is a multinomial draw of the items' difference
     classes (:func:`difference_classes`); the test is the authors' (t-test from 30 items,
     Wilcoxon below; Benjamini-Yekutieli at ``q``; pass at ``omega >= 0.5``).
+
+    ``n_items`` must be at least ``min_items`` (as in :func:`planner.measuring.alt_test.alt_test`,
+    no human is tested below it). Below 30 items the Wilcoxon signed-rank test is used, which
+    tests the median, not the mean, of ``d``: with many ties it rejects far more often than
+    its level at the null's boundary, so P(pass) jumps down from 29 to 30 items.
     """
     epsilon = check("epsilon", epsilon, RULES["alt_epsilon"])
     q = check("q", q, RULES["fdr_q"])
     n_items = check("n_items", n_items, RULES["alt_min_items"])
+    min_items = check("min_items", min_items, RULES["alt_min_items"])
+    if n_items < min_items:
+        raise InvalidInput(
+            f"n_items must be at least min_items ({min_items}), got {n_items}: no human is "
+            "tested on fewer items (lower min_items to plan the Wilcoxon test below 30)",
+            parameter="n_items",
+        )
     n_reps = check("n_reps", n_reps, RULES["n_reps"])
     seed = seed_from(rng)
     d, prob = difference_classes(model)
@@ -341,17 +358,21 @@ def plan_alt_test(
     epsilon: float = 0.2,
     q: float = 0.05,
     power: float = 0.8,
+    min_items: int = 30,
     n_reps: int = 2000,
     max_items: int = 20_000,
     seconds_per_item: float | None = None,
     hourly_rate: float | None = None,
     rng: RngLike = None,
 ) -> AltTestPlan:
-    """The smallest number of items with P(pass) >= ``power`` under ``model``.
+    """The smallest number of items, at least ``min_items``, with P(pass) >= ``power``.
 
     An analytic start (:func:`analytic_start`), then Monte Carlo on one nested sequence of
     replicate studies (common random numbers): sizes grow by half until P(pass) reaches
-    ``power``, shrink (as random subsets) until it does not, and bisection between the two.
+    ``power``, shrink (as random subsets, not below ``min_items``) until it does not, and
+    bisection between the two. With the default ``min_items = 30`` every test is a t-test,
+    as in the authors' code; lower it to plan with the Wilcoxon test below 30 items (see
+    :func:`pass_probability` for why that test passes more easily).
 
     Raises
     ------
@@ -364,7 +385,13 @@ def plan_alt_test(
     q = check("q", q, RULES["fdr_q"])
     power = check("power", power, RULES["power"])
     n_reps = check("n_reps", n_reps, RULES["n_reps"])
+    min_items = check("min_items", min_items, RULES["alt_min_items"])
     max_items = check("max_items", max_items, RULES["alt_min_items"])
+    if max_items < min_items:
+        raise InvalidInput(
+            f"max_items must be at least min_items ({min_items}), got {max_items}",
+            parameter="max_items",
+        )
     seed = seed_from(rng)
     d, prob = difference_classes(model)
     start = analytic_start(d, prob, epsilon, q, power)
@@ -376,7 +403,9 @@ def plan_alt_test(
             "half the humans, so the alt-test cannot be expected to pass at any number of items",
             parameters=("epsilon",),
         )
-    n, counts, evaluated = _search(d, prob, epsilon, q, power, n_reps, max_items, start, seed)
+    n, counts, evaluated = _search(
+        d, prob, epsilon, q, power, n_reps, (min_items, max_items), start, seed
+    )
     p = evaluated[n]
     budget = None
     if seconds_per_item is not None:
@@ -394,12 +423,13 @@ def plan_alt_test(
         n_items=n,
         pass_probability=p,
         standard_error=math.sqrt(p * (1 - p) / n_reps),
-        analytic_start=max(2, math.ceil(start)),
+        analytic_start=max(min_items, math.ceil(start)),
         mean_difference=tuple(float(x) for x in mu),
         evaluated=tuple(sorted(evaluated.items())),
         n_reps=n_reps,
         seed=seed,
         budget=budget,
+        min_items=min_items,
     )
 
 
@@ -410,11 +440,12 @@ def _search(
     q: float,
     power: float,
     n_reps: int,
-    max_items: int,
+    limits: tuple[int, int],
     start: float,
     seed: int,
 ) -> tuple[int, NDArray[np.int64], dict[int, float]]:
     """Bracket and bisect on one nested sequence of studies; ``(n, counts at n, evaluated)``."""
+    floor, max_items = limits
     studies = _Studies(prob, n_reps, np.random.default_rng(seed))
     evaluated: dict[int, float] = {}
 
@@ -422,7 +453,7 @@ def _search(
         evaluated[n] = float(_passes(counts, d, epsilon, q).mean())
         return evaluated[n]
 
-    n_hi = int(min(max(2, math.ceil(start)), max_items))
+    n_hi = int(min(max(floor, math.ceil(start)), max_items))
     hi = studies.grow(studies.counts, 0, n_hi)
     n_lo, lo = 0, studies.counts
     while probability(hi, n_hi) < power:
@@ -436,8 +467,8 @@ def _search(
         n_next = min(max_items, math.ceil(n_hi * 1.5))
         hi, n_hi = studies.grow(hi, n_hi, n_next), n_next
     if n_lo == 0:  # the start passes: shrink until it does not
-        while n_hi > 2:
-            n_try = max(2, n_hi * 2 // 3)
+        while n_hi > floor:
+            n_try = max(floor, n_hi * 2 // 3)
             sub = studies.subset(hi, n_try)
             if probability(sub, n_try) < power:
                 n_lo, lo = n_try, sub
@@ -466,6 +497,7 @@ def plan_table(
     epsilon: float = 0.2,
     q: float = 0.05,
     power: float = 0.8,
+    min_items: int = 30,
     n_reps: int = 2000,
     max_items: int = 20_000,
     seconds_per_item: float = 90.0,
@@ -496,6 +528,7 @@ def plan_table(
                     epsilon=epsilon,
                     q=q,
                     power=power,
+                    min_items=min_items,
                     n_reps=n_reps,
                     max_items=max_items,
                     seconds_per_item=seconds_per_item,
@@ -548,6 +581,7 @@ def alt_test_plan_summary(
     q: float = 0.05,
     power: float = 0.8,
     items: int | None = None,
+    min_items: int = 30,
     n_reps: int = 2000,
     seconds_per_item: float = 90.0,
     hourly_rate: float | None = None,
@@ -565,6 +599,7 @@ def alt_test_plan_summary(
             epsilon=epsilon,
             q=q,
             power=power,
+            min_items=min_items,
             n_reps=n_reps,
             seconds_per_item=seconds_per_item,
             hourly_rate=hourly_rate,
@@ -575,7 +610,13 @@ def alt_test_plan_summary(
     at_items = None
     if items is not None:
         at_items = pass_probability(
-            model, items, epsilon=epsilon, q=q, n_reps=n_reps, rng=items_stream
+            model,
+            items,
+            epsilon=epsilon,
+            q=q,
+            min_items=min_items,
+            n_reps=n_reps,
+            rng=items_stream,
         ).probability
     rows = plan_table(
         categories=model.n_categories,
@@ -586,6 +627,7 @@ def alt_test_plan_summary(
         epsilon=epsilon,
         q=q,
         power=power,
+        min_items=min_items,
         n_reps=n_reps,
         seconds_per_item=seconds_per_item,
         hourly_rate=hourly_rate,
