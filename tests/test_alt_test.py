@@ -226,10 +226,11 @@ def test_an_llm_identical_to_one_human_ties_that_human_on_every_item():
     frame = _random_labels(7)
     copy = frame[frame.annotator == "h0"].assign(annotator="llm")
     frame = pd.concat([frame[frame.annotator != "llm"], copy])
-    result = alt_test(ratings_from_long(frame), ["llm"], epsilon=0.1).llms[0]
-    (test,) = [t for t in result.tests if t.human == "h0"]
+    full = alt_test(ratings_from_long(frame), ["llm"], epsilon=0.1)
+    (test,) = [t for t in full.llms[0].tests if t.human == "h0"]
     assert test.rho_llm == test.rho_human == 1.0
     assert test.p_value == 0.0 and test.rejected  # d = 0 < epsilon on every item
+    assert any("the same d on every item" in n for n in full.notes)
 
 
 def test_domains_control_the_fdr_over_every_domain_and_human():
@@ -247,6 +248,7 @@ def test_wilcoxon_below_thirty_items_when_min_items_allows():
     frame = _random_labels(5, n_items=25, missing=0.0)
     result = alt_test(ratings_from_long(frame), ["llm"], epsilon=0.1, min_items=10)
     assert {t.test for t in result.llms[0].tests} == {"wilcoxon"}
+    assert any("Wilcoxon signed-rank test" in n for n in result.notes)
 
 
 # --- bad input ------------------------------------------------------------------------------

@@ -374,6 +374,8 @@ def _render_test(result: AltTestResult) -> None:
         for human, domain, n in v.skipped:
             where = f" in {domain}" if domain else ""
             console.print(f"not tested: {human}{where} ({n} items < {result.min_items})")
+    for message in result.notes:
+        console.print(f"note: {message.replace('min_items', '--min-items')}")
 
 
 def _render_at(description: str, at: PassProbability, epsilon: float) -> None:

@@ -130,6 +130,7 @@ class AltTestResult:
     min_items: int
     by: str | None
     source: str
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (``schema_version``, ``command`` at top level)."""
@@ -150,6 +151,7 @@ class AltTestResult:
             "min_items": self.min_items,
             "by": self.by,
             "humans": list(self.humans),
+            "notes": list(self.notes),
             "llms": llms,
         }
 
@@ -223,7 +225,31 @@ def alt_test(
         min_items=min_items,
         by=by,
         source=ratings.source,
+        notes=_notes(verdicts, min_items),
     )
+
+
+def _notes(verdicts: list[LLMVerdict], min_items: int) -> tuple[str, ...]:
+    """What a reader of the verdicts should know: Wilcoxon tests, constant differences, skips."""
+    notes = []
+    tests = [t for v in verdicts for t in v.tests]
+    wilcoxon = sum(t.test == "wilcoxon" for t in tests)
+    if wilcoxon:
+        notes.append(
+            f"{wilcoxon} test(s) on fewer than 30 items used the Wilcoxon signed-rank test, "
+            "which tests the median of d, not its mean, and passes more easily than the t-test "
+            "(docs/methods.md section 5)"
+        )
+    constant = sum(t.test == "t" and not np.isfinite(t.statistic) for t in tests)
+    if constant:
+        notes.append(
+            f"{constant} t-test(s) had the same d on every item (the statistic is infinite): "
+            "p = 0 when that value is below epsilon, else 1"
+        )
+    skipped = sum(len(v.skipped) for v in verdicts)
+    if skipped:
+        notes.append(f"{skipped} human test(s) skipped: fewer than min_items ({min_items}) items")
+    return tuple(notes)
 
 
 def _llm_indices(ratings: Ratings, llms: Sequence[str]) -> list[int]:
