@@ -60,6 +60,13 @@ _PUBLIC = {
     "irr": "planner.sizing.compat_irr",
     "check_kappasize": "planner.sizing.compat_check",
     "check_irr": "planner.sizing.compat_check",
+    # the alternative annotator test (issue 11): testing an LLM judge, and planning the test
+    "alt_test": "planner.measuring.alt_test",
+    "AltTestResult": "planner.measuring.alt_test",
+    "alt_test_model": "planner.sizing.alt_test_plan",
+    "plan_alt_test": "planner.sizing.alt_test_plan",
+    "pass_probability": "planner.sizing.alt_test_plan",
+    "alt_test_plan_summary": "planner.sizing.alt_test_plan",
     # operations and reports
     "Operation": "planner.operations.workload",
     "ScheduleResult": "planner.operations.workload",

@@ -208,6 +208,20 @@ RULES.update(
     }
 )
 
+# the alternative annotator test (alt-test, issue 11): its margin, FDR level and item floor;
+# and the planning model's error rates (an error draws a label at random, so up to 1)
+RULES.update(
+    {
+        "alt_epsilon": _number("[0, 1)", lambda x: 0 <= x < 1),
+        "fdr_q": UNIT_OPEN,
+        "alt_min_items": _integer(2, 10**9),
+        "annotator_error": _number("[0, 1]", lambda x: 0 <= x <= 1),
+        "n_humans": _integer(2, 12),
+        "n_categories": _integer(2, 100),
+        "power": UNIT_OPEN,
+    }
+)
+
 
 #: what ``rng=`` accepts: anything :func:`numpy.random.default_rng` takes
 RngLike = int | np.random.Generator | np.random.SeedSequence | np.random.BitGenerator | None

@@ -326,6 +326,10 @@ from planner.cli.compat import compat_app  # noqa: E402 - the compat group (issu
 
 app.add_typer(compat_app, name="compat")
 
+from planner.cli.alt_test import ALT_TEST_EPILOG, ALT_TEST_HELP, alt_test_command  # noqa: E402
+
+app.command("alt-test", help=ALT_TEST_HELP, epilog=ALT_TEST_EPILOG)(alt_test_command)
+
 
 SCENARIOS_HELP = (
     "List the scenarios that come with planner: give a NAME wherever a scenario file goes "

@@ -1,0 +1,411 @@
+"""The ``alt-test`` command: can an LLM judge replace a human annotator (and how many items)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from planner.cli.common import emit_json, json_document, note, parse_floats, seed_or_draw
+from planner.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from planner.measuring.alt_test import AltTestResult
+    from planner.sizing.alt_test_plan import AltTestPlan, PassProbability
+
+ALT_TEST_HELP = (
+    "The alternative annotator test (Calderon, Reichart & Dror, ACL 2025): does an LLM judge "
+    "agree with each human at least as well as the other humans do, within a margin "
+    "--epsilon? Per human a one-sided test (t-test, Wilcoxon signed-rank below 30 items), "
+    "Benjamini-Yekutieli over the humans; the LLM passes when it wins against at least half "
+    "of them. With --plan: the number of items (each labelled by every human and the LLM) "
+    "at which the test passes with probability --power, under a simple annotator model."
+)
+
+ALT_TEST_EPILOG = """
+Examples:
+
+  planner alt-test labels.csv --llm gpt-4o --scoring accuracy --epsilon 0.15
+
+  planner alt-test scores.csv --llm judge-a --llm judge-b --scoring neg-rmse --epsilon 0.2 --json
+
+  planner alt-test labels.csv --llm gpt-4o --epsilon 0.1 --by domain
+
+  planner alt-test --plan --humans 3 --categories 4 --human-error 0.3 --llm-error 0.3 --epsilon 0.2
+
+  planner alt-test --plan --human-error 0.3 --llm-error 0.2 --epsilon 0.1 --items 50
+"""
+
+_INPUT = "Input (as agree)"
+_PLAN = "Planning (--plan)"
+
+
+def alt_test_command(
+    file: Annotated[
+        str | None,
+        typer.Argument(help="Label file (.csv, .tsv, .parquet, .jsonl).", show_default=False),
+    ] = None,
+    llm: Annotated[
+        list[str] | None,
+        typer.Option(help="An LLM annotator's name (repeat for several).", show_default=False),
+    ] = None,
+    scoring: Annotated[
+        str,
+        typer.Option(help="accuracy (categories) or neg-rmse (numeric labels)."),
+    ] = "accuracy",
+    epsilon: Annotated[
+        float | None,
+        typer.Option(
+            help="Margin granted to the LLM, in [0, 1): the authors suggest 0.2 for experts, "
+            "0.15 for skilled annotators, 0.1 for crowd workers.",
+            show_default=False,
+        ),
+    ] = None,
+    q: Annotated[float, typer.Option(help="False discovery rate (Benjamini-Yekutieli).")] = 0.05,
+    min_items: Annotated[
+        int,
+        typer.Option(
+            help="Humans with fewer items labelled with another human and the LLM are not "
+            "tested (the authors: 30; below 30 the Wilcoxon signed-rank test is used, which "
+            "passes more easily); with --plan, the fewest items planned."
+        ),
+    ] = 30,
+    by: Annotated[
+        str | None,
+        typer.Option(help="Grouping column: one test per (domain x human), FDR over all."),
+    ] = None,
+    layout: Annotated[
+        str, typer.Option(help="long, wide or auto (as agree).", rich_help_panel=_INPUT)
+    ] = "auto",
+    item_col: Annotated[str, typer.Option(help="Item id column.", rich_help_panel=_INPUT)] = "item",
+    annotator_col: Annotated[
+        str, typer.Option(help="Annotator column (long layout).", rich_help_panel=_INPUT)
+    ] = "annotator",
+    label_col: Annotated[
+        str, typer.Option(help="Label column (long layout).", rich_help_panel=_INPUT)
+    ] = "label",
+    annotators: Annotated[
+        str | None,
+        typer.Option(
+            help="Wide layout: comma-separated annotator columns (LLMs included).",
+            rich_help_panel=_INPUT,
+        ),
+    ] = None,
+    file_format: Annotated[
+        str | None,
+        typer.Option("--format", help="csv, tsv, parquet or jsonl.", rich_help_panel=_INPUT),
+    ] = None,
+    missing: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma-separated label strings that mean no rating.", rich_help_panel=_INPUT
+        ),
+    ] = None,
+    plan: Annotated[
+        bool,
+        typer.Option("--plan", metavar="", help="Plan instead of test.", rich_help_panel=_PLAN),
+    ] = False,
+    humans: Annotated[int, typer.Option(help="Human annotators.", rich_help_panel=_PLAN)] = 3,
+    categories: Annotated[int, typer.Option(help="Categories K.", rich_help_panel=_PLAN)] = 2,
+    human_error: Annotated[
+        str,
+        typer.Option(
+            help="Humans' error rate, or one per human comma-separated (sets --humans).",
+            rich_help_panel=_PLAN,
+        ),
+    ] = "0.2",
+    llm_error: Annotated[
+        float, typer.Option(help="The LLM's error rate.", rich_help_panel=_PLAN)
+    ] = 0.2,
+    prevalences: Annotated[
+        str | None,
+        typer.Option(
+            help="Category prevalences, comma-separated, summing to 1 (sets --categories; "
+            "default equal).",
+            rich_help_panel=_PLAN,
+        ),
+    ] = None,
+    error_draw: Annotated[
+        str,
+        typer.Option(
+            help="An error is a uniform draw over the categories (uniform) or a draw from "
+            "the prevalences (prior, the authors' simulation).",
+            rich_help_panel=_PLAN,
+        ),
+    ] = "uniform",
+    power: Annotated[
+        float, typer.Option(help="Target probability of passing.", rich_help_panel=_PLAN)
+    ] = 0.8,
+    items: Annotated[
+        int | None,
+        typer.Option(
+            help="Instead of searching: P(pass) at this many items.", rich_help_panel=_PLAN
+        ),
+    ] = None,
+    table: Annotated[
+        bool,
+        typer.Option(
+            "--table", metavar="", help="Also plan for 2 to 6 humans.", rich_help_panel=_PLAN
+        ),
+    ] = False,
+    replicates: Annotated[
+        int, typer.Option(help="Simulated studies per size.", rich_help_panel=_PLAN)
+    ] = 2000,
+    seconds_per_item: Annotated[
+        float,
+        typer.Option(help="Seconds one human spends on one item.", rich_help_panel=_PLAN),
+    ] = 90.0,
+    hourly_rate: Annotated[
+        float | None,
+        typer.Option(help="Cost of one person-hour; adds a cost.", rich_help_panel=_PLAN),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Seed for --plan; drawn and printed if not given.", rich_help_panel=_PLAN
+        ),
+    ] = None,
+    json_output: Annotated[
+        bool, typer.Option("--json", metavar="", help="Print one JSON document instead of tables.")
+    ] = False,
+) -> None:
+    if plan and (file is not None or llm):
+        raise InvalidInput("--plan takes no label FILE and no --llm (it plans a study)")
+    if not plan and file is None:
+        raise InvalidInput("give a label FILE (or --plan to plan a study)")
+    if epsilon is None:
+        raise InvalidInput(
+            "give --epsilon, the margin granted to the LLM (the authors: 0.2 for experts, "
+            "0.15 for skilled annotators, 0.1 for crowd workers)"
+        )
+    if plan:
+        _plan(
+            humans, categories, human_error, llm_error, prevalences, error_draw, epsilon, q,
+            power, items, table, replicates, seconds_per_item, hourly_rate, seed, json_output,
+            min_items,
+        )  # fmt: skip
+        return
+    if not llm:
+        raise InvalidInput("give --llm NAME for each LLM annotator in the file")
+    assert file is not None  # checked above: without --plan a FILE is required
+    from planner.data.reading import read_labels
+    from planner.measuring.alt_test import alt_test
+
+    ratings = read_labels(
+        file,
+        layout=layout,
+        item_col=item_col,
+        annotator_col=annotator_col,
+        label_col=label_col,
+        annotator_cols=annotators.split(",") if annotators else None,
+        by=(by,) if by else (),
+        file_format=file_format,
+        missing=tuple(missing.split(",")) if missing else (),
+    )
+    try:
+        result = alt_test(
+            ratings, llm, scoring=scoring, epsilon=epsilon, q=q, min_items=min_items, by=by
+        )
+    except InvalidInput as exc:
+        if exc.parameter == "llms":  # one --llm per LLM: the flag is singular
+            raise InvalidInput("--llm" + str(exc)[len("llms") :]) from None
+        raise
+    for message in ratings.notes:  # how the file was read, once the test has run
+        note(message)
+    if json_output:
+        doc = result.to_dict()
+        doc["input"] = ratings.input
+        emit_json(json_document(doc))
+        return
+    _render_test(result)
+
+
+def _plan(
+    humans: int,
+    categories: int,
+    human_error: str,
+    llm_error: float,
+    prevalences: str | None,
+    error_draw: str,
+    epsilon: float,
+    q: float,
+    power: float,
+    items: int | None,
+    table: bool,
+    replicates: int,
+    seconds_per_item: float,
+    hourly_rate: float | None,
+    seed: int | None,
+    json_output: bool,
+    min_items: int,
+) -> None:
+    from planner.sizing.alt_test_plan import (
+        alt_test_model,
+        pass_probability,
+        plan_alt_test,
+        plan_table,
+    )
+
+    errors = parse_floats(human_error, "--human-error")
+    assert errors is not None  # a default is always there
+    prev = parse_floats(prevalences, "--prevalences")
+    model = alt_test_model(
+        humans=humans,
+        categories=categories,
+        human_error=errors[0] if len(errors) == 1 else errors,
+        llm_error=llm_error,
+        prevalences=prev,
+        error_draw=error_draw,
+    )
+    drawn = seed is None
+    seed = seed_or_draw(seed)
+    if drawn:
+        note(f"seed {seed} (give --seed {seed} to repeat)")
+    doc: dict = {"schema_version": "1", "command": "alt-test", "mode": "plan", "seed": seed}
+    if items is not None:
+        at = pass_probability(
+            model, items, epsilon=epsilon, q=q, min_items=min_items, n_reps=replicates, rng=seed
+        )
+        doc.update(model=model.describe(), epsilon=epsilon, q=q, pass_probability=_at_doc(at))
+        if json_output:
+            emit_json(json_document(doc))
+            return
+        _render_at(model.describe(), at, epsilon)
+        return
+    result = plan_alt_test(
+        model,
+        epsilon=epsilon,
+        q=q,
+        power=power,
+        min_items=min_items,
+        n_reps=replicates,
+        seconds_per_item=seconds_per_item,
+        hourly_rate=hourly_rate,
+        rng=seed,
+    )
+    rows: tuple[AltTestPlan | None, ...] = ()
+    if table and len(set(model.human_error)) > 1:
+        note("--table uses the first --human-error for every number of humans")
+    if table:
+        rows = plan_table(
+            categories=model.n_categories,
+            human_error=model.human_error[0],
+            llm_error=llm_error,
+            prevalences=prev,
+            error_draw=error_draw,
+            epsilon=epsilon,
+            q=q,
+            power=power,
+            min_items=min_items,
+            n_reps=replicates,
+            seconds_per_item=seconds_per_item,
+            hourly_rate=hourly_rate,
+            rng=seed,
+        )
+    if table and len(set(model.human_error)) == 1:  # the table's row for these humans: the plan
+        rows = tuple(
+            result if m == model.n_humans else r for m, r in zip((2, 3, 4, 5, 6), rows, strict=True)
+        )
+    doc["plan"] = result.to_dict()
+    if table:
+        doc["table"] = [
+            {"humans": m, "n_items": None, "person_hours": None}
+            if r is None
+            else {"humans": m, "n_items": r.n_items, "person_hours": _hours(r)}
+            for m, r in zip((2, 3, 4, 5, 6), rows, strict=True)
+        ]
+    if json_output:
+        emit_json(json_document(doc))
+        return
+    _render_plan(result, rows)
+
+
+def _hours(plan: AltTestPlan) -> float | None:
+    return None if plan.budget is None else plan.budget.person_hours
+
+
+def _at_doc(at: PassProbability) -> dict:
+    return {
+        "n_items": at.n_items,
+        "probability": at.probability,
+        "standard_error": at.standard_error,
+        "n_reps": at.n_reps,
+    }
+
+
+def _console() -> Console:
+    from rich.console import Console
+
+    return Console(markup=False)  # names from files are text, never markup
+
+
+def _render_test(result: AltTestResult) -> None:
+    from rich.table import Table
+
+    console = _console()
+    console.print(
+        f"alt-test of {result.source}: scoring {result.scoring}, epsilon {result.epsilon:g}, "
+        f"q {result.q:g}, humans: {', '.join(result.humans)}"
+    )
+    console.print(
+        "S: mean alignment with the other humans; rho_f, rho_h: share of items where the LLM "
+        "(the human) aligns at least as well; won: H0 rejected after Benjamini-Yekutieli"
+    )
+    for rank, v in enumerate(result.llms, start=1):
+        verdict = "PASSES" if v.passes else "does not pass"
+        console.print(
+            f"{rank}. {v.llm}: {verdict} (winning rate omega = {v.omega:.2f}, advantage "
+            f"probability rho = {v.rho:.2f})"
+        )
+        t = Table("human", *(["domain"] if v.domains else []), "items", "S llm", "S human",
+                  "rho_f", "rho_h", "test", "p", "won")  # fmt: skip
+        for h in v.tests:
+            t.add_row(
+                h.human, *([str(h.domain)] if v.domains else []), str(h.items),
+                f"{h.llm_score:.3f}", f"{h.human_score:.3f}", f"{h.rho_llm:.2f}",
+                f"{h.rho_human:.2f}", f"{h.test} {h.statistic:.2f}", f"{h.p_value:.2g}",
+                "yes" if h.rejected else "no",
+            )  # fmt: skip
+        console.print(t)
+        if v.domains:
+            console.print(f"passes in {v.domains_passed} of {len(v.domains)} domains")
+        for human, domain, n in v.skipped:
+            where = f" in {domain}" if domain else ""
+            console.print(f"not tested: {human}{where} ({n} items < {result.min_items})")
+    for message in result.notes:
+        console.print(f"note: {message.replace('min_items', '--min-items')}")
+
+
+def _render_at(description: str, at: PassProbability, epsilon: float) -> None:
+    console = _console()
+    console.print(f"model: {description}")
+    console.print(
+        f"P(pass) at {at.n_items:,} items, epsilon {epsilon:g}: {at.probability:.3f} "
+        f"(Monte Carlo SE {at.standard_error:.3f}, {at.n_reps:,} studies)"
+    )
+
+
+def _render_plan(plan: AltTestPlan, rows: tuple[AltTestPlan | None, ...]) -> None:
+    from rich.table import Table
+
+    console = _console()
+    console.print(f"model: {plan.model.describe()}")
+    console.print(
+        f"items for P(pass) >= {plan.power:g} at epsilon {plan.epsilon:g}: {plan.n_items:,} "
+        f"(P(pass) = {plan.pass_probability:.3f}, Monte Carlo SE {plan.standard_error:.3f}; "
+        f"analytic start {plan.analytic_start:,})"
+    )
+    if plan.budget is not None:
+        cost = "" if plan.budget.cost is None else f", cost {plan.budget.cost:,.2f}"
+        console.print(f"human labelling: {plan.budget.person_hours:,.1f} person-hours{cost}")
+    if rows:
+        t = Table("humans", "items", "person-hours")
+        for m, r in zip((2, 3, 4, 5, 6), rows, strict=True):
+            if r is None:
+                t.add_row(str(m), "unreachable", "")
+            else:
+                hours = _hours(r)
+                t.add_row(str(m), f"{r.n_items:,}", "" if hours is None else f"{hours:,.1f}")
+        console.print(t)

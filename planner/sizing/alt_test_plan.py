@@ -1,0 +1,654 @@
+"""Planning the alternative annotator test: how many items give the LLM a fair chance to pass.
+
+The model: every item has a true category drawn from the prevalences; each annotator (the
+``M`` humans and the LLM) gives the true label with probability ``1 - error``, else a random
+draw over the ``K`` categories (uniform, or from the prevalences: ``error_draw="prior"``, the
+authors' generator). Every item is labelled by all ``M`` humans and the LLM.
+
+No items are simulated. The label pattern of an item (``K^(M+1)`` cells) fixes every
+human's ``d = W^h - W^f``, so the test depends on an item only through its vector
+``(d_1, ..., d_M)`` (at most ``3^M`` classes): a replicate study is a multinomial draw of
+class counts, and each human's counts of ``d = -1, 0, +1`` are sums over classes. Studies
+of different sizes share their random numbers (common random numbers): a larger study adds
+items to a smaller one, a smaller one is a random subset (multivariate hypergeometric) of a
+larger one, so the pass probability is estimated on one nested sequence of studies.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from planner.errors import InvalidInput, TargetUnreachable
+from planner.operations.budget import Budget, labelling_budget
+from planner.statistics.alt_test_stats import (
+    alignment_differences,
+    by_rejections,
+    by_thresholds,
+    difference_test,
+)
+from planner.validation import RULES, RngLike, check, check_choice, seed_from
+
+PATTERN_LIMIT = 2_000_000  # label patterns K^(M+1) enumerated at most
+MAX_ITEMS = 1_000_000
+ERROR_DRAWS = ("uniform", "prior")
+
+
+@dataclass(frozen=True)
+class AltTestModel:
+    """The planning model: humans' and the LLM's error rates, categories and prevalences."""
+
+    human_error: tuple[float, ...]
+    llm_error: float
+    prevalences: tuple[float, ...]
+    error_draw: str = "uniform"
+
+    @property
+    def n_humans(self) -> int:
+        return len(self.human_error)
+
+    @property
+    def n_categories(self) -> int:
+        return len(self.prevalences)
+
+    def describe(self) -> str:
+        """The model in words."""
+        k = self.n_categories
+        prev = (
+            "equally likely"
+            if np.allclose(self.prevalences, 1 / k)
+            else "with prevalences " + ", ".join(f"{p:g}" for p in self.prevalences)
+        )
+        errs = sorted(set(self.human_error))
+        human = f"{errs[0]:g}" if len(errs) == 1 else ", ".join(f"{e:g}" for e in self.human_error)
+        draw = (
+            f"a uniform draw over the {k} categories"
+            if self.error_draw == "uniform"
+            else ("a draw from the category prevalences")
+        )
+        return (
+            f"{self.n_humans} humans and one LLM label every item; {k} categories {prev}; each "
+            f"annotator gives the true label with probability 1 - error, else {draw} "
+            f"(human error {human}, LLM error {self.llm_error:g})"
+        )
+
+
+def alt_test_model(
+    *,
+    humans: int = 3,
+    categories: int = 2,
+    human_error: float | Sequence[float] = 0.2,
+    llm_error: float = 0.2,
+    prevalences: Sequence[float] | None = None,
+    error_draw: str = "uniform",
+) -> AltTestModel:
+    """Check and build an :class:`AltTestModel`.
+
+    Parameters
+    ----------
+    humans
+        Human annotators ``M`` (ignored when ``human_error`` is a sequence: its length).
+    categories
+        Categories ``K`` (ignored when ``prevalences`` is given: its length).
+    human_error
+        One error rate for every human, or one per human, in [0, 1].
+    llm_error
+        The LLM's error rate, in [0, 1].
+    prevalences
+        Category prevalences (default equal); they must sum to 1.
+    error_draw
+        ``"uniform"`` (an error is a uniform draw over the categories) or ``"prior"`` (a draw
+        from the prevalences, as the authors' simulation).
+    """
+    error_draw = check_choice("error_draw", error_draw, ERROR_DRAWS)
+    if isinstance(human_error, int | float | np.number):
+        m = check("humans", humans, RULES["n_humans"])
+        errors = (check("human_error", human_error, RULES["annotator_error"]),) * m
+    else:
+        errors = tuple(check("human_error", e, RULES["annotator_error"]) for e in human_error)
+        check("humans", len(errors), RULES["n_humans"], parameter="human_error")
+    llm = check("llm_error", llm_error, RULES["annotator_error"])
+    if prevalences is None:
+        k = check("categories", categories, RULES["n_categories"])
+        prev = (1.0 / k,) * k
+    else:
+        prev = tuple(check("prevalences", p, RULES["prevalence"]) for p in prevalences)
+        check("categories", len(prev), RULES["n_categories"], parameter="prevalences")
+        if not math.isclose(sum(prev), 1.0, abs_tol=1e-9):
+            raise InvalidInput(
+                f"prevalences must sum to 1, got {sum(prev):g}", parameter="prevalences"
+            )
+    cells = len(prev) ** (len(errors) + 1)
+    if cells > PATTERN_LIMIT:
+        raise InvalidInput(
+            f"humans and categories: {len(prev)}^{len(errors) + 1} = {cells:,} label patterns "
+            f"exceed the limit of {PATTERN_LIMIT:,}; plan with fewer humans or categories",
+            parameter="humans",
+        )
+    return AltTestModel(errors, llm, prev, error_draw)
+
+
+def difference_classes(
+    model: AltTestModel, scoring_values: NDArray[np.float64] | None = None
+) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """The distinct per-item difference vectors and their probabilities under ``model``.
+
+    Returns
+    -------
+    d, probability
+        ``(C, M)`` the values of ``d_j`` (-1, 0, 1) of each class, and ``(C,)`` their
+        probabilities (summing to 1; classes of probability 0 left out).
+    """
+    k, m = model.n_categories, model.n_humans
+    prev = np.asarray(model.prevalences)
+    draw = prev if model.error_draw == "prior" else np.full(k, 1.0 / k)
+    joint = prev
+    for err in (*model.human_error, model.llm_error):  # (truth, y_1, ..., y_a)
+        confusion = (1 - err) * np.eye(k) + err * draw[None, :]
+        joint = joint[..., None] * confusion.reshape((k,) + (1,) * (joint.ndim - 1) + (k,))
+    prob = joint.sum(axis=0).ravel()
+    pattern = np.stack(np.unravel_index(np.arange(prob.size), (k,) * (m + 1)), axis=1)
+    key = np.zeros(prob.size, dtype=np.int64)
+    d_all = np.empty((prob.size, m), dtype=np.int64)
+    for j in range(m):
+        d_j, _, _ = alignment_differences(pattern[:, :m], pattern[:, m], j, scoring_values)
+        d_all[:, j] = d_j
+        key += (d_j + 1) * 3**j
+    classes, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    p = np.bincount(inverse.ravel(), weights=prob, minlength=len(classes))
+    keep = p > 0
+    return d_all[first[keep]], p[keep] / p[keep].sum()
+
+
+@dataclass(frozen=True)
+class PassProbability:
+    """The probability that the alt-test passes with ``n_items`` items, by Monte Carlo."""
+
+    n_items: int
+    probability: float
+    standard_error: float
+    n_reps: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class AltTestPlan:
+    """The smallest number of items at which the alt-test passes with probability ``power``.
+
+    Attributes
+    ----------
+    model
+        The planning model.
+    epsilon, q, power
+        The test's margin and FDR level, and the target pass probability.
+    n_items
+        Items (each labelled by every human and the LLM).
+    pass_probability, standard_error
+        Monte Carlo estimate of P(pass) at ``n_items`` and its standard error.
+    analytic_start
+        The search's start: one human's t-test power at the Benjamini-Yekutieli threshold of
+        the ``ceil(M/2)``-th p-value, for the human needing the ``ceil(M/2)``-th fewest items.
+    mean_difference
+        ``(M,)`` the expected ``d`` per human (the test needs it below ``epsilon``).
+    evaluated
+        ``(n, P(pass))`` of every size the search evaluated, in order of ``n``.
+    n_reps, seed
+        Replicate studies per size and the seed that reproduces them.
+    budget
+        Person-hours of the humans' labels (the LLM's are free), or None.
+    min_items
+        The smallest size searched (no human is tested on fewer items).
+    """
+
+    model: AltTestModel
+    epsilon: float
+    q: float
+    power: float
+    n_items: int
+    pass_probability: float
+    standard_error: float
+    analytic_start: int
+    mean_difference: tuple[float, ...]
+    evaluated: tuple[tuple[int, float], ...]
+    n_reps: int
+    seed: int
+    budget: Budget | None = None
+    min_items: int = 30
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (without the top-level ``schema_version`` and ``command``)."""
+        return {
+            "model": {
+                "description": self.model.describe(),
+                "humans": self.model.n_humans,
+                "categories": self.model.n_categories,
+                "human_error": list(self.model.human_error),
+                "llm_error": self.model.llm_error,
+                "prevalences": list(self.model.prevalences),
+                "error_draw": self.model.error_draw,
+            },
+            "epsilon": self.epsilon,
+            "q": self.q,
+            "power": self.power,
+            "n_items": self.n_items,
+            "pass_probability": self.pass_probability,
+            "standard_error": self.standard_error,
+            "analytic_start": self.analytic_start,
+            "mean_difference": list(self.mean_difference),
+            "evaluated": [{"n_items": n, "pass_probability": p} for n, p in self.evaluated],
+            "n_reps": self.n_reps,
+            "seed": self.seed,
+            "min_items": self.min_items,
+            "person_hours": None if self.budget is None else self.budget.person_hours,
+            "cost": None if self.budget is None else self.budget.cost,
+        }
+
+
+class _Studies:
+    """Nested replicate studies as class counts ``(R, C)``: grown by draws, shrunk by subsets."""
+
+    def __init__(self, probability: NDArray[np.float64], n_reps: int, rng: np.random.Generator):
+        self.p, self.rng = probability, rng
+        self.n = 0
+        self.counts = np.zeros((n_reps, len(probability)), dtype=np.int64)
+
+    def grow(self, counts: NDArray[np.int64], n_from: int, n_to: int) -> NDArray[np.int64]:
+        extra = self.rng.multinomial(n_to - n_from, self.p, size=counts.shape[0])
+        return counts + extra
+
+    def subset(self, counts: NDArray[np.int64], take: int) -> NDArray[np.int64]:
+        """A uniformly random ``take`` items of each replicate (multivariate hypergeometric)."""
+        out = np.zeros_like(counts)
+        left = counts.sum(axis=1)
+        need = np.full(counts.shape[0], take, dtype=np.int64)
+        for c in range(counts.shape[1]):
+            x = self.rng.hypergeometric(counts[:, c], left - counts[:, c], need)
+            out[:, c] = x
+            left = left - counts[:, c]
+            need = need - x
+        return out
+
+
+def _passes(
+    counts: NDArray[np.int64], d: NDArray[np.int64], epsilon: float, q: float
+) -> NDArray[np.bool_]:
+    """``(R,)`` whether each replicate study passes (``omega >= 0.5``)."""
+    onehot = (d[:, :, None] == np.array([-1, 0, 1])).astype(np.int64)  # (C, M, 3)
+    per_human = np.einsum("rc,cmk->rmk", counts, onehot)
+    _, p, _ = difference_test(per_human, epsilon)
+    rejected = by_rejections(p, q).sum(axis=1)
+    return np.asarray(2 * rejected >= d.shape[1])
+
+
+def _moments(d: NDArray[np.int64], prob: NDArray[np.float64]) -> tuple[NDArray, NDArray]:
+    mean = prob @ d
+    return mean, np.sqrt(np.maximum(prob @ (d**2) - mean**2, 0.0))
+
+
+def analytic_start(
+    d: NDArray[np.int64], prob: NDArray[np.float64], epsilon: float, q: float, power: float
+) -> float:
+    """Items for one human's t-test to reach ``power`` at the BY threshold of rank ``ceil(M/2)``.
+
+    ``n = ((z_{1-a} + z_power) sigma_j / (epsilon - mu_j))^2`` with ``a = k q / (M H_M)``,
+    ``k = ceil(M/2)``, taken at the human needing the ``k``-th fewest items (inf when fewer
+    than ``k`` humans have ``mu_j < epsilon``).
+    """
+    from scipy.special import ndtri
+
+    m = d.shape[1]
+    k = math.ceil(m / 2)
+    a = by_thresholds(m, q)[k - 1]
+    mu, sigma = _moments(d, prob)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n = np.where(
+            mu < epsilon, ((ndtri(1 - a) + ndtri(power)) * sigma / (epsilon - mu)) ** 2, np.inf
+        )
+    return float(np.sort(n)[k - 1])
+
+
+def pass_probability(
+    model: AltTestModel,
+    n_items: int,
+    *,
+    epsilon: float = 0.2,
+    q: float = 0.05,
+    min_items: int = 30,
+    n_reps: int = 2000,
+    rng: RngLike = None,
+) -> PassProbability:
+    """P(the alt-test passes) with ``n_items`` items under ``model``, by Monte Carlo.
+
+    Each of ``n_reps`` replicate studies is a multinomial draw of the items' difference
+    classes (:func:`difference_classes`); the test is the authors' (t-test from 30 items,
+    Wilcoxon below; Benjamini-Yekutieli at ``q``; pass at ``omega >= 0.5``).
+
+    ``n_items`` must be at least ``min_items`` (as in :func:`planner.measuring.alt_test.alt_test`,
+    no human is tested below it). Below 30 items the Wilcoxon signed-rank test is used, which
+    tests the median, not the mean, of ``d``: with many ties it rejects far more often than
+    its level at the null's boundary, so P(pass) jumps down from 29 to 30 items.
+    """
+    epsilon = check("epsilon", epsilon, RULES["alt_epsilon"])
+    q = check("q", q, RULES["fdr_q"])
+    n_items = check("n_items", n_items, RULES["alt_min_items"])
+    min_items = check("min_items", min_items, RULES["alt_min_items"])
+    if n_items < min_items:
+        raise InvalidInput(
+            f"n_items must be at least min_items ({min_items}), got {n_items}: no human is "
+            "tested on fewer items (lower min_items to plan the Wilcoxon test below 30)",
+            parameter="n_items",
+        )
+    n_reps = check("n_reps", n_reps, RULES["n_reps"])
+    seed = seed_from(rng)
+    d, prob = difference_classes(model)
+    studies = _Studies(prob, n_reps, np.random.default_rng(seed))
+    counts = studies.grow(studies.counts, 0, n_items)
+    p = float(_passes(counts, d, epsilon, q).mean())
+    return PassProbability(n_items, p, math.sqrt(p * (1 - p) / n_reps), n_reps, seed)
+
+
+def plan_alt_test(
+    model: AltTestModel,
+    *,
+    epsilon: float = 0.2,
+    q: float = 0.05,
+    power: float = 0.8,
+    min_items: int = 30,
+    n_reps: int = 2000,
+    max_items: int = 20_000,
+    seconds_per_item: float | None = None,
+    hourly_rate: float | None = None,
+    rng: RngLike = None,
+) -> AltTestPlan:
+    """The smallest number of items, at least ``min_items``, with P(pass) >= ``power``.
+
+    An analytic start (:func:`analytic_start`), then Monte Carlo on one nested sequence of
+    replicate studies (common random numbers): sizes grow by half until P(pass) reaches
+    ``power``, shrink (as random subsets, not below ``min_items``) until it does not, and
+    bisection between the two. With the default ``min_items = 30`` every test is a t-test,
+    as in the authors' code; lower it to plan with the Wilcoxon test below 30 items (see
+    :func:`pass_probability` for why that test passes more easily).
+
+    Raises
+    ------
+    TargetUnreachable
+        When fewer than half the humans are expected worse than the LLM by less than
+        ``epsilon`` (P(pass) then falls as items grow), or ``power`` is not reached within
+        ``max_items``.
+    """
+    epsilon = check("epsilon", epsilon, RULES["alt_epsilon"])
+    q = check("q", q, RULES["fdr_q"])
+    power = check("power", power, RULES["power"])
+    n_reps = check("n_reps", n_reps, RULES["n_reps"])
+    min_items = check("min_items", min_items, RULES["alt_min_items"])
+    max_items = check("max_items", max_items, RULES["alt_min_items"])
+    if max_items < min_items:
+        raise InvalidInput(
+            f"max_items must be at least min_items ({min_items}), got {max_items}",
+            parameter="max_items",
+        )
+    seed = seed_from(rng)
+    d, prob = difference_classes(model)
+    start = analytic_start(d, prob, epsilon, q, power)
+    mu, _ = _moments(d, prob)
+    if not math.isfinite(start):
+        raise TargetUnreachable(
+            f"epsilon {epsilon:g}: the expected advantage of the humans over the LLM "
+            f"(mean d = {', '.join(f'{x:.3f}' for x in mu)}) is at least epsilon for more than "
+            "half the humans, so the alt-test cannot be expected to pass at any number of items",
+            parameters=("epsilon",),
+        )
+    n, counts, evaluated = _search(
+        d, prob, epsilon, q, power, n_reps, (min_items, max_items), start, seed
+    )
+    p = evaluated[n]
+    budget = None
+    if seconds_per_item is not None:
+        budget = labelling_budget(
+            n,
+            annotators_per_item=model.n_humans,
+            seconds_per_item=seconds_per_item,
+            hourly_rate=hourly_rate,
+        )
+    return AltTestPlan(
+        model=model,
+        epsilon=epsilon,
+        q=q,
+        power=power,
+        n_items=n,
+        pass_probability=p,
+        standard_error=math.sqrt(p * (1 - p) / n_reps),
+        analytic_start=max(min_items, math.ceil(start)),
+        mean_difference=tuple(float(x) for x in mu),
+        evaluated=tuple(sorted(evaluated.items())),
+        n_reps=n_reps,
+        seed=seed,
+        budget=budget,
+        min_items=min_items,
+    )
+
+
+def _search(
+    d: NDArray[np.int64],
+    prob: NDArray[np.float64],
+    epsilon: float,
+    q: float,
+    power: float,
+    n_reps: int,
+    limits: tuple[int, int],
+    start: float,
+    seed: int,
+) -> tuple[int, NDArray[np.int64], dict[int, float]]:
+    """Bracket and bisect on one nested sequence of studies; ``(n, counts at n, evaluated)``."""
+    floor, max_items = limits
+    studies = _Studies(prob, n_reps, np.random.default_rng(seed))
+    evaluated: dict[int, float] = {}
+
+    def probability(counts: NDArray[np.int64], n: int) -> float:
+        evaluated[n] = float(_passes(counts, d, epsilon, q).mean())
+        return evaluated[n]
+
+    n_hi = int(min(max(floor, math.ceil(start)), max_items))
+    hi = studies.grow(studies.counts, 0, n_hi)
+    n_lo, lo = 0, studies.counts
+    while probability(hi, n_hi) < power:
+        if n_hi >= max_items:
+            raise TargetUnreachable(
+                f"power {power:g} is not reached within max_items {max_items:,} items "
+                f"(P(pass) = {evaluated[n_hi]:.3f} there)",
+                parameters=("power", "max_items"),
+            )
+        n_lo, lo = n_hi, hi
+        n_next = min(max_items, math.ceil(n_hi * 1.5))
+        hi, n_hi = studies.grow(hi, n_hi, n_next), n_next
+    if n_lo == 0:  # the start passes: shrink until it does not
+        while n_hi > floor:
+            n_try = max(floor, n_hi * 2 // 3)
+            sub = studies.subset(hi, n_try)
+            if probability(sub, n_try) < power:
+                n_lo, lo = n_try, sub
+                break
+            n_hi, hi = n_try, sub
+        else:
+            return n_hi, hi, evaluated
+    while n_hi - n_lo > 1:
+        mid = (n_lo + n_hi) // 2
+        between = lo + studies.subset(hi - lo, mid - n_lo)
+        if probability(between, mid) >= power:
+            n_hi, hi = mid, between
+        else:
+            n_lo, lo = mid, between
+    return n_hi, hi, evaluated
+
+
+def plan_table(
+    *,
+    humans: Sequence[int] = (2, 3, 4, 5, 6),
+    categories: int = 2,
+    human_error: float = 0.2,
+    llm_error: float = 0.2,
+    prevalences: Sequence[float] | None = None,
+    error_draw: str = "uniform",
+    epsilon: float = 0.2,
+    q: float = 0.05,
+    power: float = 0.8,
+    min_items: int = 30,
+    n_reps: int = 2000,
+    max_items: int = 20_000,
+    seconds_per_item: float = 90.0,
+    hourly_rate: float | None = None,
+    rng: RngLike = None,
+) -> tuple[AltTestPlan | None, ...]:
+    """One plan per number of humans (None where the target is unreachable), with hours.
+
+    Adding a human adds a label to every item, adding items adds ``M`` labels each: the
+    person-hours column shows which is cheaper. Each row has its own stream spawned from
+    ``rng``; the seeds are recorded in the plans.
+    """
+    streams = np.random.default_rng(seed_from(rng)).spawn(len(humans))
+    rows: list[AltTestPlan | None] = []
+    for m, stream in zip(humans, streams, strict=True):
+        model = alt_test_model(
+            humans=m,
+            categories=categories,
+            human_error=human_error,
+            llm_error=llm_error,
+            prevalences=prevalences,
+            error_draw=error_draw,
+        )
+        try:
+            rows.append(
+                plan_alt_test(
+                    model,
+                    epsilon=epsilon,
+                    q=q,
+                    power=power,
+                    min_items=min_items,
+                    n_reps=n_reps,
+                    max_items=max_items,
+                    seconds_per_item=seconds_per_item,
+                    hourly_rate=hourly_rate,
+                    rng=stream,
+                )
+            )
+        except TargetUnreachable:
+            rows.append(None)
+    return tuple(rows)
+
+
+@dataclass(frozen=True)
+class AltTestPlanSummary:
+    """What a report's alt-test section shows: the model, the plan, P(pass) at the items
+    a study has, and the humans table.
+
+    Attributes
+    ----------
+    model_description
+        The planning model in words.
+    epsilon, power
+        The margin and the target pass probability.
+    n_items, pass_probability, person_hours
+        The plan at the model's number of humans (None where unreachable).
+    items_given, pass_probability_at_items
+        The study's own number of items (if any) and P(pass) there.
+    table
+        ``(humans, n_items or None, person_hours or None)`` for 2 to 6 humans.
+    seed
+        Reproduces every number.
+    """
+
+    model_description: str
+    epsilon: float
+    power: float
+    n_items: int | None
+    pass_probability: float | None
+    person_hours: float | None
+    items_given: int | None
+    pass_probability_at_items: float | None
+    table: tuple[tuple[int, int | None, float | None], ...]
+    seed: int
+
+
+def alt_test_plan_summary(
+    model: AltTestModel,
+    *,
+    epsilon: float = 0.2,
+    q: float = 0.05,
+    power: float = 0.8,
+    items: int | None = None,
+    min_items: int = 30,
+    n_reps: int = 2000,
+    seconds_per_item: float = 90.0,
+    hourly_rate: float | None = None,
+    rng: RngLike = None,
+) -> AltTestPlanSummary:
+    """The numbers a report's alt-test section shows (plan, P(pass) at ``items``, table).
+
+    The table uses the first human's error rate for every number of humans.
+    """
+    seed = seed_from(rng)
+    plan_stream, items_stream, table_stream = np.random.default_rng(seed).spawn(3)
+    try:
+        plan: AltTestPlan | None = plan_alt_test(
+            model,
+            epsilon=epsilon,
+            q=q,
+            power=power,
+            min_items=min_items,
+            n_reps=n_reps,
+            seconds_per_item=seconds_per_item,
+            hourly_rate=hourly_rate,
+            rng=plan_stream,
+        )
+    except TargetUnreachable:
+        plan = None
+    at_items = None
+    if items is not None:
+        at_items = pass_probability(
+            model,
+            items,
+            epsilon=epsilon,
+            q=q,
+            min_items=min_items,
+            n_reps=n_reps,
+            rng=items_stream,
+        ).probability
+    rows = plan_table(
+        categories=model.n_categories,
+        human_error=model.human_error[0],
+        llm_error=model.llm_error,
+        prevalences=model.prevalences,
+        error_draw=model.error_draw,
+        epsilon=epsilon,
+        q=q,
+        power=power,
+        min_items=min_items,
+        n_reps=n_reps,
+        seconds_per_item=seconds_per_item,
+        hourly_rate=hourly_rate,
+        rng=table_stream,
+    )
+    return AltTestPlanSummary(
+        model_description=model.describe(),
+        epsilon=epsilon,
+        power=power,
+        n_items=None if plan is None else plan.n_items,
+        pass_probability=None if plan is None else plan.pass_probability,
+        person_hours=None if plan is None or plan.budget is None else plan.budget.person_hours,
+        items_given=items,
+        pass_probability_at_items=at_items,
+        table=tuple(
+            (
+                m,
+                None if r is None else r.n_items,
+                None if r is None or r.budget is None else r.budget.person_hours,
+            )
+            for m, r in zip((2, 3, 4, 5, 6), rows, strict=True)
+        ),
+        seed=seed,
+    )
