@@ -30,9 +30,9 @@ from planner.statistics.alt_test_stats import (
 runner = CliRunner()
 
 # --- the authors' data -------------------------------------------------------------------
-# nitaytech/AltTest at commit 18428b1 has no license file, so its data are not copied into
-# this repository (tests/data/alt_test/README.md); the tests read them from a local copy of
-# that repository when there is one and are skipped otherwise.
+# nitaytech/AltTest at commit 18428b1: the labels of its nine datasets (only item, annotator,
+# role and label) are shipped in tests/data/alt_test/*.csv.gz, rebuilt by make_data.py there
+# from a local copy of that repository; a copy named by PLANNER_ALTTEST_REPO is read instead.
 ALTTEST_COMMIT = "18428b1"
 _REPO_CANDIDATES = [
     os.environ.get("PLANNER_ALTTEST_REPO", ""),
@@ -89,7 +89,15 @@ def _authors_file(dataset: str, name: str) -> dict | None:
     return None
 
 
+SHIPPED = Path(__file__).parent / "data" / "alt_test"
+
+
 def _authors_ratings(dataset: str):
+    shipped = SHIPPED / f"{dataset}.csv.gz"
+    if shipped.is_file() and not os.environ.get("PLANNER_ALTTEST_REPO"):
+        frame = pd.read_csv(shipped)
+        llms = list(dict.fromkeys(frame.loc[frame["role"] == "llm", "annotator"]))
+        return ratings_from_long(frame.drop(columns="role"), source=dataset), llms
     humans = _authors_file(dataset, "human_annotations.json")
     llms = _authors_file(dataset, "llm_annotations.json")
     if humans is None or llms is None:
