@@ -236,7 +236,7 @@ def psa_interval(
 
     Examples
     --------
-    The chapter's pilot table (6 both, 21 A only, 14 B only, 459 neither):
+    The worked example's pilot table (6 both, 21 A only, 14 B only, 459 neither):
 
     >>> ci = psa_interval([[6, 21], [14, 459]])
     >>> round(float(ci.low), 4), round(float(ci.high), 4)
