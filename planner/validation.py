@@ -236,3 +236,13 @@ def seed_from(rng: RngLike, parameter: str = "rng") -> int:
         f"{parameter} must be a seed or a numpy Generator, got {type(rng).__name__}",
         parameter=parameter,
     )
+
+
+# multi-rater sizing (multirater helper, issue 10): annotators per item and k of M
+RULES.update(
+    {
+        "n_annotators": _integer(2, 6),
+        "n_categories": _integer(2, 5),
+        "per_item": _integer(2, 5),
+    }
+)

@@ -101,10 +101,49 @@ def plan_command(
         typer.Option("--scenario", help="Scenario file, as the argument.", show_default=False),
     ] = None,
     prevalence: Annotated[
-        float | None,
+        str | None,
         typer.Option(
-            help="True prevalence of the positive label, in (0, 1).",
+            help="True prevalence of the positive label, in (0, 1); with several annotators "
+            "also one per category, 'P1,P2,...' summing to 1.",
             rich_help_panel="Annotator model",
+        ),
+    ] = None,
+    annotators: Annotated[
+        int | None,
+        typer.Option(
+            help="Annotators per item, 2 to 6 (default 2); more than two sizes Fleiss' kappa, "
+            "Krippendorff's alpha or specific positive agreement among all of them.",
+            rich_help_panel="Several annotators",
+        ),
+    ] = None,
+    categories: Annotated[
+        int | None,
+        typer.Option(
+            help="Categories, 2 to 5; must match the number of --prevalence values.",
+            rich_help_panel="Several annotators",
+        ),
+    ] = None,
+    level: Annotated[
+        str | None,
+        typer.Option(
+            help="Krippendorff's alpha level: nominal (default), ordinal or interval.",
+            rich_help_panel="Several annotators",
+        ),
+    ] = None,
+    per_item: Annotated[
+        int | None,
+        typer.Option(
+            help="k of M: each item is labelled by this many of the --annotators, drawn at "
+            "random (k < M).",
+            rich_help_panel="Several annotators",
+        ),
+    ] = None,
+    confusion: Annotated[
+        str | None,
+        typer.Option(
+            help="Confusion matrix P(label | true class), rows by ';' ('0.9,0.1;0.2,0.8'), "
+            "one for all annotators or one each separated by '|'.",
+            rich_help_panel="Several annotators",
         ),
     ] = None,
     error_rate: Annotated[
@@ -179,7 +218,8 @@ def plan_command(
     metric: Annotated[
         str | None,
         typer.Option(
-            help="psa (default), kappa or both (the larger number of items decides).",
+            help="psa (default), kappa or both (the larger number of items decides); with "
+            "several annotators fleiss (default), alpha or psa.",
             rich_help_panel="Target",
         ),
     ] = None,
@@ -252,12 +292,16 @@ def plan_command(
     version: VersionFlag = False,
 ) -> None:
     """Size a two-annotator agreement study: items, union positives, hours and cost."""
+    from planner.cli.plan_raters import plan_raters, single_prevalence, wants_raters
+
+    if wants_raters(locals()):
+        return plan_raters(locals())
     from planner.sizing.plan_options import run_plan
 
     if scenario and scenario_option:
         raise InvalidInput("give the scenario file once: as the argument or with --scenario")
     cli = {
-        "prevalence": prevalence,
+        "prevalence": single_prevalence(prevalence),
         "error_rate": parse_floats(error_rate, "--error-rate"),
         "bias": parse_floats(bias, "--bias"),
         "ambiguity": ambiguity,
