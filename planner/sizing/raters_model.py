@@ -188,9 +188,9 @@ def check_prevalences(prevalences: Any, n_categories: int | None) -> tuple[float
             )
     if n_categories is not None and n_categories != len(values):
         raise InvalidInput(
-            f"categories {shown(n_categories)} does not match the {len(values)} class "
+            f"n_categories {shown(n_categories)} does not match the {len(values)} class "
             "prevalences the model defines: give one prevalence per category",
-            parameter="categories",
+            parameter="n_categories",
         )
     if len(values) > MAX_CATEGORIES:
         raise InvalidInput(
