@@ -27,9 +27,12 @@ from planner.sizing.raters_plan import make_raters_plan
 from planner.sizing.raters_search import find_raters_sample_size, study_intervals, true_value
 from planner.sizing.raters_simulation import NestedPatternStudies, simulate_pattern_counts
 from planner.statistics import multirater as mr
+from planner.statistics.agreement import cohen_kappa
 from planner.statistics.alpha import krippendorff_alpha
 from planner.statistics.alpha_variance import alpha_linearised
+from planner.statistics.conger import conger_kappa
 from planner.statistics.intervals import psa_standard_error
+from planner.statistics.ordered_kappas import conger_patterns, mean_pairwise_kappa_patterns
 
 runner = CliRunner()
 
@@ -78,6 +81,91 @@ def jackknife_alpha_interval(counts, level, z=1.959964):
     mean = (mult * drops).sum() / n
     se = np.sqrt((n - 1) / n * (mult * (drops - mean) ** 2).sum())
     return est - z * se, est + z * se
+
+
+def simulate_ordered(model, n_items: int, n_studies: int, rng):
+    """``(n_studies, n_items, M)`` labels, item by item (no ambiguity)."""
+    c = np.asarray(model.confusion)
+    m, k = c.shape[0], c.shape[1]
+    truth = rng.choice(k, size=(n_studies, n_items), p=np.asarray(model.prevalences))
+    labels = np.empty((n_studies, n_items, m), dtype=np.int64)
+    for j in range(m):
+        cum = np.cumsum(c[j, truth], axis=-1)
+        labels[..., j] = (rng.random((n_studies, n_items))[..., None] < cum).argmax(axis=-1)
+    return labels
+
+
+def mean_cohen(labels, k, weights=None):
+    """Mean over pairs of Cohen's kappa of the pair's K x K table (agreement.cohen_kappa)."""
+    values = []
+    for g, h in itertools.combinations(range(labels.shape[1]), 2):
+        table = np.zeros((k, k))
+        np.add.at(table, (labels[:, g], labels[:, h]), 1 if weights is None else weights)
+        values.append(cohen_kappa(table))
+    return float(np.mean(values))
+
+
+def ordered_half_widths(metric, labels, k):
+    """Conger: the library's sparse conger_kappa; kappa: grouped jackknife of mean Cohen."""
+    out = []
+    for study in labels:
+        n, m = study.shape
+        if metric == "conger":
+            item, ann = np.repeat(np.arange(n), m), np.tile(np.arange(m), n)
+            res = conger_kappa(item, ann, study.ravel(), n_rows=n, n_categories=k, n_annotators=m)
+            lo, hi = res.confidence_interval(0.95)
+            out.append((float(hi) - float(lo)) / 2)
+            continue
+        rows, mult = np.unique(study, axis=0, return_counts=True)
+        drops = []
+        for p in range(len(rows)):
+            left = mult.astype(float).copy()
+            left[p] -= 1
+            drops.append(mean_cohen(rows, k, left))
+        drops = np.asarray(drops)
+        mean = (mult * drops).sum() / n
+        se = np.sqrt((n - 1) / n * (mult * (drops - mean) ** 2).sum())
+        out.append(1.984 * se)  # t quantile at ~100 df
+    return np.asarray(out)
+
+
+@pytest.mark.parametrize(
+    ("prev", "m", "metric", "width"),
+    [((0.3,), 3, "conger", 0.08), ((0.3, 0.3, 0.4), 4, "kappa", 0.08)],
+)
+def test_ordered_metric_plans_meet_n_and_miss_08n_independently(prev, m, metric, width):
+    model = raters_model(prev[0] if len(prev) == 1 else prev, m, error_rate=0.15)
+    res = find_raters_sample_size(model, metric, width, assurance=0.8, n_reps=1000, rng=5)
+    rng = np.random.default_rng(99)
+    k = model.n_categories
+    at_n = ordered_half_widths(metric, simulate_ordered(model, res.items, 200, rng), k)
+    at_08n = ordered_half_widths(metric, simulate_ordered(model, int(0.8 * res.items), 200, rng), k)
+    se = np.sqrt(0.8 * 0.2 / 200)
+    assert np.mean(at_n <= width) >= 0.8 - 3 * se - 0.03
+    assert np.mean(at_08n <= width) < 0.8 - 3 * se
+
+
+def test_conger_and_mean_kappa_on_patterns_match_the_item_level_functions():
+    rng = np.random.default_rng(3)
+    m, k = 4, 3
+    labels = np.array(list(itertools.product(range(k), repeat=m)))
+    for _ in range(3):
+        w = rng.integers(0, 6, size=labels.shape[0]).astype(float)
+        res = conger_patterns(labels, k, w)
+        item, ann = np.repeat(np.arange(len(labels)), m), np.tile(np.arange(m), len(labels))
+        ref = conger_kappa(
+            item, ann, labels.ravel(), n_rows=len(labels), n_categories=k, n_annotators=m,
+            row_weights=w,
+        )  # fmt: skip
+        assert float(res.estimate) == pytest.approx(float(ref.estimate), rel=1e-12)
+        assert float(res.standard_error) == pytest.approx(float(ref.standard_error), rel=1e-12)
+        est, _, _ = mean_pairwise_kappa_patterns(labels, k, w)
+        assert float(est) == pytest.approx(mean_cohen(labels, k, w), rel=1e-12)
+    # two annotators: the pair-averaged SE is Gwet's (= Conger's with two)
+    pair = np.array(list(itertools.product(range(k), repeat=2)))
+    w2 = rng.integers(1, 30, size=len(pair)).astype(float)
+    _, se, _ = mean_pairwise_kappa_patterns(pair, k, w2)
+    assert float(se) == pytest.approx(float(conger_patterns(pair, k, w2).standard_error))
 
 
 def independent_half_widths(metric, counts, level="nominal"):
@@ -295,7 +383,7 @@ def test_same_seed_same_plan():
          "--categories 3 does not match"),
         (["--annotators", "3", "--prevalence", "0.5,0.3,0.2", "--confusion", "0.9,0.1;0.1,0.9"],
          "--confusion is 2 x 2 but the model has 3 categories"),
-        (["--annotators", "3", "--prevalence", "0.1", "--metric", "kappa"], "--metric must be"),
+        (["--annotators", "3", "--prevalence", "0.1", "--metric", "both"], "--metric must be"),
         (["--annotators", "3", "--prevalence", "0.1,0.2,0.7", "--metric", "psa"],
          "psa needs two categories"),
         (["--annotators", "3", "--per-item", "3", "--prevalence", "0.1"], "--per-item must be"),

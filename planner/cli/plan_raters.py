@@ -14,7 +14,7 @@ from typing import Any
 from planner.cli.common import emit_json, json_document, note, parse_floats, seed_or_draw
 from planner.errors import InvalidInput
 
-MULTI_RATER_METRICS = ("fleiss", "alpha", "psa")
+MULTI_RATER_METRICS = ("fleiss", "alpha", "psa", "conger", "kappa")
 # library parameters of the multi-rater path and the flags that set them
 FLAGS = {
     "n_annotators": "--annotators",
@@ -47,7 +47,7 @@ def wants_raters(options: dict[str, Any]) -> bool:
     categories = options.get("categories")
     return (
         (annotators is not None and annotators != 2)
-        or options.get("metric") in ("fleiss", "alpha")
+        or options.get("metric") in ("fleiss", "alpha", "conger")
         or (categories is not None and categories != 2)
         or "," in str(options.get("prevalence") or "")
         or any(options.get(k) is not None for k in ("level", "per_item", "confusion"))

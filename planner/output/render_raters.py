@@ -13,6 +13,8 @@ METRIC_NAMES = {
     "fleiss": "Fleiss' kappa",
     "alpha": "Krippendorff's alpha",
     "psa": "specific positive agreement (Uebersax)",
+    "conger": "Conger's kappa",
+    "kappa": "mean pairwise Cohen's kappa (Light)",
 }
 
 

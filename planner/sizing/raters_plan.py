@@ -22,6 +22,7 @@ from planner.sizing.raters_search import (
     RatersSampleSize,
     expected_half_width,
     find_raters_sample_size,
+    pattern_space,
 )
 from planner.validation import RULES, check
 
@@ -102,7 +103,7 @@ def precision_by_annotators(
     rows = []
     for m in range(2, MAX_ANNOTATORS + 1):
         items = int(np.floor(hours * 3600.0 / (m * seconds_per_item)))
-        patterns, probs = model.with_annotators(m).count_patterns()
+        patterns, probs = pattern_space(model.with_annotators(m), sizing.metric)
         hw = expected_half_width(
             sizing.metric,
             patterns,
@@ -110,6 +111,7 @@ def precision_by_annotators(
             max(items, 2),
             level=sizing.level,
             confidence_level=sizing.confidence_level,
+            n_categories=model.n_categories,
         )
         rows.append(PrecisionRow(m, items, items * m * seconds_per_item / 3600.0, hw))
     return rows

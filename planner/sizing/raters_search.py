@@ -1,4 +1,4 @@
-"""Sample-size search for several annotators: Fleiss' kappa, Krippendorff's alpha, PSA.
+"""Sample-size search for several annotators: Fleiss, alpha, PSA, Conger, mean pairwise kappa.
 
 Each simulated study is a vector of count-pattern multiplicities
 (:mod:`planner.sizing.raters_simulation`); its coefficient and interval come from the
@@ -16,7 +16,15 @@ alpha      Wald with the linearised (infinitesimal-jackknife) SE of
            :mod:`planner.statistics.alpha_variance`: ``agree`` bootstraps items, which
            a search over thousands of studies per size cannot afford; to first order the
            two estimate the same variance
+conger     Gwet's linearised variance, t interval (as ``agree``;
+           :func:`planner.statistics.ordered_kappas.conger_patterns`)
+kappa      mean pairwise Cohen's kappa (Light 1971), pair-averaged linearised SE, t interval
+           (``agree`` does not report it; :mod:`planner.statistics.ordered_kappas`)
 ========== ================================================================================
+
+Fleiss, alpha and PSA need only the count patterns (how many annotators said each
+category); Conger and the mean pairwise kappa need who said what, the ``K^M`` ordered
+patterns (:func:`pattern_space`).
 
 The search is the pairs' (:mod:`planner.sizing.search`): an analytic start (the plug-in
 half-width at the model's expected counts, which shrinks as ``1 / sqrt(n)``), a Monte
@@ -27,10 +35,12 @@ come from fresh studies the search never saw.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy import special
 
 from planner.errors import InvalidInput, TargetUnreachable
 from planner.sizing.exact import reaches_width, usable_half_width
@@ -40,13 +50,17 @@ from planner.sizing.search import _smallest_passing_near, _unreachable
 from planner.statistics import multirater as mr
 from planner.statistics.alpha_variance import LINEARISED_LEVELS, alpha_linearised
 from planner.statistics.intervals import normal_quantile
+from planner.statistics.ordered_kappas import conger_patterns, mean_pairwise_kappa_patterns
 from planner.validation import RULES, check, check_choice, seed_from
 
-RATER_METRICS = ("fleiss", "alpha", "psa")
+RATER_METRICS = ("fleiss", "alpha", "psa", "conger", "kappa")
+ORDERED_METRICS = ("conger", "kappa")
 INTERVAL_METHODS = {
     "fleiss": "Gwet (2021) linearised variance, t interval",
     "psa": "linearised ratio variance, Wald on the logit scale",
     "alpha": "Wald with the linearised (infinitesimal-jackknife) SE",
+    "conger": "Gwet's linearised variance, t interval",
+    "kappa": "pair-averaged linearised variance, t interval",
 }
 FloatArray = NDArray[np.float64]
 
@@ -71,15 +85,18 @@ def study_intervals(
     *,
     level: str = "nominal",
     confidence_level: float = 0.95,
+    n_categories: int = 2,
 ) -> StudyIntervals:
-    """The coefficient and interval of studies given as count-pattern multiplicities.
+    """The coefficient and interval of studies given as pattern multiplicities.
 
     Parameters
     ----------
     metric
-        ``"fleiss"``, ``"alpha"`` or ``"psa"`` (positive = category 1 of two).
+        ``"fleiss"``, ``"alpha"``, ``"psa"`` (positive = category 1 of two), ``"conger"``
+        or ``"kappa"``.
     patterns
-        ``(P, K)`` distinct count patterns.
+        ``(P, K)`` distinct count patterns; for ``conger`` and ``kappa`` the ``(P, M)``
+        ordered label patterns, with ``n_categories``.
     multiplicity
         ``(..., P)`` items per pattern in each study (floats allowed: expected counts).
     level
@@ -88,6 +105,14 @@ def study_intervals(
         Two-sided level of the intervals.
     """
     w = np.asarray(multiplicity, dtype=float)
+    if metric == "conger":
+        res = conger_patterns(patterns, n_categories, w)
+        low, high = res.confidence_interval(confidence_level)
+        return StudyIntervals(res.estimate, low, high)
+    if metric == "kappa":
+        est, se, n = mean_pairwise_kappa_patterns(patterns, n_categories, w)
+        t = special.stdtrit(np.maximum(n - 1, 1), 0.5 + confidence_level / 2)
+        return StudyIntervals(est, est - t * se, est + t * se)
     if metric == "fleiss":
         sparse = mr.patterns_from_counts(patterns)
         order = _pattern_order(patterns, sparse)
@@ -111,11 +136,34 @@ def _pattern_order(patterns: NDArray[np.int64], sparse: mr.Patterns) -> NDArray[
     return np.array([lookup[tuple(row)] for row in dense], dtype=np.int64)
 
 
+def pattern_space(
+    model: RatersModel, metric: str, per_item: int | None = None
+) -> tuple[NDArray[np.int64], FloatArray]:
+    """The patterns a metric needs and their probabilities under ``model``.
+
+    Count patterns ``(P, K)`` for fleiss, alpha and psa (``per_item``: ``k`` of ``M`` at
+    random); ordered label patterns ``(P, M)`` of positive probability for conger and kappa.
+    """
+    if metric not in ORDERED_METRICS:
+        return model.count_patterns(per_item)
+    probs = model.ordered_probabilities().ravel()
+    labels = np.array(list(itertools.product(range(model.n_categories), repeat=model.n_annotators)))
+    keep = probs > 0
+    return labels[keep], probs[keep] / probs[keep].sum()
+
+
 def true_value(
-    metric: str, patterns: NDArray[np.int64], probabilities: NDArray, level: str = "nominal"
+    metric: str,
+    patterns: NDArray[np.int64],
+    probabilities: NDArray,
+    level: str = "nominal",
+    n_categories: int = 2,
 ) -> float:
     """The coefficient the model implies (the estimator at expected counts of a huge study)."""
-    return float(study_intervals(metric, patterns, probabilities * 1e9, level=level).estimate)
+    ci = study_intervals(
+        metric, patterns, probabilities * 1e9, level=level, n_categories=n_categories
+    )
+    return float(ci.estimate)
 
 
 def expected_half_width(
@@ -126,10 +174,16 @@ def expected_half_width(
     *,
     level: str = "nominal",
     confidence_level: float = 0.95,
+    n_categories: int = 2,
 ) -> float:
     """Plug-in half-width at the expected counts of a study of ``n_items`` items."""
     ci = study_intervals(
-        metric, patterns, probabilities * n_items, level=level, confidence_level=confidence_level
+        metric,
+        patterns,
+        probabilities * n_items,
+        level=level,
+        confidence_level=confidence_level,
+        n_categories=n_categories,
     )
     return float(ci.half_width)
 
@@ -205,6 +259,12 @@ def _check_request(
         )
     m = model.n_annotators
     k = m if per_item is None else check("per_item", per_item, RULES["per_item"])
+    if per_item is not None and metric in ORDERED_METRICS:
+        raise InvalidInput(
+            f"metric {metric} needs every annotator on every item; with per_item use "
+            "alpha, fleiss or psa",
+            parameter="metric",
+        )
     if k > m or (per_item is not None and k == m):
         raise InvalidInput(
             f"per_item must be less than the {m} annotators of the pool, got {k}",
@@ -260,8 +320,12 @@ def find_raters_sample_size(
     max_items = check("max_items", max_items, RULES["max_items"])
     seed = seed_from(rng)
     study_rng, check_rng = np.random.default_rng(seed).spawn(2)
-    patterns, probs = model.count_patterns(None if k == model.n_annotators else k)
-    opts = {"level": level, "confidence_level": confidence_level}
+    patterns, probs = pattern_space(model, metric, None if k == model.n_annotators else k)
+    opts = {
+        "level": level,
+        "confidence_level": confidence_level,
+        "n_categories": model.n_categories,
+    }
 
     ref = 10_000.0
     hw_ref = expected_half_width(metric, patterns, probs, ref, **opts)  # type: ignore[arg-type]
@@ -287,7 +351,7 @@ def find_raters_sample_size(
         raise _unreachable(metric, width, assurance, max_items, share(max_items)) from None
     fresh = simulate_pattern_counts(probs, items, n_reps, rng=check_rng)
     ci = study_intervals(metric, patterns, fresh, **opts)  # type: ignore[arg-type]
-    truth = true_value(metric, patterns, probs, level)
+    truth = true_value(metric, patterns, probs, level, model.n_categories)
     hw = usable_half_width(ci.half_width)
     finite = hw[np.isfinite(hw)]
     reached = float(np.mean(reaches_width(ci.half_width, width)))
