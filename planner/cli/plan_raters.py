@@ -102,6 +102,10 @@ def _checked_options(options: dict[str, Any]) -> None:
             "--annotators-per-item is the pair plan's; with several annotators use "
             "--annotators (and --per-item for k of them per item)"
         )
+
+
+def _ignored_notes(options: dict[str, Any]) -> None:
+    """Notes on options that do not apply (after the plan, so an error stays one line)."""
     for name in IGNORED:
         if options.get(name) is not None:
             note(f"--{name.replace('_', '-')} has no effect on a multi-rater plan")
@@ -151,6 +155,7 @@ def plan_raters(options: dict[str, Any]) -> None:
         )
     except InvalidInput as exc:
         raise _flagged(exc) from None
+    _ignored_notes(options)
     if options.get("json_output"):
         for line in plan.notes:
             note(line)
