@@ -46,7 +46,14 @@ from planner.errors import InvalidInput, TargetUnreachable
 from planner.sizing.exact import reaches_width, usable_half_width
 from planner.sizing.raters_model import RatersModel
 from planner.sizing.raters_simulation import NestedPatternStudies, simulate_pattern_counts
-from planner.sizing.search import _smallest_passing_near, _unreachable
+from planner.sizing.search import _unreachable
+
+try:  # public on main since the search refactor; private on this branch's base
+    from planner.sizing.search import smallest_passing_near  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - depends on the base the branch is merged into
+    from planner.sizing.search import (  # type: ignore[attr-defined,no-redef]
+        _smallest_passing_near as smallest_passing_near,
+    )
 from planner.statistics import multirater as mr
 from planner.statistics.alpha_variance import LINEARISED_LEVELS, alpha_linearised
 from planner.statistics.intervals import normal_quantile
@@ -346,7 +353,7 @@ def find_raters_sample_size(
         return evaluated[n]
 
     try:
-        items = _smallest_passing_near(lambda n: share(n) >= assurance, start, max_items)
+        items = smallest_passing_near(lambda n: share(n) >= assurance, start, max_items)
     except TargetUnreachable:
         raise _unreachable(metric, width, assurance, max_items, share(max_items)) from None
     fresh = simulate_pattern_counts(probs, items, n_reps, rng=check_rng)
