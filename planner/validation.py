@@ -245,4 +245,3 @@ def seed_from(rng: RngLike, parameter: str = "rng") -> int:
         f"{parameter} must be a seed or a numpy Generator, got {type(rng).__name__}",
         parameter=parameter,
     )
-
