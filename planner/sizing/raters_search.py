@@ -62,6 +62,8 @@ from planner.validation import RULES, check, check_choice, seed_from
 
 RATER_METRICS = ("fleiss", "alpha", "psa", "conger", "kappa")
 ORDERED_METRICS = ("conger", "kappa")
+#: Most ``studies x patterns`` cells evaluated at once (larger batches are split by studies)
+CHUNK_CELLS = 2_000_000
 INTERVAL_METHODS = {
     "fleiss": "Gwet (2021) linearised variance, t interval",
     "psa": "linearised ratio variance, Wald on the logit scale",
@@ -111,7 +113,24 @@ def study_intervals(
     confidence_level
         Two-sided level of the intervals.
     """
-    w = np.asarray(multiplicity, dtype=float)
+    w = np.asarray(multiplicity)  # split before converting: no full-size float copy
+    rows = max(1, CHUNK_CELLS // max(w.shape[-1], 1))
+    if w.ndim == 2 and w.shape[0] > rows:  # bounded temporaries for K^M ordered patterns
+        parts = [
+            study_intervals(
+                metric,
+                patterns,
+                w[i : i + rows],
+                level=level,
+                confidence_level=confidence_level,
+                n_categories=n_categories,
+            )
+            for i in range(0, w.shape[0], rows)
+        ]
+        return StudyIntervals(
+            *(np.concatenate([getattr(p, f) for p in parts]) for f in ("estimate", "low", "high"))
+        )
+    w = w.astype(float)
     if metric == "conger":
         res = conger_patterns(patterns, n_categories, w)
         low, high = res.confidence_interval(confidence_level)

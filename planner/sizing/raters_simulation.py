@@ -72,8 +72,8 @@ class NestedPatternStudies:
         self._streams = block_streams(rng, self.n_reps)
         self._slices = _block_slices(self.n_reps)
         self._sizes: list[int] = [0]
-        self._counts: list[IntArray] = [
-            np.zeros((self.n_reps, self.probabilities.size), dtype=np.int64)
+        self._counts: list[NDArray[np.int32]] = [
+            np.zeros((self.n_reps, self.probabilities.size), dtype=np.int32)
         ]
 
     def _per_block(self, draw: Callable[[np.random.Generator, slice], IntArray]) -> IntArray:
@@ -81,7 +81,7 @@ class NestedPatternStudies:
             [draw(gen, s) for gen, s in zip(self._streams, self._slices, strict=True)], axis=0
         )
 
-    def counts(self, n_items: int) -> IntArray:
+    def counts(self, n_items: int) -> NDArray[np.int32]:
         """``(n_reps, P)`` pattern counts after the studies' first ``n_items`` items."""
         n = int(n_items)
         if n < 0:
@@ -97,7 +97,20 @@ class NestedPatternStudies:
         else:
             gap = self._counts[pos] - below
             step = self._per_block(lambda g, s: multivariate_hypergeometric(g, gap[s], extra))
-        out = below + step
+        out = (below + step).astype(np.int32)  # counts <= max_items < 2^31: half the memory
         self._sizes.insert(pos, n)
         self._counts.insert(pos, out)
+        self._forget_all_but_neighbours(pos)
         return out
+
+    def _forget_all_but_neighbours(self, pos: int) -> None:
+        """Keep only the empty study, size ``pos`` and the sizes just below and above it.
+
+        The kept sizes are still nested with their joint law unchanged, and a later size is
+        drawn between two kept ones, so answers stay exact draws (and deterministic given the
+        calls); memory stays three ``(n_reps, P)`` tables however long the search (with the
+        ``K^M`` ordered patterns of six annotators and five categories, ~250 MB each).
+        """
+        keep = sorted({0, max(pos - 1, 0), pos, min(pos + 1, len(self._sizes) - 1)})
+        self._sizes = [self._sizes[i] for i in keep]
+        self._counts = [self._counts[i] for i in keep]
