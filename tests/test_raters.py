@@ -24,7 +24,13 @@ from planner.errors import InvalidInput
 from planner.sizing.model import pair_from_annotators
 from planner.sizing.raters_model import raters_model
 from planner.sizing.raters_plan import make_raters_plan
-from planner.sizing.raters_search import find_raters_sample_size, study_intervals, true_value
+from planner.sizing.raters_search import (
+    expected_half_width,
+    find_raters_sample_size,
+    pattern_space,
+    study_intervals,
+    true_value,
+)
 from planner.sizing.raters_simulation import NestedPatternStudies, simulate_pattern_counts
 from planner.statistics import multirater as mr
 from planner.statistics.agreement import cohen_kappa
@@ -419,3 +425,33 @@ def test_plan_says_when_its_interval_under_covers():
     assert any("under-covers" in line for line in plan.notes)
     wide = make_raters_plan(raters_model(0.3, 3), "fleiss", 0.05, rng=3)
     assert not any("under-covers" in line for line in wide.notes)
+
+
+@pytest.mark.parametrize("metric", ["fleiss", "alpha", "psa", "conger", "kappa"])
+def test_perfect_annotators_agree_perfectly(metric):
+    model = raters_model(0.2, 4, error_rate=0.0)
+    patterns, probs = pattern_space(model, metric)
+    assert true_value(metric, patterns, probs) == pytest.approx(1.0)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.permutations(range(4)), st.integers(0, 2**32 - 1))
+def test_reordering_annotators_changes_no_coefficient(order, seed):
+    rng = np.random.default_rng(seed)
+    conf = rng.dirichlet(np.ones(3) * 4, size=(4, 3)) * 0.5 + np.eye(3) * 0.5
+    prev = (0.2, 0.5, 0.3)
+    one = raters_model(prev, 4, confusion=conf, ambiguity=0.3)
+    two = raters_model(prev, 4, confusion=conf[list(order)], ambiguity=0.3)
+    for metric in ("fleiss", "alpha", "conger", "kappa"):
+        a = true_value(metric, *pattern_space(one, metric), n_categories=3)
+        b = true_value(metric, *pattern_space(two, metric), n_categories=3)
+        assert a == pytest.approx(b, abs=1e-9)
+
+
+@pytest.mark.parametrize("metric", ["fleiss", "alpha", "psa", "conger"])
+def test_plug_in_half_width_shrinks_as_one_over_root_n(metric):
+    model = raters_model(0.3, 3)
+    patterns, probs = pattern_space(model, metric)
+    hw = [expected_half_width(metric, patterns, probs, n) for n in (400, 1600, 6400)]
+    assert hw[0] > hw[1] > hw[2]
+    assert hw[0] / hw[2] == pytest.approx(4.0, rel=0.02)
