@@ -455,3 +455,10 @@ def test_plug_in_half_width_shrinks_as_one_over_root_n(metric):
     hw = [expected_half_width(metric, patterns, probs, n) for n in (400, 1600, 6400)]
     assert hw[0] > hw[1] > hw[2]
     assert hw[0] / hw[2] == pytest.approx(4.0, rel=0.02)
+
+
+@pytest.mark.parametrize(("prevalence", "metric"), [("0.1", "psa"), ("0.3,0.3,0.4", "fleiss")])
+def test_default_metric_is_psa_for_two_categories_as_the_pair_plan(prevalence, metric):
+    result = _plan("--annotators", "4", "--prevalence", prevalence, "--seed", "1", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["sizing"]["metric"] == metric

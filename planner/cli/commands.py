@@ -111,8 +111,8 @@ def plan_command(
     annotators: Annotated[
         int | None,
         typer.Option(
-            help="Annotators per item, 2 to 6 (default 2); more than two sizes Fleiss' kappa, "
-            "Krippendorff's alpha or specific positive agreement among all of them.",
+            help="Annotators per item, 2 to 6 (default 2); more than two sizes the agreement "
+            "of all of them (see --metric), billing every label.",
             rich_help_panel="Several annotators",
         ),
     ] = None,
@@ -133,8 +133,8 @@ def plan_command(
     per_item: Annotated[
         int | None,
         typer.Option(
-            help="k of M: each item is labelled by this many of the --annotators, drawn at "
-            "random (k < M).",
+            help="k of M: each item is labelled by k (2 to 5, k < M) of the --annotators, "
+            "drawn at random; for alpha, fleiss or psa.",
             rich_help_panel="Several annotators",
         ),
     ] = None,
@@ -219,7 +219,8 @@ def plan_command(
         str | None,
         typer.Option(
             help="psa (default), kappa or both (the larger number of items decides); with "
-            "several annotators fleiss (default), alpha or psa.",
+            "several annotators psa (default for two categories), fleiss (default for more), "
+            "alpha, conger or kappa (mean pairwise Cohen's kappa).",
             rich_help_panel="Target",
         ),
     ] = None,

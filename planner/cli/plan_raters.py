@@ -117,8 +117,8 @@ def plan_raters(options: dict[str, Any]) -> None:
     from planner.sizing.raters_plan import make_raters_plan
 
     _checked_options(options)
-    metric = options.get("metric") or "fleiss"
-    if metric not in MULTI_RATER_METRICS:
+    metric = options.get("metric")
+    if metric is not None and metric not in MULTI_RATER_METRICS:
         raise InvalidInput(
             f"--metric must be one of {', '.join(MULTI_RATER_METRICS)} with several "
             f"annotators, got {metric!r}"
@@ -141,7 +141,7 @@ def plan_raters(options: dict[str, Any]) -> None:
         )
         plan = make_raters_plan(
             model,
-            metric,
+            metric or ("psa" if model.n_categories == 2 else "fleiss"),  # as the pair plan
             0.08 if options.get("width") is None else options["width"],
             level=level or "nominal",
             per_item=options.get("per_item"),
