@@ -462,3 +462,22 @@ def test_default_metric_is_psa_for_two_categories_as_the_pair_plan(prevalence, m
     result = _plan("--annotators", "4", "--prevalence", prevalence, "--seed", "1", "--json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["sizing"]["metric"] == metric
+
+
+def test_one_confusion_matrix_per_annotator_from_the_command_line():
+    result = _plan(
+        "--annotators", "2", "--prevalence", "0.2", "--metric", "fleiss",
+        "--confusion", "0.9,0.1;0.2,0.8|0.8,0.2;0.1,0.9", "--seed", "1", "--json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["model"]["confusion"] == [[[0.9, 0.1], [0.2, 0.8]], [[0.8, 0.2], [0.1, 0.9]]]
+    assert doc["model"]["prevalences"] == [0.8, 0.2]
+    # the true Fleiss kappa of this pair, by hand: p(label 1) and P(agree) from the cells
+    pi = np.array([0.8, 0.2])
+    a, b = np.array([[0.9, 0.1], [0.2, 0.8]]), np.array([[0.8, 0.2], [0.1, 0.9]])
+    cells = np.einsum("t,tk,tl->kl", pi, a, b)
+    p_o = np.trace(cells)
+    share = (cells.sum(axis=0) + cells.sum(axis=1)) / 2
+    kappa = (p_o - (share**2).sum()) / (1 - (share**2).sum())
+    assert doc["sizing"]["true_value"] == pytest.approx(kappa, abs=1e-9)

@@ -141,8 +141,9 @@ def plan_command(
     confusion: Annotated[
         str | None,
         typer.Option(
-            help="Confusion matrix P(label | true class), rows by ';' ('0.9,0.1;0.2,0.8'), "
-            "one for all annotators or one each separated by '|'.",
+            help="Confusion matrix P(label | true class), rows by ';' in category order "
+            "('0.98,0.02;0.3,0.7': with one --prevalence the second row is the positive "
+            "class), one for all annotators or one each separated by '|'.",
             rich_help_panel="Several annotators",
         ),
     ] = None,

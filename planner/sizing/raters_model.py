@@ -223,9 +223,14 @@ def check_confusion(confusion: ArrayLike, n_annotators: int, n_categories: int) 
     c = np.asarray(confusion, dtype=float)
     if c.ndim == 2:
         c = np.broadcast_to(c, (n_annotators, *c.shape))
-    if c.ndim != 3 or c.shape[1] != c.shape[2] or c.shape[0] not in (1, n_annotators):
+    if c.ndim != 3 or c.shape[1] != c.shape[2]:
         raise InvalidInput(
-            f"confusion takes one K x K matrix or one per annotator, got shape {c.shape}",
+            f"confusion takes square K x K matrices, got shape {c.shape}", parameter="confusion"
+        )
+    if c.shape[0] not in (1, n_annotators):
+        raise InvalidInput(
+            f"confusion takes one matrix for every annotator or one per annotator "
+            f"({n_annotators}), got {c.shape[0]}",
             parameter="confusion",
         )
     if c.shape[0] == 1:
