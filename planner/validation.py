@@ -175,6 +175,15 @@ RULES.update(
     }
 )
 
+# multi-rater sizing (multirater helper, issue 10): annotators per item and k of M
+RULES.update(
+    {
+        "n_annotators": _integer(2, 6),
+        "n_categories": _integer(2, 5),
+        "per_item": _integer(2, 5),
+    }
+)
+
 # output safety: a scenario's name is the folder its report goes to, so one plain path
 # component (no separators, no leading dot, nothing a file system treats specially)
 NAME_MAX = 100

@@ -102,10 +102,50 @@ def plan_command(
         typer.Option("--scenario", help="Scenario file, as the argument.", show_default=False),
     ] = None,
     prevalence: Annotated[
-        float | None,
+        str | None,
         typer.Option(
-            help="True prevalence of the positive label, in (0, 1).",
+            help="True prevalence of the positive label, in (0, 1); with several annotators "
+            "also one per category, 'P1,P2,...' summing to 1.",
             rich_help_panel="Annotator model",
+        ),
+    ] = None,
+    annotators: Annotated[
+        int | None,
+        typer.Option(
+            help="Annotators per item, 2 to 6 (default 2); more than two sizes the agreement "
+            "of all of them (see --metric), billing every label.",
+            rich_help_panel="Several annotators",
+        ),
+    ] = None,
+    categories: Annotated[
+        int | None,
+        typer.Option(
+            help="Categories, 2 to 5; must match the number of --prevalence values.",
+            rich_help_panel="Several annotators",
+        ),
+    ] = None,
+    level: Annotated[
+        str | None,
+        typer.Option(
+            help="Krippendorff's alpha level: nominal (default), ordinal or interval.",
+            rich_help_panel="Several annotators",
+        ),
+    ] = None,
+    per_item: Annotated[
+        int | None,
+        typer.Option(
+            help="k of M: each item is labelled by k (2 to 5, k < M) of the --annotators, "
+            "drawn at random; for alpha, fleiss or psa.",
+            rich_help_panel="Several annotators",
+        ),
+    ] = None,
+    confusion: Annotated[
+        str | None,
+        typer.Option(
+            help="Confusion matrix P(label | true class), rows by ';' in category order "
+            "('0.98,0.02;0.3,0.7': with one --prevalence the second row is the positive "
+            "class), one for all annotators or one each separated by '|'.",
+            rich_help_panel="Several annotators",
         ),
     ] = None,
     error_rate: Annotated[
@@ -180,7 +220,9 @@ def plan_command(
     metric: Annotated[
         str | None,
         typer.Option(
-            help="psa (default), kappa or both (the larger number of items decides).",
+            help="psa (default), kappa or both (the larger number of items decides); with "
+            "several annotators psa (default for two categories), fleiss (default for more), "
+            "alpha, conger or kappa (mean pairwise Cohen's kappa).",
             rich_help_panel="Target",
         ),
     ] = None,
@@ -253,12 +295,16 @@ def plan_command(
     version: VersionFlag = False,
 ) -> None:
     """Size a two-annotator agreement study: items, union positives, hours and cost."""
+    from planner.cli.plan_raters import plan_raters, single_prevalence, wants_raters
+
+    if wants_raters(locals()):
+        return plan_raters(locals())
     from planner.sizing.plan_options import run_plan
 
     if scenario and scenario_option:
         raise InvalidInput("give the scenario file once: as the argument or with --scenario")
     cli = {
-        "prevalence": prevalence,
+        "prevalence": single_prevalence(prevalence),
         "error_rate": parse_floats(error_rate, "--error-rate"),
         "bias": parse_floats(bias, "--bias"),
         "ambiguity": ambiguity,

@@ -1,0 +1,168 @@
+"""``plan --annotators M --metric fleiss|alpha|psa``: the plan for several annotators.
+
+``plan_command`` (:mod:`planner.cli.commands`) hands its options here when they ask for
+more than two annotators, more than two categories, several class prevalences, a
+multi-rater metric, a level, a ``k``-of-``M`` design or a confusion matrix
+(:func:`wants_raters`); everything else stays the pair's plan.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from planner.cli.common import emit_json, json_document, note, parse_floats, seed_or_draw
+from planner.errors import InvalidInput
+
+MULTI_RATER_METRICS = ("fleiss", "alpha", "psa", "conger", "kappa")
+# library parameters of the multi-rater path and the flags that set them
+FLAGS = {
+    "n_annotators": "--annotators",
+    "n_categories": "--categories",
+    "per_item": "--per-item",
+    "confusion": "--confusion",
+    "prevalence": "--prevalence",
+    "error_rate": "--error-rate",
+    "bias": "--bias",
+    "ambiguity": "--ambiguity",
+    "metric": "--metric",
+    "level": "--level",
+    "width": "--width",
+    "confidence_level": "--confidence",
+    "assurance": "--assurance",
+    "n_reps": "--replicates",
+    "max_items": "--max-items",
+    "seconds_per_item": "--seconds-per-item",
+    "hourly_rate": "--hourly-rate",
+}
+_NAMES = re.compile(r"(?<![\w-])(" + "|".join(FLAGS) + r")(?![\w-])")
+# pair-only options: an error with several annotators (they describe one pair)
+PAIR_ONLY = ("scenario", "scenario_option", "union_rate", "psa", "pilot_counts")
+IGNORED = ("psa_method", "kappa_method", "adjudication_seconds")
+
+
+def wants_raters(options: dict[str, Any]) -> bool:
+    """Whether ``plan``'s options ask for the multi-rater plan."""
+    annotators = options.get("annotators")
+    categories = options.get("categories")
+    return (
+        (annotators is not None and annotators != 2)
+        or options.get("metric") in ("fleiss", "alpha", "conger")
+        or (categories is not None and categories != 2)
+        or "," in str(options.get("prevalence") or "")
+        or any(options.get(k) is not None for k in ("level", "per_item", "confusion"))
+    )
+
+
+def single_prevalence(text: str | None) -> float | None:
+    """``--prevalence`` of the pair's plan: one number."""
+    if text is None:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise InvalidInput(f"--prevalence takes a number in (0, 1), got {text!r}") from None
+
+
+def parse_confusion(text: str | None) -> list[list[list[float]]] | None:
+    """``'0.9,0.1;0.2,0.8'`` (rows by ``;``) for every annotator, or one per annotator by ``|``."""
+    if text is None:
+        return None
+    try:
+        mats = [
+            [[float(x) for x in row.split(",")] for row in mat.split(";")]
+            for mat in text.split("|")
+        ]
+    except ValueError:
+        raise InvalidInput(
+            f"--confusion takes rows of numbers ('0.9,0.1;0.2,0.8', '|' between annotators), "
+            f"got {text!r}"
+        ) from None
+    if any(len(row) != len(mat) for mat in mats for row in mat):
+        raise InvalidInput(f"--confusion must be square (K rows of K numbers), got {text!r}")
+    return mats
+
+
+def _flagged(exc: InvalidInput) -> InvalidInput:
+    return InvalidInput(_NAMES.sub(lambda m: FLAGS[m.group(1)], str(exc)))
+
+
+def _checked_options(options: dict[str, Any]) -> None:
+    for name in PAIR_ONLY:
+        if options.get(name) is not None:
+            flag = "a scenario file" if name.startswith("scenario") else FLAGS.get(name, name)
+            flag = flag if flag.startswith(("a ", "--")) else "--" + name.replace("_", "-")
+            raise InvalidInput(
+                f"{flag} describes one pair and does not combine with several annotators; "
+                "describe them by --prevalence, --error-rate, --bias or --confusion"
+            )
+    per_item = options.get("annotators_per_item")
+    if per_item is not None:
+        raise InvalidInput(
+            "--annotators-per-item is the pair plan's; with several annotators use "
+            "--annotators (and --per-item for k of them per item)"
+        )
+
+
+def _ignored_notes(options: dict[str, Any]) -> None:
+    """Notes on options that do not apply (after the plan, so an error stays one line)."""
+    for name in IGNORED:
+        if options.get(name) is not None:
+            note(f"--{name.replace('_', '-')} has no effect on a multi-rater plan")
+
+
+def plan_raters(options: dict[str, Any]) -> None:
+    """Run and print the multi-rater plan for ``plan``'s options (its ``locals()``)."""
+    from planner.sizing.raters_model import raters_model
+    from planner.sizing.raters_plan import make_raters_plan
+
+    _checked_options(options)
+    metric = options.get("metric")
+    if metric is not None and metric not in MULTI_RATER_METRICS:
+        raise InvalidInput(
+            f"--metric must be one of {', '.join(MULTI_RATER_METRICS)} with several "
+            f"annotators, got {metric!r}"
+        )
+    prevalence = parse_floats(options.get("prevalence"), "--prevalence")
+    if prevalence is None:
+        raise InvalidInput("--prevalence is required with several annotators: P or P1,...,PK")
+    seed = seed_or_draw(options.get("seed"))
+    level = options.get("level")
+    try:
+        model = raters_model(
+            prevalence[0] if len(prevalence) == 1 else prevalence,
+            3 if options.get("annotators") is None else options["annotators"],
+            n_categories=options.get("categories"),
+            error_rate=parse_floats(options.get("error_rate"), "--error-rate"),
+            bias=parse_floats(options.get("bias"), "--bias") or 0.0,
+            confusion=parse_confusion(options.get("confusion")),
+            ambiguity=options.get("ambiguity") or 0.0,
+            spread="uniform" if level in (None, "nominal") else "adjacent",
+        )
+        plan = make_raters_plan(
+            model,
+            metric or ("psa" if model.n_categories == 2 else "fleiss"),  # as the pair plan
+            0.08 if options.get("width") is None else options["width"],
+            level=level or "nominal",
+            per_item=options.get("per_item"),
+            confidence_level=options.get("confidence") or 0.95,
+            assurance=options.get("assurance") or 0.5,
+            n_reps=options.get("replicates") or 2000,
+            max_items=options.get("max_items") or 10_000_000,
+            seconds_per_item=options.get("seconds_per_item") or 90.0,
+            hourly_rate=options.get("hourly_rate"),
+            rng=seed,
+        )
+    except InvalidInput as exc:
+        raise _flagged(exc) from None
+    _ignored_notes(options)
+    if options.get("json_output"):
+        for line in plan.notes:
+            note(line)
+        emit_json(json_document(plan.to_dict()))
+        return
+    from rich.console import Console
+
+    from planner.output.render_raters import render_raters_plan
+
+    render_raters_plan(plan, Console(markup=False))

@@ -1,0 +1,195 @@
+"""A multi-rater plan: items, hours for every label, and how precision changes with M.
+
+:func:`make_raters_plan` sizes the study
+(:func:`planner.sizing.raters_search.find_raters_sample_size`), bills every label
+(``items * labels per item``, :func:`planner.operations.budget.labelling_budget`; in a
+``k``-of-``M`` design also the hours per annotator of the pool, ``items * k / M`` labels each
+on average) and, at the plan's labelling hours, shows what ``M = 2 .. 6`` annotators per item
+would buy: items ``= floor(hours * 3600 / (M * seconds_per_item))`` and the plug-in
+half-width at the expected counts of that study (the team cycled from the given annotators).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from planner.operations.budget import Budget, labelling_budget
+from planner.sizing.raters_model import MAX_ANNOTATORS, RatersModel
+from planner.sizing.raters_search import (
+    RatersSampleSize,
+    expected_half_width,
+    find_raters_sample_size,
+    pattern_space,
+)
+from planner.validation import RULES, check
+
+
+@dataclass(frozen=True)
+class PrecisionRow:
+    """One row of the fixed-hours table: ``annotators`` per item, items, hours, half-width."""
+
+    annotators: int
+    items: int
+    hours: float
+    half_width: float
+
+
+@dataclass(frozen=True)
+class RatersPlan:
+    """The plan for a study of several annotators.
+
+    Attributes
+    ----------
+    sizing
+        The sample size and its evidence.
+    budget
+        Hours and cost of every label.
+    hours_per_annotator
+        Labelling hours of each annotator of the pool (``k``-of-``M``: ``items k / M``
+        items each, on average).
+    by_annotators
+        The fixed-hours table, ``M = 2 .. 6`` (empty for a ``k``-of-``M`` design).
+    model
+        The model's prevalences, confusion matrices and ambiguity.
+    notes
+        What the reader must know (an interval that under-covers, the team cycled).
+    """
+
+    sizing: RatersSampleSize
+    budget: Budget
+    hours_per_annotator: float
+    by_annotators: list[PrecisionRow]
+    model: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        s = self.sizing
+        coefficient = {
+            "name": s.metric,
+            "estimate": s.true_value,
+            "interval": {
+                "lower": s.true_value - s.half_width_median,
+                "upper": s.true_value + s.half_width_median,
+                "level": s.confidence_level,
+                "method": s.method,
+            },
+        }
+        return {
+            "schema_version": "1",
+            "command": "plan",
+            "kind": "multi-rater",
+            "items": s.items,
+            "sizing": {k: v for k, v in asdict(s).items() if k != "curve"},
+            "curve": [list(p) for p in s.curve],
+            "expected_coefficient": coefficient,
+            "budget": asdict(self.budget),
+            "hours_per_annotator": self.hours_per_annotator,
+            "precision_by_annotators": [asdict(r) for r in self.by_annotators],
+            "model": self.model,
+            "notes": list(self.notes),
+        }
+
+
+def precision_by_annotators(
+    model: RatersModel,
+    sizing: RatersSampleSize,
+    hours: float,
+    seconds_per_item: float,
+) -> list[PrecisionRow]:
+    """Items and plug-in half-width for ``M = 2 .. 6`` annotators per item at ``hours``."""
+    rows = []
+    for m in range(2, MAX_ANNOTATORS + 1):
+        items = int(np.floor(hours * 3600.0 / (m * seconds_per_item)))
+        patterns, probs = pattern_space(model.with_annotators(m), sizing.metric)
+        hw = expected_half_width(
+            sizing.metric,
+            patterns,
+            probs,
+            max(items, 2),
+            level=sizing.level,
+            confidence_level=sizing.confidence_level,
+            n_categories=model.n_categories,
+        )
+        rows.append(PrecisionRow(m, items, items * m * seconds_per_item / 3600.0, hw))
+    return rows
+
+
+def make_raters_plan(
+    model: RatersModel,
+    metric: str = "fleiss",
+    width: float = 0.1,
+    *,
+    level: str = "nominal",
+    per_item: int | None = None,
+    confidence_level: float = 0.95,
+    assurance: float = 0.5,
+    n_reps: int = 2000,
+    max_items: int = 10_000_000,
+    seconds_per_item: float = 90.0,
+    hourly_rate: float | None = None,
+    rng: np.random.Generator | int | None = None,
+) -> RatersPlan:
+    """Size a study of several annotators and bill every label.
+
+    Parameters are those of :func:`planner.sizing.raters_search.find_raters_sample_size`,
+    with ``seconds_per_item`` (one annotator, one item) and ``hourly_rate`` for the budget.
+
+    Examples
+    --------
+    >>> from planner.sizing.raters_model import raters_model
+    >>> plan = make_raters_plan(raters_model(0.3, 4), "fleiss", 0.1, n_reps=200, rng=1)
+    >>> plan.budget.labels == 4 * plan.sizing.items
+    True
+    """
+    seconds_per_item = check("seconds_per_item", seconds_per_item, RULES["seconds_per_item"])
+    if hourly_rate is not None:
+        hourly_rate = check("hourly_rate", hourly_rate, RULES["hourly_rate"])
+    sizing = find_raters_sample_size(
+        model,
+        metric,
+        width,
+        level=level,
+        per_item=per_item,
+        confidence_level=confidence_level,
+        assurance=assurance,
+        n_reps=n_reps,
+        max_items=max_items,
+        rng=rng,
+    )
+    k = sizing.labels_per_item
+    budget = labelling_budget(
+        sizing.items,
+        annotators_per_item=k,
+        seconds_per_item=seconds_per_item,
+        hourly_rate=hourly_rate,
+    )
+    notes = []
+    if sizing.under_covers:
+        notes.append(
+            f"the {sizing.metric} interval under-covers here: {sizing.coverage:.3f} of "
+            f"{sizing.n_reps} simulated studies held the true value, against "
+            f"{sizing.confidence_level:g} nominal; treat the half-width as optimistic"
+        )
+    if per_item is None:
+        table = precision_by_annotators(model, sizing, budget.labelling_hours, seconds_per_item)
+        if len(set(model.confusion)) > 1:
+            notes.append("the table at fixed hours cycles the given annotators to reach M")
+    else:
+        table = []
+    return RatersPlan(
+        sizing=sizing,
+        budget=budget,
+        hours_per_annotator=budget.labelling_hours / model.n_annotators,
+        by_annotators=table,
+        model={
+            "n_annotators": model.n_annotators,
+            "n_categories": model.n_categories,
+            "prevalences": list(model.prevalences),
+            "confusion": [[list(r) for r in mat] for mat in model.confusion],
+            "ambiguity": model.ambiguity,
+        },
+        notes=notes,
+    )

@@ -1,0 +1,409 @@
+"""Sample-size search for several annotators: Fleiss, alpha, PSA, Conger, mean pairwise kappa.
+
+Each simulated study is a vector of count-pattern multiplicities
+(:mod:`planner.sizing.raters_simulation`); its coefficient and interval come from the
+closed forms on pattern counts, with the interval ``planner agree`` reports wherever one
+exists without resampling:
+
+========== ================================================================================
+metric     interval
+========== ================================================================================
+fleiss     Gwet (2021) linearised variance, t interval
+           (:meth:`planner.statistics.multirater.ChanceCorrected.confidence_interval`)
+psa        Uebersax's specific positive agreement; linearised ratio variance, Wald on the
+           logit scale (:func:`planner.statistics.multirater.specific_agreement_interval`)
+alpha      Wald with the linearised (infinitesimal-jackknife) SE of
+           :mod:`planner.statistics.alpha_variance`: ``agree`` bootstraps items, which
+           a search over thousands of studies per size cannot afford; to first order the
+           two estimate the same variance
+conger     Gwet's linearised variance, t interval (as ``agree``;
+           :func:`planner.statistics.ordered_kappas.conger_patterns`)
+kappa      mean pairwise Cohen's kappa (Light 1971), pair-averaged linearised SE, t interval
+           (``agree`` does not report it; :mod:`planner.statistics.ordered_kappas`)
+========== ================================================================================
+
+Fleiss, alpha and PSA need only the count patterns (how many annotators said each
+category); Conger and the mean pairwise kappa need who said what, the ``K^M`` ordered
+patterns (:func:`pattern_space`).
+
+The search is the pairs' (:mod:`planner.sizing.search`): an analytic start (the plug-in
+half-width at the model's expected counts, which shrinks as ``1 / sqrt(n)``), a Monte
+Carlo assurance on nested studies (common random numbers across ``n``), bracketing and
+bisection; the reported assurance and the interval's coverage of the model's true value
+come from fresh studies the search never saw.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import special
+
+from planner.errors import InvalidInput, TargetUnreachable
+from planner.sizing.exact import reaches_width, usable_half_width
+from planner.sizing.raters_model import RatersModel
+from planner.sizing.raters_simulation import NestedPatternStudies, simulate_pattern_counts
+from planner.sizing.search import _unreachable
+
+try:  # public on main since the search refactor; private on this branch's base
+    from planner.sizing.search import smallest_passing_near  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - depends on the base the branch is merged into
+    from planner.sizing.search import (  # type: ignore[attr-defined,no-redef]
+        _smallest_passing_near as smallest_passing_near,
+    )
+from planner.statistics import multirater as mr
+from planner.statistics.alpha_variance import LINEARISED_LEVELS, alpha_linearised
+from planner.statistics.intervals import normal_quantile
+from planner.statistics.ordered_kappas import conger_patterns, mean_pairwise_kappa_patterns
+from planner.validation import RULES, check, check_choice, seed_from
+
+RATER_METRICS = ("fleiss", "alpha", "psa", "conger", "kappa")
+ORDERED_METRICS = ("conger", "kappa")
+#: Most ``studies x patterns`` cells evaluated at once (larger batches are split by studies)
+CHUNK_CELLS = 2_000_000
+INTERVAL_METHODS = {
+    "fleiss": "Gwet (2021) linearised variance, t interval",
+    "psa": "linearised ratio variance, Wald on the logit scale",
+    "alpha": "Wald with the linearised (infinitesimal-jackknife) SE",
+    "conger": "Gwet's linearised variance, t interval",
+    "kappa": "pair-averaged linearised variance, t interval",
+}
+FloatArray = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class StudyIntervals:
+    """Estimates and interval limits of a batch of studies (arrays of the batch shape)."""
+
+    estimate: FloatArray
+    low: FloatArray
+    high: FloatArray
+
+    @property
+    def half_width(self) -> FloatArray:
+        return (self.high - self.low) / 2
+
+
+def study_intervals(
+    metric: str,
+    patterns: NDArray[np.int64],
+    multiplicity: NDArray,
+    *,
+    level: str = "nominal",
+    confidence_level: float = 0.95,
+    n_categories: int = 2,
+) -> StudyIntervals:
+    """The coefficient and interval of studies given as pattern multiplicities.
+
+    Parameters
+    ----------
+    metric
+        ``"fleiss"``, ``"alpha"``, ``"psa"`` (positive = category 1 of two), ``"conger"``
+        or ``"kappa"``.
+    patterns
+        ``(P, K)`` distinct count patterns; for ``conger`` and ``kappa`` the ``(P, M)``
+        ordered label patterns, with ``n_categories``.
+    multiplicity
+        ``(..., P)`` items per pattern in each study (floats allowed: expected counts).
+    level
+        Krippendorff's metric for ``alpha``.
+    confidence_level
+        Two-sided level of the intervals.
+    """
+    w = np.asarray(multiplicity)  # split before converting: no full-size float copy
+    rows = max(1, CHUNK_CELLS // max(w.shape[-1], 1))
+    if w.ndim == 2 and w.shape[0] > rows:  # bounded temporaries for K^M ordered patterns
+        parts = [
+            study_intervals(
+                metric,
+                patterns,
+                w[i : i + rows],
+                level=level,
+                confidence_level=confidence_level,
+                n_categories=n_categories,
+            )
+            for i in range(0, w.shape[0], rows)
+        ]
+        return StudyIntervals(
+            *(np.concatenate([getattr(p, f) for p in parts]) for f in ("estimate", "low", "high"))
+        )
+    w = w.astype(float)
+    if metric == "conger":
+        res = conger_patterns(patterns, n_categories, w)
+        low, high = res.confidence_interval(confidence_level)
+        return StudyIntervals(res.estimate, low, high)
+    if metric == "kappa":
+        est, se, n = mean_pairwise_kappa_patterns(patterns, n_categories, w)
+        t = special.stdtrit(np.maximum(n - 1, 1), 0.5 + confidence_level / 2)
+        return StudyIntervals(est, est - t * se, est + t * se)
+    if metric == "fleiss":
+        sparse = mr.patterns_from_counts(patterns)
+        order = _pattern_order(patterns, sparse)
+        res = mr.chance_corrected_patterns(sparse, "fleiss", multiplicity=w[..., order])
+        low, high = res.confidence_interval(confidence_level)
+        return StudyIntervals(res.estimate, low, high)
+    if metric == "psa":
+        est = mr.specific_agreement(patterns, w)[..., 1]
+        se = mr.specific_agreement_se(patterns, w)[..., 1]
+        low, high = mr.specific_agreement_interval(est, se, confidence_level)
+        return StudyIntervals(est, low, high)
+    est, se = alpha_linearised(patterns, w, level)
+    z = normal_quantile(confidence_level)
+    return StudyIntervals(est, est - z * se, est + z * se)
+
+
+def _pattern_order(patterns: NDArray[np.int64], sparse: mr.Patterns) -> NDArray[np.int64]:
+    """Index into ``patterns`` of each of ``sparse``'s patterns (both hold distinct rows)."""
+    dense = sparse.dense()
+    lookup = {tuple(row): i for i, row in enumerate(np.asarray(patterns, dtype=float))}
+    return np.array([lookup[tuple(row)] for row in dense], dtype=np.int64)
+
+
+def pattern_space(
+    model: RatersModel, metric: str, per_item: int | None = None
+) -> tuple[NDArray[np.int64], FloatArray]:
+    """The patterns a metric needs and their probabilities under ``model``.
+
+    Count patterns ``(P, K)`` for fleiss, alpha and psa (``per_item``: ``k`` of ``M`` at
+    random); ordered label patterns ``(P, M)`` of positive probability for conger and kappa.
+    """
+    if metric not in ORDERED_METRICS:
+        return model.count_patterns(per_item)
+    probs = model.ordered_probabilities().ravel()
+    labels = np.array(list(itertools.product(range(model.n_categories), repeat=model.n_annotators)))
+    keep = probs > 0
+    return labels[keep], probs[keep] / probs[keep].sum()
+
+
+def true_value(
+    metric: str,
+    patterns: NDArray[np.int64],
+    probabilities: NDArray,
+    level: str = "nominal",
+    n_categories: int = 2,
+) -> float:
+    """The coefficient the model implies (the estimator at expected counts of a huge study)."""
+    ci = study_intervals(
+        metric, patterns, probabilities * 1e9, level=level, n_categories=n_categories
+    )
+    return float(ci.estimate)
+
+
+def expected_half_width(
+    metric: str,
+    patterns: NDArray[np.int64],
+    probabilities: NDArray,
+    n_items: float,
+    *,
+    level: str = "nominal",
+    confidence_level: float = 0.95,
+    n_categories: int = 2,
+) -> float:
+    """Plug-in half-width at the expected counts of a study of ``n_items`` items."""
+    ci = study_intervals(
+        metric,
+        patterns,
+        probabilities * n_items,
+        level=level,
+        confidence_level=confidence_level,
+        n_categories=n_categories,
+    )
+    return float(ci.half_width)
+
+
+@dataclass(frozen=True)
+class RatersSampleSize:
+    """The planned number of items for one multi-rater metric, with its evidence.
+
+    Attributes
+    ----------
+    metric, method, level
+        The coefficient, its interval, and alpha's level.
+    n_annotators, labels_per_item
+        The pool of annotators and how many label each item (``k`` of ``M``).
+    items
+        Smallest ``n`` whose Monte Carlo assurance (nested studies) reaches the target.
+    assurance, assurance_mc_se
+        ``P(half-width <= width)`` at ``items`` on ``n_reps`` fresh studies, and its MC SE.
+    coverage, coverage_mc_se
+        Share of the fresh studies whose interval holds the model's true value.
+    true_value
+        The coefficient the model implies.
+    half_width_median, half_width_at_assurance
+        Over the fresh studies.
+    analytic_items
+        The plug-in start of the search (expected counts, half-width ``~ 1 / sqrt(n)``).
+    n_reps, n_undefined, seed
+        Replicates per size; fresh studies with an undefined interval; the seed used.
+    curve
+        ``(n, assurance)`` pairs the search evaluated.
+    """
+
+    metric: str
+    method: str
+    level: str
+    n_annotators: int
+    labels_per_item: int
+    width: float
+    confidence_level: float
+    target_assurance: float
+    items: int
+    assurance: float
+    assurance_mc_se: float
+    coverage: float
+    coverage_mc_se: float
+    true_value: float
+    half_width_median: float
+    half_width_at_assurance: float
+    analytic_items: int
+    n_reps: int
+    n_undefined: int
+    seed: int
+    curve: list[tuple[int, float]] = field(default_factory=list)
+
+    @property
+    def under_covers(self) -> bool:
+        """Coverage more than 3 Monte Carlo SEs below the confidence level."""
+        return self.coverage < self.confidence_level - 3 * max(self.coverage_mc_se, 1e-3)
+
+
+def _check_request(
+    model: RatersModel, metric: str, level: str, per_item: int | None
+) -> tuple[str, str, int]:
+    if not isinstance(model, RatersModel):
+        raise InvalidInput(f"model must be a RatersModel, got {type(model).__name__}")
+    metric = check_choice("metric", metric, RATER_METRICS)
+    level = check_choice("level", level, LINEARISED_LEVELS)
+    if metric == "psa" and model.n_categories != 2:
+        raise InvalidInput(
+            f"metric psa needs two categories (positive, negative), got {model.n_categories}; "
+            "use fleiss or alpha",
+            parameter="metric",
+        )
+    m = model.n_annotators
+    k = m if per_item is None else check("per_item", per_item, RULES["per_item"])
+    if per_item is not None and metric in ORDERED_METRICS:
+        raise InvalidInput(
+            f"metric {metric} needs every annotator on every item; with per_item use "
+            "alpha, fleiss or psa",
+            parameter="metric",
+        )
+    if k > m or (per_item is not None and k == m):
+        raise InvalidInput(
+            f"per_item must be less than the {m} annotators of the pool, got {k}",
+            parameter="per_item",
+        )
+    return metric, level, k
+
+
+def find_raters_sample_size(
+    model: RatersModel,
+    metric: str = "fleiss",
+    width: float = 0.1,
+    *,
+    level: str = "nominal",
+    per_item: int | None = None,
+    confidence_level: float = 0.95,
+    assurance: float = 0.5,
+    n_reps: int = 2000,
+    max_items: int = 10_000_000,
+    rng: np.random.Generator | int | None = None,
+) -> RatersSampleSize:
+    """Smallest number of items whose interval reaches ``width`` with ``assurance``.
+
+    Parameters
+    ----------
+    model
+        The annotators (:func:`planner.sizing.raters_model.raters_model`).
+    metric
+        ``"fleiss"``, ``"alpha"`` or ``"psa"``.
+    width
+        Target half-width.
+    level
+        Krippendorff's level for alpha: ``nominal``, ``ordinal`` or ``interval``.
+    per_item
+        ``k < M``: each item labelled by ``k`` annotators drawn at random from the pool.
+    confidence_level, assurance, n_reps, max_items
+        As :func:`planner.sizing.search.find_sample_size`.
+    rng
+        Generator or seed (the integer seed used is recorded).
+
+    Raises
+    ------
+    InvalidInput
+        An argument outside its range, named as the parameter.
+    TargetUnreachable
+        When ``max_items`` items do not reach the target.
+    """
+    metric, level, k = _check_request(model, metric, level, per_item)
+    width = check("width", width, RULES["width"])
+    confidence_level = check("confidence_level", confidence_level, RULES["confidence_level"])
+    assurance = check("assurance", assurance, RULES["assurance"])
+    n_reps = check("n_reps", n_reps, RULES["n_reps"])
+    max_items = check("max_items", max_items, RULES["max_items"])
+    seed = seed_from(rng)
+    study_rng, check_rng = np.random.default_rng(seed).spawn(2)
+    patterns, probs = pattern_space(model, metric, None if k == model.n_annotators else k)
+    opts = {
+        "level": level,
+        "confidence_level": confidence_level,
+        "n_categories": model.n_categories,
+    }
+
+    ref = 10_000.0
+    hw_ref = expected_half_width(metric, patterns, probs, ref, **opts)  # type: ignore[arg-type]
+    if not np.isfinite(hw_ref) or hw_ref <= 0:
+        raise InvalidInput(
+            f"{metric} is undefined under this model (no agreement to measure): change "
+            "prevalence, error_rate or confusion",
+            parameter="metric",
+        )
+    start = int(np.ceil(ref * (hw_ref / width) ** 2))
+    studies = NestedPatternStudies(probs, n_reps, rng=study_rng)
+    evaluated: dict[int, float] = {}
+
+    def share(n: int) -> float:
+        if n not in evaluated:
+            ci = study_intervals(metric, patterns, studies.counts(n), **opts)  # type: ignore[arg-type]
+            evaluated[n] = float(np.mean(reaches_width(ci.half_width, width)))
+        return evaluated[n]
+
+    try:
+        items = smallest_passing_near(lambda n: share(n) >= assurance, start, max_items)
+    except TargetUnreachable:
+        raise _unreachable(metric, width, assurance, max_items, share(max_items)) from None
+    fresh = simulate_pattern_counts(probs, items, n_reps, rng=check_rng)
+    ci = study_intervals(metric, patterns, fresh, **opts)  # type: ignore[arg-type]
+    truth = true_value(metric, patterns, probs, level, model.n_categories)
+    hw = usable_half_width(ci.half_width)
+    finite = hw[np.isfinite(hw)]
+    reached = float(np.mean(reaches_width(ci.half_width, width)))
+    covered = float(np.mean((ci.low <= truth) & (truth <= ci.high)))
+    return RatersSampleSize(
+        metric=metric,
+        method=INTERVAL_METHODS[metric],
+        level=level,
+        n_annotators=model.n_annotators,
+        labels_per_item=k,
+        width=width,
+        confidence_level=confidence_level,
+        target_assurance=assurance,
+        items=items,
+        assurance=reached,
+        assurance_mc_se=float(np.sqrt(reached * (1 - reached) / n_reps)),
+        coverage=covered,
+        coverage_mc_se=float(np.sqrt(covered * (1 - covered) / n_reps)),
+        true_value=truth,
+        half_width_median=float(np.quantile(finite, 0.5)) if finite.size else float("nan"),
+        half_width_at_assurance=(
+            float(np.quantile(finite, assurance)) if finite.size else float("nan")
+        ),
+        analytic_items=start,
+        n_reps=n_reps,
+        n_undefined=int((~np.isfinite(ci.half_width)).sum()),
+        seed=seed,
+        curve=sorted(evaluated.items()),
+    )
