@@ -175,6 +175,16 @@ RULES.update(
     }
 )
 
+# pilot planning, fixed-size precision, the model as users state it (pilot helper, issue 9)
+RULES.update(
+    {
+        "draws": _integer(20, 100_000),
+        "hours": POSITIVE,
+        "budget": POSITIVE,
+        "kappa": _number("(-1, 1)", lambda x: -1 < x < 1),
+    }
+)
+
 # output safety: a scenario's name is the folder its report goes to, so one plain path
 # component (no separators, no leading dot, nothing a file system treats specially)
 NAME_MAX = 100

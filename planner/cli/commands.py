@@ -142,7 +142,8 @@ def plan_command(
     psa: Annotated[
         float | None,
         typer.Option(
-            help="With --union-rate: the expected PSA, in [0, 1].",
+            help="With --union-rate, or with --prevalence (the error rate is then solved for): "
+            "the expected PSA, in [0, 1].",
             rich_help_panel="Annotator model",
         ),
     ] = None,
@@ -154,6 +155,115 @@ def plan_command(
             rich_help_panel="Annotator model",
         ),
     ] = None,
+    kappa: Annotated[
+        float | None,
+        typer.Option(
+            help="With --prevalence: the expected Cohen's kappa, in (-1, 1); the common error "
+            "rate that gives it is solved for (as with --prevalence and --psa).",
+            rich_help_panel="Annotator model",
+        ),
+    ] = None,
+    pilot: Annotated[
+        str | None,
+        typer.Option(
+            help="Instead of a model: a pilot label file (read as planner agree reads it); "
+            "its 2x2 counts plan the study, with and without their uncertainty.",
+            rich_help_panel="Pilot file",
+        ),
+    ] = None,
+    pair: Annotated[
+        str | None,
+        typer.Option(
+            help="With --pilot: the two annotators 'A,B' to plan from (needed with three or more).",
+            rich_help_panel="Pilot file",
+        ),
+    ] = None,
+    positive: Annotated[
+        str | None,
+        typer.Option(
+            help="With --pilot: the positive label (0/1 and false/true labels need none).",
+            rich_help_panel="Pilot file",
+        ),
+    ] = None,
+    layout: Annotated[
+        str | None,
+        typer.Option(
+            help="With --pilot: long, wide or auto (default).", rich_help_panel="Pilot file"
+        ),
+    ] = None,
+    item_col: Annotated[
+        str | None,
+        typer.Option(
+            help="With --pilot: item id column (default item).", rich_help_panel="Pilot file"
+        ),
+    ] = None,
+    annotator_col: Annotated[
+        str | None,
+        typer.Option(
+            help="With --pilot: annotator column, long layout (default annotator).",
+            rich_help_panel="Pilot file",
+        ),
+    ] = None,
+    label_col: Annotated[
+        str | None,
+        typer.Option(
+            help="With --pilot: label column, long layout (default label).",
+            rich_help_panel="Pilot file",
+        ),
+    ] = None,
+    annotators: Annotated[
+        str | None,
+        typer.Option(
+            help="With --pilot, wide layout: comma-separated annotator columns.",
+            rich_help_panel="Pilot file",
+        ),
+    ] = None,
+    file_format: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            help="With --pilot: csv, tsv, parquet or jsonl (default: from the file suffix).",
+            rich_help_panel="Pilot file",
+        ),
+    ] = None,
+    missing: Annotated[
+        str | None,
+        typer.Option(
+            help="With --pilot: comma-separated label strings that mean no rating.",
+            rich_help_panel="Pilot file",
+        ),
+    ] = None,
+    items: Annotated[
+        int | None,
+        typer.Option(
+            help="Fixed size: the precision that this many items buy (a precision section).",
+            rich_help_panel="Fixed size",
+        ),
+    ] = None,
+    hours: Annotated[
+        float | None,
+        typer.Option(
+            help="Fixed size: the precision that this many person-hours buy, at the budget "
+            "options' seconds per item, annotators per item and adjudication.",
+            rich_help_panel="Fixed size",
+        ),
+    ] = None,
+    budget: Annotated[
+        float | None,
+        typer.Option(
+            help="Fixed size: the precision that this budget buys at --hourly-rate.",
+            rich_help_panel="Fixed size",
+        ),
+    ] = None,
+    curve: Annotated[
+        bool,
+        typer.Option(
+            "--curve",
+            metavar="",
+            help="Add the assurance against items for the target width (a table; a JSON array).",
+            rich_help_panel="Fixed size",
+        ),
+    ] = False,
     width: Annotated[
         float | None,
         typer.Option(
@@ -252,10 +362,19 @@ def plan_command(
     version: VersionFlag = False,
 ) -> None:
     """Size a two-annotator agreement study: items, union positives, hours and cost."""
-    from planner.sizing.plan_options import run_plan
+    from planner.sizing.plan_options import run_plan, schedule_for_plan
 
     if scenario and scenario_option:
         raise InvalidInput("give the scenario file once: as the argument or with --scenario")
+    reader: dict[str, object] = {
+        "layout": layout,
+        "item_col": item_col,
+        "annotator_col": annotator_col,
+        "label_col": label_col,
+        "annotator_cols": annotators.split(",") if annotators else None,
+        "file_format": file_format,
+        "missing": tuple(missing.split(",")) if missing else None,
+    }
     cli = {
         "prevalence": prevalence,
         "error_rate": parse_floats(error_rate, "--error-rate"),
@@ -263,7 +382,9 @@ def plan_command(
         "ambiguity": ambiguity,
         "union_rate": union_rate,
         "psa": psa,
+        "kappa": kappa,
         "pilot_counts": parse_ints(pilot_counts, "--pilot-counts") if pilot_counts else None,
+        **_pilot_options(pilot, pair, positive, reader),
         "width": width,
         "confidence": confidence,
         "assurance": assurance,
@@ -277,13 +398,47 @@ def plan_command(
         "replicates": replicates,
         "max_items": max_items,
         "seed": seed,
+        "items": items,
+        "hours": hours,
+        "budget": budget,
+        "curve": curve or None,
     }
-    from planner.sizing.plan_options import schedule_for_plan
-
     path = scenario or scenario_option
     said: list[str] = []
     result = run_plan(path, cli, seed_or_draw, said)
-    schedule = schedule_for_plan(path, result)
+    _show_plan(result, schedule_for_plan(path, result), said, json_output)
+
+
+# the reader options of --pilot, by their flags
+_READER_FLAGS = {
+    "layout": "--layout",
+    "item_col": "--item-col",
+    "annotator_col": "--annotator-col",
+    "label_col": "--label-col",
+    "annotator_cols": "--annotators",
+    "file_format": "--format",
+    "missing": "--missing",
+}
+
+
+def _pilot_options(
+    pilot: str | None, pair: str | None, positive: str | None, reader: dict[str, object]
+) -> dict[str, object]:
+    """The ``--pilot`` options for :func:`run_plan`; reader options need ``--pilot``."""
+    given = {k: v for k, v in reader.items() if v is not None}
+    if given and pilot is None:
+        flags = ", ".join(_READER_FLAGS[k] for k in given)
+        raise InvalidInput(f"{flags}: options for reading --pilot FILE, which is not given")
+    return {
+        "pilot": pilot,
+        "pair": tuple(part.strip() for part in pair.split(",")) if pair is not None else None,
+        "positive": positive,
+        "pilot_reader": given,
+    }
+
+
+def _show_plan(result, schedule, said: list[str], json_output: bool) -> None:  # type: ignore[no-untyped-def]
+    """Print the plan (or the comparison) as tables, or as one JSON document."""
     if json_output:
         for message in said:  # options not used: the tables show them, JSON readers see them
             note(message)
@@ -300,7 +455,11 @@ def plan_command(
     if hasattr(result, "designs"):
         render_comparison(result, console)
     else:
+        from planner.output.render_precision import render_pilot, render_plan_sections
+
+        render_pilot(result, console)
         render_plan(result, console)
+        render_plan_sections(result, console)
     if schedule is not None:
         render_schedule(schedule, console)
 
