@@ -9,7 +9,7 @@ a usage error (an option outside its valid range, contradictory options, a bad f
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -30,8 +30,36 @@ from planner.cli.report import REPORT_EPILOG, REPORT_HELP, report_command
 from planner.cli.schedule import SCHEDULE_EPILOG, SCHEDULE_HELP, schedule_command
 from planner.errors import InvalidInput
 
+
+def _flag_help(option: Any) -> Any:
+    """``--help`` shown as the flag it is (no ``<bool>`` value), as every other flag."""
+    if option is not None:
+        option.metavar = ""
+    return option
+
+
+class _Group(PlannerGroup):  # type: ignore[misc]
+    """The ``planner`` group: its ``--help``, and each subcommand's, shown as a flag."""
+
+    def get_help_option(self, ctx):  # type: ignore[no-untyped-def]
+        return _flag_help(super().get_help_option(ctx))
+
+    def get_command(self, ctx, cmd_name):  # type: ignore[no-untyped-def]
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            _flag_help(command.get_help_option(ctx))  # cached on the command: kept for its help
+        return command
+
+
+class _Command(PlannerCommand):  # type: ignore[misc]
+    """The ``plan`` script's command, its ``--help`` shown as a flag."""
+
+    def get_help_option(self, ctx):  # type: ignore[no-untyped-def]
+        return _flag_help(super().get_help_option(ctx))
+
+
 app = typer.Typer(
-    cls=PlannerGroup,
+    cls=_Group,
     help="Plan and measure inter-annotator agreement studies (PSA, kappa) on rare labels.",
     no_args_is_help=True,
     add_completion=False,
@@ -474,7 +502,7 @@ PLAN_HELP = (
     "population-weighted designs."
 )
 app.command("plan", help=PLAN_HELP, epilog=PLAN_EPILOG)(plan_command)
-plan_app.command(cls=PlannerCommand, help=PLAN_HELP, epilog=PLAN_EPILOG)(plan_command)
+plan_app.command(cls=_Command, help=PLAN_HELP, epilog=PLAN_EPILOG)(plan_command)
 app.command("agree", help=AGREE_HELP, epilog=AGREE_EPILOG)(agree_command)
 app.command("schedule", help=SCHEDULE_HELP, epilog=SCHEDULE_EPILOG)(schedule_command)
 app.command("report", help=REPORT_HELP, epilog=REPORT_EPILOG)(report_command)

@@ -7,6 +7,7 @@ documented default. Model options on the command line (``--prevalence``,
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -55,8 +56,7 @@ def _given_ways(options: dict[str, Any]) -> list[str]:
     given = {
         "--prevalence": on["prevalence"],
         "--union-rate/--psa": on["union_rate"] or (on["psa"] and not on["prevalence"]),
-        "--pilot-counts": options.get("pilot_counts") is not None
-        and options.get("pilot_file") is None,
+        "--pilot-counts": options.get("pilot_counts") is not None and not options.get("pilot_read"),
         "--pilot": options.get("pilot_file") is not None,
     }
     return [name for name, used in given.items() if used]
@@ -64,6 +64,8 @@ def _given_ways(options: dict[str, Any]) -> list[str]:
 
 def _check_ways(options: dict[str, Any], fail: Any) -> None:
     """Exactly one way of describing the model, and the options each way needs."""
+    if options.get("kappa") is not None and options.get("prevalence") is None:
+        raise InvalidInput("--kappa needs --prevalence (the model as prevalence and kappa)")
     chosen = _given_ways(options)
     if len(chosen) != 1:
         raise InvalidInput(
@@ -78,8 +80,6 @@ def _check_ways(options: dict[str, Any], fail: Any) -> None:
         raise fail(InvalidInput(f"{' and '.join(annotator)} {verb} prevalence (annotator model)"))
     if prevalence and options.get("union_rate") is not None:
         raise InvalidInput("--union-rate replaces --prevalence: give one of them")
-    if options.get("kappa") is not None and not prevalence:
-        raise InvalidInput("--kappa needs --prevalence (the model as prevalence and kappa)")
     if prevalence and options.get("psa") is not None and options.get("kappa") is not None:
         raise InvalidInput("give one of --psa and --kappa with --prevalence, not both")
     if prevalence and options.get("error_rate") is not None:
@@ -303,20 +303,35 @@ def _model_options(
         origin = dict.fromkeys(from_file, scenario.path)
     pilot = None
     if options.get("pilot_file") is not None:
-        _check_ways(options, lambda exc: exc)  # before the file is read
+        _check_ways(options, lambda exc: renamed(exc, _flag))  # before the file is read
         from planner.sizing.pilot import read_pilot
 
-        pilot = read_pilot(
-            str(options["pilot_file"]),
-            pair=cli.get("pair"),
-            positive=cli.get("positive"),
-            **(cli.get("pilot_reader") or {}),
-        )
+        pair = cli.get("pair")
+        if pair is None and options.get("pilot_pair") is not None:
+            pair = tuple(part.strip() for part in str(options["pilot_pair"]).split(","))
+        try:
+            pilot = read_pilot(
+                str(options["pilot_file"]),
+                pair=pair,
+                positive=cli.get("positive") or options.get("pilot_positive"),
+                **(cli.get("pilot_reader") or {}),
+            )
+        except InvalidInput as exc:
+            raise _pilot_flags(exc) from None
         options["pilot_counts"] = list(pilot.counts)
+        options["pilot_read"] = True
     elif cli.get("pair") is not None or cli.get("positive") is not None:
         flag = "--pair" if cli.get("pair") is not None else "--positive"
         raise InvalidInput(f"{flag} applies only with --pilot FILE (it reads the pilot file)")
     return options, origin, pilot
+
+
+def _pilot_flags(exc: InvalidInput) -> InvalidInput:
+    """A pilot error naming ``pair`` and ``positive`` as the flags ``--pair``, ``--positive``."""
+    if exc.parameter not in ("pair", "positive"):
+        return exc
+    message = re.sub(r"(^| with )(pair|positive)\b", r"\1--\2", str(exc))
+    return InvalidInput(message)
 
 
 def _fixed_size(model: PairModel, settings: PlanSettings, cli: dict[str, Any], seed: int) -> Any:

@@ -145,12 +145,15 @@ class DrawAssurance:
         return 1.0 - np.sum(pmf * self.failure, axis=1)
 
 
-def _smallest_n(passes: Any, draws: int, max_items: int) -> NDArray:
-    """Per draw, the smallest ``n`` in ``[1, max_items]`` with ``passes(n)`` (monotone), or
-    ``max_items + 1`` when none; a bisection vectorised over the draws."""
-    low = np.zeros(draws)
-    high = np.full(draws, float(max_items))
-    ok_high = passes(high)
+def _smallest_n(passes: Any, low: NDArray, high: NDArray, max_items: int) -> NDArray:
+    """Per draw, the smallest ``n`` in ``(low, max_items]`` with ``passes(n)`` (monotone),
+    ``max_items + 1`` when none; a bisection vectorised over the draws, from the bracket
+    ``(low, high]`` (widened to ``max_items`` where ``high`` does not pass)."""
+    low = np.asarray(low, dtype=float).copy()
+    high = np.minimum(np.asarray(high, dtype=float), max_items)
+    ok = passes(high)
+    high = np.where(ok, high, float(max_items))
+    ok_high = ok | passes(high)
     while True:
         mid = np.floor((low + high) / 2)
         active = high - low > 1
@@ -160,6 +163,12 @@ def _smallest_n(passes: Any, draws: int, max_items: int) -> NDArray:
         high = np.where(active & ok, mid, high)
         low = np.where(active & ~ok, mid, low)
     return np.where(ok_high, high, max_items + 1).astype(np.int64)
+
+
+def _bracket(at: DrawAssurance, u_star: int) -> NDArray:
+    """Items at which a draw almost surely has ``U* `` union positives (every outcome
+    narrow): the upper end of each draw's search (checked, widened if it fails)."""
+    return np.ceil((u_star + 8 * np.sqrt(u_star) + 10) / at.union_rate)
 
 
 @dataclass(frozen=True)
@@ -290,9 +299,19 @@ def items_under_uncertainty(
     max_items = check("max_items", max_items, RULES["max_items"])
     seed = seed_from(rng)
     cells = posterior_cells(values, draws, np.random.default_rng(seed))
-    at = DrawAssurance(cells, narrow_outcomes(width, confidence_level, method))
-    per_draw = _smallest_n(lambda n: at(n) >= assurance, draws, max_items)
-    hybrid = _smallest_n(lambda n: np.array([at(n[0]).mean() >= assurance]), 1, max_items)
+    outcomes = narrow_outcomes(width, confidence_level, method)
+    at = DrawAssurance(cells, outcomes)
+    per_draw = _smallest_n(
+        lambda n: at(n) >= assurance, np.zeros(draws), _bracket(at, outcomes.u_star), max_items
+    )
+    # every draw reaches the target from max(per_draw) on, none below min(per_draw)
+    low, high = max(int(per_draw.min()) - 1, 0), int(per_draw.max())
+    hybrid = _smallest_n(
+        lambda n: np.array([at(n[0]).mean() >= assurance]),
+        np.array([low]),
+        np.array([high]),
+        max_items,
+    )
     items = int(hybrid[0])
     if items > max_items:
         from planner.errors import TargetUnreachable
