@@ -109,6 +109,12 @@ Examples:
 
   plan --pilot-counts 6,21,14,459 --width 0.08 --assurance 0.9 --json
 
+  plan --pilot examples/pilot.csv --width 0.08
+
+  plan --prevalence 0.08 --psa 0.6
+
+  plan --prevalence 0.08 --width 0.08 --items 1000 --curve
+
   plan --union-rate 0.082 --psa 0.5 --width 0.05 --hourly-rate 40
 
   plan unsupported-claims-enriched --assurance 0.9
@@ -178,8 +184,8 @@ def plan_command(
     pilot_counts: Annotated[
         str | None,
         typer.Option(
-            help="Instead of a model: pilot counts 'both,a_only,b_only,neither', "
-            "used as the true cell probabilities.",
+            help="Instead of a model: pilot counts 'both,a_only,b_only,neither', planned "
+            "as the true cell probabilities and under their uncertainty.",
             rich_help_panel="Annotator model",
         ),
     ] = None,
@@ -497,9 +503,11 @@ PLAN_HELP = (
     "Simulates studies of the annotator pair as multinomial counts and finds the smallest "
     "number of items whose confidence interval for PSA (and/or kappa) has half-width at most "
     "--width with probability --assurance. Describe the pair by --prevalence (with optional "
-    "--error-rate, --bias, --ambiguity), by --union-rate with --psa, or by --pilot-counts; or "
-    "give a scenario file, whose strata (if any) are compared under uniform, enriched and "
-    "population-weighted designs."
+    "--error-rate, --bias, --ambiguity, or --psa/--kappa to solve for the error rate), by "
+    "--union-rate with --psa, by --pilot-counts or by a pilot label file (--pilot; both also "
+    "planned under the pilot's uncertainty); or give a scenario file, whose strata (if any) are "
+    "compared under uniform, enriched and population-weighted designs. --items, --hours or "
+    "--budget add the precision a study of fixed size buys."
 )
 app.command("plan", help=PLAN_HELP, epilog=PLAN_EPILOG)(plan_command)
 plan_app.command(cls=_Command, help=PLAN_HELP, epilog=PLAN_EPILOG)(plan_command)
