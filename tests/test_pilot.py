@@ -242,6 +242,7 @@ def test_same_seed_same_uncertainty_answer():
 
 def test_fixed_items_precision_matches_simulation():
     doc = _json("--prevalence", "0.08", "--width", "0.09", "--items", "1000", "--seed", "2")
+    assert doc["schema_version"] == "1" and doc["command"] == "plan"
     psa = doc["precision"]["metrics"]["psa"]
     assert doc["precision"]["items"] == 1000
     assert doc["precision"]["person_hours"] == pytest.approx(1000 * 2 * 90 / 3600)

@@ -476,7 +476,7 @@ def _show_plan(result, schedule, said: list[str], json_output: bool) -> None:  #
     if json_output:
         for message in said:  # options not used: the tables show them, JSON readers see them
             note(message)
-        doc = result.to_dict()
+        doc = {"schema_version": "1", "command": "plan", **result.to_dict()}
         if schedule is not None:
             doc["schedule"] = json_document(schedule.to_dict())
         emit_json(doc)

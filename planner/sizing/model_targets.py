@@ -82,7 +82,7 @@ def pair_from_agreement(
     --------
     >>> m = pair_from_agreement(0.08, psa=0.6)
     >>> round(m.psa, 6), round(m.assumptions["error_rate"][0], 4)
-    (0.6, 0.0393)
+    (0.6, 0.0365)
     """
     from scipy.optimize import brentq
 
