@@ -389,3 +389,35 @@ def test_help_is_shown_as_a_flag_regression(command):
     assert result.exit_code == 0 and "--help" in result.stdout
     assert "<bool>" not in result.stdout
     assert "<bool>" not in _plan("--help").stdout
+
+
+@pytest.mark.parametrize("method", ["wilson", "clopper-pearson", "jeffreys"])
+@pytest.mark.parametrize("width", [0.08, 0.2])
+def test_narrow_runs_equal_the_full_grid(method, width):
+    from planner.statistics.intervals import psa_interval
+
+    outcomes = narrow_outcomes(width, 0.95, method)
+    for u in range(1, outcomes.u_star + 25):
+        a = np.arange(u + 1, dtype=float)
+        tables = np.zeros((u + 1, 2, 2))
+        tables[:, 0, 0], tables[:, 0, 1] = a, u - a
+        hw = np.asarray(psa_interval(tables, 0.95, method).half_width)
+        grid = np.isfinite(hw) & (hw > 0) & (hw <= width)
+        runs = np.zeros(u + 1, dtype=int)
+        for lo, hi in zip(
+            outcomes.runs_lo[outcomes.runs_u == u],
+            outcomes.runs_hi[outcomes.runs_u == u],
+            strict=True,
+        ):
+            runs[lo : hi + 1] += 1
+        expected = np.ones(u + 1, dtype=int) if u >= outcomes.u_star else grid.astype(int)
+        assert (runs if u < outcomes.u_star else expected).tolist() == grid.astype(int).tolist(), u
+
+
+def test_small_widths_keep_the_plug_in_plan_and_say_why_there_is_no_second_answer():
+    doc = _json("--pilot-counts", "6,21,14,459", "--width", "0.01", "--seed", "1")
+    assert "uncertainty" not in doc and doc["decision"]["items"] > 0
+    assert any("no plan under pilot uncertainty" in note for note in doc["notes"])
+    kappa = _json("--pilot-counts", "6,21,14,459", "--metric", "kappa", "--seed", "1")
+    assert "uncertainty" not in kappa
+    assert any("PSA with the wilson" in note for note in kappa["notes"])

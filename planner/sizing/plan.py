@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from planner import __version__
-from planner.errors import InvalidInput
+from planner.errors import InvalidInput, PlannerError
 from planner.operations.budget import Budget, labelling_budget
 from planner.output.jsonout import json_ready
 from planner.sizing.exact import EXACT_PSA_METHODS
@@ -387,14 +387,18 @@ def _pilot_uncertainty(
             "jeffreys interval only; the answer above treats the pilot as the truth"
         )
         return None
-    return items_under_uncertainty(
-        model.assumptions["pilot_counts"],
-        settings.width,
-        confidence_level=settings.confidence_level,
-        assurance=settings.assurance,
-        method=settings.psa_method,
-        draws=draws,
-        max_items=settings.max_items,
-        plug_in_items=results["psa"].items,
-        rng=rng,
-    )
+    try:
+        return items_under_uncertainty(
+            model.assumptions["pilot_counts"],
+            settings.width,
+            confidence_level=settings.confidence_level,
+            assurance=settings.assurance,
+            method=settings.psa_method,
+            draws=draws,
+            max_items=settings.max_items,
+            plug_in_items=results["psa"].items,
+            rng=rng,
+        )
+    except PlannerError as exc:  # the plug-in plan stands; say why there is no second answer
+        notes.append(f"no plan under pilot uncertainty: {exc}")
+        return None

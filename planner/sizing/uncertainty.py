@@ -34,14 +34,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from planner.errors import InvalidInput
-from planner.sizing.exact import log_gamma, reaches_width
+from planner.sizing.exact import log_gamma, usable_half_width
 from planner.statistics.intervals import psa_conditional_interval
 from planner.validation import RULES, RngLike, check, check_choice, seed_from
 
 #: PSA methods with a union-positive count from which every outcome is narrow
 METHODS = ("wilson", "clopper-pearson", "jeffreys")
-#: (U, a) outcomes the narrow grid may hold; beyond it (widths below about 0.02) no answer
-GRID_LIMIT = 12_000_000
+#: the largest U* served (width about 0.017 at 95 %): beyond it a plan under uncertainty
+#: costs seconds per 400 draws, and the plan says so instead
+MAX_UNION_POSITIVES = 4000
 PERCENTILES = (0.5, 0.8, 0.9)
 
 
@@ -59,31 +60,76 @@ class NarrowOutcomes:
     runs_hi: NDArray[np.int64]
 
 
+def _ternary_peak(hw: Any, lo: NDArray, hi: NDArray) -> NDArray:
+    """Where the unimodal ``hw(a, rows)`` peaks on the integers of ``[lo, hi]``, per row."""
+    rows = np.arange(lo.size)
+    left, right = lo.copy(), hi.copy()
+    while np.any(right - left > 2):
+        active = right - left > 2
+        third = np.floor((right - left) / 3)
+        m1, m2 = left + third, right - third
+        rising = hw(m1, rows) < hw(m2, rows)
+        left = np.where(active & rising, m1 + 1, left)
+        right = np.where(active & ~rising, m2, right)
+    candidates = np.stack([left, np.minimum(left + 1, right), right])
+    values = np.stack([hw(c, rows) for c in candidates])
+    return candidates[np.argmax(values, axis=0), rows]
+
+
+def _boundary(narrow: Any, low: NDArray, high: NDArray, rising: bool) -> NDArray:
+    """On a monotone side, the last narrow ``a`` in ``[low, high]`` (``low - 1`` if none) when
+    the half-width rises, or the first (``high + 1`` if none) when it falls; by bisection."""
+    rows = np.arange(low.size)
+    if rising:  # narrow on [low, a1]: find a1
+        lo, hi = low - 1, high.copy()
+        while np.any(hi > lo):
+            mid = np.ceil((lo + hi) / 2)
+            ok = (hi > lo) & narrow(np.maximum(mid, low), rows)
+            lo, hi = np.where(ok, mid, lo), np.where(ok | (hi == lo), hi, mid - 1)
+        return lo
+    lo, hi = low.copy(), high + 1  # narrow on [a2, high]: find a2
+    while np.any(hi > lo):
+        mid = np.floor((lo + hi) / 2)
+        ok = (hi > lo) & narrow(np.minimum(mid, high), rows)
+        hi, lo = np.where(ok, mid, hi), np.where(ok | (hi == lo), lo, mid + 1)
+    return lo
+
+
 def narrow_outcomes(width: float, confidence_level: float, method: str) -> NarrowOutcomes:
     """Runs of narrow outcomes ``a`` for each ``U``, and ``U*`` (every outcome narrow).
 
-    ``U*`` is the smallest ``U`` from which a run of 20 consecutive ``U`` (to the end of the
-    grid, at least twice the delta-method worst case) has every outcome narrow.
+    Given ``U``, the half-width of the conditional PSA intervals is unimodal in ``a`` on
+    ``1 .. U - 1`` (see :func:`planner.sizing.exact.conditional_psa_assurance`), so the narrow
+    interior outcomes are the runs ``[1, a1]`` and ``[a2, U - 1]``, found by a ternary search
+    for the peak and two bisections, vectorised over ``U``; ``a = 0`` and ``a = U`` are
+    checked on their own. ``U*`` is the smallest ``U`` from which every ``U`` of the grid (to
+    1.3 times the delta-method worst case, at least 20 beyond ``U*``) has every outcome narrow.
+    Tests compare the runs with the full ``(U, a)`` grid.
     """
     from planner.sizing.search import worst_case_union_positives
 
-    cap = 2 * worst_case_union_positives(width, confidence_level)["delta"] + 60
-    if cap * (cap + 1) // 2 > GRID_LIMIT:
-        raise InvalidInput(
-            f"width {width:g} is too small for the plan under pilot uncertainty "
-            f"(it needs more than {GRID_LIMIT:,} outcomes); use a width of at least 0.02",
-            parameter="width",
-        )
-    us = np.arange(1, cap + 1)
-    a = np.arange(cap + 1, dtype=float)
-    narrow = np.zeros((cap, cap + 1), dtype=bool)
-    rows = max(1, 2_000_000 // (cap + 1))
-    for first in range(0, cap, rows):
-        u = us[first : first + rows, None].astype(float)
-        hw = psa_conditional_interval(np.minimum(a[None, :], u), u, confidence_level, method)
-        narrow[first : first + rows] = reaches_width(hw.half_width, width) & (a[None, :] <= u)
-    every = narrow.sum(axis=1) == us + 1
-    failing = np.flatnonzero(~every)
+    cap = int(1.3 * worst_case_union_positives(width, confidence_level)["delta"]) + 60
+    us = np.arange(1, cap + 1, dtype=float)
+
+    def hw(a: NDArray, rows: NDArray) -> NDArray:
+        u = us[rows]
+        half = psa_conditional_interval(np.clip(a, 0, u), u, confidence_level, method)
+        return usable_half_width(half.half_width)
+
+    def narrow(a: NDArray, rows: NDArray) -> NDArray:
+        return hw(a, rows) <= width
+
+    every = np.arange(cap)
+    zero, full = narrow(np.zeros(cap), every), narrow(us, every)
+    one, last = np.ones(cap), np.maximum(us - 1, 1)
+    peak = _ternary_peak(hw, one, last)
+    interior = (us >= 2) & narrow(peak, every)  # every interior outcome is narrow
+    a1 = np.where(interior, last, _boundary(narrow, one, peak, rising=True))
+    a2 = np.where(interior, us, _boundary(narrow, peak + 1, last, rising=False))
+    a1 = np.where(us >= 2, a1, 0)  # U = 1 has no interior
+    a2 = np.where(us >= 2, a2, us)
+    whole = zero & full & ((us < 2) | interior)
+    failing = np.flatnonzero(~whole)
     u_star = int(us[failing[-1]] + 1) if failing.size else 1
     if u_star > cap - 20:
         raise InvalidInput(
@@ -91,16 +137,24 @@ def narrow_outcomes(width: float, confidence_level: float, method: str) -> Narro
             "which every outcome is narrow",
             parameter="width",
         )
-    padded = np.zeros((u_star - 1, cap + 3), dtype=np.int8)
-    padded[:, 1 : cap + 2] = narrow[: u_star - 1]
-    step = np.diff(padded, axis=1)
-    start_u, start_a = np.nonzero(step == 1)
-    end_u, end_a = np.nonzero(step == -1)  # row-major order pairs each start with its end
+    keep = us < u_star
+    # the low run [0 or 1, a1] and the high run [a2, U - 1 or U]; one run when they meet
+    low_lo = np.where(zero, 0, 1)
+    high_hi = np.where(full, us, us - 1)
+    meet = a2 <= a1 + 1
+    low_hi = np.where(meet, high_hi, a1)
+    runs = [
+        (keep & (low_hi >= low_lo), low_lo, low_hi),
+        (keep & ~meet & (high_hi >= a2), a2, high_hi),
+    ]
+    u_runs = np.concatenate([us[m] for m, _, _ in runs])
+    lo_runs = np.concatenate([lo[m] for m, lo, _ in runs])
+    hi_runs = np.concatenate([hi[m] for m, _, hi in runs])
     return NarrowOutcomes(
         u_star=u_star,
-        runs_u=(start_u + 1).astype(np.int64),
-        runs_lo=start_a.astype(np.int64),
-        runs_hi=(end_a - 1).astype(np.int64),
+        runs_u=u_runs.astype(np.int64),
+        runs_lo=lo_runs.astype(np.int64),
+        runs_hi=hi_runs.astype(np.int64),
     )
 
 
@@ -135,12 +189,19 @@ class DrawAssurance:
         self._lg_u = log_gamma(self.u + 1)
 
     def __call__(self, n_items: NDArray | int) -> NDArray:
-        """``(draws,)`` assurance at ``n_items`` (one per draw, or one for all)."""
+        """``(draws,)`` assurance at ``n_items`` (one per draw, or one for all).
+
+        ``log Bin(U; n, r) = log n! - log (n - U)! - log U! + U log r + (n - U) log(1 - r)``
+        with ``log n! - log (n - U)! = sum_{k=1..U} log(n - k + 1)``, a cumulative sum of
+        logarithms (cheaper than a log-gamma per cell); ``U > n`` has probability 0.
+        """
         n = np.broadcast_to(np.asarray(n_items, dtype=float), self.union_rate.shape)[:, None]
         inside = self.u <= n
-        rest = np.where(inside, n - self.u, 0.0)
-        log_pmf = log_gamma(n + 1) - self._lg_u - log_gamma(rest + 1)
-        log_pmf = log_pmf + self.u * self._log_r + rest * self._log_q
+        with np.errstate(divide="ignore"):
+            falling = np.log(np.maximum(n - self.u[:, 1:] + 1, 0.0))
+        head = np.zeros((n.shape[0], 1))
+        log_pmf = np.concatenate([head, np.cumsum(falling, axis=1)], axis=1) - self._lg_u
+        log_pmf = log_pmf + self.u * self._log_r + np.where(inside, n - self.u, 0.0) * self._log_q
         pmf = np.where(inside, np.exp(log_pmf), 0.0)
         return 1.0 - np.sum(pmf * self.failure, axis=1)
 
@@ -300,6 +361,13 @@ def items_under_uncertainty(
     seed = seed_from(rng)
     cells = posterior_cells(values, draws, np.random.default_rng(seed))
     outcomes = narrow_outcomes(width, confidence_level, method)
+    if outcomes.u_star > MAX_UNION_POSITIVES:
+        raise InvalidInput(
+            f"width {width:g} is below what the plan under pilot uncertainty serves (every "
+            f"outcome is narrow only from {outcomes.u_star:,} union positives, more than "
+            f"{MAX_UNION_POSITIVES:,}); use a width of at least 0.02",
+            parameter="width",
+        )
     at = DrawAssurance(cells, outcomes)
     per_draw = _smallest_n(
         lambda n: at(n) >= assurance, np.zeros(draws), _bracket(at, outcomes.u_star), max_items
