@@ -13,6 +13,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from planner.cli.commands import app, plan_app
@@ -421,3 +424,31 @@ def test_small_widths_keep_the_plug_in_plan_and_say_why_there_is_no_second_answe
     kappa = _json("--pilot-counts", "6,21,14,459", "--metric", "kappa", "--seed", "1")
     assert "uncertainty" not in kappa
     assert any("PSA with the wilson" in note for note in kappa["notes"])
+
+
+def test_scenario_states_the_model_as_prevalence_and_agreement(tmp_path):
+    good = tmp_path / "good.toml"
+    good.write_text("[model]\nprevalence = 0.08\nkappa = 0.5\nbias = 0.2\n")
+    assert _json(str(good), "--seed", "1")["model"]["kappa"] == pytest.approx(0.5, abs=1e-9)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[model]\nprevalence = 0.08\npsa = 0.3\nbias = 1\n")
+    _one_line_error(_plan(str(bad)), 2, "bad.toml: model.psa 0.3", "model.bias 1")
+    alone = tmp_path / "alone.toml"
+    alone.write_text("[model]\nkappa = 0.5\n")
+    _one_line_error(_plan(str(alone)), 2, "model.kappa goes with model.prevalence")
+
+
+@hypothesis_settings(max_examples=15, deadline=None)
+@given(
+    counts=st.tuples(
+        st.integers(1, 30), st.integers(0, 40), st.integers(0, 40), st.integers(50, 800)
+    ),
+    assurance=st.sampled_from([0.5, 0.8, 0.9]),
+)
+def test_hybrid_items_are_the_smallest_that_reach_the_target(counts, assurance):
+    result = items_under_uncertainty(counts, 0.1, assurance=assurance, draws=60, rng=1)
+    posterior = np.random.default_rng(result.seed).dirichlet(np.array(counts) + 0.5, 60)
+    at = DrawAssurance(posterior, narrow_outcomes(0.1, 0.95, "wilson"))
+    assert at(result.items).mean() >= assurance > at(result.items - 1).mean()
+    assert result.hybrid_assurance == pytest.approx(at(result.items).mean())
+    assert result.per_truth["p50"] <= result.per_truth["p80"] <= result.per_truth["p90"]
