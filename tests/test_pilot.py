@@ -342,6 +342,7 @@ def test_prevalence_with_psa_solves_for_the_error_rate():
     doc = _json("--prevalence", "0.08", "--psa", "0.6", "--seed", "1")
     assert doc["model"]["psa"] == pytest.approx(0.6, abs=1e-9)
     assert doc["inputs"]["model"]["error_rate"][0] == pytest.approx(error)
+    assert any(n.startswith(f"error rate {error:.4g}") for n in doc["notes"])
 
 
 def test_prevalence_with_kappa_solves_for_the_error_rate():

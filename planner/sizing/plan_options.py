@@ -326,6 +326,19 @@ def _model_options(
     return options, origin, pilot
 
 
+def _solved_note(model: PairModel) -> list[str]:
+    """The error rate solved from ``--psa`` or ``--kappa`` with ``--prevalence``, in words."""
+    for target in ("psa", "kappa"):
+        goal = model.assumptions.get(f"target_{target}")
+        if goal is not None:
+            error = model.assumptions["error_rate"][0]
+            return [
+                f"error rate {error:.4g} for both annotators solved from --{target} {goal:g} at "
+                f"--prevalence {model.assumptions['prevalence']:g}"
+            ]
+    return []
+
+
 def _pilot_flags(exc: InvalidInput) -> InvalidInput:
     """A pilot error naming ``pair`` and ``positive`` as the flags ``--pair``, ``--positive``."""
     if exc.parameter not in ("pair", "positive"):
@@ -396,7 +409,7 @@ def run_plan(  # type: ignore[no-untyped-def]
     seed = seed_fn(merged.get("seed"))
     draws = PILOT_DRAWS if model.source == "pilot-counts" else 0
     plan: Plan = make_plan(model, settings, rng=seed, pilot_draws=draws)
-    plan.notes.extend(notes)
+    plan.notes.extend(notes + _solved_note(model))
     extra: dict[str, Any] = {"pilot": pilot, "precision": _fixed_size(model, settings, cli, seed)}
     if cli.get("curve"):
         center = extra["precision"].items if extra["precision"] is not None else plan.items
