@@ -3,6 +3,8 @@
 * ``labels.csv``: long layout (item, annotator, label), two annotators, the 500-item pilot of the
   unsupported-claims scenario: 6 items both flag, 21 only ``ann_a`` flags, 14 only ``ann_b``
   flags, 459 neither (the counts ``--pilot-counts 6,21,14,459`` stands for).
+* ``pilot.csv``: the same pilot with labels 1 (unsupported claim) and 0, so that
+  ``plan --pilot examples/pilot.csv`` needs no ``--positive``.
 * ``wide.csv`` and ``wide.parquet``: wide layout, one row per item with ``item``, ``week`` and one
   column per annotator (``alice``, ``bob``, ``carol``); 600 items, true prevalence 0.1, each
   annotator errs on 5 % of items, ``carol`` leaves 10 % unrated.
@@ -32,6 +34,12 @@ def pilot_long() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["item", "annotator", "label"])
 
 
+def pilot_binary() -> pd.DataFrame:
+    frame = pilot_long()
+    frame["label"] = (frame["label"] == "unsupported").astype(int)
+    return frame
+
+
 def three_annotators_wide() -> pd.DataFrame:
     rng = np.random.default_rng(7)
     n = 600
@@ -47,6 +55,7 @@ def three_annotators_wide() -> pd.DataFrame:
 
 if __name__ == "__main__":
     pilot_long().to_csv(HERE / "labels.csv", index=False)
+    pilot_binary().to_csv(HERE / "pilot.csv", index=False)
     wide = three_annotators_wide()
     wide.to_csv(HERE / "wide.csv", index=False)
     wide.to_parquet(HERE / "wide.parquet", index=False)

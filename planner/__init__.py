@@ -11,7 +11,7 @@ The public API is listed in ``__all__``; the names load on first use, so that
 ``import planner`` (and the ``plan`` command) stays fast:
 
 >>> from planner import PlanSettings, make_plan, pair_from_annotators
->>> plan = make_plan(pair_from_annotators(0.08), PlanSettings(width=0.08), seed=1)
+>>> plan = make_plan(pair_from_annotators(0.08), PlanSettings(width=0.08), rng=1)
 >>> plan.results["psa"].items
 1280
 """

@@ -179,8 +179,18 @@ RULES.update(
 RULES.update(
     {
         "n_annotators": _integer(2, 6),
-        "n_categories": _integer(2, 5),
+        "raters_categories": _integer(2, 5),  # (not yet used: raters_model checks MAX_CATEGORIES)
         "per_item": _integer(2, 5),
+    }
+)
+
+# pilot planning, fixed-size precision, the model as users state it (pilot helper, issue 9)
+RULES.update(
+    {
+        "draws": _integer(20, 100_000),
+        "hours": POSITIVE,
+        "budget": POSITIVE,
+        "kappa": _number("(-1, 1)", lambda x: -1 < x < 1),
     }
 )
 
@@ -292,22 +302,6 @@ def as_generator(rng: RngLike, parameter: str = "rng") -> np.random.Generator:
     if rng is None or isinstance(rng, np.random.SeedSequence | np.random.BitGenerator):
         return np.random.default_rng(rng)
     return np.random.default_rng(seed_from(rng, parameter))
-
-
-def rng_or_seed(rng: RngLike, seed: int | None) -> RngLike:
-    """``rng``, or a deprecated ``seed=`` argument given in its place; both is an error.
-
-    For the functions that took ``seed`` before they took ``rng`` (``compare_designs``,
-    ``simulate_schedule``), until their callers pass ``rng``.
-
-    >>> rng_or_seed(None, 4), rng_or_seed(5, None)
-    (4, 5)
-    """
-    if seed is None:
-        return rng
-    if rng is not None:
-        raise InvalidInput("give rng or seed, not both", parameter="seed")
-    return seed
 
 
 # compat (issue 10 item 4): kappaSize's and irr's arguments, under R's names

@@ -97,7 +97,7 @@ def test_planner_group_runs_plan_and_table_output():
         (["--prevalence", "0.08", "--width", "abc"], "--width", 2),
         (["--prevalence", "0.02", "--error-rate", "0.05"], "--error-rate", 2),
         (["--width", "0.08"], "give exactly one of --prevalence", 2),
-        (["--prevalence", "0.1", "--psa", "0.5"], "give exactly one", 2),
+        (["--prevalence", "0.1", "--union-rate", "0.1", "--psa", "0.5"], "give exactly one", 2),
         (["--union-rate", "0.1"], "--union-rate and --psa go together", 2),
         (["--pilot-counts", "1,2,x,4"], "--pilot-counts", 2),
         (["--prevalence", "0.08", "--metric", "f1"], "--metric", 2),

@@ -77,7 +77,7 @@ def test_headline_numbers_equal_the_plan_and_the_schedule(tmp_path):
         adjudication_seconds=120,
         hourly_rate=40.0,
     )
-    plan = make_plan(pair_from_counts([6, 21, 14, 459]), settings, seed=20261130)
+    plan = make_plan(pair_from_counts([6, 21, 14, 459]), settings, rng=20261130)
     budget = plan.budgets["psa"]
     assert _number(r"Label ([\d,]+) items", headline) == plan.items
     assert _number(r"([\d,.]+) person-hours", headline) == round(budget.person_hours, 1)
@@ -250,7 +250,7 @@ def test_worst_case_bar_is_at_the_assurance_and_not_below_the_plan(counts, width
     plan = make_plan(
         pair_from_counts(counts),
         PlanSettings(width=width, assurance=assurance, n_reps=500, hourly_rate=10.0),
-        seed=2,
+        rng=2,
     )
     bars = plan_hours(plan)
     worst = bars.kinds.index("worst")
@@ -265,7 +265,7 @@ def test_worst_case_bar_is_at_the_assurance_and_not_below_the_plan(counts, width
 def test_worst_case_items_reach_the_union_positives_with_the_assurance():
     from scipy.stats import binom
 
-    plan = make_plan(pair_from_union_rate(0.1, 0.5), PlanSettings(assurance=0.9), seed=1)
+    plan = make_plan(pair_from_union_rate(0.1, 0.5), PlanSettings(assurance=0.9), rng=1)
     wc = plan.worst_case
     n, u, rate = wc["items_at_model_union_rate"], wc["union_positives_wilson_every_outcome"], 0.1
     assert binom.sf(u - 1, n, rate) >= 0.9 > binom.sf(u - 1, n - 1, rate)

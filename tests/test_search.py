@@ -251,7 +251,7 @@ def test_worst_case_items_reach_the_union_positives_with_the_assurance():
     # Regression (issue 8): the worst-case line gave the expected items U / r, which reach
     # U union positives only about half the time whatever --assurance says.
     model = pair_from_annotators(0.08)
-    plan = make_plan(model, PlanSettings(assurance=0.9, n_reps=500), seed=1)
+    plan = make_plan(model, PlanSettings(assurance=0.9, n_reps=500), rng=1)
     wc = plan.worst_case
     u, n = wc["union_positives_wilson_every_outcome"], wc["items_at_model_union_rate"]
     assert stats.binom.sf(u - 1, n, model.union_rate) >= 0.9
@@ -285,23 +285,23 @@ def test_degenerate_models_are_refused_or_named():
     model = pair_from_annotators(0.03, error_rate=(0.01, 0.03), bias=(1, -1))
     assert model.cells[0] == 0.0
     with pytest.raises(InvalidInput, match="PSA 0.*--error-rate and --bias"):
-        make_plan(model, PlanSettings(n_reps=200), seed=1)
+        make_plan(model, PlanSettings(n_reps=200), rng=1)
     weak = PairModel(
         cells=(0.01, 0.05, 0.02, 0.92),
         source="annotators",
         assumptions={"sensitivity": [0.9, 0.0], "specificity": [0.95, 0.97]},
     )
-    notes = make_plan(weak, PlanSettings(n_reps=200), seed=1).notes
+    notes = make_plan(weak, PlanSettings(n_reps=200), rng=1).notes
     assert any(n.startswith("annotator B has sensitivity 0") for n in notes)
 
 
 def test_plan_notes_a_method_that_undercovers_at_the_planned_union_positives():
     # NEAR_PERFECT at width 0.1 needs about 13 union positives: Wald covers about 0.88 there
     # (docs/methods.md 1.4: 0.880 at 20 union positives).
-    plan = make_plan(NEAR_PERFECT, PlanSettings(width=0.1, psa_method="wald", n_reps=500), seed=2)
+    plan = make_plan(NEAR_PERFECT, PlanSettings(width=0.1, psa_method="wald", n_reps=500), rng=2)
     assert plan.results["psa"].union_positives < 35
     assert any("wald interval for psa covers as little as" in n for n in plan.notes)
-    quiet = make_plan(NEAR_PERFECT, PlanSettings(width=0.1, n_reps=500), seed=2)
+    quiet = make_plan(NEAR_PERFECT, PlanSettings(width=0.1, n_reps=500), rng=2)
     assert not any("covers as little as" in n for n in quiet.notes)
 
 

@@ -172,10 +172,9 @@ def test_compare_designs_draws_a_fresh_seed_without_rng():
     assert _comparison().seed != _comparison().seed
 
 
-def test_compare_designs_keeps_seed_as_the_old_spelling_of_rng():
-    assert json.dumps(_comparison(seed=5).to_dict()) == json.dumps(_comparison(rng=5).to_dict())
-    with pytest.raises(InvalidInput, match="rng or seed"):
-        _comparison(rng=5, seed=5)
+def test_compare_designs_takes_rng_only():
+    with pytest.raises(TypeError):  # the old seed= spelling is gone
+        _comparison(seed=5)
 
 
 def test_compare_designs_reports_progress_after_each_step():
@@ -207,14 +206,14 @@ def test_simulate_schedule_from_a_generator_equals_its_seed():
     assert result.seed == seed_from(np.random.default_rng(3))
     again = simulate_schedule(_operation(), runs=3, rng=result.seed)
     assert again.records == result.records
-    assert simulate_schedule(_operation(), runs=3, seed=result.seed).records == result.records
+    assert simulate_schedule(_operation(), runs=3, rng=result.seed).records == result.records
 
 
 def test_simulate_schedule_refuses_a_bad_rng_in_its_name():
     with pytest.raises(InvalidInput, match=r"^rng must be a whole number in \[0, 2\^63\), got -1"):
         simulate_schedule(_operation(), runs=2, rng=-1)
-    with pytest.raises(InvalidInput, match="rng or seed"):
-        simulate_schedule(_operation(), runs=2, rng=1, seed=1)
+    with pytest.raises(TypeError):  # the old seed= spelling is gone: rng only
+        simulate_schedule(_operation(), runs=2, seed=1)  # type: ignore[call-arg]
 
 
 def _search(**kwargs):

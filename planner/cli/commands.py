@@ -9,7 +9,7 @@ a usage error (an option outside its valid range, contradictory options, a bad f
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -31,8 +31,36 @@ from planner.cli.report import REPORT_EPILOG, REPORT_HELP, report_command
 from planner.cli.schedule import SCHEDULE_EPILOG, SCHEDULE_HELP, schedule_command
 from planner.errors import InvalidInput
 
+
+def _flag_help(option: Any) -> Any:
+    """``--help`` shown as the flag it is (no ``<bool>`` value), as every other flag."""
+    if option is not None:
+        option.metavar = ""
+    return option
+
+
+class _Group(PlannerGroup):  # type: ignore[misc]
+    """The ``planner`` group: its ``--help``, and each subcommand's, shown as a flag."""
+
+    def get_help_option(self, ctx):  # type: ignore[no-untyped-def]
+        return _flag_help(super().get_help_option(ctx))
+
+    def get_command(self, ctx, cmd_name):  # type: ignore[no-untyped-def]
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            _flag_help(command.get_help_option(ctx))  # cached on the command: kept for its help
+        return command
+
+
+class _Command(PlannerCommand):  # type: ignore[misc]
+    """The ``plan`` script's command, its ``--help`` shown as a flag."""
+
+    def get_help_option(self, ctx):  # type: ignore[no-untyped-def]
+        return _flag_help(super().get_help_option(ctx))
+
+
 app = typer.Typer(
-    cls=PlannerGroup,
+    cls=_Group,
     help="Plan and measure inter-annotator agreement studies (PSA, kappa) on rare labels.",
     no_args_is_help=True,
     add_completion=False,
@@ -81,6 +109,12 @@ Examples:
   plan --prevalence 0.08 --error-rate 0.03,0.06 --bias 0.5,-0.5 --metric both
 
   plan --pilot-counts 6,21,14,459 --width 0.08 --assurance 0.9 --json
+
+  plan --pilot examples/pilot.csv --width 0.08
+
+  plan --prevalence 0.08 --psa 0.6
+
+  plan --prevalence 0.08 --width 0.08 --items 1000 --curve
 
   plan --union-rate 0.082 --psa 0.5 --width 0.05 --hourly-rate 40
 
@@ -183,18 +217,129 @@ def plan_command(
     psa: Annotated[
         float | None,
         typer.Option(
-            help="With --union-rate: the expected PSA, in [0, 1].",
+            help="With --union-rate, or with --prevalence (the error rate is then solved for): "
+            "the expected PSA, in [0, 1].",
             rich_help_panel="Annotator model",
         ),
     ] = None,
     pilot_counts: Annotated[
         str | None,
         typer.Option(
-            help="Instead of a model: pilot counts 'both,a_only,b_only,neither', "
-            "used as the true cell probabilities.",
+            help="Instead of a model: pilot counts 'both,a_only,b_only,neither', planned "
+            "as the true cell probabilities and under their uncertainty.",
             rich_help_panel="Annotator model",
         ),
     ] = None,
+    kappa: Annotated[
+        float | None,
+        typer.Option(
+            help="With --prevalence: the expected Cohen's kappa, in (-1, 1); the common error "
+            "rate that gives it is solved for (as with --prevalence and --psa).",
+            rich_help_panel="Annotator model",
+        ),
+    ] = None,
+    pilot: Annotated[
+        str | None,
+        typer.Option(
+            help="Instead of a model: a pilot label file (read as planner agree reads it); "
+            "its 2x2 counts plan the study, with and without their uncertainty.",
+            rich_help_panel="Pilot file",
+        ),
+    ] = None,
+    pair: Annotated[
+        str | None,
+        typer.Option(
+            help="With --pilot: the two annotators 'A,B' to plan from (needed with three or more).",
+            rich_help_panel="Pilot file",
+        ),
+    ] = None,
+    positive: Annotated[
+        str | None,
+        typer.Option(
+            help="With --pilot: the positive label (0/1 and false/true labels need none).",
+            rich_help_panel="Pilot file",
+        ),
+    ] = None,
+    layout: Annotated[
+        str | None,
+        typer.Option(
+            help="With --pilot: long, wide or auto (default).", rich_help_panel="Pilot file"
+        ),
+    ] = None,
+    item_col: Annotated[
+        str | None,
+        typer.Option(
+            help="With --pilot: item id column (default item).", rich_help_panel="Pilot file"
+        ),
+    ] = None,
+    annotator_col: Annotated[
+        str | None,
+        typer.Option(
+            help="With --pilot: annotator column, long layout (default annotator).",
+            rich_help_panel="Pilot file",
+        ),
+    ] = None,
+    label_col: Annotated[
+        str | None,
+        typer.Option(
+            help="With --pilot: label column, long layout (default label).",
+            rich_help_panel="Pilot file",
+        ),
+    ] = None,
+    pilot_annotators: Annotated[
+        str | None,
+        typer.Option(
+            help="With --pilot, wide layout: comma-separated annotator columns (agree's "
+            "--annotators; here --annotators is the number of annotators to plan for).",
+            rich_help_panel="Pilot file",
+        ),
+    ] = None,
+    file_format: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            help="With --pilot: csv, tsv, parquet or jsonl (default: from the file suffix).",
+            rich_help_panel="Pilot file",
+        ),
+    ] = None,
+    missing: Annotated[
+        str | None,
+        typer.Option(
+            help="With --pilot: comma-separated label strings that mean no rating.",
+            rich_help_panel="Pilot file",
+        ),
+    ] = None,
+    items: Annotated[
+        int | None,
+        typer.Option(
+            help="Fixed size: the precision that this many items buy (a precision section).",
+            rich_help_panel="Fixed size",
+        ),
+    ] = None,
+    hours: Annotated[
+        float | None,
+        typer.Option(
+            help="Fixed size: the precision that this many person-hours buy, at the budget "
+            "options' seconds per item, annotators per item and adjudication.",
+            rich_help_panel="Fixed size",
+        ),
+    ] = None,
+    budget: Annotated[
+        float | None,
+        typer.Option(
+            help="Fixed size: the precision that this budget buys at --hourly-rate.",
+            rich_help_panel="Fixed size",
+        ),
+    ] = None,
+    curve: Annotated[
+        bool,
+        typer.Option(
+            "--curve",
+            metavar="",
+            help="Add the assurance against items for the target width (a table; a JSON array).",
+            rich_help_panel="Fixed size",
+        ),
+    ] = False,
     width: Annotated[
         float | None,
         typer.Option(
@@ -299,10 +444,19 @@ def plan_command(
 
     if wants_raters(locals()):
         return plan_raters(locals())
-    from planner.sizing.plan_options import run_plan
+    from planner.sizing.plan_options import run_plan, schedule_for_plan
 
     if scenario and scenario_option:
         raise InvalidInput("give the scenario file once: as the argument or with --scenario")
+    reader: dict[str, object] = {
+        "layout": layout,
+        "item_col": item_col,
+        "annotator_col": annotator_col,
+        "label_col": label_col,
+        "annotator_cols": pilot_annotators.split(",") if pilot_annotators else None,
+        "file_format": file_format,
+        "missing": tuple(missing.split(",")) if missing else None,
+    }
     cli = {
         "prevalence": single_prevalence(prevalence),
         "error_rate": parse_floats(error_rate, "--error-rate"),
@@ -310,7 +464,9 @@ def plan_command(
         "ambiguity": ambiguity,
         "union_rate": union_rate,
         "psa": psa,
+        "kappa": kappa,
         "pilot_counts": parse_ints(pilot_counts, "--pilot-counts") if pilot_counts else None,
+        **_pilot_options(pilot, pair, positive, reader),
         "width": width,
         "confidence": confidence,
         "assurance": assurance,
@@ -324,17 +480,51 @@ def plan_command(
         "replicates": replicates,
         "max_items": max_items,
         "seed": seed,
+        "items": items,
+        "hours": hours,
+        "budget": budget,
+        "curve": curve or None,
     }
-    from planner.sizing.plan_options import schedule_for_plan
-
     path = scenario or scenario_option
     said: list[str] = []
     result = run_plan(path, cli, seed_or_draw, said)
-    schedule = schedule_for_plan(path, result)
+    _show_plan(result, schedule_for_plan(path, result), said, json_output)
+
+
+# the reader options of --pilot, by their flags
+_READER_FLAGS = {
+    "layout": "--layout",
+    "item_col": "--item-col",
+    "annotator_col": "--annotator-col",
+    "label_col": "--label-col",
+    "annotator_cols": "--pilot-annotators",
+    "file_format": "--format",
+    "missing": "--missing",
+}
+
+
+def _pilot_options(
+    pilot: str | None, pair: str | None, positive: str | None, reader: dict[str, object]
+) -> dict[str, object]:
+    """The ``--pilot`` options for :func:`run_plan`; reader options need ``--pilot``."""
+    given = {k: v for k, v in reader.items() if v is not None}
+    if given and pilot is None:
+        flags = ", ".join(_READER_FLAGS[k] for k in given)
+        raise InvalidInput(f"{flags}: options for reading --pilot FILE, which is not given")
+    return {
+        "pilot": pilot,
+        "pair": tuple(part.strip() for part in pair.split(",")) if pair is not None else None,
+        "positive": positive,
+        "pilot_reader": given,
+    }
+
+
+def _show_plan(result, schedule, said: list[str], json_output: bool) -> None:  # type: ignore[no-untyped-def]
+    """Print the plan (or the comparison) as tables, or as one JSON document."""
     if json_output:
         for message in said:  # options not used: the tables show them, JSON readers see them
             note(message)
-        doc = result.to_dict()
+        doc = {"schema_version": "1", "command": "plan", **result.to_dict()}
         if schedule is not None:
             doc["schedule"] = json_document(schedule.to_dict())
         emit_json(doc)
@@ -347,7 +537,11 @@ def plan_command(
     if hasattr(result, "designs"):
         render_comparison(result, console)
     else:
+        from planner.output.render_precision import render_pilot, render_plan_sections
+
+        render_pilot(result, console)
         render_plan(result, console)
+        render_plan_sections(result, console)
     if schedule is not None:
         render_schedule(schedule, console)
 
@@ -357,12 +551,14 @@ PLAN_HELP = (
     "Simulates studies of the annotator pair as multinomial counts and finds the smallest "
     "number of items whose confidence interval for PSA (and/or kappa) has half-width at most "
     "--width with probability --assurance. Describe the pair by --prevalence (with optional "
-    "--error-rate, --bias, --ambiguity), by --union-rate with --psa, or by --pilot-counts; or "
-    "give a scenario file, whose strata (if any) are compared under uniform, enriched and "
-    "population-weighted designs."
+    "--error-rate, --bias, --ambiguity, or --psa/--kappa to solve for the error rate), by "
+    "--union-rate with --psa, by --pilot-counts or by a pilot label file (--pilot; both also "
+    "planned under the pilot's uncertainty); or give a scenario file, whose strata (if any) are "
+    "compared under uniform, enriched and population-weighted designs. --items, --hours or "
+    "--budget add the precision a study of fixed size buys."
 )
 app.command("plan", help=PLAN_HELP, epilog=PLAN_EPILOG)(plan_command)
-plan_app.command(cls=PlannerCommand, help=PLAN_HELP, epilog=PLAN_EPILOG)(plan_command)
+plan_app.command(cls=_Command, help=PLAN_HELP, epilog=PLAN_EPILOG)(plan_command)
 app.command("agree", help=AGREE_HELP, epilog=AGREE_EPILOG)(agree_command)
 app.command("schedule", help=SCHEDULE_HELP, epilog=SCHEDULE_EPILOG)(schedule_command)
 app.command("report", help=REPORT_HELP, epilog=REPORT_EPILOG)(report_command)

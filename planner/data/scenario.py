@@ -11,7 +11,10 @@ Layout (every table optional except what the model needs)::
     description = "..."
 
     [model]                 # a single population (ignored when [[strata]] are given)
-    prevalence = 0.08       # or union_rate + psa, or pilot_counts = [a, b, c, d]
+    prevalence = 0.08       # or union_rate + psa, or pilot_counts = [a, b, c, d],
+                            # or pilot_file = "pilot.csv" (relative to this file);
+                            # with pilot_positive = "yes", pilot_pair = "A,B" if needed;
+                            # with prevalence: psa or kappa instead of error_rate
     error_rate = 0.04       # one value or [A, B]
     bias = 0.0              # one value or [A, B]
     ambiguity = 0.0
@@ -103,6 +106,11 @@ SCHEMA: dict[str, dict[str, Rule | tuple[str, Rule]]] = {
         "union_rate": RULES["union_rate"],
         "psa": RULES["psa"],
         "pilot_counts": _COUNTS,
+        # pilot helper (issue 9): the model as prevalence with kappa, and a pilot label file
+        "kappa": RULES["kappa"],
+        "pilot_file": _TEXT,
+        "pilot_positive": _TEXT,
+        "pilot_pair": _TEXT,
     },
     "strata": {
         "name": _TEXT,
@@ -176,17 +184,8 @@ def _check_table(source: str, section: str, table: Any) -> dict[str, Any]:
     return out
 
 
-def scenario_from_dict(data: dict[str, Any], source: str = "scenario") -> Scenario:
-    """Validate a parsed TOML document into a :class:`Scenario`."""
-    unknown = set(data) - _TOP
-    if unknown:
-        raise InvalidInput(
-            f"{source}: unknown key {sorted(unknown)[0]}; allowed: {', '.join(sorted(_TOP))}"
-        )
-    sections = {
-        name: _check_table(source, name, data.get(name, {})) for name in SCHEMA if name != "strata"
-    }
-    raw_strata = data.get("strata", [])
+def _check_strata(source: str, raw_strata: Any) -> list[dict[str, Any]]:
+    """The ``[[strata]]`` tables, each checked, and their shares (or sizes) as a whole."""
     if not isinstance(raw_strata, list):
         raise InvalidInput(f"{source}: strata must be an array of tables ([[strata]])")
     strata = []
@@ -199,32 +198,68 @@ def scenario_from_dict(data: dict[str, Any], source: str = "scenario") -> Scenar
         if ("share" in entry) == ("size" in entry):
             raise InvalidInput(f"{source}: {label} needs exactly one of share or size")
         strata.append(entry)
-    if strata:
-        if len({s["name"] for s in strata}) != len(strata):
-            raise InvalidInput(f"{source}: stratum names must be unique")
-        kinds = {"share" if "share" in s else "size" for s in strata}
-        if len(kinds) > 1:
-            raise InvalidInput(f"{source}: give every stratum a share, or every stratum a size")
-        total = sum(s.get("share", s.get("size", 0)) for s in strata)
-        if "share" in kinds and not math.isclose(total, 1.0, abs_tol=1e-6):
-            raise InvalidInput(f"{source}: strata shares must sum to 1, got {total:g}")
-        enriched = [s.get("enriched_share") for s in strata]
-        if any(e is not None for e in enriched):
-            if any(e is None for e in enriched) or not math.isclose(
-                sum(e for e in enriched if e is not None), 1.0, abs_tol=1e-6
-            ):
-                raise InvalidInput(
-                    f"{source}: enriched_share must be given for every stratum and sum to 1"
-                )
-    model = sections["model"]
     if not strata:
-        ways = [k for k in ("prevalence", "union_rate", "pilot_counts") if k in model]
-        if len(ways) > 1:
+        return strata
+    if len({s["name"] for s in strata}) != len(strata):
+        raise InvalidInput(f"{source}: stratum names must be unique")
+    kinds = {"share" if "share" in s else "size" for s in strata}
+    if len(kinds) > 1:
+        raise InvalidInput(f"{source}: give every stratum a share, or every stratum a size")
+    total = sum(s.get("share", s.get("size", 0)) for s in strata)
+    if "share" in kinds and not math.isclose(total, 1.0, abs_tol=1e-6):
+        raise InvalidInput(f"{source}: strata shares must sum to 1, got {total:g}")
+    enriched = [s.get("enriched_share") for s in strata]
+    if any(e is not None for e in enriched):
+        if any(e is None for e in enriched) or not math.isclose(
+            sum(e for e in enriched if e is not None), 1.0, abs_tol=1e-6
+        ):
             raise InvalidInput(
-                f"{source}: [model] takes one of prevalence, union_rate + psa, pilot_counts"
+                f"{source}: enriched_share must be given for every stratum and sum to 1"
             )
-        if ("union_rate" in model) != ("psa" in model):
-            raise InvalidInput(f"{source}: model.union_rate and model.psa go together")
+    return strata
+
+
+def _check_model(source: str, model: dict[str, Any], stratified: bool) -> dict[str, Any]:
+    """One way of describing the single population; ``pilot_file`` resolved and checked."""
+    if "pilot_file" in model:
+        from planner.data.sniff import check_path
+
+        path = Path(model["pilot_file"])
+        if not path.is_absolute():
+            path = Path(source).parent / path
+        try:
+            check_path(path, "pilot file")
+        except InvalidInput as exc:
+            raise InvalidInput(f"{source}: model.pilot_file: {exc}") from None
+        model = {**model, "pilot_file": str(path)}
+    if stratified:
+        return model
+    ways = [k for k in ("prevalence", "union_rate", "pilot_counts", "pilot_file") if k in model]
+    if len(ways) > 1:
+        raise InvalidInput(
+            f"{source}: [model] takes one of prevalence, union_rate + psa, pilot_counts, pilot_file"
+        )
+    if "union_rate" in model and "psa" not in model:
+        raise InvalidInput(f"{source}: model.union_rate and model.psa go together")
+    if "psa" in model and not ({"union_rate", "prevalence"} & set(model)):
+        raise InvalidInput(f"{source}: model.psa goes with model.union_rate or model.prevalence")
+    if "kappa" in model and "prevalence" not in model:
+        raise InvalidInput(f"{source}: model.kappa goes with model.prevalence")
+    return model
+
+
+def scenario_from_dict(data: dict[str, Any], source: str = "scenario") -> Scenario:
+    """Validate a parsed TOML document into a :class:`Scenario`."""
+    unknown = set(data) - _TOP
+    if unknown:
+        raise InvalidInput(
+            f"{source}: unknown key {sorted(unknown)[0]}; allowed: {', '.join(sorted(_TOP))}"
+        )
+    sections = {
+        name: _check_table(source, name, data.get(name, {})) for name in SCHEMA if name != "strata"
+    }
+    strata = _check_strata(source, data.get("strata", []))
+    model = _check_model(source, sections["model"], bool(strata))
     thresholds = sections["thresholds"]
     if thresholds.get("not_demonstrated_below", 0) > thresholds.get("demonstrated_at", 1):
         raise InvalidInput(f"{source}: thresholds.not_demonstrated_below exceeds demonstrated_at")

@@ -39,7 +39,7 @@ from planner.operations.budget import (
     contested_items,
     labelling_hours,
 )
-from planner.validation import RULES, RngLike, check, rng_or_seed, seed_from, shown
+from planner.validation import RULES, RngLike, check, seed_from, shown
 
 MAX_LABELS_PER_RUN = 20_000_000
 """Items x labels per item one run may hold (its task times are in memory together)."""
@@ -492,7 +492,6 @@ def simulate_schedule(
     runs: int = 200,
     rng: RngLike = None,
     progress: Callable[[int, int], None] | None = None,
-    seed: int | None = None,
 ) -> ScheduleResult:
     """Simulate ``runs`` independent runs and summarise calendar time, hours and cost.
 
@@ -510,17 +509,12 @@ def simulate_schedule(
         root's ``i``-th spawned child.
     progress
         Called as ``progress(done, runs)`` after each run.
-    seed
-        Deprecated spelling of ``rng=seed``, kept until ``sizing/plan_options.py`` and
-        ``output/report.py`` pass ``rng``; give one of the two.
 
     Memory is O(runs + items): each run is reduced to its :class:`RunRecord` and its
     burn-down on the common grid before the next starts.
     """
     runs = check("runs", runs, RULES["runs"])
-    if seed is not None:
-        seed = check("seed", seed, RULES["seed"])
-    seed = seed_from(rng_or_seed(rng, seed))
+    seed = seed_from(rng)
     per_run = steps_per_run(op)
     if runs * per_run > MAX_STEPS:
         raise InvalidInput(

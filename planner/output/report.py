@@ -176,7 +176,7 @@ def _schedule(scenario: Scenario, result: PlanResult, seed: int) -> ScheduleResu
     merged = resolve(scenario, {})
     team = resolve_team(scenario, {}) if scenario.team else dict(TEAM_DEFAULTS)
     operation = operation_for(result, team, merged, "weighted")
-    return simulate_schedule(operation, runs=team["runs"], seed=seed)
+    return simulate_schedule(operation, runs=team["runs"], rng=seed)
 
 
 def _fill(

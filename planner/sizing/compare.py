@@ -38,7 +38,7 @@ from planner.sizing.model import PairModel, as_cells, pair_from_annotators, rena
 from planner.sizing.plan import PlanSettings, size_metric
 from planner.sizing.search import analytic_items
 from planner.statistics.intervals import kappa_interval, normal_quantile, psa_interval
-from planner.validation import RngLike, rng_or_seed, seed_from
+from planner.validation import RngLike, seed_from
 
 DESCRIBES = {
     "uniform": "agreement on traffic: items drawn at random from all strata",
@@ -441,7 +441,6 @@ def compare_designs(
     floor_items: int = 20,
     prevalence_width: float = 0.02,
     progress: Callable[[int, int], None] | None = None,
-    seed: int | None = None,
 ) -> Comparison:
     """Size the uniform, enriched and weighted designs of a stratified scenario.
 
@@ -462,16 +461,13 @@ def compare_designs(
     progress
         Called as ``progress(done, 4)`` after each of the four steps (three designs, the
         bootstrap check).
-    seed
-        Deprecated spelling of ``rng=seed``, kept until ``sizing/plan_options.py`` passes
-        ``rng``; give one of the two.
     """
     if settings.metric == "both":
         raise InvalidInput(
             "metric both is not supported for design comparisons; pick psa or kappa",
             parameter="metric",
         )
-    seed = seed_from(rng_or_seed(rng, seed))
+    seed = seed_from(rng)
     metric = settings.metric
     strata = Strata.of(scenario, settings)
     streams = np.random.default_rng(seed).spawn(4)

@@ -113,6 +113,8 @@ MODEL_PARAMETERS = (
     "psa",
     "pilot_counts",
     "a_share",
+    "kappa",
+    "pilot_file",
 )
 _MENTION = re.compile(r"(?<![\w.-])(" + "|".join(MODEL_PARAMETERS) + r")(?![\w-])")
 

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from planner import __version__
-from planner.errors import InvalidInput
+from planner.errors import InvalidInput, PlannerError
 from planner.operations.budget import Budget, labelling_budget
 from planner.output.jsonout import json_ready
 from planner.sizing.exact import EXACT_PSA_METHODS
@@ -31,7 +31,10 @@ from planner.sizing.search import (
     worst_case_union_positives,
 )
 from planner.statistics.intervals import KAPPA_ESTIMANDS, KAPPA_METHODS, PSA_METHODS, coverage_note
-from planner.validation import RULES, check, check_choice
+from planner.validation import RULES, RngLike, check, check_choice, seed_from
+
+#: PSA methods the plan under pilot uncertainty supports (every outcome narrow from some U on)
+UNCERTAINTY_METHODS = ("wilson", "clopper-pearson", "jeffreys")
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,10 @@ class Plan:
     stop_rule: dict[str, Any] | None
     seed: int
     notes: list[str] = field(default_factory=list)
+    uncertainty: Any = None
+    precision: Any = None
+    pilot: Any = None
+    curve: dict[str, Any] | None = None
 
     @property
     def items(self) -> int:
@@ -149,8 +156,23 @@ class Plan:
                 "replicates": self.settings.n_reps,
                 "seed": self.seed,
                 "notes": self.notes,
+                **self._sections(),
             }
         )
+
+    def _sections(self) -> dict[str, Any]:
+        """The optional sections: the pilot, the plan under its uncertainty, the precision of
+        a fixed size and the assurance curve (absent when not asked for)."""
+        out: dict[str, Any] = {}
+        if self.pilot is not None:
+            out["pilot"] = self.pilot.to_dict()
+        if self.uncertainty is not None:
+            out["uncertainty"] = self.uncertainty.to_dict()
+        if self.precision is not None:
+            out["precision"] = self.precision.to_dict()
+        if self.curve is not None:
+            out["assurance_curve"] = self.curve
+        return out
 
 
 def interval_label(metric: str, method: str) -> str:
@@ -240,26 +262,8 @@ def _worst_case(model: PairModel, settings: PlanSettings, budget_for: Any) -> di
     }
 
 
-def make_plan(model: PairModel, settings: PlanSettings, *, seed: int) -> Plan:
-    """Size a two-annotator study for ``model`` and ``settings``.
-
-    Parameters
-    ----------
-    model
-        Cell probabilities of the annotator pair.
-    settings
-        Target, search effort and labelling costs.
-    seed
-        Seed of the one random generator; every stream is spawned from it.
-    """
-    if model.union_rate <= 0:
-        raise InvalidInput("the model implies no union positives: PSA and kappa are undefined")
-    degenerate = _degenerate_model(model)
-    rng = np.random.default_rng(seed)
-    streams = dict(zip(("psa", "kappa"), rng.spawn(2), strict=True))
-    results: dict[str, SampleSizeResult] = {}
-    for metric in settings.metrics:
-        results[metric] = size_metric(model, metric, settings, streams[metric])
+def _budget_function(model: PairModel, settings: PlanSettings) -> Any:
+    """Items -> :class:`~planner.operations.budget.Budget` at the settings' costs."""
 
     def budget_for(items: float) -> Budget:
         return labelling_budget(
@@ -271,53 +275,130 @@ def make_plan(model: PairModel, settings: PlanSettings, *, seed: int) -> Plan:
             hourly_rate=settings.hourly_rate,
         )
 
+    return budget_for
+
+
+def _stop_rule(
+    model: PairModel, settings: PlanSettings, budget_for: Any, notes: list[str]
+) -> dict[str, Any]:
+    """The stop rule "label until ``U`` union positives" for PSA (a note when Wilson stands in)."""
+    method = settings.psa_method if settings.psa_method in EXACT_PSA_METHODS else "wilson"
+    if method != settings.psa_method:
+        notes.append(
+            f"the stop rule uses the Wilson interval: --psa-method {settings.psa_method} "
+            "has no exact conditional form"
+        )
+    u_stop = union_positives_for_assurance(
+        model.jaccard,
+        settings.width,
+        settings.confidence_level,
+        settings.assurance,
+        method,
+    )
+    items = inverse_sampling_items(u_stop, model.union_rate)
+    return {
+        "union_positives": u_stop,
+        "expected_items": items["expected"],
+        "items_p90": items["p90"],
+        "person_hours_expected": budget_for(items["expected"]).person_hours,
+        "person_hours_p90": budget_for(items["p90"]).person_hours,
+        "method": method,
+        "description": "label items until this many union positives, then stop",
+    }
+
+
+def make_plan(
+    model: PairModel,
+    settings: PlanSettings,
+    *,
+    rng: RngLike = None,
+    pilot_draws: int = 0,
+) -> Plan:
+    """Size a two-annotator study for ``model`` and ``settings``.
+
+    Parameters
+    ----------
+    model
+        Cell probabilities of the annotator pair.
+    settings
+        Target, search effort and labelling costs.
+    rng
+        Anything :func:`numpy.random.default_rng` takes; its integer seed
+        (:func:`planner.validation.seed_from`) is recorded in the plan, and every stream
+        is spawned from it. ``None``: fresh entropy.
+    pilot_draws
+        For a model from pilot counts: posterior draws for the plan under pilot
+        uncertainty (:func:`planner.sizing.uncertainty.items_under_uncertainty`); 0 skips it.
+    """
+    seed = seed_from(rng)
+    if model.union_rate <= 0:
+        raise InvalidInput("the model implies no union positives: PSA and kappa are undefined")
+    degenerate = _degenerate_model(model)
+    psa_rng, kappa_rng, pilot_rng = np.random.default_rng(seed).spawn(3)
+    streams = {"psa": psa_rng, "kappa": kappa_rng}
+    results = {m: size_metric(model, m, settings, streams[m]) for m in settings.metrics}
+    budget_for = _budget_function(model, settings)
     budgets = {metric: budget_for(res.items) for metric, res in results.items()}
     deciding = max(results, key=lambda m: results[m].items)
-    worst_case = _worst_case(model, settings, budget_for)
     notes = [degenerate] if degenerate else []
     notes += [
         note
         for res in results.values()
         if (note := coverage_note(res.metric, res.method, res.union_positives)) is not None
     ]
-    stop_rule = None
-    if "psa" in results:
-        method = settings.psa_method if settings.psa_method in EXACT_PSA_METHODS else "wilson"
-        if method != settings.psa_method:
-            notes.append(
-                f"the stop rule uses the Wilson interval: --psa-method {settings.psa_method} "
-                "has no exact conditional form"
-            )
-        u_stop = union_positives_for_assurance(
-            model.jaccard,
-            settings.width,
-            settings.confidence_level,
-            settings.assurance,
-            method,
-        )
-        items = inverse_sampling_items(u_stop, model.union_rate)
-        stop_rule = {
-            "union_positives": u_stop,
-            "expected_items": items["expected"],
-            "items_p90": items["p90"],
-            "person_hours_expected": budget_for(items["expected"]).person_hours,
-            "person_hours_p90": budget_for(items["p90"]).person_hours,
-            "method": method,
-            "description": "label items until this many union positives, then stop",
-        }
+    stop_rule = _stop_rule(model, settings, budget_for, notes) if "psa" in results else None
+    uncertainty = None
     if model.source == "pilot-counts":
-        notes.append(
-            "pilot counts are used as the true cell probabilities; with few joint positives "
-            "the planning PSA is itself uncertain, so compare with the worst case"
-        )
+        uncertainty = _pilot_uncertainty(model, settings, results, pilot_draws, pilot_rng, notes)
     return Plan(
         model=model,
         settings=settings,
         results=results,
         budgets=budgets,
         deciding_metric=deciding,
-        worst_case=worst_case,
+        worst_case=_worst_case(model, settings, budget_for),
         stop_rule=stop_rule,
         seed=seed,
         notes=notes,
+        uncertainty=uncertainty,
     )
+
+
+def _pilot_uncertainty(
+    model: PairModel,
+    settings: PlanSettings,
+    results: dict[str, SampleSizeResult],
+    draws: int,
+    rng: np.random.Generator,
+    notes: list[str],
+) -> Any:
+    """The plan under pilot uncertainty, or a note saying why there is none."""
+    if draws <= 0:
+        notes.append(
+            "pilot counts are used as the true cell probabilities; with few joint positives "
+            "the planning PSA is itself uncertain, so compare with the worst case"
+        )
+        return None
+    from planner.sizing.uncertainty import items_under_uncertainty
+
+    if "psa" not in results or settings.psa_method not in UNCERTAINTY_METHODS:
+        notes.append(
+            "the plan under pilot uncertainty sizes PSA with the wilson, clopper-pearson or "
+            "jeffreys interval only; the answer above treats the pilot as the truth"
+        )
+        return None
+    try:
+        return items_under_uncertainty(
+            model.assumptions["pilot_counts"],
+            settings.width,
+            confidence_level=settings.confidence_level,
+            assurance=settings.assurance,
+            method=settings.psa_method,
+            draws=draws,
+            max_items=settings.max_items,
+            plug_in_items=results["psa"].items,
+            rng=rng,
+        )
+    except PlannerError as exc:  # the plug-in plan stands; say why there is no second answer
+        notes.append(f"no plan under pilot uncertainty: {exc}")
+        return None

@@ -7,7 +7,11 @@ documented default. Model options on the command line (``--prevalence``,
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from typing import Any
+
+import numpy as np
 
 from planner.data.scenario import Scenario, load_scenario
 from planner.errors import InvalidInput
@@ -46,6 +50,50 @@ def _flag(parameter: str) -> str:
     return "--" + parameter.replace("_", "-")
 
 
+def _given_ways(options: dict[str, Any]) -> list[str]:
+    """The ways of describing the model that ``options`` use (exactly one is allowed)."""
+    on = {k: options.get(k) is not None for k in ("prevalence", "union_rate", "psa", "kappa")}
+    given = {
+        "--prevalence": on["prevalence"],
+        "--union-rate/--psa": on["union_rate"] or (on["psa"] and not on["prevalence"]),
+        "--pilot-counts": options.get("pilot_counts") is not None and not options.get("pilot_read"),
+        "--pilot": options.get("pilot_file") is not None,
+    }
+    return [name for name, used in given.items() if used]
+
+
+def _check_ways(options: dict[str, Any], fail: Any) -> None:
+    """Exactly one way of describing the model, and the options each way needs."""
+    if options.get("kappa") is not None and options.get("prevalence") is None:
+        raise InvalidInput("--kappa needs --prevalence (the model as prevalence and kappa)")
+    chosen = _given_ways(options)
+    if len(chosen) != 1:
+        raise InvalidInput(
+            "give exactly one of --prevalence (annotator model), --union-rate with --psa, "
+            "--pilot-counts or --pilot (or a scenario file); got "
+            f"{', '.join(chosen) if chosen else 'none'}"
+        )
+    prevalence = options.get("prevalence") is not None
+    annotator = [k for k in ("error_rate", "bias", "ambiguity") if options.get(k) is not None]
+    if not prevalence and annotator:
+        verb = "needs" if len(annotator) == 1 else "need"
+        raise fail(InvalidInput(f"{' and '.join(annotator)} {verb} prevalence (annotator model)"))
+    if prevalence and options.get("union_rate") is not None:
+        raise InvalidInput("--union-rate replaces --prevalence: give one of them")
+    if prevalence and options.get("psa") is not None and options.get("kappa") is not None:
+        raise InvalidInput("give one of --psa and --kappa with --prevalence, not both")
+    if prevalence and options.get("error_rate") is not None:
+        target = [k for k in ("psa", "kappa") if options.get(k) is not None]
+        if target:
+            raise InvalidInput(
+                f"--{target[0]} with --prevalence solves for the error rate: drop --error-rate "
+                f"or --{target[0]}"
+            )
+    if chosen == ["--union-rate/--psa"]:
+        if options.get("union_rate") is None or options.get("psa") is None:
+            raise InvalidInput("--union-rate and --psa go together: give both")
+
+
 def build_model(options: dict[str, Any], origin: dict[str, str] | None = None) -> PairModel:
     """The pair model from model options (exactly one way of describing it).
 
@@ -65,25 +113,7 @@ def build_model(options: dict[str, Any], origin: dict[str, str] | None = None) -
         files = sorted({origin[k] for k in mentions(exc) if k in origin})
         return renamed(exc, name, f"{files[0]}: " if files else "")
 
-    given = {
-        "--prevalence": options.get("prevalence") is not None,
-        "--union-rate/--psa": options.get("union_rate") is not None
-        or options.get("psa") is not None,
-        "--pilot-counts": options.get("pilot_counts") is not None,
-    }
-    chosen = [name for name, on in given.items() if on]
-    if len(chosen) != 1:
-        raise InvalidInput(
-            "give exactly one of --prevalence (annotator model), --union-rate with --psa, "
-            f"or --pilot-counts (or a scenario file); got {', '.join(chosen) if chosen else 'none'}"
-        )
-    annotator = [k for k in ("error_rate", "bias", "ambiguity") if options.get(k) is not None]
-    if options.get("prevalence") is None and annotator:
-        verb = "needs" if len(annotator) == 1 else "need"
-        raise fail(InvalidInput(f"{' and '.join(annotator)} {verb} prevalence (annotator model)"))
-    if options.get("prevalence") is None and options.get("pilot_counts") is None:
-        if options.get("union_rate") is None or options.get("psa") is None:
-            raise InvalidInput("--union-rate and --psa go together: give both")
+    _check_ways(options, fail)
     try:
         model = _model_from(options)
         if model.cells[0] <= 0:
@@ -107,11 +137,20 @@ _ZERO_PSA_OPTIONS = {
 def _model_from(options: dict[str, Any]) -> PairModel:
     if options.get("prevalence") is not None:
         bias = options.get("bias")
+        bias = 0.0 if bias is None else bias
+        ambiguity = 0.0 if options.get("ambiguity") is None else options["ambiguity"]
+        if options.get("psa") is not None or options.get("kappa") is not None:
+            from planner.sizing.model_targets import pair_from_agreement
+
+            return pair_from_agreement(
+                options["prevalence"],
+                psa=options.get("psa"),
+                kappa=options.get("kappa"),
+                bias=bias,
+                ambiguity=ambiguity,
+            )
         return pair_from_annotators(
-            options["prevalence"],
-            options.get("error_rate"),
-            0.0 if bias is None else bias,
-            0.0 if options.get("ambiguity") is None else options["ambiguity"],
+            options["prevalence"], options.get("error_rate"), bias, ambiguity
         )
     if options.get("pilot_counts") is not None:
         return pair_from_counts(options["pilot_counts"])
@@ -209,6 +248,133 @@ def option_notes(
     return notes
 
 
+#: command-line keys that describe the model (any of them replaces a scenario's model)
+CLI_MODEL_KEYS = ("prevalence", "union_rate", "psa", "kappa", "pilot_counts", "pilot")
+#: posterior draws of the plan under pilot uncertainty
+PILOT_DRAWS = 400
+_FIXED_SIZE = ("items", "hours", "budget")
+
+
+def _cli_model(cli: dict[str, Any]) -> bool:
+    return any(cli.get(k) is not None for k in CLI_MODEL_KEYS)
+
+
+def _stratified(  # type: ignore[no-untyped-def]
+    scenario: Scenario, cli: dict[str, Any], merged: dict[str, Any], settings, seed_fn, notes
+) -> Any:
+    """The design comparison of a stratified scenario."""
+    annotator = [_flag(k) for k in ("error_rate", "bias", "ambiguity") if cli.get(k) is not None]
+    if annotator:
+        raise InvalidInput(
+            f"{' and '.join(annotator)} cannot change the stratified scenario {scenario.path}: "
+            "set these in its [model] or [[strata]], or describe one population with "
+            "--prevalence"
+        )
+    given = [_flag(k) for k in (*_FIXED_SIZE, "pilot") if cli.get(k) is not None]
+    if given:
+        raise InvalidInput(
+            f"{', '.join(given)} cannot be used with the stratified scenario {scenario.path}: "
+            "describe one population with --prevalence"
+        )
+    seed = seed_fn(merged.get("seed"))
+    from planner.sizing.compare import compare_designs
+
+    comparison = compare_designs(
+        scenario,
+        settings,
+        rng=seed,
+        floor_items=merged["floor_items"],
+        prevalence_width=merged["prevalence_width"],
+    )
+    comparison.notes.extend(notes)
+    return comparison
+
+
+def _model_options(
+    scenario: Scenario | None, cli: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, str], Any]:
+    """The model options (command line, else the scenario's), their origin, and the pilot."""
+    options = {k: cli.get(k) for k in MODEL_OPTIONS}
+    options["pilot_file"] = cli.get("pilot")
+    origin: dict[str, str] = {}
+    if scenario is not None and not _cli_model(cli):
+        from_file = {k: v for k, v in scenario.model.items() if options.get(k) is None}
+        options.update(from_file)
+        origin = dict.fromkeys(from_file, scenario.path)
+    pilot = None
+    if options.get("pilot_file") is not None:
+        _check_ways(options, lambda exc: renamed(exc, _flag))  # before the file is read
+        from planner.sizing.pilot import read_pilot
+
+        pair = cli.get("pair")
+        if pair is None and options.get("pilot_pair") is not None:
+            pair = tuple(part.strip() for part in str(options["pilot_pair"]).split(","))
+        try:
+            pilot = read_pilot(
+                str(options["pilot_file"]),
+                pair=pair,
+                positive=cli.get("positive") or options.get("pilot_positive"),
+                **(cli.get("pilot_reader") or {}),
+            )
+        except InvalidInput as exc:
+            raise _pilot_flags(exc) from None
+        options["pilot_counts"] = list(pilot.counts)
+        options["pilot_read"] = True
+    elif cli.get("pair") is not None or cli.get("positive") is not None:
+        flag = "--pair" if cli.get("pair") is not None else "--positive"
+        raise InvalidInput(f"{flag} applies only with --pilot FILE (it reads the pilot file)")
+    return options, origin, pilot
+
+
+def _solved_note(model: PairModel) -> list[str]:
+    """The error rate solved from ``--psa`` or ``--kappa`` with ``--prevalence``, in words."""
+    for target in ("psa", "kappa"):
+        goal = model.assumptions.get(f"target_{target}")
+        if goal is not None:
+            error = model.assumptions["error_rate"][0]
+            return [
+                f"error rate {error:.4g} for both annotators solved from --{target} {goal:g} at "
+                f"--prevalence {model.assumptions['prevalence']:g}"
+            ]
+    return []
+
+
+def _pilot_flags(exc: InvalidInput) -> InvalidInput:
+    """A pilot error naming ``pair`` and ``positive`` as the flags ``--pair``, ``--positive``."""
+    if exc.parameter not in ("pair", "positive"):
+        return exc
+    message = re.sub(r"(^| with )(pair|positive)\b", r"\1--\2", str(exc))
+    return InvalidInput(message)
+
+
+def _fixed_size(model: PairModel, settings: PlanSettings, cli: dict[str, Any], seed: int) -> Any:
+    """The precision section of ``--items``, ``--hours`` or ``--budget``, or None."""
+    given = {k: cli[k] for k in _FIXED_SIZE if cli.get(k) is not None}
+    if not given:
+        return None
+    if len(given) > 1:
+        raise InvalidInput(
+            f"{' and '.join(_flag(k) for k in given)} each fix the study's size: give one of them"
+        )
+    if "budget" in given and settings.hourly_rate is None:
+        raise InvalidInput("--budget needs --hourly-rate (the cost of one person-hour)")
+    from planner.sizing.precision import fixed_size_precision
+
+    return fixed_size_precision(model, settings, **given, rng=seed)
+
+
+def _curve(plan: Plan, center: int, seed: int) -> dict[str, Any]:
+    """``--curve``: assurance against items for the target width, per sized metric."""
+    from planner.sizing.precision import assurance_curve, curve_items
+
+    items = curve_items(center)
+    streams = dict(zip(("psa", "kappa"), np.random.default_rng(seed).spawn(2), strict=True))
+    return {
+        m: assurance_curve(plan.model, m, plan.settings, items, rng=streams[m])
+        for m in plan.settings.metrics
+    }
+
+
 def run_plan(  # type: ignore[no-untyped-def]
     scenario_path: str | None,
     cli: dict[str, Any],
@@ -221,49 +387,34 @@ def run_plan(  # type: ignore[no-untyped-def]
     ``option_notes_out``, when given, for the CLI to show on stderr); annotator
     options (``--error-rate``, ``--bias``, ``--ambiguity``) with a stratified scenario are
     refused (the strata carry their own), unless ``--prevalence`` describes one population.
+    A pilot file (``pilot`` or the scenario's ``model.pilot_file``) is read into pilot
+    counts; ``items``, ``hours`` or ``budget`` add the precision a fixed study buys, and
+    ``curve`` the assurance against items.
     """
     scenario = load_scenario(scenario_path) if scenario_path else None
     merged = resolve(scenario, cli)
     settings = _settings(merged, scenario, cli)
-    cli_model = any(
-        cli.get(k) is not None for k in ("prevalence", "union_rate", "psa", "pilot_counts")
-    )
-    notes = option_notes(scenario, cli, merged, cli_model)
+    notes = option_notes(scenario, cli, merged, _cli_model(cli))
     if option_notes_out is not None:
         option_notes_out.extend(notes)
-    if scenario is not None and scenario.strata and not cli_model:
-        annotator = [
-            _flag(k) for k in ("error_rate", "bias", "ambiguity") if cli.get(k) is not None
-        ]
-        if annotator:
-            raise InvalidInput(
-                f"{' and '.join(annotator)} cannot change the stratified scenario {scenario.path}: "
-                "set these in its [model] or [[strata]], or describe one population with "
-                "--prevalence"
-            )
-        seed = seed_fn(merged.get("seed"))
-        from planner.sizing.compare import compare_designs
-
-        comparison = compare_designs(
-            scenario,
-            settings,
-            seed=seed,
-            floor_items=merged["floor_items"],
-            prevalence_width=merged["prevalence_width"],
+    if scenario is not None and scenario.strata and not _cli_model(cli):
+        return _stratified(scenario, cli, merged, settings, seed_fn, notes)
+    given = [k for k in _FIXED_SIZE if cli.get(k) is not None]
+    if len(given) > 1:
+        raise InvalidInput(
+            f"{' and '.join(_flag(k) for k in given)} each fix the study's size: give one of them"
         )
-        comparison.notes.extend(notes)
-        return comparison
-    options = {k: cli.get(k) for k in MODEL_OPTIONS}
-    origin: dict[str, str] = {}
-    if scenario is not None and not cli_model:
-        from_file = {k: v for k, v in scenario.model.items() if options.get(k) is None}
-        options.update(from_file)
-        origin = dict.fromkeys(from_file, scenario.path)
+    options, origin, pilot = _model_options(scenario, cli)
     model = build_model(options, origin)
     seed = seed_fn(merged.get("seed"))
-    plan: Plan = make_plan(model, settings, seed=seed)
-    plan.notes.extend(notes)
-    return plan
+    draws = PILOT_DRAWS if model.source == "pilot-counts" else 0
+    plan: Plan = make_plan(model, settings, rng=seed, pilot_draws=draws)
+    plan.notes.extend(notes + _solved_note(model))
+    extra: dict[str, Any] = {"pilot": pilot, "precision": _fixed_size(model, settings, cli, seed)}
+    if cli.get("curve"):
+        center = extra["precision"].items if extra["precision"] is not None else plan.items
+        extra["curve"] = _curve(plan, center, seed)
+    return replace(plan, **extra)
 
 
 TEAM_DEFAULTS: dict[str, Any] = {
@@ -364,9 +515,7 @@ def _schedule_notes(
     if design is None:
         return []
     check_choice("design", design, DESIGNS)
-    cli_model = any(
-        cli.get(k) is not None for k in ("prevalence", "union_rate", "psa", "pilot_counts")
-    )
+    cli_model = _cli_model(cli)
     if items is not None:
         why = "with --items no design is planned"
     elif scenario is None or not scenario.strata:
@@ -424,7 +573,7 @@ def run_schedule(
     else:
         plan = run_plan(scenario_path, cli, lambda _: seed)
         operation = operation_for(plan, team, merged, design or "weighted")
-    result = simulate_schedule(operation, runs=team["runs"], seed=seed, progress=progress)
+    result = simulate_schedule(operation, runs=team["runs"], rng=seed, progress=progress)
     return plan, result.with_notes(notes)
 
 
@@ -446,4 +595,4 @@ def schedule_for_plan(scenario_path: str | None, result: Any) -> Any:
         return None
     team = resolve_team(scenario, {})
     operation = operation_for(result, team, {}, "weighted")
-    return simulate_schedule(operation, runs=min(team["runs"], PLAN_SECTION_RUNS), seed=result.seed)
+    return simulate_schedule(operation, runs=min(team["runs"], PLAN_SECTION_RUNS), rng=result.seed)

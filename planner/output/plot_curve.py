@@ -1,0 +1,49 @@
+"""The assurance curve of ``plan --curve`` as a figure (for reports).
+
+Like :mod:`planner.output.plots`: the function takes a matplotlib ``Axes`` and the curve
+the plan computed, draws, and returns the ``Axes``; it computes nothing and never touches
+pyplot's global state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def assurance_curve_figure(
+    ax: Any,
+    curve: dict[str, list[dict[str, float]]],
+    width: float,
+    target: float | None = None,
+    planned: int | None = None,
+) -> Any:
+    """Assurance ``P(half-width <= width)`` against items, one line per metric.
+
+    Parameters
+    ----------
+    ax
+        A matplotlib ``Axes``.
+    curve
+        ``{metric: [{"items": n, "assurance": A}, ...]}`` (``Plan.curve``).
+    width
+        The target half-width the assurance refers to.
+    target, planned
+        Optional: the target assurance (a horizontal line) and the planned items (vertical).
+    """
+    for metric, points in curve.items():
+        ax.plot(
+            [p["items"] for p in points],
+            [p["assurance"] for p in points],
+            marker="o",
+            markersize=3,
+            label=f"{metric.upper()}: P(half-width <= {width:g})",
+        )
+    if target is not None:
+        ax.axhline(target, color="tab:red", linewidth=1, label=f"target assurance {target:g}")
+    if planned is not None:
+        ax.axvline(planned, color="black", linewidth=1, linestyle=":", label=f"{planned:,} items")
+    ax.set_xlabel("items labelled")
+    ax.set_ylabel("assurance")
+    ax.set_ylim(-0.02, 1.02)
+    ax.legend(loc="lower right", fontsize="small")
+    return ax

@@ -1,0 +1,237 @@
+"""Fixed-size precision: what a given number of items, hours or money buys.
+
+For ``n`` items (or the items that ``H`` person-hours or a budget ``C`` pay for, at the
+plan's costs) the section reports, per metric, the expected union positives ``n r``, the
+half-width's median and 10th/90th percentiles over studies of that size, the assurance
+``P(half-width <= width)``, the typical interval (the medians of the lower and of the upper
+limits over simulated studies) and the person-hours. For PSA with an interval in
+:data:`~planner.sizing.exact.EXACT_PSA_METHODS` the half-width's law and the assurance are
+exact binomial sums; otherwise they come from ``n_reps`` simulated studies.
+
+:func:`assurance_curve` gives the assurance against items for the target width (exact for
+PSA, common random numbers across ``n`` for kappa), for a table, a JSON array or a figure.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from planner.errors import InvalidInput
+from planner.operations.budget import labelling_budget
+from planner.sizing.exact import (
+    EXACT_PSA_METHODS,
+    exact_half_width_quantiles,
+    exact_psa_assurance,
+    reaches_width,
+    usable_half_width,
+)
+from planner.sizing.model import PairModel
+from planner.sizing.simulation import NestedStudies, simulate_tables
+from planner.validation import RULES, RngLike, check, seed_from
+
+QUANTILES = (0.1, 0.5, 0.9)
+
+
+@dataclass(frozen=True)
+class MetricPrecision:
+    """The precision one metric reaches with a fixed number of items."""
+
+    metric: str
+    method: str
+    items: int
+    union_positives: float
+    half_width: dict[str, float]
+    assurance: float
+    interval: dict[str, Any]
+    basis: str
+
+
+@dataclass(frozen=True)
+class Precision:
+    """The ``precision`` section: fixed items (given, or bought by hours or a budget)."""
+
+    items: int
+    given: dict[str, float]
+    metrics: dict[str, MetricPrecision]
+    person_hours: float
+    cost: float | None
+    width: float
+    seed: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dictionary."""
+        return {
+            "items": self.items,
+            "given": dict(self.given),
+            "width": self.width,
+            "person_hours": self.person_hours,
+            "cost": self.cost,
+            "metrics": {name: asdict(m) for name, m in self.metrics.items()},
+            "seed": self.seed,
+        }
+
+
+def seconds_per_study_item(settings: Any, contested_rate: float) -> float:
+    """Person-seconds one item costs: labels plus its expected adjudication."""
+    return (
+        settings.annotators_per_item * settings.seconds_per_item
+        + contested_rate * settings.adjudication_seconds
+    )
+
+
+def items_for_hours(hours: float, settings: Any, contested_rate: float) -> int:
+    """The most items whose person-hours (:func:`labelling_budget`) fit in ``hours``."""
+    hours = check("hours", hours, RULES["hours"])
+    items = int(math.floor(hours * 3600.0 / seconds_per_study_item(settings, contested_rate)))
+    if items < 1:
+        raise InvalidInput(
+            f"hours {hours:g} do not pay for one item "
+            f"({seconds_per_study_item(settings, contested_rate):g} person-seconds an item)",
+            parameter="hours",
+        )
+    return items
+
+
+def items_for_budget(budget: float, settings: Any, contested_rate: float) -> int:
+    """The most items a budget pays for at ``settings.hourly_rate``."""
+    budget = check("budget", budget, RULES["budget"])
+    if not settings.hourly_rate:
+        raise InvalidInput(
+            "budget needs hourly_rate (the cost of one person-hour) to buy items",
+            parameter="budget",
+        )
+    return items_for_hours(budget / settings.hourly_rate, settings, contested_rate)
+
+
+def _metric_precision(
+    model: PairModel, metric: str, n: int, settings: Any, rng: np.random.Generator
+) -> MetricPrecision:
+    from planner.sizing.search import interval_function
+
+    method = settings.psa_method if metric == "psa" else settings.kappa_method
+    level = settings.confidence_level
+    interval = interval_function(metric, method, level, rng=rng.spawn(1)[0])
+    ci = interval(simulate_tables(model.cells, n, settings.n_reps, rng=rng))
+    hw = usable_half_width(ci.half_width)
+    exact = metric == "psa" and method in EXACT_PSA_METHODS
+    quantiles = exact_half_width_quantiles(model, n, QUANTILES, level, method) if exact else None
+    if quantiles is None:
+        quantiles = [float(np.quantile(hw, q)) for q in QUANTILES]
+    if exact:
+        assurance = exact_psa_assurance(model, n, settings.width, level, method)
+    else:
+        assurance = float(np.mean(reaches_width(ci.half_width, settings.width)))
+    low, high = np.asarray(ci.low, float), np.asarray(ci.high, float)
+    defined = np.isfinite(low) & np.isfinite(high)
+    return MetricPrecision(
+        metric=metric,
+        method=method,
+        items=n,
+        union_positives=n * model.union_rate,
+        half_width={f"p{round(100 * q)}": v for q, v in zip(QUANTILES, quantiles, strict=True)},
+        assurance=float(assurance),
+        interval={
+            "lower": float(np.median(low[defined])) if defined.any() else None,
+            "upper": float(np.median(high[defined])) if defined.any() else None,
+            "level": level,
+            "method": method,
+        },
+        basis="exact" if exact else "monte-carlo",
+    )
+
+
+def fixed_size_precision(
+    model: PairModel,
+    settings: Any,
+    *,
+    items: int | None = None,
+    hours: float | None = None,
+    budget: float | None = None,
+    rng: RngLike = None,
+) -> Precision:
+    """The precision a fixed study buys: give exactly one of ``items``, ``hours``, ``budget``.
+
+    ``hours`` and ``budget`` are converted to items with the costs of ``settings``
+    (:class:`~planner.sizing.plan.PlanSettings`): labels per item, seconds per item, the
+    model's contested share times the adjudication seconds, and (for ``budget``) the hourly
+    rate. Each metric of ``settings.metrics`` is reported (:class:`MetricPrecision`).
+    """
+    given = {k: v for k, v in (("items", items), ("hours", hours), ("budget", budget)) if v}
+    if len([v for v in (items, hours, budget) if v is not None]) != 1:
+        named = (
+            " and ".join(
+                k
+                for k, v in (("items", items), ("hours", hours), ("budget", budget))
+                if v is not None
+            )
+            or "none"
+        )
+        raise InvalidInput(f"give one of items, hours or budget; got {named}", parameter="items")
+    if items is not None:
+        n = check("items", items, RULES["items"])
+    elif hours is not None:
+        n = items_for_hours(hours, settings, model.contested_rate)
+    else:
+        n = items_for_budget(float(budget), settings, model.contested_rate)  # type: ignore[arg-type]
+    n = check("items", n, RULES["items"])
+    seed = seed_from(rng)
+    streams = dict(zip(("psa", "kappa"), np.random.default_rng(seed).spawn(2), strict=True))
+    metrics = {m: _metric_precision(model, m, n, settings, streams[m]) for m in settings.metrics}
+    cost = labelling_budget(
+        n,
+        annotators_per_item=settings.annotators_per_item,
+        seconds_per_item=settings.seconds_per_item,
+        contested_rate=model.contested_rate,
+        adjudication_seconds=settings.adjudication_seconds,
+        hourly_rate=settings.hourly_rate,
+    )
+    return Precision(
+        items=n,
+        given={k: float(v) for k, v in given.items()},
+        metrics=metrics,
+        person_hours=cost.person_hours,
+        cost=cost.cost,
+        width=settings.width,
+        seed=seed,
+    )
+
+
+def curve_items(center: int, points: int = 12) -> list[int]:
+    """Item counts from a quarter to twice ``center``, evenly spaced on a log scale."""
+    grid = np.geomspace(max(center / 4, 2), max(2 * center, 4), points)
+    return sorted({int(round(n)) for n in grid})
+
+
+def assurance_curve(
+    model: PairModel,
+    metric: str,
+    settings: Any,
+    items: list[int],
+    *,
+    rng: RngLike = None,
+) -> list[dict[str, float]]:
+    """``[{"items": n, "assurance": A(n)}, ...]`` for the target width of ``settings``.
+
+    Exact for PSA with an interval in :data:`EXACT_PSA_METHODS`; otherwise from
+    ``settings.n_reps`` nested simulated studies (common random numbers across ``n``, so the
+    curve is smooth).
+    """
+    from planner.sizing.search import interval_function
+
+    method = settings.psa_method if metric == "psa" else settings.kappa_method
+    level, width = settings.confidence_level, settings.width
+    ns = [check("items", n, RULES["items"]) for n in items]
+    if metric == "psa" and method in EXACT_PSA_METHODS:
+        values = [exact_psa_assurance(model, n, width, level, method) for n in ns]
+    else:
+        study_rng, interval_rng = np.random.default_rng(seed_from(rng)).spawn(2)
+        interval = interval_function(metric, method, level, rng=interval_rng)
+        studies = NestedStudies(model.cells, settings.n_reps, rng=study_rng)
+        values = [
+            float(np.mean(reaches_width(interval(studies.tables(n)).half_width, width))) for n in ns
+        ]
+    return [{"items": n, "assurance": float(a)} for n, a in zip(ns, values, strict=True)]

@@ -1,0 +1,415 @@
+"""Planning PSA under pilot uncertainty: hybrid assurance over the pilot's posterior.
+
+A pilot of ``m`` items gives counts ``(a, b, c, d)``. Used as the truth (the plug-in plan)
+they ignore that a small pilot says little about the cell probabilities. Here the cell
+probabilities ``p`` get the posterior ``Dirichlet(counts + 1/2)`` (the Jeffreys prior), and
+
+* the **hybrid assurance** at ``n`` items is ``E_p[A(n; p)]``, the study's assurance
+  ``A(n; p) = P(half-width <= width | p)`` averaged over the posterior (O'Hagan, Stevens &
+  Campbell 2005); ``items`` is the smallest ``n`` where it reaches the target;
+* each posterior draw (a plausible truth) needs its own ``n_p``; their median, 80th and
+  90th percentiles say how much the answer depends on what the pilot could not pin down.
+
+**One grid for every draw.** ``A(n; p) = sum_U Bin(U; n, r) A(U; J)`` with the union rate
+``r = a + b + c`` and ``J = a / r`` (docs/methods.md 1.2). Whether a study's interval is
+narrow depends only on ``(a, U)``, not on ``p``: the narrow outcomes are computed once, as
+runs of ``a`` for each ``U`` below ``U*``, the union positives from which on *every*
+outcome is narrow. So ``A(U; J) = sum over runs of Bin-cdf differences`` for all draws at
+once, and ``A(n; p) = 1 - sum_{U < U*} Bin(U; n, r) (1 - A(U; J))``: a ``(draws, U*)``
+array per evaluated ``n``, so that a bisection over ``n`` for every draw at once costs
+about 30 such arrays, never a search per draw.
+
+References
+----------
+O'Hagan A, Stevens JW, Campbell MJ (2005) Assurance in clinical trial design.
+    Pharm Stat 4:187-201.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from planner.errors import InvalidInput
+from planner.sizing.exact import log_gamma, usable_half_width
+from planner.statistics.intervals import psa_conditional_interval
+from planner.validation import RULES, RngLike, check, check_choice, seed_from
+
+#: PSA methods with a union-positive count from which every outcome is narrow
+METHODS = ("wilson", "clopper-pearson", "jeffreys")
+#: the largest U* served (width about 0.017 at 95 %): beyond it a plan under uncertainty
+#: costs seconds per 400 draws, and the plan says so instead
+MAX_UNION_POSITIVES = 4000
+PERCENTILES = (0.5, 0.8, 0.9)
+
+
+@dataclass(frozen=True)
+class NarrowOutcomes:
+    """The outcomes ``(a, U)`` whose PSA interval reaches the width, for ``U < u_star``.
+
+    ``runs_u[k]``, ``runs_lo[k]``, ``runs_hi[k]``: the ``a`` in ``[lo, hi]`` are narrow at
+    ``U = runs_u[k]``; from ``u_star`` union positives on every ``a`` is narrow.
+    """
+
+    u_star: int
+    runs_u: NDArray[np.int64]
+    runs_lo: NDArray[np.int64]
+    runs_hi: NDArray[np.int64]
+
+
+def _ternary_peak(hw: Any, lo: NDArray, hi: NDArray) -> NDArray:
+    """Where the unimodal ``hw(a, rows)`` peaks on the integers of ``[lo, hi]``, per row."""
+    rows = np.arange(lo.size)
+    left, right = lo.copy(), hi.copy()
+    while np.any(right - left > 2):
+        active = right - left > 2
+        third = np.floor((right - left) / 3)
+        m1, m2 = left + third, right - third
+        rising = hw(m1, rows) < hw(m2, rows)
+        left = np.where(active & rising, m1 + 1, left)
+        right = np.where(active & ~rising, m2, right)
+    candidates = np.stack([left, np.minimum(left + 1, right), right])
+    values = np.stack([hw(c, rows) for c in candidates])
+    return candidates[np.argmax(values, axis=0), rows]
+
+
+def _boundary(narrow: Any, low: NDArray, high: NDArray, rising: bool) -> NDArray:
+    """On a monotone side, the last narrow ``a`` in ``[low, high]`` (``low - 1`` if none) when
+    the half-width rises, or the first (``high + 1`` if none) when it falls; by bisection."""
+    rows = np.arange(low.size)
+    if rising:  # narrow on [low, a1]: find a1
+        lo, hi = low - 1, high.copy()
+        while np.any(hi > lo):
+            mid = np.ceil((lo + hi) / 2)
+            ok = (hi > lo) & narrow(np.maximum(mid, low), rows)
+            lo, hi = np.where(ok, mid, lo), np.where(ok | (hi == lo), hi, mid - 1)
+        return lo
+    lo, hi = low.copy(), high + 1  # narrow on [a2, high]: find a2
+    while np.any(hi > lo):
+        mid = np.floor((lo + hi) / 2)
+        ok = (hi > lo) & narrow(np.minimum(mid, high), rows)
+        hi, lo = np.where(ok, mid, hi), np.where(ok | (hi == lo), lo, mid + 1)
+    return lo
+
+
+def narrow_outcomes(width: float, confidence_level: float, method: str) -> NarrowOutcomes:
+    """Runs of narrow outcomes ``a`` for each ``U``, and ``U*`` (every outcome narrow).
+
+    Given ``U``, the half-width of the conditional PSA intervals is unimodal in ``a`` on
+    ``1 .. U - 1`` (see :func:`planner.sizing.exact.conditional_psa_assurance`), so the narrow
+    interior outcomes are the runs ``[1, a1]`` and ``[a2, U - 1]``, found by a ternary search
+    for the peak and two bisections, vectorised over ``U``; ``a = 0`` and ``a = U`` are
+    checked on their own. ``U*`` is the smallest ``U`` from which every ``U`` of the grid (to
+    1.3 times the delta-method worst case, at least 20 beyond ``U*``) has every outcome narrow.
+    Tests compare the runs with the full ``(U, a)`` grid.
+    """
+    from planner.sizing.search import worst_case_union_positives
+
+    cap = int(1.3 * worst_case_union_positives(width, confidence_level)["delta"]) + 60
+    us = np.arange(1, cap + 1, dtype=float)
+
+    def hw(a: NDArray, rows: NDArray) -> NDArray:
+        u = us[rows]
+        half = psa_conditional_interval(np.clip(a, 0, u), u, confidence_level, method)
+        return usable_half_width(half.half_width)
+
+    def narrow(a: NDArray, rows: NDArray) -> NDArray:
+        return hw(a, rows) <= width
+
+    every = np.arange(cap)
+    zero, full = narrow(np.zeros(cap), every), narrow(us, every)
+    one, last = np.ones(cap), np.maximum(us - 1, 1)
+    peak = _ternary_peak(hw, one, last)
+    interior = (us >= 2) & narrow(peak, every)  # every interior outcome is narrow
+    a1 = np.where(interior, last, _boundary(narrow, one, peak, rising=True))
+    a2 = np.where(interior, us, _boundary(narrow, peak + 1, last, rising=False))
+    a1 = np.where(us >= 2, a1, 0)  # U = 1 has no interior
+    a2 = np.where(us >= 2, a2, us)
+    whole = zero & full & ((us < 2) | interior)
+    failing = np.flatnonzero(~whole)
+    u_star = int(us[failing[-1]] + 1) if failing.size else 1
+    if u_star > cap - 20:
+        raise InvalidInput(
+            f"width {width:g} with the {method} interval: no union-positive count found from "
+            "which every outcome is narrow",
+            parameter="width",
+        )
+    keep = us < u_star
+    # the low run [0 or 1, a1] and the high run [a2, U - 1 or U]; one run when they meet
+    low_lo = np.where(zero, 0, 1)
+    high_hi = np.where(full, us, us - 1)
+    meet = a2 <= a1 + 1
+    low_hi = np.where(meet, high_hi, a1)
+    runs = [
+        (keep & (low_hi >= low_lo), low_lo, low_hi),
+        (keep & ~meet & (high_hi >= a2), a2, high_hi),
+    ]
+    u_runs = np.concatenate([us[m] for m, _, _ in runs])
+    lo_runs = np.concatenate([lo[m] for m, lo, _ in runs])
+    hi_runs = np.concatenate([hi[m] for m, _, hi in runs])
+    return NarrowOutcomes(
+        u_star=u_star,
+        runs_u=u_runs.astype(np.int64),
+        runs_lo=lo_runs.astype(np.int64),
+        runs_hi=hi_runs.astype(np.int64),
+    )
+
+
+def _failure_given_union(outcomes: NarrowOutcomes, jaccard: NDArray) -> NDArray:
+    """``(draws, U*)``: ``1 - A(U; J_d)`` for ``U = 0 .. U* - 1`` (``A(0) = 0``)."""
+    from scipy import special  # lazily: only the pilot plan needs the binomial cdf
+
+    j = jaccard[:, None]
+    u = outcomes.runs_u[None, :]
+
+    def cdf(k: NDArray) -> NDArray:
+        return np.where(k >= 0, special.bdtr(np.maximum(k, 0), u, j), 0.0)
+
+    mass = cdf(outcomes.runs_hi[None, :]) - cdf(outcomes.runs_lo[None, :] - 1)
+    reached = np.zeros((jaccard.size, outcomes.u_star))
+    rows = np.arange(jaccard.size)[:, None]
+    np.add.at(reached, (rows, outcomes.runs_u[None, :]), mass)  # runs of one U add up
+    return np.clip(1.0 - reached, 0.0, 1.0)
+
+
+class DrawAssurance:
+    """Assurance ``A(n_d; p_d)`` of studies of ``n_d`` items, for every posterior draw."""
+
+    def __init__(self, cells: NDArray, outcomes: NarrowOutcomes) -> None:
+        cells = np.asarray(cells, dtype=float)
+        self.union_rate = cells[:, :3].sum(axis=1)
+        self.jaccard = cells[:, 0] / self.union_rate
+        self.failure = _failure_given_union(outcomes, self.jaccard)
+        self.u = np.arange(outcomes.u_star, dtype=float)[None, :]
+        self._log_r = np.log(self.union_rate)[:, None]
+        self._log_q = np.log1p(-self.union_rate)[:, None]
+        self._lg_u = log_gamma(self.u + 1)
+
+    def __call__(self, n_items: NDArray | int) -> NDArray:
+        """``(draws,)`` assurance at ``n_items`` (one per draw, or one for all).
+
+        ``log Bin(U; n, r) = log n! - log (n - U)! - log U! + U log r + (n - U) log(1 - r)``
+        with ``log n! - log (n - U)! = sum_{k=1..U} log(n - k + 1)``, a cumulative sum of
+        logarithms (cheaper than a log-gamma per cell); ``U > n`` has probability 0.
+        """
+        n = np.broadcast_to(np.asarray(n_items, dtype=float), self.union_rate.shape)[:, None]
+        inside = self.u <= n
+        with np.errstate(divide="ignore"):
+            falling = np.log(np.maximum(n - self.u[:, 1:] + 1, 0.0))
+        head = np.zeros((n.shape[0], 1))
+        log_pmf = np.concatenate([head, np.cumsum(falling, axis=1)], axis=1) - self._lg_u
+        log_pmf = log_pmf + self.u * self._log_r + np.where(inside, n - self.u, 0.0) * self._log_q
+        pmf = np.where(inside, np.exp(log_pmf), 0.0)
+        return 1.0 - np.sum(pmf * self.failure, axis=1)
+
+
+def _smallest_n(passes: Any, low: NDArray, high: NDArray, max_items: int) -> NDArray:
+    """Per draw, the smallest ``n`` in ``(low, max_items]`` with ``passes(n)`` (monotone),
+    ``max_items + 1`` when none; a bisection vectorised over the draws, from the bracket
+    ``(low, high]`` (widened to ``max_items`` where ``high`` does not pass)."""
+    low = np.asarray(low, dtype=float).copy()
+    high = np.minimum(np.asarray(high, dtype=float), max_items)
+    ok = passes(high)
+    high = np.where(ok, high, float(max_items))
+    ok_high = ok | passes(high)
+    while True:
+        mid = np.floor((low + high) / 2)
+        active = high - low > 1
+        if not active.any():
+            break
+        ok = passes(mid)
+        high = np.where(active & ok, mid, high)
+        low = np.where(active & ~ok, mid, low)
+    return np.where(ok_high, high, max_items + 1).astype(np.int64)
+
+
+def _bracket(at: DrawAssurance, u_star: int) -> NDArray:
+    """Items at which a draw almost surely has ``U* `` union positives (every outcome
+    narrow): the upper end of each draw's search (checked, widened if it fails)."""
+    return np.ceil((u_star + 8 * np.sqrt(u_star) + 10) / at.union_rate)
+
+
+@dataclass(frozen=True)
+class PilotUncertainty:
+    """The PSA plan under pilot uncertainty (see the module's docstring).
+
+    Attributes
+    ----------
+    items
+        Smallest ``n`` whose hybrid assurance (averaged over the posterior) reaches the target.
+    hybrid_assurance
+        The hybrid assurance at ``items``; ``plug_in_hybrid_assurance`` the same at the
+        plug-in plan's items (how often the plug-in plan really reaches the width).
+    per_truth
+        Percentiles (``"p50"``, ``"p80"``, ``"p90"``) of the items each posterior draw needs.
+    psa_posterior
+        Posterior 10th, 50th and 90th percentiles of PSA.
+    """
+
+    counts: tuple[int, int, int, int]
+    width: float
+    confidence_level: float
+    target_assurance: float
+    method: str
+    draws: int
+    items: int
+    hybrid_assurance: float
+    plug_in_items: int | None
+    plug_in_hybrid_assurance: float | None
+    per_truth: dict[str, int]
+    psa_posterior: dict[str, float]
+    unreachable_share: float
+    seed: int
+    prior: str = "Jeffreys: Dirichlet(counts + 1/2)"
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def explanation(self) -> str:
+        """What the difference between the answers means, in words."""
+        p50, p90 = self.per_truth["p50"], self.per_truth["p90"]
+        text = (
+            f"averaged over what the pilot leaves open, {self.items:,} items reach the width "
+            f"with probability {self.target_assurance:g}; half of the plausible truths need at "
+            f"most {p50:,} items, and one in ten needs more than {p90:,}"
+        )
+        if self.plug_in_items is not None and self.plug_in_hybrid_assurance is not None:
+            text += (
+                f"; the plug-in plan's {self.plug_in_items:,} items reach it with probability "
+                f"{self.plug_in_hybrid_assurance:.2f} once the pilot's uncertainty is counted"
+            )
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dictionary."""
+        return {
+            "items_under_uncertainty": self.items,
+            "hybrid_assurance": self.hybrid_assurance,
+            "target_assurance": self.target_assurance,
+            "plug_in_items": self.plug_in_items,
+            "plug_in_hybrid_assurance": self.plug_in_hybrid_assurance,
+            "items_per_truth": dict(self.per_truth),
+            "psa_posterior": dict(self.psa_posterior),
+            "unreachable_share": self.unreachable_share,
+            "pilot_counts": list(self.counts),
+            "prior": self.prior,
+            "draws": self.draws,
+            "method": self.method,
+            "seed": self.seed,
+            "explanation": self.explanation,
+        }
+
+
+def posterior_cells(counts: tuple[int, ...], draws: int, rng: np.random.Generator) -> NDArray:
+    """``(draws, 4)`` cell probabilities from ``Dirichlet(counts + 1/2)``."""
+    return rng.dirichlet(np.asarray(counts, dtype=float) + 0.5, size=draws)
+
+
+def _checked_counts(counts: Any) -> tuple[int, int, int, int]:
+    values = tuple(int(check("pilot_counts", v, RULES["pilot_count"])) for v in counts)
+    if len(values) != 4:
+        raise InvalidInput(
+            f"pilot_counts takes four counts both,a_only,b_only,neither; got {len(values)}",
+            parameter="pilot_counts",
+        )
+    if sum(values[:3]) == 0:
+        raise InvalidInput(
+            "pilot_counts has no union positives: PSA cannot be planned", parameter="pilot_counts"
+        )
+    return values  # type: ignore[return-value]
+
+
+def items_under_uncertainty(
+    counts: Any,
+    width: float = 0.08,
+    *,
+    confidence_level: float = 0.95,
+    assurance: float = 0.5,
+    method: str = "wilson",
+    draws: int = 400,
+    max_items: int = 10_000_000,
+    plug_in_items: int | None = None,
+    rng: RngLike = None,
+) -> PilotUncertainty:
+    """Items for PSA whose assurance, averaged over the pilot's posterior, reaches the target.
+
+    Parameters
+    ----------
+    counts
+        Pilot counts ``(both, a_only, b_only, neither)``.
+    width, confidence_level, assurance, method
+        The target: half-width of the PSA interval, its level, the required probability,
+        and the interval (:data:`METHODS`).
+    draws
+        Posterior draws of the cell probabilities (each a plausible truth).
+    max_items
+        Largest ``n`` searched; a draw that needs more counts as unreachable.
+    plug_in_items
+        The plug-in plan's items, to report their hybrid assurance (optional).
+    rng
+        Anything :func:`numpy.random.default_rng` takes; the seed used is recorded.
+    """
+    values = _checked_counts(counts)
+    width = check("width", width, RULES["width"])
+    confidence_level = check("confidence_level", confidence_level, RULES["confidence_level"])
+    assurance = check("assurance", assurance, RULES["assurance"])
+    method = check_choice("method", method, METHODS)
+    draws = check("draws", draws, RULES["draws"])
+    max_items = check("max_items", max_items, RULES["max_items"])
+    seed = seed_from(rng)
+    cells = posterior_cells(values, draws, np.random.default_rng(seed))
+    outcomes = narrow_outcomes(width, confidence_level, method)
+    if outcomes.u_star > MAX_UNION_POSITIVES:
+        raise InvalidInput(
+            f"width {width:g} is below what the plan under pilot uncertainty serves (every "
+            f"outcome is narrow only from {outcomes.u_star:,} union positives, more than "
+            f"{MAX_UNION_POSITIVES:,}); use a width of at least 0.02",
+            parameter="width",
+        )
+    at = DrawAssurance(cells, outcomes)
+    per_draw = _smallest_n(
+        lambda n: at(n) >= assurance, np.zeros(draws), _bracket(at, outcomes.u_star), max_items
+    )
+    # every draw reaches the target from max(per_draw) on, none below min(per_draw)
+    low, high = max(int(per_draw.min()) - 1, 0), int(per_draw.max())
+    hybrid = _smallest_n(
+        lambda n: np.array([at(n[0]).mean() >= assurance]),
+        np.array([low]),
+        np.array([high]),
+        max_items,
+    )
+    items = int(hybrid[0])
+    if items > max_items:
+        from planner.errors import TargetUnreachable
+
+        raise TargetUnreachable(
+            f"width {width:g} is not reached with hybrid assurance {assurance:g} even at "
+            f"max_items {max_items}",
+            parameters=("width", "assurance", "max_items"),
+        )
+    reachable = per_draw[per_draw <= max_items]
+    per_truth = {
+        f"p{round(100 * q)}": int(np.quantile(per_draw, q, method="inverted_cdf"))
+        for q in PERCENTILES
+    }
+    psa = 2 * at.jaccard / (1 + at.jaccard)
+    return PilotUncertainty(
+        counts=values,
+        width=width,
+        confidence_level=confidence_level,
+        target_assurance=assurance,
+        method=method,
+        draws=draws,
+        items=items,
+        hybrid_assurance=float(at(items).mean()),
+        plug_in_items=plug_in_items,
+        plug_in_hybrid_assurance=(
+            None if plug_in_items is None else float(at(plug_in_items).mean())
+        ),
+        per_truth=per_truth,
+        psa_posterior={f"p{q}": float(np.quantile(psa, q / 100)) for q in (10, 50, 90)},
+        unreachable_share=float(1 - reachable.size / draws),
+        seed=seed,
+    )
