@@ -860,16 +860,18 @@ def _add_conger(
     lo: Any
     hi: Any
     lo, hi = res.confidence_interval(confidence_level)
-    if bootstrap and n_boot * len(ratings.item_index) <= CONGER_BOOT_LIMIT:
-        rows = np.ones(ratings.n_rows) if ratings.weights is None else ratings.weights
+    # resample the distinct label vectors: the same draws for a file read by pandas or DuckDB
+    distinct = (ratings.distinct_rows() if bootstrap else None) or ratings
+    if bootstrap and n_boot * len(distinct.item_index) <= CONGER_BOOT_LIMIT:
+        rows = np.ones(distinct.n_rows) if distinct.weights is None else distinct.weights
         resamples = (m for chunk in _resampled(rows, n_boot, rng, 1) for m in chunk)
-        draws = np.array([scalar(_conger(ratings, weight_matrix, m).estimate) for m in resamples])
+        draws = np.array([scalar(_conger(distinct, weight_matrix, m).estimate) for m in resamples])
         lo, hi = _percentile(draws, confidence_level)
         method = f"bootstrap, items (B={n_boot})"
     elif bootstrap:
         notes.append(
             "Conger's kappa keeps Gwet's variance with --bootstrap: "
-            f"{n_boot:,} resamples of {len(ratings.item_index):,} ratings is too slow"
+            f"{n_boot:,} resamples of {len(distinct.item_index):,} ratings is too slow"
         )
     add(
         weighted_name("conger_kappa", weights_kind),
