@@ -276,46 +276,81 @@ class Query:
     n_rows: int = 0  # wide: rows of the file (items, rated or not)
 
 
+@dataclass(frozen=True)
+class ReadOptions:
+    """How to read a label file: the options of :func:`planner.data.reading.read_labels`."""
+
+    layout: str = "auto"
+    item_col: str = "item"
+    annotator_col: str = "annotator"
+    label_col: str = "label"
+    annotator_cols: tuple[str, ...] | None = None
+    by: tuple[str, ...] = ()
+    order: tuple[str, ...] | None = None
+    file_format: str | None = None
+    missing: tuple[str, ...] = ()
+
+
 def count_labels(
     path: str | Path,
+    options: ReadOptions = ReadOptions(),
     *,
-    layout: str = "auto",
-    item_col: str = "item",
-    annotator_col: str = "annotator",
-    label_col: str = "label",
-    annotator_cols: list[str] | None = None,
-    by: tuple[str, ...] = (),
-    order: list[str] | None = None,
-    file_format: str | None = None,
-    missing: tuple[str, ...] = (),
     memory_limit: str = DEFAULT_MEMORY_LIMIT,
     temp_dir: str | None = None,
-    contested: str | None = None,
 ) -> Ratings:
     """Count a label file, or a glob of files, with DuckDB into weighted :class:`Ratings`.
 
     Takes the options of :func:`planner.data.reading.read_labels` (CSV, TSV and Parquet
     only) and gives Ratings whose rows are the distinct per-item label vectors, with their
     multiplicities as ``weights``: every statistic equals that of the in-memory reader's
-    Ratings. With ``contested`` the items whose ratings differ are written to that CSV
-    (atomically) from SQL.
+    Ratings. ``memory_limit`` caps DuckDB's memory (``"1GB"``); ``temp_dir`` is where it
+    spills.
     """
-    from planner.data.reading import LAYOUTS, check_order
-    from planner.validation import check_choice
-
-    check_choice("layout", layout, LAYOUTS)
-    order = check_order(order)
     con = connect(memory_limit, temp_dir)
     try:
-        files = open_files(con, path, file_format)
-        query = _query(con, files, layout, item_col, annotator_col, label_col,
-                       annotator_cols, tuple(by), tuple(missing))  # fmt: skip
-        ratings = _count(con, files, query, order)
-        if contested is not None:
-            write_contested(con, query, ratings, contested)
-        return ratings
+        files, query = _prepare(con, path, options)
+        return _count(con, files, query, _order(options))
     finally:
         con.close()
+
+
+def write_contested_items(
+    path: str | Path,
+    target: str | Path,
+    options: ReadOptions = ReadOptions(),
+    *,
+    memory_limit: str = DEFAULT_MEMORY_LIMIT,
+    temp_dir: str | None = None,
+) -> None:
+    """Write the contested items of a label file (or glob) to ``target``, from SQL.
+
+    The same rows as :func:`planner.measuring.diagnostics.contested_rows` (one row per
+    item, a column per annotator, with at most ``WIDE_CONTESTED_ANNOTATORS`` annotators;
+    else one row per rating), streamed by DuckDB to a temporary file moved into place.
+    """
+    con = connect(memory_limit, temp_dir)
+    try:
+        files, query = _prepare(con, path, options)
+        _register_labels(con, files.path, query.ratings, _order(options))
+        write_contested(con, query, Path(target))
+    finally:
+        con.close()
+
+
+def _order(options: ReadOptions) -> list[str] | None:
+    from planner.data.reading import check_order
+
+    return check_order(list(options.order) if options.order is not None else None)
+
+
+def _prepare(con: Any, path: str | Path, options: ReadOptions) -> tuple[Files, Query]:
+    from planner.data.reading import LAYOUTS
+    from planner.validation import check_choice
+
+    check_choice("layout", options.layout, LAYOUTS)
+    _order(options)
+    files = open_files(con, path, options.file_format)
+    return files, _query(con, files, options)
 
 
 def _missing_sql(missing: tuple[str, ...], column: str = "label") -> str:
@@ -325,20 +360,15 @@ def _missing_sql(missing: tuple[str, ...], column: str = "label") -> str:
     return f" AND CAST({column} AS VARCHAR) NOT IN ({listed})"
 
 
-def _query(
-    con: Any,
-    files: Files,
-    layout: str,
-    item_col: str,
-    annotator_col: str,
-    label_col: str,
-    annotator_cols: list[str] | None,
-    by: tuple[str, ...],
-    missing: tuple[str, ...],
-) -> Query:
+def _query(con: Any, files: Files, options: ReadOptions) -> Query:
     """The ratings SQL of the layout given or found (``auto`` reads a sample, as pandas does)."""
     from planner.data.sniff import SAMPLE_ROWS, choose_layout
 
+    layout, item_col, annotator_col, label_col = (
+        options.layout, options.item_col, options.annotator_col, options.label_col,
+    )  # fmt: skip
+    annotator_cols = list(options.annotator_cols) if options.annotator_cols else None
+    by, missing = tuple(options.by), tuple(options.missing)
     source = files.path
     table = _table(files.files, files.fmt)
     if layout == "auto" and annotator_cols:
@@ -541,7 +571,7 @@ def _count(con: Any, files: Files, query: Query, order: list[str] | None) -> Rat
         (item.astype(np.int64), annotator.astype(np.int32), codes),
         categories, tuple(query.annotators), np.arange(len(rows)), groups, files.path, notes,
         note_unrated=False, ordered=order is not None or categories.dtype.kind in "iuf",
-        weights=weights, input={**query.input, "engine": "duckdb", "n_patterns": len(rows)},
+        weights=weights, input={**query.input, "n_patterns": len(rows)},
     )  # fmt: skip
     return ratings
 
@@ -653,7 +683,7 @@ def _plain_groups(values: list[Any], fmt: str) -> np.ndarray:
 # --------------------------------------------------------------------------- contested items
 
 
-def write_contested(con: Any, query: Query, ratings: Ratings, path: str) -> None:
+def write_contested(con: Any, query: Query, path: Path) -> None:
     """Write the items whose ratings differ to ``path`` from SQL, atomically.
 
     The same file as :func:`planner.measuring.diagnostics.contested_rows` writes: one row
@@ -671,10 +701,10 @@ def write_contested(con: Any, query: Query, ratings: Ratings, path: str) -> None
         f"SELECT item FROM ({labelled}) GROUP BY item "
         "HAVING count(DISTINCT annotator) >= 2 AND count(DISTINCT label) > 1"
     )
-    if ratings.n_annotators <= WIDE_CONTESTED_ANNOTATORS:
+    if len(query.annotators) <= WIDE_CONTESTED_ANNOTATORS:
         pivot = ", ".join(
             f"coalesce(max(label) FILTER (WHERE annotator = '{_quoted(a)}'), '') AS {_ident(a)}"
-            for a in ratings.annotators
+            for a in query.annotators
         )
         sql = (
             f"SELECT any_value(planner_item_id) AS item, {pivot} FROM ({labelled}) "
@@ -686,7 +716,7 @@ def write_contested(con: Any, query: Query, ratings: Ratings, path: str) -> None
             f"FROM ({labelled}) WHERE item IN ({contested})"
         )
         sql = f"SELECT item, annotator, label FROM ({sql}) ORDER BY planner_key, annotator"
-    _copy_atomically(con, sql, Path(path))
+    _copy_atomically(con, sql, path)
 
 
 def _copy_atomically(con: Any, sql: str, target: Path) -> None:
