@@ -140,7 +140,7 @@ def _ident(name: str) -> str:
 def expand(path: str | Path, file_format: str | None = None) -> list[str]:
     """The files ``path`` names: itself, or the sorted matches of a glob (``*``, ``?``, ``[``)."""
     text = str(path)
-    if any(ch in text for ch in "*?["):
+    if _is_pattern(text) and not os.path.exists(text):
         files = sorted(f for f in glob.glob(text) if os.path.isfile(f))
         if not files:
             raise InvalidInput(f"{text}: no file matches this pattern")
@@ -149,6 +149,10 @@ def expand(path: str | Path, file_format: str | None = None) -> list[str]:
 
     check_path(Path(text))
     return [text]
+
+
+def _is_pattern(path: str | Path) -> bool:
+    return any(ch in str(path) for ch in "*?[")
 
 
 def format_of(files: list[str], file_format: str | None) -> str:
@@ -186,11 +190,12 @@ def open_files(con: Any, path: str | Path, file_format: str | None = None) -> Fi
     first: tuple[str, ...] | None = None
     for f in files:
         try:
-            columns = tuple(
-                r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {_table([f], fmt)}").fetchall()
-            )
+            described = con.execute(f"DESCRIBE SELECT * FROM {_table([f], fmt)}").fetchall()
+        except duckdb.OutOfMemoryException:
+            raise _out_of_memory() from None
         except duckdb.Error as exc:
             raise InvalidInput(f"{f}: cannot be read as {fmt}: {_first_line(exc)}") from None
+        columns = tuple(str(r[0]) for r in described)
         if first is None:
             first = columns
         elif columns != first:
@@ -199,6 +204,13 @@ def open_files(con: Any, path: str | Path, file_format: str | None = None) -> Fi
                 f"({', '.join(first)}); every file of {path} must have the same columns"
             )
     return Files(str(path), tuple(files), fmt, first or ())
+
+
+def _out_of_memory() -> PlannerError:
+    return PlannerError(
+        "DuckDB ran out of memory under --memory-limit; raise --memory-limit or give "
+        "--temp-dir a folder with free space to spill to"
+    )
 
 
 def _first_line(exc: BaseException) -> str:
@@ -212,10 +224,7 @@ def run(con: Any, sql: str) -> list[tuple[Any, ...]]:
     try:
         return list(con.execute(sql).fetchall())
     except duckdb.OutOfMemoryException:
-        raise PlannerError(
-            "DuckDB ran out of memory under --memory-limit; raise --memory-limit or give "
-            "--temp-dir a folder with free space to spill to"
-        ) from None
+        raise _out_of_memory() from None
     except duckdb.Error as exc:
         raise InvalidInput(f"DuckDB could not count the ratings: {_first_line(exc)}") from None
 
@@ -228,6 +237,10 @@ def choose_engine(engine: str, path: str | Path, file_format: str | None = None)
     from planner.validation import check_choice
 
     check_choice("engine", engine, ENGINES)
+    if engine == "pandas" and _is_pattern(path) and not os.path.exists(path):
+        raise InvalidInput(
+            f"{path} is a pattern of files; the pandas engine reads one file: use --engine duckdb"
+        )
     if engine != "auto":
         return engine, f"--engine {engine}"
     files = expand(path, file_format)
