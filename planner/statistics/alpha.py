@@ -313,9 +313,9 @@ def ratio_pair_kernel_sum(weights: ArrayLike, values: ArrayLike) -> FloatArray:
     if table is not None:  # the same values again (a bootstrap): one matrix product
         g = flat @ table
     else:
-        g = 0.0
+        g = np.zeros((flat.shape[0], _ratio_nodes(x / x.max()).size))
         for block, rows in _ratio_blocks(x / x.max()):
-            g = g + flat[:, rows] @ block
+            g += flat[:, rows] @ block
     return (g**2).sum(axis=-1).reshape(w.shape[:-1])
 
 
