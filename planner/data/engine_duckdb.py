@@ -466,7 +466,34 @@ def _annotators_in_order(
     for name, filename, row in rows:
         key = (rank.get(filename, len(rank)), int(row))
         first[name] = min(first.get(name, key), key)
+    declared = _dictionary_order(files, column)
+    if declared is not None:  # pandas reads a dictionary column as a categorical: its order
+        return tuple(name for name in declared if name in first)
     return tuple(sorted(first, key=first.__getitem__))
+
+
+def _dictionary_order(files: Files, column: str) -> list[str] | None:
+    """The values of a dictionary-encoded Parquet column in the order pandas gives its
+    categories (the dictionaries of the row groups, unified in order); None otherwise."""
+    if len(files.files) != 1:
+        return None
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:  # pandas cannot read Parquet either
+        return None
+
+    name = column.strip('"').replace('""', '"')
+    handle = pq.ParquetFile(files.files[0])
+    if not pa.types.is_dictionary(handle.schema_arrow.field(name).type):
+        return None
+    seen: dict[str, None] = {}
+    for group in range(handle.num_row_groups):
+        chunks = handle.read_row_group(group, columns=[name]).column(0).chunks
+        for chunk in chunks:
+            for value in chunk.dictionary.to_pylist():
+                seen.setdefault(str(value), None)
+    return list(seen)
 
 
 def _wide_query(
