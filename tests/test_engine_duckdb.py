@@ -275,3 +275,13 @@ def test_measure_agreement_takes_any_rng_and_records_its_seed(files):
     assert from_generator.seed == same.seed
     with pytest.raises(InvalidInput, match="rng must be"):
         measure_agreement(ratings, rng="seven")  # type: ignore[arg-type]
+
+
+def test_a_categorical_annotator_column_keeps_its_declared_order(tmp_path):
+    # regression: DuckDB listed annotators by first appearance, pandas in the dictionary's
+    # order, so the pair diagnostics named different pairs
+    long = _long(_study(n=200, m=3, seed=5))
+    long["annotator"] = pd.Categorical(long["annotator"], categories=["r2", "r0", "r1"])
+    path = tmp_path / "cat.parquet"
+    long.to_parquet(path, index=False)
+    assert read_labels(path).annotators == count_labels(path).annotators == ("r2", "r0", "r1")
