@@ -59,3 +59,17 @@ def test_fast_sums_agree_with_the_krippendorff_package(level, monkeypatch):
     assert ka.ratio_alpha_from_values(data) == pytest.approx(
         krippendorff.alpha(reliability_data=data.T, level_of_measurement="ratio"), abs=1e-10
     )
+
+
+def test_ratio_alpha_with_many_values_gets_a_bootstrap_interval():
+    # before: more than 2,000 distinct ratio values gave no interval (the bootstrap was
+    # quadratic in the values); now each resample costs O(V Q)
+    from planner.measuring.measure import measure_agreement
+
+    ratings = ratings_from_matrix(_scores(800, seed=6))
+    assert ratings.n_categories > ka.RATIO_DIRECT_LIMIT
+    alpha = measure_agreement(ratings, level="ratio", rng=1, n_boot=100).coefficients[
+        "krippendorff_alpha"
+    ]
+    assert alpha.method.startswith("bootstrap")
+    assert alpha.ci_low < alpha.estimate < alpha.ci_high

@@ -601,17 +601,31 @@ def _chance_corrected(
         }
 
 
+#: Most ``resamples x distinct values x quadrature nodes`` for the bootstrap of ratio alpha
+#: above ``RATIO_DIRECT_LIMIT`` distinct values (each resample costs ``O(V Q)``).
+RATIO_BOOT_BUDGET = 5e9
+
+
+def _ratio_bootstrap_fits(k: int, values: NDArray, n_boot: int) -> bool:
+    """Whether ratio alpha's item bootstrap runs (always up to ``RATIO_DIRECT_LIMIT`` values)."""
+    if k <= ka.RATIO_DIRECT_LIMIT:
+        return True
+    return n_boot * k * ka.ratio_node_count(values) <= RATIO_BOOT_BUDGET
+
+
 def _alpha_coefficient(
     m: _Run,
 ) -> None:
-    """Krippendorff's alpha: item bootstrap (and P(alpha < alpha_min)), or the jackknife
-    for interval-level data with many distinct values."""
+    """Krippendorff's alpha: item bootstrap (and P(alpha < alpha_min)); the jackknife for
+    interval-level data with more than 2,000 distinct values; for ratio data the bootstrap
+    while it fits :data:`RATIO_BOOT_BUDGET`, else no interval."""
     d, s, boot, out, summary, notes = m.d, m.s, m.boot, m.out, m.summary, m.notes
     k, n_items, level = d.k, d.ratings.n_items, d.level
     alpha_values = d.values if d.values is not None else np.arange(k, dtype=float)
     draws = None
     est: Any
-    if level in ("interval", "ratio") and k > 2000:
+    ratio_boot = level == "ratio" and _ratio_bootstrap_fits(k, alpha_values, boot.n_boot)
+    if level in ("interval", "ratio") and k > 2000 and not ratio_boot:
         matrix = d.ratings.value_matrix(alpha_values)
         if level == "interval":
             z = normal_quantile(s.confidence_level)
@@ -625,7 +639,9 @@ def _alpha_coefficient(
             est = ka.ratio_alpha_from_values(matrix)
             out.add(
                 "krippendorff_alpha", est, np.nan, np.nan, "none", n_items,
-                f"no interval: {k} distinct ratio values make the bootstrap too slow",
+                f"no interval: the bootstrap of {k} distinct ratio values would take "
+                f"{boot.n_boot:,} x {k:,} x {ka.ratio_node_count(alpha_values)} steps "
+                f"(at most {RATIO_BOOT_BUDGET:.0e}); lower --n-boot",
             )  # fmt: skip
     else:
         est = ka.krippendorff_alpha_patterns(d.patterns, alpha_values, level)

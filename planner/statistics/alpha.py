@@ -330,6 +330,13 @@ def _ratio_nodes(x: FloatArray) -> FloatArray:
     )
 
 
+def ratio_node_count(values: ArrayLike) -> int:
+    """Nodes ``Q`` of the quadrature :func:`ratio_pair_kernel_sum` uses for these values."""
+    x = np.asarray(values, dtype=float)
+    x = x[x > 0]
+    return int(_ratio_nodes(x / x.max()).size) if x.size else 0
+
+
 def _ratio_blocks(x: FloatArray) -> Iterator[tuple[FloatArray, slice]]:
     """Blocks of the ``(K, Q)`` table ``x_c e^{-x_c t_q} sqrt(h) t_q``, with their rows."""
     t = _ratio_nodes(x)
