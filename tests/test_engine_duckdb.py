@@ -285,3 +285,20 @@ def test_a_categorical_annotator_column_keeps_its_declared_order(tmp_path):
     path = tmp_path / "cat.parquet"
     long.to_parquet(path, index=False)
     assert read_labels(path).annotators == count_labels(path).annotators == ("r2", "r0", "r1")
+
+
+def test_many_annotators_take_the_list_key_and_the_long_contested_file(tmp_path):
+    # 60 annotators: (K + 1)^m does not fit in 62 bits, and contested files are long
+    wide = _study(n=120, m=60, k=2, seed=9)
+    path = tmp_path / "crowd.parquet"
+    _long(wide).to_parquet(path, index=False)
+    a = measure_agreement(read_labels(path), rng=2, n_boot=100).to_dict()
+    b = measure_agreement(count_labels(path), rng=2, n_boot=100).to_dict()
+    for key in ("coefficients", "summary", "diagnostics"):
+        _close(a[key], b[key], key)
+    out_a, out_b = tmp_path / "a.csv", tmp_path / "b.csv"
+    assert _agree(str(path), "--engine", "pandas", "--contested", str(out_a)).exit_code == 0
+    assert _agree(str(path), "--engine", "duckdb", "--contested", str(out_b)).exit_code == 0
+    fa, fb = pd.read_csv(out_a, dtype=str), pd.read_csv(out_b, dtype=str)
+    assert list(fa.columns) == ["item", "annotator", "label"] and len(fa) > 100
+    pd.testing.assert_frame_equal(fa, fb)

@@ -41,7 +41,7 @@ _KEY_BITS = 62  # per-item keys are BIGINT sums of digits base K + 1, one digit 
 
 # --------------------------------------------------------------------------- the SQL
 
-#: One row per rating, the label as text (``{where}`` drops missing ratings).
+#: One row per rating, the label as text; missing ratings (null or ``--missing``) dropped.
 LONG_RATINGS = """
 SELECT {item} AS item, {item} AS planner_item_id, CAST({annotator} AS VARCHAR) AS annotator,
        CAST({label} AS VARCHAR) AS label{by}
@@ -76,25 +76,39 @@ CONFLICTS = """
 SELECT item, annotator, min(label) AS first, max(label) AS second FROM ({ratings})
 GROUP BY item, annotator HAVING min(label) <> max(label) LIMIT 1
 """
-#: Contested items (two or more ratings that differ), one row per item, a column per annotator.
+#: Ratings with each label as the report shows it (``1``, not ``1.0``).
+LABELLED = """
+SELECT r.item, r.planner_item_id, r.annotator, a.idx AS ann, l.shown AS label
+FROM ({ratings}) r JOIN planner_labels l ON r.label = l.value
+JOIN planner_annotators a ON r.annotator = a.name
+"""
+#: Contested items: two or more annotators, and their labels differ.
 CONTESTED = """
-SELECT item, {pivot} FROM ({ratings}) GROUP BY item
-HAVING count(*) >= 2 AND count(DISTINCT label) > 1 ORDER BY item
+SELECT item FROM ({labelled}) GROUP BY item
+HAVING count(DISTINCT annotator) >= 2 AND count(DISTINCT label) > 1
+"""
+#: The contested-items file, one row per item and a column per annotator.
+CONTESTED_WIDE = """
+SELECT any_value(planner_item_id) AS item, {pivot} FROM ({labelled})
+WHERE item IN ({contested}) GROUP BY item ORDER BY min(item)
+"""
+#: The contested-items file, one row per rating (many annotators).
+CONTESTED_LONG = """
+SELECT item, annotator, label FROM (
+  SELECT DISTINCT planner_item_id AS item, annotator, label, item AS planner_key, ann
+  FROM ({labelled}) WHERE item IN ({contested}))
+ORDER BY planner_key, ann
 """
 
 
 @dataclass(frozen=True)
 class Files:
-    """The files a path or a glob names, their format and the DuckDB table expression."""
+    """The files a path or a glob names, their format and their (common) columns."""
 
     path: str
     files: tuple[str, ...]
     fmt: str
     columns: tuple[str, ...]
-
-    @property
-    def size(self) -> int:
-        return sum(os.path.getsize(f) for f in self.files)
 
 
 def connect(memory_limit: str = DEFAULT_MEMORY_LIMIT, temp_dir: str | None = None) -> Any:
@@ -344,7 +358,8 @@ def write_contested_items(
     con = connect(memory_limit, temp_dir)
     try:
         files, query = _prepare(con, path, options)
-        _register_labels(con, files.path, query.ratings, _order(options))
+        categories = _register_labels(con, files.path, query.ratings, _order(options))
+        _register_annotators(con, query.annotators, len(categories))
         write_contested(con, query, Path(target))
     finally:
         con.close()
@@ -581,15 +596,7 @@ def _count(con: Any, files: Files, query: Query, order: list[str] | None) -> Rat
     k, m = len(categories), len(query.annotators)
     if m < 2:
         raise InvalidInput(f"{files.path}: fewer than two annotators ({m})")
-    numeric_key = m * np.log2(k + 1) < _KEY_BITS
-    import pandas as pd
-
-    powers = [(k + 1) ** j if numeric_key else 0 for j in range(m)]
-    table = pd.DataFrame({"name": list(query.annotators), "idx": np.arange(m, dtype=np.int64),
-                          "power": np.array(powers, dtype=np.int64)})  # fmt: skip
-    con.register("planner_annotators_df", table)
-    con.execute("CREATE OR REPLACE TEMP TABLE planner_annotators AS "
-                "SELECT * FROM planner_annotators_df")  # fmt: skip
+    numeric_key = _register_annotators(con, query.annotators, k)
     notes = list(query.notes)
     rows = _pattern_rows(con, query, query.ratings, numeric_key, k)
     repeats = int(sum(r[-1] or 0 for r in rows))
@@ -614,6 +621,21 @@ def _count(con: Any, files: Files, query: Query, order: list[str] | None) -> Rat
         weights=weights, input={**query.input, "n_patterns": len(rows)},
     )  # fmt: skip
     return ratings
+
+
+def _register_annotators(con: Any, names: tuple[str, ...], k: int) -> bool:
+    """Store each annotator's index and digit weight ``(K + 1)^j``; whether keys fit 62 bits."""
+    import pandas as pd
+
+    m = len(names)
+    numeric_key = bool(m * np.log2(k + 1) < _KEY_BITS)
+    powers = [(k + 1) ** j if numeric_key else 0 for j in range(m)]
+    table = pd.DataFrame({"name": list(names), "idx": np.arange(m, dtype=np.int64),
+                          "power": np.array(powers, dtype=np.int64)})  # fmt: skip
+    con.register("planner_annotators_df", table)
+    con.execute("CREATE OR REPLACE TEMP TABLE planner_annotators AS "
+                "SELECT * FROM planner_annotators_df")  # fmt: skip
+    return numeric_key
 
 
 def _register_labels(con: Any, source: str, ratings: str, order: list[str] | None) -> np.ndarray:
@@ -733,29 +755,16 @@ def write_contested(con: Any, query: Query, path: Path) -> None:
     """
     from planner.measuring.diagnostics import WIDE_CONTESTED_ANNOTATORS
 
-    labelled = (
-        f"SELECT r.item, r.planner_item_id, r.annotator, l.shown AS label FROM ({query.ratings}) r "
-        "JOIN planner_labels l ON r.label = l.value"
-    )
-    contested = (
-        f"SELECT item FROM ({labelled}) GROUP BY item "
-        "HAVING count(DISTINCT annotator) >= 2 AND count(DISTINCT label) > 1"
-    )
+    labelled = LABELLED.format(ratings=query.ratings)
+    contested = CONTESTED.format(labelled=labelled)
     if len(query.annotators) <= WIDE_CONTESTED_ANNOTATORS:
         pivot = ", ".join(
             f"coalesce(max(label) FILTER (WHERE annotator = '{_quoted(a)}'), '') AS {_ident(a)}"
             for a in query.annotators
         )
-        sql = (
-            f"SELECT any_value(planner_item_id) AS item, {pivot} FROM ({labelled}) "
-            f"WHERE item IN ({contested}) GROUP BY item ORDER BY min(item)"
-        )
+        sql = CONTESTED_WIDE.format(pivot=pivot, labelled=labelled, contested=contested)
     else:
-        sql = (
-            f"SELECT DISTINCT planner_item_id AS item, annotator, label, item AS planner_key "
-            f"FROM ({labelled}) WHERE item IN ({contested})"
-        )
-        sql = f"SELECT item, annotator, label FROM ({sql}) ORDER BY planner_key, annotator"
+        sql = CONTESTED_LONG.format(labelled=labelled, contested=contested)
     _copy_atomically(con, sql, path)
 
 
