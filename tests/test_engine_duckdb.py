@@ -302,3 +302,29 @@ def test_many_annotators_take_the_list_key_and_the_long_contested_file(tmp_path)
     fa, fb = pd.read_csv(out_a, dtype=str), pd.read_csv(out_b, dtype=str)
     assert list(fa.columns) == ["item", "annotator", "label"] and len(fa) > 100
     pd.testing.assert_frame_equal(fa, fb)
+
+
+def test_auto_counts_with_duckdb_when_the_file_is_large_for_the_memory(files, monkeypatch):
+    from planner.data import engine_duckdb
+
+    path = files["folder"] / "long.parquet"
+    assert engine_duckdb.choose_engine("auto", path)[0] == "pandas"
+    size = path.stat().st_size
+    monkeypatch.setattr(
+        engine_duckdb, "available_memory", lambda: int(size / 0.5)
+    )  # the file is half the memory
+    chosen, why = engine_duckdb.choose_engine("auto", path)
+    assert chosen == "duckdb" and "chose duckdb" in why
+
+
+def test_a_glob_of_csv_files_counts_like_their_rows_together(files, tmp_path):
+    long = _long(_study(seed=11)).sort_values(["item", "annotator"]).reset_index(drop=True)
+    long.iloc[:500].to_csv(tmp_path / "a.csv", index=False)
+    long.iloc[500:].to_csv(tmp_path / "b.csv", index=False)
+    long.to_csv(tmp_path / "all.csv.txt", index=False)
+    whole = read_labels(tmp_path / "all.csv.txt", file_format="csv")
+    parts = count_labels(str(tmp_path / "*.csv"))
+    a = measure_agreement(whole, rng=4, n_boot=100).to_dict()
+    b = measure_agreement(parts, rng=4, n_boot=100).to_dict()
+    for key in ("coefficients", "summary", "diagnostics"):
+        _close(a[key], b[key], key)

@@ -43,6 +43,8 @@ Examples:
   planner agree --counts 6,21,14,459 --contested contested.csv
 
   planner agree scores.tsv --level ordinal --order low,medium,high
+
+  planner agree 'big/*.parquet' --engine duckdb --memory-limit 1GB --temp-dir /tmp
 """
 
 
@@ -61,7 +63,11 @@ AGREE_HELP = (
 def agree_command(
     file: Annotated[
         str | None,
-        typer.Argument(help="Label file (.csv, .tsv, .parquet, .jsonl).", show_default=False),
+        typer.Argument(
+            help="Label file (.csv, .tsv, .parquet, .jsonl), or a quoted glob of CSV or "
+            "Parquet files ('data/*.parquet', counted by DuckDB).",
+            show_default=False,
+        ),
     ] = None,
     counts: Annotated[
         str | None,
