@@ -328,3 +328,11 @@ def test_a_glob_of_csv_files_counts_like_their_rows_together(files, tmp_path):
     b = measure_agreement(parts, rng=4, n_boot=100).to_dict()
     for key in ("coefficients", "summary", "diagnostics"):
         _close(a[key], b[key], key)
+
+
+def test_a_group_column_that_varies_within_an_item_is_refused(tmp_path):
+    rows = [(i, a, i % 2, f"w{(i + (a == 'y')) % 2}") for i in range(20) for a in ("x", "y")]
+    path = tmp_path / "r.csv"
+    pd.DataFrame(rows, columns=["item", "annotator", "label", "week"]).to_csv(path, index=False)
+    result = _agree(str(path), "--engine", "duckdb", "--by", "week")
+    _one_line_error(result, 2, "--by 'week'", "--engine pandas")
