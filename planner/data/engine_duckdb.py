@@ -32,9 +32,12 @@ from planner.data.labels import Ratings, _finish
 from planner.errors import InvalidInput, PlannerError
 
 ENGINES = ("pandas", "duckdb", "auto")
-#: ``--engine auto`` counts with DuckDB when the files take more than this share of the
-#: memory available (pandas needs several times a file's size while it reads it).
+#: ``--engine auto`` counts with DuckDB when the memory pandas would need (the files' size
+#: times :data:`EXPANSION`) is more than this share of the memory available.
 AUTO_SHARE = 0.25
+#: Memory pandas needs per byte of file while it reads and codes the ratings (measured with
+#: benchmarks/bigdata.py: 10^7 ratings, a 10 MB Parquet file, peak 1.2 GB; CSV about 10x).
+EXPANSION = {"csv": 10, "tsv": 10, "parquet": 100, "jsonl": 5}
 DEFAULT_MEMORY_LIMIT = "2GB"
 _FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".pq": "parquet"}
 _KEY_BITS = 62  # per-item keys are BIGINT sums of digits base K + 1, one digit per annotator
@@ -260,7 +263,9 @@ def choose_engine(engine: str, path: str | Path, file_format: str | None = None)
     files = expand(path, file_format)
     size = sum(os.path.getsize(f) for f in files)
     free = available_memory()
-    if len(files) == 1 and size <= AUTO_SHARE * free:
+    kind = file_format or _FORMATS.get(Path(files[0]).suffix.lower(), "jsonl")
+    small = size * EXPANSION.get(kind, 10) <= AUTO_SHARE * free
+    if len(files) == 1 and (small or kind == "jsonl"):  # DuckDB does not read JSON Lines here
         return "pandas", "in memory"
     try:
         import_duckdb()
@@ -268,7 +273,7 @@ def choose_engine(engine: str, path: str | Path, file_format: str | None = None)
         if len(files) > 1:
             raise
         return "pandas", "in memory (duckdb is not installed)"
-    reason = f"{len(files)} files" if len(files) > 1 else f"{size / 2**30:.1f} GiB of files"
+    reason = f"{len(files)} files" if len(files) > 1 else f"{size / 2**20:,.0f} MB of {kind}"
     return "duckdb", f"--engine auto chose duckdb: {reason}, {free / 2**30:.1f} GiB memory free"
 
 
