@@ -204,6 +204,7 @@ def open_files(con: Any, path: str | Path, file_format: str | None = None) -> Fi
     duckdb = import_duckdb()
     files = expand(path, file_format)
     fmt = format_of(files, file_format)
+    _sniff(files, fmt)
     first: tuple[str, ...] | None = None
     for f in files:
         try:
@@ -221,6 +222,14 @@ def open_files(con: Any, path: str | Path, file_format: str | None = None) -> Fi
                 f"({', '.join(first)}); every file of {path} must have the same columns"
             )
     return Files(str(path), tuple(files), fmt, first or ())
+
+
+def _sniff(files: list[str], fmt: str) -> None:
+    """The pandas reader's checks of the first bytes (NUL bytes, not UTF-8, no PAR1, ...)."""
+    from planner.data.sniff import sniff
+
+    for f in files:
+        sniff(Path(f), fmt)
 
 
 def _out_of_memory() -> PlannerError:
@@ -267,6 +276,7 @@ def choose_engine(engine: str, path: str | Path, file_format: str | None = None)
     small = size * EXPANSION.get(kind, 10) <= AUTO_SHARE * free
     if len(files) == 1 and (small or kind == "jsonl"):  # DuckDB does not read JSON Lines here
         return "pandas", "in memory"
+    _sniff(files, format_of(files, file_format))  # what is not a label file: refused first
     try:
         import_duckdb()
     except PlannerError:
