@@ -185,7 +185,7 @@ def _pair():
             {"not_demonstrated_below": 0.7, "demonstrated_at": 0.5},
             "not_demonstrated_below must be at most the demonstrated-at threshold (0.5), got 0.7",
         ),
-        ({"seed": -1}, "seed must be a whole number"),
+        ({"rng": -1}, "rng must be a whole number"),
     ],
 )
 def test_every_argument_is_checked_at_the_door_in_parameter_names(arguments, message):
@@ -235,7 +235,7 @@ def test_cli_bad_measure_options_give_one_line_and_exit_2(args, line):
 
 
 def _notes(ratings, **arguments):
-    return measure_agreement(ratings, seed=1, **arguments).notes
+    return measure_agreement(ratings, rng=1, **arguments).notes
 
 
 def test_options_without_effect_say_so():
@@ -259,7 +259,7 @@ def test_alpha_min_without_a_bootstrap_says_so():
     # interval data with more than 2,000 distinct values: alpha has a jackknife interval
     values = np.arange(2_100, dtype=float)
     ratings = ratings_from_matrix(np.stack([values, values + 1, values], axis=1))
-    report = measure_agreement(ratings, level="interval", alpha_min=0.7, seed=1)
+    report = measure_agreement(ratings, level="interval", alpha_min=0.7, rng=1)
     assert "alpha_below_min" not in report.summary
     assert any(n.startswith("alpha_min has no effect") for n in report.notes)
 
@@ -294,7 +294,7 @@ def test_cli_notes_name_the_flags(tmp_path):
 
 
 def test_one_category_note_shows_the_label_not_its_numpy_repr():
-    report = measure_agreement(ratings_from_matrix([[1, 1], [1, 1], [1, 1]]), seed=1)
+    report = measure_agreement(ratings_from_matrix([[1, 1], [1, 1], [1, 1]]), rng=1)
     assert any(n.startswith("every rating is 1:") for n in report.notes), report.notes
     assert not any("np." in n for n in report.notes)
 
@@ -334,7 +334,7 @@ def test_degenerate_ratings_give_nan_with_a_note(matrix):
                 level=level,
                 bootstrap=bootstrap,
                 n_boot=100,
-                seed=1,
+                rng=1,
             )
             _all_finite_or_explained(report)
 
@@ -343,7 +343,7 @@ def test_five_thousand_categories_with_one_pair_each():
     k = 5_000
     codes = np.repeat(np.arange(k), 2).reshape(k, 2).astype(float)
     codes[::2, 1] = (codes[::2, 1] + 1) % k
-    report = measure_agreement(ratings_from_matrix(codes), n_boot=100, seed=1)
+    report = measure_agreement(ratings_from_matrix(codes), n_boot=100, rng=1)
     _all_finite_or_explained(report)
     assert math.isfinite(report.coefficients["krippendorff_alpha"].ci_low)
 
@@ -360,7 +360,7 @@ def test_random_small_ratings_never_raise_anything_but_invalid_input(data, boots
             level=level,
             bootstrap=bootstrap,
             n_boot=100,
-            seed=1,
+            rng=1,
         )
     except InvalidInput:
         return
@@ -376,7 +376,7 @@ def test_decide_on_choices_are_the_coefficients_reported(annotators, level, posi
 
     rng = np.random.default_rng(k)
     ratings = ratings_from_matrix(rng.integers(0, k, (40, annotators)))
-    report = measure_agreement(ratings, level=level, positive=positive, n_boot=100, seed=1)
+    report = measure_agreement(ratings, level=level, positive=positive, n_boot=100, rng=1)
     pos = _positive_index(ratings, positive)  # labels 0/1: positive 1 even when not given
     weights_kind = None if level == "nominal" else "quadratic"
     names = _coefficient_names(annotators == 2, weights_kind, pos, k)

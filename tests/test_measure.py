@@ -26,7 +26,7 @@ def _krippendorff_ratings():
     [("nominal", 0.743), ("ordinal", 0.815), ("interval", 0.849), ("ratio", 0.797)],
 )
 def test_krippendorff_2011_values_end_to_end(level, expected):
-    report = measure_agreement(_krippendorff_ratings(), level=level, seed=1)
+    report = measure_agreement(_krippendorff_ratings(), level=level, rng=1)
     alpha = report.coefficients["krippendorff_alpha"]
     assert round(alpha.estimate, 3) == expected
     assert alpha.ci_low < alpha.estimate < alpha.ci_high
@@ -34,7 +34,7 @@ def test_krippendorff_2011_values_end_to_end(level, expected):
 
 
 def test_fleiss_1971_end_to_end():
-    report = measure_agreement(ratings_from_matrix(FLEISS_1971_DIAGNOSES), seed=1)
+    report = measure_agreement(ratings_from_matrix(FLEISS_1971_DIAGNOSES), rng=1)
     fleiss = report.coefficients["fleiss_kappa"]
     assert fleiss.estimate == pytest.approx(0.4302445, abs=1e-7)
     # t interval with Gwet's SE 0.05420 on 29 degrees of freedom
@@ -43,7 +43,7 @@ def test_fleiss_1971_end_to_end():
 
 
 def test_chapter_table_end_to_end():
-    report = measure_agreement(ratings_from_counts(6, 21, 14, 459), seed=3)
+    report = measure_agreement(ratings_from_counts(6, 21, 14, 459), rng=3)
     c = report.coefficients
     assert c["psa"].estimate == pytest.approx(0.255319, abs=1e-6)
     assert (c["psa"].ci_low, c["psa"].ci_high) == pytest.approx((0.1288, 0.4429), abs=1e-4)
@@ -53,7 +53,7 @@ def test_chapter_table_end_to_end():
     # variance in tests/test_kappa_intervals.py; here its label and the FCE reference.
     assert c["cohen_kappa"].method.endswith("for Cohen's kappa")
     assert c["cohen_kappa"].ci_low < c["cohen_kappa"].estimate < c["cohen_kappa"].ci_high
-    fce = measure_agreement(ratings_from_counts(6, 21, 14, 459), kappa_method="fce", seed=3)
+    fce = measure_agreement(ratings_from_counts(6, 21, 14, 459), kappa_method="fce", rng=3)
     # docs/methods.md 1.3: Wald with the FCE SE 0.08625, (0.0504, 0.3885).
     assert (fce.coefficients["cohen_kappa"].ci_low, fce.coefficients["cohen_kappa"].ci_high) == (
         pytest.approx((0.0504, 0.3885), abs=1e-4)
@@ -78,7 +78,7 @@ def test_sas_reference_cohen_kappa_three_categories():
     for i, row in enumerate([[0, 4, 1], [0, 8, 0], [0, 1, 5]]):
         for j, n in enumerate(row):
             rows += [[i, j]] * n
-    report = measure_agreement(ratings_from_matrix(rows), kappa_method="fce", seed=1)
+    report = measure_agreement(ratings_from_matrix(rows), kappa_method="fce", rng=1)
     kappa = report.coefficients["cohen_kappa"]
     assert kappa.estimate == pytest.approx(0.4842, abs=1e-4)
     assert (kappa.ci_low, kappa.ci_high) == pytest.approx((0.2137, 0.7547), abs=1e-4)
@@ -93,21 +93,21 @@ def test_decisions_read_the_interval():
     assert decide("psa", 0.8, 0.7, 0.9, 0.4, 0.65).verdict == "demonstrated"
     assert decide("psa", 0.2, 0.1, 0.35, 0.4, 0.65).verdict == "not demonstrated"
     assert decide("psa", 0.7, 0.6, 0.8, 0.4, 0.65).verdict == "inconclusive"  # point above
-    good = measure_agreement(ratings_from_counts(400, 20, 20, 2000), seed=1)
+    good = measure_agreement(ratings_from_counts(400, 20, 20, 2000), rng=1)
     assert good.decision.verdict == "demonstrated"
-    bad = measure_agreement(ratings_from_counts(20, 200, 200, 2000), seed=1)
+    bad = measure_agreement(ratings_from_counts(20, 200, 200, 2000), rng=1)
     assert bad.decision.verdict == "not demonstrated"
 
 
 def test_degenerate_data_never_crashes():
-    one_category = measure_agreement(ratings_from_matrix([["x", "x"]] * 10), seed=1)
+    one_category = measure_agreement(ratings_from_matrix([["x", "x"]] * 10), rng=1)
     kappa = one_category.coefficients["cohen_kappa"]
     assert math.isnan(kappa.estimate) and "one category" in kappa.note
     assert any("chance-corrected coefficients are undefined" in n for n in one_category.notes)
-    perfect = measure_agreement(ratings_from_counts(10, 0, 0, 90), seed=1)
+    perfect = measure_agreement(ratings_from_counts(10, 0, 0, 90), rng=1)
     assert perfect.coefficients["cohen_kappa"].estimate == 1.0
     assert perfect.coefficients["psa"].estimate == 1.0
-    no_positive = measure_agreement(ratings_from_counts(0, 0, 0, 50), seed=1)
+    no_positive = measure_agreement(ratings_from_counts(0, 0, 0, 50), rng=1)
     assert math.isnan(no_positive.coefficients["psa"].estimate)
     assert "no item was flagged" in no_positive.coefficients["psa"].note
     doc = no_positive.to_dict()
@@ -116,25 +116,23 @@ def test_degenerate_data_never_crashes():
 
 def test_same_seed_same_report_and_bootstrap_everywhere():
     ratings = _krippendorff_ratings()
-    a = measure_agreement(ratings, seed=5, bootstrap=True).to_dict()
-    b = measure_agreement(ratings, seed=5, bootstrap=True).to_dict()
+    a = measure_agreement(ratings, rng=5, bootstrap=True).to_dict()
+    b = measure_agreement(ratings, rng=5, bootstrap=True).to_dict()
     assert a == b
     assert all("bootstrap" in c["method"] for name, c in a["coefficients"].items())
 
 
 def test_permuting_annotators_leaves_values_unchanged():
     frame = pd.DataFrame(KRIPPENDORFF_2011).astype("Float64")
-    forward = measure_agreement(ratings_from_wide(frame, item_col=None), seed=2)
-    reverse = measure_agreement(
-        ratings_from_wide(frame[frame.columns[::-1]], item_col=None), seed=2
-    )
+    forward = measure_agreement(ratings_from_wide(frame, item_col=None), rng=2)
+    reverse = measure_agreement(ratings_from_wide(frame[frame.columns[::-1]], item_col=None), rng=2)
     for name, coef in forward.coefficients.items():
         assert coef.estimate == pytest.approx(reverse.coefficients[name].estimate)
 
 
 def test_diagnostics_find_who_flags_alone():
     rows = [[1, 1, 1]] * 10 + [[1, 0, 0]] * 8 + [[0, 0, 0]] * 50 + [[0, 1, 1]] * 2
-    report = measure_agreement(ratings_from_matrix(rows, ["careless", "b", "c"]), seed=1)
+    report = measure_agreement(ratings_from_matrix(rows, ["careless", "b", "c"]), rng=1)
     per = report.diagnostics["per_annotator"]
     assert per["careless"]["flags_alone"] == 8 and per["b"]["flags_alone"] == 0
     assert per["careless"]["misses_alone"] == 2
@@ -162,5 +160,5 @@ def test_ordinal_text_labels_need_an_order():
     with pytest.raises(InvalidInput, match="--level ordinal needs numeric labels or --order"):
         measure_agreement(ratings_from_wide(frame, item_col=None), level="ordinal")
     ordered = ratings_from_wide(frame, item_col=None, order=["low", "mid", "high"])
-    report = measure_agreement(ordered, level="ordinal", seed=1)
+    report = measure_agreement(ordered, level="ordinal", rng=1)
     assert np.isfinite(report.coefficients["krippendorff_alpha"].estimate)

@@ -82,7 +82,7 @@ def test_conger_kappa_matches_irrcac_on_gwets_four_raters():
 
 def test_agree_reports_conger_on_gwets_four_raters():
     ratings = ratings_from_matrix(np.where(np.asarray(RAW4RATERS) < 0, np.nan, RAW4RATERS))
-    co = measure_agreement(ratings, seed=1).coefficients
+    co = measure_agreement(ratings, rng=1).coefficients
     assert co["conger_kappa"].estimate == pytest.approx(0.76282, abs=5e-6)
     assert co["conger_kappa"].se == pytest.approx(0.14917, abs=5e-6)
     assert co["conger_kappa"].ci_low == pytest.approx(0.435, abs=5e-4)
@@ -298,8 +298,8 @@ def test_agree_weighted_kappa_se_and_wald_option():
     ratings = ratings_from_matrix(_ordinal_pair(200))
     table = ratings.pair_table()
     sm = sm_cohens_kappa(table, wt="quadratic")
-    boot = measure_agreement(ratings, level="ordinal", seed=1, n_boot=200)
-    wald = measure_agreement(ratings, level="ordinal", weighted_kappa_method="wald", seed=1)
+    boot = measure_agreement(ratings, level="ordinal", rng=1, n_boot=200)
+    wald = measure_agreement(ratings, level="ordinal", weighted_kappa_method="wald", rng=1)
     for report in (boot, wald):
         co = report.coefficients["cohen_kappa_quadratic"]
         assert co.estimate == pytest.approx(sm.kappa, rel=1e-12)
@@ -323,8 +323,8 @@ def _with_missing() -> Ratings:
 
 def test_gwet_marginals_use_every_rating_of_each_annotator():
     ratings = _with_missing()
-    gwet = measure_agreement(ratings, cohen_marginals="gwet", seed=1)
-    complete = measure_agreement(ratings, seed=1)
+    gwet = measure_agreement(ratings, cohen_marginals="gwet", rng=1)
+    complete = measure_agreement(ratings, rng=1)
     # by hand: p_a over the 9 items both rated; each annotator's marginals over all theirs
     a = np.array([0, 0, 1, 1, 0, 1, 1, 1, 0, 1, 0])  # A's 11 ratings
     b = np.array([0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 0])  # B's 11 ratings
@@ -342,8 +342,8 @@ def test_gwet_marginals_use_every_rating_of_each_annotator():
 
 def test_gwet_marginals_without_missing_ratings_change_nothing():
     ratings = ratings_from_counts(6, 21, 14, 459)
-    gwet = measure_agreement(ratings, cohen_marginals="gwet", seed=1)
-    base = measure_agreement(ratings, seed=1)
+    gwet = measure_agreement(ratings, cohen_marginals="gwet", rng=1)
+    base = measure_agreement(ratings, rng=1)
     assert gwet.coefficients["cohen_kappa"] == base.coefficients["cohen_kappa"]
     assert gwet.summary["cohen_marginals"]["used"] == "complete"
 
@@ -354,10 +354,10 @@ def test_peer_options_are_checked_and_noted_without_effect():
     assert bad.exit_code == 2
     assert "--cohen-marginals must be one of" in bad.stderr
     three = ratings_from_matrix([[0, 0, 1], [1, 1, 1], [0, 1, 0], [1, 1, 0]])
-    notes = measure_agreement(three, cohen_marginals="gwet", seed=1).notes
+    notes = measure_agreement(three, cohen_marginals="gwet", rng=1).notes
     assert any(n.startswith("cohen_marginals has no effect") for n in notes)
     notes = measure_agreement(
-        ratings_from_counts(6, 21, 14, 459), weighted_kappa_method="wald", seed=1
+        ratings_from_counts(6, 21, 14, 459), weighted_kappa_method="wald", rng=1
     ).notes
     assert any(n.startswith("weighted_kappa_method has no effect") for n in notes)
 
@@ -372,7 +372,7 @@ def _coverage_notes(notes):
 def test_notes_name_every_under_covering_coefficient_at_few_union_positives():
     # 41 union positives: Fleiss (Gwet t), alpha (bootstrap), PABAK under-cover; AC1 and BP
     # (t on log(1 - c)) keep their coverage
-    report = measure_agreement(ratings_from_counts(6, 21, 14, 459), seed=1)
+    report = measure_agreement(ratings_from_counts(6, 21, 14, 459), rng=1)
     notes = _coverage_notes(report.notes)
     for shown in (
         "for Fleiss' kappa covers as little as 0.92",
@@ -384,7 +384,7 @@ def test_notes_name_every_under_covering_coefficient_at_few_union_positives():
 
 
 def test_no_notes_at_many_union_positives():
-    report = measure_agreement(ratings_from_counts(600, 2100, 1400, 45900), seed=1, n_boot=100)
+    report = measure_agreement(ratings_from_counts(600, 2100, 1400, 45900), rng=1, n_boot=100)
     assert _coverage_notes(report.notes) == []
 
 
@@ -393,7 +393,7 @@ def test_notes_for_several_annotators_at_few_union_positives():
     truth = rng.random(400) < 0.05  # about 20 positives, 3 annotators
     codes = np.where(rng.random((400, 3)) < 0.85, truth[:, None], rng.random((400, 3)) < 0.03)
     ratings = ratings_from_matrix(codes.astype(float))
-    report = measure_agreement(ratings, seed=1, n_boot=100)
+    report = measure_agreement(ratings, rng=1, n_boot=100)
     notes = _coverage_notes(report.notes)
     shown = "logit-scale Wald interval for specific positive agreement covers as little as 0.89"
     assert any(shown in n for n in notes)
@@ -472,7 +472,7 @@ def test_psa_note_is_read_at_its_own_union_positives():
     truth = rng.random(400) < 0.05
     codes = np.where(rng.random((400, 3)) < 0.85, truth[:, None], rng.random((400, 3)) < 0.03)
     ratings = ratings_from_matrix(np.where(codes, "rare", "common"))
-    notes = _coverage_notes(measure_agreement(ratings, positive="common", seed=1).notes)
+    notes = _coverage_notes(measure_agreement(ratings, positive="common", rng=1).notes)
     assert not any("specific positive agreement" in n for n in notes)
     assert any("Fleiss' kappa" in n and "items rated 'rare'" in n for n in notes)
 
@@ -480,12 +480,12 @@ def test_psa_note_is_read_at_its_own_union_positives():
 def test_weighted_kappa_notes_are_read_at_items():
     pair = _ordinal_pair(80)
     ratings = ratings_from_matrix(pair)
-    boot = _coverage_notes(measure_agreement(ratings, level="ordinal", seed=1, n_boot=100).notes)
+    boot = _coverage_notes(measure_agreement(ratings, level="ordinal", rng=1, n_boot=100).notes)
     assert any(n.startswith("with 80 items the item-bootstrap interval for weighted") for n in boot)
-    wald = measure_agreement(ratings, level="ordinal", weighted_kappa_method="wald", seed=1)
+    wald = measure_agreement(ratings, level="ordinal", weighted_kappa_method="wald", rng=1)
     assert any("drop --weighted-kappa-method wald" in n for n in _coverage_notes(wald.notes))
     big = ratings_from_matrix(np.tile(pair, (10, 1)))
-    notes = _coverage_notes(measure_agreement(big, level="ordinal", seed=1, n_boot=100).notes)
+    notes = _coverage_notes(measure_agreement(big, level="ordinal", rng=1, n_boot=100).notes)
     assert not any("weighted kappa" in n for n in notes)
 
 

@@ -76,13 +76,13 @@ def test_krippendorff_orientation_gives_the_published_alpha():
     # Krippendorff K (2011) Computing Krippendorff's alpha-reliability: nominal alpha 0.743
     data = _reliability_data()
     ratings = ratings_from_matrix(data, rows="annotators")
-    alpha = measure_agreement(ratings, seed=1).coefficients["krippendorff_alpha"].estimate
+    alpha = measure_agreement(ratings, rng=1).coefficients["krippendorff_alpha"].estimate
     assert round(alpha, 3) == 0.743
     assert alpha == pytest.approx(
         krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"), abs=1e-12
     )
     same = ratings_from_matrix(data.T, rows="items")
-    assert measure_agreement(same, seed=1).coefficients["krippendorff_alpha"].estimate == alpha
+    assert measure_agreement(same, rng=1).coefficients["krippendorff_alpha"].estimate == alpha
 
 
 @pytest.mark.parametrize("command", [["plan"], ["agree"], ["schedule"], ["report"]])
@@ -125,14 +125,14 @@ def test_weighted_coefficients_are_named_as_weighted():
     truth = rng.integers(1, 5, 300)
     matrix = np.clip(truth[:, None] + rng.integers(-1, 2, (300, 3)), 1, 4).astype(float)
     ratings = ratings_from_matrix(matrix, rows="items")
-    ordinal = measure_agreement(ratings, level="ordinal", seed=1).coefficients
+    ordinal = measure_agreement(ratings, level="ordinal", rng=1).coefficients
     for name in ("fleiss_kappa", "brennan_prediger", "conger_kappa"):
         assert name not in ordinal
         assert f"{name}_quadratic" in ordinal
     weights = mr.agreement_weights(4, "quadratic", np.arange(4.0))
     dense = mr.fleiss_kappa(ratings.counts(), weights)  # the dense path, not the patterns
     assert ordinal["fleiss_kappa_quadratic"].estimate == pytest.approx(float(dense), abs=1e-12)
-    nominal = measure_agreement(ratings, seed=1).coefficients
+    nominal = measure_agreement(ratings, rng=1).coefficients
     assert {"fleiss_kappa", "brennan_prediger", "conger_kappa"} <= set(nominal)
 
 

@@ -299,8 +299,8 @@ def test_counts_give_the_report_of_their_items_written_out(cells, seed):
         written = ratings_from_matrix(expanded, ["A", "B"])
     except InvalidInput:
         return  # one category only: both refuse alike below
-    compact = measure_agreement(ratings_from_counts(*cells), seed=seed).to_dict()
-    full = measure_agreement(written, seed=seed).to_dict()
+    compact = measure_agreement(ratings_from_counts(*cells), rng=seed).to_dict()
+    full = measure_agreement(written, rng=seed).to_dict()
     for doc in (compact, full):
         doc.pop("source")
     assert compact == full
@@ -363,7 +363,7 @@ def test_sparse_ratings_equal_the_dense_path(n, m, k, missing, seed):
         np.add.at(table, (dense[both, i], dense[both, j]), 1)
         np.testing.assert_array_equal(ratings.pair_table(i, j), table)
     # statistics: Fleiss and alpha from the dense counts, diagnostics column by column
-    report = measure_agreement(ratings, seed=1)
+    report = measure_agreement(ratings, rng=1)
     fleiss = mr.chance_corrected(counts, "fleiss").estimate
     alpha = ka.krippendorff_alpha(counts, np.arange(kk, dtype=float))
     np.testing.assert_allclose(report.coefficients["fleiss_kappa"].estimate, fleiss, rtol=1e-12)
@@ -373,7 +373,7 @@ def test_sparse_ratings_equal_the_dense_path(n, m, k, missing, seed):
     assert report.summary["n_ratings"] == int((dense >= 0).sum())
     assert report.summary["n_pairable_items"] == int(((dense >= 0).sum(1) >= 2).sum())
     pos = kk - 1
-    diag = measure_agreement(ratings, positive=str(ratings.categories[pos]), seed=1).diagnostics
+    diag = measure_agreement(ratings, positive=str(ratings.categories[pos]), rng=1).diagnostics
     expected = _dense_diagnostics(dense, kk, pos)
     got = list(diag["per_annotator"].values())
     assert [e["items_rated"] for e in got] == expected["items_rated"]
@@ -410,7 +410,7 @@ def test_a_crowd_is_stored_linearly_in_its_ratings(tmp_path):
     assert ratings.item_index.size == 3 * n  # one entry per rating, not n x annotators
     assert ratings.n_annotators == len(np.unique(annotators))
     counts = np.stack([(labels == c).sum(1) for c in (0, 1)], axis=1)
-    report = measure_agreement(ratings, seed=1)
+    report = measure_agreement(ratings, rng=1)
     assert report.coefficients["fleiss_kappa"].estimate == pytest.approx(
         float(mr.chance_corrected(counts, "fleiss").estimate)
     )

@@ -115,8 +115,8 @@ def test_integer_annotators_and_labels_in_parquet_are_only_the_values_that_occur
     parquet = read_labels(tmp_path / "p.parquet")
     assert parquet.annotators == ("101", "317")
     assert list(parquet.categories) == [1, 2, 4, 5]
-    csv = measure_agreement(read_labels(tmp_path / "p.csv"), seed=1).coefficients
-    same = measure_agreement(parquet, seed=1).coefficients
+    csv = measure_agreement(read_labels(tmp_path / "p.csv"), rng=1).coefficients
+    same = measure_agreement(parquet, rng=1).coefficients
     assert same["gwet_ac1"].estimate == pytest.approx(csv["gwet_ac1"].estimate, abs=1e-12)
 
 
@@ -141,9 +141,9 @@ def test_weighted_cohen_kappa_at_the_interval_level_uses_the_values(tmp_path):
     p_o, p_e = (w * p).sum(), p.sum(1) @ w @ p.sum(0)
     by_hand = (p_o - p_e) / (1 - p_e)
     ratings = ratings_from_matrix(np.stack([a, b], 1).astype(float), rows="items")
-    got = measure_agreement(ratings, level="interval", seed=1).coefficients
+    got = measure_agreement(ratings, level="interval", rng=1).coefficients
     assert got["cohen_kappa_quadratic"].estimate == pytest.approx(by_hand, abs=1e-12)
-    ranks = measure_agreement(ratings, level="ordinal", seed=1).coefficients
+    ranks = measure_agreement(ratings, level="ordinal", rng=1).coefficients
     assert ranks["cohen_kappa_quadratic"].estimate != pytest.approx(by_hand, abs=1e-3)
 
 
@@ -165,7 +165,7 @@ def test_labels_equal_as_numbers_are_one_category(tmp_path):
     path.write_text("\n".join(lines) + "\n")
     ratings = read_labels(path)
     assert list(ratings.categories) == [1, 2]
-    report = measure_agreement(ratings, seed=1)
+    report = measure_agreement(ratings, rng=1)
     assert report.coefficients["observed_agreement"].estimate == 1.0
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -11,13 +11,16 @@ from planner.cli.common import (
     emit_json,
     flag_message,
     json_document,
+    note,
     parse_ints,
     seed_or_draw,
 )
 from planner.errors import InvalidInput
 
 if TYPE_CHECKING:
+    from planner.data.engine_duckdb import ReadOptions
     from planner.data.labels import Ratings
+    from planner.measuring.measure import AgreementReport
 
 # measure_agreement's notes that start with one of its parameters, which the CLI names as flags
 _NOTE_PARAMETERS = (
@@ -40,6 +43,8 @@ Examples:
   planner agree --counts 6,21,14,459 --contested contested.csv
 
   planner agree scores.tsv --level ordinal --order low,medium,high
+
+  planner agree 'big/*.parquet' --engine duckdb --memory-limit 1GB --temp-dir /tmp
 """
 
 
@@ -58,7 +63,11 @@ AGREE_HELP = (
 def agree_command(
     file: Annotated[
         str | None,
-        typer.Argument(help="Label file (.csv, .tsv, .parquet, .jsonl).", show_default=False),
+        typer.Argument(
+            help="Label file (.csv, .tsv, .parquet, .jsonl), or a quoted glob of CSV or "
+            "Parquet files ('data/*.parquet', counted by DuckDB).",
+            show_default=False,
+        ),
     ] = None,
     counts: Annotated[
         str | None,
@@ -235,6 +244,30 @@ def agree_command(
             rich_help_panel="Diagnostics",
         ),
     ] = False,
+    engine: Annotated[
+        str,
+        typer.Option(
+            help="pandas (in memory), duckdb (out of core: CSV, TSV, Parquet or a quoted glob "
+            "of them, such as 'data/*.parquet') or auto (duckdb for a glob or for files over "
+            "a quarter of the free memory, said on stderr).",
+            rich_help_panel="Input",
+        ),
+    ] = "auto",
+    memory_limit: Annotated[
+        str | None,
+        typer.Option(
+            help="DuckDB engine: most memory the count may use (default 2GB), e.g. 1GB.",
+            rich_help_panel="Input",
+            show_default=False,
+        ),
+    ] = None,
+    temp_dir: Annotated[
+        str | None,
+        typer.Option(
+            help="DuckDB engine: folder to spill to when the count exceeds --memory-limit.",
+            rich_help_panel="Input",
+        ),
+    ] = None,
     seed: Annotated[
         int | None, typer.Option(help="Seed for the bootstrap; drawn and printed if not given.")
     ] = None,
@@ -242,9 +275,7 @@ def agree_command(
         bool, typer.Option("--json", metavar="", help="Print one JSON document instead of tables.")
     ] = False,
 ) -> None:
-    from planner.data.labels import ratings_from_counts
-    from planner.data.reading import read_labels
-    from planner.measuring.diagnostics import contested_rows
+    from planner.data.engine_duckdb import ReadOptions
     from planner.measuring.measure import measure_agreement
 
     if (file is None) == (counts is None):
@@ -253,27 +284,19 @@ def agree_command(
         from planner.output.safe_output import check_new_file
 
         check_new_file(contested, name="--contested", force=force, inputs=[file] if file else [])
-    if counts is not None:
-        cells = parse_ints(counts, "--counts")
-        if len(cells) != 4:
-            raise InvalidInput(
-                f"--counts takes four numbers both,a_only,b_only,neither; got {counts!r}"
-            )
-        ratings = ratings_from_counts(*cells)
-    else:
-        assert file is not None  # exactly one of FILE and --counts, checked above
-        ratings = read_labels(
-            file,
-            layout=layout,
-            item_col=item_col,
-            annotator_col=annotator_col,
-            label_col=label_col,
-            annotator_cols=annotators.split(",") if annotators else None,
-            by=(by,) if by else (),
-            order=order.split(",") if order else None,
-            file_format=file_format,
-            missing=tuple(missing.split(",")) if missing else (),
-        )
+    options = ReadOptions(
+        layout=layout,
+        item_col=item_col,
+        annotator_col=annotator_col,
+        label_col=label_col,
+        annotator_cols=tuple(annotators.split(",")) if annotators else None,
+        by=(by,) if by else (),
+        order=tuple(order.split(",")) if order else None,
+        file_format=file_format,
+        missing=tuple(missing.split(",")) if missing else (),
+    )
+    source = _Source(file, counts, engine, memory_limit, temp_dir)
+    ratings, chosen = _read(source, options)
     report = measure_agreement(
         ratings,
         positive=positive,
@@ -288,37 +311,104 @@ def agree_command(
         kappa_method=kappa_method,
         weights=weights,
         by=by,
-        seed=seed_or_draw(seed),
+        rng=seed_or_draw(seed),
         cohen_marginals=cohen_marginals,
         weighted_kappa_method=weighted_kappa_method,
     )
-    unused = _unused_options(
-        counts=counts is not None,
-        contested=contested is not None,
-        force=force,
-        reader={
-            "--layout": layout != "auto",
-            "--item-col": item_col != "item",
-            "--annotator-col": annotator_col != "annotator",
-            "--label-col": label_col != "label",
-            "--annotators": annotators is not None,
-            "--format": file_format is not None,
-            "--missing": missing is not None,
-            "--order": order is not None,
-        },
-    )
-    notes = _flagged_notes(report.notes, ratings, order, level) + unused
-    report = replace(report, notes=notes)
+    unused = _unused_options(source, chosen, contested is not None, force, options)
+    report = replace(report, notes=_flagged_notes(report.notes, ratings, order, level) + unused)
     if contested is not None:
-        from planner.output.safe_output import write_csv_atomically
+        _write_contested(source, chosen, options, ratings, contested)
+    _emit(report, ratings, chosen, contested, json_output)
 
-        header, rows = contested_rows(ratings)
-        write_csv_atomically(contested, header, rows)
+
+@dataclass(frozen=True)
+class _Source:
+    """Where the ratings come from: a file (or glob) and the engine options, or --counts."""
+
+    file: str | None
+    counts: str | None
+    engine: str
+    memory_limit: str | None
+    temp_dir: str | None
+
+
+def _read(source: _Source, options: ReadOptions) -> tuple[Ratings, str]:
+    """The ratings, and the engine that read them (``counts`` for a 2x2 table)."""
+    from planner.data.engine_duckdb import DEFAULT_MEMORY_LIMIT, choose_engine, count_labels
+
+    if source.counts is not None:
+        from planner.data.labels import ratings_from_counts
+
+        cells = parse_ints(source.counts, "--counts")
+        if len(cells) != 4:
+            raise InvalidInput(
+                f"--counts takes four numbers both,a_only,b_only,neither; got {source.counts!r}"
+            )
+        return ratings_from_counts(*cells), "counts"
+    assert source.file is not None  # exactly one of FILE and --counts, checked above
+    chosen, why = choose_engine(source.engine, source.file, options.file_format)
+    if source.engine == "auto" and chosen == "duckdb":
+        note(why)
+    if chosen == "duckdb":
+        limit = source.memory_limit or DEFAULT_MEMORY_LIMIT
+        return count_labels(
+            source.file, options, memory_limit=limit, temp_dir=source.temp_dir
+        ), chosen
+    from planner.data.reading import read_labels
+
+    ratings = read_labels(
+        source.file,
+        layout=options.layout,
+        item_col=options.item_col,
+        annotator_col=options.annotator_col,
+        label_col=options.label_col,
+        annotator_cols=list(options.annotator_cols) if options.annotator_cols else None,
+        by=options.by,
+        order=list(options.order) if options.order else None,
+        file_format=options.file_format,
+        missing=options.missing,
+    )
+    return ratings, chosen
+
+
+def _write_contested(
+    source: _Source, chosen: str, options: ReadOptions, ratings: Ratings, contested: str
+) -> None:
+    """The contested items to their file: from SQL with DuckDB, else from the ratings."""
+    if chosen == "duckdb":
+        from planner.data.engine_duckdb import DEFAULT_MEMORY_LIMIT, write_contested_items
+
+        assert source.file is not None
+        write_contested_items(
+            source.file,
+            contested,
+            options,
+            memory_limit=source.memory_limit or DEFAULT_MEMORY_LIMIT,
+            temp_dir=source.temp_dir,
+        )
+        return
+    from planner.measuring.diagnostics import contested_rows
+    from planner.output.safe_output import write_csv_atomically
+
+    header, rows = contested_rows(ratings)
+    write_csv_atomically(contested, header, rows)
+
+
+def _emit(
+    report: AgreementReport,
+    ratings: Ratings,
+    chosen: str,
+    contested: str | None,
+    json_output: bool,
+) -> None:
+    """Print the report: one JSON document, or the tables."""
     if json_output:
         doc = report.to_dict()
         doc["input"] = json_document(ratings.input)
-        for note in ratings.notes:  # how the input was read, also when stdout is JSON
-            typer.echo(f"note: {note}", err=True)
+        doc["engine"] = chosen
+        for line in ratings.notes:  # how the input was read, also when stdout is JSON
+            typer.echo(f"note: {line}", err=True)
         doc["contested_file"] = contested
         emit_json(doc)
         return
@@ -333,26 +423,51 @@ def agree_command(
 
 
 def _unused_options(
-    *, counts: bool, contested: bool, force: bool, reader: dict[str, bool]
+    source: _Source, chosen: str, contested: bool, force: bool, options: ReadOptions
 ) -> list[str]:
     """One note per option given where it has no effect."""
+    from planner.data.engine_duckdb import ReadOptions
+
     notes = []
     if force and not contested:
         notes.append("--force has no effect without --contested (it replaces that file)")
-    if counts:
+    default = ReadOptions()
+    if source.counts is not None:
+        reader = {
+            "--layout": options.layout != default.layout,
+            "--item-col": options.item_col != default.item_col,
+            "--annotator-col": options.annotator_col != default.annotator_col,
+            "--label-col": options.label_col != default.label_col,
+            "--annotators": options.annotator_cols is not None,
+            "--format": options.file_format is not None,
+            "--missing": bool(options.missing),
+            "--order": options.order is not None,
+            "--engine": source.engine != "auto",
+        }
         given = [flag for flag, on in reader.items() if on]
         if given:
             notes.append(f"{', '.join(given)}: options for label files, no effect with --counts")
+    if chosen != "duckdb":
+        given = [
+            flag
+            for flag, value in (
+                ("--memory-limit", source.memory_limit),
+                ("--temp-dir", source.temp_dir),
+            )
+            if value is not None
+        ]
+        if given:
+            notes.append(f"{', '.join(given)}: options of --engine duckdb, no effect here")
     return notes
 
 
 def _flagged_notes(notes: list[str], ratings: Ratings, order: str | None, level: str) -> list[str]:
     """The report's notes with parameters named as flags, and what ``--order`` did."""
     out = []
-    for note in notes:
-        name = note.split(" ", 1)[0]
+    for text in notes:
+        name = text.split(" ", 1)[0]
         out.append(
-            flag_message(InvalidInput(note, parameter=name)) if name in _NOTE_PARAMETERS else note
+            flag_message(InvalidInput(text, parameter=name)) if name in _NOTE_PARAMETERS else text
         )
     if order and level != "ordinal":
         out.append(f"--order has no effect at --level {level}: it ranks labels for ordinal only")

@@ -238,6 +238,53 @@ class Ratings:
             f"--positive {label!r} is not a label in {self.source} (labels: {shown})"
         )
 
+    def label_vector_keys(self) -> NDArray[np.int64] | None:
+        """``(rows,)`` each row's label vector as one number, or None when it does not fit.
+
+        The key is ``sum_j (code_j + 1) (K + 1)^j`` over the annotators ``j`` who rated the
+        row (the number DuckDB's count step computes, :mod:`planner.data.engine_duckdb`);
+        None when ``(K + 1)^m`` does not fit in 62 bits.
+        """
+        k, m = self.n_categories, self.n_annotators
+        if m * np.log2(k + 1) >= 62 or self.n_rows == 0:
+            return None
+        powers = (k + 1) ** np.arange(m, dtype=np.int64)
+        digits = (self.label_index.astype(np.int64) + 1) * powers[self.annotator_index]
+        starts = np.searchsorted(self.item_index, np.arange(self.n_rows))
+        return np.add.reduceat(digits, starts)  # every row has a rating (see _finish)
+
+    def distinct_rows(self) -> Ratings | None:
+        """The same ratings with one row per distinct label vector, in key order, weighted.
+
+        Rows are sorted by :meth:`label_vector_keys`, so a file counted by DuckDB and the
+        same file read by pandas give the same rows in the same order (and the same
+        bootstrap draws). Groups and item ids are dropped. None when the keys do not fit.
+        """
+        keys = self.label_vector_keys()
+        if keys is None:
+            return None
+        unique, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        w = np.ones(self.n_rows, dtype=np.int64) if self.weights is None else self.weights
+        weights = np.bincount(inverse.ravel(), weights=w, minlength=len(unique))
+        mine = np.zeros(self.n_rows, dtype=bool)
+        mine[first] = True
+        rows = self.select_items(mine)  # rows in their original order: put them in key order
+        new_item = np.searchsorted(unique, keys[np.sort(first)])[rows.item_index]
+        sort = np.lexsort((rows.annotator_index, new_item))
+        return Ratings(
+            item_index=new_item[sort].astype(np.int64),
+            annotator_index=rows.annotator_index[sort],
+            label_index=rows.label_index[sort],
+            categories=self.categories,
+            annotators=self.annotators,
+            items=np.arange(len(unique)),
+            source=self.source,
+            notes=self.notes,
+            ordered=self.ordered,
+            weights=np.round(weights).astype(np.int64),
+            input=self.input,
+        )
+
     def select_items(self, mask: NDArray[np.bool_]) -> Ratings:
         """The ratings of a subset of rows."""
         keep = np.asarray(mask, dtype=bool)

@@ -559,31 +559,19 @@ def read_labels(
     check_choice("layout", layout, LAYOUTS)
     order = check_order(order)
     missing = tuple(missing)
-    source = str(path)
     p = Path(path)
     check_path(p)
     fmt = _format_of(p, file_format)
-    text = fmt in ("csv", "tsv")
     if layout == "auto" and annotator_cols:
         layout = "wide"
-    frame = None
     auto = layout == "auto"
-    if layout == "auto":
-        if text:
-            sample = read_table(p, fmt, None, missing, nrows=SAMPLE_ROWS)
-        else:
-            frame = read_table(p, fmt, (), missing)
-            sample = frame.head(SAMPLE_ROWS)
-        layout, found_item = choose_layout(
-            sample,
-            item_col=item_col,
-            annotator_col=annotator_col,
-            label_col=label_col,
-            by=by,
-            source=source,
+    frame = None
+    if auto:
+        layout, found_item, frame = _choose_layout(
+            p, fmt, missing, (item_col, annotator_col, label_col), by, str(path)
         )
-        if found_item is not None:
-            item_col = found_item
+        item_col = found_item if found_item is not None else item_col
+    text = fmt in ("csv", "tsv")
     if layout == "long":
         if frame is None:
             frame = read_table(p, fmt, (annotator_col, label_col), missing, missing_in=(label_col,))
@@ -594,7 +582,7 @@ def read_labels(
             label_col=label_col,
             by=by,
             order=order,
-            source=source,
+            source=str(path),
             missing=missing if not text else (),
         )
         note = (
@@ -613,11 +601,42 @@ def read_labels(
         annotator_cols=annotator_cols,
         by=by,
         order=order,
-        source=source,
+        source=str(path),
         missing=missing if not text else (),
         id_fallback=auto,
     )
     return _with_note(ratings, None, missing)
+
+
+def _choose_layout(
+    p: Path,
+    fmt: str,
+    missing: tuple[str, ...],
+    columns: tuple[str, str, str],
+    by: tuple[str, ...],
+    source: str,
+) -> tuple[str, str | None, Any]:
+    """``(layout, item column found, the frame if it had to be read whole)`` for ``auto``.
+
+    CSV and TSV are sniffed from their first rows; other formats are read once, whole, and
+    the frame is passed on.
+    """
+    frame = None
+    if fmt in ("csv", "tsv"):
+        sample = read_table(p, fmt, None, missing, nrows=SAMPLE_ROWS)
+    else:
+        frame = read_table(p, fmt, (), missing)
+        sample = frame.head(SAMPLE_ROWS)
+    item_col, annotator_col, label_col = columns
+    layout, found_item = choose_layout(
+        sample,
+        item_col=item_col,
+        annotator_col=annotator_col,
+        label_col=label_col,
+        by=by,
+        source=source,
+    )
+    return layout, found_item, frame
 
 
 def _with_note(ratings: Ratings, note: str | None, missing: tuple[str, ...]) -> Ratings:

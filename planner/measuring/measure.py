@@ -64,7 +64,7 @@ from planner.statistics.intervals import (
     psa_standard_error,
     wilson_interval,
 )
-from planner.validation import RULES, check, check_choice, shown
+from planner.validation import RULES, RngLike, check, check_choice, seed_from, shown
 
 N_BOOT_MAX = 100_000  # see RULES["n_boot"]
 WEIGHTS = ("quadratic", "linear")
@@ -169,7 +169,7 @@ def measure_agreement(
     kappa_method: str | None = None,
     weights: str | None = None,
     by: str | None = None,
-    seed: int = 0,
+    rng: RngLike = None,
     cohen_marginals: str | None = None,
     weighted_kappa_method: str | None = None,
 ) -> AgreementReport:
@@ -178,7 +178,8 @@ def measure_agreement(
     Parameters
     ----------
     ratings
-        The ratings (see :mod:`planner.data.labels`).
+        The ratings (see :mod:`planner.data.labels`): read from a file by pandas, counted
+        by DuckDB (one weighted row per distinct label vector), or built in memory.
     positive
         Label of the positive class (for PSA/NSA, prevalence and the decision). Labels
         0/1 and False/True need none.
@@ -208,8 +209,10 @@ def measure_agreement(
         annotators or with ``bootstrap=True`` it has no effect, and a note says so.
     by
         Grouping column (kept in ``ratings.groups``) for agreement by group.
-    seed
-        Seed of the random generator (bootstrap).
+    rng
+        Randomness of the bootstrap: anything :func:`numpy.random.default_rng` takes
+        (default None: fresh entropy). The integer seed used is recorded in the report's
+        ``seed``, so that ``rng=report.seed`` draws the same numbers again.
     cohen_marginals
         Marginals of Cohen's kappa when some items have one rating of the two:
         ``"complete"`` (default, also for ``None``: the table of items both annotators
@@ -231,58 +234,111 @@ def measure_agreement(
         decide_on=decide_on,
         not_demonstrated_below=not_demonstrated_below,
         demonstrated_at=demonstrated_at,
-        seed=seed,
         cohen_marginals=cohen_marginals,
         weighted_kappa_method=weighted_kappa_method,
     )
-    rng = np.random.default_rng(seed)
-    lo: Any
-    hi: Any
-    nlo: Any
-    nhi: Any
-    est: Any
-    k = ratings.n_categories
-    n_items = ratings.n_items
-    notes = list(ratings.notes)
-    values = ratings.numeric_values(level) if level in ("interval", "ratio") else None
-    if level == "ordinal" and not ratings.ordered:
-        raise InvalidInput(
-            f"{ratings.source}: --level ordinal needs numeric labels or --order (lowest first) "
-            f"for text labels such as {shown(ratings.categories[0])}"
-        )
-    if level == "ordinal" and values is None:
-        values = np.arange(k, dtype=float)
-    weights_kind = None if level == "nominal" else (weights or "quadratic")
-    weight_matrix = None if weights_kind is None else ag.agreement_weights(k, weights_kind, values)
-    pos = _positive_index(ratings, positive)
-    two = ratings.n_annotators == 2
+    seed = seed_from(rng)
+    settings = _Settings(
+        confidence_level, bootstrap, alpha_min, kappa_method, cohen_marginals, weighted_kappa_method
+    )
+    boot = _Bootstrap(np.random.default_rng(seed), n_boot, confidence_level)
+    d = _prepare(ratings, level, weights, positive)
     if decide_on is not None:
-        check_choice("decide_on", decide_on, _coefficient_names(two, weights_kind, pos, k))
+        check_choice("decide_on", decide_on, _coefficient_names(d.two, d.weights_kind, d.pos, d.k))
+    notes = list(ratings.notes) + d.notes
     notes += _ignored_options(ratings.n_annotators, level, bootstrap, kappa_method, weights)
     notes += _ignored_peer_options(
         ratings, level, bootstrap, cohen_marginals, weighted_kappa_method
     )
-    patterns = ratings.count_patterns()  # linear in the ratings, any K
-    mult = patterns.multiplicity
-    category_totals = patterns.per_category(mult)
-    coefficients: dict[str, Coefficient] = {}
-    summary: dict[str, Any] = {
-        "n_items": n_items,
-        "n_pairable_items": ratings.n_pairable_items,
-        "n_ratings": ratings.n_ratings,
-        "category_counts": {
-            str(c): int(v) for c, v in zip(ratings.categories, category_totals, strict=True)
-        },
-    }
-    one_category = k == 1 or (category_totals > 0).sum() == 1
-    if one_category:
-        only = shown(ratings.categories[np.argmax(category_totals)])
-        notes.append(
-            f"every rating is {only}: chance-corrected coefficients are undefined "
-            "(chance agreement is 1)"
-        )
+    out = _Collector()
+    summary = dict(d.summary)
+    run = _Run(d, settings, boot, out, summary, notes)
+    table = _pair_coefficients(run) if d.two else None
+    _multirater_coefficients(run)
+    _alpha_coefficient(run)
+    _specific_agreement(run, table)
+    notes += small_count_notes(ratings, out.coefficients, d.patterns, d.pos, bootstrap)
+    target = decide_on or ("psa" if "psa" in out.coefficients else "krippendorff_alpha")
+    check_choice("decide_on", target, tuple(out.coefficients))
+    co = out.coefficients[target]
+    decision = decide(
+        target, co.estimate, co.ci_low, co.ci_high, not_demonstrated_below, demonstrated_at
+    )
+    return AgreementReport(
+        source=ratings.source,
+        n_items=ratings.n_items,
+        n_annotators=ratings.n_annotators,
+        annotators=list(ratings.annotators),
+        categories=[plain_value(c) for c in ratings.categories],
+        level=level,
+        positive=None if d.pos is None else plain_value(ratings.categories[d.pos]),
+        confidence_level=confidence_level,
+        coefficients=out.coefficients,
+        summary=summary,
+        decision=decision,
+        diagnostics=diagnose(ratings, d.pos, by, confidence_level),
+        seed=seed,
+        notes=notes,
+    )
+
+
+# --------------------------------------------------------------------------- the pieces
+
+
+@dataclass(frozen=True)
+class _Settings:
+    """The options of :func:`measure_agreement` that choose intervals."""
+
+    confidence_level: float
+    bootstrap: bool
+    alpha_min: float | None
+    kappa_method: str | None
+    cohen_marginals: str | None
+    weighted_kappa_method: str | None
+
+
+@dataclass(frozen=True)
+class _Data:
+    """The ratings and what every coefficient needs of them: count patterns, weights, ..."""
+
+    ratings: Ratings
+    patterns: Any  # planner.statistics.multirater.Patterns
+    level: str
+    values: NDArray | None
+    weights_kind: str | None
+    weight_matrix: NDArray | None
+    pos: int | None
+    one_category: bool
+    summary: dict[str, Any]
+    notes: list[str]
+
+    @property
+    def k(self) -> int:
+        return self.ratings.n_categories
+
+    @property
+    def two(self) -> bool:
+        return self.ratings.n_annotators == 2
+
+    @property
+    def mult(self) -> NDArray:
+        return self.patterns.multiplicity
+
+    @property
+    def boot_width(self) -> int:
+        """Floats per resample and pattern: ``(..., P, L)`` temporaries and the marginals."""
+        p = self.patterns
+        return 4 * p.counts.shape[1] + -(-self.k // max(1, p.n_patterns))
+
+
+@dataclass
+class _Collector:
+    """The coefficients, in the order they are computed (the report's order)."""
+
+    coefficients: dict[str, Coefficient] = field(default_factory=dict)
 
     def add(
+        self,
         name: str,
         estimate: Any,
         lo: Any,
@@ -295,228 +351,310 @@ def measure_agreement(
         est = scalar(estimate)
         if not math.isfinite(est) and not note:
             note = "undefined for these ratings (no variation or no pairable items)"
-        coefficients[name] = Coefficient(
+        self.coefficients[name] = Coefficient(
             name, est, scalar(lo), scalar(hi), method, int(n), note, scalar(se)
         )
 
-    # floats per resample and pattern: (..., P, L) temporaries, plus the (..., K) marginals
-    boot_width = 4 * patterns.counts.shape[1] + -(-k // max(1, patterns.n_patterns))
 
-    def boot_draws(statistic: Callable[[NDArray], NDArray]) -> NDArray:
-        """Statistic of the distinct rows under resampled multiplicities, ``(n_boot,)``."""
-        parts = [statistic(m) for m in _resampled(mult, n_boot, rng, boot_width)]
+@dataclass(frozen=True)
+class _Bootstrap:
+    """The one item bootstrap behind every bootstrap interval.
+
+    A statistic of distinct rows (count patterns, or the cells of a pair table) is taken
+    under resampled multiplicities (:func:`_resampled`), one random stream for the whole
+    report, in the report's order.
+    """
+
+    rng: np.random.Generator
+    n_boot: int
+    confidence_level: float
+
+    @property
+    def name(self) -> str:
+        return f"bootstrap, items (B={self.n_boot})"
+
+    def draws(
+        self, multiplicity: NDArray, statistic: Callable[[NDArray], NDArray], width: int = 1
+    ) -> NDArray:
+        """``(n_boot,)`` the statistic under each resample of the rows."""
+        parts = [statistic(m) for m in _resampled(multiplicity, self.n_boot, self.rng, width)]
         return np.concatenate([np.atleast_1d(p) for p in parts])
 
-    def boot(statistic: Callable[[NDArray], NDArray]) -> tuple[float, float]:
-        return _percentile(boot_draws(statistic), confidence_level)
+    def interval(
+        self, multiplicity: NDArray, statistic: Callable[[NDArray], NDArray], width: int = 1
+    ) -> tuple[float, float]:
+        return _percentile(self.draws(multiplicity, statistic, width), self.confidence_level)
 
-    boot_name = f"bootstrap, items (B={n_boot})"
+    def patterns(self, d: _Data, statistic: Callable[[NDArray], NDArray]) -> tuple[float, float]:
+        """Percentile interval of a statistic of the count patterns."""
+        return self.interval(d.mult, statistic, d.boot_width)
 
-    # ---- two annotators: the pair table
-    if two:
-        table = ratings.pair_table()
-        n_pair = int(table.sum())
-        cells = table.ravel()
+    def pair(self, table: NDArray, statistic: Callable[[NDArray], NDArray]) -> tuple[float, float]:
+        """Percentile interval of a statistic of a ``(K, K)`` pair table."""
+        k = table.shape[0]
+        return self.interval(table.ravel(), lambda m: statistic(m.reshape(-1, k, k)))
 
-        def boot_pair(fn: Callable[[NDArray], NDArray]) -> tuple[float, float]:
-            draws = [fn(m.reshape(-1, k, k)) for m in _resampled(cells, n_boot, rng, 1)]
-            return _percentile(np.concatenate(draws), confidence_level)
 
-        p_o = ag.observed_agreement(table)
-        lo, hi = (
-            boot_pair(ag.observed_agreement)
-            if bootstrap
-            else wilson_interval(np.trace(table), n_pair, confidence_level)
+def _prepare(ratings: Ratings, level: str, weights: str | None, positive: str | None) -> _Data:
+    """Count patterns, numeric values, agreement weights and the summary's counts."""
+    k = ratings.n_categories
+    values = ratings.numeric_values(level) if level in ("interval", "ratio") else None
+    if level == "ordinal" and not ratings.ordered:
+        raise InvalidInput(
+            f"{ratings.source}: --level ordinal needs numeric labels or --order (lowest first) "
+            f"for text labels such as {shown(ratings.categories[0])}"
         )
-        se_po = np.sqrt(p_o * (1 - p_o) / n_pair) if n_pair else np.nan
-        add(
-            "observed_agreement",
-            p_o,
-            lo,
-            hi,
-            boot_name if bootstrap else "Wilson",
-            n_pair,
-            se=se_po,
+    if level == "ordinal" and values is None:
+        values = np.arange(k, dtype=float)
+    weights_kind = None if level == "nominal" else (weights or "quadratic")
+    weight_matrix = None if weights_kind is None else ag.agreement_weights(k, weights_kind, values)
+    pos = _positive_index(ratings, positive)
+    patterns = ratings.count_patterns()  # linear in the ratings, any K
+    category_totals = patterns.per_category(patterns.multiplicity)
+    summary: dict[str, Any] = {
+        "n_items": ratings.n_items,
+        "n_pairable_items": ratings.n_pairable_items,
+        "n_ratings": ratings.n_ratings,
+        "category_counts": {
+            str(c): int(v) for c, v in zip(ratings.categories, category_totals, strict=True)
+        },
+    }
+    notes = []
+    one_category = k == 1 or (category_totals > 0).sum() == 1
+    if one_category:
+        only = shown(ratings.categories[np.argmax(category_totals)])
+        notes.append(
+            f"every rating is {only}: chance-corrected coefficients are undefined "
+            "(chance agreement is 1)"
         )
-        kappa = ag.cohen_kappa(table)
-        method = kappa_method or ("score" if k == 2 else "fce")
-        if k != 2 and method in ("score", "gof"):
-            raise InvalidInput(f"--kappa-method {method} needs binary labels; use fce or bootstrap")
-        kappa_se = ag.weighted_kappa_standard_error(table)
-        gwet_marginals = cohen_marginals == "gwet" and ratings.n_pairable_items < n_items
-        summary["cohen_marginals"] = {
-            "used": "gwet" if gwet_marginals else "complete",
-            "meaning": "every rating of each annotator (Gwet 2014)"
-            if gwet_marginals
-            else "the items both annotators rated"
-            + (
-                " (the same here: every item has both ratings)" if cohen_marginals == "gwet" else ""
-            ),
-        }
-        if gwet_marginals:
-            res = _conger(ratings, None)
-            kappa, kappa_se = res.estimate, res.standard_error
-            lo, hi = res.confidence_interval(confidence_level)
-            lo, hi = np.maximum(lo, -1.0), np.minimum(hi, 1.0)
-            kname = "Gwet variance, t (Gwet marginals: every rating of each annotator)"
-        elif bootstrap or method == "bootstrap":
-            lo, hi = boot_pair(ag.cohen_kappa)
-            kname = f"{boot_name}, Cohen's kappa"
+    return _Data(
+        ratings, patterns, level, values, weights_kind, weight_matrix, pos, one_category,
+        summary, notes,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One measurement under way: the data, the settings, the bootstrap and the results."""
+
+    d: _Data
+    s: _Settings
+    boot: _Bootstrap
+    out: _Collector
+    summary: dict[str, Any]
+    notes: list[str]
+
+
+# --------------------------------------------------------------------------- two annotators
+
+
+def _pair_coefficients(
+    m: _Run,
+) -> NDArray:
+    """Observed agreement, Cohen's kappa (and its weighted form) of the pair table."""
+    d, s, boot, out, summary = m.d, m.s, m.boot, m.out, m.summary
+    table = d.ratings.pair_table()
+    n_pair = int(table.sum())
+    p_o = ag.observed_agreement(table)
+    lo: Any
+    hi: Any
+    lo, hi = (
+        boot.pair(table, ag.observed_agreement)
+        if s.bootstrap
+        else wilson_interval(np.trace(table), n_pair, s.confidence_level)
+    )
+    se_po = np.sqrt(p_o * (1 - p_o) / n_pair) if n_pair else np.nan
+    method = boot.name if s.bootstrap else "Wilson"
+    out.add("observed_agreement", p_o, lo, hi, method, n_pair, se=se_po)
+    _cohen_kappa(m, table)
+    if d.weights_kind:  # weights on the categories' values (ranks at the ordinal level)
+        wk = ag.cohen_kappa(table, d.weight_matrix)
+        wse = ag.weighted_kappa_standard_error(table, d.weight_matrix)
+        if s.weighted_kappa_method == "wald" and not s.bootstrap:
+            z_w = normal_quantile(s.confidence_level)
+            lo, hi = max(wk - z_w * wse, -1.0), min(wk + z_w * wse, 1.0)
+            wname = "Wald, FCE (1969) SE"
         else:
-            lo, hi, kname = _pair_kappa_interval(table, confidence_level, method)
-        if k == 2 and not gwet_marginals:  # union positives: items off the larger agree cell
-            note = coverage_note(
-                "kappa",
-                "bootstrap" if bootstrap else method,
-                n_pair - float(np.max(np.diag(table))),
-                "use --kappa-method score without --bootstrap" if bootstrap else None,
-            )
-            if note is not None:
-                notes.append(note)
-        add(
-            "cohen_kappa",
-            kappa,
-            lo,
-            hi,
-            kname,
-            n_pair,
-            _undefined_note(kappa, one_category),
-            se=kappa_se,
+            lo, hi = boot.pair(table, lambda t: ag.cohen_kappa(t, d.weight_matrix))
+            wname = boot.name
+        out.add(f"cohen_kappa_{d.weights_kind}", wk, lo, hi, wname, n_pair, se=wse)
+        summary[f"cohen_kappa_{d.weights_kind}_test_zero"] = _kappa_test_zero(
+            table, d.weight_matrix
         )
-        summary["cohen_kappa_test_zero"] = _kappa_test_zero(table, None)
-        if weights_kind:  # weights on the categories' values (ranks at the ordinal level)
-            wk = ag.cohen_kappa(table, weight_matrix)
-            wse = ag.weighted_kappa_standard_error(table, weight_matrix)
-            if weighted_kappa_method == "wald" and not bootstrap:
-                z_w = normal_quantile(confidence_level)
-                lo, hi = max(wk - z_w * wse, -1.0), min(wk + z_w * wse, 1.0)
-                wname = "Wald, FCE (1969) SE"
-            else:
-                lo, hi = boot_pair(lambda t: ag.cohen_kappa(t, weight_matrix))
-                wname = boot_name
-            add(f"cohen_kappa_{weights_kind}", wk, lo, hi, wname, n_pair, se=wse)
-            summary[f"cohen_kappa_{weights_kind}_test_zero"] = _kappa_test_zero(
-                table, weight_matrix
-            )
+    return table
 
-    # ---- any number of annotators: per-item counts
-    if not two:
+
+def _cohen_kappa(
+    m: _Run,
+    table: NDArray,
+) -> None:
+    """Cohen's kappa with the interval chosen, its marginals and its test of kappa = 0."""
+    d, s, boot, out, summary, notes = m.d, m.s, m.boot, m.out, m.summary, m.notes
+    k, n_pair = d.k, int(table.sum())
+    kappa = ag.cohen_kappa(table)
+    method = s.kappa_method or ("score" if k == 2 else "fce")
+    if k != 2 and method in ("score", "gof"):
+        raise InvalidInput(f"--kappa-method {method} needs binary labels; use fce or bootstrap")
+    kappa_se = ag.weighted_kappa_standard_error(table)
+    gwet = s.cohen_marginals == "gwet" and d.ratings.n_pairable_items < d.ratings.n_items
+    summary["cohen_marginals"] = {
+        "used": "gwet" if gwet else "complete",
+        "meaning": "every rating of each annotator (Gwet 2014)"
+        if gwet
+        else "the items both annotators rated"
+        + (" (the same here: every item has both ratings)" if s.cohen_marginals == "gwet" else ""),
+    }
+    lo: Any
+    hi: Any
+    if gwet:
+        res = _conger(d.ratings, None)
+        kappa, kappa_se = res.estimate, res.standard_error
+        lo, hi = res.confidence_interval(s.confidence_level)
+        lo, hi = np.maximum(lo, -1.0), np.minimum(hi, 1.0)
+        kname = "Gwet variance, t (Gwet marginals: every rating of each annotator)"
+    elif s.bootstrap or method == "bootstrap":
+        lo, hi = boot.pair(table, ag.cohen_kappa)
+        kname = f"{boot.name}, Cohen's kappa"
+    else:
+        lo, hi, kname = _pair_kappa_interval(table, s.confidence_level, method)
+    if k == 2 and not gwet:  # union positives: items off the larger agree cell
+        note = coverage_note(
+            "kappa",
+            "bootstrap" if s.bootstrap else method,
+            n_pair - float(np.max(np.diag(table))),
+            "use --kappa-method score without --bootstrap" if s.bootstrap else None,
+        )
+        if note is not None:
+            notes.append(note)
+    undefined = _undefined_note(kappa, d.one_category)
+    out.add("cohen_kappa", kappa, lo, hi, kname, n_pair, undefined, se=kappa_se)
+    summary["cohen_kappa_test_zero"] = _kappa_test_zero(table, None)
+
+
+# --------------------------------------------------------------------------- any number
+
+
+def _multirater_coefficients(
+    m: _Run,
+) -> None:
+    """Pairwise observed agreement (3+), Fleiss, AC1/AC2, Brennan-Prediger, Conger (3+)."""
+    d, boot, out, summary = m.d, m.boot, m.out, m.summary
+    patterns = d.patterns
+    if not d.two:
         p_a = mr.pairwise_agreement_patterns(patterns)
-        lo, hi = boot(lambda m: mr.pairwise_agreement_patterns(patterns, m))
-        add(
+        lo, hi = boot.patterns(d, lambda m: mr.pairwise_agreement_patterns(patterns, m))
+        out.add(
             "observed_agreement",
             p_a,
             lo,
             hi,
-            boot_name,
-            int(mult @ (patterns.totals >= 2)),
+            boot.name,
+            int(d.mult @ (patterns.totals >= 2)),
             "pairwise agreement over items with two or more ratings",
         )
     for name, chance in (
-        (weighted_name("fleiss_kappa", weights_kind), "fleiss"),
-        ("gwet_ac1" if not weights_kind else "gwet_ac2", "gwet"),
-        (weighted_name("brennan_prediger", weights_kind), "brennan-prediger"),
+        (weighted_name("fleiss_kappa", d.weights_kind), "fleiss"),
+        ("gwet_ac1" if not d.weights_kind else "gwet_ac2", "gwet"),
+        (weighted_name("brennan_prediger", d.weights_kind), "brennan-prediger"),
     ):
-        res = mr.chance_corrected_patterns(patterns, chance, weight_matrix)
-        if bootstrap:
-
-            def resampled(m: NDArray, c: str = chance) -> NDArray:
-                return mr.chance_corrected_patterns(patterns, c, weight_matrix, m).estimate
-
-            lo, hi = boot(resampled)
-            method = boot_name
-        else:  # AC1/AC2 and BP on log(1 - c): see ChanceCorrected.confidence_interval
-            scale = "linear" if chance == "fleiss" else "log1m"
-            lo, hi = res.confidence_interval(confidence_level, scale)
-            lo, hi = np.maximum(lo, -1.0), np.minimum(hi, 1.0)
-            method = "Gwet variance, t" + ("" if chance == "fleiss" else " on log(1 - c)")
-        add(
-            name,
-            res.estimate,
-            lo,
-            hi,
-            method,
-            int(res.n_items),
-            _undefined_note(res.estimate, one_category),
-            se=res.standard_error,
-        )
-        if name == "fleiss_kappa":  # the Fleiss-Nee-Landis test is for unweighted kappa
-            se0 = mr.fleiss_kappa_null_se_patterns(patterns)
-            z = scalar(res.estimate) / scalar(se0) if scalar(se0) > 0 else float("nan")
-            summary["fleiss_kappa_test_zero"] = {
-                "se_under_kappa_zero": scalar(se0),
-                "z": z,
-                "p_value": _two_sided_p(z),
-                "note": "Fleiss-Nee-Landis variance: for testing kappa = 0 only, not intervals",
-            }
-    if ratings.n_annotators >= 3:
-        _add_conger(
-            ratings,
-            weight_matrix,
-            weights_kind,
-            confidence_level,
-            bootstrap,
-            n_boot,
-            rng,
-            add,
-            notes,
-        )
+        _chance_corrected(m, name, chance)
+    if d.ratings.n_annotators >= 3:
+        _add_conger(m)
+    kappa = weighted_name("fleiss_kappa", d.weights_kind) if not d.two else "cohen_kappa"
     summary["landis_koch"] = {
-        "label": landis_koch(
-            coefficients[weighted_name("fleiss_kappa", weights_kind)].estimate
-            if not two
-            else coefficients["cohen_kappa"].estimate
-        ),
+        "label": landis_koch(out.coefficients[kappa].estimate),
         "caution": "Landis & Koch (1977) labels are conventional, not statistically motivated",
     }
 
-    z = normal_quantile(confidence_level)
 
-    # ---- Krippendorff's alpha
-    alpha_values = values if values is not None else np.arange(k, dtype=float)
-    big_scale = level in ("interval", "ratio") and k > 2000
+def _chance_corrected(
+    m: _Run,
+    name: str,
+    chance: str,
+) -> None:
+    """One chance-corrected coefficient of the count patterns, with Gwet's variance."""
+    d, s, boot, out, summary = m.d, m.s, m.boot, m.out, m.summary
+    res = mr.chance_corrected_patterns(d.patterns, chance, d.weight_matrix)
+    lo: Any
+    hi: Any
+    if s.bootstrap:
+        lo, hi = boot.patterns(
+            d,
+            lambda m: mr.chance_corrected_patterns(d.patterns, chance, d.weight_matrix, m).estimate,
+        )
+        method = boot.name
+    else:  # AC1/AC2 and BP on log(1 - c): see ChanceCorrected.confidence_interval
+        scale = "linear" if chance == "fleiss" else "log1m"
+        lo, hi = res.confidence_interval(s.confidence_level, scale)
+        lo, hi = np.maximum(lo, -1.0), np.minimum(hi, 1.0)
+        method = "Gwet variance, t" + ("" if chance == "fleiss" else " on log(1 - c)")
+    undefined = _undefined_note(res.estimate, d.one_category)
+    out.add(name, res.estimate, lo, hi, method, int(res.n_items), undefined, se=res.standard_error)
+    if name == "fleiss_kappa":  # the Fleiss-Nee-Landis test is for unweighted kappa
+        se0 = mr.fleiss_kappa_null_se_patterns(d.patterns)
+        z = scalar(res.estimate) / scalar(se0) if scalar(se0) > 0 else float("nan")
+        summary["fleiss_kappa_test_zero"] = {
+            "se_under_kappa_zero": scalar(se0),
+            "z": z,
+            "p_value": _two_sided_p(z),
+            "note": "Fleiss-Nee-Landis variance: for testing kappa = 0 only, not intervals",
+        }
+
+
+#: Most ``resamples x distinct values x quadrature nodes`` for the bootstrap of ratio alpha
+#: above ``RATIO_DIRECT_LIMIT`` distinct values (each resample costs ``O(V Q)``).
+RATIO_BOOT_BUDGET = 5e9
+
+
+def _ratio_bootstrap_fits(k: int, values: NDArray, n_boot: int) -> bool:
+    """Whether ratio alpha's item bootstrap runs (always up to ``RATIO_DIRECT_LIMIT`` values)."""
+    if k <= ka.RATIO_DIRECT_LIMIT:
+        return True
+    return n_boot * k * ka.ratio_node_count(values) <= RATIO_BOOT_BUDGET
+
+
+def _alpha_coefficient(
+    m: _Run,
+) -> None:
+    """Krippendorff's alpha: item bootstrap (and P(alpha < alpha_min)); the jackknife for
+    interval-level data with more than 2,000 distinct values; for ratio data the bootstrap
+    while it fits :data:`RATIO_BOOT_BUDGET`, else no interval."""
+    d, s, boot, out, summary, notes = m.d, m.s, m.boot, m.out, m.summary, m.notes
+    k, n_items, level = d.k, d.ratings.n_items, d.level
+    alpha_values = d.values if d.values is not None else np.arange(k, dtype=float)
     draws = None
-    if big_scale:
-        matrix = ratings.value_matrix(alpha_values)
+    est: Any
+    ratio_boot = level == "ratio" and _ratio_bootstrap_fits(k, alpha_values, boot.n_boot)
+    if level in ("interval", "ratio") and k > 2000 and not ratio_boot:
+        matrix = d.ratings.value_matrix(alpha_values)
         if level == "interval":
+            z = normal_quantile(s.confidence_level)
             est, se = ka.interval_alpha_jackknife(matrix)
-            add(
-                "krippendorff_alpha",
-                est,
-                est - z * se,
-                min(est + z * se, 1.0),
-                "Wald with delete-one-item jackknife SE",
-                n_items,
+            out.add(
+                "krippendorff_alpha", est, est - z * se, min(est + z * se, 1.0),
+                "Wald with delete-one-item jackknife SE", n_items,
                 f"{k} distinct values: jackknife instead of the bootstrap",
-            )
+            )  # fmt: skip
         else:
             est = ka.ratio_alpha_from_values(matrix)
-            add(
-                "krippendorff_alpha",
-                est,
-                np.nan,
-                np.nan,
-                "none",
-                n_items,
-                f"no interval: {k} distinct ratio values make the bootstrap too slow",
-            )
+            out.add(
+                "krippendorff_alpha", est, np.nan, np.nan, "none", n_items,
+                f"no interval: the bootstrap of {k} distinct ratio values would take "
+                f"{boot.n_boot:,} x {k:,} x {ka.ratio_node_count(alpha_values)} steps "
+                f"(at most {RATIO_BOOT_BUDGET:.0e}); lower --n-boot",
+            )  # fmt: skip
     else:
-        est = ka.krippendorff_alpha_patterns(patterns, alpha_values, level)
-        draws = boot_draws(
-            lambda m: ka.krippendorff_alpha_patterns(patterns, alpha_values, level, m)
+        est = ka.krippendorff_alpha_patterns(d.patterns, alpha_values, level)
+        draws = boot.draws(
+            d.mult,
+            lambda m: ka.krippendorff_alpha_patterns(d.patterns, alpha_values, level, m),
+            d.boot_width,
         )
-        a_lo, a_hi = _percentile(draws, confidence_level)
-        add(
-            "krippendorff_alpha",
-            est,
-            a_lo,
-            a_hi,
-            boot_name,
-            n_items,
-            _undefined_note(est, one_category),
-        )
-    threshold = 0.8 if alpha_min is None else alpha_min
-    if draws is None and alpha_min is not None:
+        a_lo, a_hi = _percentile(draws, s.confidence_level)
+        undefined = _undefined_note(est, d.one_category)
+        out.add("krippendorff_alpha", est, a_lo, a_hi, boot.name, n_items, undefined)
+    threshold = 0.8 if s.alpha_min is None else s.alpha_min
+    if draws is None and s.alpha_min is not None:
         notes.append(
             "alpha_min has no effect: alpha has no bootstrap here, so P(alpha < alpha_min) "
             "is not reported"
@@ -529,125 +667,104 @@ def measure_agreement(
             "method": "share of bootstrap alphas below alpha_min (resampling items)",
         }
 
-    # ---- specific agreement (Uebersax) for every category
-    specific = mr.specific_agreement_patterns(patterns)
-    spec_se = mr.specific_agreement_se_patterns(patterns)
-    spec_lo, spec_hi = mr.specific_agreement_interval(specific, spec_se, confidence_level)
+
+# --------------------------------------------------------------------------- specific agreement
+
+
+def _specific_agreement(
+    m: _Run,
+    table: NDArray | None,
+) -> None:
+    """Specific agreement (Uebersax) of every category; PSA/NSA of the positive class."""
+    d, s, boot, out, summary = m.d, m.s, m.boot, m.out, m.summary
+    specific = mr.specific_agreement_patterns(d.patterns)
+    spec_se = mr.specific_agreement_se_patterns(d.patterns)
+    spec_lo, spec_hi = mr.specific_agreement_interval(specific, spec_se, s.confidence_level)
     summary["specific_agreement"] = {
-        str(c): {"estimate": float(s), "ci_low": float(lo_c), "ci_high": float(hi_c)}
-        for c, s, lo_c, hi_c in zip(ratings.categories, specific, spec_lo, spec_hi, strict=True)
+        str(c): {"estimate": float(v), "ci_low": float(lo_c), "ci_high": float(hi_c)}
+        for c, v, lo_c, hi_c in zip(d.ratings.categories, specific, spec_lo, spec_hi, strict=True)
     }
+    pos = d.pos
+    if pos is None:
+        return
+    category_totals = d.patterns.per_category(d.mult)
+    summary["positive_label"] = plain_value(d.ratings.categories[pos])
+    summary["prevalence_of_positive_labels"] = float(category_totals[pos] / category_totals.sum())
+    summary["positive_rate_by_annotator"] = {
+        name: float(rate)
+        for name, rate in zip(d.ratings.annotators, d.ratings.positive_rates(pos), strict=True)
+    }
+    if table is not None:
+        _positive_pair(m, table)
+        return
+    lo: Any
+    hi: Any
+    if s.bootstrap:
+        lo, hi = boot.patterns(d, lambda m: mr.specific_agreement_patterns(d.patterns, m, pos))
+        method = boot.name
+    else:
+        lo, hi = spec_lo[pos], spec_hi[pos]
+        method = "linearised ratio variance, Wald on the logit scale"
+    p = d.patterns
+    out.add(
+        "psa", specific[pos], lo, hi, method,
+        int(d.mult @ ((p.categories == pos) & (p.counts > 0)).any(axis=1)),
+        "specific positive agreement among all annotators (Uebersax)", se=spec_se[pos],
+    )  # fmt: skip
 
-    # ---- the positive class
-    if pos is not None:
-        summary["positive_label"] = plain_value(ratings.categories[pos])
-        summary["prevalence_of_positive_labels"] = float(
-            category_totals[pos] / category_totals.sum()
-        )
-        summary["positive_rate_by_annotator"] = {
-            name: float(rate)
-            for name, rate in zip(ratings.annotators, ratings.positive_rates(pos), strict=True)
+
+def _positive_pair(
+    m: _Run,
+    table: NDArray,
+) -> None:
+    """PSA, NSA and PABAK of two annotators, with Byrt's indices."""
+    d, s, boot, out, summary = m.d, m.s, m.boot, m.out, m.summary
+    pos = d.pos
+    assert pos is not None
+    binary = binary_table(table, pos)
+    a, b, c, dd = (int(x) for x in binary.ravel())
+    summary.update(
+        {
+            "joint_positives": a,
+            "a_only": b,
+            "b_only": c,
+            "neither": dd,
+            "union_positives": a + b + c,
+            "prevalence_index": scalar(ag.prevalence_index(binary)),
+            "bias_index": scalar(ag.bias_index(binary)),
         }
-        if two:
-            binary = binary_table(table, pos)
-            a, b, c, d = (int(x) for x in binary.ravel())
-            summary.update(
-                {
-                    "joint_positives": a,
-                    "a_only": b,
-                    "b_only": c,
-                    "neither": d,
-                    "union_positives": a + b + c,
-                    "prevalence_index": scalar(ag.prevalence_index(binary)),
-                    "bias_index": scalar(ag.bias_index(binary)),
-                }
-            )
-            if bootstrap:
-                lo, hi = boot_pair(lambda t: ag.positive_agreement(binary_table(t, pos)))
-                nlo, nhi = boot_pair(lambda t: ag.negative_agreement(binary_table(t, pos)))
-                m1 = m2 = boot_name
-            else:
-                ci = psa_conditional_interval(a, a + b + c, confidence_level)
-                lo, hi = ci.low, ci.high
-                nci = psa_conditional_interval(d, b + c + d, confidence_level)
-                nlo, nhi = nci.low, nci.high
-                m1 = "Wilson on J = a/U"
-                m2 = "Wilson on d/(b+c+d)"
-            add(
-                "psa",
-                ag.positive_agreement(binary),
-                lo,
-                hi,
-                m1,
-                a + b + c,
-                "" if a + b + c else "undefined: no item was flagged positive by either annotator",
-                se=psa_standard_error(binary),
-            )
-            nsa_table = binary[::-1, ::-1]  # NSA is PSA of the negative class
-            add(
-                "nsa",
-                ag.negative_agreement(binary),
-                nlo,
-                nhi,
-                m2,
-                b + c + d,
-                se=psa_standard_error(nsa_table),
-            )
-            if k == 2:
-                add(
-                    "pabak",
-                    ag.pabak(binary),
-                    2 * coefficients["observed_agreement"].ci_low - 1,
-                    2 * coefficients["observed_agreement"].ci_high - 1,
-                    "2 p_o - 1",
-                    n_pair,
-                    se=2 * coefficients["observed_agreement"].se,
-                )
-        else:
-            if bootstrap:
-                lo, hi = boot(lambda m: mr.specific_agreement_patterns(patterns, m, pos))
-                method = boot_name
-            else:
-                lo, hi = spec_lo[pos], spec_hi[pos]
-                method = "linearised ratio variance, Wald on the logit scale"
-            add(
-                "psa",
-                specific[pos],
-                lo,
-                hi,
-                method,
-                int(mult @ ((patterns.categories == pos) & (patterns.counts > 0)).any(axis=1)),
-                "specific positive agreement among all annotators (Uebersax)",
-                se=spec_se[pos],
-            )
-
-    notes += small_count_notes(ratings, coefficients, patterns, pos, bootstrap)
-
-    # ---- decision
-    target = decide_on or ("psa" if "psa" in coefficients else "krippendorff_alpha")
-    check_choice("decide_on", target, tuple(coefficients))
-    co = coefficients[target]
-    decision = decide(
-        target, co.estimate, co.ci_low, co.ci_high, not_demonstrated_below, demonstrated_at
     )
-
-    diagnostics = diagnose(ratings, pos, by, confidence_level)
-    return AgreementReport(
-        source=ratings.source,
-        n_items=n_items,
-        n_annotators=ratings.n_annotators,
-        annotators=list(ratings.annotators),
-        categories=[plain_value(c) for c in ratings.categories],
-        level=level,
-        positive=None if pos is None else plain_value(ratings.categories[pos]),
-        confidence_level=confidence_level,
-        coefficients=coefficients,
-        summary=summary,
-        decision=decision,
-        diagnostics=diagnostics,
-        seed=seed,
-        notes=notes,
-    )
+    lo: Any
+    hi: Any
+    nlo: Any
+    nhi: Any
+    if s.bootstrap:
+        lo, hi = boot.pair(table, lambda t: ag.positive_agreement(binary_table(t, pos)))
+        nlo, nhi = boot.pair(table, lambda t: ag.negative_agreement(binary_table(t, pos)))
+        m1 = m2 = boot.name
+    else:
+        ci = psa_conditional_interval(a, a + b + c, s.confidence_level)
+        lo, hi = ci.low, ci.high
+        nci = psa_conditional_interval(dd, b + c + dd, s.confidence_level)
+        nlo, nhi = nci.low, nci.high
+        m1 = "Wilson on J = a/U"
+        m2 = "Wilson on d/(b+c+d)"
+    out.add(
+        "psa", ag.positive_agreement(binary), lo, hi, m1, a + b + c,
+        "" if a + b + c else "undefined: no item was flagged positive by either annotator",
+        se=psa_standard_error(binary),
+    )  # fmt: skip
+    nsa_table = binary[::-1, ::-1]  # NSA is PSA of the negative class
+    out.add(
+        "nsa", ag.negative_agreement(binary), nlo, nhi, m2, b + c + dd,
+        se=psa_standard_error(nsa_table),
+    )  # fmt: skip
+    if d.k == 2:
+        po = out.coefficients["observed_agreement"]
+        out.add(
+            "pabak", ag.pabak(binary), 2 * po.ci_low - 1, 2 * po.ci_high - 1, "2 p_o - 1",
+            int(table.sum()), se=2 * po.se,
+        )  # fmt: skip
 
 
 def _check_arguments(
@@ -661,7 +778,6 @@ def _check_arguments(
     decide_on: str | None,
     not_demonstrated_below: float,
     demonstrated_at: float,
-    seed: int,
     cohen_marginals: str | None = None,
     weighted_kappa_method: str | None = None,
 ) -> None:
@@ -684,7 +800,6 @@ def _check_arguments(
             f"({shown(at)}), got {shown(below)}",
             parameter="not_demonstrated_below",
         )
-    check("seed", seed, RULES["seed"])
     if cohen_marginals is not None:
         check_choice("cohen_marginals", cohen_marginals, COHEN_MARGINALS)
     if weighted_kappa_method is not None:
@@ -837,18 +952,10 @@ def _conger(
 CONGER_BOOT_LIMIT = 50_000_000
 
 
-def _add_conger(
-    ratings: Ratings,
-    weight_matrix: NDArray | None,
-    weights_kind: str | None,
-    confidence_level: float,
-    bootstrap: bool,
-    n_boot: int,
-    rng: np.random.Generator,
-    add: Callable[..., None],
-    notes: list[str],
-) -> None:
+def _add_conger(m: _Run) -> None:
     """Conger's kappa with Gwet's variance (t), or the item bootstrap with ``bootstrap``."""
+    ratings, weight_matrix, weights_kind = m.d.ratings, m.d.weight_matrix, m.d.weights_kind
+    s, boot, out, notes = m.s, m.boot, m.out, m.notes
     if ratings.n_annotators * ratings.n_categories > CONGER_CELLS_LIMIT:
         notes.append(
             f"Conger's kappa is not reported: {ratings.n_annotators:,} annotators x "
@@ -859,19 +966,22 @@ def _add_conger(
     method = "Gwet variance, t"
     lo: Any
     hi: Any
-    lo, hi = res.confidence_interval(confidence_level)
-    if bootstrap and n_boot * len(ratings.item_index) <= CONGER_BOOT_LIMIT:
-        rows = np.ones(ratings.n_rows) if ratings.weights is None else ratings.weights
-        resamples = (m for chunk in _resampled(rows, n_boot, rng, 1) for m in chunk)
-        draws = np.array([scalar(_conger(ratings, weight_matrix, m).estimate) for m in resamples])
-        lo, hi = _percentile(draws, confidence_level)
-        method = f"bootstrap, items (B={n_boot})"
-    elif bootstrap:
+    lo, hi = res.confidence_interval(s.confidence_level)
+    n_boot = boot.n_boot
+    # resample the distinct label vectors: the same draws for a file read by pandas or DuckDB
+    distinct = (ratings.distinct_rows() if s.bootstrap else None) or ratings
+    if s.bootstrap and n_boot * len(distinct.item_index) <= CONGER_BOOT_LIMIT:
+        rows = np.ones(distinct.n_rows) if distinct.weights is None else distinct.weights
+        resamples = (m for chunk in _resampled(rows, n_boot, boot.rng, 1) for m in chunk)
+        draws = np.array([scalar(_conger(distinct, weight_matrix, m).estimate) for m in resamples])
+        lo, hi = _percentile(draws, s.confidence_level)
+        method = boot.name
+    elif s.bootstrap:
         notes.append(
             "Conger's kappa keeps Gwet's variance with --bootstrap: "
-            f"{n_boot:,} resamples of {len(ratings.item_index):,} ratings is too slow"
+            f"{n_boot:,} resamples of {len(distinct.item_index):,} ratings is too slow"
         )
-    add(
+    out.add(
         weighted_name("conger_kappa", weights_kind),
         res.estimate,
         np.maximum(lo, -1.0),

@@ -1,0 +1,809 @@
+"""Counting label files out of core with DuckDB: files in, the same :class:`Ratings` out.
+
+Every statistic ``agree`` reports is a function of the distinct per-item label vectors (one
+label or none per annotator) and how many items share each: 10 annotators with binary
+labels and missing ratings have at most 3^10 such patterns, whatever the number of items.
+DuckDB runs the one step that needs every row -- ratings to per-item label vectors to
+counts of vectors -- with a hard memory limit, spilling to a temporary folder, and returns
+the patterns as a :class:`~planner.data.labels.Ratings` whose rows are the distinct label
+vectors and whose ``weights`` are their multiplicities. Pair tables, count patterns,
+Conger's kappa, Krippendorff's alpha, the per-annotator table and every diagnostic follow
+from it through the same code as for a file read by pandas.
+
+The count step is a handful of SQL strings (:data:`LONG_RATINGS`, :data:`ITEM_KEYS`,
+:data:`PATTERN_COUNTS`, ...) run on one connection: running it on a distributed SQL engine
+is a swap of the connection, not a rewrite. Things that need an item's identity (the
+contested-items export) are computed in SQL too and streamed to their file.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from planner.data.labels import Ratings, _finish
+from planner.errors import InvalidInput, PlannerError
+
+ENGINES = ("pandas", "duckdb", "auto")
+#: ``--engine auto`` counts with DuckDB when the memory pandas would need (the files' size
+#: times :data:`EXPANSION`) is more than this share of the memory available.
+AUTO_SHARE = 0.25
+#: Memory pandas needs per byte of file while it reads and codes the ratings (measured with
+#: benchmarks/bigdata.py: 10^7 ratings, a 10 MB Parquet file, peak 1.2 GB; CSV about 10x).
+EXPANSION = {"csv": 10, "tsv": 10, "parquet": 100, "jsonl": 5}
+DEFAULT_MEMORY_LIMIT = "2GB"
+_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".pq": "parquet"}
+_KEY_BITS = 62  # per-item keys are BIGINT sums of digits base K + 1, one digit per annotator
+
+# --------------------------------------------------------------------------- the SQL
+
+#: One row per rating, the label as text; missing ratings (null or ``--missing``) dropped.
+LONG_RATINGS = """
+SELECT {item} AS item, {item} AS planner_item_id, CAST({annotator} AS VARCHAR) AS annotator,
+       CAST({label} AS VARCHAR) AS label{by}
+FROM {source} WHERE {label} IS NOT NULL{missing}
+"""
+#: The wide layout as ratings: each row is an item, each annotator column a rating.
+WIDE_RATINGS = """
+SELECT item, {item_id} AS planner_item_id, annotator, label{by} FROM (
+  UNPIVOT (SELECT row_number() OVER () AS item{by}{inner_id}, {casts} FROM {source})
+  ON {columns} INTO NAME annotator VALUE label)
+WHERE label IS NOT NULL{missing}
+"""
+#: Ratings coded: annotator index and its digit weight, category code.
+CODED = """
+SELECT r.item, a.idx AS ann, a.power, l.code{by} FROM ({ratings}) r
+JOIN planner_annotators a ON r.annotator = a.name JOIN planner_labels l ON r.label = l.value
+"""
+#: Per item: the label vector as one number, the annotators seen, the ratings.
+ITEM_KEYS = """
+SELECT {key} AS key, count(*) AS n_ratings, {seen} AS n_annotators,
+       min(item) AS first_item{by_agg}
+FROM ({coded}) GROUP BY item
+"""
+#: Distinct label vectors and their multiplicities.
+PATTERN_COUNTS = """
+SELECT key{by}, count(*) AS n, sum(n_ratings - n_annotators) AS repeats,
+       min(first_item) AS first_item{extra}
+FROM ({items}) GROUP BY key{by} ORDER BY key{by}
+"""
+#: Ratings of an (item, annotator) pair given more than once with different labels.
+CONFLICTS = """
+SELECT item, annotator, min(label) AS first, max(label) AS second FROM ({ratings})
+GROUP BY item, annotator HAVING min(label) <> max(label) LIMIT 1
+"""
+#: Ratings with each label as the report shows it (``1``, not ``1.0``).
+LABELLED = """
+SELECT r.item, r.planner_item_id, r.annotator, a.idx AS ann, l.shown AS label
+FROM ({ratings}) r JOIN planner_labels l ON r.label = l.value
+JOIN planner_annotators a ON r.annotator = a.name
+"""
+#: Contested items: two or more annotators, and their labels differ.
+CONTESTED = """
+SELECT item FROM ({labelled}) GROUP BY item
+HAVING count(DISTINCT annotator) >= 2 AND count(DISTINCT label) > 1
+"""
+#: The contested-items file, one row per item and a column per annotator.
+CONTESTED_WIDE = """
+SELECT any_value(planner_item_id) AS item, {pivot} FROM ({labelled})
+WHERE item IN ({contested}) GROUP BY item ORDER BY min(item)
+"""
+#: The contested-items file, one row per rating (many annotators).
+CONTESTED_LONG = """
+SELECT item, annotator, label FROM (
+  SELECT DISTINCT planner_item_id AS item, annotator, label, item AS planner_key, ann
+  FROM ({labelled}) WHERE item IN ({contested}))
+ORDER BY planner_key, ann
+"""
+
+
+@dataclass(frozen=True)
+class Files:
+    """The files a path or a glob names, their format and their (common) columns."""
+
+    path: str
+    files: tuple[str, ...]
+    fmt: str
+    columns: tuple[str, ...]
+
+
+def connect(memory_limit: str = DEFAULT_MEMORY_LIMIT, temp_dir: str | None = None) -> Any:
+    """A DuckDB connection with a memory limit and a folder to spill to."""
+    duckdb = import_duckdb()
+    con = duckdb.connect(":memory:")
+    try:
+        con.execute(f"SET memory_limit = '{_quoted(memory_limit)}'")
+    except duckdb.Error:
+        raise InvalidInput(
+            f"memory_limit must be a size such as 1GB or 500MB, got {memory_limit!r}",
+            parameter="memory_limit",
+        ) from None
+    if temp_dir is not None:
+        if not Path(temp_dir).is_dir():
+            raise InvalidInput(
+                f"temp_dir must be an existing folder, got {temp_dir!r}", parameter="temp_dir"
+            )
+        con.execute(f"SET temp_directory = '{_quoted(temp_dir)}'")
+    return con
+
+
+def import_duckdb() -> Any:
+    """The duckdb module, or one line saying how to install it."""
+    try:
+        import duckdb
+    except ImportError:
+        raise PlannerError(
+            "--engine duckdb needs the duckdb package: pip install 'planner[duckdb]' "
+            "(or use --engine pandas)"
+        ) from None
+    return duckdb
+
+
+def _quoted(text: str) -> str:
+    return str(text).replace("'", "''")
+
+
+def _ident(name: str) -> str:
+    return '"' + str(name).replace('"', '""') + '"'
+
+
+def expand(path: str | Path, file_format: str | None = None) -> list[str]:
+    """The files ``path`` names: itself, or the sorted matches of a glob (``*``, ``?``, ``[``)."""
+    text = str(path)
+    if _is_pattern(text) and not os.path.exists(text):
+        files = sorted(f for f in glob.glob(text) if os.path.isfile(f))
+        if not files:
+            raise InvalidInput(f"{text}: no file matches this pattern")
+        return files
+    from planner.data.sniff import check_path
+
+    check_path(Path(text))
+    return [text]
+
+
+def _is_pattern(path: str | Path) -> bool:
+    return any(ch in str(path) for ch in "*?[")
+
+
+def format_of(files: list[str], file_format: str | None) -> str:
+    """csv, tsv or parquet, the same for every file; JSON Lines are refused."""
+    if file_format is not None:
+        if file_format not in ("csv", "tsv", "parquet"):
+            raise InvalidInput(
+                f"--engine duckdb reads csv, tsv or parquet, got --format {file_format}; "
+                "use --engine pandas for JSON Lines"
+            )
+        return file_format
+    kinds = {_FORMATS.get(Path(f).suffix.lower()) for f in files}
+    if None in kinds or len(kinds) != 1:
+        suffixes = ", ".join(sorted({Path(f).suffix or "(none)" for f in files}))
+        raise InvalidInput(
+            f"--engine duckdb reads .csv, .tsv or .parquet files of one kind, got {suffixes}; "
+            "use --format or --engine pandas"
+        )
+    return str(kinds.pop())
+
+
+def _table(files: tuple[str, ...] | list[str], fmt: str) -> str:
+    listed = "[" + ", ".join(f"'{_quoted(f)}'" for f in files) + "]"
+    if fmt == "parquet":
+        return f"read_parquet({listed})"
+    delim = "," if fmt == "csv" else "\\t"
+    return f"read_csv({listed}, header = true, all_varchar = true, delim = '{delim}')"
+
+
+def open_files(con: Any, path: str | Path, file_format: str | None = None) -> Files:
+    """Check that every file has the same columns; the files and their columns."""
+    duckdb = import_duckdb()
+    files = expand(path, file_format)
+    fmt = format_of(files, file_format)
+    _sniff(files, fmt)
+    first: tuple[str, ...] | None = None
+    for f in files:
+        try:
+            described = con.execute(f"DESCRIBE SELECT * FROM {_table([f], fmt)}").fetchall()
+        except duckdb.OutOfMemoryException:
+            raise _out_of_memory() from None
+        except duckdb.Error as exc:
+            raise InvalidInput(f"{f}: cannot be read as {fmt}: {_first_line(exc)}") from None
+        columns = tuple(str(r[0]) for r in described)
+        if first is None:
+            first = columns
+        elif columns != first:
+            raise InvalidInput(
+                f"{f}: its columns ({', '.join(columns)}) differ from those of {files[0]} "
+                f"({', '.join(first)}); every file of {path} must have the same columns"
+            )
+    return Files(str(path), tuple(files), fmt, first or ())
+
+
+def _sniff(files: list[str], fmt: str) -> None:
+    """The pandas reader's checks of the first bytes (NUL bytes, not UTF-8, no PAR1, ...)."""
+    from planner.data.sniff import sniff
+
+    for f in files:
+        sniff(Path(f), fmt)
+
+
+def _out_of_memory() -> PlannerError:
+    return PlannerError(
+        "DuckDB ran out of memory under --memory-limit; raise --memory-limit or give "
+        "--temp-dir a folder with free space to spill to"
+    )
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def run(con: Any, sql: str) -> list[tuple[Any, ...]]:
+    """Rows of one query; DuckDB's errors become one line (out of memory: say how to fix)."""
+    duckdb = import_duckdb()
+    try:
+        return list(con.execute(sql).fetchall())
+    except duckdb.OutOfMemoryException:
+        raise _out_of_memory() from None
+    except duckdb.Error as exc:
+        raise InvalidInput(f"DuckDB could not count the ratings: {_first_line(exc)}") from None
+
+
+# --------------------------------------------------------------------------- choosing
+
+
+def choose_engine(engine: str, path: str | Path, file_format: str | None = None) -> tuple[str, str]:
+    """``("pandas" | "duckdb", why)`` for ``--engine``; ``auto`` compares size and memory."""
+    from planner.validation import check_choice
+
+    check_choice("engine", engine, ENGINES)
+    if engine == "pandas" and _is_pattern(path) and not os.path.exists(path):
+        raise InvalidInput(
+            f"{path} is a pattern of files; the pandas engine reads one file: use --engine duckdb"
+        )
+    if engine != "auto":
+        return engine, f"--engine {engine}"
+    files = expand(path, file_format)
+    size = sum(os.path.getsize(f) for f in files)
+    free = available_memory()
+    kind = file_format or _FORMATS.get(Path(files[0]).suffix.lower(), "jsonl")
+    small = size * EXPANSION.get(kind, 10) <= AUTO_SHARE * free
+    if len(files) == 1 and (small or kind == "jsonl"):  # DuckDB does not read JSON Lines here
+        return "pandas", "in memory"
+    _sniff(files, format_of(files, file_format))  # what is not a label file: refused first
+    try:
+        import_duckdb()
+    except PlannerError:
+        if len(files) > 1:
+            raise
+        return "pandas", "in memory (duckdb is not installed)"
+    reason = f"{len(files)} files" if len(files) > 1 else f"{size / 2**20:,.0f} MB of {kind}"
+    return "duckdb", f"--engine auto chose duckdb: {reason}, {free / 2**30:.1f} GiB memory free"
+
+
+def available_memory() -> int:
+    """Bytes of memory available (``MemAvailable`` of /proc/meminfo; else physical memory)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 8 * 2**30
+
+
+# --------------------------------------------------------------------------- counting
+
+
+@dataclass(frozen=True)
+class Query:
+    """The ratings of a file as SQL, and what the file said about its layout."""
+
+    ratings: str
+    layout: str
+    annotators: tuple[str, ...]  # wide: the columns; long: found by a query
+    by: tuple[str, ...]
+    input: dict[str, Any]
+    notes: tuple[str, ...]
+    n_rows: int = 0  # wide: rows of the file (items, rated or not)
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How to read a label file: the options of :func:`planner.data.reading.read_labels`."""
+
+    layout: str = "auto"
+    item_col: str = "item"
+    annotator_col: str = "annotator"
+    label_col: str = "label"
+    annotator_cols: tuple[str, ...] | None = None
+    by: tuple[str, ...] = ()
+    order: tuple[str, ...] | None = None
+    file_format: str | None = None
+    missing: tuple[str, ...] = ()
+
+
+def count_labels(
+    path: str | Path,
+    options: ReadOptions = ReadOptions(),
+    *,
+    memory_limit: str = DEFAULT_MEMORY_LIMIT,
+    temp_dir: str | None = None,
+) -> Ratings:
+    """Count a label file, or a glob of files, with DuckDB into weighted :class:`Ratings`.
+
+    Takes the options of :func:`planner.data.reading.read_labels` (CSV, TSV and Parquet
+    only) and gives Ratings whose rows are the distinct per-item label vectors, with their
+    multiplicities as ``weights``: every statistic equals that of the in-memory reader's
+    Ratings. ``memory_limit`` caps DuckDB's memory (``"1GB"``); ``temp_dir`` is where it
+    spills.
+    """
+    con = connect(memory_limit, temp_dir)
+    try:
+        files, query = _prepare(con, path, options)
+        return _count(con, files, query, _order(options))
+    finally:
+        con.close()
+
+
+def write_contested_items(
+    path: str | Path,
+    target: str | Path,
+    options: ReadOptions = ReadOptions(),
+    *,
+    memory_limit: str = DEFAULT_MEMORY_LIMIT,
+    temp_dir: str | None = None,
+) -> None:
+    """Write the contested items of a label file (or glob) to ``target``, from SQL.
+
+    The same rows as :func:`planner.measuring.diagnostics.contested_rows` (one row per
+    item, a column per annotator, with at most ``WIDE_CONTESTED_ANNOTATORS`` annotators;
+    else one row per rating), streamed by DuckDB to a temporary file moved into place.
+    """
+    con = connect(memory_limit, temp_dir)
+    try:
+        files, query = _prepare(con, path, options)
+        categories = _register_labels(con, files.path, query.ratings, _order(options))
+        _register_annotators(con, query.annotators, len(categories))
+        write_contested(con, query, Path(target))
+    finally:
+        con.close()
+
+
+def _order(options: ReadOptions) -> list[str] | None:
+    from planner.data.reading import check_order
+
+    return check_order(list(options.order) if options.order is not None else None)
+
+
+def _prepare(con: Any, path: str | Path, options: ReadOptions) -> tuple[Files, Query]:
+    from planner.data.reading import LAYOUTS
+    from planner.validation import check_choice
+
+    check_choice("layout", options.layout, LAYOUTS)
+    _order(options)
+    files = open_files(con, path, options.file_format)
+    return files, _query(con, files, options)
+
+
+def _missing_sql(missing: tuple[str, ...], column: str = "label") -> str:
+    if not missing:
+        return ""
+    listed = ", ".join(f"'{_quoted(m)}'" for m in missing)
+    return f" AND CAST({column} AS VARCHAR) NOT IN ({listed})"
+
+
+def _query(con: Any, files: Files, options: ReadOptions) -> Query:
+    """The ratings SQL of the layout given or found (``auto`` reads a sample, as pandas does)."""
+    from planner.data.sniff import SAMPLE_ROWS, choose_layout
+
+    layout, item_col, annotator_col, label_col = (
+        options.layout, options.item_col, options.annotator_col, options.label_col,
+    )  # fmt: skip
+    annotator_cols = list(options.annotator_cols) if options.annotator_cols else None
+    by, missing = tuple(options.by), tuple(options.missing)
+    source = files.path
+    table = _table(files.files, files.fmt)
+    if layout == "auto" and annotator_cols:
+        layout = "wide"
+    if layout == "auto":
+        sample = con.execute(f"SELECT * FROM {table} LIMIT {SAMPLE_ROWS}").df()
+        layout, found = choose_layout(sample, item_col=item_col, annotator_col=annotator_col,
+                                      label_col=label_col, by=by, source=source)  # fmt: skip
+        item_col = found if found is not None else item_col
+        if layout == "wide" and found is None:
+            item_col = "\0none"  # no item column: rows are items
+    if layout == "long":
+        return _long_query(con, files, table, item_col, annotator_col, label_col, by, missing)
+    return _wide_query(con, files, table, item_col, annotator_cols, by, missing)
+
+
+def _require(files: Files, columns: list[str]) -> None:
+    absent = [c for c in columns if c not in files.columns]
+    if absent:
+        have = ", ".join(files.columns[:12])
+        raise InvalidInput(
+            f"{files.path}: missing column(s) {', '.join(map(repr, absent))} (columns are: {have})"
+        )
+
+
+def _long_query(
+    con: Any,
+    files: Files,
+    table: str,
+    item_col: str,
+    annotator_col: str,
+    label_col: str,
+    by: tuple[str, ...],
+    missing: tuple[str, ...],
+) -> Query:
+    _require(files, [item_col, annotator_col, label_col, *by])
+    i, a, lab = _ident(item_col), _ident(annotator_col), _ident(label_col)
+    by_sql = "".join(f", {_ident(b)} AS {_ident(b)}" for b in by)
+    ratings = LONG_RATINGS.format(item=i, annotator=a, label=lab, by=by_sql, source=table,
+                                  missing=_missing_sql(missing, lab))  # fmt: skip
+    present = f"{lab} IS NOT NULL{_missing_sql(missing, lab)}"
+    ((n_missing, no_item, no_annotator),) = run(con, f"""
+        SELECT count(*) FILTER (WHERE NOT ({present})),
+               count(*) FILTER (WHERE {present} AND {i} IS NULL),
+               count(*) FILTER (WHERE {present} AND {a} IS NULL)
+        FROM {table}""")  # fmt: skip
+    for count, col in ((no_item, item_col), (no_annotator, annotator_col)):
+        if count:
+            raise InvalidInput(f"{files.path}: {count:,} rating(s) have no {col!r}")
+    notes = [
+        f"read as long: item column {item_col!r}, annotator column {annotator_col!r}, "
+        f"label column {label_col!r}"
+    ]
+    if n_missing:
+        notes.append(f"{n_missing:,} missing rating(s) (empty {label_col!r}) left out")
+    names = _annotators_in_order(con, files, ratings, a, present)
+    return Query(
+        ratings, "long", names, by,
+        {"layout": "long", "item_col": item_col, "annotator_col": annotator_col,
+         "label_col": label_col, "n_missing_ratings": int(n_missing),
+         "missing_values": list(missing)},
+        tuple(notes),
+    )  # fmt: skip
+
+
+def _annotators_in_order(
+    con: Any, files: Files, ratings: str, column: str, present: str
+) -> tuple[str, ...]:
+    """The annotators in the pandas reader's order: sorted for CSV (read as categoricals),
+    first appearance for Parquet (files in sorted order)."""
+    if files.fmt != "parquet":
+        return tuple(
+            sorted(str(r[0]) for r in run(con, f"SELECT DISTINCT annotator FROM ({ratings})"))
+        )
+    listed = "[" + ", ".join(f"'{_quoted(f)}'" for f in files.files) + "]"
+    rows = run(con, f"""
+        SELECT CAST({column} AS VARCHAR) AS name, filename, min(file_row_number) AS first
+        FROM read_parquet({listed}, filename = true, file_row_number = true)
+        WHERE {present} GROUP BY name, filename""")  # fmt: skip
+    rank = {f: k for k, f in enumerate(files.files)}
+    first: dict[str, tuple[int, int]] = {}
+    for name, filename, row in rows:
+        key = (rank.get(filename, len(rank)), int(row))
+        first[name] = min(first.get(name, key), key)
+    declared = _dictionary_order(files, column)
+    if declared is not None:  # pandas reads a dictionary column as a categorical: its order
+        return tuple(name for name in declared if name in first)
+    return tuple(sorted(first, key=first.__getitem__))
+
+
+def _dictionary_order(files: Files, column: str) -> list[str] | None:
+    """The values of a dictionary-encoded Parquet column in the order pandas gives its
+    categories (the dictionaries of the row groups, unified in order); None otherwise."""
+    if len(files.files) != 1:
+        return None
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:  # pandas cannot read Parquet either
+        return None
+
+    name = column.strip('"').replace('""', '"')
+    handle = pq.ParquetFile(files.files[0])
+    if not pa.types.is_dictionary(handle.schema_arrow.field(name).type):
+        return None
+    seen: dict[str, None] = {}
+    for group in range(handle.num_row_groups):
+        chunks = handle.read_row_group(group, columns=[name]).column(0).chunks
+        for chunk in chunks:
+            for value in chunk.dictionary.to_pylist():
+                seen.setdefault(str(value), None)
+    return list(seen)
+
+
+def _wide_query(
+    con: Any,
+    files: Files,
+    table: str,
+    item_col: str,
+    annotator_cols: list[str] | None,
+    by: tuple[str, ...],
+    missing: tuple[str, ...],
+) -> Query:
+    _require(files, [*by, *(annotator_cols or [])])
+    if annotator_cols and len(set(annotator_cols)) < len(annotator_cols):
+        raise InvalidInput(
+            "annotator_cols names a column more than once: each annotator column once",
+            parameter="annotator_cols",
+        )
+    has_item = item_col in files.columns
+    columns = list(annotator_cols or []) or [
+        c for c in files.columns if c not in set(by) and not (has_item and c == item_col)
+    ]
+    notes: list[str] = []
+    ids, n_rows = _id_columns(con, table, columns)
+    if ids and not has_item and not annotator_cols and len(ids) == 1:
+        item_col, has_item = ids[0], True
+        columns = [c for c in columns if c != item_col]
+        notes.append(f"column {item_col!r} has a different value in every row: read as item ids")
+    elif ids:
+        raise InvalidInput(
+            f"{files.path}: column {ids[0]!r} has a different value in every row (ids), so it "
+            "is not an annotator; name the item column with --item-col and the annotator "
+            "columns with --annotators"
+        )
+    if len(columns) < 2:
+        raise InvalidInput(
+            f"{files.path}: fewer than two annotator columns ({', '.join(columns) or 'none'})"
+        )
+    casts = ", ".join(f"CAST({_ident(c)} AS VARCHAR) AS {_ident(c)}" for c in columns)
+    ratings = WIDE_RATINGS.format(
+        by="".join(f", {_ident(b)}" for b in by),
+        item_id="planner_item_id" if has_item else "item - 1",
+        inner_id=f", {_ident(item_col)} AS planner_item_id" if has_item else "",
+        casts=casts,
+        columns=", ".join(_ident(c) for c in columns),
+        source=table,
+        missing=_missing_sql(missing),
+    )
+    ((n_ratings,),) = run(con, f"SELECT count(*) FROM ({ratings})")
+    n_missing = n_rows * len(columns) - int(n_ratings)
+    if n_missing:
+        notes.append(f"{n_missing:,} missing rating(s) (empty cells) left out")
+    listed = ", ".join(map(str, columns[:8])) + (
+        f", ... ({len(columns)})" if len(columns) > 8 else ""
+    )
+    where = f"item column {item_col!r}" if has_item else "no item column (rows are items)"
+    notes.insert(0, f"read as wide: {where}; annotator columns {listed}")
+    return Query(
+        ratings, "wide", tuple(str(c) for c in columns), by,
+        {"layout": "wide", "item_col": item_col if has_item else None,
+         "annotator_cols": [str(c) for c in columns], "n_missing_ratings": n_missing,
+         "missing_values": list(missing)},
+        tuple(notes), n_rows,
+    )  # fmt: skip
+
+
+def _id_columns(con: Any, table: str, columns: list[str]) -> tuple[list[str], int]:
+    """The columns that hold ids (as :func:`planner.data.sniff.id_columns`), and the rows."""
+    from planner.data.sniff import ID_MIN_VALUES
+
+    parts = ", ".join(f"count(DISTINCT {_ident(c)}), count({_ident(c)})" for c in columns)
+    row = run(con, f"SELECT count(*), {parts} FROM {table}")[0]
+    n = int(row[0])
+    distinct = {c: int(row[1 + 2 * k]) for k, c in enumerate(columns)}
+    present = {c: int(row[2 + 2 * k]) for k, c in enumerate(columns)}
+    ids = [c for c in columns if n >= ID_MIN_VALUES and distinct[c] == n == present[c]]
+    others = [c for c in columns if c not in ids]
+    if not ids or not others or not all(distinct[c] <= n / 2 for c in others):
+        return [], n
+    return ids, n
+
+
+def _count(con: Any, files: Files, query: Query, order: list[str] | None) -> Ratings:
+    """Ratings (distinct label vectors, weighted) of a query: labels, codes, then counts."""
+    categories = _register_labels(con, files.path, query.ratings, order)
+    k, m = len(categories), len(query.annotators)
+    if m < 2:
+        raise InvalidInput(f"{files.path}: fewer than two annotators ({m})")
+    numeric_key = _register_annotators(con, query.annotators, k)
+    notes = list(query.notes)
+    rows = _pattern_rows(con, query, query.ratings, numeric_key, k)
+    repeats = int(sum(r[-1] or 0 for r in rows))
+    if repeats:
+        _refuse_conflicts(con, files.path, query.ratings)
+        notes.append(f"{repeats} repeated identical rating(s) kept once")
+        rows = _pattern_rows(
+            con, query, f"SELECT DISTINCT * FROM ({query.ratings})", numeric_key, k
+        )
+    by = query.by
+    weights = np.array([int(r[1 + len(by)]) for r in rows], dtype=np.int64)
+    digits = _digits([r[0] for r in rows], numeric_key, k, m)
+    if query.layout == "wide" and query.n_rows > int(weights.sum()):
+        notes.append(f"{query.n_rows - int(weights.sum())} item(s) with no rating left out")
+    groups = {b: _plain_groups([r[1 + j] for r in rows], files.fmt) for j, b in enumerate(by)}
+    item, annotator = np.nonzero(digits > 0)
+    codes = (digits[item, annotator] - 1).astype(np.int32)
+    ratings = _finish(
+        (item.astype(np.int64), annotator.astype(np.int32), codes),
+        categories, tuple(query.annotators), np.arange(len(rows)), groups, files.path, notes,
+        note_unrated=False, ordered=order is not None or categories.dtype.kind in "iuf",
+        weights=weights, input={**query.input, "n_patterns": len(rows)},
+    )  # fmt: skip
+    return ratings
+
+
+def _register_annotators(con: Any, names: tuple[str, ...], k: int) -> bool:
+    """Store each annotator's index and digit weight ``(K + 1)^j``; whether keys fit 62 bits."""
+    import pandas as pd
+
+    m = len(names)
+    numeric_key = bool(m * np.log2(k + 1) < _KEY_BITS)
+    powers = [(k + 1) ** j if numeric_key else 0 for j in range(m)]
+    table = pd.DataFrame({"name": list(names), "idx": np.arange(m, dtype=np.int64),
+                          "power": np.array(powers, dtype=np.int64)})  # fmt: skip
+    con.register("planner_annotators_df", table)
+    con.execute("CREATE OR REPLACE TEMP TABLE planner_annotators AS "
+                "SELECT * FROM planner_annotators_df")  # fmt: skip
+    return numeric_key
+
+
+def _register_labels(con: Any, source: str, ratings: str, order: list[str] | None) -> np.ndarray:
+    """Find the distinct labels, order them as the pandas reader does, store their codes."""
+    import pandas as pd
+
+    from planner.data.labels import _is_number
+    from planner.data.reading import _ordered_categories
+    from planner.measuring.diagnostics import plain_value
+
+    values = sorted(str(r[0]) for r in run(con, f"SELECT DISTINCT label FROM ({ratings})"))
+    if not values:
+        raise InvalidInput(f"{source}: no labels at all (every label cell is empty)")
+    for value in values:
+        if _is_number(value) and not np.isfinite(float(value)):
+            raise InvalidInput(
+                f"{source}: label {value!r} is not a finite number (labels must be finite; "
+                "name it in --missing if it means no rating)"
+            )
+    categories, ranks = _ordered_categories(np.array(values, dtype=object), order, source)
+    table = pd.DataFrame({
+        "value": values,
+        "code": np.asarray(ranks, dtype=np.int64),
+        "shown": [str(plain_value(categories[r])) for r in ranks],
+    })  # fmt: skip
+    con.register("planner_labels_df", table)
+    con.execute("CREATE OR REPLACE TEMP TABLE planner_labels AS SELECT * FROM planner_labels_df")
+    return categories
+
+
+def _pattern_rows(
+    con: Any, query: Query, ratings: str, numeric_key: bool, k: int
+) -> list[tuple[Any, ...]]:
+    """``(key, group values..., items, repeated ratings)`` of each distinct label vector.
+
+    With grouping columns the rows come in the order of the groups' first items (as the
+    pandas reader's rows), and a column that varies within an item is refused.
+    """
+    by = query.by
+    coded = CODED.format(ratings=ratings, by="".join(f", r.{_ident(b)}" for b in by))
+    key = (
+        "sum(CAST(code + 1 AS BIGINT) * power)"
+        if numeric_key
+        else f"list(ann * {k} + code ORDER BY ann)"
+    )
+    seen = "bit_count(bit_or(CAST(1 AS UBIGINT) << ann))" if numeric_key else "count(DISTINCT ann)"
+    by_agg = "".join(
+        f", min({_ident(b)}) AS {_ident(b)}, max({_ident(b)}) AS {_ident(b + ' hi')}" for b in by
+    )
+    items = ITEM_KEYS.format(key=key, seen=seen, coded=coded, by_agg=by_agg)
+    extra = "".join(f", bool_or({_ident(b)} IS DISTINCT FROM {_ident(b + ' hi')})" for b in by)
+    by_cols = "".join(f", {_ident(b)}" for b in by)
+    rows = run(con, PATTERN_COUNTS.format(items=items, by=by_cols, extra=extra))
+    for j, b in enumerate(by):
+        if any(r[4 + len(by) + j] for r in rows):
+            raise InvalidInput(
+                f"--by {b!r} takes more than one value within an item; with --engine duckdb "
+                "a grouping column must be constant per item (or use --engine pandas, which "
+                "takes each item's first value)"
+            )
+    if by:  # groups in the order of their first item, as diagnose() lists them
+        first: dict[tuple[Any, ...], Any] = {}
+        for r in rows:
+            g = tuple(r[1 : 1 + len(by)])
+            first[g] = r[3 + len(by)] if g not in first else min(first[g], r[3 + len(by)])
+        rows.sort(key=lambda r: first[tuple(r[1 : 1 + len(by)])])
+    return [(*r[: 1 + len(by)], r[1 + len(by)], r[2 + len(by)]) for r in rows]
+
+
+def _refuse_conflicts(con: Any, source: str, ratings: str) -> None:
+    conflict = run(con, CONFLICTS.format(ratings=ratings))
+    if conflict:
+        item, annotator, first, second = conflict[0]
+        raise InvalidInput(
+            f"{source}: item {item} is labelled by annotator {annotator} more than once "
+            f"with different labels ({first}, {second})"
+        )
+
+
+def _digits(keys: list[Any], numeric_key: bool, k: int, m: int) -> NDArray[np.int64]:
+    """``(P, m)`` each pattern's code + 1 per annotator, 0 where the annotator did not rate."""
+    out = np.zeros((len(keys), m), dtype=np.int64)
+    if numeric_key:
+        rest = np.array(keys, dtype=np.int64)
+        for j in range(m):
+            out[:, j] = rest % (k + 1)
+            rest //= k + 1
+        return out
+    for p, entries in enumerate(keys):
+        codes = np.asarray(entries, dtype=np.int64)
+        out[p, codes // k] = codes % k + 1
+    return out
+
+
+def _plain_groups(values: list[Any], fmt: str) -> np.ndarray:
+    """Group values as the pandas reader gives them (CSV text that is all numbers: numbers)."""
+    if fmt == "parquet":
+        return np.asarray(values)
+    import pandas as pd
+
+    try:
+        return np.asarray(pd.to_numeric(pd.Series(values, dtype=object)))
+    except (ValueError, TypeError):
+        return np.asarray(values, dtype=object)
+
+
+# --------------------------------------------------------------------------- contested items
+
+
+def write_contested(con: Any, query: Query, path: Path) -> None:
+    """Write the items whose ratings differ to ``path`` from SQL, atomically.
+
+    The same file as :func:`planner.measuring.diagnostics.contested_rows` writes: one row
+    per item (its id, each annotator's label, empty where none) with at most
+    ``WIDE_CONTESTED_ANNOTATORS`` annotators, else one row per rating; streamed by DuckDB,
+    so there is no limit on the number of rows.
+    """
+    from planner.measuring.diagnostics import WIDE_CONTESTED_ANNOTATORS
+
+    labelled = LABELLED.format(ratings=query.ratings)
+    contested = CONTESTED.format(labelled=labelled)
+    if len(query.annotators) <= WIDE_CONTESTED_ANNOTATORS:
+        pivot = ", ".join(
+            f"coalesce(max(label) FILTER (WHERE annotator = '{_quoted(a)}'), '') AS {_ident(a)}"
+            for a in query.annotators
+        )
+        sql = CONTESTED_WIDE.format(pivot=pivot, labelled=labelled, contested=contested)
+    else:
+        sql = CONTESTED_LONG.format(labelled=labelled, contested=contested)
+    _copy_atomically(con, sql, path)
+
+
+def _copy_atomically(con: Any, sql: str, target: Path) -> None:
+    """``COPY (sql) TO`` a temporary file beside ``target``, then move it into place."""
+    from planner.output.safe_output import interruptible, output_error, uninterrupted
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".csv", dir=target.parent)
+    os.close(fd)
+    try:
+        with interruptible():
+            run(con, f"COPY ({sql}) TO '{_quoted(tmp)}' (HEADER, DELIMITER ',')")
+            with uninterrupted():
+                os.chmod(tmp, 0o666 & ~_umask())
+                os.replace(tmp, target)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise output_error(exc, target) from None
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
