@@ -26,7 +26,13 @@ def _fmt(value: Any, digits: int = 4) -> str:
 
 
 def _table(title: str, *columns: str) -> Table:
-    table = Table(title=title, title_justify="left", show_header=True, header_style="bold")
+    table = Table(
+        title=title,
+        title_justify="left",
+        show_header=True,
+        header_style="bold",
+        min_width=len(title) + 4,  # a narrow table (the curve) keeps its title on one line
+    )
     for i, name in enumerate(columns or ("quantity", "value", "note")):
         table.add_column(name, justify="right" if i == 1 or (columns and i) else "left")
     return table
