@@ -68,11 +68,8 @@ def _answer(plan: RatersPlan) -> Table:
 
 def _by_annotators(plan: RatersPlan) -> Table:
     hours = plan.budget.labelling_hours
-    table = Table(
-        title=f"Precision at the same {hours:,.4g} labelling hours, by annotators per item",
-        title_justify="left",
-        header_style="bold",
-    )
+    title = f"Precision at the same {hours:,.4g} labelling hours, by annotators per item"
+    table = Table(title=title, title_justify="left", header_style="bold", min_width=len(title) + 4)
     for name in ("annotators", "items", "hours", "half-width"):
         table.add_column(name, justify="right")
     for row in plan.by_annotators:
