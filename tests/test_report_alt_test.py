@@ -204,3 +204,19 @@ def test_operation_for_dispatches_on_the_result_type_not_on_an_attribute():
 
     with pytest.raises(TypeError, match="takes a Plan or a Comparison"):
         operation_for(LooksLikeAComparison(), team, {})  # type: ignore[arg-type]
+
+
+def test_an_unreachable_alt_test_says_so_without_empty_numbers(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text(
+        'name = "bad"\n[model]\nprevalence = 0.2\nerror_rate = 0.06\n[target]\nwidth = 0.15\n'
+        "[team]\nruns = 20\n[simulation]\nreplicates = 500\n"
+        "[alt_test]\nhuman_error = 0.05\nllm_error = 0.4\nepsilon = 0.05\nreplicates = 500\n"
+    )
+    folder = write_report(path, tmp_path / "out", rng=3)
+    section = (folder / "report.md").read_text().split("## Alt-Test", 1)[1]
+    # the LLM trails every human by 0.35 x (1 - 1/2) in accuracy, far beyond epsilon
+    assert "| items (each labelled by all 3 humans and the LLM) | unreachable |" in section
+    assert "P(pass) at unreachable" not in section and "is not reached" in section
+    curve = json.loads((folder / "figures.json").read_text())["alt_test"]["curve"]
+    assert curve["planned"] is None and max(curve["pass_probability"]) < 0.05

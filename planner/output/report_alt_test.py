@@ -188,17 +188,15 @@ def _items(n: int | None) -> str:
 
 def _plan_rows(alt: AltTestReport) -> list[list[str]]:
     s = alt.summary
-    rows = [
-        [
-            f"items (each labelled by all {alt.humans} humans and the LLM)",
-            _items(s.n_items),
-        ],
-        [f"P(pass) at {_items(s.n_items)} items (target {s.power:g})", _number(s.pass_probability)],
-        [
-            f"person-hours of the humans' labels ({alt.seconds_per_item:g} s an item)",
-            _number(s.person_hours, 1),
-        ],
-    ]
+    rows = [[f"items (each labelled by all {alt.humans} humans and the LLM)", _items(s.n_items)]]
+    if s.n_items is not None:
+        rows += [
+            [f"P(pass) at {s.n_items:,} items (target {s.power:g})", _number(s.pass_probability)],
+            [
+                f"person-hours of the humans' labels ({alt.seconds_per_item:g} s an item)",
+                _number(s.person_hours, 1),
+            ],
+        ]
     if s.items_given is not None:
         rows.append(
             [
@@ -247,8 +245,9 @@ def alt_test_section(alt: AltTestReport) -> list[Block]:
         else [
             (
                 "p",
-                "The target P(pass) is not reached: the LLM is expected to trail too many "
-                "humans by epsilon or more, so more items make passing less likely.",
+                f"P(pass) {s.power:g} is not reached: either the LLM is expected to trail more "
+                "than half the humans by epsilon or more (then more items make passing less "
+                "likely), or it needs more than the 20,000 items searched.",
             )
         ]
     )
