@@ -1,4 +1,6 @@
-"""Reports: a scenario's plan, design comparison, budget and schedule, with figures.
+"""Reports: a scenario's plan, design comparison, budget and schedule, with figures; for a
+pair plan the assurance curve, and for a scenario with ``[alt_test]`` an Alt-Test section
+(:mod:`planner.output.report_alt_test`).
 
 ``planner report scenarios/NAME.toml`` writes ``reports/NAME/`` with ``report.md``,
 a self-contained ``report.html`` (figures embedded), the PNG figures, the scenario file and
