@@ -67,6 +67,23 @@ _PUBLIC = {
     "plan_alt_test": "planner.sizing.alt_test_plan",
     "pass_probability": "planner.sizing.alt_test_plan",
     "alt_test_plan_summary": "planner.sizing.alt_test_plan",
+    # multi-rater sizing (issue 10): M annotators per item
+    "RatersModel": "planner.sizing.raters_model",
+    "raters_model": "planner.sizing.raters_model",
+    "RatersPlan": "planner.sizing.raters_plan",
+    "make_raters_plan": "planner.sizing.raters_plan",
+    "RatersSampleSize": "planner.sizing.raters_search",
+    "find_raters_sample_size": "planner.sizing.raters_search",
+    # planning from a pilot (issue 9): its file, its uncertainty, what a fixed size buys
+    "Pilot": "planner.sizing.pilot",
+    "read_pilot": "planner.sizing.pilot",
+    "pilot_from_ratings": "planner.sizing.pilot",
+    "PilotUncertainty": "planner.sizing.uncertainty",
+    "items_under_uncertainty": "planner.sizing.uncertainty",
+    "Precision": "planner.sizing.precision",
+    "fixed_size_precision": "planner.sizing.precision",
+    "assurance_curve": "planner.sizing.precision",
+    "pair_from_agreement": "planner.sizing.model_targets",
     # operations and reports
     "Operation": "planner.operations.workload",
     "ScheduleResult": "planner.operations.workload",

@@ -314,13 +314,16 @@ def test_a_bad_design_is_refused_even_where_it_would_not_apply():
 
 
 def test_a_plan_too_large_to_schedule_says_so():
-    from types import SimpleNamespace
+    from dataclasses import replace
 
-    from planner.sizing.plan import PlanSettings
+    from planner.sizing.model import pair_from_annotators
+    from planner.sizing.plan import PlanSettings, make_plan
     from planner.sizing.plan_options import TEAM_DEFAULTS, operation_for
 
-    plan = SimpleNamespace(
-        settings=PlanSettings(), items=20_000_000, model=SimpleNamespace(contested_rate=0.1)
+    # a real Plan (operation_for dispatches on Plan | Comparison), made too large to schedule
+    small = make_plan(pair_from_annotators(0.2, 0.05), PlanSettings(width=0.2), rng=1)
+    plan = replace(
+        small, results={m: replace(r, items=20_000_000) for m, r in small.results.items()}
     )
     with pytest.raises(InvalidInput, match=r"^the items to schedule must be a whole number in"):
         operation_for(plan, dict(TEAM_DEFAULTS), {})

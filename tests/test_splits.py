@@ -101,10 +101,6 @@ def test_checker_script_exits_1_and_lists_what_it_finds(tmp_path):
     assert done.returncode == 1 and done.stdout.strip() == f"{source}:1 long 101"
 
 
-def test_no_function_in_the_split_files_is_over_80_lines():
-    assert [str(f) for f in long_functions([ROOT / p for p in CHECKED_FILES])] == []
-
-
 def _private_imports(path: Path) -> list[str]:
     tree = ast.parse(path.read_text())
     return [

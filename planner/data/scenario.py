@@ -34,6 +34,17 @@ Layout (every table optional except what the model needs)::
     [design]                # floor_items, prevalence_width
     [simulation]            # replicates, max_items, seed
     [team]                  # annotators, hours_per_day, days_per_week, time_spread, ...
+
+    [alt_test]              # an LLM judge to validate against the humans (the Alt-Test)
+    humans = 3              # human annotators M (or the length of human_error)
+    categories = 2          # categories K (or the length of prevalences)
+    human_error = 0.2       # one value or one per human, in [0, 1]
+    llm_error = 0.2         # the LLM's error rate, in [0, 1]
+    prevalences = [0.3, 0.7]  # optional, sum to 1 (default: equal)
+    error_draw = "uniform"  # an error is a uniform draw, or "prior": from the prevalences
+    epsilon = 0.2           # the margin; q = 0.05 (FDR), power = 0.8 (target P(pass))
+    items = 200             # optional: the items the study will have, for P(pass) there
+    min_items = 30          # no human is tested on fewer items; replicates = 2000
 """
 
 from __future__ import annotations
@@ -89,6 +100,7 @@ class Scenario:
     design: dict[str, Any] = field(default_factory=dict)
     simulation: dict[str, Any] = field(default_factory=dict)
     team: dict[str, Any] = field(default_factory=dict)
+    alt_test: dict[str, Any] = field(default_factory=dict)
 
 
 # section -> key -> the rule its value obeys (planner.validation), a pair of them, or counts
@@ -97,6 +109,10 @@ _COUNTS = Rule("counts", None, "a list of four non-negative whole numbers")
 _TEXT = Rule("text", None, "text")
 _METHOD = Rule("text", None, "an interval method name")
 _METRIC = Rule("text", lambda x: x in ("psa", "kappa", "both"), "psa, kappa or both")
+# the Alt-Test ([alt_test], library helper): a list of any length, or one number or a list
+_LIST = "list"
+_ONE_OR_LIST = "one or list"
+_ERROR_DRAW = Rule("text", lambda x: x in ("uniform", "prior"), "uniform or prior")
 SCHEMA: dict[str, dict[str, Rule | tuple[str, Rule]]] = {
     "model": {
         "prevalence": RULES["prevalence"],
@@ -144,12 +160,28 @@ SCHEMA: dict[str, dict[str, Rule | tuple[str, Rule]]] = {
     "design": {key: RULES[key] for key in ("floor_items", "prevalence_width")},
     "simulation": {key: RULES[key] for key in ("replicates", "max_items", "seed")},
     "team": {key: RULES[key] for key in TEAM_KEYS},
+    "alt_test": {
+        "humans": RULES["n_humans"],
+        "categories": RULES["n_categories"],
+        "human_error": (_ONE_OR_LIST, RULES["annotator_error"]),
+        "llm_error": RULES["annotator_error"],
+        "prevalences": (_LIST, RULES["prevalence"]),
+        "error_draw": _ERROR_DRAW,
+        "epsilon": RULES["alt_epsilon"],
+        "q": RULES["fdr_q"],
+        "power": RULES["power"],
+        "items": RULES["alt_min_items"],
+        "min_items": RULES["alt_min_items"],
+        "replicates": RULES["n_reps"],
+    },
 }
 _TOP = {"name", "description", *SCHEMA}
 
 
 def _check_value(source: str, key: str, value: Any, spec: Rule | tuple[str, Rule]) -> Any:
     name = f"{source}: {key}"
+    if isinstance(spec, tuple) and spec[0] in (_LIST, _ONE_OR_LIST):
+        return _check_list(name, value, spec)
     if isinstance(spec, tuple):  # one number for both annotators, or [A, B]
         rule = spec[1]
         pair = Rule(
@@ -168,6 +200,54 @@ def _check_value(source: str, key: str, value: Any, spec: Rule | tuple[str, Rule
             check(name, None, spec)
         return [int(v) for v in value]
     return check(name, value, spec)
+
+
+def _check_list(name: str, value: Any, spec: tuple[str, Rule]) -> Any:
+    """A list of numbers each obeying the rule (``_ONE_OR_LIST``: or one such number)."""
+    kind, rule = spec
+    if kind == _ONE_OR_LIST and not isinstance(value, list):
+        return check(name, value, rule)
+    listed = Rule(rule.kind, rule.test, "a list of numbers" + rule.allowed.removeprefix("a number"))
+    if kind == _ONE_OR_LIST:
+        listed = Rule(rule.kind, rule.test, rule.allowed + " or a list of them")
+    if not isinstance(value, list) or not value:
+        check(name, None, listed)
+    return tuple(check(name, item, listed) for item in value)
+
+
+def _check_length(
+    source: str, alt: dict[str, Any], key: str, count_key: str, rule: Rule, what: str
+) -> None:
+    """A list in ``[alt_test]`` has a length ``rule`` allows, and ``count_key`` agrees."""
+    values = alt.get(key)
+    if not isinstance(values, tuple):
+        return
+    if not rule.test or not rule.test(len(values)):
+        raise InvalidInput(
+            f"{source}: alt_test.{key} must list {what} ({rule.allowed}), got {len(values)}"
+        )
+    if count_key in alt and alt[count_key] != len(values):
+        raise InvalidInput(
+            f"{source}: alt_test.{count_key} is {alt[count_key]} but alt_test.{key} lists "
+            f"{len(values)}"
+        )
+
+
+def _check_alt_test(source: str, alt: dict[str, Any]) -> dict[str, Any]:
+    """The ``[alt_test]`` keys together: lengths that agree, prevalences that sum to 1."""
+    _check_length(source, alt, "human_error", "humans", RULES["n_humans"], "one error rate a human")
+    _check_length(source, alt, "prevalences", "categories", RULES["n_categories"], "categories")
+    prevalences = alt.get("prevalences")
+    if prevalences is not None and not math.isclose(sum(prevalences), 1.0, abs_tol=1e-9):
+        raise InvalidInput(
+            f"{source}: alt_test.prevalences must sum to 1, got {sum(prevalences):g}"
+        )
+    if "items" in alt and alt["items"] < alt.get("min_items", 30):
+        raise InvalidInput(
+            f"{source}: alt_test.items must be at least alt_test.min_items "
+            f"({alt.get('min_items', 30)}), got {alt['items']}"
+        )
+    return alt
 
 
 def _check_table(source: str, section: str, table: Any) -> dict[str, Any]:
@@ -292,6 +372,7 @@ def scenario_from_dict(data: dict[str, Any], source: str = "scenario") -> Scenar
         design=sections["design"],
         simulation=sections["simulation"],
         team=sections["team"],
+        alt_test=_check_alt_test(source, sections["alt_test"]),
     )
 
 
@@ -310,8 +391,8 @@ def shipped_scenarios() -> dict[str, Path]:
     Installed, they are the package data ``planner/scenarios``; in a source checkout they
     are the repository's ``scenarios/`` folder beside the package.
 
-    >>> sorted(shipped_scenarios())[:2]
-    ['clinical-chart-review', 'unsupported-claims']
+    >>> {'clinical-chart-review', 'unsupported-claims'} <= set(shipped_scenarios())
+    True
     """
     package = Path(__file__).resolve().parent.parent  # planner/
     for folder in (package / "scenarios", package.parent / "scenarios"):

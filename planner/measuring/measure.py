@@ -181,104 +181,129 @@ def measure_agreement(
         The ratings (see :mod:`planner.data.labels`): read from a file by pandas, counted
         by DuckDB (one weighted row per distinct label vector), or built in memory.
     positive
-        Label of the positive class (for PSA/NSA, prevalence and the decision). Labels
-        0/1 and False/True need none.
-    level
-        ``nominal``, ``ordinal``, ``interval`` or ``ratio``: Krippendorff's metric and,
-        for the last three, ``weights`` for weighted kappa, Fleiss and AC2.
-    weights
-        ``"quadratic"`` (default) or ``"linear"`` agreement weights for non-nominal levels
-        (given with ``level="nominal"``, a note says it has no effect).
-    confidence_level
-        Two-sided level of every interval.
-    bootstrap
-        Use the item bootstrap for every interval.
-    n_boot
-        Bootstrap resamples, 100 to 100,000 (:data:`N_BOOT_MAX`).
+        Label of the positive class (for PSA/NSA, prevalence and the decision); labels 0/1
+        and False/True need none.
+    level, weights
+        ``nominal``, ``ordinal``, ``interval`` or ``ratio``: Krippendorff's metric and, for
+        the last three, ``weights`` (``"quadratic"``, the default, or ``"linear"``) for
+        weighted kappa, Fleiss and AC2 (with ``nominal``, a note says weights do nothing).
+    confidence_level, bootstrap, n_boot
+        Two-sided level of every interval; the item bootstrap for every interval, with
+        ``n_boot`` resamples, 100 to 100,000 (:data:`N_BOOT_MAX`).
     alpha_min
         Reliability threshold for ``P(alpha < alpha_min)``, in [-1, 1] (default 0.8).
-    decide_on
-        Coefficient the decision reads (default ``psa`` when there is a positive class,
-        else ``krippendorff_alpha``); one of those these ratings give.
-    not_demonstrated_below, demonstrated_at
-        Thresholds fixed in advance, in [0, 1], ``not_demonstrated_below <= demonstrated_at``
+    decide_on, not_demonstrated_below, demonstrated_at
+        The coefficient the decision reads (default ``psa`` with a positive class, else
+        ``krippendorff_alpha``) and its thresholds fixed in advance, in [0, 1], in order
         (defaults 0.40 and 0.65, for PSA).
     kappa_method
-        Interval for Cohen's kappa (default ``score`` for binary labels, ``fce``
-        otherwise): one of ``score``, ``gof``, ``fce``, ``bootstrap``. With more than two
-        annotators or with ``bootstrap=True`` it has no effect, and a note says so.
+        Interval for Cohen's kappa: ``score`` (default, binary labels), ``gof``, ``fce``
+        (default otherwise) or ``bootstrap``; a note says when it has no effect (more than
+        two annotators, or ``bootstrap=True``).
     by
         Grouping column (kept in ``ratings.groups``) for agreement by group.
     rng
-        Randomness of the bootstrap: anything :func:`numpy.random.default_rng` takes
-        (default None: fresh entropy). The integer seed used is recorded in the report's
-        ``seed``, so that ``rng=report.seed`` draws the same numbers again.
-    cohen_marginals
-        Marginals of Cohen's kappa when some items have one rating of the two:
-        ``"complete"`` (default, also for ``None``: the table of items both annotators
-        rated, as Cohen 1960) or ``"gwet"`` (every rating of each annotator, Gwet 2014
-        and irrCAC; then the interval is Gwet's linearised variance with t, as for
-        Conger's kappa). The report's ``summary["cohen_marginals"]`` says which was used.
-    weighted_kappa_method
-        Interval of weighted Cohen's kappa: ``"bootstrap"`` (default, also for ``None``)
-        or ``"wald"`` with the Fleiss-Cohen-Everitt (1969) standard error. Either option
-        given where it has no effect gets a note.
+        Randomness of the bootstrap: anything :func:`numpy.random.default_rng` takes (None:
+        fresh entropy); the seed used is the report's ``seed`` (``rng=report.seed`` repeats).
+    cohen_marginals, weighted_kappa_method
+        Cohen's kappa with items rated once: ``"complete"`` (default: items both rated, as
+        Cohen 1960) or ``"gwet"`` (every rating, Gwet 2014 and irrCAC; Gwet's linearised
+        variance with t), said in ``summary["cohen_marginals"]``. Weighted Cohen's kappa's
+        interval: ``"bootstrap"`` (default) or ``"wald"`` (Fleiss-Cohen-Everitt 1969 SE).
+        Either given where it has no effect gets a note.
     """
-    _check_arguments(
-        level=level,
-        weights=weights,
-        kappa_method=kappa_method,
-        confidence_level=confidence_level,
-        n_boot=n_boot,
-        alpha_min=alpha_min,
-        decide_on=decide_on,
-        not_demonstrated_below=not_demonstrated_below,
-        demonstrated_at=demonstrated_at,
-        cohen_marginals=cohen_marginals,
-        weighted_kappa_method=weighted_kappa_method,
-    )
+    given = _Options(**{k: v for k, v in locals().items() if k != "ratings"})  # as called
+    _check_arguments(given)
     seed = seed_from(rng)
-    settings = _Settings(
-        confidence_level, bootstrap, alpha_min, kappa_method, cohen_marginals, weighted_kappa_method
-    )
-    boot = _Bootstrap(np.random.default_rng(seed), n_boot, confidence_level)
     d = _prepare(ratings, level, weights, positive)
     if decide_on is not None:
         check_choice("decide_on", decide_on, _coefficient_names(d.two, d.weights_kind, d.pos, d.k))
-    notes = list(ratings.notes) + d.notes
-    notes += _ignored_options(ratings.n_annotators, level, bootstrap, kappa_method, weights)
-    notes += _ignored_peer_options(
-        ratings, level, bootstrap, cohen_marginals, weighted_kappa_method
-    )
-    out = _Collector()
-    summary = dict(d.summary)
-    run = _Run(d, settings, boot, out, summary, notes)
-    table = _pair_coefficients(run) if d.two else None
-    _multirater_coefficients(run)
-    _alpha_coefficient(run)
-    _specific_agreement(run, table)
-    notes += small_count_notes(ratings, out.coefficients, d.patterns, d.pos, bootstrap)
-    target = decide_on or ("psa" if "psa" in out.coefficients else "krippendorff_alpha")
-    check_choice("decide_on", target, tuple(out.coefficients))
-    co = out.coefficients[target]
+    notes = list(ratings.notes) + d.notes + _option_notes(ratings, given)
+    boot = _Bootstrap(np.random.default_rng(seed), n_boot, confidence_level)
+    run = _Run(d, given.settings(), boot, _Collector(), dict(d.summary), notes)
+    coefficients = _coefficients(run, ratings)
+    target = decide_on or ("psa" if "psa" in coefficients else "krippendorff_alpha")
+    check_choice("decide_on", target, tuple(coefficients))
+    co = coefficients[target]
     decision = decide(
         target, co.estimate, co.ci_low, co.ci_high, not_demonstrated_below, demonstrated_at
     )
+    return _agreement_report(ratings, run, given, decision, seed)
+
+
+def _coefficients(run: _Run, ratings: Ratings) -> dict[str, Coefficient]:
+    """Every coefficient these ratings give, into ``run.out`` (notes on small counts added)."""
+    table = _pair_coefficients(run) if run.d.two else None
+    _multirater_coefficients(run)
+    _alpha_coefficient(run)
+    _specific_agreement(run, table)
+    run.notes.extend(
+        small_count_notes(ratings, run.out.coefficients, run.d.patterns, run.d.pos, run.s.bootstrap)
+    )
+    return run.out.coefficients
+
+
+def _agreement_report(
+    ratings: Ratings, run: _Run, given: _Options, decision: Decision, seed: int
+) -> AgreementReport:
+    """The report of a finished measurement."""
+    d = run.d
     return AgreementReport(
         source=ratings.source,
         n_items=ratings.n_items,
         n_annotators=ratings.n_annotators,
         annotators=list(ratings.annotators),
         categories=[plain_value(c) for c in ratings.categories],
-        level=level,
+        level=given.level,
         positive=None if d.pos is None else plain_value(ratings.categories[d.pos]),
-        confidence_level=confidence_level,
-        coefficients=out.coefficients,
-        summary=summary,
+        confidence_level=given.confidence_level,
+        coefficients=run.out.coefficients,
+        summary=run.summary,
         decision=decision,
-        diagnostics=diagnose(ratings, d.pos, by, confidence_level),
+        diagnostics=diagnose(ratings, d.pos, given.by, given.confidence_level),
         seed=seed,
-        notes=notes,
+        notes=run.notes,
+    )
+
+
+@dataclass(frozen=True)
+class _Options:
+    """Every keyword argument of :func:`measure_agreement`, as given (no defaults here: the
+    function's signature holds them)."""
+
+    positive: str | None
+    level: str
+    confidence_level: float
+    bootstrap: bool
+    n_boot: int
+    alpha_min: float | None
+    decide_on: str | None
+    not_demonstrated_below: float
+    demonstrated_at: float
+    kappa_method: str | None
+    weights: str | None
+    by: str | None
+    rng: RngLike
+    cohen_marginals: str | None
+    weighted_kappa_method: str | None
+
+    def settings(self) -> _Settings:
+        """The options that choose intervals."""
+        return _Settings(
+            self.confidence_level,
+            self.bootstrap,
+            self.alpha_min,
+            self.kappa_method,
+            self.cohen_marginals,
+            self.weighted_kappa_method,
+        )
+
+
+def _option_notes(ratings: Ratings, o: _Options) -> list[str]:
+    """One note per option given without effect on these ratings."""
+    notes = _ignored_options(ratings.n_annotators, o.level, o.bootstrap, o.kappa_method, o.weights)
+    return notes + _ignored_peer_options(
+        ratings, o.level, o.bootstrap, o.cohen_marginals, o.weighted_kappa_method
     )
 
 
@@ -767,22 +792,13 @@ def _positive_pair(
         )  # fmt: skip
 
 
-def _check_arguments(
-    *,
-    level: str,
-    weights: str | None,
-    kappa_method: str | None,
-    confidence_level: float,
-    n_boot: int,
-    alpha_min: float | None,
-    decide_on: str | None,
-    not_demonstrated_below: float,
-    demonstrated_at: float,
-    cohen_marginals: str | None = None,
-    weighted_kappa_method: str | None = None,
-) -> None:
+def _check_arguments(o: _Options) -> None:
     """Every argument of :func:`measure_agreement` that the data do not decide, checked in
     parameter names (``decide_on`` is checked against the data's coefficients later)."""
+    level, weights, kappa_method = o.level, o.weights, o.kappa_method
+    confidence_level, n_boot, alpha_min = o.confidence_level, o.n_boot, o.alpha_min
+    not_demonstrated_below, demonstrated_at = o.not_demonstrated_below, o.demonstrated_at
+    cohen_marginals, weighted_kappa_method = o.cohen_marginals, o.weighted_kappa_method
     check_choice("level", level, ka.LEVELS)
     if weights is not None:
         check_choice("weights", weights, WEIGHTS)

@@ -7,7 +7,10 @@ pyplot's global state.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from planner.output.report_figures import AssuranceCurve
 
 
 def assurance_curve_figure(
@@ -46,4 +49,11 @@ def assurance_curve_figure(
     ax.set_ylabel("assurance")
     ax.set_ylim(-0.02, 1.02)
     ax.legend(loc="lower right", fontsize="small")
+    return ax
+
+
+def report_assurance_figure(ax: Any, data: AssuranceCurve) -> Any:
+    """The report's assurance figure: the curve, the target assurance and the planned items."""
+    ax = assurance_curve_figure(ax, data.curve, data.width, data.assurance, data.planned)
+    ax.set_xlabel(f"items labelled (the plan: {data.planned:,})")
     return ax

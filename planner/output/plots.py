@@ -17,6 +17,7 @@ import numpy as np
 from planner.output.report_figures import metric_name
 
 if TYPE_CHECKING:
+    from planner.output.report_alt_test import PassCurve
     from planner.output.report_figures import (
         BurndownBand,
         DecisionThresholds,
@@ -167,4 +168,27 @@ def estimate_distribution(
     ax.set_xlabel(f"{metric} estimated by one study of the planned size")
     ax.set_ylabel("density (share of studies per unit)")
     ax.legend()
+    return ax
+
+
+def pass_probability_curve(ax: Any, curve: PassCurve) -> Any:
+    """P(the Alt-Test passes) against items: the Monte Carlo estimate with a band of two
+    standard errors, the target power and the planned items."""
+    items = np.asarray(curve.items)
+    p = np.asarray(curve.pass_probability)
+    se = np.asarray(curve.standard_error)
+    ax.fill_between(items, np.clip(p - 2 * se, 0, 1), np.clip(p + 2 * se, 0, 1), alpha=0.25)
+    ax.plot(items, p, marker="o", markersize=3, label="P(pass), ± 2 standard errors")
+    ax.axhline(curve.power, color="tab:red", linewidth=1, label=f"target {curve.power:g}")
+    for n, label, style in (
+        (curve.planned, "planned {:,} items", ("black", ":")),
+        (curve.items_given, "the study's {:,} items", ("tab:gray", "--")),
+    ):
+        if n is not None:
+            color, line = style
+            ax.axvline(n, color=color, linewidth=1, linestyle=line, label=label.format(n))
+    ax.set_xlabel("items, each labelled by every human and the LLM")
+    ax.set_ylabel("P(the LLM passes the Alt-Test)")
+    ax.set_ylim(-0.02, 1.02)
+    ax.legend(loc="lower right")
     return ax

@@ -1,4 +1,6 @@
-"""Reports: a scenario's plan, design comparison, budget and schedule, with figures.
+"""Reports: a scenario's plan, design comparison, budget and schedule, with figures; for a
+pair plan the assurance curve, and for a scenario with ``[alt_test]`` an Alt-Test section
+(:mod:`planner.output.report_alt_test`).
 
 ``planner report scenarios/NAME.toml`` writes ``reports/NAME/`` with ``report.md``,
 a self-contained ``report.html`` (figures embedded), the PNG figures, the scenario file and
@@ -18,12 +20,14 @@ import contextlib
 import json
 import os
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 from planner.data.scenario import Scenario, load_scenario
 from planner.errors import InvalidInput
 from planner.operations.workload import ScheduleResult, simulate_schedule
 from planner.output.jsonout import json_ready
+from planner.output.report_alt_test import alt_test_report
 from planner.output.report_figures import (
     PlanResult,
     decision_thresholds,
@@ -188,6 +192,7 @@ def _fill(
 ) -> None:
     """Compute the figures' data and write every file of the report into the folder ``tmp``."""
     figures = figure_data(result, schedule, decision_thresholds(scenario), seed=seed)
+    figures = replace(figures, alt_test=alt_test_report(scenario, seed))
     folder = tmp / "figures"
     folder.mkdir()
     draw_figures(figures, folder)

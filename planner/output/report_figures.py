@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,6 +28,10 @@ from planner.sizing.model import PairModel, as_cells
 from planner.sizing.plan import Plan
 from planner.sizing.search import interval_function
 from planner.sizing.simulation import NestedStudies, simulate_tables
+from planner.validation import seed_from
+
+if TYPE_CHECKING:
+    from planner.output.report_alt_test import AltTestReport
 
 PlanResult = Plan | Comparison
 """What a report describes: one plan, or the comparison of designs of a stratified scenario."""
@@ -131,8 +135,27 @@ def decision_thresholds(scenario: Scenario) -> DecisionThresholds:
 
 
 @dataclass(frozen=True)
+class AssuranceCurve:
+    """Assurance ``P(half-width <= width)`` against items for a pair plan (``plan --curve``).
+
+    ``curve`` is ``{metric: [{"items": n, "assurance": A}, ...]}`` as
+    :func:`planner.sizing.precision.assurance_curve` returns it, one entry per sized metric.
+    """
+
+    curve: dict[str, list[dict[str, float]]]
+    width: float
+    assurance: float
+    planned: int
+    seed: int
+
+
+@dataclass(frozen=True)
 class ReportFigures:
-    """The data of every figure of one report (and the thresholds the estimates are read by)."""
+    """The data of every figure of one report (and the thresholds the estimates are read by).
+
+    ``assurance`` (pair plans) and ``alt_test`` (scenarios with ``[alt_test]``) are None
+    where the report has no such figure.
+    """
 
     half_width: HalfWidthCurve
     hours: HoursBars
@@ -140,6 +163,8 @@ class ReportFigures:
     estimates: EstimateSpread
     thresholds: DecisionThresholds
     seed: int
+    assurance: AssuranceCurve | None = None
+    alt_test: AltTestReport | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dictionary (the ``figures.json`` beside the report)."""
@@ -148,6 +173,10 @@ class ReportFigures:
         out: dict[str, Any] = {"schema_version": "1", "seed": self.seed}
         out.update({name: asdict(getattr(self, name)) for name in FIGURE_FILES})
         out["thresholds"] = asdict(self.thresholds)
+        if self.assurance is not None:
+            out["assurance"] = asdict(self.assurance)
+        if self.alt_test is not None:
+            out["alt_test"] = self.alt_test.to_dict()
         return json_ready(out)
 
 
@@ -157,6 +186,10 @@ FIGURE_FILES = {
     "burndown": "burndown.png",
     "estimates": "estimates.png",
 }
+
+
+ASSURANCE_FILE = "assurance.png"
+"""The assurance curve's figure (pair plans only)."""
 
 
 def metric_name(metric: str) -> str:
@@ -328,6 +361,31 @@ def figure_streams(seed: int) -> list[np.random.Generator]:
     return [np.random.default_rng(s) for s in sequence.spawn(2)]
 
 
+def assurance_data(plan: Plan, seed: int) -> AssuranceCurve:
+    """The assurance curve of a pair plan around its items, as ``plan --curve`` draws it.
+
+    Its stream is a child of the report's seed that neither the plan nor the other figures
+    use (spawn key ``FIGURE_STREAM + 2``).
+    """
+    from planner.sizing.precision import assurance_curve, curve_items
+
+    sequence = np.random.SeedSequence(seed, spawn_key=(FIGURE_STREAM + 2,))
+    curve_seed = seed_from(np.random.default_rng(sequence))
+    items = curve_items(plan.items)
+    streams = np.random.default_rng(curve_seed).spawn(len(plan.settings.metrics))
+    curve = {
+        m: assurance_curve(plan.model, m, plan.settings, items, rng=stream)
+        for m, stream in zip(plan.settings.metrics, streams, strict=True)
+    }
+    return AssuranceCurve(
+        curve=curve,
+        width=plan.settings.width,
+        assurance=plan.settings.assurance,
+        planned=int(plan.items),
+        seed=curve_seed,
+    )
+
+
 def figure_data(
     result: PlanResult, schedule: ScheduleResult, thresholds: DecisionThresholds, *, seed: int
 ) -> ReportFigures:
@@ -344,7 +402,10 @@ def figure_data(
             curve = half_width_curve(model, result, planned, "uniform", curve_rng)
             hours = comparison_hours(result)
             estimates = weighted_estimate_spread(result, estimate_rng)
-    return ReportFigures(curve, hours, burndown_band(schedule), estimates, thresholds, seed)
+    assurance = assurance_data(result, seed) if isinstance(result, Plan) else None
+    return ReportFigures(
+        curve, hours, burndown_band(schedule), estimates, thresholds, seed, assurance
+    )
 
 
 def draw_figures(figures: ReportFigures, folder: Path) -> None:
@@ -361,3 +422,11 @@ def draw_figures(figures: ReportFigures, folder: Path) -> None:
         data = getattr(figures, name)
         extra = (figures.thresholds,) if name == "estimates" else ()
         plots.save_png(drawers[name], folder / file_name, data, *extra)
+    if figures.assurance is not None:
+        from planner.output.plot_curve import report_assurance_figure
+
+        plots.save_png(report_assurance_figure, folder / ASSURANCE_FILE, figures.assurance)
+    if figures.alt_test is not None:
+        from planner.output.report_alt_test import FIGURE_FILE
+
+        plots.save_png(plots.pass_probability_curve, folder / FIGURE_FILE, figures.alt_test.curve)

@@ -22,8 +22,10 @@ from planner import __version__
 from planner.data.scenario import Scenario, shipped_scenarios
 from planner.measuring.decision import Decision, decide
 from planner.operations.workload import ScheduleResult
+from planner.output.report_alt_test import alt_test_section
 from planner.output.report_figures import (
     AGREE_COEFFICIENTS,
+    ASSURANCE_FILE,
     ReportFigures,
     deciding_metric,
     metric_name,
@@ -363,6 +365,28 @@ def hours_figure(figures: ReportFigures) -> Block:
     return ("figure", "hours.png", caption, "Bar chart of person-hours. " + "; ".join(parts) + ".")
 
 
+def assurance_figure(figures: ReportFigures) -> Block:
+    """The assurance curve of a pair plan (``plan --curve``)."""
+    a = figures.assurance
+    assert a is not None  # build_blocks draws it only for pair plans
+    names = " and ".join(metric_name(m) for m in a.curve)
+    caption = (
+        f"Assurance against items: the probability that a study of that size gives a {names} "
+        f"interval of half-width at most {a.width:g}; the target assurance {a.assurance:g} and "
+        "the planned size."
+    )
+    ends = "; ".join(
+        f"{metric_name(m)} from {p[0]['assurance']:.2f} at {p[0]['items']:,.0f} items to "
+        f"{p[-1]['assurance']:.2f} at {p[-1]['items']:,.0f}"
+        for m, p in a.curve.items()
+    )
+    alt = (
+        f"Line chart of assurance against items labelled: {ends}; a red line marks the target "
+        f"{a.assurance:g} and a dotted line the planned {a.planned:,} items."
+    )
+    return ("figure", ASSURANCE_FILE, caption, alt)
+
+
 def burndown_figure(figures: ReportFigures) -> Block:
     b = figures.burndown
     caption = (
@@ -485,8 +509,12 @@ def build_blocks(
         case Comparison():
             blocks += strata_section(result) + designs_section(result)
     blocks += [("h2", "Figures"), half_width_figure(figures), hours_figure(figures)]
+    if figures.assurance is not None:
+        blocks.append(assurance_figure(figures))
     blocks += schedule_section(schedule, figures)
     blocks.append(estimates_figure(figures))
+    if figures.alt_test is not None:
+        blocks += alt_test_section(figures.alt_test)
     return blocks + rebuild_section(scenario, figures.seed)
 
 

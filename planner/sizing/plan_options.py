@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -25,6 +25,9 @@ from planner.sizing.model import (
     renamed,
 )
 from planner.sizing.plan import Plan, PlanSettings, make_plan
+
+if TYPE_CHECKING:  # compare loads only for stratified scenarios
+    from planner.sizing.compare import Comparison
 
 DEFAULTS: dict[str, Any] = {
     "width": 0.08,
@@ -431,31 +434,46 @@ TEAM_DEFAULTS: dict[str, Any] = {
 DESIGNS = ("uniform", "enriched", "weighted")
 
 
+def _stratified_operation(result: Comparison, design: str) -> tuple[list, list, list]:
+    """Items, seconds and contested rates per stratum of one design of a comparison."""
+    from planner.sizing.compare import stratum_models
+
+    chosen = result.designs[design]
+    items: list[float] = list(chosen.items_per_stratum)
+    seconds = [s["seconds_per_item"] for s in result.strata]
+    contested = [m.contested_rate for m in stratum_models(result.scenario)]
+    if chosen.prevalence_slice_items:
+        shares = [s["share"] for s in result.strata]
+        items.append(chosen.prevalence_slice_items)
+        seconds.append(float(sum(w * s for w, s in zip(shares, seconds, strict=False))))
+        contested.append(float(sum(w * c for w, c in zip(shares, contested, strict=False))))
+    return items, seconds, contested
+
+
 def operation_for(
-    result: Any, team: dict[str, Any], merged: dict[str, Any], design: str = "weighted"
+    result: Plan | Comparison,
+    team: dict[str, Any],
+    merged: dict[str, Any],
+    design: str = "weighted",
 ) -> Any:
     """The labelling operation that carries out a plan (or one design of a comparison)."""
     from planner.operations.workload import Operation
+    from planner.sizing.compare import Comparison
     from planner.validation import RULES, check, check_choice
 
     check_choice("design", design, DESIGNS)
     settings = result.settings
-    if hasattr(result, "designs"):
-        chosen = result.designs[design]
-        items = list(chosen.items_per_stratum)
-        seconds = [s["seconds_per_item"] for s in result.strata]
-        from planner.sizing.compare import stratum_models
-
-        contested = [m.contested_rate for m in stratum_models(result.scenario)]
-        if chosen.prevalence_slice_items:
-            shares = [s["share"] for s in result.strata]
-            items.append(chosen.prevalence_slice_items)
-            seconds.append(float(sum(w * s for w, s in zip(shares, seconds, strict=False))))
-            contested.append(float(sum(w * c for w, c in zip(shares, contested, strict=False))))
-    else:
-        items = [result.items]
-        seconds = [settings.seconds_per_item]
-        contested = [result.model.contested_rate]
+    match result:
+        case Comparison():
+            items, seconds, contested = _stratified_operation(result, design)
+        case Plan():
+            items = [result.items]
+            seconds = [settings.seconds_per_item]
+            contested = [result.model.contested_rate]
+        case _:
+            raise TypeError(
+                f"operation_for takes a Plan or a Comparison, got {type(result).__name__}"
+            )
     check("the items to schedule", sum(int(n) for n in items), RULES["items"])
     return Operation(
         items_per_stratum=tuple(int(n) for n in items),

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -353,35 +354,14 @@ def find_raters_sample_size(
         "n_categories": model.n_categories,
     }
 
-    ref = 10_000.0
-    hw_ref = expected_half_width(metric, patterns, probs, ref, **opts)  # type: ignore[arg-type]
-    if not np.isfinite(hw_ref) or hw_ref <= 0:
-        raise InvalidInput(
-            f"{metric} is undefined under this model (no agreement to measure): change "
-            "prevalence, error_rate or confusion",
-            parameter="metric",
-        )
-    start = int(np.ceil(ref * (hw_ref / width) ** 2))
+    start = _analytic_start(metric, patterns, probs, width, opts)
     studies = NestedPatternStudies(probs, n_reps, rng=study_rng)
-    evaluated: dict[int, float] = {}
-
-    def share(n: int) -> float:
-        if n not in evaluated:
-            ci = study_intervals(metric, patterns, studies.counts(n), **opts)  # type: ignore[arg-type]
-            evaluated[n] = float(np.mean(reaches_width(ci.half_width, width)))
-        return evaluated[n]
-
-    try:
-        items = smallest_passing_near(lambda n: share(n) >= assurance, start, max_items)
-    except TargetUnreachable:
-        raise _unreachable(metric, width, assurance, max_items, share(max_items)) from None
+    items, evaluated = _search_items(
+        metric, patterns, studies, (width, assurance, max_items), start, opts
+    )
     fresh = simulate_pattern_counts(probs, items, n_reps, rng=check_rng)
     ci = study_intervals(metric, patterns, fresh, **opts)  # type: ignore[arg-type]
     truth = true_value(metric, patterns, probs, level, model.n_categories)
-    hw = usable_half_width(ci.half_width)
-    finite = hw[np.isfinite(hw)]
-    reached = float(np.mean(reaches_width(ci.half_width, width)))
-    covered = float(np.mean((ci.low <= truth) & (truth <= ci.high)))
     return RatersSampleSize(
         metric=metric,
         method=INTERVAL_METHODS[metric],
@@ -392,18 +372,76 @@ def find_raters_sample_size(
         confidence_level=confidence_level,
         target_assurance=assurance,
         items=items,
-        assurance=reached,
-        assurance_mc_se=float(np.sqrt(reached * (1 - reached) / n_reps)),
-        coverage=covered,
-        coverage_mc_se=float(np.sqrt(covered * (1 - covered) / n_reps)),
-        true_value=truth,
-        half_width_median=float(np.quantile(finite, 0.5)) if finite.size else float("nan"),
-        half_width_at_assurance=(
-            float(np.quantile(finite, assurance)) if finite.size else float("nan")
-        ),
+        **_fresh_check(ci, truth, width, assurance, n_reps),
         analytic_items=start,
         n_reps=n_reps,
-        n_undefined=int((~np.isfinite(ci.half_width)).sum()),
         seed=seed,
         curve=sorted(evaluated.items()),
     )
+
+
+def _search_items(
+    metric: str,
+    patterns: NDArray[np.int64],
+    studies: NestedPatternStudies,
+    target: tuple[float, float, int],
+    start: int,
+    opts: dict[str, Any],
+) -> tuple[int, dict[int, float]]:
+    """The smallest ``n`` whose nested studies reach ``width`` with ``assurance`` (searched
+    from ``start`` up to ``max_items``: ``target``), and the share reached at each ``n`` tried."""
+    width, assurance, max_items = target
+    evaluated: dict[int, float] = {}
+
+    def share(n: int) -> float:
+        if n not in evaluated:
+            ci = study_intervals(metric, patterns, studies.counts(n), **opts)
+            evaluated[n] = float(np.mean(reaches_width(ci.half_width, width)))
+        return evaluated[n]
+
+    try:
+        items = smallest_passing_near(lambda n: share(n) >= assurance, start, max_items)
+    except TargetUnreachable:
+        raise _unreachable(metric, width, assurance, max_items, share(max_items)) from None
+    return items, evaluated
+
+
+def _analytic_start(
+    metric: str,
+    patterns: NDArray[np.int64],
+    probs: NDArray[np.float64],
+    width: float,
+    opts: dict[str, Any],
+) -> int:
+    """The search's start: the expected half-width at 10,000 items scaled by ``1/sqrt(n)``."""
+    ref = 10_000.0
+    hw_ref = expected_half_width(metric, patterns, probs, ref, **opts)
+    if not np.isfinite(hw_ref) or hw_ref <= 0:
+        raise InvalidInput(
+            f"{metric} is undefined under this model (no agreement to measure): change "
+            "prevalence, error_rate or confusion",
+            parameter="metric",
+        )
+    return int(np.ceil(ref * (hw_ref / width) ** 2))
+
+
+def _fresh_check(
+    ci: StudyIntervals, truth: float, width: float, assurance: float, n_reps: int
+) -> dict[str, Any]:
+    """Assurance, coverage and half-width quantiles of fresh studies of the found size."""
+    hw = usable_half_width(ci.half_width)
+    finite = hw[np.isfinite(hw)]
+    reached = float(np.mean(reaches_width(ci.half_width, width)))
+    covered = float(np.mean((ci.low <= truth) & (truth <= ci.high)))
+    return {
+        "assurance": reached,
+        "assurance_mc_se": float(np.sqrt(reached * (1 - reached) / n_reps)),
+        "coverage": covered,
+        "coverage_mc_se": float(np.sqrt(covered * (1 - covered) / n_reps)),
+        "true_value": truth,
+        "half_width_median": float(np.quantile(finite, 0.5)) if finite.size else float("nan"),
+        "half_width_at_assurance": (
+            float(np.quantile(finite, assurance)) if finite.size else float("nan")
+        ),
+        "n_undefined": int((~np.isfinite(ci.half_width)).sum()),
+    }

@@ -321,6 +321,39 @@ def _checked_counts(counts: Any) -> tuple[int, int, int, int]:
     return values  # type: ignore[return-value]
 
 
+def _hybrid_items(
+    at: DrawAssurance,
+    outcomes: NarrowOutcomes,
+    assurance: float,
+    draws: int,
+    max_items: int,
+    width: float,
+) -> tuple[NDArray, int]:
+    """The items each draw needs, and the smallest ``n`` whose mean assurance over the draws
+    reaches ``assurance`` (searched between the draws' smallest and largest needs)."""
+    per_draw = _smallest_n(
+        lambda n: at(n) >= assurance, np.zeros(draws), _bracket(at, outcomes.u_star), max_items
+    )
+    # every draw reaches the target from max(per_draw) on, none below min(per_draw)
+    low, high = max(int(per_draw.min()) - 1, 0), int(per_draw.max())
+    hybrid = _smallest_n(
+        lambda n: np.array([at(n[0]).mean() >= assurance]),
+        np.array([low]),
+        np.array([high]),
+        max_items,
+    )
+    items = int(hybrid[0])
+    if items > max_items:
+        from planner.errors import TargetUnreachable
+
+        raise TargetUnreachable(
+            f"width {width:g} is not reached with hybrid assurance {assurance:g} even at "
+            f"max_items {max_items}",
+            parameters=("width", "assurance", "max_items"),
+        )
+    return per_draw, items
+
+
 def items_under_uncertainty(
     counts: Any,
     width: float = 0.08,
@@ -369,26 +402,7 @@ def items_under_uncertainty(
             parameter="width",
         )
     at = DrawAssurance(cells, outcomes)
-    per_draw = _smallest_n(
-        lambda n: at(n) >= assurance, np.zeros(draws), _bracket(at, outcomes.u_star), max_items
-    )
-    # every draw reaches the target from max(per_draw) on, none below min(per_draw)
-    low, high = max(int(per_draw.min()) - 1, 0), int(per_draw.max())
-    hybrid = _smallest_n(
-        lambda n: np.array([at(n[0]).mean() >= assurance]),
-        np.array([low]),
-        np.array([high]),
-        max_items,
-    )
-    items = int(hybrid[0])
-    if items > max_items:
-        from planner.errors import TargetUnreachable
-
-        raise TargetUnreachable(
-            f"width {width:g} is not reached with hybrid assurance {assurance:g} even at "
-            f"max_items {max_items}",
-            parameters=("width", "assurance", "max_items"),
-        )
+    per_draw, items = _hybrid_items(at, outcomes, assurance, draws, max_items, width)
     reachable = per_draw[per_draw <= max_items]
     per_truth = {
         f"p{round(100 * q)}": int(np.quantile(per_draw, q, method="inverted_cdf"))

@@ -32,7 +32,7 @@ Gwet KL (2014) Handbook of Inter-Rater Reliability, 4th ed. Advanced Analytics.
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from planner.statistics.multirater import (
     ChanceCorrected,
@@ -43,6 +43,54 @@ from planner.statistics.multirater import (
 
 #: Most ``annotators x categories`` cells of the dense marginal table Conger's kappa builds.
 CONGER_CELLS_LIMIT = 20_000_000
+
+
+def _observed_agreement(
+    item: NDArray[np.int64],
+    label: NDArray[np.int64],
+    n_rows: int,
+    k: int,
+    w: NDArray[np.float64] | None,
+    rows: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_]]:
+    """Observed pairwise agreement per row (every row, not the distinct patterns), its
+    weighted mean ``p_a``, and which rows are rated and pairable."""
+    cats, cnts, _ = row_category_counts(item, label, n_rows)
+    per_row = Patterns(cats, cnts.astype(float), np.ones(n_rows, np.int64), k)
+    r_i = per_row.totals
+    rated, pairable = r_i >= 1, r_i >= 2
+    n2 = float(rows @ pairable)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pa_i = np.where(pairable, (per_row.pair_sums(w) - r_i) / (r_i * (r_i - 1)), 0.0)
+    p_a = np.asarray(rows @ pa_i / n2 if n2 > 0 else np.nan)
+    return pa_i, p_a, rated, pairable
+
+
+def _chance_agreement(
+    rater: NDArray[np.int64],
+    label: NDArray[np.int64],
+    per_rating: NDArray[np.float64],
+    n_g: NDArray,
+    k: int,
+    w: NDArray[np.float64] | None,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], float]:
+    """Each annotator's marginals ``p_gk``, the lever ``A_gl`` of the variance, the chance
+    agreement ``p_e`` over ordered pairs of different annotators, and the number of pairs."""
+    m = n_g.size
+    active = n_g > 0
+    r = int(active.sum())
+    classif = np.bincount(rater * k + label, weights=per_rating, minlength=m * k).reshape(m, k)
+    p_gk = np.where(active[:, None], classif / np.where(active, n_g, 1.0)[:, None], 0.0)
+    total = p_gk.sum(axis=0)  # sum over annotators, r pbar_k
+    sym = None if w is None else (w + w.T) / 2
+    pairs = r * (r - 1) if r >= 2 else np.nan  # ordered pairs of different annotators
+    if sym is None:
+        p_e = np.asarray((total @ total - (p_gk**2).sum()) / pairs)
+        lever = total[None, :] - p_gk  # A_gl = sum_k b_kl (r pbar_k - p_gk)
+    else:
+        p_e = np.asarray((total @ sym @ total - np.einsum("gk,kl,gl->", p_gk, sym, p_gk)) / pairs)
+        lever = (total[None, :] - p_gk) @ sym
+    return p_gk, lever, p_e, pairs
 
 
 def conger_kappa(
@@ -105,32 +153,10 @@ def conger_kappa(
     rows = np.ones(int(n_rows)) if row_weights is None else np.asarray(row_weights, float)
     per_rating = rows[item]
 
-    # observed pairwise agreement, per row (every row, not the distinct patterns)
-    cats, cnts, _ = row_category_counts(item, label, int(n_rows))
-    per_row = Patterns(cats, cnts.astype(float), np.ones(int(n_rows), np.int64), k)
-    r_i = per_row.totals
-    rated, pairable = r_i >= 1, r_i >= 2
-    n = float(rows @ rated)
-    n2 = float(rows @ pairable)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        pa_i = np.where(pairable, (per_row.pair_sums(w) - r_i) / (r_i * (r_i - 1)), 0.0)
-    p_a = np.asarray(rows @ pa_i / n2 if n2 > 0 else np.nan)
-
-    # each annotator's marginals and the chance agreement over pairs of annotators
+    pa_i, p_a, rated, pairable = _observed_agreement(item, label, int(n_rows), k, w, rows)
+    n, n2 = float(rows @ rated), float(rows @ pairable)
     n_g = np.bincount(rater, weights=per_rating, minlength=m)
-    active = n_g > 0
-    r = int(active.sum())
-    classif = np.bincount(rater * k + label, weights=per_rating, minlength=m * k).reshape(m, k)
-    p_gk = np.where(active[:, None], classif / np.where(active, n_g, 1.0)[:, None], 0.0)
-    total = p_gk.sum(axis=0)  # sum over annotators, r pbar_k
-    sym = None if w is None else (w + w.T) / 2
-    pairs = r * (r - 1) if r >= 2 else np.nan  # ordered pairs of different annotators
-    if sym is None:
-        p_e = np.asarray((total @ total - (p_gk**2).sum()) / pairs)
-        lever = total[None, :] - p_gk  # A_gl = sum_k b_kl (r pbar_k - p_gk)
-    else:
-        p_e = np.asarray((total @ sym @ total - np.einsum("gk,kl,gl->", p_gk, sym, p_gk)) / pairs)
-        lever = (total[None, :] - p_gk) @ sym
+    p_gk, lever, p_e, pairs = _chance_agreement(rater, label, per_rating, n_g, k, w)
 
     # item i's first-order effect on p_e through the marginals of the annotators who rated it
     mean_lever = (p_gk * lever).sum(axis=1)

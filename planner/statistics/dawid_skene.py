@@ -441,6 +441,53 @@ def _bootstrap(
 # --------------------------------------------------------------------------- public
 
 
+def _point_fit(
+    flat: NDArray[np.float64],
+    mult: NDArray[np.int64],
+    patterns: NDArray[np.int64],
+    shape: tuple[int, int],
+    tolerance: float,
+    max_iter: int,
+) -> _EMResult:
+    """EM from the majority-vote start on the distinct patterns; refuses a fit that does
+    not converge within ``max_iter`` iterations."""
+    batch = _run_em(
+        flat, mult[None].astype(float), _vote_shares(patterns)[None], shape, tolerance, max_iter
+    )
+    point = _EMResult(*(np.asarray(getattr(batch, f))[0] for f in _EM_FIELDS))
+    if not point.change < tolerance:
+        raise FitDidNotConverge(
+            f"the latent-class fit did not converge in max_iter = {max_iter:,} iterations "
+            f"(largest parameter change {float(point.change):.2g}, needs < {tolerance:g}): "
+            "raise max_iter"
+        )
+    return point
+
+
+def _intervals(
+    flat: NDArray[np.float64],
+    mult: NDArray[np.int64],
+    point: _EMResult,
+    shape: tuple[int, int],
+    settings: tuple[int, float, int, float, RngLike],
+) -> dict[str, Any]:
+    """The seed, the bootstrap's percentile intervals of the prevalences and confusion
+    matrices, and the refits that did not converge (NaN intervals and no seed without a
+    bootstrap), as :class:`LatentClassFit` fields.
+
+    ``settings`` is ``(bootstrap, tolerance, max_iter, level, rng)``."""
+    bootstrap, tolerance, max_iter, level, rng = settings
+    m, k = shape
+    seed = None if bootstrap == 0 else seed_from(rng)
+    found = (
+        (np.full((k, 2), np.nan), np.full((m, k, k, 2), np.nan), 0)
+        if seed is None
+        else _bootstrap(flat, mult, point, shape, (bootstrap, tolerance, max_iter, level, seed))
+    )
+    names = ("prevalence_interval", "confusion_interval", "bootstrap_unconverged")
+    return {"seed": seed, **dict(zip(names, found, strict=True))}
+
+
 def fit_latent_classes(
     ratings: Any,
     *,
@@ -501,25 +548,8 @@ def fit_latent_classes(
     counts, names, labels, weights, source = _as_counts(ratings, annotators, categories)
     _check_counts(counts, source)
     patterns, mult, index = compress_counts(counts, weights)
-    m, k = counts.shape[1:]
-    flat = patterns.reshape(len(patterns), m * k).astype(float)
-    batch = _run_em(
-        flat, mult[None].astype(float), _vote_shares(patterns)[None], (m, k), tolerance, max_iter
-    )
-    point = _EMResult(*(np.asarray(getattr(batch, f))[0] for f in _EM_FIELDS))
-    if not point.change < tolerance:
-        raise FitDidNotConverge(
-            f"the latent-class fit did not converge in max_iter = {max_iter:,} iterations "
-            f"(largest parameter change {float(point.change):.2g}, needs < {tolerance:g}): "
-            "raise max_iter"
-        )
-    seed = None if bootstrap == 0 else seed_from(rng)
-    nan_prev, nan_conf = np.full((k, 2), np.nan), np.full((m, k, k, 2), np.nan)
-    prev_int, conf_int, unconverged = (
-        (nan_prev, nan_conf, 0)
-        if seed is None
-        else _bootstrap(flat, mult, point, (m, k), (bootstrap, tolerance, max_iter, level, seed))
-    )
+    (m, k), flat = counts.shape[1:], patterns.reshape(len(patterns), -1).astype(float)
+    point = _point_fit(flat, mult, patterns, (m, k), tolerance, max_iter)
     return LatentClassFit(
         categories=labels,
         annotators=names,
@@ -536,10 +566,7 @@ def fit_latent_classes(
         max_iter=max_iter,
         bootstrap=bootstrap,
         confidence_level=level,
-        seed=seed,
-        prevalence_interval=prev_int,
-        confusion_interval=conf_int,
-        bootstrap_unconverged=unconverged,
+        **_intervals(flat, mult, point, (m, k), (bootstrap, tolerance, max_iter, level, rng)),
     )
 
 

@@ -1,0 +1,269 @@
+"""A report's Alt-Test section: can the scenario's LLM judge replace one of its humans?
+
+A scenario with an ``[alt_test]`` table (:mod:`planner.data.scenario`) names a planning model
+for the alternative annotator test (Calderon, Reichart & Dror 2025; ``docs/methods.md``): the
+humans' and the LLM's error rates, the categories and the test's margin. The report shows the
+items the test needs (:func:`planner.sizing.alt_test_plan.alt_test_plan_summary`), P(pass)
+there and at the study's own items, the humans' person-hours, the table over 2 to 6 humans,
+the model in words, and a figure of P(pass) against items. Everything is computed once here,
+from a stream of the report's seed that no other part of the report uses; the seed the
+numbers were drawn with is recorded (``figures.json``, ``alt_test``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from planner.data.scenario import Scenario
+from planner.sizing.alt_test_plan import (
+    AltTestModel,
+    AltTestPlanSummary,
+    alt_test_model,
+    alt_test_plan_summary,
+    pass_probability,
+)
+from planner.validation import seed_from
+
+ALT_TEST_STREAM = 2**20 + 1
+"""Spawn key of the Alt-Test's stream under the report's seed (the figures use ``2**20``)."""
+DEFAULT_SECONDS = 90.0
+"""Seconds a human spends on an item when the scenario's ``[budget]`` does not say."""
+CURVE_SIZES = 12
+"""Sizes on the P(pass) curve."""
+FIGURE_FILE = "alt_test.png"
+
+Block = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class PassCurve:
+    """P(pass) of the Alt-Test against items: the figure's data.
+
+    ``pass_probability[i]`` is the Monte Carlo estimate at ``items[i]`` over ``replicates``
+    simulated studies (standard error ``standard_error[i]``), drawn from ``seed``.
+    """
+
+    items: tuple[int, ...]
+    pass_probability: tuple[float, ...]
+    standard_error: tuple[float, ...]
+    power: float
+    planned: int | None
+    items_given: int | None
+    replicates: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class AltTestReport:
+    """What the report shows of the Alt-Test: the summary, its settings and the curve."""
+
+    summary: AltTestPlanSummary
+    humans: int
+    q: float
+    min_items: int
+    replicates: int
+    seconds_per_item: float
+    first_human_error: float
+    curve: PassCurve
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dictionary (``figures.json``'s ``alt_test``)."""
+        out = asdict(self)
+        out["summary"]["table"] = [
+            {"humans": m, "items": n, "person_hours": h} for m, n, h in self.summary.table
+        ]
+        return out
+
+
+def alt_test_settings(scenario: Scenario) -> tuple[AltTestModel, dict[str, Any]]:
+    """The planning model of the scenario's ``[alt_test]`` and the keywords of the summary.
+
+    The keywords are those of :func:`~planner.sizing.alt_test_plan.alt_test_plan_summary`
+    (all but ``rng``): hours come from the scenario's ``[budget]`` (``seconds_per_item``,
+    default 90 s; ``hourly_rate``).
+    """
+    alt = scenario.alt_test
+    model = alt_test_model(
+        humans=alt.get("humans", 3),
+        categories=alt.get("categories", 2),
+        human_error=alt.get("human_error", 0.2),
+        llm_error=alt.get("llm_error", 0.2),
+        prevalences=alt.get("prevalences"),
+        error_draw=alt.get("error_draw", "uniform"),
+    )
+    keywords = {
+        "epsilon": alt.get("epsilon", 0.2),
+        "q": alt.get("q", 0.05),
+        "power": alt.get("power", 0.8),
+        "items": alt.get("items"),
+        "min_items": alt.get("min_items", 30),
+        "n_reps": alt.get("replicates", 2000),
+        "seconds_per_item": scenario.budget.get("seconds_per_item", DEFAULT_SECONDS),
+        "hourly_rate": scenario.budget.get("hourly_rate"),
+    }
+    return model, keywords
+
+
+def alt_test_seed(seed: int) -> int:
+    """The seed of the Alt-Test's numbers in the report of ``seed``."""
+    sequence = np.random.SeedSequence(seed, spawn_key=(ALT_TEST_STREAM,))
+    return seed_from(np.random.default_rng(sequence))
+
+
+def curve_sizes(min_items: int, planned: int | None, given: int | None) -> list[int]:
+    """:data:`CURVE_SIZES` sizes from ``min_items`` to twice the larger of the plan and the
+    study's items (300 items when neither is known), with both included."""
+    top = 2 * max(planned or 0, given or 0) or 300
+    grid = np.linspace(min_items, max(top, min_items + CURVE_SIZES), CURVE_SIZES)
+    sizes = {int(round(n)) for n in grid} | {n for n in (planned, given) if n is not None}
+    return sorted(sizes)
+
+
+def pass_curve(
+    model: AltTestModel, summary: AltTestPlanSummary, keywords: dict[str, Any], seed: int
+) -> PassCurve:
+    """P(pass) over :func:`curve_sizes`, each size from the same ``seed`` (common random
+    numbers, so the curve is smooth)."""
+    sizes = curve_sizes(keywords["min_items"], summary.n_items, summary.items_given)
+    points = [
+        pass_probability(
+            model,
+            n,
+            epsilon=keywords["epsilon"],
+            q=keywords["q"],
+            min_items=keywords["min_items"],
+            n_reps=keywords["n_reps"],
+            rng=seed,
+        )
+        for n in sizes
+    ]
+    return PassCurve(
+        items=tuple(sizes),
+        pass_probability=tuple(p.probability for p in points),
+        standard_error=tuple(p.standard_error for p in points),
+        power=summary.power,
+        planned=summary.n_items,
+        items_given=summary.items_given,
+        replicates=keywords["n_reps"],
+        seed=seed,
+    )
+
+
+def alt_test_report(scenario: Scenario, seed: int) -> AltTestReport | None:
+    """The Alt-Test numbers of the report of ``scenario`` with ``seed`` (None without
+    ``[alt_test]``)."""
+    if not scenario.alt_test:
+        return None
+    model, keywords = alt_test_settings(scenario)
+    summary_stream, curve_stream = np.random.SeedSequence(alt_test_seed(seed)).spawn(2)
+    summary_seed = seed_from(np.random.default_rng(summary_stream))
+    summary = alt_test_plan_summary(model, **keywords, rng=summary_seed)
+    curve_seed = seed_from(np.random.default_rng(curve_stream))
+    return AltTestReport(
+        summary=summary,
+        humans=model.n_humans,
+        q=keywords["q"],
+        min_items=keywords["min_items"],
+        replicates=keywords["n_reps"],
+        seconds_per_item=keywords["seconds_per_item"],
+        first_human_error=model.human_error[0],
+        curve=pass_curve(model, summary, keywords, curve_seed),
+    )
+
+
+# ------------------------------------------------------------------ the section
+
+
+def _number(x: float | None, digits: int = 3) -> str:
+    return "-" if x is None or not math.isfinite(x) else f"{x:,.{digits}f}"
+
+
+def _items(n: int | None) -> str:
+    return "unreachable" if n is None else f"{n:,}"
+
+
+def _plan_rows(alt: AltTestReport) -> list[list[str]]:
+    s = alt.summary
+    rows = [[f"items (each labelled by all {alt.humans} humans and the LLM)", _items(s.n_items)]]
+    if s.n_items is not None:
+        rows += [
+            [f"P(pass) at {s.n_items:,} items (target {s.power:g})", _number(s.pass_probability)],
+            [
+                f"person-hours of the humans' labels ({alt.seconds_per_item:g} s an item)",
+                _number(s.person_hours, 1),
+            ],
+        ]
+    if s.items_given is not None:
+        rows.append(
+            [
+                f"P(pass) at the study's {s.items_given:,} items",
+                _number(s.pass_probability_at_items),
+            ]
+        )
+    return rows
+
+
+def _table_rows(alt: AltTestReport) -> list[list[str]]:
+    return [[str(m), _items(n), _number(h, 1)] for m, n, h in alt.summary.table]
+
+
+def alt_test_figure(alt: AltTestReport) -> Block:
+    """The figure block of P(pass) against items."""
+    c = alt.curve
+    caption = (
+        f"Probability that the Alt-Test passes (winning rate at least 0.5) against items, "
+        f"{c.replicates:,} simulated studies per size; the target {c.power:g}"
+        + ("" if c.planned is None else f" and the planned {c.planned:,} items")
+        + "."
+    )
+    alt_text = (
+        f"Line chart of P(pass) against items from {c.items[0]:,} to {c.items[-1]:,}: it goes "
+        f"from {c.pass_probability[0]:.2f} to {c.pass_probability[-1]:.2f}; a red line marks "
+        f"the target {c.power:g}"
+        + ("" if c.planned is None else f" and a dotted line the planned {c.planned:,} items")
+        + "."
+    )
+    return ("figure", FIGURE_FILE, caption, alt_text)
+
+
+def alt_test_section(alt: AltTestReport) -> list[Block]:
+    """The report's Alt-Test section: plan, P(pass), hours, the 2-6 humans table, the model."""
+    s = alt.summary
+    test = (
+        f"The alternative annotator test (Calderon, Reichart & Dror 2025) passes when the LLM "
+        f"is at least as good as a human, less the margin epsilon = {s.epsilon:g}, for at least "
+        f"half the humans (one-sided tests, Benjamini-Yekutieli at q = {alt.q:g}; no human is "
+        f"tested on fewer than {alt.min_items} items). Planning model: {s.model_description}."
+    )
+    unreachable = (
+        []
+        if s.n_items is not None
+        else [
+            (
+                "p",
+                f"P(pass) {s.power:g} is not reached: either the LLM is expected to trail more "
+                "than half the humans by epsilon or more (then more items make passing less "
+                "likely), or it needs more than the 20,000 items searched.",
+            )
+        ]
+    )
+    return [
+        ("h2", "Alt-Test: can the LLM judge replace a human annotator?"),
+        ("p", test),
+        ("table", ["quantity", "value"], _plan_rows(alt)),
+        *unreachable,
+        (
+            "p",
+            "Adding a human adds a label to every item; adding items adds one label per human. "
+            f"Items and person-hours for 2 to 6 humans, every human with the first human's "
+            f"error rate ({alt.first_human_error:g}), so the row of {alt.humans} humans differs "
+            "from the plan above when the humans' error rates differ:",
+        ),
+        ("table", ["humans", "items", "person-hours"], _table_rows(alt)),
+        alt_test_figure(alt),
+        ("p", f"Alt-Test numbers drawn with seed {s.seed} (alt_test_plan_summary)."),
+    ]
