@@ -38,6 +38,7 @@ Dawid AP, Skene AM (1979) Maximum likelihood estimation of observer error-rates 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +50,8 @@ from planner.validation import RULES, RngLike, check, seed_from, shown
 
 FloatArray = NDArray[np.float64]
 DENSE_LIMIT = 50_000_000  # cells of the dense items x annotators x categories counts, at most
+#: bootstrap refits run at once (a block per progress step; the blocks change no number)
+BOOTSTRAP_BLOCK = 50
 _TINY = 1e-300  # log(0) guard: a count against a zero probability adds log(1e-300)
 
 
@@ -418,24 +421,36 @@ def _bootstrap(
     point: _EMResult,
     shape: tuple[int, int],
     settings: tuple[int, float, int, float, int],
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[FloatArray, FloatArray, int]:
-    """Percentile intervals ``(K, 2)`` and ``(m, K, K, 2)`` from ``B`` warm-started refits."""
+    """Percentile intervals ``(K, 2)`` and ``(m, K, K, 2)`` from ``B`` warm-started refits.
+
+    The refits run in blocks of :data:`BOOTSTRAP_BLOCK` (each refit is independent of the
+    others, so the blocks change no number), with ``progress(done, B)`` after each.
+    """
     n_boot, tolerance, max_iter, level, seed = settings
     rng = np.random.default_rng(seed)
     n = int(mult.sum())
     weights = rng.multinomial(n, mult / n, size=n_boot).astype(float)
-    start = (
-        np.broadcast_to(point.prevalence, (n_boot, *point.prevalence.shape)),
-        np.broadcast_to(point.confusion, (n_boot, *point.confusion.shape)),
-    )
-    refit = _run_em(flat, weights, start, shape, tolerance, max_iter)
-    prevalence, confusion = refit.prevalence.copy(), refit.confusion.copy()
+    parts = []
+    for lo in range(0, n_boot, BOOTSTRAP_BLOCK):
+        block = weights[lo : lo + BOOTSTRAP_BLOCK]
+        start = (
+            np.broadcast_to(point.prevalence, (len(block), *point.prevalence.shape)),
+            np.broadcast_to(point.confusion, (len(block), *point.confusion.shape)),
+        )
+        parts.append(_run_em(flat, block, start, shape, tolerance, max_iter))
+        if progress is not None:
+            progress(lo + len(block), n_boot)
+    prevalence = np.concatenate([r.prevalence for r in parts])
+    confusion = np.concatenate([r.confusion for r in parts])
+    change = np.concatenate([np.asarray(r.change) for r in parts])
     _align(prevalence, confusion, point.confusion)
     tail = (1.0 - level) / 2.0
     qs = [tail, 1.0 - tail]
     prev_int = np.moveaxis(np.quantile(prevalence, qs, axis=0), 0, -1)
     conf_int = np.moveaxis(np.quantile(confusion, qs, axis=0), 0, -1)
-    return prev_int, conf_int, int((refit.change >= tolerance).sum())
+    return prev_int, conf_int, int((change >= tolerance).sum())
 
 
 # --------------------------------------------------------------------------- public
@@ -451,6 +466,7 @@ def fit_latent_classes(
     max_iter: int = 1000,
     tolerance: float = 1e-8,
     rng: RngLike = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> LatentClassFit:
     """Fit Dawid & Skene's latent-class model by EM, with item-bootstrap intervals.
 
@@ -474,6 +490,8 @@ def fit_latent_classes(
     rng
         Seed or generator of the bootstrap resampling (keyword-only); the integer seed used
         is recorded in the result.
+    progress
+        Called as ``progress(done, bootstrap)`` as the bootstrap refits finish (keyword-only).
 
     Returns
     -------
@@ -518,7 +536,9 @@ def fit_latent_classes(
     prev_int, conf_int, unconverged = (
         (nan_prev, nan_conf, 0)
         if seed is None
-        else _bootstrap(flat, mult, point, (m, k), (bootstrap, tolerance, max_iter, level, seed))
+        else _bootstrap(
+            flat, mult, point, (m, k), (bootstrap, tolerance, max_iter, level, seed), progress
+        )
     )
     return LatentClassFit(
         categories=labels,
