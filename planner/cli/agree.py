@@ -12,6 +12,7 @@ from planner.cli.common import (
     flag_message,
     json_document,
     parse_ints,
+    progress_bar,
     seed_or_draw,
 )
 from planner.cli.options import (
@@ -247,24 +248,25 @@ def agree_command(
     )
     source = _Source(file, counts, engine, memory_limit, temp_dir)
     ratings, chosen = _read(source, options)
-    report = measure_agreement(
-        ratings,
-        positive=positive,
-        level=level,
-        confidence_level=confidence,
-        bootstrap=bootstrap,
-        n_boot=n_boot,
-        alpha_min=alpha_min,
-        decide_on=decide_on,
-        not_demonstrated_below=not_demonstrated_below,
-        demonstrated_at=demonstrated_at,
-        kappa_method=kappa_method,
-        weights=weights,
-        by=by,
-        rng=seed_or_draw(seed),
-        cohen_marginals=cohen_marginals,
-        weighted_kappa_method=weighted_kappa_method,
-    )
+    with progress_bar("measuring agreement", disabled=json_output or quiet):
+        report = measure_agreement(
+            ratings,
+            positive=positive,
+            level=level,
+            confidence_level=confidence,
+            bootstrap=bootstrap,
+            n_boot=n_boot,
+            alpha_min=alpha_min,
+            decide_on=decide_on,
+            not_demonstrated_below=not_demonstrated_below,
+            demonstrated_at=demonstrated_at,
+            kappa_method=kappa_method,
+            weights=weights,
+            by=by,
+            rng=seed_or_draw(seed),
+            cohen_marginals=cohen_marginals,
+            weighted_kappa_method=weighted_kappa_method,
+        )
     unused = _unused_options(source, chosen, contested is not None, force, options)
     report = replace(report, notes=_flagged_notes(report.notes, ratings, order, level) + unused)
     if contested is not None:

@@ -42,18 +42,32 @@ READER_HELP = {
 _FLAGS = {"annotators": "--annotators", "file_format": "--format"}
 
 
-def reader_option(name: str, *, flag: str | None = None, pilot: bool = False) -> Any:
+#: the defaults ``plan``'s help states (its reader options default to None: "not given")
+_DEFAULTS = {
+    "layout": "auto",
+    "item_col": "item",
+    "annotator_col": "annotator",
+    "label_col": "label",
+    "engine": "auto",
+}
+
+
+def reader_option(
+    name: str, *, flag: str | None = None, pilot: bool = False, also: str = ""
+) -> Any:
     """The ``typer.Option`` of reader option ``name``: on the Input panel, or ``plan``'s.
 
-    With ``pilot`` the help starts "With --pilot:" and the option sits on the "Pilot file"
-    panel (``plan``'s defaults are ``None``: "not given", so that an option without
-    ``--pilot`` is refused).
+    With ``pilot`` the help starts "With --pilot:", states the default, and the option sits
+    on the "Pilot file" panel (``plan``'s defaults are ``None``, "not given", so that an
+    option without ``--pilot`` is refused). ``also`` is a sentence added to the help.
     """
     given = flag or _FLAGS.get(name)
     flags = [given] if given else []
-    text = READER_HELP[name]
+    text = READER_HELP[name] + (f" {also}" if also else "")
     if pilot:
         text = f"With --pilot: {text[0].lower()}{text[1:]}"
+        if name in _DEFAULTS:
+            text += f" Default {_DEFAULTS[name]}."
     panel = "Pilot file" if pilot else _INPUT
     hide_default = name == "memory_limit"
     return typer.Option(*flags, help=text, rich_help_panel=panel, show_default=not hide_default)

@@ -43,6 +43,15 @@ def render_pilot(plan: Any, console: Console) -> None:
     if pilot is None:
         return
     table = _table(f"Pilot: {pilot.source}")
+    if pilot.pair is None:  # three or more annotators: the plan's model is the fitted one
+        from planner.sizing.pilot import INDEPENDENCE_NOTE
+
+        table.add_row("annotators", ", ".join(pilot.annotators), "all, latent-class fit")
+        table.add_row("items", _fmt(pilot.items), "")
+        table.add_row("model", "", pilot.description)
+        table.add_row("assumes", "", INDEPENDENCE_NOTE)
+        console.print(table)
+        return
     table.add_row(
         "annotators", ", ".join(pilot.annotators), f"pair {pilot.pair[0]}, {pilot.pair[1]}"
     )
