@@ -207,3 +207,38 @@ def test_fit_draws_a_bar_on_a_terminal(pilot3, monkeypatch):
 def test_report_takes_quiet():
     result = _run("report", "--help")
     assert result.exit_code == 0 and "--quiet" in result.stdout
+
+
+def test_measure_agreement_reports_its_four_steps():
+    from planner.data.labels import ratings_from_counts
+    from planner.measuring.measure import measure_agreement
+
+    calls: list[tuple[int, int]] = []
+    measure_agreement(
+        ratings_from_counts(6, 21, 14, 459), rng=1, progress=lambda *a: calls.append(a)
+    )
+    assert calls == [(1, 4), (2, 4), (3, 4), (4, 4)]
+
+
+def test_agree_draws_a_bar_on_a_terminal_and_none_with_json(monkeypatch):
+    import rich.console
+
+    monkeypatch.setattr(rich.console.Console, "is_terminal", property(lambda self: True))
+    shown = _run("agree", "--counts", "6,21,14,459", "--bootstrap", "--seed", "1")
+    assert shown.exit_code == 0 and "measuring agreement" in shown.stderr
+    quiet = _run("agree", "--counts", "6,21,14,459", "--bootstrap", "--seed", "1", "--json")
+    assert quiet.exit_code == 0 and "measuring agreement" not in quiet.stderr
+
+
+def test_fit_counts_a_glob_of_files_with_duckdb(pilot3, tmp_path):
+    frame = pd.read_csv(pilot3)
+    half = frame["item"] < 200
+    frame[half].to_csv(tmp_path / "a.csv", index=False)
+    frame[~half].to_csv(tmp_path / "b.csv", index=False)
+    whole = _json("fit", pilot3, "--bootstrap", "0")
+    parts = _json("fit", str(tmp_path / "*.csv"), "--bootstrap", "0")
+    np.testing.assert_allclose(
+        [p["estimate"] for p in parts["prevalence"]],
+        [p["estimate"] for p in whole["prevalence"]],
+        atol=1e-12,
+    )

@@ -248,7 +248,7 @@ def agree_command(
     )
     source = _Source(file, counts, engine, memory_limit, temp_dir)
     ratings, chosen = _read(source, options)
-    with progress_bar("measuring agreement", disabled=json_output or quiet):
+    with progress_bar("measuring agreement", disabled=json_output or quiet) as progress:
         report = measure_agreement(
             ratings,
             positive=positive,
@@ -266,6 +266,7 @@ def agree_command(
             rng=seed_or_draw(seed),
             cohen_marginals=cohen_marginals,
             weighted_kappa_method=weighted_kappa_method,
+            progress=progress,
         )
     unused = _unused_options(source, chosen, contested is not None, force, options)
     report = replace(report, notes=_flagged_notes(report.notes, ratings, order, level) + unused)

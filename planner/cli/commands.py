@@ -249,14 +249,16 @@ def plan_command(
         str | None,
         typer.Option(
             help="Instead of a model: a pilot label file (read as planner agree reads it); "
-            "its 2x2 counts plan the study, with and without their uncertainty.",
+            "its 2x2 counts plan the study, with and without their uncertainty (three or more "
+            "annotators and no --pair: the latent-class fit of them all, as planner fit).",
             rich_help_panel="Pilot file",
         ),
     ] = None,
     pair: Annotated[
         str | None,
         typer.Option(
-            help="With --pilot: the two annotators 'A,B' to plan from (needed with three or more).",
+            help="With --pilot: the two annotators 'A,B' to plan from; without it a pilot of "
+            "three or more annotators plans from the latent-class fit of all of them.",
             rich_help_panel="Pilot file",
         ),
     ] = None,
@@ -277,8 +279,8 @@ def plan_command(
             "annotators",
             flag="--pilot-annotators",
             pilot=True,
-            also="(agree's --annotators; here --annotators is the number of annotators to "
-            "plan for.)",
+            also="This is agree's --annotators: in plan, --annotators is the number of "
+            "annotators to plan for.",
         ),
     ] = None,
     file_format: Annotated[str | None, reader_option("file_format", pilot=True)] = None,

@@ -111,7 +111,7 @@ def fit_command(
         engine=engine,
         memory_limit=memory_limit,
         temp_dir=temp_dir,
-        repeats=repeats or ("refuse" if engine == "duckdb" else "keep"),
+        repeats=repeats or _default_repeats(file, engine),
     )
     drawn = seed is None
     used_seed = seed_or_draw(seed)
@@ -138,6 +138,15 @@ def fit_command(
     from planner.output.fit_render import render_fit
 
     render_fit(fit, rates, Console(markup=False), source=str(ratings.source), notes=notes)
+
+
+def _default_repeats(file: str, engine: str) -> str:
+    """``keep`` where pandas reads the file; ``refuse`` for DuckDB and for a glob of files."""
+    from planner.data.engine_duckdb import expand
+
+    if engine == "duckdb" or (engine == "auto" and expand(file) != [file]):
+        return "refuse"
+    return "keep"
 
 
 def _binary(fit: Any, positive: str | None) -> tuple[Any, str | None]:

@@ -65,7 +65,8 @@ def reader_option(
     flags = [given] if given else []
     text = READER_HELP[name] + (f" {also}" if also else "")
     if pilot:
-        text = f"With --pilot: {text[0].lower()}{text[1:]}"
+        lead = text[0].lower() if text[1:2].islower() else text[0]  # "DuckDB" stays
+        text = f"With --pilot: {lead}{text[1:]}"
         if name in _DEFAULTS:
             text += f" Default {_DEFAULTS[name]}."
     panel = "Pilot file" if pilot else _INPUT
@@ -106,8 +107,8 @@ Repeats = Annotated[
     typer.Option(
         help="Ratings of one item by one annotator given more than once: keep (each counts, "
         "as in Dawid & Skene's data; read by the pandas engine) or refuse (different labels "
-        "for one item and annotator are an error, identical ones count once). Default keep, "
-        "refuse with --engine duckdb.",
+        "for one item and annotator are an error, identical ones count once). Default keep; "
+        "refuse with --engine duckdb or a glob of files.",
         rich_help_panel=_INPUT,
         show_default=False,
     ),

@@ -172,6 +172,7 @@ def measure_agreement(
     rng: RngLike = None,
     cohen_marginals: str | None = None,
     weighted_kappa_method: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> AgreementReport:
     """Agreement coefficients, intervals, decision and diagnostics for ``ratings``.
 
@@ -223,6 +224,9 @@ def measure_agreement(
         Interval of weighted Cohen's kappa: ``"bootstrap"`` (default, also for ``None``)
         or ``"wald"`` with the Fleiss-Cohen-Everitt (1969) standard error. Either option
         given where it has no effect gets a note.
+    progress
+        Called as ``progress(done, 4)`` after each of the four groups of coefficients
+        (pair, multi-rater, alpha, specific agreement) with their intervals.
     """
     _check_arguments(
         level=level,
@@ -253,10 +257,15 @@ def measure_agreement(
     out = _Collector()
     summary = dict(d.summary)
     run = _Run(d, settings, boot, out, summary, notes)
+    step = progress if progress is not None else (lambda done, total: None)
     table = _pair_coefficients(run) if d.two else None
+    step(1, 4)
     _multirater_coefficients(run)
+    step(2, 4)
     _alpha_coefficient(run)
+    step(3, 4)
     _specific_agreement(run, table)
+    step(4, 4)
     notes += small_count_notes(ratings, out.coefficients, d.patterns, d.pos, bootstrap)
     target = decide_on or ("psa" if "psa" in out.coefficients else "krippendorff_alpha")
     check_choice("decide_on", target, tuple(out.coefficients))
