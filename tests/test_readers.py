@@ -242,3 +242,26 @@ def test_fit_counts_a_glob_of_files_with_duckdb(pilot3, tmp_path):
         [p["estimate"] for p in whole["prevalence"]],
         atol=1e-12,
     )
+
+
+def test_multi_rater_search_reports_its_two_steps():
+    from planner.sizing.raters_model import raters_model
+    from planner.sizing.raters_plan import make_raters_plan
+
+    calls: list[tuple[int, int]] = []
+    make_raters_plan(
+        raters_model(0.3, 3), "fleiss", 0.1, n_reps=200, rng=1, progress=lambda *a: calls.append(a)
+    )
+    assert calls == [(1, 2), (2, 2)]
+
+
+def test_multi_rater_plan_draws_a_bar_on_a_terminal_only_without_json(monkeypatch):
+    import rich.console
+
+    monkeypatch.setattr(rich.console.Console, "is_terminal", property(lambda self: True))
+    args = ("plan", "--annotators", "3", "--prevalence", "0.3", "--replicates", "200")
+    shown = _run(*args, "--seed", "1")
+    assert shown.exit_code == 0 and "sizing" in shown.stderr
+    for flag in ("--json", "--quiet"):
+        hidden = _run(*args, "--seed", "1", flag)
+        assert hidden.exit_code == 0 and "sizing" not in hidden.stderr

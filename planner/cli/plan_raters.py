@@ -146,9 +146,8 @@ def plan_raters(options: dict[str, Any]) -> None:
             ambiguity=options.get("ambiguity") or 0.0,
             spread="uniform" if level in (None, "nominal") else "adjacent",
         )
-        with progress_bar(
-            "sizing", disabled=bool(options.get("json_output") or options.get("quiet"))
-        ):
+        quiet = bool(options.get("json_output") or options.get("quiet"))
+        with progress_bar("sizing", disabled=quiet) as progress:
             plan = make_raters_plan(
                 model,
                 metric or ("psa" if model.n_categories == 2 else "fleiss"),  # as the pair plan
@@ -162,6 +161,7 @@ def plan_raters(options: dict[str, Any]) -> None:
                 seconds_per_item=options.get("seconds_per_item") or 90.0,
                 hourly_rate=options.get("hourly_rate"),
                 rng=seed,
+                progress=progress,
             )
     except InvalidInput as exc:
         raise _flagged(exc) from None

@@ -36,6 +36,7 @@ come from fresh studies the search never saw.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -311,6 +312,7 @@ def find_raters_sample_size(
     n_reps: int = 2000,
     max_items: int = 10_000_000,
     rng: np.random.Generator | int | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> RatersSampleSize:
     """Smallest number of items whose interval reaches ``width`` with ``assurance``.
 
@@ -328,6 +330,9 @@ def find_raters_sample_size(
         ``k < M``: each item labelled by ``k`` annotators drawn at random from the pool.
     confidence_level, assurance, n_reps, max_items
         As :func:`planner.sizing.search.find_sample_size`.
+    progress
+        Called as ``progress(1, 2)`` when the search has found its ``n`` and
+        ``progress(2, 2)`` after the check on fresh studies (keyword-only).
     rng
         Generator or seed (the integer seed used is recorded).
 
@@ -375,8 +380,11 @@ def find_raters_sample_size(
         items = smallest_passing_near(lambda n: share(n) >= assurance, start, max_items)
     except TargetUnreachable:
         raise _unreachable(metric, width, assurance, max_items, share(max_items)) from None
+    step = progress if progress is not None else (lambda done, total: None)
+    step(1, 2)
     fresh = simulate_pattern_counts(probs, items, n_reps, rng=check_rng)
     ci = study_intervals(metric, patterns, fresh, **opts)  # type: ignore[arg-type]
+    step(2, 2)
     truth = true_value(metric, patterns, probs, level, model.n_categories)
     hw = usable_half_width(ci.half_width)
     finite = hw[np.isfinite(hw)]
