@@ -13,7 +13,7 @@ from planner.cli.commands import app
 from planner.errors import InvalidInput
 from planner.sizing.fitted_pair import pair_model_from_fit
 from planner.statistics.dawid_skene import fit_latent_classes
-from tests.test_dawid_skene import DATA, loop_em
+from tests.test_dawid_skene import DATA, anesthesia_counts, loop_em
 
 runner = CliRunner()
 
@@ -156,12 +156,39 @@ def test_bad_options_exit_2(first_ratings, flag, value, expected):
     assert expected in _one_line_error(_fit(path, flag, value), 2)
 
 
-def test_repeated_conflicting_ratings_in_a_file_are_refused(tmp_path):
-    # the reader keeps one rating per (item, annotator); the library fit uses repeats
+def test_repeated_conflicting_ratings_are_refused_with_repeats_refuse(tmp_path):
     frame = pd.read_csv(DATA)
     frame.columns = ["item", "annotator", "label"]
-    line = _one_line_error(_fit(_write(tmp_path, frame)), 2)
+    line = _one_line_error(_fit(_write(tmp_path, frame), "--repeats", "refuse"), 2)
     assert "more than once with different labels" in line
+
+
+def test_fit_uses_repeated_ratings_of_dawid_and_skenes_data():
+    # regression: planner fit refused the anaesthesia file (observer 1 rated each patient
+    # three times); by default it now keeps every rating, as Dawid & Skene's counts do
+    result = _fit(
+        str(DATA), "--item-col", "patient", "--annotator-col", "observer",
+        "--label-col", "rating", "--bootstrap", "0", "--json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    expected = fit_latent_classes(anesthesia_counts(), categories=[1, 2, 3, 4], bootstrap=0)
+    assert [p["estimate"] for p in doc["prevalence"]] == pytest.approx(
+        expected.prevalence.tolist(), abs=1e-9
+    )
+    # Dawid & Skene (1979), Table 2: class prevalences 0.40, 0.42, 0.11, 0.07
+    assert [p["estimate"] for p in doc["prevalence"]] == pytest.approx(
+        [0.40, 0.42, 0.11, 0.07], abs=0.006
+    )
+    assert "repeated rating(s) of an item by the same annotator kept" in result.stderr
+
+
+def test_repeats_keep_is_refused_by_the_duckdb_engine():
+    args = [str(DATA), "--item-col", "patient", "--annotator-col", "observer"]
+    line = _one_line_error(
+        _fit(*args, "--label-col", "rating", "--repeats", "keep", "--engine", "duckdb"), 2
+    )
+    assert line.startswith("error: --repeats keep") and "pandas engine only" in line
 
 
 # --------------------------------------------------------------------------- pair model

@@ -112,8 +112,8 @@ def test_pilot_file_says_what_it_read():
     assert kappa["name"] == "cohen_kappa"
 
 
-def test_pilot_with_three_annotators_needs_a_pair_and_uses_it():
-    _one_line_error(_plan("--pilot", WIDE, *WIDE_READ, "--seed", "1"), 2, "--pair", "carol")
+def test_pilot_with_three_annotators_uses_a_pair_when_given():
+    # without --pair: planned from the latent-class fit (tests/test_readers.py)
     doc = _json("--pilot", WIDE, *WIDE_READ, "--pair", "alice,bob", "--seed", "1")
     assert doc["pilot"]["pair"] == ["alice", "bob"] and doc["pilot"]["items"] == 600
     _one_line_error(_plan("--pilot", WIDE, *WIDE_READ, "--pair", "alice,zed"), 2, "--pair", "zed")

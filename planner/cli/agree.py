@@ -11,9 +11,27 @@ from planner.cli.common import (
     emit_json,
     flag_message,
     json_document,
-    note,
     parse_ints,
+    progress_bar,
     seed_or_draw,
+)
+from planner.cli.options import (
+    AnnotatorCol,
+    AnnotatorCols,
+    Engine,
+    FileFormat,
+    ItemCol,
+    JsonFlag,
+    LabelCol,
+    Layout,
+    MemoryLimit,
+    Missing,
+    OptionalLabelFile,
+    Quiet,
+    Seed,
+    TempDir,
+    read_options,
+    read_ratings,
 )
 from planner.errors import InvalidInput
 
@@ -61,14 +79,7 @@ AGREE_HELP = (
 
 
 def agree_command(
-    file: Annotated[
-        str | None,
-        typer.Argument(
-            help="Label file (.csv, .tsv, .parquet, .jsonl), or a quoted glob of CSV or "
-            "Parquet files ('data/*.parquet', counted by DuckDB).",
-            show_default=False,
-        ),
-    ] = None,
+    file: OptionalLabelFile = None,
     counts: Annotated[
         str | None,
         typer.Option(
@@ -76,48 +87,13 @@ def agree_command(
             rich_help_panel="Input",
         ),
     ] = None,
-    layout: Annotated[
-        str,
-        typer.Option(
-            help="long, wide or auto: long when the item, annotator and label columns "
-            "exist, wide when no column looks like one and the others share their labels; "
-            "otherwise the file is refused with the options to set.",
-            rich_help_panel="Input",
-        ),
-    ] = "auto",
-    item_col: Annotated[
-        str, typer.Option(help="Item id column.", rich_help_panel="Input")
-    ] = "item",
-    annotator_col: Annotated[
-        str, typer.Option(help="Annotator column (long layout).", rich_help_panel="Input")
-    ] = "annotator",
-    label_col: Annotated[
-        str, typer.Option(help="Label column (long layout).", rich_help_panel="Input")
-    ] = "label",
-    annotators: Annotated[
-        str | None,
-        typer.Option(
-            help="Wide layout: comma-separated annotator columns (default: "
-            "all but the item and --by columns).",
-            rich_help_panel="Input",
-        ),
-    ] = None,
-    file_format: Annotated[
-        str | None,
-        typer.Option(
-            "--format",
-            help="csv, tsv, parquet or jsonl (default: from the file suffix).",
-            rich_help_panel="Input",
-        ),
-    ] = None,
-    missing: Annotated[
-        str | None,
-        typer.Option(
-            help="Comma-separated label strings that mean no rating (e.g. NA,n/a); "
-            "otherwise only empty cells and nulls are missing, and NA, None, null are labels.",
-            rich_help_panel="Input",
-        ),
-    ] = None,
+    layout: Layout = "auto",
+    item_col: ItemCol = "item",
+    annotator_col: AnnotatorCol = "annotator",
+    label_col: LabelCol = "label",
+    annotators: AnnotatorCols = None,
+    file_format: FileFormat = None,
+    missing: Missing = None,
     positive: Annotated[
         str | None,
         typer.Option(
@@ -244,38 +220,13 @@ def agree_command(
             rich_help_panel="Diagnostics",
         ),
     ] = False,
-    engine: Annotated[
-        str,
-        typer.Option(
-            help="pandas (in memory), duckdb (out of core: CSV, TSV, Parquet or a quoted glob "
-            "of them, such as 'data/*.parquet') or auto (duckdb for a glob or for files over "
-            "a quarter of the free memory, said on stderr).",
-            rich_help_panel="Input",
-        ),
-    ] = "auto",
-    memory_limit: Annotated[
-        str | None,
-        typer.Option(
-            help="DuckDB engine: most memory the count may use (default 2GB), e.g. 1GB.",
-            rich_help_panel="Input",
-            show_default=False,
-        ),
-    ] = None,
-    temp_dir: Annotated[
-        str | None,
-        typer.Option(
-            help="DuckDB engine: folder to spill to when the count exceeds --memory-limit.",
-            rich_help_panel="Input",
-        ),
-    ] = None,
-    seed: Annotated[
-        int | None, typer.Option(help="Seed for the bootstrap; drawn and printed if not given.")
-    ] = None,
-    json_output: Annotated[
-        bool, typer.Option("--json", metavar="", help="Print one JSON document instead of tables.")
-    ] = False,
+    engine: Engine = "auto",
+    memory_limit: MemoryLimit = None,
+    temp_dir: TempDir = None,
+    seed: Seed = None,
+    quiet: Quiet = False,
+    json_output: JsonFlag = False,
 ) -> None:
-    from planner.data.engine_duckdb import ReadOptions
     from planner.measuring.measure import measure_agreement
 
     if (file is None) == (counts is None):
@@ -284,37 +235,39 @@ def agree_command(
         from planner.output.safe_output import check_new_file
 
         check_new_file(contested, name="--contested", force=force, inputs=[file] if file else [])
-    options = ReadOptions(
+    options = read_options(
         layout=layout,
         item_col=item_col,
         annotator_col=annotator_col,
         label_col=label_col,
-        annotator_cols=tuple(annotators.split(",")) if annotators else None,
-        by=(by,) if by else (),
-        order=tuple(order.split(",")) if order else None,
+        annotators=annotators,
         file_format=file_format,
-        missing=tuple(missing.split(",")) if missing else (),
+        missing=missing,
+        by=by,
+        order=order,
     )
     source = _Source(file, counts, engine, memory_limit, temp_dir)
     ratings, chosen = _read(source, options)
-    report = measure_agreement(
-        ratings,
-        positive=positive,
-        level=level,
-        confidence_level=confidence,
-        bootstrap=bootstrap,
-        n_boot=n_boot,
-        alpha_min=alpha_min,
-        decide_on=decide_on,
-        not_demonstrated_below=not_demonstrated_below,
-        demonstrated_at=demonstrated_at,
-        kappa_method=kappa_method,
-        weights=weights,
-        by=by,
-        rng=seed_or_draw(seed),
-        cohen_marginals=cohen_marginals,
-        weighted_kappa_method=weighted_kappa_method,
-    )
+    with progress_bar("measuring agreement", disabled=json_output or quiet) as progress:
+        report = measure_agreement(
+            ratings,
+            positive=positive,
+            level=level,
+            confidence_level=confidence,
+            bootstrap=bootstrap,
+            n_boot=n_boot,
+            alpha_min=alpha_min,
+            decide_on=decide_on,
+            not_demonstrated_below=not_demonstrated_below,
+            demonstrated_at=demonstrated_at,
+            kappa_method=kappa_method,
+            weights=weights,
+            by=by,
+            rng=seed_or_draw(seed),
+            cohen_marginals=cohen_marginals,
+            weighted_kappa_method=weighted_kappa_method,
+            progress=progress,
+        )
     unused = _unused_options(source, chosen, contested is not None, force, options)
     report = replace(report, notes=_flagged_notes(report.notes, ratings, order, level) + unused)
     if contested is not None:
@@ -335,8 +288,6 @@ class _Source:
 
 def _read(source: _Source, options: ReadOptions) -> tuple[Ratings, str]:
     """The ratings, and the engine that read them (``counts`` for a 2x2 table)."""
-    from planner.data.engine_duckdb import DEFAULT_MEMORY_LIMIT, choose_engine, count_labels
-
     if source.counts is not None:
         from planner.data.labels import ratings_from_counts
 
@@ -347,29 +298,13 @@ def _read(source: _Source, options: ReadOptions) -> tuple[Ratings, str]:
             )
         return ratings_from_counts(*cells), "counts"
     assert source.file is not None  # exactly one of FILE and --counts, checked above
-    chosen, why = choose_engine(source.engine, source.file, options.file_format)
-    if source.engine == "auto" and chosen == "duckdb":
-        note(why)
-    if chosen == "duckdb":
-        limit = source.memory_limit or DEFAULT_MEMORY_LIMIT
-        return count_labels(
-            source.file, options, memory_limit=limit, temp_dir=source.temp_dir
-        ), chosen
-    from planner.data.reading import read_labels
-
-    ratings = read_labels(
+    return read_ratings(
         source.file,
-        layout=options.layout,
-        item_col=options.item_col,
-        annotator_col=options.annotator_col,
-        label_col=options.label_col,
-        annotator_cols=list(options.annotator_cols) if options.annotator_cols else None,
-        by=options.by,
-        order=list(options.order) if options.order else None,
-        file_format=options.file_format,
-        missing=options.missing,
+        options,
+        engine=source.engine,
+        memory_limit=source.memory_limit,
+        temp_dir=source.temp_dir,
     )
-    return ratings, chosen
 
 
 def _write_contested(

@@ -6,14 +6,38 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from planner.cli.common import emit_json, json_document, note, parse_floats, seed_or_draw
+from planner.cli.common import (
+    emit_json,
+    json_document,
+    note,
+    parse_floats,
+    progress_bar,
+    seed_or_draw,
+)
+from planner.cli.options import (
+    AnnotatorCol,
+    AnnotatorCols,
+    Engine,
+    FileFormat,
+    ItemCol,
+    JsonFlag,
+    LabelCol,
+    Layout,
+    MemoryLimit,
+    Missing,
+    OptionalLabelFile,
+    Quiet,
+    TempDir,
+    read_options,
+    read_ratings,
+)
 from planner.errors import InvalidInput
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from planner.measuring.alt_test import AltTestResult
-    from planner.sizing.alt_test_plan import AltTestPlan, PassProbability
+    from planner.sizing.alt_test_plan import AltTestModel, AltTestPlan, PassProbability
 
 ALT_TEST_HELP = (
     "The alternative annotator test (Calderon, Reichart & Dror, ACL 2025): does an LLM judge "
@@ -38,15 +62,11 @@ Examples:
   planner alt-test --plan --human-error 0.3 --llm-error 0.2 --epsilon 0.1 --items 50
 """
 
-_INPUT = "Input (as agree)"
 _PLAN = "Planning (--plan)"
 
 
 def alt_test_command(
-    file: Annotated[
-        str | None,
-        typer.Argument(help="Label file (.csv, .tsv, .parquet, .jsonl).", show_default=False),
-    ] = None,
+    file: OptionalLabelFile = None,
     llm: Annotated[
         list[str] | None,
         typer.Option(help="An LLM annotator's name (repeat for several).", show_default=False),
@@ -76,33 +96,16 @@ def alt_test_command(
         str | None,
         typer.Option(help="Grouping column: one test per (domain x human), FDR over all."),
     ] = None,
-    layout: Annotated[
-        str, typer.Option(help="long, wide or auto (as agree).", rich_help_panel=_INPUT)
-    ] = "auto",
-    item_col: Annotated[str, typer.Option(help="Item id column.", rich_help_panel=_INPUT)] = "item",
-    annotator_col: Annotated[
-        str, typer.Option(help="Annotator column (long layout).", rich_help_panel=_INPUT)
-    ] = "annotator",
-    label_col: Annotated[
-        str, typer.Option(help="Label column (long layout).", rich_help_panel=_INPUT)
-    ] = "label",
-    annotators: Annotated[
-        str | None,
-        typer.Option(
-            help="Wide layout: comma-separated annotator columns (LLMs included).",
-            rich_help_panel=_INPUT,
-        ),
-    ] = None,
-    file_format: Annotated[
-        str | None,
-        typer.Option("--format", help="csv, tsv, parquet or jsonl.", rich_help_panel=_INPUT),
-    ] = None,
-    missing: Annotated[
-        str | None,
-        typer.Option(
-            help="Comma-separated label strings that mean no rating.", rich_help_panel=_INPUT
-        ),
-    ] = None,
+    layout: Layout = "auto",
+    item_col: ItemCol = "item",
+    annotator_col: AnnotatorCol = "annotator",
+    label_col: LabelCol = "label",
+    annotators: AnnotatorCols = None,
+    file_format: FileFormat = None,
+    missing: Missing = None,
+    engine: Engine = "auto",
+    memory_limit: MemoryLimit = None,
+    temp_dir: TempDir = None,
     plan: Annotated[
         bool,
         typer.Option("--plan", metavar="", help="Plan instead of test.", rich_help_panel=_PLAN),
@@ -167,9 +170,8 @@ def alt_test_command(
             help="Seed for --plan; drawn and printed if not given.", rich_help_panel=_PLAN
         ),
     ] = None,
-    json_output: Annotated[
-        bool, typer.Option("--json", metavar="", help="Print one JSON document instead of tables.")
-    ] = False,
+    quiet: Quiet = False,
+    json_output: JsonFlag = False,
 ) -> None:
     if plan and (file is not None or llm):
         raise InvalidInput("--plan takes no label FILE and no --llm (it plans a study)")
@@ -184,25 +186,26 @@ def alt_test_command(
         _plan(
             humans, categories, human_error, llm_error, prevalences, error_draw, epsilon, q,
             power, items, table, replicates, seconds_per_item, hourly_rate, seed, json_output,
-            min_items,
+            min_items, quiet,
         )  # fmt: skip
         return
     if not llm:
         raise InvalidInput("give --llm NAME for each LLM annotator in the file")
     assert file is not None  # checked above: without --plan a FILE is required
-    from planner.data.reading import read_labels
     from planner.measuring.alt_test import alt_test
 
-    ratings = read_labels(
-        file,
+    options = read_options(
         layout=layout,
         item_col=item_col,
         annotator_col=annotator_col,
         label_col=label_col,
-        annotator_cols=annotators.split(",") if annotators else None,
-        by=(by,) if by else (),
+        annotators=annotators,
         file_format=file_format,
-        missing=tuple(missing.split(",")) if missing else (),
+        missing=missing,
+        by=by,
+    )
+    ratings, _ = read_ratings(
+        file, options, engine=engine, memory_limit=memory_limit, temp_dir=temp_dir
     )
     try:
         result = alt_test(
@@ -240,25 +243,11 @@ def _plan(
     seed: int | None,
     json_output: bool,
     min_items: int,
+    quiet: bool = False,
 ) -> None:
-    from planner.sizing.alt_test_plan import (
-        alt_test_model,
-        pass_probability,
-        plan_alt_test,
-        plan_table,
-    )
+    from planner.sizing.alt_test_plan import pass_probability, plan_alt_test
 
-    errors = parse_floats(human_error, "--human-error")
-    assert errors is not None  # a default is always there
-    prev = parse_floats(prevalences, "--prevalences")
-    model = alt_test_model(
-        humans=humans,
-        categories=categories,
-        human_error=errors[0] if len(errors) == 1 else errors,
-        llm_error=llm_error,
-        prevalences=prev,
-        error_draw=error_draw,
-    )
+    model, prev = _plan_model(humans, categories, human_error, llm_error, prevalences, error_draw)
     drawn = seed is None
     seed = seed_or_draw(seed)
     if drawn:
@@ -274,27 +263,9 @@ def _plan(
             return
         _render_at(model.describe(), at, epsilon)
         return
-    result = plan_alt_test(
-        model,
-        epsilon=epsilon,
-        q=q,
-        power=power,
-        min_items=min_items,
-        n_reps=replicates,
-        seconds_per_item=seconds_per_item,
-        hourly_rate=hourly_rate,
-        rng=seed,
-    )
-    rows: tuple[AltTestPlan | None, ...] = ()
-    if table and len(set(model.human_error)) > 1:
-        note("--table uses the first --human-error for every number of humans")
-    if table:
-        rows = plan_table(
-            categories=model.n_categories,
-            human_error=model.human_error[0],
-            llm_error=llm_error,
-            prevalences=prev,
-            error_draw=error_draw,
+    with progress_bar("planning", disabled=json_output or quiet):
+        result = plan_alt_test(
+            model,
             epsilon=epsilon,
             q=q,
             power=power,
@@ -304,10 +275,11 @@ def _plan(
             hourly_rate=hourly_rate,
             rng=seed,
         )
-    if table and len(set(model.human_error)) == 1:  # the table's row for these humans: the plan
-        rows = tuple(
-            result if m == model.n_humans else r for m, r in zip((2, 3, 4, 5, 6), rows, strict=True)
-        )
+    rows: tuple[AltTestPlan | None, ...] = ()
+    if table:
+        with progress_bar("planning 2 to 6 humans", disabled=json_output or quiet):
+            costs = (seconds_per_item, hourly_rate)
+            rows = _table_rows(result, prev, error_draw, epsilon, q, power, min_items, costs)
     doc["plan"] = result.to_dict()
     if table:
         doc["table"] = [
@@ -320,6 +292,69 @@ def _plan(
         emit_json(json_document(doc))
         return
     _render_plan(result, rows)
+
+
+def _plan_model(
+    humans: int,
+    categories: int,
+    human_error: str,
+    llm_error: float,
+    prevalences: str | None,
+    error_draw: str,
+) -> tuple[AltTestModel, tuple[float, ...] | None]:
+    """The annotator model of ``--plan`` and the ``--prevalences`` it was given."""
+    from planner.sizing.alt_test_plan import alt_test_model
+
+    errors = parse_floats(human_error, "--human-error")
+    assert errors is not None  # a default is always there
+    prev = parse_floats(prevalences, "--prevalences")
+    model = alt_test_model(
+        humans=humans,
+        categories=categories,
+        human_error=errors[0] if len(errors) == 1 else errors,
+        llm_error=llm_error,
+        prevalences=prev,
+        error_draw=error_draw,
+    )
+    return model, prev
+
+
+def _table_rows(
+    result: AltTestPlan,
+    prev: tuple[float, ...] | None,
+    error_draw: str,
+    epsilon: float,
+    q: float,
+    power: float,
+    min_items: int,
+    costs: tuple[float, float | None],
+) -> tuple[AltTestPlan | None, ...]:
+    """``--table``: the plan for 2 to 6 humans, the plan itself in its own row."""
+    from planner.sizing.alt_test_plan import plan_table
+
+    model = result.model
+    if len(set(model.human_error)) > 1:
+        note("--table uses the first --human-error for every number of humans")
+    rows = plan_table(
+        categories=model.n_categories,
+        human_error=model.human_error[0],
+        llm_error=model.llm_error,
+        prevalences=prev,
+        error_draw=error_draw,
+        epsilon=epsilon,
+        q=q,
+        power=power,
+        min_items=min_items,
+        n_reps=result.n_reps,
+        seconds_per_item=costs[0],
+        hourly_rate=costs[1],
+        rng=result.seed,
+    )
+    if len(set(model.human_error)) == 1:  # the table's row for these humans: the plan
+        rows = tuple(
+            result if m == model.n_humans else r for m, r in zip((2, 3, 4, 5, 6), rows, strict=True)
+        )
+    return rows
 
 
 def _hours(plan: AltTestPlan) -> float | None:

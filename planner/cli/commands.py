@@ -9,7 +9,7 @@ a usage error (an option outside its valid range, contradictory options, a bad f
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -23,13 +23,20 @@ from planner.cli.common import (
     note,
     parse_floats,
     parse_ints,
+    progress_bar,
     seed_or_draw,
     set_debug,
 )
 from planner.cli.fit import FIT_EPILOG, FIT_HELP, fit_command
+from planner.cli.options import JsonFlag, Quiet, reader_option
 from planner.cli.report import REPORT_EPILOG, REPORT_HELP, report_command
 from planner.cli.schedule import SCHEDULE_EPILOG, SCHEDULE_HELP, schedule_command
 from planner.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from planner.operations.workload import ScheduleResult
+    from planner.sizing.compare import Comparison
+    from planner.sizing.plan import Plan
 
 
 def _flag_help(option: Any) -> Any:
@@ -242,14 +249,16 @@ def plan_command(
         str | None,
         typer.Option(
             help="Instead of a model: a pilot label file (read as planner agree reads it); "
-            "its 2x2 counts plan the study, with and without their uncertainty.",
+            "its 2x2 counts plan the study, with and without their uncertainty (three or more "
+            "annotators and no --pair: the latent-class fit of them all, as planner fit).",
             rich_help_panel="Pilot file",
         ),
     ] = None,
     pair: Annotated[
         str | None,
         typer.Option(
-            help="With --pilot: the two annotators 'A,B' to plan from (needed with three or more).",
+            help="With --pilot: the two annotators 'A,B' to plan from; without it a pilot of "
+            "three or more annotators plans from the latent-class fit of all of them.",
             rich_help_panel="Pilot file",
         ),
     ] = None,
@@ -260,55 +269,25 @@ def plan_command(
             rich_help_panel="Pilot file",
         ),
     ] = None,
-    layout: Annotated[
-        str | None,
-        typer.Option(
-            help="With --pilot: long, wide or auto (default).", rich_help_panel="Pilot file"
-        ),
-    ] = None,
-    item_col: Annotated[
-        str | None,
-        typer.Option(
-            help="With --pilot: item id column (default item).", rich_help_panel="Pilot file"
-        ),
-    ] = None,
-    annotator_col: Annotated[
-        str | None,
-        typer.Option(
-            help="With --pilot: annotator column, long layout (default annotator).",
-            rich_help_panel="Pilot file",
-        ),
-    ] = None,
-    label_col: Annotated[
-        str | None,
-        typer.Option(
-            help="With --pilot: label column, long layout (default label).",
-            rich_help_panel="Pilot file",
-        ),
-    ] = None,
+    layout: Annotated[str | None, reader_option("layout", pilot=True)] = None,
+    item_col: Annotated[str | None, reader_option("item_col", pilot=True)] = None,
+    annotator_col: Annotated[str | None, reader_option("annotator_col", pilot=True)] = None,
+    label_col: Annotated[str | None, reader_option("label_col", pilot=True)] = None,
     pilot_annotators: Annotated[
         str | None,
-        typer.Option(
-            help="With --pilot, wide layout: comma-separated annotator columns (agree's "
-            "--annotators; here --annotators is the number of annotators to plan for).",
-            rich_help_panel="Pilot file",
+        reader_option(
+            "annotators",
+            flag="--pilot-annotators",
+            pilot=True,
+            also="This is agree's --annotators: in plan, --annotators is the number of "
+            "annotators to plan for.",
         ),
     ] = None,
-    file_format: Annotated[
-        str | None,
-        typer.Option(
-            "--format",
-            help="With --pilot: csv, tsv, parquet or jsonl (default: from the file suffix).",
-            rich_help_panel="Pilot file",
-        ),
-    ] = None,
-    missing: Annotated[
-        str | None,
-        typer.Option(
-            help="With --pilot: comma-separated label strings that mean no rating.",
-            rich_help_panel="Pilot file",
-        ),
-    ] = None,
+    file_format: Annotated[str | None, reader_option("file_format", pilot=True)] = None,
+    missing: Annotated[str | None, reader_option("missing", pilot=True)] = None,
+    engine: Annotated[str | None, reader_option("engine", pilot=True)] = None,
+    memory_limit: Annotated[str | None, reader_option("memory_limit", pilot=True)] = None,
+    temp_dir: Annotated[str | None, reader_option("temp_dir", pilot=True)] = None,
     items: Annotated[
         int | None,
         typer.Option(
@@ -430,9 +409,8 @@ def plan_command(
             rich_help_panel="Simulation",
         ),
     ] = None,
-    json_output: Annotated[
-        bool, typer.Option("--json", metavar="", help="Print one JSON document instead of tables.")
-    ] = False,
+    quiet: Quiet = False,
+    json_output: JsonFlag = False,
     debug: Annotated[
         bool,
         typer.Option("--debug", metavar="", help=DEBUG_HELP, is_eager=True, callback=set_debug),
@@ -456,6 +434,9 @@ def plan_command(
         "annotator_cols": pilot_annotators.split(",") if pilot_annotators else None,
         "file_format": file_format,
         "missing": tuple(missing.split(",")) if missing else None,
+        "engine": engine,
+        "memory_limit": memory_limit,
+        "temp_dir": temp_dir,
     }
     cli = {
         "prevalence": single_prevalence(prevalence),
@@ -487,7 +468,8 @@ def plan_command(
     }
     path = scenario or scenario_option
     said: list[str] = []
-    result = run_plan(path, cli, seed_or_draw, said)
+    with progress_bar("planning", disabled=json_output or quiet):
+        result = run_plan(path, cli, seed_or_draw, said)
     _show_plan(result, schedule_for_plan(path, result), said, json_output)
 
 
@@ -500,6 +482,9 @@ _READER_FLAGS = {
     "annotator_cols": "--pilot-annotators",
     "file_format": "--format",
     "missing": "--missing",
+    "engine": "--engine",
+    "memory_limit": "--memory-limit",
+    "temp_dir": "--temp-dir",
 }
 
 
@@ -519,8 +504,12 @@ def _pilot_options(
     }
 
 
-def _show_plan(result, schedule, said: list[str], json_output: bool) -> None:  # type: ignore[no-untyped-def]
+def _show_plan(
+    result: Plan | Comparison, schedule: ScheduleResult | None, said: list[str], json_output: bool
+) -> None:
     """Print the plan (or the comparison) as tables, or as one JSON document."""
+    from planner.sizing.compare import Comparison
+
     if json_output:
         for message in said:  # options not used: the tables show them, JSON readers see them
             note(message)
@@ -534,7 +523,7 @@ def _show_plan(result, schedule, said: list[str], json_output: bool) -> None:  #
     from planner.output.render import render_comparison, render_plan, render_schedule
 
     console = Console(markup=False)  # labels and names from files are text, never markup
-    if hasattr(result, "designs"):
+    if isinstance(result, Comparison):
         render_comparison(result, console)
     else:
         from planner.output.render_precision import render_pilot, render_plan_sections

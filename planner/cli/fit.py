@@ -6,19 +6,25 @@ from typing import Annotated, Any
 
 import typer
 
-from planner.cli.common import emit_json, json_document, note, seed_or_draw
+from planner.cli.common import emit_json, json_document, note, progress_bar, seed_or_draw
 from planner.cli.options import (
     AnnotatorCol,
     AnnotatorCols,
+    Engine,
     FileFormat,
     ItemCol,
     JsonFlag,
     LabelCol,
     LabelFile,
     Layout,
+    MemoryLimit,
     Missing,
+    Quiet,
+    Repeats,
     Seed,
-    read_label_file,
+    TempDir,
+    read_options,
+    read_ratings,
 )
 
 FIT_HELP = (
@@ -40,6 +46,8 @@ Examples:
   planner fit labels.parquet --item-col doc --annotator-col rater --label-col verdict --json
 
   planner fit wide.csv --layout wide --bootstrap 1000 --seed 7
+
+  planner fit anesthesia.csv --item-col patient --annotator-col observer --label-col rating
 """
 
 
@@ -52,6 +60,10 @@ def fit_command(
     annotators: AnnotatorCols = None,
     file_format: FileFormat = None,
     missing: Missing = None,
+    repeats: Repeats = None,
+    engine: Engine = "auto",
+    memory_limit: MemoryLimit = None,
+    temp_dir: TempDir = None,
     positive: Annotated[
         str | None,
         typer.Option(
@@ -79,12 +91,12 @@ def fit_command(
         typer.Option(help="Confidence level of the intervals, in (0, 1).", rich_help_panel="Fit"),
     ] = 0.95,
     seed: Seed = None,
+    quiet: Quiet = False,
     json_output: JsonFlag = False,
 ) -> None:
     from planner.statistics.dawid_skene import fit_latent_classes
 
-    ratings = read_label_file(
-        file,
+    options = read_options(
         layout=layout,
         item_col=item_col,
         annotator_col=annotator_col,
@@ -93,15 +105,25 @@ def fit_command(
         file_format=file_format,
         missing=missing,
     )
+    ratings, _ = read_ratings(
+        file,
+        options,
+        engine=engine,
+        memory_limit=memory_limit,
+        temp_dir=temp_dir,
+        repeats=repeats or _default_repeats(file, engine),
+    )
     drawn = seed is None
     used_seed = seed_or_draw(seed)
-    fit = fit_latent_classes(
-        ratings,
-        bootstrap=bootstrap,
-        confidence_level=confidence,
-        max_iter=max_iter,
-        rng=used_seed,
-    )
+    with progress_bar("bootstrap refits", disabled=json_output or quiet) as progress:
+        fit = fit_latent_classes(
+            ratings,
+            bootstrap=bootstrap,
+            confidence_level=confidence,
+            max_iter=max_iter,
+            rng=used_seed,
+            progress=progress,
+        )
     rates, rates_note = _binary(fit, positive)
     notes = [*ratings.notes, *([rates_note] if rates_note else [])]
     if drawn and bootstrap:
@@ -116,6 +138,15 @@ def fit_command(
     from planner.output.fit_render import render_fit
 
     render_fit(fit, rates, Console(markup=False), source=str(ratings.source), notes=notes)
+
+
+def _default_repeats(file: str, engine: str) -> str:
+    """``keep`` where pandas reads the file; ``refuse`` for DuckDB and for a glob of files."""
+    from planner.data.engine_duckdb import expand
+
+    if engine == "duckdb" or (engine == "auto" and expand(file) != [file]):
+        return "refuse"
+    return "keep"
 
 
 def _binary(fit: Any, positive: str | None) -> tuple[Any, str | None]:

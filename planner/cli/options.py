@@ -1,57 +1,119 @@
-"""Options several commands share, as reusable ``Annotated`` types: reading a label file,
-the bootstrap seed, ``--json``.
+"""Options several commands share, declared once as reusable ``Annotated`` types.
 
-``agree`` declares the same options inline in its signature (not importable); ``fit`` uses
-these, with the same names, help and defaults, and ``agree`` can switch to them.
+Reading a label file (``agree``, ``fit``, ``alt-test``; ``plan --pilot`` builds its own
+``Annotated`` types from the same help with :func:`reader_option`, on its "Pilot file"
+panel), the engine that reads it (``--engine``, ``--memory-limit``, ``--temp-dir``),
+``--repeats``, ``--quiet``, the seed and ``--json``; and :func:`read_ratings`, which reads a
+file with the chosen engine as every command does.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+if TYPE_CHECKING:
+    from planner.data.engine_duckdb import ReadOptions
+    from planner.data.labels import Ratings
+
+_INPUT = "Input"
+
+#: the help of each reader option, by its parameter name (``plan`` prefixes "With --pilot: ")
+READER_HELP = {
+    "layout": "long, wide or auto: long when the item, annotator and label columns "
+    "exist, wide when no column looks like one and the others share their labels; "
+    "otherwise the file is refused with the options to set.",
+    "item_col": "Item id column.",
+    "annotator_col": "Annotator column (long layout).",
+    "label_col": "Label column (long layout).",
+    "annotators": "Wide layout: comma-separated annotator columns (default: all but the item "
+    "and grouping columns).",
+    "file_format": "csv, tsv, parquet or jsonl (default: from the file suffix).",
+    "missing": "Comma-separated label strings that mean no rating (e.g. NA,n/a); "
+    "otherwise only empty cells and nulls are missing, and NA, None, null are labels.",
+    "engine": "pandas (in memory), duckdb (out of core: CSV, TSV, Parquet or a quoted glob "
+    "of them, such as 'data/*.parquet') or auto (duckdb for a glob or for files over "
+    "a quarter of the free memory, said on stderr).",
+    "memory_limit": "DuckDB engine: most memory the count may use (default 2GB), e.g. 1GB.",
+    "temp_dir": "DuckDB engine: folder to spill to when the count exceeds --memory-limit.",
+}
+#: the flag of each reader option whose flag is not its parameter name
+_FLAGS = {"annotators": "--annotators", "file_format": "--format"}
+
+
+#: the defaults ``plan``'s help states (its reader options default to None: "not given")
+_DEFAULTS = {
+    "layout": "auto",
+    "item_col": "item",
+    "annotator_col": "annotator",
+    "label_col": "label",
+    "engine": "auto",
+}
+
+
+def reader_option(
+    name: str, *, flag: str | None = None, pilot: bool = False, also: str = ""
+) -> Any:
+    """The ``typer.Option`` of reader option ``name``: on the Input panel, or ``plan``'s.
+
+    With ``pilot`` the help starts "With --pilot:", states the default, and the option sits
+    on the "Pilot file" panel (``plan``'s defaults are ``None``, "not given", so that an
+    option without ``--pilot`` is refused). ``also`` is a sentence added to the help.
+    """
+    given = flag or _FLAGS.get(name)
+    flags = [given] if given else []
+    text = READER_HELP[name] + (f" {also}" if also else "")
+    if pilot:
+        lead = text[0].lower() if text[1:2].islower() else text[0]  # "DuckDB" stays
+        text = f"With --pilot: {lead}{text[1:]}"
+        if name in _DEFAULTS:
+            text += f" Default {_DEFAULTS[name]}."
+    panel = "Pilot file" if pilot else _INPUT
+    hide_default = name == "memory_limit"
+    return typer.Option(*flags, help=text, rich_help_panel=panel, show_default=not hide_default)
+
+
 LabelFile = Annotated[
-    str, typer.Argument(help="Label file (.csv, .tsv, .parquet, .jsonl).", show_default=False)
-]
-Layout = Annotated[
     str,
-    typer.Option(
-        help="long, wide or auto: long when the item, annotator and label columns "
-        "exist, wide when no column looks like one and the others share their labels; "
-        "otherwise the file is refused with the options to set.",
-        rich_help_panel="Input",
+    typer.Argument(
+        help="Label file (.csv, .tsv, .parquet, .jsonl), or a quoted glob of CSV or "
+        "Parquet files ('data/*.parquet', counted by DuckDB).",
+        show_default=False,
     ),
 ]
-ItemCol = Annotated[str, typer.Option(help="Item id column.", rich_help_panel="Input")]
-AnnotatorCol = Annotated[
-    str, typer.Option(help="Annotator column (long layout).", rich_help_panel="Input")
+OptionalLabelFile = Annotated[
+    str | None,
+    typer.Argument(
+        help="Label file (.csv, .tsv, .parquet, .jsonl), or a quoted glob of CSV or "
+        "Parquet files ('data/*.parquet', counted by DuckDB).",
+        show_default=False,
+    ),
 ]
-LabelCol = Annotated[str, typer.Option(help="Label column (long layout).", rich_help_panel="Input")]
-AnnotatorCols = Annotated[
+Layout = Annotated[str, reader_option("layout")]
+ItemCol = Annotated[str, reader_option("item_col")]
+AnnotatorCol = Annotated[str, reader_option("annotator_col")]
+LabelCol = Annotated[str, reader_option("label_col")]
+AnnotatorCols = Annotated[str | None, reader_option("annotators")]
+FileFormat = Annotated[str | None, reader_option("file_format")]
+Missing = Annotated[str | None, reader_option("missing")]
+Engine = Annotated[str, reader_option("engine")]
+MemoryLimit = Annotated[str | None, reader_option("memory_limit")]
+TempDir = Annotated[str | None, reader_option("temp_dir")]
+
+REPEATS = ("keep", "refuse")
+Repeats = Annotated[
     str | None,
     typer.Option(
-        "--annotators",
-        help="Wide layout: comma-separated annotator columns (default: all but the item column).",
-        rich_help_panel="Input",
+        help="Ratings of one item by one annotator given more than once: keep (each counts, "
+        "as in Dawid & Skene's data; read by the pandas engine) or refuse (different labels "
+        "for one item and annotator are an error, identical ones count once). Default keep; "
+        "refuse with --engine duckdb or a glob of files.",
+        rich_help_panel=_INPUT,
+        show_default=False,
     ),
 ]
-FileFormat = Annotated[
-    str | None,
-    typer.Option(
-        "--format",
-        help="csv, tsv, parquet or jsonl (default: from the file suffix).",
-        rich_help_panel="Input",
-    ),
-]
-Missing = Annotated[
-    str | None,
-    typer.Option(
-        help="Comma-separated label strings that mean no rating (e.g. NA,n/a); "
-        "otherwise only empty cells and nulls are missing, and NA, None, null are labels.",
-        rich_help_panel="Input",
-    ),
-]
+Quiet = Annotated[bool, typer.Option("--quiet", metavar="", help="Show no progress bar on stderr.")]
 
 Seed = Annotated[
     int | None, typer.Option(help="Seed for the bootstrap; drawn and printed if not given.")
@@ -61,27 +123,59 @@ JsonFlag = Annotated[
 ]
 
 
-def read_label_file(
-    file: str,
+def read_options(
     *,
-    layout: str,
-    item_col: str,
-    annotator_col: str,
-    label_col: str,
-    annotators: str | None,
-    file_format: str | None,
-    missing: str | None,
-) -> Any:
-    """:func:`planner.data.reading.read_labels` with the options as the command line gives them."""
-    from planner.data.reading import read_labels
+    layout: str = "auto",
+    item_col: str = "item",
+    annotator_col: str = "annotator",
+    label_col: str = "label",
+    annotators: str | None = None,
+    file_format: str | None = None,
+    missing: str | None = None,
+    by: str | None = None,
+    order: str | None = None,
+) -> ReadOptions:
+    """The reader options as the command line gives them (comma-separated lists)."""
+    from planner.data.engine_duckdb import ReadOptions
 
-    return read_labels(
-        file,
+    return ReadOptions(
         layout=layout,
         item_col=item_col,
         annotator_col=annotator_col,
         label_col=label_col,
-        annotator_cols=annotators.split(",") if annotators else None,
+        annotator_cols=tuple(annotators.split(",")) if annotators else None,
+        by=(by,) if by else (),
+        order=tuple(order.split(",")) if order else None,
         file_format=file_format,
         missing=tuple(missing.split(",")) if missing else (),
     )
+
+
+def read_ratings(
+    file: str,
+    options: ReadOptions,
+    *,
+    engine: str = "auto",
+    memory_limit: str | None = None,
+    temp_dir: str | None = None,
+    repeats: str = "refuse",
+) -> tuple[Ratings, str]:
+    """The ratings of ``file`` and the engine that read them (``"pandas"`` or ``"duckdb"``).
+
+    :func:`planner.data.engine_duckdb.read_with_engine` with the options as flags give them;
+    ``--engine auto`` says on stderr when it chooses DuckDB.
+    """
+    from planner.cli.common import note
+    from planner.data.engine_duckdb import read_with_engine
+
+    ratings, chosen, why = read_with_engine(
+        file,
+        options,
+        engine=engine,
+        memory_limit=memory_limit,
+        temp_dir=temp_dir,
+        repeats=repeats,
+    )
+    if engine == "auto" and chosen == "duckdb":
+        note(why)
+    return ratings, chosen

@@ -11,7 +11,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from planner.cli.common import emit_json, json_document, note, parse_floats, seed_or_draw
+from planner.cli.common import (
+    emit_json,
+    json_document,
+    note,
+    parse_floats,
+    progress_bar,
+    seed_or_draw,
+)
 from planner.errors import InvalidInput
 
 MULTI_RATER_METRICS = ("fleiss", "alpha", "psa", "conger", "kappa")
@@ -37,7 +44,7 @@ FLAGS = {
 }
 _NAMES = re.compile(r"(?<![\w-])(" + "|".join(FLAGS) + r")(?![\w-])")
 # pair-only options: an error with several annotators (they describe one pair)
-PAIR_ONLY = ("scenario", "scenario_option", "union_rate", "psa", "pilot_counts")
+PAIR_ONLY = ("scenario", "scenario_option", "union_rate", "psa", "pilot_counts", "pilot", "pair")
 IGNORED = ("psa_method", "kappa_method", "adjudication_seconds")
 
 
@@ -139,20 +146,23 @@ def plan_raters(options: dict[str, Any]) -> None:
             ambiguity=options.get("ambiguity") or 0.0,
             spread="uniform" if level in (None, "nominal") else "adjacent",
         )
-        plan = make_raters_plan(
-            model,
-            metric or ("psa" if model.n_categories == 2 else "fleiss"),  # as the pair plan
-            0.08 if options.get("width") is None else options["width"],
-            level=level or "nominal",
-            per_item=options.get("per_item"),
-            confidence_level=options.get("confidence") or 0.95,
-            assurance=options.get("assurance") or 0.5,
-            n_reps=options.get("replicates") or 2000,
-            max_items=options.get("max_items") or 10_000_000,
-            seconds_per_item=options.get("seconds_per_item") or 90.0,
-            hourly_rate=options.get("hourly_rate"),
-            rng=seed,
-        )
+        quiet = bool(options.get("json_output") or options.get("quiet"))
+        with progress_bar("sizing", disabled=quiet) as progress:
+            plan = make_raters_plan(
+                model,
+                metric or ("psa" if model.n_categories == 2 else "fleiss"),  # as the pair plan
+                0.08 if options.get("width") is None else options["width"],
+                level=level or "nominal",
+                per_item=options.get("per_item"),
+                confidence_level=options.get("confidence") or 0.95,
+                assurance=options.get("assurance") or 0.5,
+                n_reps=options.get("replicates") or 2000,
+                max_items=options.get("max_items") or 10_000_000,
+                seconds_per_item=options.get("seconds_per_item") or 90.0,
+                hourly_rate=options.get("hourly_rate"),
+                rng=seed,
+                progress=progress,
+            )
     except InvalidInput as exc:
         raise _flagged(exc) from None
     _ignored_notes(options)

@@ -6,6 +6,8 @@ from typing import Annotated
 
 import typer
 
+from planner.cli.options import Quiet
+
 REPORT_HELP = (
     "Write a report of each scenario to reports/NAME/: Markdown and a self-contained HTML "
     "page with a headline recommendation (items, person-hours, calendar days and the decision "
@@ -46,20 +48,22 @@ def report_command(
             "the scenario's simulation.seed, else drawn and printed."
         ),
     ] = None,
+    quiet: Quiet = False,
 ) -> None:
-    from planner.cli.common import fail, seed_or_draw
+    from planner.cli.common import fail, progress_bar, seed_or_draw
     from planner.output.report import check_reports, write_report
     from planner.output.safe_output import Terminated, interruptible
 
     loaded = check_reports(scenarios, out, force=force)  # every location, before any work
     written: list[str] = []
     try:
-        with interruptible():
+        with interruptible(), progress_bar("writing reports", disabled=quiet) as progress:
             for path, scenario in zip(scenarios, loaded, strict=True):
                 chosen = seed_or_draw(seed if seed is not None else scenario.simulation.get("seed"))
                 folder = write_report(path, out, force=force, rng=chosen)
                 written.append(str(folder))
                 typer.echo(f"wrote {folder}/report.md and {folder}/report.html (seed {chosen})")
+                progress(len(written), len(scenarios))
     except KeyboardInterrupt as exc:  # 128 + the signal's number, as shells report it
         terminated = isinstance(exc, Terminated)
         how = "terminated (SIGTERM)" if terminated else "interrupted"

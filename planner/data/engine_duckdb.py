@@ -356,6 +356,57 @@ def count_labels(
         con.close()
 
 
+def read_with_engine(
+    path: str | Path,
+    options: ReadOptions = ReadOptions(),
+    *,
+    engine: str = "auto",
+    memory_limit: str | None = None,
+    temp_dir: str | None = None,
+    repeats: str = "refuse",
+) -> tuple[Ratings, str, str]:
+    """``(ratings, engine used, why)``: a label file read by pandas or counted by DuckDB.
+
+    ``engine`` is ``"pandas"``, ``"duckdb"`` or ``"auto"`` (:func:`choose_engine`);
+    ``memory_limit`` (default :data:`DEFAULT_MEMORY_LIMIT`) and ``temp_dir`` apply to
+    DuckDB. ``repeats="keep"`` (ratings of one item by one annotator given more than once
+    are each kept, for a latent-class fit) is read by pandas only: ``--engine duckdb``
+    refuses it, and ``auto`` then reads with pandas.
+    """
+    from planner.validation import check_choice
+
+    check_choice("repeats", repeats, ("keep", "refuse"))
+    if repeats == "keep" and engine == "duckdb":
+        raise InvalidInput(
+            "repeats keep counts repeated ratings with the pandas engine only: use engine "
+            "pandas, or repeats refuse to count with DuckDB",
+            parameter="repeats",
+        )
+    if repeats == "keep":
+        chosen, why = choose_engine("pandas", path, options.file_format)
+    else:
+        chosen, why = choose_engine(engine, path, options.file_format)
+    if chosen == "duckdb":
+        limit = memory_limit or DEFAULT_MEMORY_LIMIT
+        return count_labels(path, options, memory_limit=limit, temp_dir=temp_dir), chosen, why
+    from planner.data.reading import read_labels
+
+    ratings = read_labels(
+        path,
+        layout=options.layout,
+        item_col=options.item_col,
+        annotator_col=options.annotator_col,
+        label_col=options.label_col,
+        annotator_cols=list(options.annotator_cols) if options.annotator_cols else None,
+        by=options.by,
+        order=list(options.order) if options.order else None,
+        file_format=options.file_format,
+        missing=options.missing,
+        repeats=repeats,
+    )
+    return ratings, chosen, why
+
+
 def write_contested_items(
     path: str | Path,
     target: str | Path,
@@ -541,26 +592,27 @@ def _wide_query(
             "annotator_cols names a column more than once: each annotator column once",
             parameter="annotator_cols",
         )
-    has_item = item_col in files.columns
-    columns = list(annotator_cols or []) or [
-        c for c in files.columns if c not in set(by) and not (has_item and c == item_col)
-    ]
+    from planner.data.reading import wide_columns
+
+    found: list[int] = []  # the rows of the file, counted with the id columns
+
+    def ids_of(columns: list[Any]) -> list[Any]:
+        ids, n_rows = _id_columns(con, table, columns)
+        found.append(n_rows)
+        return ids
+
     notes: list[str] = []
-    ids, n_rows = _id_columns(con, table, columns)
-    if ids and not has_item and not annotator_cols and len(ids) == 1:
-        item_col, has_item = ids[0], True
-        columns = [c for c in columns if c != item_col]
-        notes.append(f"column {item_col!r} has a different value in every row: read as item ids")
-    elif ids:
-        raise InvalidInput(
-            f"{files.path}: column {ids[0]!r} has a different value in every row (ids), so it "
-            "is not an annotator; name the item column with --item-col and the annotator "
-            "columns with --annotators"
-        )
-    if len(columns) < 2:
-        raise InvalidInput(
-            f"{files.path}: fewer than two annotator columns ({', '.join(columns) or 'none'})"
-        )
+    found_item, has_item, columns = wide_columns(
+        list(files.columns),
+        ids_of,
+        item_col=item_col,
+        annotator_cols=annotator_cols,
+        by=by,
+        source=files.path,
+        id_fallback=True,
+        notes=notes,
+    )
+    item_col, n_rows = str(found_item), found[0]
     casts = ", ".join(f"CAST({_ident(c)} AS VARCHAR) AS {_ident(c)}" for c in columns)
     ratings = WIDE_RATINGS.format(
         by="".join(f", {_ident(b)}" for b in by),

@@ -207,10 +207,15 @@ def ratings_from_long(
     order: list[str] | None = None,
     source: str = "ratings",
     missing: tuple[str, ...] = (),
+    repeats: str = "refuse",
 ) -> Ratings:
     """Ratings from a long DataFrame: one row per (item, annotator, label).
 
     Empty labels (NaN, None) are missing ratings, as are labels listed in ``missing``.
+    ``repeats``: an item rated more than once by one annotator is refused when the labels
+    differ and counted once when they are the same (``"refuse"``), or every rating is kept
+    (``"keep"``: the Ratings then hold repeated (item, annotator) pairs, which only
+    :func:`planner.statistics.dawid_skene.fit_latent_classes` uses).
     """
     order = check_order(order)
     _require_columns(frame, [item_col, annotator_col, label_col, *by], source)
@@ -239,18 +244,18 @@ def ratings_from_long(
         label_codes = ranks.astype(np.int32)[label_codes]
     n, m = len(item_ids), len(ann_names)
     key = np.asarray(item_codes, dtype=np.int64) * m + np.asarray(ann_codes, dtype=np.int64)
-    key, label_codes, repeats = _unique_ratings(
-        key, np.asarray(label_codes, dtype=np.int32), n * m, categories, item_ids, ann_names,
-        frame, source,
-    )  # fmt: skip
-    if repeats:
-        notes.append(f"{repeats} repeated identical rating(s) kept once")
-    groups = {}
-    for col in by:
-        first = np.full(n, -1, dtype=np.int64)
-        positions = np.arange(len(item_codes))[::-1]
-        first[item_codes[::-1]] = positions
-        groups[col] = frame[col].to_numpy()[first]
+    if repeats == "keep":
+        key, label_codes, n_repeats = _sorted_ratings(key, np.asarray(label_codes, np.int32))
+        said = "repeated rating(s) of an item by the same annotator kept (each counts)"
+    else:
+        key, label_codes, n_repeats = _unique_ratings(
+            key, np.asarray(label_codes, dtype=np.int32), n * m, categories, item_ids,
+            ann_names, frame, source,
+        )  # fmt: skip
+        said = "repeated identical rating(s) kept once"
+    if n_repeats:
+        notes.append(f"{n_repeats:,} {said}")
+    groups = _first_values(frame, by, item_codes, n)
     return _finish(
         (key // max(m, 1), (key % max(m, 1)).astype(np.int32), label_codes),
         categories,
@@ -270,6 +275,28 @@ def ratings_from_long(
             "missing_values": list(missing),
         },
     )
+
+
+def _first_values(
+    frame: Any, by: tuple[str, ...], item_codes: NDArray[np.integer], n: int
+) -> dict[str, np.ndarray]:
+    """Each grouping column's value on the first row of each of the ``n`` items."""
+    groups = {}
+    for col in by:
+        first = np.full(n, -1, dtype=np.int64)
+        positions = np.arange(len(item_codes))[::-1]
+        first[item_codes[::-1]] = positions
+        groups[col] = frame[col].to_numpy()[first]
+    return groups
+
+
+def _sorted_ratings(
+    key: NDArray[np.int64], label_codes: NDArray[np.int32]
+) -> tuple[NDArray[np.int64], NDArray[np.int32], int]:
+    """Every rating, sorted by (item, annotator) key, and how many repeat an earlier pair."""
+    order = np.argsort(key, kind="stable")
+    sorted_keys = key[order]
+    return sorted_keys, label_codes[order], int((sorted_keys[1:] == sorted_keys[:-1]).sum())
 
 
 def _unique_ratings(
@@ -346,25 +373,9 @@ def ratings_from_wide(
             parameter="annotator_cols",
         )
     notes: list[str] = []
-    has_item = item_col is not None and item_col in frame.columns
-    columns = list(annotator_cols or []) or [
-        c for c in frame.columns if c not in set(by) and not (has_item and c == item_col)
-    ]
-    ids = id_columns(frame, columns)
-    if ids and id_fallback and not has_item and not annotator_cols and len(ids) == 1:
-        item_col, has_item = ids[0], True
-        columns = [c for c in columns if c != item_col]
-        notes.append(f"column {item_col!r} has a different value in every row: read as item ids")
-    elif ids:
-        raise InvalidInput(
-            f"{source}: column {ids[0]!r} has a different value in every row (ids), so it is "
-            "not an annotator; name the item column with --item-col and the annotator "
-            "columns with --annotators"
-        )
-    if len(columns) < 2:
-        raise InvalidInput(
-            f"{source}: fewer than two annotator columns ({', '.join(map(str, columns)) or 'none'})"
-        )
+    item_col, has_item, columns = _wide_columns(
+        frame, item_col, annotator_cols, by, source, id_fallback, notes
+    )
     block = _mark_missing(frame[columns], columns, missing)
     stacked = block.to_numpy(dtype=object).ravel()
     present = np.asarray(pd.notna(stacked), dtype=bool)
@@ -401,6 +412,68 @@ def ratings_from_wide(
             "missing_values": list(missing),
         },
     )
+
+
+def _wide_columns(
+    frame: Any,
+    item_col: str | None,
+    annotator_cols: list[str] | None,
+    by: tuple[str, ...],
+    source: str,
+    id_fallback: bool,
+    notes: list[str],
+) -> tuple[str | None, bool, list[Any]]:
+    """``(item column, whether the frame has it, annotator columns)`` of a wide frame."""
+    return wide_columns(
+        list(frame.columns),
+        lambda columns: id_columns(frame, columns),
+        item_col=item_col,
+        annotator_cols=annotator_cols,
+        by=by,
+        source=source,
+        id_fallback=id_fallback,
+        notes=notes,
+    )
+
+
+def wide_columns(
+    header: list[Any],
+    ids_of: Callable[[list[Any]], list[Any]],
+    *,
+    item_col: str | None,
+    annotator_cols: list[str] | None,
+    by: tuple[str, ...],
+    source: str,
+    id_fallback: bool,
+    notes: list[str],
+) -> tuple[str | None, bool, list[Any]]:
+    """``(item column, whether the file has it, annotator columns)`` of a wide file.
+
+    ``header`` is the file's columns and ``ids_of(columns)`` those of ``columns`` whose
+    values are all different (ids), found by pandas or by SQL. An id column is refused as an
+    annotator; with ``id_fallback`` the one such column is the item ids instead (said in
+    ``notes``). Fewer than two annotator columns are refused.
+    """
+    has_item = item_col is not None and item_col in header
+    columns = list(annotator_cols or []) or [
+        c for c in header if c not in set(by) and not (has_item and c == item_col)
+    ]
+    ids = ids_of(columns)
+    if ids and id_fallback and not has_item and not annotator_cols and len(ids) == 1:
+        item_col, has_item = ids[0], True
+        columns = [c for c in columns if c != item_col]
+        notes.append(f"column {item_col!r} has a different value in every row: read as item ids")
+    elif ids:
+        raise InvalidInput(
+            f"{source}: column {ids[0]!r} has a different value in every row (ids), so it is "
+            "not an annotator; name the item column with --item-col and the annotator "
+            "columns with --annotators"
+        )
+    if len(columns) < 2:
+        raise InvalidInput(
+            f"{source}: fewer than two annotator columns ({', '.join(map(str, columns)) or 'none'})"
+        )
+    return item_col, has_item, columns
 
 
 def _wide_note(item_col: str | None, columns: list[Any]) -> str:
@@ -525,6 +598,7 @@ def read_labels(
     order: list[str] | None = None,
     file_format: str | None = None,
     missing: tuple[str, ...] = (),
+    repeats: str = "refuse",
 ) -> Ratings:
     """Read a label file (long or wide) into :class:`Ratings`, stating what was read.
 
@@ -548,6 +622,10 @@ def read_labels(
         Category order for ordinal string labels, lowest first.
     missing
         Label strings that mean "no rating" (only empty cells and nulls otherwise).
+    repeats
+        Long layout, an item rated more than once by one annotator: ``"refuse"`` (default:
+        different labels are an error, identical ones count once) or ``"keep"`` (every
+        rating kept, for :func:`planner.statistics.dawid_skene.fit_latent_classes`).
 
     Notes
     -----
@@ -557,6 +635,7 @@ def read_labels(
     from planner.validation import check_choice
 
     check_choice("layout", layout, LAYOUTS)
+    check_choice("repeats", repeats, ("keep", "refuse"))
     order = check_order(order)
     missing = tuple(missing)
     p = Path(path)
@@ -571,25 +650,59 @@ def read_labels(
             p, fmt, missing, (item_col, annotator_col, label_col), by, str(path)
         )
         item_col = found_item if found_item is not None else item_col
-    text = fmt in ("csv", "tsv")
     if layout == "long":
-        if frame is None:
-            frame = read_table(p, fmt, (annotator_col, label_col), missing, missing_in=(label_col,))
-        ratings = ratings_from_long(
-            frame,
-            item_col=item_col,
-            annotator_col=annotator_col,
-            label_col=label_col,
-            by=by,
-            order=order,
-            source=str(path),
-            missing=missing if not text else (),
-        )
-        note = (
-            f"read as long: item column {item_col!r}, annotator column {annotator_col!r}, "
-            f"label column {label_col!r}"
-        )
-        return _with_note(ratings, note, missing)
+        columns = (item_col, annotator_col, label_col)
+        return _read_long(p, fmt, frame, columns, by, order, missing, repeats, str(path))
+    return _read_wide(p, fmt, frame, item_col, annotator_cols, by, order, missing, auto, str(path))
+
+
+def _read_long(
+    p: Path,
+    fmt: str,
+    frame: Any,
+    columns: tuple[str, str, str],
+    by: tuple[str, ...],
+    order: list[str] | None,
+    missing: tuple[str, ...],
+    repeats: str,
+    source: str,
+) -> Ratings:
+    """:func:`read_labels` of a long file (``frame``: the file, when already read whole)."""
+    item_col, annotator_col, label_col = columns
+    if frame is None:
+        frame = read_table(p, fmt, (annotator_col, label_col), missing, missing_in=(label_col,))
+    ratings = ratings_from_long(
+        frame,
+        item_col=item_col,
+        annotator_col=annotator_col,
+        label_col=label_col,
+        by=by,
+        order=order,
+        source=source,
+        missing=missing if fmt not in ("csv", "tsv") else (),
+        repeats=repeats,
+    )
+    note = (
+        f"read as long: item column {item_col!r}, annotator column {annotator_col!r}, "
+        f"label column {label_col!r}"
+    )
+    return _with_note(ratings, note, missing)
+
+
+def _read_wide(
+    p: Path,
+    fmt: str,
+    frame: Any,
+    item_col: str,
+    annotator_cols: list[str] | None,
+    by: tuple[str, ...],
+    order: list[str] | None,
+    missing: tuple[str, ...],
+    auto: bool,
+    source: str,
+) -> Ratings:
+    """:func:`read_labels` of a wide file (``frame``: the file, when already read whole)."""
+    text = fmt in ("csv", "tsv")
     if frame is None:
         header = read_table(p, fmt, (), missing, nrows=0).columns if text else []
         wide_codes = tuple(c for c in header if c != item_col and c not in set(by))
@@ -601,7 +714,7 @@ def read_labels(
         annotator_cols=annotator_cols,
         by=by,
         order=order,
-        source=str(path),
+        source=source,
         missing=missing if not text else (),
         id_fallback=auto,
     )

@@ -172,6 +172,7 @@ def measure_agreement(
     rng: RngLike = None,
     cohen_marginals: str | None = None,
     weighted_kappa_method: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> AgreementReport:
     """Agreement coefficients, intervals, decision and diagnostics for ``ratings``.
 
@@ -211,8 +212,10 @@ def measure_agreement(
         variance with t), said in ``summary["cohen_marginals"]``. Weighted Cohen's kappa's
         interval: ``"bootstrap"`` (default) or ``"wald"`` (Fleiss-Cohen-Everitt 1969 SE).
         Either given where it has no effect gets a note.
+    progress
+        Called as ``progress(done, 4)`` after each group of coefficients.
     """
-    given = _Options(**{k: v for k, v in locals().items() if k != "ratings"})  # as called
+    given = _Options(**{k: v for k, v in locals().items() if k not in ("ratings", "progress")})
     _check_arguments(given)
     seed = seed_from(rng)
     d = _prepare(ratings, level, weights, positive)
@@ -221,7 +224,7 @@ def measure_agreement(
     notes = list(ratings.notes) + d.notes + _option_notes(ratings, given)
     boot = _Bootstrap(np.random.default_rng(seed), n_boot, confidence_level)
     run = _Run(d, given.settings(), boot, _Collector(), dict(d.summary), notes)
-    coefficients = _coefficients(run, ratings)
+    coefficients = _coefficients(run, ratings, progress)
     target = decide_on or ("psa" if "psa" in coefficients else "krippendorff_alpha")
     check_choice("decide_on", target, tuple(coefficients))
     co = coefficients[target]
@@ -231,12 +234,20 @@ def measure_agreement(
     return _agreement_report(ratings, run, given, decision, seed)
 
 
-def _coefficients(run: _Run, ratings: Ratings) -> dict[str, Coefficient]:
-    """Every coefficient these ratings give, into ``run.out`` (notes on small counts added)."""
+def _coefficients(
+    run: _Run, ratings: Ratings, progress: Callable[[int, int], None] | None = None
+) -> dict[str, Coefficient]:
+    """Every coefficient these ratings give, into ``run.out`` (notes on small counts added);
+    ``progress(done, 4)`` after each group (pair, multi-rater, alpha, specific agreement)."""
+    step = progress if progress is not None else (lambda done, total: None)
     table = _pair_coefficients(run) if run.d.two else None
+    step(1, 4)
     _multirater_coefficients(run)
+    step(2, 4)
     _alpha_coefficient(run)
+    step(3, 4)
     _specific_agreement(run, table)
+    step(4, 4)
     run.notes.extend(
         small_count_notes(ratings, run.out.coefficients, run.d.patterns, run.d.pos, run.s.bootstrap)
     )

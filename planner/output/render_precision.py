@@ -49,6 +49,12 @@ def render_pilot(plan: Any, console: Console) -> None:
     if pilot is None:
         return
     table = _table(f"Pilot: {pilot.source}")
+    if pilot.pair is None:  # three or more annotators: the plan's model is the fitted one
+        table.add_row("annotators", ", ".join(pilot.annotators), "all, latent-class fit")
+        table.add_row("items", _fmt(pilot.items), "")
+        table.add_row("model", "", pilot.description)
+        _print_with_notes(table, pilot.notes, console)
+        return
     table.add_row(
         "annotators", ", ".join(pilot.annotators), f"pair {pilot.pair[0]}, {pilot.pair[1]}"
     )
@@ -63,7 +69,14 @@ def render_pilot(plan: Any, console: Console) -> None:
             _fmt(coefficient["estimate"], 3),
             f"{ci['level']:.0%} {ci['method']} interval {_interval(coefficient)}",
         )
+    _print_with_notes(table, pilot.notes, console)
+
+
+def _print_with_notes(table: Any, notes: tuple[str, ...], console: Console) -> None:
+    """The pilot's table, then how the file was read and what the model assumes."""
     console.print(table)
+    for line in notes:
+        console.print(f"note: {line}")
 
 
 def render_uncertainty(uncertainty: Any, console: Console) -> None:

@@ -7,8 +7,16 @@ counts ``(both, a_only, b_only, neither)`` for the positive label, and PSA and C
 with their intervals (:mod:`planner.statistics.intervals`). Its counts are exactly what
 ``--pilot-counts`` takes, so the plug-in plan is the same.
 
-With three or more annotators and no ``pair``, :func:`pilot_pair_model` is where a latent
-class fit of all of them (Dawid & Skene 1979) goes; for now it refuses, naming ``pair``.
+With three or more annotators and no ``pair``, :func:`pilot_pair_model` fits all of them
+with the latent-class model of Dawid & Skene (1979)
+(:func:`planner.statistics.dawid_skene.fit_latent_classes`) and plans for two copies of the
+average fitted annotator (:func:`planner.sizing.fitted_pair.pair_model_from_fit`); the
+:class:`Pilot` then carries that model (``model``, said in ``description``) instead of a
+pair's 2x2 counts. The fit assumes that the annotators err independently given the true
+class (docs/methods.md section 9).
+
+The file is read by :func:`planner.data.engine_duckdb.read_with_engine`: pandas, or DuckDB
+out of core (``engine``, ``memory_limit``, ``temp_dir``), as ``planner agree`` reads it.
 """
 
 from __future__ import annotations
@@ -22,6 +30,14 @@ from planner.errors import InvalidInput
 
 if TYPE_CHECKING:
     from planner.data.labels import Ratings
+    from planner.sizing.model import PairModel
+
+#: what a plan from the latent-class fit of a pilot assumes, in words
+INDEPENDENCE_NOTE = (
+    "the latent-class fit assumes the annotators err independently given the true class "
+    "(docs/methods.md section 9): when the same items are hard for everybody it overstates "
+    "their accuracy and the plan is too small"
+)
 
 
 @dataclass(frozen=True)
@@ -30,24 +46,38 @@ class Pilot:
 
     source: str
     annotators: tuple[str, ...]
-    pair: tuple[str, str]
+    pair: tuple[str, str] | None
     positive: str
     items: int
-    counts: tuple[int, int, int, int]
-    psa: dict[str, Any]
-    kappa: dict[str, Any]
+    counts: tuple[int, int, int, int] | None
+    psa: dict[str, Any] | None
+    kappa: dict[str, Any] | None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: three or more annotators and no pair: the plan's model from the latent-class fit
+    model: PairModel | None = None
+
+    @property
+    def description(self) -> str:
+        """Which annotators the plan stands for, and how."""
+        if self.model is not None:
+            return str(self.model.assumptions["description"])
+        assert self.pair is not None  # a pilot is a pair's counts or a fitted model
+        return f"annotators {self.pair[0]} and {self.pair[1]}: their 2x2 counts"
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dictionary (coefficients as ``{"name", "estimate", "interval"}``)."""
+        counts = None
+        if self.counts is not None:
+            counts = dict(zip(("both", "a_only", "b_only", "neither"), self.counts, strict=True))
         return {
             "file": self.source,
             "annotators": list(self.annotators),
-            "pair": list(self.pair),
+            "pair": list(self.pair) if self.pair is not None else None,
             "positive": self.positive,
             "items": self.items,
-            "counts": dict(zip(("both", "a_only", "b_only", "neither"), self.counts, strict=True)),
-            "coefficients": [self.psa, self.kappa],
+            "counts": counts,
+            "coefficients": [c for c in (self.psa, self.kappa) if c is not None],
+            "model": self.description,
             "notes": list(self.notes),
         }
 
@@ -75,8 +105,6 @@ def _pair_indices(ratings: Ratings, pair: tuple[str, str] | None) -> tuple[int, 
             f"({', '.join(names) or 'none'})"
         )
     if pair is None:
-        if len(names) > 2:
-            pilot_pair_model(ratings)
         return 0, 1
     if len(pair) != 2 or pair[0] == pair[1]:
         raise InvalidInput(
@@ -92,16 +120,52 @@ def _pair_indices(ratings: Ratings, pair: tuple[str, str] | None) -> tuple[int, 
     return names.index(pair[0]), names.index(pair[1])
 
 
-def pilot_pair_model(ratings: Ratings) -> Any:
+def pilot_pair_model(ratings: Ratings, *, positive: str | None = None) -> PairModel:
     """The plan's model from a pilot with three or more annotators and no chosen pair.
 
-    Placeholder for the latent-class (Dawid-Skene) fit of every annotator; until it is wired
-    in, a pilot with three or more annotators needs ``pair``.
+    Fits every annotator with :func:`~planner.statistics.dawid_skene.fit_latent_classes`
+    (no bootstrap: the plan uses the point estimates) and returns the model of two copies of
+    the average fitted annotator (:func:`~planner.sizing.fitted_pair.pair_model_from_fit`);
+    its ``assumptions["description"]`` says which annotators and how.
+
+    Raises
+    ------
+    InvalidInput
+        Labels other than two categories, or a fitted model plan cannot use.
+    FitDidNotConverge
+        The fit does not converge.
     """
-    raise InvalidInput(
-        f"{ratings.source} has {ratings.n_annotators} annotators "
-        f"({', '.join(ratings.annotators)}): choose two with pair A,B",
-        parameter="pair",
+    from planner.sizing.fitted_pair import pair_model_from_fit
+    from planner.statistics.dawid_skene import fit_latent_classes
+
+    _two_labels(ratings)
+    pos = _positive(ratings, positive)
+    fit = fit_latent_classes(ratings, bootstrap=0)
+    return pair_model_from_fit(fit, positive=fit.categories[pos])
+
+
+def _two_labels(ratings: Ratings) -> None:
+    if ratings.n_categories > 2:
+        raise InvalidInput(
+            f"{ratings.source}: a pilot for planning has two labels (positive and not), "
+            f"found {ratings.n_categories}"
+        )
+
+
+def _fitted_pilot(ratings: Ratings, positive: str | None) -> Pilot:
+    """The :class:`Pilot` of three or more annotators: the latent-class model, no pair."""
+    model = pilot_pair_model(ratings, positive=positive)
+    return Pilot(
+        source=ratings.source,
+        annotators=tuple(ratings.annotators),
+        pair=None,
+        positive=str(model.assumptions["positive"]),
+        items=ratings.n_items,
+        counts=None,
+        psa=None,
+        kappa=None,
+        notes=(*ratings.notes, INDEPENDENCE_NOTE),
+        model=model,
     )
 
 
@@ -133,12 +197,10 @@ def pilot_from_ratings(
     from planner.statistics import agreement
     from planner.statistics.intervals import kappa_interval, psa_interval
 
+    if pair is None and ratings.n_annotators > 2:
+        return _fitted_pilot(ratings, positive)
     first, second = _pair_indices(ratings, pair)
-    if ratings.n_categories > 2:
-        raise InvalidInput(
-            f"{ratings.source}: a pilot for planning has two labels (positive and not), "
-            f"found {ratings.n_categories}"
-        )
+    _two_labels(ratings)
     pos = _positive(ratings, positive)
     table = ratings.pair_table(first, second)
     other = 1 - pos if ratings.n_categories == 2 else None
@@ -187,13 +249,32 @@ def read_pilot(
     pair: tuple[str, str] | None = None,
     positive: str | None = None,
     confidence_level: float = 0.95,
+    engine: str | None = None,
+    memory_limit: str | None = None,
+    temp_dir: str | None = None,
     **reader: Any,
 ) -> Pilot:
-    """Read a pilot label file (``reader``: the options of
-    :func:`planner.data.reading.read_labels`) into a :class:`Pilot`."""
-    from planner.data.reading import read_labels
+    """Read a pilot label file into a :class:`Pilot`.
 
-    ratings = read_labels(path, **reader)
+    ``reader``: the options of :func:`planner.data.reading.read_labels` (layout, columns,
+    format, missing); ``engine`` (``"pandas"``, ``"duckdb"`` or ``"auto"``, the default),
+    ``memory_limit`` and ``temp_dir``: as :func:`planner.data.engine_duckdb.read_with_engine`.
+    """
+    from dataclasses import replace
+
+    from planner.data.engine_duckdb import ReadOptions, read_with_engine
+
+    given = {k: v for k, v in reader.items() if v is not None}
+    for key in ("annotator_cols", "missing"):  # lists on the way in, tuples in the options
+        if key in given:
+            given[key] = tuple(given[key])
+    options = ReadOptions(**given)
+    chosen_engine = engine or "auto"
+    ratings, chosen, why = read_with_engine(
+        path, options, engine=chosen_engine, memory_limit=memory_limit, temp_dir=temp_dir
+    )
+    if chosen_engine == "auto" and chosen == "duckdb":
+        ratings = replace(ratings, notes=(why, *ratings.notes))
     return pilot_from_ratings(
         ratings, pair=pair, positive=positive, confidence_level=confidence_level
     )

@@ -321,7 +321,8 @@ def _model_options(
             )
         except InvalidInput as exc:
             raise _pilot_flags(exc) from None
-        options["pilot_counts"] = list(pilot.counts)
+        if pilot.counts is not None:  # else the pilot carries its fitted model
+            options["pilot_counts"] = list(pilot.counts)
         options["pilot_read"] = True
     elif cli.get("pair") is not None or cli.get("positive") is not None:
         flag = "--pair" if cli.get("pair") is not None else "--positive"
@@ -408,7 +409,8 @@ def run_plan(  # type: ignore[no-untyped-def]
             f"{' and '.join(_flag(k) for k in given)} each fix the study's size: give one of them"
         )
     options, origin, pilot = _model_options(scenario, cli)
-    model = build_model(options, origin)
+    fitted = pilot is not None and pilot.model is not None  # 3+ annotators, no pair
+    model = pilot.model if fitted else build_model(options, origin)
     seed = seed_fn(merged.get("seed"))
     draws = PILOT_DRAWS if model.source == "pilot-counts" else 0
     plan: Plan = make_plan(model, settings, rng=seed, pilot_draws=draws)

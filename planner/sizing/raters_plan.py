@@ -11,6 +11,7 @@ half-width at the expected counts of that study (the team cycled from the given 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -131,11 +132,13 @@ def make_raters_plan(
     seconds_per_item: float = 90.0,
     hourly_rate: float | None = None,
     rng: np.random.Generator | int | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> RatersPlan:
     """Size a study of several annotators and bill every label.
 
     Parameters are those of :func:`planner.sizing.raters_search.find_raters_sample_size`,
-    with ``seconds_per_item`` (one annotator, one item) and ``hourly_rate`` for the budget.
+    with ``seconds_per_item`` (one annotator, one item) and ``hourly_rate`` for the budget;
+    ``progress`` is passed to the search.
 
     Examples
     --------
@@ -158,6 +161,7 @@ def make_raters_plan(
         n_reps=n_reps,
         max_items=max_items,
         rng=rng,
+        progress=progress,
     )
     k = sizing.labels_per_item
     budget = labelling_budget(

@@ -36,6 +36,7 @@ come from fresh studies the search never saw.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -312,6 +313,7 @@ def find_raters_sample_size(
     n_reps: int = 2000,
     max_items: int = 10_000_000,
     rng: np.random.Generator | int | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> RatersSampleSize:
     """Smallest number of items whose interval reaches ``width`` with ``assurance``.
 
@@ -328,17 +330,16 @@ def find_raters_sample_size(
     per_item
         ``k < M``: each item labelled by ``k`` annotators drawn at random from the pool.
     confidence_level, assurance, n_reps, max_items
-        As :func:`planner.sizing.search.find_sample_size`.
-    rng
-        Generator or seed (the integer seed used is recorded).
+        As :func:`planner.sizing.search.find_sample_size`.    rng, progress
+        Generator or seed (the integer seed used is recorded); ``progress(1, 2)`` after the
+        search, ``progress(2, 2)`` after the check on fresh studies.
 
     Raises
     ------
     InvalidInput
         An argument outside its range, named as the parameter.
     TargetUnreachable
-        When ``max_items`` items do not reach the target.
-    """
+        When ``max_items`` items do not reach the target."""
     metric, level, k = _check_request(model, metric, level, per_item)
     width = check("width", width, RULES["width"])
     confidence_level = check("confidence_level", confidence_level, RULES["confidence_level"])
@@ -353,14 +354,16 @@ def find_raters_sample_size(
         "confidence_level": confidence_level,
         "n_categories": model.n_categories,
     }
-
     start = _analytic_start(metric, patterns, probs, width, opts)
     studies = NestedPatternStudies(probs, n_reps, rng=study_rng)
     items, evaluated = _search_items(
         metric, patterns, studies, (width, assurance, max_items), start, opts
     )
+    step = progress or (lambda done, total: None)
+    step(1, 2)
     fresh = simulate_pattern_counts(probs, items, n_reps, rng=check_rng)
     ci = study_intervals(metric, patterns, fresh, **opts)  # type: ignore[arg-type]
+    step(2, 2)
     truth = true_value(metric, patterns, probs, level, model.n_categories)
     return RatersSampleSize(
         metric=metric,

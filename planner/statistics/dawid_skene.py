@@ -38,6 +38,7 @@ Dawid AP, Skene AM (1979) Maximum likelihood estimation of observer error-rates 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +50,8 @@ from planner.validation import RULES, RngLike, check, seed_from, shown
 
 FloatArray = NDArray[np.float64]
 DENSE_LIMIT = 50_000_000  # cells of the dense items x annotators x categories counts, at most
+#: bootstrap refits run at once (a block per progress step; the blocks change no number)
+BOOTSTRAP_BLOCK = 50
 _TINY = 1e-300  # log(0) guard: a count against a zero probability adds log(1e-300)
 
 
@@ -418,24 +421,36 @@ def _bootstrap(
     point: _EMResult,
     shape: tuple[int, int],
     settings: tuple[int, float, int, float, int],
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[FloatArray, FloatArray, int]:
-    """Percentile intervals ``(K, 2)`` and ``(m, K, K, 2)`` from ``B`` warm-started refits."""
+    """Percentile intervals ``(K, 2)`` and ``(m, K, K, 2)`` from ``B`` warm-started refits.
+
+    The refits run in blocks of :data:`BOOTSTRAP_BLOCK` (each refit is independent of the
+    others, so the blocks change no number), with ``progress(done, B)`` after each.
+    """
     n_boot, tolerance, max_iter, level, seed = settings
     rng = np.random.default_rng(seed)
     n = int(mult.sum())
     weights = rng.multinomial(n, mult / n, size=n_boot).astype(float)
-    start = (
-        np.broadcast_to(point.prevalence, (n_boot, *point.prevalence.shape)),
-        np.broadcast_to(point.confusion, (n_boot, *point.confusion.shape)),
-    )
-    refit = _run_em(flat, weights, start, shape, tolerance, max_iter)
-    prevalence, confusion = refit.prevalence.copy(), refit.confusion.copy()
+    parts = []
+    for lo in range(0, n_boot, BOOTSTRAP_BLOCK):
+        block = weights[lo : lo + BOOTSTRAP_BLOCK]
+        start = (
+            np.broadcast_to(point.prevalence, (len(block), *point.prevalence.shape)),
+            np.broadcast_to(point.confusion, (len(block), *point.confusion.shape)),
+        )
+        parts.append(_run_em(flat, block, start, shape, tolerance, max_iter))
+        if progress is not None:
+            progress(lo + len(block), n_boot)
+    prevalence = np.concatenate([r.prevalence for r in parts])
+    confusion = np.concatenate([r.confusion for r in parts])
+    change = np.concatenate([np.asarray(r.change) for r in parts])
     _align(prevalence, confusion, point.confusion)
     tail = (1.0 - level) / 2.0
     qs = [tail, 1.0 - tail]
     prev_int = np.moveaxis(np.quantile(prevalence, qs, axis=0), 0, -1)
     conf_int = np.moveaxis(np.quantile(confusion, qs, axis=0), 0, -1)
-    return prev_int, conf_int, int((refit.change >= tolerance).sum())
+    return prev_int, conf_int, int((change >= tolerance).sum())
 
 
 # --------------------------------------------------------------------------- public
@@ -470,6 +485,7 @@ def _intervals(
     point: _EMResult,
     shape: tuple[int, int],
     settings: tuple[int, float, int, float, RngLike],
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """The seed, the bootstrap's percentile intervals of the prevalences and confusion
     matrices, and the refits that did not converge (NaN intervals and no seed without a
@@ -482,7 +498,9 @@ def _intervals(
     found = (
         (np.full((k, 2), np.nan), np.full((m, k, k, 2), np.nan), 0)
         if seed is None
-        else _bootstrap(flat, mult, point, shape, (bootstrap, tolerance, max_iter, level, seed))
+        else _bootstrap(
+            flat, mult, point, shape, (bootstrap, tolerance, max_iter, level, seed), progress
+        )
     )
     names = ("prevalence_interval", "confusion_interval", "bootstrap_unconverged")
     return {"seed": seed, **dict(zip(names, found, strict=True))}
@@ -498,6 +516,7 @@ def fit_latent_classes(
     max_iter: int = 1000,
     tolerance: float = 1e-8,
     rng: RngLike = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> LatentClassFit:
     """Fit Dawid & Skene's latent-class model by EM, with item-bootstrap intervals.
 
@@ -513,14 +532,12 @@ def fit_latent_classes(
         for 95% percentile limits to about +-0.01 on a proportion near 0.1 at 1,000 items.
     confidence_level
         Level of the percentile intervals, in (0, 1).
-    max_iter
-        EM iterations allowed, 1 to 100,000.
-    tolerance
-        Convergence: the largest change of any prevalence or confusion entry between two
-        iterations, in (0, 0.1).
-    rng
-        Seed or generator of the bootstrap resampling (keyword-only); the integer seed used
-        is recorded in the result.
+    max_iter, tolerance
+        EM iterations allowed, 1 to 100,000; convergence when no prevalence or confusion
+        entry changes by ``tolerance`` (in (0, 0.1)) between two iterations.
+    rng, progress
+        Seed or generator of the bootstrap (the seed used is recorded in the result);
+        ``progress(done, bootstrap)`` as the refits finish.
 
     Returns
     -------
@@ -536,8 +553,7 @@ def fit_latent_classes(
 
     Examples
     --------
-    Three annotators; the third always says 0:
-
+    >>> # three annotators; the third always says 0
     >>> counts = np.zeros((4, 3, 2), dtype=int)
     >>> counts[:2, :2, 1] = 1; counts[2:, :2, 0] = 1; counts[:, 2, 0] = 1
     >>> fit = fit_latent_classes(counts, bootstrap=0)
@@ -566,7 +582,9 @@ def fit_latent_classes(
         max_iter=max_iter,
         bootstrap=bootstrap,
         confidence_level=level,
-        **_intervals(flat, mult, point, (m, k), (bootstrap, tolerance, max_iter, level, rng)),
+        **_intervals(
+            flat, mult, point, (m, k), (bootstrap, tolerance, max_iter, level, rng), progress
+        ),
     )
 
 
