@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from planner.cli.common import emit_json, json_document, note, parse_floats, seed_or_draw
+from planner.cli.common import emit_json, note, parse_floats, seed_or_draw
 from planner.errors import InvalidInput
 
 MULTI_RATER_METRICS = ("fleiss", "alpha", "psa", "conger", "kappa")
@@ -159,7 +159,9 @@ def plan_raters(options: dict[str, Any]) -> None:
     if options.get("json_output"):
         for line in plan.notes:
             note(line)
-        emit_json(json_document(plan.to_dict()))
+        from planner.output.jsonout import raters_plan_document
+
+        emit_json(raters_plan_document(plan))
         return
     from rich.console import Console
 

@@ -39,17 +39,10 @@ class Pilot:
     notes: tuple[str, ...] = field(default_factory=tuple)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dictionary (coefficients as ``{"name", "estimate", "interval"}``)."""
-        return {
-            "file": self.source,
-            "annotators": list(self.annotators),
-            "pair": list(self.pair),
-            "positive": self.positive,
-            "items": self.items,
-            "counts": dict(zip(("both", "a_only", "b_only", "neither"), self.counts, strict=True)),
-            "coefficients": [self.psa, self.kappa],
-            "notes": list(self.notes),
-        }
+        """The pilot's JSON section (:func:`planner.output.jsonout.pilot_json`)."""
+        from planner.output.jsonout import pilot_json
+
+        return pilot_json(self)
 
 
 def _positive(ratings: Ratings, positive: str | None) -> int:
