@@ -188,3 +188,29 @@ def test_library_to_dict_is_the_cli_document():
     doc = plan.to_dict()
     assert Draft202012Validator(load_schema()).is_valid(doc)
     assert doc["command"] == "plan" and doc["seed"] == plan.seed
+
+
+def _contains(whole: Any, part: Any, path: str = "$") -> None:
+    """``part`` (a README excerpt) is ``whole`` with keys left out and lists cut by "..."."""
+    if isinstance(part, dict):
+        assert isinstance(whole, dict), path
+        for key, value in part.items():
+            assert key in whole, f"{path}.{key}"
+            _contains(whole[key], value, f"{path}.{key}")
+    elif isinstance(part, list):
+        shown = [p for p in part if p != "..."]
+        assert len(shown) <= len(whole), path
+        for i, value in enumerate(shown):
+            _contains(whole[i], value, f"{path}[{i}]")
+    else:
+        assert whole == part, path
+
+
+def test_the_readme_plan_excerpt_is_the_command_output():
+    readme = (ROOT / "README.md").read_text()
+    command = "plan --pilot-counts 6,21,14,459 --width 0.08 --json --seed 1"
+    after = readme.index(f"Excerpt of `{command}`:")
+    block = readme[readme.index("```json\n", after) + 8 : readme.index("```\n", after + 10)]
+    result = runner.invoke(app, command.split())
+    assert result.exit_code == 0, result.output
+    _contains(json.loads(result.stdout), json.loads(block))

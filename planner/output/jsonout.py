@@ -62,10 +62,22 @@ COEFFICIENT_LABELS = {
     "conger_kappa_linear": "Conger's kappa, linear weights",
     "pabak": "PABAK",
     "krippendorff_alpha": "Krippendorff's alpha",
+}
+#: the names of the metrics a plan sizes, where they differ from the coefficients' names
+METRIC_LABELS = {
     "kappa": "Cohen's kappa",
     "fleiss": "Fleiss' kappa",
     "alpha": "Krippendorff's alpha",
 }
+
+
+def label_of(name: str) -> str:
+    """A coefficient's or sized metric's name in words (the name itself when unknown).
+
+    >>> label_of("fleiss_kappa_quadratic"), label_of("alpha"), label_of("ac9")
+    ("Fleiss' kappa, quadratic weights", "Krippendorff's alpha", 'ac9')
+    """
+    return COEFFICIENT_LABELS.get(name) or METRIC_LABELS.get(name, name)
 
 
 def json_ready(value: Any) -> Any:
@@ -155,7 +167,7 @@ def coefficient_json(
     """A coefficient: name, label in words, estimate, standard error, interval, items, note."""
     return {
         "name": name,
-        "label": label or COEFFICIENT_LABELS.get(name, name),
+        "label": label or label_of(name),
         "estimate": _number(estimate),
         "se": _number(se),
         "interval": interval,
@@ -270,7 +282,7 @@ def _sized_metric(plan: Any, name: str) -> dict[str, Any]:
     entry = asdict(res)
     for key in ("half_width_median", "half_width_at_assurance", "interval_median", "n_reps"):
         entry.pop(key)
-    label = COEFFICIENT_LABELS.get(name, name)
+    label = label_of(name)
     return {
         **entry,
         "half_width": {
@@ -295,7 +307,7 @@ def pilot_json(pilot: Any) -> dict[str, Any]:
     pair = " and ".join(pilot.pair)
     coefficients = []
     for c in (pilot.psa, pilot.kappa):
-        label = COEFFICIENT_LABELS.get(c["name"], c["name"])
+        label = label_of(c["name"])
         covers = f"{label} of annotators {pair} in the pilot"
         interval = _relabelled(c["interval"], covers)
         coefficients.append(
@@ -317,7 +329,7 @@ def precision_json(precision: Any) -> dict[str, Any]:
     """The precision a fixed number of items reaches, per metric."""
     metrics = {}
     for name, m in precision.metrics.items():
-        label = COEFFICIENT_LABELS.get(name, name)
+        label = label_of(name)
         covers = f"{label} of the annotator pair: the median simulated study's interval"
         metrics[name] = {**asdict(m), "interval": _relabelled(m.interval, covers)}
     return {
@@ -367,7 +379,7 @@ def comparison_document(comparison: Any, schedule: Any = None) -> dict[str, Any]
 def raters_plan_document(plan: Any) -> dict[str, Any]:
     """``plan --annotators M``: the sample size for several annotators and its evidence."""
     s = plan.sizing
-    label = COEFFICIENT_LABELS.get(s.metric, s.metric)
+    label = label_of(s.metric)
     interval = interval_json(
         s.true_value - s.half_width_median,
         s.true_value + s.half_width_median,
@@ -401,7 +413,7 @@ def agreement_document(report: Any, **extra: Any) -> dict[str, Any]:
     of = f"annotators {of}" if report.n_annotators <= 4 else f"{report.n_annotators} annotators"
     coefficients = {}
     for key, c in report.coefficients.items():
-        label = COEFFICIENT_LABELS.get(c.name, c.name)
+        label = label_of(c.name)
         interval = interval_json(
             c.ci_low,
             c.ci_high,
@@ -415,7 +427,7 @@ def agreement_document(report: Any, **extra: Any) -> dict[str, Any]:
     decision = None
     if report.decision is not None:
         chosen = report.coefficients.get(report.decision.metric)
-        label = COEFFICIENT_LABELS.get(report.decision.metric, report.decision.metric)
+        label = label_of(report.decision.metric)
         decision = decision_json(
             report.decision,
             level=report.confidence_level,
