@@ -32,6 +32,7 @@ VARIANTS: dict[str, tuple[str, list[str]]] = {
         "plan-comparison",
         ["plan", str(ROOT / "scenarios" / "unsupported-claims-enriched.toml"), *FAST],
     ),
+    "plan-scenario": ("plan", ["plan", str(ROOT / "scenarios" / "unsupported-claims.toml"), *FAST]),
     "plan-pilot": (
         "plan",
         ["plan", "--pilot", str(EXAMPLES / "labels.csv"), "--positive", "unsupported", *FAST],
@@ -62,6 +63,7 @@ VARIANTS: dict[str, tuple[str, list[str]]] = {
     ),
     "alt-test": ("alt-test", ["alt-test", *WIDE, "--llm", "carol", "--epsilon", "0.1"]),
     "alt-test-plan": ("alt-test-plan", ALT_PLAN),
+    "alt-test-plan-table": ("alt-test-plan", [*ALT_PLAN, "--table"]),
     "alt-test-plan-items": ("alt-test-plan", [*ALT_PLAN, "--items", "50"]),
     "scenarios": ("scenarios", ["scenarios"]),
 }

@@ -266,13 +266,13 @@ def plan_document(plan: Any, schedule: Any = None) -> dict[str, Any]:
     if plan.pilot is not None:
         body["pilot"] = pilot_json(plan.pilot)
     if plan.uncertainty is not None:
-        body["uncertainty"] = plan.uncertainty.to_dict()
+        body["uncertainty"] = uncertainty_json(plan.uncertainty)
     if plan.precision is not None:
         body["precision"] = precision_json(plan.precision)
     if plan.curve is not None:
         body["assurance_curve"] = plan.curve
     if schedule is not None:
-        body["schedule"] = schedule_body(schedule)
+        body["schedule"] = {**schedule_body(schedule), "notes": list(schedule.notes)}
     return document("plan", body, seed=plan.seed, notes=plan.notes)
 
 
@@ -325,6 +325,26 @@ def pilot_json(pilot: Any) -> dict[str, Any]:
     }
 
 
+def uncertainty_json(u: Any) -> dict[str, Any]:
+    """The plan under the pilot's uncertainty (a ``sizing.uncertainty`` result)."""
+    return {
+        "items_under_uncertainty": u.items,
+        "hybrid_assurance": u.hybrid_assurance,
+        "target_assurance": u.target_assurance,
+        "plug_in_items": u.plug_in_items,
+        "plug_in_hybrid_assurance": u.plug_in_hybrid_assurance,
+        "items_per_truth": dict(u.per_truth),
+        "psa_posterior": dict(u.psa_posterior),
+        "unreachable_share": u.unreachable_share,
+        "pilot_counts": list(u.counts),
+        "prior": u.prior,
+        "draws": u.draws,
+        "method": u.method,
+        "seed": u.seed,
+        "explanation": u.explanation,
+    }
+
+
 def precision_json(precision: Any) -> dict[str, Any]:
     """The precision a fixed number of items reaches, per metric."""
     metrics = {}
@@ -372,7 +392,7 @@ def comparison_document(comparison: Any, schedule: Any = None) -> dict[str, Any]
         },
     }
     if schedule is not None:
-        body["schedule"] = schedule_body(schedule)
+        body["schedule"] = {**schedule_body(schedule), "notes": list(schedule.notes)}
     return document("plan-comparison", body, seed=c.seed, notes=c.notes)
 
 
