@@ -8,15 +8,25 @@ the envelope, and every object with ``lower``/``upper`` anywhere in it must be a
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from typer.testing import CliRunner
 
 from planner.cli.commands import app
-from planner.output.jsonout import COMMANDS, SCHEMA_VERSION, load_schema
+from planner.output.jsonout import (
+    COMMANDS,
+    SCHEMA_VERSION,
+    coefficient_json,
+    interval_json,
+    json_ready,
+    load_schema,
+)
 
 ROOT = Path(__file__).parent.parent
 EXAMPLES = ROOT / "examples"
@@ -147,7 +157,7 @@ def test_agree_intervals_and_decision_keep_their_numbers():
     assert psa["label"] == "PSA (positive specific agreement)" and psa["n_items"] == 41
     low, high = psa["interval"]["lower"], psa["interval"]["upper"]
     assert (low, high) == pytest.approx((0.1288, 0.4429), abs=1e-4)
-    assert psa["interval"]["covers"] == "PSA (positive specific agreement) of annotators A and B"
+    assert psa["interval"]["covers"] == "PSA (positive specific agreement), for annotators A and B"
     decision = doc["decision"]
     assert decision["metric"] == "psa" and decision["verdict"] == "inconclusive"
     assert decision["interval"]["lower"] == low and decision["interval"]["upper"] == high
@@ -216,3 +226,22 @@ def test_the_readme_plan_excerpt_is_the_command_output():
     result = runner.invoke(app, command.split())
     assert result.exit_code == 0, result.output
     _contains(json.loads(result.stdout), json.loads(block))
+
+
+@given(
+    bounds=st.lists(st.floats(allow_nan=True, allow_infinity=True), min_size=2, max_size=2),
+    level=st.floats(min_value=0.5, max_value=0.999),
+)
+def test_any_interval_and_coefficient_fit_the_shared_shapes(bounds, level):
+    schema = load_schema()
+    interval = json_ready(
+        interval_json(*bounds, level=level, method="Wilson", covers="PSA of A and B")
+    )
+    for name, value in (("lower", bounds[0]), ("upper", bounds[1])):
+        assert interval[name] == (value if math.isfinite(value) else None)
+    coefficient = coefficient_json("psa", bounds[0], interval, se=float("nan"), n_items=3)
+    assert coefficient["se"] is None and coefficient["label"].startswith("PSA")
+    json.dumps(coefficient, allow_nan=False)  # NaN never reaches the document
+    for kind, obj in (("interval", interval), ("coefficient", coefficient)):
+        one = {"$defs": schema["$defs"], "$ref": f"#/$defs/{kind}"}
+        assert Draft202012Validator(one).is_valid(obj)

@@ -294,7 +294,7 @@ def _sized_metric(plan: Any, name: str) -> dict[str, Any]:
             res.interval_median[1],
             level=res.confidence_level,
             method=res.method,
-            covers=f"{label} of the annotator pair: the median simulated study's interval",
+            covers=f"{label}, for the annotator pair: the median simulated study's interval",
         ),
         "replicates": res.n_reps,
         "curve": [{"items": n, "assurance": a} for n, a in res.curve],
@@ -308,7 +308,7 @@ def pilot_json(pilot: Any) -> dict[str, Any]:
     coefficients = []
     for c in (pilot.psa, pilot.kappa):
         label = label_of(c["name"])
-        covers = f"{label} of annotators {pair} in the pilot"
+        covers = f"{label}, for annotators {pair} in the pilot"
         interval = _relabelled(c["interval"], covers)
         coefficients.append(
             coefficient_json(c["name"], c["estimate"], interval, n_items=pilot.items)
@@ -350,7 +350,7 @@ def precision_json(precision: Any) -> dict[str, Any]:
     metrics = {}
     for name, m in precision.metrics.items():
         label = label_of(name)
-        covers = f"{label} of the annotator pair: the median simulated study's interval"
+        covers = f"{label}, for the annotator pair: the median simulated study's interval"
         metrics[name] = {**asdict(m), "interval": _relabelled(m.interval, covers)}
     return {
         "items": precision.items,
@@ -405,7 +405,7 @@ def raters_plan_document(plan: Any) -> dict[str, Any]:
         s.true_value + s.half_width_median,
         level=s.confidence_level,
         method=s.method,
-        covers=f"{label} of {s.n_annotators} annotators: the median simulated study's interval",
+        covers=f"{label}, for {s.n_annotators} annotators: the median simulated study's interval",
     )
     body = {
         "kind": "multi-rater",
@@ -439,7 +439,7 @@ def agreement_document(report: Any, **extra: Any) -> dict[str, Any]:
             c.ci_high,
             level=report.confidence_level,
             method=c.method,
-            covers=f"{label} of {of}",
+            covers=f"{label}, for {of}",
         )
         coefficients[key] = coefficient_json(
             c.name, c.estimate, interval, se=c.se, n_items=c.n_items, note=c.note, label=label
@@ -452,7 +452,7 @@ def agreement_document(report: Any, **extra: Any) -> dict[str, Any]:
             report.decision,
             level=report.confidence_level,
             method=chosen.method if chosen is not None else "",
-            covers=f"{label} of {of}",
+            covers=f"{label}, for {of}",
         )
     body = {
         "source": report.source,
@@ -479,7 +479,7 @@ def _summary(summary: dict[str, Any], level: float, of: str) -> dict[str, Any]:
         return summary
     shaped = {}
     for category, s in specific.items():
-        covers = f"specific agreement on {category} of {of}"
+        covers = f"specific agreement on {category}, for {of}"
         interval = interval_json(
             s["ci_low"], s["ci_high"], level=level, method=SPECIFIC_METHOD, covers=covers
         )
