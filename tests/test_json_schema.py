@@ -245,3 +245,13 @@ def test_any_interval_and_coefficient_fit_the_shared_shapes(bounds, level):
     for kind, obj in (("interval", interval), ("coefficient", coefficient)):
         one = {"$defs": schema["$defs"], "$ref": f"#/$defs/{kind}"}
         assert Draft202012Validator(one).is_valid(obj)
+
+
+def test_a_reports_plan_and_schedule_files_validate(tmp_path, validator):
+    name = "unsupported-claims-enriched"
+    result = runner.invoke(app, ["report", name, "--out", str(tmp_path), "--seed", "1"])
+    assert result.exit_code == 0, result.output
+    for file, command in (("plan.json", "plan-comparison"), ("schedule.json", "schedule")):
+        doc = json.loads((tmp_path / name / file).read_text())
+        assert [e.message for e in validator.iter_errors(doc)] == []
+        assert doc["command"] == command and doc["seed"] == 1
