@@ -194,10 +194,10 @@ def test_cli_plan_json():
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
-    assert doc["schema_version"] == "1" and doc["command"] == "alt-test" and doc["seed"] == 11
+    assert doc["schema_version"] == "1" and doc["command"] == "alt-test-plan" and doc["seed"] == 11
     plan = doc["plan"]
     assert "uniform draw over the 2 categories" in plan["model"]["description"]
-    assert plan["pass_probability"] >= 0.8 and plan["person_hours"] > 0
+    assert plan["pass_probability"] >= 0.8 and plan["budget"]["person_hours"] > 0
 
 
 def test_cli_pass_probability_at_items():

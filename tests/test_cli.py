@@ -30,7 +30,7 @@ def test_headline_command_json_has_the_promised_fields():
     for key in (
         "union_positives",
         "items",
-        "person_hours",
+        "budget",
         "half_width",
         "interval",
         "replicates",
@@ -39,13 +39,13 @@ def test_headline_command_json_has_the_promised_fields():
     ):
         assert key in psa
     assert psa["half_width"]["median"] <= 0.08
-    assert psa["person_hours"] == pytest.approx(psa["items"] * 2 * 90 / 3600)
+    assert psa["budget"]["person_hours"] == pytest.approx(psa["items"] * 2 * 90 / 3600)
     assert doc["worst_case"]["union_positives_wilson_every_outcome"] == 182
     assert doc["stop_rule"]["union_positives"] > 0
     wc, sr = doc["worst_case"], doc["stop_rule"]
     assert wc["person_hours"] == pytest.approx(wc["items_at_model_union_rate"] * 2 * 90 / 3600)
     assert sr["person_hours_p90"] == pytest.approx(sr["items_p90"] * 2 * 90 / 3600)
-    assert doc["decision"]["items"] == psa["items"]
+    assert doc["recommendation"]["items"] == psa["items"]
 
 
 def test_same_seed_gives_byte_identical_output():
@@ -77,7 +77,7 @@ def test_pilot_counts_plan_and_both_metrics():
     assert set(doc["results"]) == {"psa", "kappa"}
     assert doc["model"]["psa"] == pytest.approx(0.255319, abs=1e-6)
     deciding = max(doc["results"].values(), key=lambda r: r["items"])
-    assert doc["decision"]["items"] == deciding["items"]
+    assert doc["recommendation"]["items"] == deciding["items"]
     budget = doc["results"]["psa"]["budget"]
     expected_hours = doc["results"]["psa"]["items"] * (2 * 90 + 0.07 * 120) / 3600
     assert budget["person_hours"] == pytest.approx(expected_hours)

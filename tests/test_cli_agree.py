@@ -43,7 +43,8 @@ def test_json_has_every_coefficient_with_its_interval(long_csv):
     doc = json.loads(result.stdout)
     for name in ("fleiss_kappa", "krippendorff_alpha", "gwet_ac1", "brennan_prediger", "psa"):
         entry = doc["coefficients"][name]
-        assert set(entry) >= {"estimate", "ci_low", "ci_high", "method", "n_items"}
+        assert set(entry) >= {"estimate", "interval", "n_items"}
+        assert set(entry["interval"]) >= {"lower", "upper", "method"}
     assert round(doc["coefficients"]["krippendorff_alpha"]["estimate"], 3) == 0.743
     assert doc["decision"]["metric"] == "psa"
     assert [g["group"] for g in doc["diagnostics"]["by"]["groups"]] == ["early", "late"]

@@ -70,7 +70,8 @@ def test_json_fit_equals_the_independent_em(first_ratings):
     assert doc["confusion"]["2"]["1"]["1"]["estimate"] == pytest.approx(theta[1, 0, 0], abs=1e-7)
     assert doc["log_likelihood"] == pytest.approx(loglik, abs=1e-6)
     interval = doc["prevalence"][0]["interval"]
-    assert set(interval) == {"lower", "upper", "level", "method"} and interval["level"] == 0.95
+    assert set(interval) == {"lower", "upper", "level", "method", "covers"}
+    assert interval["level"] == 0.95 and interval["covers"] == "prevalence of class 1"
     assert interval["lower"] <= got[0] <= interval["upper"]
     assert doc["seed"] == 5 and doc["converged"] is True and "binary" not in doc
 

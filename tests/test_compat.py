@@ -441,7 +441,7 @@ def test_cli_kappasize_json_carries_r_answer_and_verdict():
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
-    assert doc["schema_version"] == "1" and doc["command"] == "compat kappasize"
+    assert doc["schema_version"] == "1" and doc["command"] == "compat-kappasize"
     assert doc["n"] == 397 and doc["seed"] == 1
     assert doc["simulation"]["replicates"] == 500 and doc["simulation"]["n_items"] == 397
     assert "expected-limit" in doc["verdict"] and "%" in doc["verdict"]

@@ -218,9 +218,10 @@ def test_agree_labels_each_kappa_interval_with_its_estimand():
         res = runner.invoke(app, ["agree", "--counts", counts, "--kappa-method", method, "--json"])
         assert res.exit_code == 0, res.output
         out[method] = json.loads(res.stdout)["coefficients"]["cohen_kappa"]
-    assert "Cohen's kappa" in out["score"]["method"]
-    assert "intraclass kappa" in out["gof"]["method"]
-    assert out["score"]["ci_low"] < out["score"]["estimate"] < out["score"]["ci_high"]
+    assert "Cohen's kappa" in out["score"]["interval"]["method"]
+    assert "intraclass kappa" in out["gof"]["interval"]["method"]
+    interval = out["score"]["interval"]
+    assert interval["lower"] < out["score"]["estimate"] < interval["upper"]
 
 
 def test_agree_notes_undercoverage_with_few_union_positives():

@@ -93,7 +93,7 @@ def test_pilot_file_plans_as_pilot_counts_with_the_same_counts():
     assert from_file["pilot"]["counts"] == dict(
         zip(("both", "a_only", "b_only", "neither"), COUNTS, strict=True)
     )
-    assert from_file["decision"] == from_counts["decision"]
+    assert from_file["recommendation"] == from_counts["recommendation"]
     assert from_file["results"]["psa"]["items"] == from_counts["results"]["psa"]["items"]
     assert from_file["uncertainty"] == from_counts["uncertainty"]
 
@@ -167,7 +167,7 @@ def test_scenario_pilot_file_is_relative_to_the_scenario(tmp_path):
     scenario.write_text('[model]\npilot_file = "data/pilot.csv"\npilot_positive = "unsupported"\n')
     doc = _json(str(scenario), "--seed", "5")
     counts = _json("--pilot-counts", "6,21,14,459", "--seed", "5")
-    assert doc["decision"] == counts["decision"]
+    assert doc["recommendation"] == counts["recommendation"]
     bad = tmp_path / "bad.toml"
     bad.write_text('[model]\npilot_file = "nope.csv"\n')
     _one_line_error(_plan(str(bad)), 2, "model.pilot_file", "nope.csv")
@@ -427,7 +427,7 @@ def test_narrow_runs_equal_the_full_grid(method, width):
 
 def test_small_widths_keep_the_plug_in_plan_and_say_why_there_is_no_second_answer():
     doc = _json("--pilot-counts", "6,21,14,459", "--width", "0.01", "--seed", "1")
-    assert "uncertainty" not in doc and doc["decision"]["items"] > 0
+    assert "uncertainty" not in doc and doc["recommendation"]["items"] > 0
     assert any("no plan under pilot uncertainty" in note for note in doc["notes"])
     kappa = _json("--pilot-counts", "6,21,14,459", "--metric", "kappa", "--seed", "1")
     assert "uncertainty" not in kappa

@@ -347,7 +347,7 @@ def test_three_annotators_psa_plan_bills_hours_for_three():
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
-    assert doc["schema_version"] == "1" and doc["command"] == "plan"
+    assert doc["schema_version"] == "1" and doc["command"] == "plan-raters"
     sizing = doc["sizing"]
     assert sizing["n_annotators"] == 3 and sizing["labels_per_item"] == 3
     items = doc["items"]
@@ -355,7 +355,7 @@ def test_three_annotators_psa_plan_bills_hours_for_three():
     assert doc["budget"]["person_hours"] == pytest.approx(items * 3 * 90 / 3600)
     assert [r["annotators"] for r in doc["precision_by_annotators"]] == [2, 3, 4, 5, 6]
     interval = doc["expected_coefficient"]["interval"]
-    assert set(interval) == {"lower", "upper", "level", "method"}
+    assert set(interval) == {"lower", "upper", "level", "method", "covers"}
 
 
 def test_k_of_m_plan_bills_k_labels_and_hours_per_annotator():

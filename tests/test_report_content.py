@@ -97,7 +97,9 @@ def test_comparison_headline_is_the_weighted_design(tmp_path):
     headline = _recommendation((folder / "report.md").read_text())[0]
     assert "weighted design" in headline
     assert _number(r"Label ([\d,]+) items", headline) == weighted["items"]
-    assert _number(r"([\d,.]+) person-hours", headline) == round(weighted["person_hours"], 1)
+    assert _number(r"([\d,.]+) person-hours", headline) == round(
+        weighted["budget"]["person_hours"], 1
+    )
     assert "(wilson)" not in headline  # the weighted design's interval is linearised
 
 
@@ -123,7 +125,7 @@ def test_decision_rule_reflects_the_scenario_thresholds(tmp_path, thresholds, be
     assert f"lower limit is at least {at:g}," in rule
     assert f"upper limit is below {below:g}," in rule
     plan = json.loads((folder / "plan.json").read_text())["results"]["psa"]
-    low, high = plan["interval"]["median_low"], plan["interval"]["median_high"]
+    low, high = plan["interval"]["lower"], plan["interval"]["upper"]
     verdict = decide("psa", 0.2553, low, high, below, at).verdict
     assert rule.endswith(f"would read: {verdict}.")
     command = _recommendation((folder / "report.md").read_text())[2]

@@ -35,10 +35,12 @@ def test_every_shipped_scenario_plans(path):
     if "designs" in doc:
         assert set(doc["designs"]) == {"uniform", "enriched", "weighted"}
         for design in doc["designs"].values():
-            assert design["items"] > 0 and design["person_hours"] > 0 and design["describes"]
+            assert (
+                design["items"] > 0 and design["budget"]["person_hours"] > 0 and design["describes"]
+            )
             assert design["half_width_at_assurance"] <= doc["inputs"]["width"] + 1e-9
     else:
-        assert doc["decision"]["items"] > 0
+        assert doc["recommendation"]["items"] > 0
 
 
 @pytest.mark.parametrize(
@@ -123,7 +125,7 @@ def test_command_line_overrides_the_file():
     wider = json.loads(runner.invoke(plan_app, [path, "--json", "--width", "0.1"]).stdout)
     assert base["inputs"]["width"] == 0.08 and wider["inputs"]["width"] == 0.1
     assert base["inputs"]["assurance"] == 0.9  # from the file
-    assert wider["decision"]["items"] < base["decision"]["items"]
+    assert wider["recommendation"]["items"] < base["recommendation"]["items"]
     assert base["seed"] == 20261130  # the file's seed
     other = json.loads(runner.invoke(plan_app, [path, "--json", "--prevalence", "0.2"]).stdout)
     assert other["model"]["source"] == "annotators"  # a model option replaces the file's

@@ -10,7 +10,6 @@ import typer
 from planner.cli.common import (
     emit_json,
     flag_message,
-    json_document,
     parse_ints,
     progress_bar,
     seed_or_draw,
@@ -339,12 +338,13 @@ def _emit(
 ) -> None:
     """Print the report: one JSON document, or the tables."""
     if json_output:
-        doc = report.to_dict()
-        doc["input"] = json_document(ratings.input)
-        doc["engine"] = chosen
+        from planner.output.jsonout import agreement_document
+
         for line in ratings.notes:  # how the input was read, also when stdout is JSON
             typer.echo(f"note: {line}", err=True)
-        doc["contested_file"] = contested
+        doc = agreement_document(
+            report, input=ratings.input, engine=chosen, contested_file=contested
+        )
         emit_json(doc)
         return
     from rich.console import Console

@@ -8,7 +8,6 @@ import typer
 
 from planner.cli.common import (
     emit_json,
-    json_document,
     note,
     parse_floats,
     progress_bar,
@@ -218,9 +217,9 @@ def alt_test_command(
     for message in ratings.notes:  # how the file was read, once the test has run
         note(message)
     if json_output:
-        doc = result.to_dict()
-        doc["input"] = ratings.input
-        emit_json(json_document(doc))
+        from planner.output.jsonout import alt_test_document
+
+        emit_json(alt_test_document(result, input=ratings.input))
         return
     _render_test(result)
 
@@ -252,14 +251,16 @@ def _plan(
     seed = seed_or_draw(seed)
     if drawn:
         note(f"seed {seed} (give --seed {seed} to repeat)")
-    doc: dict = {"schema_version": "1", "command": "alt-test", "mode": "plan", "seed": seed}
+    from planner.output.jsonout import alt_test_plan_document, alt_test_plan_json
+
+    doc: dict = {"mode": "plan"}
     if items is not None:
         at = pass_probability(
             model, items, epsilon=epsilon, q=q, min_items=min_items, n_reps=replicates, rng=seed
         )
         doc.update(model=model.describe(), epsilon=epsilon, q=q, pass_probability=_at_doc(at))
         if json_output:
-            emit_json(json_document(doc))
+            emit_json(alt_test_plan_document(doc, seed=seed))
             return
         _render_at(model.describe(), at, epsilon)
         return
@@ -280,7 +281,7 @@ def _plan(
         with progress_bar("planning 2 to 6 humans", disabled=json_output or quiet):
             costs = (seconds_per_item, hourly_rate)
             rows = _table_rows(result, prev, error_draw, epsilon, q, power, min_items, costs)
-    doc["plan"] = result.to_dict()
+    doc["plan"] = alt_test_plan_json(result)
     if table:
         doc["table"] = [
             {"humans": m, "n_items": None, "person_hours": None}
@@ -289,7 +290,7 @@ def _plan(
             for m, r in zip((2, 3, 4, 5, 6), rows, strict=True)
         ]
     if json_output:
-        emit_json(json_document(doc))
+        emit_json(alt_test_plan_document(doc, seed=seed))
         return
     _render_plan(result, rows)
 

@@ -19,7 +19,6 @@ from planner.cli.common import (
     PlannerCommand,
     PlannerGroup,
     emit_json,
-    json_document,
     note,
     parse_floats,
     parse_ints,
@@ -513,10 +512,9 @@ def _show_plan(
     if json_output:
         for message in said:  # options not used: the tables show them, JSON readers see them
             note(message)
-        doc = {"schema_version": "1", "command": "plan", **result.to_dict()}
-        if schedule is not None:
-            doc["schedule"] = json_document(schedule.to_dict())
-        emit_json(doc)
+        from planner.output.jsonout import plan_result_document
+
+        emit_json(plan_result_document(result, schedule))
         return
     from rich.console import Console
 
@@ -588,7 +586,9 @@ def scenarios_command(
             }
         )
     if json_output:
-        emit_json({"scenarios": rows})
+        from planner.output.jsonout import scenarios_document
+
+        emit_json(scenarios_document(rows))
         return
     from rich.console import Console
     from rich.table import Table

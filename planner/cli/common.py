@@ -246,24 +246,22 @@ def emit_json(document: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(document, indent=2, allow_nan=False) + "\n")
 
 
-#: the version of the JSON documents' shape (the lead's JSON Schema file)
-SCHEMA_VERSION = "1"
-
-
 def json_document(doc: dict[str, Any], command: str | None = None) -> dict[str, Any]:
     """``doc`` ready for :func:`emit_json` (numpy values plain, NaN as null).
 
-    With ``command`` (a top-level document), ``schema_version`` and ``command`` come first;
-    without it (a part of another document) nothing is added.
+    With ``command`` (a top-level document), the envelope of
+    :func:`planner.output.jsonout.document` comes first, with ``doc``'s own ``seed`` and
+    ``notes``; without it (a part of another document) nothing is added. The commands
+    build their documents in :mod:`planner.output.jsonout`; this is for new code only.
 
     >>> list(json_document({"seed": 1}, "schedule"))
-    ['schema_version', 'command', 'seed']
+    ['schema_version', 'command', 'planner_version', 'seed', 'notes']
     """
-    from planner.output.jsonout import json_ready
+    from planner.output.jsonout import document, json_ready
 
-    if command is not None:
-        doc = {"schema_version": SCHEMA_VERSION, "command": command, **doc}
-    return json_ready(doc)
+    if command is None:
+        return json_ready(doc)  # type: ignore[no-any-return]
+    return document(command, doc, seed=doc.get("seed"), notes=doc.get("notes", ()))
 
 
 #: a library function's ``progress`` callback: ``progress(done, total)``

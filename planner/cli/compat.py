@@ -12,7 +12,8 @@ from typing import Annotated, Any
 
 import typer
 
-from planner.cli.common import emit_json, json_document, parse_floats, seed_or_draw
+from planner.cli.common import emit_json, parse_floats, seed_or_draw
+from planner.output.jsonout import compat_document
 
 COMPAT_HELP = (
     "Reproduce R's kappaSize and irr sample sizes exactly, then simulate what that number "
@@ -111,8 +112,6 @@ def kappasize_command(
     used = seed_or_draw(seed)
     verdict = check_kappasize(result, n_reps=replicates, rng=used)
     doc: dict[str, Any] = {
-        "schema_version": "1",
-        "command": "compat kappasize",
         "function": function,
         "arguments": {k: v for k, v in arguments.items() if v is not None},
     }
@@ -128,8 +127,7 @@ def kappasize_command(
         doc["criterion"] = "power of the goodness-of-fit test of kappa0 against kappa1"
     doc["simulation"] = _verdict_doc(verdict)
     doc["verdict"] = kappasize_verdict(result, verdict)
-    doc["seed"] = used
-    _show(doc, json_output)
+    _show(compat_document("compat-kappasize", doc, seed=used), json_output)
 
 
 def irr_command(
@@ -178,8 +176,6 @@ def irr_command(
     used = seed_or_draw(seed)
     verdict = check_irr(result, n_reps=replicates, rng=used)
     doc: dict[str, Any] = {
-        "schema_version": "1",
-        "command": "compat irr",
         "function": function,
         "arguments": {k: v for k, v in arguments.items() if v is not None},
         "N": result.N,
@@ -189,9 +185,8 @@ def irr_command(
         + (" (at the worst-case table for the margins)" if function == "N2.cohen.kappa" else ""),
         "simulation": _verdict_doc(verdict),
         "verdict": irr_verdict(result, verdict),
-        "seed": used,
     }
-    _show(doc, json_output)
+    _show(compat_document("compat-irr", doc, seed=used), json_output)
 
 
 def kappasize_verdict(result: Any, verdict: Any) -> str:
@@ -251,7 +246,6 @@ def _verdict_doc(verdict: Any) -> dict[str, Any]:
 
 
 def _show(doc: dict[str, Any], json_output: bool) -> None:
-    doc = json_document(doc)
     if json_output:
         emit_json(doc)
         return

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from planner.cli.common import emit_json, json_document, note, progress_bar, seed_or_draw
+from planner.cli.common import emit_json, note, progress_bar, seed_or_draw
 from planner.cli.options import (
     AnnotatorCol,
     AnnotatorCols,
@@ -131,7 +131,7 @@ def fit_command(
     if json_output:
         for message in notes:
             note(message)
-        emit_json(fit_json(fit, rates, ratings))
+        emit_json(fit_json(fit, rates, ratings, notes))
         return
     from rich.console import Console
 
@@ -165,25 +165,8 @@ def _binary(fit: Any, positive: str | None) -> tuple[Any, str | None]:
         return None, "give --positive to see sensitivity, specificity, error rate and bias"
 
 
-def fit_json(fit: Any, rates: Any, ratings: Any) -> dict[str, Any]:
+def fit_json(fit: Any, rates: Any, ratings: Any, notes: list[str]) -> dict[str, Any]:
     """The one JSON document of ``planner fit``."""
-    doc: dict[str, Any] = {"schema_version": "1", "command": "fit", **fit.to_dict()}
-    doc["source"] = str(ratings.source)
-    doc["input"] = json_document(ratings.input)
-    if rates is not None:
-        doc["binary"] = {
-            "positive": rates.positive,
-            "prevalence": rates.prevalence,
-            "annotators": [
-                {
-                    "annotator": name,
-                    "sensitivity": float(rates.sensitivity[j]),
-                    "specificity": float(rates.specificity[j]),
-                    "error_rate": float(rates.error_rate[j]),
-                    "false_positive_share": float(rates.false_positive_share[j]),
-                    "bias": float(rates.bias[j]),
-                }
-                for j, name in enumerate(fit.annotators)
-            ],
-        }
-    return json_document(doc)
+    from planner.output.jsonout import fit_document
+
+    return fit_document(fit, rates, notes=notes, source=str(ratings.source), input=ratings.input)

@@ -13,7 +13,6 @@ from typing import Any
 
 from planner.cli.common import (
     emit_json,
-    json_document,
     note,
     parse_floats,
     progress_bar,
@@ -169,7 +168,9 @@ def plan_raters(options: dict[str, Any]) -> None:
     if options.get("json_output"):
         for line in plan.notes:
             note(line)
-        emit_json(json_document(plan.to_dict()))
+        from planner.output.jsonout import raters_plan_document
+
+        emit_json(raters_plan_document(plan))
         return
     from rich.console import Console
 

@@ -8,7 +8,6 @@ import typer
 
 from planner.cli.common import (
     emit_json,
-    json_document,
     parse_ints,
     progress_bar,
     seed_or_draw,
@@ -125,7 +124,9 @@ def schedule_command(
     for note in result.notes:
         typer.secho(f"note: {note}", fg="yellow", err=True)
     if json_output:
-        emit_json(json_document(result.to_dict(), "schedule"))
+        from planner.output.jsonout import schedule_document
+
+        emit_json(schedule_document(result))
         return
     from rich.console import Console
 

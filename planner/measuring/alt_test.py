@@ -17,7 +17,7 @@ Vectorised over items; loops run over LLMs, domains and humans only.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -133,27 +133,10 @@ class AltTestResult:
     notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (``schema_version``, ``command`` at top level)."""
-        llms = []
-        for rank, v in enumerate(self.llms, start=1):
-            doc = asdict(v)
-            doc["rank"] = rank
-            doc["skipped"] = [{"human": h, "domain": d, "items": n} for h, d, n in v.skipped]
-            doc["domains_passed"] = v.domains_passed
-            llms.append(doc)
-        return {
-            "schema_version": "1",
-            "command": "alt-test",
-            "source": self.source,
-            "scoring": self.scoring,
-            "epsilon": self.epsilon,
-            "q": self.q,
-            "min_items": self.min_items,
-            "by": self.by,
-            "humans": list(self.humans),
-            "notes": list(self.notes),
-            "llms": llms,
-        }
+        """The test's JSON document (:func:`planner.output.jsonout.alt_test_document`)."""
+        from planner.output.jsonout import alt_test_document
+
+        return alt_test_document(self)
 
 
 def alt_test(

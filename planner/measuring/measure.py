@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -49,7 +49,6 @@ from planner.errors import InvalidInput
 from planner.measuring.decision import Decision, decide, landis_koch
 from planner.measuring.diagnostics import binary_table, diagnose, plain_value, scalar
 from planner.measuring.small_counts import small_count_notes
-from planner.output.jsonout import json_ready
 from planner.statistics import agreement as ag
 from planner.statistics import alpha as ka
 from planner.statistics import multirater as mr
@@ -107,10 +106,10 @@ class AgreementReport:
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dictionary (NaN becomes None)."""
-        out = asdict(self)
-        out["coefficients"] = {k: asdict(v) for k, v in self.coefficients.items()}
-        return json_ready(out)
+        """The report's JSON document (:func:`planner.output.jsonout.agreement_document`)."""
+        from planner.output.jsonout import agreement_document
+
+        return agreement_document(self)
 
 
 # --------------------------------------------------------------------------- bootstrap

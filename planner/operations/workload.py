@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Generator
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -224,12 +224,10 @@ class ScheduleResult:
     notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        from dataclasses import asdict
+        """The schedule's JSON document (:func:`planner.output.jsonout.schedule_document`)."""
+        from planner.output.jsonout import schedule_document
 
-        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "records"}
-        out["operation"] = asdict(self.operation)
-        out["notes"] = list(self.notes)
-        return out
+        return schedule_document(self)
 
     def with_notes(self, notes: list[str] | tuple[str, ...]) -> ScheduleResult:
         """The same result with ``notes`` added."""

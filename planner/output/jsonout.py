@@ -1,11 +1,83 @@
-"""JSON output: one document, NaN and infinities as null, numpy values as plain Python."""
+"""JSON output: every command's one document, in the shape of ``planner-output.schema.json``.
+
+Each document is an envelope (:func:`document`: ``schema_version``, ``command``,
+``planner_version``, ``seed``, ``notes``) around the command's body, and the things that
+appear in several commands are built by one function each, so that they have one shape
+everywhere: :func:`interval_json`, :func:`coefficient_json`, :func:`budget_json`,
+:func:`design_json` and :func:`decision_json`. The result objects' ``to_dict()`` methods
+are thin wrappers of the functions here (``Plan.to_dict()`` is :func:`plan_document`, ...).
+Values are made JSON-ready on the way: numpy values as plain Python, NaN and infinities as
+null.
+"""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from dataclasses import asdict, fields
+from importlib import resources
 from typing import Any
 
 import numpy as np
+
+#: the version of the documents' shape, as in the schema file
+SCHEMA_VERSION = "1"
+#: the schema file, shipped as package data next to this module
+SCHEMA_FILE = "planner-output.schema.json"
+#: every document's ``command``
+COMMANDS = (
+    "plan",
+    "plan-comparison",
+    "plan-raters",
+    "agree",
+    "schedule",
+    "fit",
+    "compat-kappasize",
+    "compat-irr",
+    "alt-test",
+    "alt-test-plan",
+    "scenarios",
+)
+
+#: the interval of specific agreement per category (multirater.specific_agreement_interval)
+SPECIFIC_METHOD = "Wald on the logit scale, linearised SE"
+
+COEFFICIENT_LABELS = {
+    "psa": "PSA (positive specific agreement)",
+    "nsa": "NSA (negative specific agreement)",
+    "observed_agreement": "observed agreement",
+    "cohen_kappa": "Cohen's kappa",
+    "cohen_kappa_quadratic": "Cohen's kappa, quadratic weights",
+    "cohen_kappa_linear": "Cohen's kappa, linear weights",
+    "fleiss_kappa": "Fleiss' kappa",
+    "fleiss_kappa_quadratic": "Fleiss' kappa, quadratic weights",
+    "fleiss_kappa_linear": "Fleiss' kappa, linear weights",
+    "gwet_ac1": "Gwet's AC1",
+    "gwet_ac2": "Gwet's AC2 (weighted)",
+    "brennan_prediger": "Brennan-Prediger",
+    "brennan_prediger_quadratic": "Brennan-Prediger, quadratic weights",
+    "brennan_prediger_linear": "Brennan-Prediger, linear weights",
+    "conger_kappa": "Conger's kappa",
+    "conger_kappa_quadratic": "Conger's kappa, quadratic weights",
+    "conger_kappa_linear": "Conger's kappa, linear weights",
+    "pabak": "PABAK",
+    "krippendorff_alpha": "Krippendorff's alpha",
+}
+#: the names of the metrics a plan sizes, where they differ from the coefficients' names
+METRIC_LABELS = {
+    "kappa": "Cohen's kappa",
+    "fleiss": "Fleiss' kappa",
+    "alpha": "Krippendorff's alpha",
+}
+
+
+def label_of(name: str) -> str:
+    """A coefficient's or sized metric's name in words (the name itself when unknown).
+
+    >>> label_of("fleiss_kappa_quadratic"), label_of("alpha"), label_of("ac9")
+    ("Fleiss' kappa, quadratic weights", "Krippendorff's alpha", 'ac9')
+    """
+    return COEFFICIENT_LABELS.get(name) or METRIC_LABELS.get(name, name)
 
 
 def json_ready(value: Any) -> Any:
@@ -26,3 +98,573 @@ def json_ready(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
+
+def load_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) every document follows."""
+    import json
+
+    text = resources.files("planner.output").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+# --------------------------------------------------------------------------- envelope
+
+
+def document(
+    command: str, body: Mapping[str, Any], *, seed: int | None, notes: Any = ()
+) -> dict[str, Any]:
+    """One command's JSON document: the envelope, then ``body``, JSON-ready.
+
+    >>> list(document("schedule", {"runs": 3}, seed=1))
+    ['schema_version', 'command', 'planner_version', 'seed', 'notes', 'runs']
+    """
+    from planner import __version__
+
+    assert command in COMMANDS, command
+    head = {
+        "schema_version": SCHEMA_VERSION,
+        "command": command,
+        "planner_version": __version__,
+        "seed": None if seed is None else int(seed),
+        "notes": [str(n) for n in notes],
+    }
+    rest = {k: v for k, v in body.items() if k not in head}
+    return json_ready({**head, **rest})
+
+
+# --------------------------------------------------------------------------- shared objects
+
+
+def interval_json(
+    lower: Any, upper: Any, *, level: float, method: str, covers: str
+) -> dict[str, Any]:
+    """An interval: its bounds, confidence level, method and the quantity it covers.
+
+    >>> interval_json(0.1, 0.3, level=0.95, method="Wilson", covers="PSA of A and B")["covers"]
+    'PSA of A and B'
+    """
+    return {
+        "lower": _number(lower),
+        "upper": _number(upper),
+        "level": float(level),
+        "method": str(method),
+        "covers": covers,
+    }
+
+
+def coefficient_json(
+    name: str,
+    estimate: Any,
+    interval: dict[str, Any] | None,
+    *,
+    se: Any = None,
+    n_items: Any = None,
+    note: str | None = None,
+    label: str | None = None,
+) -> dict[str, Any]:
+    """A coefficient: name, label in words, estimate, standard error, interval, items, note."""
+    return {
+        "name": name,
+        "label": label or label_of(name),
+        "estimate": _number(estimate),
+        "se": _number(se),
+        "interval": interval,
+        "n_items": None if n_items is None else int(n_items),
+        "note": note or None,
+    }
+
+
+def budget_json(budget: Any) -> dict[str, Any]:
+    """A budget (:class:`planner.operations.budget.Budget`) as its seven numbers."""
+    return {
+        "items": int(budget.items),
+        "labels": int(budget.labels),
+        "labelling_hours": float(budget.labelling_hours),
+        "contested_items": float(budget.contested_items),
+        "adjudication_hours": float(budget.adjudication_hours),
+        "person_hours": float(budget.person_hours),
+        "cost": _number(budget.cost),
+    }
+
+
+def design_json(name: str, design: Any, cost: Any, hours_vs_uniform: float) -> dict[str, Any]:
+    """One design of a comparison (a ``DesignResult``) with its budget."""
+    return {
+        **asdict(design),
+        "design": name,
+        "items": int(design.items),
+        "hours_vs_uniform": hours_vs_uniform,
+        "prevalence_slice_hours": cost.prevalence_slice_hours,
+        "budget": budget_json(cost.budget),
+    }
+
+
+def decision_json(decision: Any, *, level: float, method: str, covers: str) -> dict[str, Any]:
+    """A verdict against thresholds set in advance (a ``measuring.decision.Decision``)."""
+    d = decision
+    return {
+        "verdict": d.verdict,
+        "metric": d.metric,
+        "rule": (
+            f"demonstrated when the interval's lower bound is at least {d.demonstrated_at:g}; "
+            f"not demonstrated when its upper bound is below {d.not_demonstrated_below:g}; "
+            "otherwise inconclusive"
+        ),
+        "not_demonstrated_below": d.not_demonstrated_below,
+        "demonstrated_at": d.demonstrated_at,
+        "estimate": _number(d.estimate),
+        "interval": interval_json(d.ci_low, d.ci_high, level=level, method=method, covers=covers),
+        "reason": d.reason,
+    }
+
+
+def _number(value: Any) -> Any:
+    """A finite float (or int) as itself, NaN, infinities and None as None."""
+    if value is None:
+        return None
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _relabelled(interval: Mapping[str, Any], covers: str) -> dict[str, Any]:
+    """An interval built elsewhere as ``{lower, upper, level, method}``, with ``covers``."""
+    return interval_json(
+        interval["lower"],
+        interval["upper"],
+        level=interval["level"],
+        method=interval["method"],
+        covers=covers,
+    )
+
+
+# --------------------------------------------------------------------------- plan
+
+
+def plan_document(plan: Any, schedule: Any = None) -> dict[str, Any]:
+    """``plan`` for an annotator pair: inputs, model, results per metric, recommendation."""
+    results = {name: _sized_metric(plan, name) for name in plan.results}
+    deciding = plan.deciding_metric
+    body: dict[str, Any] = {
+        "inputs": {"model": plan.model.assumptions, **asdict(plan.settings)},
+        "model": {"source": plan.model.source, **plan.model.summary()},
+        "results": results,
+        "recommendation": {
+            "metric": deciding,
+            "items": plan.items,
+            "union_positives": plan.results[deciding].union_positives,
+            "budget": budget_json(plan.budgets[deciding]),
+        },
+        "worst_case": plan.worst_case,
+        "stop_rule": plan.stop_rule,
+        "replicates": plan.settings.n_reps,
+    }
+    if plan.pilot is not None:
+        body["pilot"] = pilot_json(plan.pilot)
+    if plan.uncertainty is not None:
+        body["uncertainty"] = uncertainty_json(plan.uncertainty)
+    if plan.precision is not None:
+        body["precision"] = precision_json(plan.precision)
+    if plan.curve is not None:
+        body["assurance_curve"] = plan.curve
+    if schedule is not None:
+        body["schedule"] = {**schedule_body(schedule), "notes": list(schedule.notes)}
+    return document("plan", body, seed=plan.seed, notes=plan.notes)
+
+
+def _sized_metric(plan: Any, name: str) -> dict[str, Any]:
+    """One metric's sample size, its median interval, curve and budget."""
+    res = plan.results[name]
+    entry = asdict(res)
+    for key in ("half_width_median", "half_width_at_assurance", "interval_median", "n_reps"):
+        entry.pop(key)
+    label = label_of(name)
+    return {
+        **entry,
+        "half_width": {
+            "median": res.half_width_median,
+            "at_assurance": res.half_width_at_assurance,
+        },
+        "interval": interval_json(
+            res.interval_median[0],
+            res.interval_median[1],
+            level=res.confidence_level,
+            method=res.method,
+            covers=f"{label}, for the annotator pair: the median simulated study's interval",
+        ),
+        "replicates": res.n_reps,
+        "curve": [{"items": n, "assurance": a} for n, a in res.curve],
+        "budget": budget_json(plan.budgets[name]),
+    }
+
+
+def pilot_json(pilot: Any) -> dict[str, Any]:
+    """The pilot a plan was made from: its pair's counts and coefficients with intervals, or
+    (three or more annotators and no pair) the fitted model's description."""
+    coefficients = []
+    if pilot.pair is not None:
+        pair = " and ".join(pilot.pair)
+        for c in (pilot.psa, pilot.kappa):
+            if c is None:
+                continue
+            covers = f"{label_of(c['name'])}, for annotators {pair} in the pilot"
+            interval = _relabelled(c["interval"], covers)
+            coefficients.append(
+                coefficient_json(c["name"], c["estimate"], interval, n_items=pilot.items)
+            )
+    counts = None
+    if pilot.counts is not None:
+        counts = dict(zip(("both", "a_only", "b_only", "neither"), pilot.counts, strict=True))
+    return {
+        "file": pilot.source,
+        "annotators": list(pilot.annotators),
+        "pair": list(pilot.pair) if pilot.pair is not None else None,
+        "positive": pilot.positive,
+        "items": pilot.items,
+        "counts": counts,
+        "coefficients": coefficients,
+        "model": getattr(pilot, "description", None),
+        "notes": list(pilot.notes),
+    }
+
+
+def uncertainty_json(u: Any) -> dict[str, Any]:
+    """The plan under the pilot's uncertainty (a ``sizing.uncertainty`` result)."""
+    return {
+        "items_under_uncertainty": u.items,
+        "hybrid_assurance": u.hybrid_assurance,
+        "target_assurance": u.target_assurance,
+        "plug_in_items": u.plug_in_items,
+        "plug_in_hybrid_assurance": u.plug_in_hybrid_assurance,
+        "items_per_truth": dict(u.per_truth),
+        "psa_posterior": dict(u.psa_posterior),
+        "unreachable_share": u.unreachable_share,
+        "pilot_counts": list(u.counts),
+        "prior": u.prior,
+        "draws": u.draws,
+        "method": u.method,
+        "seed": u.seed,
+        "explanation": u.explanation,
+    }
+
+
+def precision_json(precision: Any) -> dict[str, Any]:
+    """The precision a fixed number of items reaches, per metric."""
+    metrics = {}
+    for name, m in precision.metrics.items():
+        label = label_of(name)
+        covers = f"{label}, for the annotator pair: the median simulated study's interval"
+        metrics[name] = {**asdict(m), "interval": _relabelled(m.interval, covers)}
+    return {
+        "items": precision.items,
+        "given": dict(precision.given),
+        "width": precision.width,
+        "person_hours": precision.person_hours,
+        "cost": precision.cost,
+        "metrics": metrics,
+        "seed": precision.seed,
+    }
+
+
+def comparison_document(comparison: Any, schedule: Any = None) -> dict[str, Any]:
+    """``plan`` on a stratified scenario: the three designs compared, each with its budget."""
+    c = comparison
+    designs = {
+        name: design_json(name, res, c.costs[name], c.hours_ratio(name))
+        for name, res in c.designs.items()
+    }
+    body: dict[str, Any] = {
+        "scenario": {
+            "name": c.scenario.name,
+            "path": c.scenario.path,
+            "description": c.scenario.description,
+        },
+        "inputs": asdict(c.settings),
+        "strata": c.strata,
+        "population": c.population,
+        "designs": designs,
+        "per_stratum_psa": c.per_stratum_psa,
+        "weighted_bootstrap_check": c.weighted_bootstrap_check,
+        "claim_check": {
+            "claim": "enrichment buys the same interval for a fifth of the hours",
+            "enriched_hours_vs_uniform": c.hours_ratio("enriched"),
+            "enriched_hours_vs_uniform_without_prevalence_slice": c.hours_ratio(
+                "enriched", with_slice=False
+            ),
+            "weighted_hours_vs_uniform": c.hours_ratio("weighted"),
+        },
+    }
+    if schedule is not None:
+        body["schedule"] = {**schedule_body(schedule), "notes": list(schedule.notes)}
+    return document("plan-comparison", body, seed=c.seed, notes=c.notes)
+
+
+def raters_plan_document(plan: Any) -> dict[str, Any]:
+    """``plan --annotators M``: the sample size for several annotators and its evidence."""
+    s = plan.sizing
+    label = label_of(s.metric)
+    interval = interval_json(
+        s.true_value - s.half_width_median,
+        s.true_value + s.half_width_median,
+        level=s.confidence_level,
+        method=s.method,
+        covers=f"{label}, for {s.n_annotators} annotators: the median simulated study's interval",
+    )
+    body = {
+        "kind": "multi-rater",
+        "items": s.items,
+        "sizing": {k: v for k, v in asdict(s).items() if k != "curve"},
+        "curve": [list(p) for p in s.curve],
+        "expected_coefficient": coefficient_json(s.metric, s.true_value, interval),
+        "budget": budget_json(plan.budget),
+        "hours_per_annotator": plan.hours_per_annotator,
+        "precision_by_annotators": [asdict(r) for r in plan.by_annotators],
+        "model": plan.model,
+    }
+    return document("plan-raters", body, seed=s.seed, notes=plan.notes)
+
+
+# --------------------------------------------------------------------------- agree, fit
+
+
+def agreement_document(report: Any, **extra: Any) -> dict[str, Any]:
+    """``planner agree``: coefficients with intervals, summary, decision, diagnostics.
+
+    ``extra`` (the CLI's ``input``, ``engine``, ``contested_file``) is added to the body.
+    """
+    of = " and ".join(str(a) for a in report.annotators)
+    of = f"annotators {of}" if report.n_annotators <= 4 else f"{report.n_annotators} annotators"
+    coefficients = {}
+    for key, c in report.coefficients.items():
+        label = label_of(c.name)
+        interval = interval_json(
+            c.ci_low,
+            c.ci_high,
+            level=report.confidence_level,
+            method=c.method,
+            covers=f"{label}, for {of}",
+        )
+        coefficients[key] = coefficient_json(
+            c.name, c.estimate, interval, se=c.se, n_items=c.n_items, note=c.note, label=label
+        )
+    decision = None
+    if report.decision is not None:
+        chosen = report.coefficients.get(report.decision.metric)
+        label = label_of(report.decision.metric)
+        decision = decision_json(
+            report.decision,
+            level=report.confidence_level,
+            method=chosen.method if chosen is not None else "",
+            covers=f"{label}, for {of}",
+        )
+    body = {
+        "source": report.source,
+        "n_items": report.n_items,
+        "n_annotators": report.n_annotators,
+        "annotators": list(report.annotators),
+        "categories": list(report.categories),
+        "level": report.level,
+        "positive": report.positive,
+        "confidence_level": report.confidence_level,
+        "coefficients": coefficients,
+        "summary": _summary(report.summary, report.confidence_level, of),
+        "decision": decision,
+        "diagnostics": report.diagnostics,
+        **extra,
+    }
+    return document("agree", body, seed=report.seed, notes=report.notes)
+
+
+def _summary(summary: dict[str, Any], level: float, of: str) -> dict[str, Any]:
+    """The summary, its specific agreements per category as coefficients."""
+    specific = summary.get("specific_agreement")
+    if not isinstance(specific, dict):
+        return summary
+    shaped = {}
+    for category, s in specific.items():
+        covers = f"specific agreement on {category}, for {of}"
+        interval = interval_json(
+            s["ci_low"], s["ci_high"], level=level, method=SPECIFIC_METHOD, covers=covers
+        )
+        shaped[category] = coefficient_json(
+            "specific_agreement",
+            s["estimate"],
+            interval,
+            label=f"specific agreement on {category}",
+        )
+    return {**summary, "specific_agreement": shaped}
+
+
+def fit_document(fit: Any, rates: Any = None, *, notes: Any = (), **extra: Any) -> dict[str, Any]:
+    """``planner fit``: prevalences and confusion matrices with intervals, and with ``rates``
+    (:meth:`~planner.statistics.dawid_skene.LatentClassFit.binary`) the binary rates.
+
+    ``extra`` (the CLI's ``source`` and ``input``) is added to the body.
+    """
+    cats = [str(c) for c in fit.categories]
+
+    def interval(limits: Any, covers: str) -> dict[str, Any]:
+        lower, upper = (float(x) for x in limits)
+        ok = math.isfinite(lower)
+        method = "item bootstrap percentile" if ok else "none"
+        return interval_json(lower, upper, level=fit.confidence_level, method=method, covers=covers)
+
+    def cell(j: int, name: str, t: int, k: int) -> dict[str, Any]:
+        covers = f"probability that annotator {name} labels {cats[k]} an item of class {cats[t]}"
+        return {
+            "estimate": float(fit.confusion[j, t, k]),
+            "interval": interval(fit.confusion_interval[j, t, k], covers),
+        }
+
+    n = fit.n_categories
+    body: dict[str, Any] = {
+        "n_items": fit.n_items,
+        "n_patterns": len(fit.multiplicity),
+        "categories": list(fit.categories),
+        "annotators": list(fit.annotators),
+        "prevalence": [
+            {
+                "category": fit.categories[t],
+                "estimate": float(fit.prevalence[t]),
+                "interval": interval(fit.prevalence_interval[t], f"prevalence of class {cats[t]}"),
+            }
+            for t in range(n)
+        ],
+        "confusion": {
+            name: {cats[t]: {cats[k]: cell(j, name, t, k) for k in range(n)} for t in range(n)}
+            for j, name in enumerate(fit.annotators)
+        },
+        "log_likelihood": fit.log_likelihood,
+        "iterations": fit.iterations,
+        "converged": fit.converged,
+        "convergence_rule": f"largest parameter change < {fit.tolerance:g} "
+        f"within {fit.max_iter:,} iterations",
+        "bootstrap": fit.bootstrap,
+        "bootstrap_unconverged": fit.bootstrap_unconverged,
+        **extra,
+    }
+    if rates is not None:
+        body["binary"] = _binary_rates(fit, rates)
+    return document("fit", body, seed=fit.seed, notes=notes)
+
+
+def _binary_rates(fit: Any, rates: Any) -> dict[str, Any]:
+    """Sensitivity, specificity, error rate, false-positive share and bias per annotator."""
+    return {
+        "positive": rates.positive,
+        "prevalence": rates.prevalence,
+        "annotators": [
+            {
+                "annotator": name,
+                "sensitivity": float(rates.sensitivity[j]),
+                "specificity": float(rates.specificity[j]),
+                "error_rate": float(rates.error_rate[j]),
+                "false_positive_share": float(rates.false_positive_share[j]),
+                "bias": float(rates.bias[j]),
+            }
+            for j, name in enumerate(fit.annotators)
+        ],
+    }
+
+
+# --------------------------------------------------------------------------- schedule
+
+
+def schedule_body(result: Any) -> dict[str, Any]:
+    """A schedule's numbers without the envelope (the ``schedule`` section of a plan)."""
+    skip = {"records", "notes", "seed", "operation"}
+    body = {f.name: getattr(result, f.name) for f in fields(result) if f.name not in skip}
+    return {"operation": asdict(result.operation), **body, "seed": result.seed}
+
+
+def schedule_document(result: Any) -> dict[str, Any]:
+    """``planner schedule``: calendar days, person-hours and the burn-down over runs."""
+    return document("schedule", schedule_body(result), seed=result.seed, notes=result.notes)
+
+
+# --------------------------------------------------------------------------- alt-test
+
+
+def alt_test_document(result: Any, **extra: Any) -> dict[str, Any]:
+    """``planner alt-test``: each LLM's verdict, ranked; ``extra`` (``input``) added."""
+    llms = []
+    for rank, v in enumerate(result.llms, start=1):
+        doc = asdict(v)
+        doc["rank"] = rank
+        doc["skipped"] = [{"human": h, "domain": d, "items": n} for h, d, n in v.skipped]
+        doc["domains_passed"] = v.domains_passed
+        llms.append(doc)
+    body = {
+        "source": result.source,
+        "scoring": result.scoring,
+        "epsilon": result.epsilon,
+        "q": result.q,
+        "min_items": result.min_items,
+        "by": result.by,
+        "humans": list(result.humans),
+        "llms": llms,
+        **extra,
+    }
+    return document("alt-test", body, seed=None, notes=result.notes)
+
+
+def alt_test_plan_json(plan: Any) -> dict[str, Any]:
+    """An :class:`~planner.sizing.alt_test_plan.AltTestPlan`: items for the power, budget."""
+    m = plan.model
+    return {
+        "model": {
+            "description": m.describe(),
+            "humans": m.n_humans,
+            "categories": m.n_categories,
+            "human_error": list(m.human_error),
+            "llm_error": m.llm_error,
+            "prevalences": list(m.prevalences),
+            "error_draw": m.error_draw,
+        },
+        "epsilon": plan.epsilon,
+        "q": plan.q,
+        "power": plan.power,
+        "n_items": plan.n_items,
+        "pass_probability": plan.pass_probability,
+        "standard_error": plan.standard_error,
+        "analytic_start": plan.analytic_start,
+        "mean_difference": list(plan.mean_difference),
+        "evaluated": [{"n_items": n, "pass_probability": p} for n, p in plan.evaluated],
+        "n_reps": plan.n_reps,
+        "seed": plan.seed,
+        "min_items": plan.min_items,
+        "budget": None if plan.budget is None else budget_json(plan.budget),
+    }
+
+
+def alt_test_plan_document(body: Mapping[str, Any], *, seed: int) -> dict[str, Any]:
+    """``planner alt-test --plan``: ``plan`` (:func:`alt_test_plan_json`), ``table``, or
+    ``pass_probability`` at a given number of items."""
+    return document("alt-test-plan", body, seed=seed)
+
+
+# --------------------------------------------------------------------------- compat, scenarios
+
+
+def compat_document(command: str, body: Mapping[str, Any], *, seed: int) -> dict[str, Any]:
+    """``planner compat kappasize|irr``: R's answer, the criterion and the simulated verdict."""
+    return document(command, body, seed=seed)
+
+
+def scenarios_document(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """``planner scenarios``: the scenarios shipped with planner."""
+    return document("scenarios", {"scenarios": rows}, seed=None)
+
+
+def plan_result_document(result: Any, schedule: Any = None) -> dict[str, Any]:
+    """``plan``'s document: :func:`comparison_document` for a ``Comparison``, else
+    :func:`plan_document`; with ``schedule``, its numbers as the ``schedule`` section."""
+    from planner.sizing.compare import Comparison
+
+    if isinstance(result, Comparison):
+        return comparison_document(result, schedule)
+    return plan_document(result, schedule)

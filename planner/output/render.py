@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from planner.output.jsonout import COEFFICIENT_LABELS
 from planner.sizing.plan import Plan, interval_label
 from planner.sizing.search import SampleSizeResult
 
@@ -179,27 +180,7 @@ def _checks_table(plan: Plan) -> Table:
     return checks
 
 
-_COEFFICIENT_NAMES = {
-    "psa": "PSA (positive specific agreement)",
-    "nsa": "NSA (negative specific agreement)",
-    "observed_agreement": "observed agreement",
-    "cohen_kappa": "Cohen's kappa",
-    "cohen_kappa_quadratic": "Cohen's kappa, quadratic weights",
-    "cohen_kappa_linear": "Cohen's kappa, linear weights",
-    "fleiss_kappa": "Fleiss' kappa",
-    "fleiss_kappa_quadratic": "Fleiss' kappa, quadratic weights",
-    "fleiss_kappa_linear": "Fleiss' kappa, linear weights",
-    "gwet_ac1": "Gwet's AC1",
-    "gwet_ac2": "Gwet's AC2 (weighted)",
-    "brennan_prediger": "Brennan-Prediger",
-    "brennan_prediger_quadratic": "Brennan-Prediger, quadratic weights",
-    "brennan_prediger_linear": "Brennan-Prediger, linear weights",
-    "conger_kappa": "Conger's kappa",
-    "conger_kappa_quadratic": "Conger's kappa, quadratic weights",
-    "conger_kappa_linear": "Conger's kappa, linear weights",
-    "pabak": "PABAK",
-    "krippendorff_alpha": "Krippendorff's alpha",
-}
+_COEFFICIENT_NAMES = COEFFICIENT_LABELS  # one set of names, shared with the JSON output
 
 
 def render_agreement(report: Any, console: Console) -> None:

@@ -221,32 +221,11 @@ class AltTestPlan:
     min_items: int = 30
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (without the top-level ``schema_version`` and ``command``)."""
-        return {
-            "model": {
-                "description": self.model.describe(),
-                "humans": self.model.n_humans,
-                "categories": self.model.n_categories,
-                "human_error": list(self.model.human_error),
-                "llm_error": self.model.llm_error,
-                "prevalences": list(self.model.prevalences),
-                "error_draw": self.model.error_draw,
-            },
-            "epsilon": self.epsilon,
-            "q": self.q,
-            "power": self.power,
-            "n_items": self.n_items,
-            "pass_probability": self.pass_probability,
-            "standard_error": self.standard_error,
-            "analytic_start": self.analytic_start,
-            "mean_difference": list(self.mean_difference),
-            "evaluated": [{"n_items": n, "pass_probability": p} for n, p in self.evaluated],
-            "n_reps": self.n_reps,
-            "seed": self.seed,
-            "min_items": self.min_items,
-            "person_hours": None if self.budget is None else self.budget.person_hours,
-            "cost": None if self.budget is None else self.budget.cost,
-        }
+        """The plan as JSON (:func:`planner.output.jsonout.alt_test_plan_json`; the ``plan``
+        of ``alt-test --plan``'s document)."""
+        from planner.output.jsonout import alt_test_plan_json
+
+        return alt_test_plan_json(self)
 
 
 class _Studies:

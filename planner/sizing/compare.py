@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 import numpy as np
 
-from planner import __version__
 from planner.data.scenario import Scenario
 from planner.errors import InvalidInput
-from planner.operations.budget import stratified_budget
-from planner.output.jsonout import json_ready
+from planner.operations.budget import Budget, stratified_budget
 from planner.sizing.design import (
     DesignResult,
     StratifiedStudies,
@@ -65,6 +63,7 @@ class DesignCost:
     person_hours: float
     cost: float | None
     prevalence_slice_hours: float = 0.0
+    budget: Budget | None = None  # the whole design's budget (for the JSON document)
 
 
 @dataclass(frozen=True)
@@ -90,42 +89,10 @@ class Comparison:
         return hours / uniform if uniform > 0 else math.nan
 
     def to_dict(self) -> dict[str, Any]:
-        designs = {}
-        for name, res in self.designs.items():
-            designs[name] = {
-                **asdict(res),
-                "items": res.items,
-                "person_hours": self.costs[name].person_hours,
-                "cost": self.costs[name].cost,
-                "hours_vs_uniform": self.hours_ratio(name),
-                "prevalence_slice_hours": self.costs[name].prevalence_slice_hours,
-            }
-        return json_ready(
-            {
-                "planner_version": __version__,
-                "scenario": {
-                    "name": self.scenario.name,
-                    "path": self.scenario.path,
-                    "description": self.scenario.description,
-                },
-                "inputs": asdict(self.settings),
-                "strata": self.strata,
-                "population": self.population,
-                "designs": designs,
-                "per_stratum_psa": self.per_stratum_psa,
-                "weighted_bootstrap_check": self.weighted_bootstrap_check,
-                "claim_check": {
-                    "claim": "enrichment buys the same interval for a fifth of the hours",
-                    "enriched_hours_vs_uniform": self.hours_ratio("enriched"),
-                    "enriched_hours_vs_uniform_without_prevalence_slice": self.hours_ratio(
-                        "enriched", with_slice=False
-                    ),
-                    "weighted_hours_vs_uniform": self.hours_ratio("weighted"),
-                },
-                "seed": self.seed,
-                "notes": self.notes,
-            }
-        )
+        """The comparison's JSON document (:func:`planner.output.jsonout.comparison_document`)."""
+        from planner.output.jsonout import comparison_document
+
+        return comparison_document(self)
 
 
 def stratum_models(scenario: Scenario) -> list[PairModel]:
@@ -394,7 +361,7 @@ def design_cost(design: DesignResult, strata: Strata, settings: PlanSettings) ->
         [*(m.contested_rate for m in strata.models), population.contested_rate],
     )
     prevalence_slice = budget([slice_items], [mean_seconds], [population.contested_rate])
-    return DesignCost(total.person_hours, total.cost, prevalence_slice.person_hours)
+    return DesignCost(total.person_hours, total.cost, prevalence_slice.person_hours, total)
 
 
 def _per_stratum_psa(

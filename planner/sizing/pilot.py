@@ -65,21 +65,10 @@ class Pilot:
         return f"annotators {self.pair[0]} and {self.pair[1]}: their 2x2 counts"
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dictionary (coefficients as ``{"name", "estimate", "interval"}``)."""
-        counts = None
-        if self.counts is not None:
-            counts = dict(zip(("both", "a_only", "b_only", "neither"), self.counts, strict=True))
-        return {
-            "file": self.source,
-            "annotators": list(self.annotators),
-            "pair": list(self.pair) if self.pair is not None else None,
-            "positive": self.positive,
-            "items": self.items,
-            "counts": counts,
-            "coefficients": [c for c in (self.psa, self.kappa) if c is not None],
-            "model": self.description,
-            "notes": list(self.notes),
-        }
+        """The pilot's JSON section (:func:`planner.output.jsonout.pilot_json`)."""
+        from planner.output.jsonout import pilot_json
+
+        return pilot_json(self)
 
 
 def _positive(ratings: Ratings, positive: str | None) -> int:

@@ -10,15 +10,13 @@ until ``U`` union positives".
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from planner import __version__
 from planner.errors import InvalidInput, PlannerError
 from planner.operations.budget import Budget, labelling_budget
-from planner.output.jsonout import json_ready
 from planner.sizing.exact import EXACT_PSA_METHODS
 from planner.sizing.model import PairModel
 from planner.sizing.search import (
@@ -116,63 +114,10 @@ class Plan:
         return self.results[self.deciding_metric].items
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dictionary (NaN and infinities become None)."""
-        results = {}
-        for name, res in self.results.items():
-            entry = asdict(res)
-            entry["half_width"] = {
-                "median": res.half_width_median,
-                "at_assurance": res.half_width_at_assurance,
-            }
-            entry["interval"] = {
-                "method": res.method,
-                "median_low": res.interval_median[0],
-                "median_high": res.interval_median[1],
-            }
-            entry["replicates"] = entry.pop("n_reps")
-            entry["seed"] = self.seed
-            for key in ("half_width_median", "half_width_at_assurance", "interval_median"):
-                entry.pop(key)
-            entry["curve"] = [{"items": n, "assurance": a} for n, a in res.curve]
-            entry["person_hours"] = self.budgets[name].person_hours
-            entry["cost"] = self.budgets[name].cost
-            entry["budget"] = asdict(self.budgets[name])
-            results[name] = entry
-        return json_ready(
-            {
-                "planner_version": __version__,
-                "inputs": {"model": self.model.assumptions, **asdict(self.settings)},
-                "model": {"source": self.model.source, **self.model.summary()},
-                "results": results,
-                "decision": {
-                    "metric": self.deciding_metric,
-                    "items": self.items,
-                    "union_positives": self.results[self.deciding_metric].union_positives,
-                    "person_hours": self.budgets[self.deciding_metric].person_hours,
-                    "cost": self.budgets[self.deciding_metric].cost,
-                },
-                "worst_case": self.worst_case,
-                "stop_rule": self.stop_rule,
-                "replicates": self.settings.n_reps,
-                "seed": self.seed,
-                "notes": self.notes,
-                **self._sections(),
-            }
-        )
+        """The plan's JSON document (:func:`planner.output.jsonout.plan_document`)."""
+        from planner.output.jsonout import plan_document
 
-    def _sections(self) -> dict[str, Any]:
-        """The optional sections: the pilot, the plan under its uncertainty, the precision of
-        a fixed size and the assurance curve (absent when not asked for)."""
-        out: dict[str, Any] = {}
-        if self.pilot is not None:
-            out["pilot"] = self.pilot.to_dict()
-        if self.uncertainty is not None:
-            out["uncertainty"] = self.uncertainty.to_dict()
-        if self.precision is not None:
-            out["precision"] = self.precision.to_dict()
-        if self.curve is not None:
-            out["assurance_curve"] = self.curve
-        return out
+        return plan_document(self)
 
 
 def interval_label(metric: str, method: str) -> str:

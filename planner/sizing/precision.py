@@ -15,7 +15,7 @@ PSA, common random numbers across ``n`` for kappa), for a table, a JSON array or
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -63,16 +63,10 @@ class Precision:
     seed: int
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dictionary."""
-        return {
-            "items": self.items,
-            "given": dict(self.given),
-            "width": self.width,
-            "person_hours": self.person_hours,
-            "cost": self.cost,
-            "metrics": {name: asdict(m) for name, m in self.metrics.items()},
-            "seed": self.seed,
-        }
+        """The precision's JSON section (:func:`planner.output.jsonout.precision_json`)."""
+        from planner.output.jsonout import precision_json
+
+        return precision_json(self)
 
 
 def seconds_per_study_item(settings: Any, contested_rate: float) -> float:

@@ -12,7 +12,7 @@ half-width at the expected counts of that study (the team cycled from the given 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -67,31 +67,10 @@ class RatersPlan:
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        s = self.sizing
-        coefficient = {
-            "name": s.metric,
-            "estimate": s.true_value,
-            "interval": {
-                "lower": s.true_value - s.half_width_median,
-                "upper": s.true_value + s.half_width_median,
-                "level": s.confidence_level,
-                "method": s.method,
-            },
-        }
-        return {
-            "schema_version": "1",
-            "command": "plan",
-            "kind": "multi-rater",
-            "items": s.items,
-            "sizing": {k: v for k, v in asdict(s).items() if k != "curve"},
-            "curve": [list(p) for p in s.curve],
-            "expected_coefficient": coefficient,
-            "budget": asdict(self.budget),
-            "hours_per_annotator": self.hours_per_annotator,
-            "precision_by_annotators": [asdict(r) for r in self.by_annotators],
-            "model": self.model,
-            "notes": list(self.notes),
-        }
+        """The plan's JSON document (:func:`planner.output.jsonout.raters_plan_document`)."""
+        from planner.output.jsonout import raters_plan_document
+
+        return raters_plan_document(self)
 
 
 def precision_by_annotators(

@@ -283,23 +283,10 @@ class PilotUncertainty:
         return text
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dictionary."""
-        return {
-            "items_under_uncertainty": self.items,
-            "hybrid_assurance": self.hybrid_assurance,
-            "target_assurance": self.target_assurance,
-            "plug_in_items": self.plug_in_items,
-            "plug_in_hybrid_assurance": self.plug_in_hybrid_assurance,
-            "items_per_truth": dict(self.per_truth),
-            "psa_posterior": dict(self.psa_posterior),
-            "unreachable_share": self.unreachable_share,
-            "pilot_counts": list(self.counts),
-            "prior": self.prior,
-            "draws": self.draws,
-            "method": self.method,
-            "seed": self.seed,
-            "explanation": self.explanation,
-        }
+        """The plan's ``uncertainty`` section (:func:`planner.output.jsonout.uncertainty_json`)."""
+        from planner.output.jsonout import uncertainty_json
+
+        return uncertainty_json(self)
 
 
 def posterior_cells(counts: tuple[int, ...], draws: int, rng: np.random.Generator) -> NDArray:

@@ -200,10 +200,6 @@ class LatentClassFit:
             bias=2.0 * beta - 1.0,
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        """The fit as plain JSON-ready values (intervals in planner's interval shape)."""
-        return fit_document(self)
-
 
 # --------------------------------------------------------------------------- input
 
@@ -621,55 +617,3 @@ def _as_counts(
             parameter="annotators",
         )
     return counts.astype(np.int64), names, labels, None, "ratings"
-
-
-def _interval(limits: FloatArray, fit: LatentClassFit) -> dict[str, Any]:
-    lower, upper = (float(x) for x in limits)
-    ok = np.isfinite(lower)
-    return {
-        "lower": lower if ok else None,
-        "upper": upper if ok else None,
-        "level": fit.confidence_level,
-        "method": "item bootstrap percentile" if ok else "none",
-    }
-
-
-def fit_document(fit: LatentClassFit) -> dict[str, Any]:
-    """The fit's numbers as plain values: prevalences and confusions with intervals."""
-    cats = [str(c) for c in fit.categories]
-    doc: dict[str, Any] = {
-        "n_items": fit.n_items,
-        "n_patterns": len(fit.multiplicity),
-        "categories": list(fit.categories),
-        "annotators": list(fit.annotators),
-        "prevalence": [
-            {
-                "category": fit.categories[t],
-                "estimate": float(fit.prevalence[t]),
-                "interval": _interval(fit.prevalence_interval[t], fit),
-            }
-            for t in range(fit.n_categories)
-        ],
-        "confusion": {
-            name: {
-                cats[t]: {
-                    cats[k]: {
-                        "estimate": float(fit.confusion[j, t, k]),
-                        "interval": _interval(fit.confusion_interval[j, t, k], fit),
-                    }
-                    for k in range(fit.n_categories)
-                }
-                for t in range(fit.n_categories)
-            }
-            for j, name in enumerate(fit.annotators)
-        },
-        "log_likelihood": fit.log_likelihood,
-        "iterations": fit.iterations,
-        "converged": fit.converged,
-        "convergence_rule": f"largest parameter change < {fit.tolerance:g} "
-        f"within {fit.max_iter:,} iterations",
-        "bootstrap": fit.bootstrap,
-        "bootstrap_unconverged": fit.bootstrap_unconverged,
-        "seed": fit.seed,
-    }
-    return doc

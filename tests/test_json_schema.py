@@ -1,0 +1,257 @@
+"""Every command's ``--json`` document validates against planner-output.schema.json.
+
+Each variant runs through Typer's CliRunner with small inputs; the document must validate, carry
+the envelope, and every object with ``lower``/``upper`` anywhere in it must be a full interval
+(bounds, level, method and the quantity it covers).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+from typer.testing import CliRunner
+
+from planner.cli.commands import app
+from planner.output.jsonout import (
+    COMMANDS,
+    SCHEMA_VERSION,
+    coefficient_json,
+    interval_json,
+    json_ready,
+    load_schema,
+)
+
+ROOT = Path(__file__).parent.parent
+EXAMPLES = ROOT / "examples"
+WIDE = [str(EXAMPLES / "wide.csv"), "--layout", "wide", "--annotators", "alice,bob,carol"]
+ALT_PLAN = ["alt-test", "--plan", "--humans", "3", "--categories", "2", "--human-error", "0.3"]
+ALT_PLAN += ["--llm-error", "0.2", "--epsilon", "0.1", "--replicates", "200"]
+FAST = ["--replicates", "200"]
+
+#: (document's command, argv) for every kind of --json document
+VARIANTS: dict[str, tuple[str, list[str]]] = {
+    "plan": ("plan", ["plan", "--prevalence", "0.08", "--width", "0.1", "--metric", "both", *FAST]),
+    "plan-stratified": (
+        "plan-comparison",
+        ["plan", str(ROOT / "scenarios" / "unsupported-claims-enriched.toml"), *FAST],
+    ),
+    "plan-scenario": ("plan", ["plan", str(ROOT / "scenarios" / "unsupported-claims.toml"), *FAST]),
+    "plan-pilot": (
+        "plan",
+        ["plan", "--pilot", str(EXAMPLES / "labels.csv"), "--positive", "unsupported", *FAST],
+    ),
+    "plan-pilot-counts": ("plan", ["plan", "--pilot-counts", "6,21,14,459", "--width", "0.1"]),
+    "plan-items": ("plan", ["plan", "--prevalence", "0.08", "--items", "500", *FAST]),
+    "plan-hours": ("plan", ["plan", "--prevalence", "0.08", "--hours", "20", *FAST]),
+    "plan-curve": ("plan", ["plan", "--prevalence", "0.08", "--width", "0.1", "--curve", *FAST]),
+    "plan-annotators": (
+        "plan-raters",
+        ["plan", "--annotators", "3", "--prevalence", "0.1", "--width", "0.1", *FAST],
+    ),
+    "agree-counts": ("agree", ["agree", "--counts", "6,21,14,459"]),
+    "agree-file": ("agree", ["agree", *WIDE, "--by", "week"]),
+    "agree-ordinal": ("agree", ["agree", "--counts", "6,21,14,459", "--level", "ordinal"]),
+    "schedule": ("schedule", ["schedule", "--items", "300", "--runs", "3"]),
+    "fit": ("fit", ["fit", *WIDE, "--bootstrap", "100"]),
+    "fit-no-bootstrap": ("fit", ["fit", *WIDE, "--bootstrap", "0"]),
+    "compat-kappasize": (
+        "compat-kappasize",
+        ["compat", "kappasize", "CIBinary", "--kappa0", "0.4", "--kappaL", "0.3"]
+        + ["--kappaU", "0.5", "--props", "0.3", *FAST],
+    ),
+    "compat-irr": (
+        "compat-irr",
+        ["compat", "irr", "N.cohen.kappa", "--rate1", "0.3", "--rate2", "0.3", "--k1", "0.6"]
+        + ["--k0", "0.4", *FAST],
+    ),
+    "alt-test": ("alt-test", ["alt-test", *WIDE, "--llm", "carol", "--epsilon", "0.1"]),
+    "alt-test-plan": ("alt-test-plan", ALT_PLAN),
+    "alt-test-plan-table": ("alt-test-plan", [*ALT_PLAN, "--table"]),
+    "alt-test-plan-items": ("alt-test-plan", [*ALT_PLAN, "--items", "50"]),
+    "scenarios": ("scenarios", ["scenarios"]),
+}
+
+#: variants that draw nothing at random: their seed is null
+NOTHING_RANDOM = ("scenarios", "alt-test", "fit-no-bootstrap")
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def validator() -> Draft202012Validator:
+    return Draft202012Validator(load_schema())
+
+
+def _document(argv: list[str]) -> dict[str, Any]:
+    seed = [] if argv[0] == "scenarios" else ["--seed", "1"]
+    result = runner.invoke(app, [*argv, "--json", *seed])
+    assert result.exit_code == 0, result.output
+    doc: dict[str, Any] = json.loads(result.stdout)
+    return doc
+
+
+def _objects(value: Any, path: str = "$"):
+    """Every object in ``value`` with its JSON path."""
+    if isinstance(value, dict):
+        yield path, value
+        for key, item in value.items():
+            yield from _objects(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _objects(item, f"{path}[{i}]")
+
+
+def test_the_schema_file_is_a_valid_draft_2020_12_schema():
+    schema = load_schema()
+    Draft202012Validator.check_schema(schema)
+    assert schema["schema_version"] == SCHEMA_VERSION == "1"
+    assert schema["properties"]["command"]["enum"] == list(COMMANDS)
+    for name in ("interval", "coefficient", "budget", "design", "decision"):
+        assert name in schema["$defs"]
+
+
+def test_the_schema_is_shipped_as_package_data():
+    from importlib import resources
+
+    text = (ROOT / "pyproject.toml").read_text()
+    assert '"planner.output" = ["planner-output.schema.json"]' in text
+    assert resources.files("planner.output").joinpath("planner-output.schema.json").is_file()
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_every_command_json_validates_against_the_schema(variant, validator):
+    command, argv = VARIANTS[variant]
+    doc = _document(argv)
+    errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(doc)]
+    assert errors == []
+    assert doc["schema_version"] == "1" and doc["command"] == command
+    assert list(doc)[:5] == ["schema_version", "command", "planner_version", "seed", "notes"]
+    assert doc["seed"] == (None if variant in NOTHING_RANDOM else 1)
+    for path, obj in _objects(doc):
+        if "lower" in obj or "upper" in obj:
+            assert set(obj) == {"lower", "upper", "level", "method", "covers"}, path
+            assert obj["covers"] and 0 < obj["level"] < 1, path
+        assert not {"ci_low", "ci_high", "median_low", "median_high"} & set(obj), path
+
+
+def test_the_schema_rejects_an_interval_without_what_it_covers(validator):
+    doc = _document(VARIANTS["agree-counts"][1])
+    del doc["coefficients"]["psa"]["interval"]["covers"]
+    assert not validator.is_valid(doc)
+    doc = _document(VARIANTS["plan"][1])
+    doc["decision"] = doc.pop("recommendation")  # the old name: decision means agree's verdict
+    assert not validator.is_valid(doc)
+
+
+def test_agree_intervals_and_decision_keep_their_numbers():
+    # Fleiss-Cohen-Everitt / Wilson numbers of the 6/21/14/459 table (tests/test_measure.py)
+    doc = _document(VARIANTS["agree-counts"][1])
+    psa = doc["coefficients"]["psa"]
+    assert psa["label"] == "PSA (positive specific agreement)" and psa["n_items"] == 41
+    low, high = psa["interval"]["lower"], psa["interval"]["upper"]
+    assert (low, high) == pytest.approx((0.1288, 0.4429), abs=1e-4)
+    assert psa["interval"]["covers"] == "PSA (positive specific agreement), for annotators A and B"
+    decision = doc["decision"]
+    assert decision["metric"] == "psa" and decision["verdict"] == "inconclusive"
+    assert decision["interval"]["lower"] == low and decision["interval"]["upper"] == high
+    assert "0.65" in decision["rule"] and "0.4" in decision["rule"]
+
+
+def test_the_recommendation_is_the_deciding_metrics_budget():
+    doc = _document(VARIANTS["plan"][1])
+    deciding = max(doc["results"].values(), key=lambda r: r["items"])
+    recommendation = doc["recommendation"]
+    assert recommendation["items"] == deciding["items"]
+    assert recommendation["budget"] == deciding["budget"]
+    budget = recommendation["budget"]
+    assert budget["labels"] == 2 * budget["items"]
+    assert budget["person_hours"] == pytest.approx(
+        budget["labelling_hours"] + budget["adjudication_hours"]
+    )
+
+
+def test_each_design_of_a_comparison_carries_its_budget():
+    doc = _document(VARIANTS["plan-stratified"][1])
+    for name, design in doc["designs"].items():
+        assert design["design"] == name
+        assert design["budget"]["items"] == design["items"]
+        assert (
+            design["items"] == sum(design["items_per_stratum"]) + design["prevalence_slice_items"]
+        )
+    uniform = doc["designs"]["uniform"]["budget"]["person_hours"]
+    enriched = doc["designs"]["enriched"]
+    assert enriched["hours_vs_uniform"] == pytest.approx(
+        enriched["budget"]["person_hours"] / uniform
+    )
+
+
+def test_library_to_dict_is_the_cli_document():
+    from planner import make_plan, pair_from_annotators
+    from planner.sizing.plan import PlanSettings
+
+    plan = make_plan(pair_from_annotators(0.08), PlanSettings(width=0.1, n_reps=200), rng=1)
+    doc = plan.to_dict()
+    assert Draft202012Validator(load_schema()).is_valid(doc)
+    assert doc["command"] == "plan" and doc["seed"] == plan.seed
+
+
+def _contains(whole: Any, part: Any, path: str = "$") -> None:
+    """``part`` (a README excerpt) is ``whole`` with keys left out and lists cut by "..."."""
+    if isinstance(part, dict):
+        assert isinstance(whole, dict), path
+        for key, value in part.items():
+            assert key in whole, f"{path}.{key}"
+            _contains(whole[key], value, f"{path}.{key}")
+    elif isinstance(part, list):
+        shown = [p for p in part if p != "..."]
+        assert len(shown) <= len(whole), path
+        for i, value in enumerate(shown):
+            _contains(whole[i], value, f"{path}[{i}]")
+    else:
+        assert whole == part, path
+
+
+def test_the_readme_plan_excerpt_is_the_command_output():
+    readme = (ROOT / "README.md").read_text()
+    command = "plan --pilot-counts 6,21,14,459 --width 0.08 --json --seed 1"
+    after = readme.index(f"Excerpt of `{command}`:")
+    block = readme[readme.index("```json\n", after) + 8 : readme.index("```\n", after + 10)]
+    result = runner.invoke(app, command.split())
+    assert result.exit_code == 0, result.output
+    _contains(json.loads(result.stdout), json.loads(block))
+
+
+@given(
+    bounds=st.lists(st.floats(allow_nan=True, allow_infinity=True), min_size=2, max_size=2),
+    level=st.floats(min_value=0.5, max_value=0.999),
+)
+def test_any_interval_and_coefficient_fit_the_shared_shapes(bounds, level):
+    schema = load_schema()
+    interval = json_ready(
+        interval_json(*bounds, level=level, method="Wilson", covers="PSA of A and B")
+    )
+    for name, value in (("lower", bounds[0]), ("upper", bounds[1])):
+        assert interval[name] == (value if math.isfinite(value) else None)
+    coefficient = coefficient_json("psa", bounds[0], interval, se=float("nan"), n_items=3)
+    assert coefficient["se"] is None and coefficient["label"].startswith("PSA")
+    json.dumps(coefficient, allow_nan=False)  # NaN never reaches the document
+    for kind, obj in (("interval", interval), ("coefficient", coefficient)):
+        one = {"$defs": schema["$defs"], "$ref": f"#/$defs/{kind}"}
+        assert Draft202012Validator(one).is_valid(obj)
+
+
+def test_a_reports_plan_and_schedule_files_validate(tmp_path, validator):
+    name = "unsupported-claims-enriched"
+    result = runner.invoke(app, ["report", name, "--out", str(tmp_path), "--seed", "1"])
+    assert result.exit_code == 0, result.output
+    for file, command in (("plan.json", "plan-comparison"), ("schedule.json", "schedule")):
+        doc = json.loads((tmp_path / name / file).read_text())
+        assert [e.message for e in validator.iter_errors(doc)] == []
+        assert doc["command"] == command and doc["seed"] == 1
