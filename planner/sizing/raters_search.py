@@ -73,7 +73,7 @@ CHUNK_CELLS = 2_000_000
 #: The refining search near the answer uses this many times ``n_reps`` studies ...
 REFINE_FACTOR = 4
 #: ... as long as they hold at most this many ``studies x patterns`` cells
-REFINE_CELLS = 8_000_000
+REFINE_CELLS = 1_000_000
 #: The refined assurance must reach the target plus this many MC SEs of the fresh check
 MARGIN_SE = 1.0
 INTERVAL_METHODS = {
