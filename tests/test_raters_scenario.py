@@ -21,7 +21,7 @@ def _plan(*args: str):
 
 def test_shipped_three_annotator_scenario_plans_from_any_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # the name is found among the shipped scenarios
-    result = _plan("toxicity-three-annotators", "--seed", "2", "--json")
+    result = _plan("web-toxicity-three-annotators", "--seed", "2", "--json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert doc["schema_version"] == "1" and doc["command"] == "plan"
@@ -39,9 +39,9 @@ def test_shipped_three_annotator_scenario_plans_from_any_folder(tmp_path, monkey
 
 def test_options_override_the_scenario(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    base = json.loads(_plan("toxicity-three-annotators", "--seed", "2", "--json").stdout)
+    base = json.loads(_plan("web-toxicity-three-annotators", "--seed", "2", "--json").stdout)
     wider = json.loads(
-        _plan("toxicity-three-annotators", "--width", "0.08", "--seed", "2", "--json").stdout
+        _plan("web-toxicity-three-annotators", "--width", "0.08", "--seed", "2", "--json").stdout
     )
     assert wider["sizing"]["width"] == 0.08 and wider["items"] < base["items"]
 

@@ -193,7 +193,7 @@ def test_schedule_runs_on_every_shipped_scenario(path):
     from planner.cli.commands import app
 
     result = runner.invoke(app, ["schedule", str(path), "--runs", "5", "--json"])
-    if path.stem == "toxicity-three-annotators":  # several annotators: plan only (raters2)
+    if path.stem == "web-toxicity-three-annotators":  # several annotators: plan only (raters2)
         assert result.exit_code == 2 and "is planned by `plan SCENARIO`" in result.stderr
         return
     assert result.exit_code == 0, result.output
