@@ -237,7 +237,8 @@ class RatersSampleSize:
     n_annotators, labels_per_item
         The pool of annotators and how many label each item (``k`` of ``M``).
     items
-        Smallest ``n`` whose Monte Carlo assurance (nested studies) reaches the target.
+        Smallest ``n`` whose Monte Carlo assurance on the refining search's nested
+        studies reaches ``assurance_goal`` (the target plus one SE of the fresh check).
     assurance, assurance_mc_se
         ``P(half-width <= width)`` at ``items`` on ``n_reps`` fresh studies, and its MC SE.
     coverage, coverage_mc_se
@@ -391,9 +392,11 @@ def find_raters_sample_size(
     Parameters
     ----------
     model
-        The annotators (:func:`planner.sizing.raters_model.raters_model`).
+        The annotators (:func:`planner.sizing.raters_model.raters_model`), or kappaSize's
+        common-prevalence model
+        (:func:`planner.sizing.raters_common.common_prevalence_model`).
     metric
-        ``"fleiss"``, ``"alpha"`` or ``"psa"``.
+        ``"fleiss"``, ``"alpha"``, ``"psa"``, ``"conger"`` or ``"kappa"``.
     width
         Target half-width.
     level
