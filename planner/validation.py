@@ -317,3 +317,7 @@ RULES.update(
         "irr_margin": UNIT,
     }
 )
+
+# several annotators, round 2 (raters2 helper, issue 10): kappaSize's common-prevalence model
+# (an intraclass kappa in (0, 1): the Dirichlet-multinomial needs kappa > 0)
+RULES.update({"intraclass_kappa": UNIT_OPEN})

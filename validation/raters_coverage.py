@@ -6,7 +6,9 @@ Run: ``python -m validation.raters_coverage`` (about 15 s). For every cell of a 
 study's interval as the sizing search does
 (:func:`planner.sizing.raters_search.study_intervals`) and prints the cells whose coverage
 of the model's true value is under 0.935 (Monte Carlo SE of a 0.95 coverage: 0.0034), and
-the worst cell at each n.
+the worst cell at each n. A second grid does the same under kappaSize's common-prevalence
+model (:mod:`planner.sizing.raters_common`: M = 3, 6; K = 2, 3, 5; kappa 0.4 and 0.8; Fleiss
+and alpha; n = 30, 100, 300).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import itertools
 
 import numpy as np
 
+from planner.sizing.raters_common import common_prevalence_model
 from planner.sizing.raters_model import raters_model
 from planner.sizing.raters_search import pattern_space, study_intervals, true_value
 from planner.sizing.raters_simulation import simulate_pattern_counts
@@ -49,6 +52,17 @@ def coverage_cell(m: int, k: int, metric: str, level: str, n: int, h: float) -> 
     return (metric, level, m, k, n, h, round(truth, 3), round(coverage, 3))
 
 
+def common_cell(m: int, k: int, metric: str, kappa: float, n: int) -> tuple:
+    """Coverage under kappaSize's common-prevalence model (no ground truth, no bias)."""
+    model = common_prevalence_model(list(PREVALENCES[k]), m, kappa=kappa)
+    patterns, probs = pattern_space(model, metric)
+    counts = simulate_pattern_counts(probs, n, 4000, rng=1)
+    ci = study_intervals(metric, patterns, counts, n_categories=k)
+    truth = true_value(metric, patterns, probs, "nominal", k)
+    coverage = float(np.mean((ci.low <= truth) & (truth <= ci.high)))
+    return (metric, "kappaSize", m, k, n, kappa, round(truth, 3), round(coverage, 3))
+
+
 def main() -> None:
     rows = [
         coverage_cell(m, k, metric, level, n, h)
@@ -57,8 +71,17 @@ def main() -> None:
         and (metric == "alpha" or level == "nominal")
         and (metric not in ORDERED or (m == 3 and k <= 3))  # K^M ordered patterns
     ]
+    rows += [
+        common_cell(m, k, metric, kappa, n)
+        for m, k, metric, kappa, n in itertools.product(
+            [3, 6], [2, 3, 5], ["fleiss", "alpha"], [0.4, 0.8], [30, 100, 300]
+        )
+    ]
     under = [r for r in rows if r[-1] < 0.935]
-    print(f"{len(rows)} cells; {len(under)} under 0.935 (metric, level, M, K, n, h, true, cov)")
+    print(
+        f"{len(rows)} cells; {len(under)} under 0.935 "
+        "(metric, level, M, K, n, h or kappa, true, cov)"
+    )
     for row in under:
         print(row)
     for n in (30, 100, 300):

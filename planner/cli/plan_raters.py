@@ -2,8 +2,11 @@
 
 ``plan_command`` (:mod:`planner.cli.commands`) hands its options here when they ask for
 more than two annotators, more than two categories, several class prevalences, a
-multi-rater metric, a level, a ``k``-of-``M`` design or a confusion matrix
-(:func:`wants_raters`); everything else stays the pair's plan.
+multi-rater metric, a level, a ``k``-of-``M`` design or a confusion matrix, or name a
+scenario file with an ``[annotators]`` section (:func:`wants_raters`); everything else stays
+the pair's plan. ``--kappa`` with several annotators is kappaSize's common-prevalence model
+(:mod:`planner.sizing.raters_common`). The precedence of options over the scenario over the
+defaults is :mod:`planner.sizing.raters_options`.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ FLAGS = {
     "bias": "--bias",
     "ambiguity": "--ambiguity",
     "metric": "--metric",
+    "kappa": "--kappa",
     "level": "--level",
     "width": "--width",
     "confidence_level": "--confidence",
@@ -41,7 +45,7 @@ FLAGS = {
     "seconds_per_item": "--seconds-per-item",
     "hourly_rate": "--hourly-rate",
 }
-_NAMES = re.compile(r"(?<![\w-])(" + "|".join(FLAGS) + r")(?![\w-])")
+_NAMES = re.compile(r"(?<![\w.-])(" + "|".join(FLAGS) + r")(?![\w-])")
 # pair-only options: an error with several annotators (they describe one pair)
 PAIR_ONLY = ("scenario", "scenario_option", "union_rate", "psa", "pilot_counts", "pilot", "pair")
 IGNORED = ("psa_method", "kappa_method", "adjudication_seconds")
@@ -57,6 +61,7 @@ def wants_raters(options: dict[str, Any]) -> bool:
         or (categories is not None and categories != 2)
         or "," in str(options.get("prevalence") or "")
         or any(options.get(k) is not None for k in ("level", "per_item", "confusion"))
+        or raters_scenario(options) is not None
     )
 
 
@@ -93,8 +98,10 @@ def _flagged(exc: InvalidInput) -> InvalidInput:
     return InvalidInput(_NAMES.sub(lambda m: FLAGS[m.group(1)], str(exc)))
 
 
-def _checked_options(options: dict[str, Any]) -> None:
+def _checked_options(options: dict[str, Any], with_scenario: bool = False) -> None:
     for name in PAIR_ONLY:
+        if with_scenario and name.startswith("scenario"):
+            continue
         if options.get(name) is not None:
             flag = "a scenario file" if name.startswith("scenario") else FLAGS.get(name, name)
             flag = flag if flag.startswith(("a ", "--")) else "--" + name.replace("_", "-")
@@ -117,51 +124,73 @@ def _ignored_notes(options: dict[str, Any]) -> None:
             note(f"--{name.replace('_', '-')} has no effect on a multi-rater plan")
 
 
+def raters_scenario(options: dict[str, Any]) -> Any:
+    """The scenario named by ``plan``'s argument or ``--scenario`` when it has an
+    ``[annotators]`` section, else ``None`` (a pair's scenario, none, or one that does not
+    load: the pair's plan then reports the error)."""
+    from planner.data.scenario import load_scenario
+    from planner.data.scenario_raters import RatersScenario
+
+    path = options.get("scenario") or options.get("scenario_option")
+    if path is None:
+        return None
+    try:
+        scenario = load_scenario(path)
+    except InvalidInput:
+        return None
+    return scenario if isinstance(scenario, RatersScenario) else None
+
+
+def _library_options(options: dict[str, Any]) -> dict[str, Any]:
+    """``plan``'s flags as the library's parameters (``None``: not given)."""
+    bias = parse_floats(options.get("bias"), "--bias")
+    return {
+        "n_annotators": options.get("annotators"),
+        "n_categories": options.get("categories"),
+        "prevalence": parse_floats(options.get("prevalence"), "--prevalence"),
+        "error_rate": parse_floats(options.get("error_rate"), "--error-rate"),
+        "bias": bias,
+        "confusion": parse_confusion(options.get("confusion")),
+        "ambiguity": options.get("ambiguity"),
+        "kappa": options.get("kappa"),
+        "metric": options.get("metric"),
+        "level": options.get("level"),
+        "per_item": options.get("per_item"),
+        "width": options.get("width"),
+        "confidence_level": options.get("confidence"),
+        "assurance": options.get("assurance"),
+        "n_reps": options.get("replicates"),
+        "max_items": options.get("max_items"),
+        "seconds_per_item": options.get("seconds_per_item"),
+        "hourly_rate": options.get("hourly_rate"),
+    }
+
+
 def plan_raters(options: dict[str, Any]) -> None:
     """Run and print the multi-rater plan for ``plan``'s options (its ``locals()``)."""
-    from planner.sizing.raters_model import raters_model
-    from planner.sizing.raters_plan import make_raters_plan
+    from planner.sizing.raters_options import raters_plan_from_options
 
-    _checked_options(options)
+    scenario = raters_scenario(options)
+    if scenario is not None and options.get("scenario") and options.get("scenario_option"):
+        raise InvalidInput("give the scenario file once: as the argument or with --scenario")
+    _checked_options(options, scenario is not None)
     metric = options.get("metric")
     if metric is not None and metric not in MULTI_RATER_METRICS:
         raise InvalidInput(
             f"--metric must be one of {', '.join(MULTI_RATER_METRICS)} with several "
             f"annotators, got {metric!r}"
         )
-    prevalence = parse_floats(options.get("prevalence"), "--prevalence")
-    if prevalence is None:
+    library = _library_options(options)
+    if library["prevalence"] is None and scenario is None:
         raise InvalidInput("--prevalence is required with several annotators: P or P1,...,PK")
-    seed = seed_or_draw(options.get("seed"))
-    level = options.get("level")
+    seed = options.get("seed")
+    if seed is None and scenario is not None:
+        seed = scenario.simulation.get("seed")
+    seed = seed_or_draw(seed)
     try:
-        model = raters_model(
-            prevalence[0] if len(prevalence) == 1 else prevalence,
-            3 if options.get("annotators") is None else options["annotators"],
-            n_categories=options.get("categories"),
-            error_rate=parse_floats(options.get("error_rate"), "--error-rate"),
-            bias=parse_floats(options.get("bias"), "--bias") or 0.0,
-            confusion=parse_confusion(options.get("confusion")),
-            ambiguity=options.get("ambiguity") or 0.0,
-            spread="uniform" if level in (None, "nominal") else "adjacent",
-        )
         quiet = bool(options.get("json_output") or options.get("quiet"))
         with progress_bar("sizing", disabled=quiet) as progress:
-            plan = make_raters_plan(
-                model,
-                metric or ("psa" if model.n_categories == 2 else "fleiss"),  # as the pair plan
-                0.08 if options.get("width") is None else options["width"],
-                level=level or "nominal",
-                per_item=options.get("per_item"),
-                confidence_level=options.get("confidence") or 0.95,
-                assurance=options.get("assurance") or 0.5,
-                n_reps=options.get("replicates") or 2000,
-                max_items=options.get("max_items") or 10_000_000,
-                seconds_per_item=options.get("seconds_per_item") or 90.0,
-                hourly_rate=options.get("hourly_rate"),
-                rng=seed,
-                progress=progress,
-            )
+            plan = raters_plan_from_options(library, scenario, rng=seed, progress=progress)
     except InvalidInput as exc:
         raise _flagged(exc) from None
     _ignored_notes(options)

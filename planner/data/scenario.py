@@ -330,6 +330,10 @@ def _check_model(source: str, model: dict[str, Any], stratified: bool) -> dict[s
 
 def scenario_from_dict(data: dict[str, Any], source: str = "scenario") -> Scenario:
     """Validate a parsed TOML document into a :class:`Scenario`."""
+    if "annotators" in data:  # several annotators (issue 10): planner/data/scenario_raters.py
+        from planner.data.scenario_raters import raters_scenario_from_dict
+
+        return raters_scenario_from_dict(data, source)
     unknown = set(data) - _TOP
     if unknown:
         raise InvalidInput(

@@ -25,10 +25,14 @@ def _assumptions(plan: RatersPlan) -> Table:
     table.add_row(
         "class prevalences", ", ".join(_fmt(p) for p in model["prevalences"]), "true classes"
     )
-    for j, mat in enumerate(model["confusion"]):
-        accuracy = ", ".join(_fmt(row[t]) for t, row in enumerate(mat))
-        table.add_row(f"annotator {j + 1}: P(correct | class)", accuracy, "confusion diagonal")
-    table.add_row("ambiguity", _fmt(model["ambiguity"]), "share of items with shared errors")
+    if model.get("kind") == "common-prevalence":
+        table.add_row("model", "common prevalence", model["family"])
+        table.add_row("intraclass kappa", _fmt(model["kappa"]), "no ground truth, no rater bias")
+    else:
+        for j, mat in enumerate(model["confusion"]):
+            accuracy = ", ".join(_fmt(row[t]) for t, row in enumerate(mat))
+            table.add_row(f"annotator {j + 1}: P(correct | class)", accuracy, "confusion diagonal")
+        table.add_row("ambiguity", _fmt(model["ambiguity"]), "share of items with shared errors")
     s = plan.sizing
     level = f", {s.level}" if s.metric == "alpha" else ""
     table.add_row(f"true {s.metric}{level}", _fmt(s.true_value), METRIC_NAMES[s.metric])
@@ -62,6 +66,11 @@ def _answer(plan: RatersPlan) -> Table:
     )
     table.add_row("interval coverage", _fmt(s.coverage, 3), f"{s.method}; simulated at these items")
     table.add_row("analytic start", f"{s.analytic_items:,}", "plug-in half-width ~ 1/sqrt(n)")
+    table.add_row(
+        "search",
+        f"{s.search_reps:,} studies",
+        f"assurance >= {s.assurance_goal:.3f} (target + 1 MC SE of the check)",
+    )
     table.add_row("seed", str(s.seed), "same seed, same answer")
     return table
 

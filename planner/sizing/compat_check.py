@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -97,23 +98,47 @@ class CompatVerdict:
 # ------------------------------------------------------------------ kappaSize's models
 
 
-def kappasize_patterns(setting: KappaSizeSetting, kappa: float) -> tuple[FloatArray, FloatArray]:
+def common_prevalence_patterns(
+    props: Sequence[float], raters: int, kappa: float
+) -> tuple[FloatArray, FloatArray]:
     """Per-item count patterns ``(P, K)`` and their probabilities ``(P,)`` under kappaSize's
-    model at ``kappa`` (module docstring).
+    common-prevalence model: ``raters`` exchangeable raters, class proportions ``props`` and
+    intraclass kappa ``kappa`` (no ground truth, no rater bias).
 
-    Binary: the ``R + 1`` patterns "k positives", with kappaSize's own cell probabilities.
-    K categories: every way of splitting R ratings over K categories, with the
-    Dirichlet-multinomial probability
-    ``R! / prod c_j! * prod_j prod_{i < c_j} (p_j (1 - kappa) + i kappa)
-    / prod_{i < R} (1 - kappa + i kappa)``.
+    Parameters
+    ----------
+    props
+        kappaSize's ``props``: one value (binary: the positive proportion ``p``) or the
+        ``K >= 3`` class proportions summing to 1.
+    raters
+        Ratings per item.
+    kappa
+        The intraclass kappa; Fleiss' kappa of the model is exactly ``kappa``.
+
+    Returns
+    -------
+    rows, probabilities
+        Binary: the ``R + 1`` rows ``(positives, negatives)`` with kappaSize's mixture
+        probabilities ``(1 - kappa) Binomial(R, p) + kappa [all positive or all negative]``
+        (with two raters the Bloch-Kraemer common-correlation model). ``K`` categories:
+        every split of ``R`` ratings over the ``K`` categories (columns in the order of
+        ``props``), with the Dirichlet-multinomial probability
+        ``R! / prod c_j! * prod_j prod_{i < c_j} (p_j (1 - kappa) + i kappa)
+        / prod_{i < R} (1 - kappa + i kappa)`` (``kappa = 1 / (tau + 1)``).
+
+    Examples
+    --------
+    >>> rows, p = common_prevalence_patterns([0.3], 2, 0.4)
+    >>> rows.tolist(), p.round(4).tolist()
+    ([[0.0, 2.0], [1.0, 1.0], [2.0, 0.0]], [0.574, 0.252, 0.174])
     """
-    r = setting.raters
-    if setting.n_categories == 2:
+    r = int(raters)
+    if len(props) == 1:
         positives = np.arange(r + 1)
         rows = np.column_stack([positives, r - positives]).astype(float)
-        return rows, agreement_cells(kappa, setting.props, r)
-    props = np.asarray(setting.props)
-    k = props.size
+        return rows, agreement_cells(kappa, props, r)
+    p = np.asarray(props, dtype=float)
+    k = p.size
     rows_list = [c for c in itertools.product(range(r + 1), repeat=k) if sum(c) == r]
     rows = np.array(rows_list, dtype=float)
     denominator = math.prod(1 - kappa + i * kappa for i in range(r))
@@ -121,10 +146,17 @@ def kappasize_patterns(setting: KappaSizeSetting, kappa: float) -> tuple[FloatAr
     for index, counts in enumerate(rows_list):
         ways = math.factorial(r) / math.prod(math.factorial(c) for c in counts)
         rising = math.prod(
-            props[j] * (1 - kappa) + i * kappa for j in range(k) for i in range(counts[j])
+            p[j] * (1 - kappa) + i * kappa for j in range(k) for i in range(counts[j])
         )
         probs[index] = ways * rising / denominator
     return rows, probs
+
+
+def kappasize_patterns(setting: KappaSizeSetting, kappa: float) -> tuple[FloatArray, FloatArray]:
+    """Per-item count patterns ``(P, K)`` and their probabilities ``(P,)`` under kappaSize's
+    model at ``kappa`` (:func:`common_prevalence_patterns` with the setting's props and
+    raters)."""
+    return common_prevalence_patterns(setting.props, setting.raters, kappa)
 
 
 def _kappasize_limits(

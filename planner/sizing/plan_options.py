@@ -162,6 +162,11 @@ def _model_from(options: dict[str, Any]) -> PairModel:
 
 def resolve(scenario: Scenario | None, cli: dict[str, Any]) -> dict[str, Any]:
     """Merge defaults, the scenario's values and the command line's (in that order)."""
+    if scenario is not None and getattr(scenario, "annotators", None) is not None:  # raters2
+        raise InvalidInput(
+            f"{scenario.path}: a scenario with an [annotators] section (several annotators) "
+            "is planned by `plan SCENARIO`; schedule and report take one pair's scenario"
+        )
     merged = dict(DEFAULTS)
     if scenario is not None:
         merged.update({"metric": scenario.target.get("metric", merged["metric"])})

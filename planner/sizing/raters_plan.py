@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from planner.operations.budget import Budget, labelling_budget
+from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import MAX_ANNOTATORS, RatersModel
 from planner.sizing.raters_search import (
     RatersSampleSize,
@@ -54,7 +55,9 @@ class RatersPlan:
     by_annotators
         The fixed-hours table, ``M = 2 .. 6`` (empty for a ``k``-of-``M`` design).
     model
-        The model's prevalences, confusion matrices and ambiguity.
+        The model (:func:`describe_model`): ``kind`` ``"confusion"`` (prevalences,
+        confusion matrices, ambiguity) or ``"common-prevalence"`` (kappaSize's model:
+        prevalences, intraclass kappa and which family).
     notes
         What the reader must know (an interval that under-covers, the team cycled).
     """
@@ -73,8 +76,22 @@ class RatersPlan:
         return raters_plan_document(self)
 
 
+def describe_model(model: AnyRatersModel) -> dict[str, Any]:
+    """The model as the plan reports it: which kind, and its parameters."""
+    if isinstance(model, CommonPrevalenceModel):
+        return model.describe()
+    return {
+        "kind": "confusion",
+        "n_annotators": model.n_annotators,
+        "n_categories": model.n_categories,
+        "prevalences": list(model.prevalences),
+        "confusion": [[list(r) for r in mat] for mat in model.confusion],
+        "ambiguity": model.ambiguity,
+    }
+
+
 def precision_by_annotators(
-    model: RatersModel,
+    model: AnyRatersModel,
     sizing: RatersSampleSize,
     hours: float,
     seconds_per_item: float,
@@ -98,7 +115,7 @@ def precision_by_annotators(
 
 
 def make_raters_plan(
-    model: RatersModel,
+    model: AnyRatersModel,
     metric: str = "fleiss",
     width: float = 0.1,
     *,
@@ -158,7 +175,7 @@ def make_raters_plan(
         )
     if per_item is None:
         table = precision_by_annotators(model, sizing, budget.labelling_hours, seconds_per_item)
-        if len(set(model.confusion)) > 1:
+        if isinstance(model, RatersModel) and len(set(model.confusion)) > 1:
             notes.append("the table at fixed hours cycles the given annotators to reach M")
     else:
         table = []
@@ -167,12 +184,6 @@ def make_raters_plan(
         budget=budget,
         hours_per_annotator=budget.labelling_hours / model.n_annotators,
         by_annotators=table,
-        model={
-            "n_annotators": model.n_annotators,
-            "n_categories": model.n_categories,
-            "prevalences": list(model.prevalences),
-            "confusion": [[list(r) for r in mat] for mat in model.confusion],
-            "ambiguity": model.ambiguity,
-        },
+        model=describe_model(model),
         notes=notes,
     )

@@ -29,8 +29,13 @@ patterns (:func:`pattern_space`).
 The search is the pairs' (:mod:`planner.sizing.search`): an analytic start (the plug-in
 half-width at the model's expected counts, which shrinks as ``1 / sqrt(n)``), a Monte
 Carlo assurance on nested studies (common random numbers across ``n``), bracketing and
-bisection; the reported assurance and the interval's coverage of the model's true value
-come from fresh studies the search never saw.
+bisection. A second, refining search starts from that answer on :data:`REFINE_FACTOR` times
+as many new nested studies and asks their assurance to reach the target plus one Monte
+Carlo SE of the fresh check (:data:`MARGIN_SE`), so that the fresh check meets the target
+within its own Monte Carlo error rather than sitting an SE or two under it (the smallest
+``n`` whose noisy assurance first reaches the target has a true assurance at or below it
+about half the time). The reported assurance and the interval's coverage of the model's
+true value come from fresh studies neither search saw.
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ from scipy import special
 
 from planner.errors import InvalidInput, TargetUnreachable
 from planner.sizing.exact import reaches_width, usable_half_width
+from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import RatersModel
 from planner.sizing.raters_simulation import NestedPatternStudies, simulate_pattern_counts
 from planner.sizing.search import _unreachable
@@ -66,6 +72,12 @@ RATER_METRICS = ("fleiss", "alpha", "psa", "conger", "kappa")
 ORDERED_METRICS = ("conger", "kappa")
 #: Most ``studies x patterns`` cells evaluated at once (larger batches are split by studies)
 CHUNK_CELLS = 2_000_000
+#: The refining search near the answer uses this many times ``n_reps`` studies ...
+REFINE_FACTOR = 4
+#: ... as long as they hold at most this many ``studies x patterns`` cells
+REFINE_CELLS = 1_000_000
+#: The refined assurance must reach the target plus this many MC SEs of the fresh check
+MARGIN_SE = 1.0
 INTERVAL_METHODS = {
     "fleiss": "Gwet (2021) linearised variance, t interval",
     "psa": "linearised ratio variance, Wald on the logit scale",
@@ -165,7 +177,7 @@ def _pattern_order(patterns: NDArray[np.int64], sparse: mr.Patterns) -> NDArray[
 
 
 def pattern_space(
-    model: RatersModel, metric: str, per_item: int | None = None
+    model: AnyRatersModel, metric: str, per_item: int | None = None
 ) -> tuple[NDArray[np.int64], FloatArray]:
     """The patterns a metric needs and their probabilities under ``model``.
 
@@ -227,7 +239,8 @@ class RatersSampleSize:
     n_annotators, labels_per_item
         The pool of annotators and how many label each item (``k`` of ``M``).
     items
-        Smallest ``n`` whose Monte Carlo assurance (nested studies) reaches the target.
+        Smallest ``n`` whose Monte Carlo assurance on the refining search's nested
+        studies reaches ``assurance_goal`` (the target plus one SE of the fresh check).
     assurance, assurance_mc_se
         ``P(half-width <= width)`` at ``items`` on ``n_reps`` fresh studies, and its MC SE.
     coverage, coverage_mc_se
@@ -241,7 +254,11 @@ class RatersSampleSize:
     n_reps, n_undefined, seed
         Replicates per size; fresh studies with an undefined interval; the seed used.
     curve
-        ``(n, assurance)`` pairs the search evaluated.
+        ``(n, assurance)`` pairs the refining search evaluated (on ``search_reps`` studies).
+    search_reps, assurance_goal
+        Studies of the refining search, and the assurance it asked of them: the target
+        plus one Monte Carlo SE of the fresh check, so that the fresh check meets the
+        target within its own Monte Carlo error (docs/methods.md section 11).
     """
 
     metric: str
@@ -265,6 +282,8 @@ class RatersSampleSize:
     n_undefined: int
     seed: int
     curve: list[tuple[int, float]] = field(default_factory=list)
+    search_reps: int = 0
+    assurance_goal: float = float("nan")
 
     @property
     def under_covers(self) -> bool:
@@ -273,10 +292,12 @@ class RatersSampleSize:
 
 
 def _check_request(
-    model: RatersModel, metric: str, level: str, per_item: int | None
+    model: AnyRatersModel, metric: str, level: str, per_item: int | None
 ) -> tuple[str, str, int]:
-    if not isinstance(model, RatersModel):
-        raise InvalidInput(f"model must be a RatersModel, got {type(model).__name__}")
+    if not isinstance(model, RatersModel | CommonPrevalenceModel):
+        raise InvalidInput(
+            f"model must be a RatersModel or CommonPrevalenceModel, got {type(model).__name__}"
+        )
     metric = check_choice("metric", metric, RATER_METRICS)
     level = check_choice("level", level, LINEARISED_LEVELS)
     if metric == "psa" and model.n_categories != 2:
@@ -301,8 +322,62 @@ def _check_request(
     return metric, level, k
 
 
+def _analytic_start(
+    metric: str, patterns: NDArray[np.int64], probs: FloatArray, width: float, opts: dict
+) -> int:
+    """The plug-in start: the half-width at expected counts shrinks as ``1 / sqrt(n)``."""
+    ref = 10_000.0
+    hw_ref = expected_half_width(metric, patterns, probs, ref, **opts)
+    if not np.isfinite(hw_ref) or hw_ref <= 0:
+        raise InvalidInput(
+            f"{metric} is undefined under this model (no agreement to measure): change "
+            "prevalence, error_rate or confusion",
+            parameter="metric",
+        )
+    return int(np.ceil(ref * (hw_ref / width) ** 2))
+
+
+class _AssuranceSearch:
+    """The Monte Carlo assurance of ``n_reps`` nested studies, and the smallest ``n``
+    whose assurance reaches a goal (bracketing from a start, then bisection)."""
+
+    def __init__(
+        self,
+        metric: str,
+        patterns: NDArray[np.int64],
+        probs: FloatArray,
+        width: float,
+        opts: dict,
+        n_reps: int,
+        rng: np.random.Generator,
+    ) -> None:
+        self.metric, self.patterns, self.width, self.opts = metric, patterns, width, opts
+        self.studies = NestedPatternStudies(probs, n_reps, rng=rng)
+        self.evaluated: dict[int, float] = {}
+
+    def share(self, n: int) -> float:
+        if n not in self.evaluated:
+            counts = self.studies.counts(n)
+            ci = study_intervals(self.metric, self.patterns, counts, **self.opts)
+            self.evaluated[n] = float(np.mean(reaches_width(ci.half_width, self.width)))
+        return self.evaluated[n]
+
+    def smallest(
+        self, goal: float, start: int, max_items: int, step_share: float, target: float
+    ) -> int:
+        """Smallest ``n`` with assurance ``>= goal``; ``target`` is the user's, for errors."""
+        try:
+            return smallest_passing_near(
+                lambda n: self.share(n) >= goal, start, max_items, step_share
+            )
+        except TargetUnreachable:
+            raise _unreachable(
+                self.metric, self.width, target, max_items, self.share(max_items)
+            ) from None
+
+
 def find_raters_sample_size(
-    model: RatersModel,
+    model: AnyRatersModel,
     metric: str = "fleiss",
     width: float = 0.1,
     *,
@@ -320,17 +395,18 @@ def find_raters_sample_size(
     Parameters
     ----------
     model
-        The annotators (:func:`planner.sizing.raters_model.raters_model`).
-    metric
-        ``"fleiss"``, ``"alpha"`` or ``"psa"``.
-    width
-        Target half-width.
+        The annotators (:func:`planner.sizing.raters_model.raters_model`), or kappaSize's
+        common-prevalence model
+        (:func:`planner.sizing.raters_common.common_prevalence_model`).
+    metric, width
+        ``"fleiss"``, ``"alpha"``, ``"psa"``, ``"conger"`` or ``"kappa"``; target half-width.
     level
         Krippendorff's level for alpha: ``nominal``, ``ordinal`` or ``interval``.
     per_item
         ``k < M``: each item labelled by ``k`` annotators drawn at random from the pool.
     confidence_level, assurance, n_reps, max_items
-        As :func:`planner.sizing.search.find_sample_size`.    rng, progress
+        As :func:`planner.sizing.search.find_sample_size`.
+    rng, progress
         Generator or seed (the integer seed used is recorded); ``progress(1, 2)`` after the
         search, ``progress(2, 2)`` after the check on fresh studies.
 
@@ -341,24 +417,20 @@ def find_raters_sample_size(
     TargetUnreachable
         When ``max_items`` items do not reach the target."""
     metric, level, k = _check_request(model, metric, level, per_item)
-    width = check("width", width, RULES["width"])
-    confidence_level = check("confidence_level", confidence_level, RULES["confidence_level"])
-    assurance = check("assurance", assurance, RULES["assurance"])
-    n_reps = check("n_reps", n_reps, RULES["n_reps"])
-    max_items = check("max_items", max_items, RULES["max_items"])
+    width, confidence_level, assurance, n_reps, max_items = (
+        check(name, value, RULES[name])
+        for name, value in (("width", width), ("confidence_level", confidence_level),
+                            ("assurance", assurance), ("n_reps", n_reps), ("max_items", max_items))
+    )  # fmt: skip
     seed = seed_from(rng)
-    study_rng, check_rng = np.random.default_rng(seed).spawn(2)
+    study_rng, refine_rng, check_rng = np.random.default_rng(seed).spawn(3)
     patterns, probs = pattern_space(model, metric, None if k == model.n_annotators else k)
-    opts = {
-        "level": level,
-        "confidence_level": confidence_level,
-        "n_categories": model.n_categories,
-    }
+    opts = dict(level=level, confidence_level=confidence_level, n_categories=model.n_categories)
     start = _analytic_start(metric, patterns, probs, width, opts)
-    studies = NestedPatternStudies(probs, n_reps, rng=study_rng)
-    items, evaluated = _search_items(
-        metric, patterns, studies, (width, assurance, max_items), start, opts
-    )
+    items, evaluated, reps, goal = _two_stage_search(
+        metric, patterns, probs, (width, assurance, max_items), start, opts, n_reps,
+        (study_rng, refine_rng),
+    )  # fmt: skip
     step = progress or (lambda done, total: None)
     step(1, 2)
     fresh = simulate_pattern_counts(probs, items, n_reps, rng=check_rng)
@@ -380,52 +452,33 @@ def find_raters_sample_size(
         n_reps=n_reps,
         seed=seed,
         curve=sorted(evaluated.items()),
+        search_reps=reps,
+        assurance_goal=goal,
     )
 
 
-def _search_items(
+def _two_stage_search(
     metric: str,
     patterns: NDArray[np.int64],
-    studies: NestedPatternStudies,
+    probs: FloatArray,
     target: tuple[float, float, int],
     start: int,
-    opts: dict[str, Any],
-) -> tuple[int, dict[int, float]]:
-    """The smallest ``n`` whose nested studies reach ``width`` with ``assurance`` (searched
-    from ``start`` up to ``max_items``: ``target``), and the share reached at each ``n`` tried."""
+    opts: dict,
+    n_reps: int,
+    rngs: tuple[np.random.Generator, np.random.Generator],
+) -> tuple[int, dict[int, float], int, float]:
+    """A rough search on ``n_reps`` nested studies, then a refined one near its answer with
+    more studies and a goal one fresh-check SE above the target assurance.
+
+    Returns the items, the refined search's evaluated assurances, its studies and goal."""
     width, assurance, max_items = target
-    evaluated: dict[int, float] = {}
-
-    def share(n: int) -> float:
-        if n not in evaluated:
-            ci = study_intervals(metric, patterns, studies.counts(n), **opts)
-            evaluated[n] = float(np.mean(reaches_width(ci.half_width, width)))
-        return evaluated[n]
-
-    try:
-        items = smallest_passing_near(lambda n: share(n) >= assurance, start, max_items)
-    except TargetUnreachable:
-        raise _unreachable(metric, width, assurance, max_items, share(max_items)) from None
-    return items, evaluated
-
-
-def _analytic_start(
-    metric: str,
-    patterns: NDArray[np.int64],
-    probs: NDArray[np.float64],
-    width: float,
-    opts: dict[str, Any],
-) -> int:
-    """The search's start: the expected half-width at 10,000 items scaled by ``1/sqrt(n)``."""
-    ref = 10_000.0
-    hw_ref = expected_half_width(metric, patterns, probs, ref, **opts)
-    if not np.isfinite(hw_ref) or hw_ref <= 0:
-        raise InvalidInput(
-            f"{metric} is undefined under this model (no agreement to measure): change "
-            "prevalence, error_rate or confusion",
-            parameter="metric",
-        )
-    return int(np.ceil(ref * (hw_ref / width) ** 2))
+    first = _AssuranceSearch(metric, patterns, probs, width, opts, n_reps, rngs[0])
+    rough = first.smallest(assurance, start, max_items, 0.02, assurance)
+    reps = max(n_reps, min(REFINE_FACTOR * n_reps, REFINE_CELLS // max(len(probs), 1)))
+    goal = min(assurance + MARGIN_SE * float(np.sqrt(assurance * (1 - assurance) / n_reps)), 1.0)
+    refined = _AssuranceSearch(metric, patterns, probs, width, opts, reps, rngs[1])
+    items = refined.smallest(goal, rough, max_items, 0.005, assurance)
+    return items, refined.evaluated, reps, goal
 
 
 def _fresh_check(

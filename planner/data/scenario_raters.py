@@ -1,0 +1,193 @@
+"""The ``[annotators]`` section of a scenario file: a study of several annotators (issue 10).
+
+A scenario with an ``[annotators]`` section describes three to six annotators (or two with
+several categories) instead of one pair; ``plan SCENARIO`` then makes the multi-rater plan
+(:mod:`planner.sizing.raters_options`). The other sections keep their meaning: ``[target]``
+(width, confidence, assurance), ``[budget]`` (seconds_per_item, hourly_rate),
+``[simulation]`` (replicates, max_items, seed). ``[model]`` and ``[[strata]]`` describe one
+pair and do not combine with it, nor does ``budget.annotators_per_item`` (``count`` and
+``per_item`` say who labels)::
+
+    [annotators]
+    count = 3                   # annotators in the pool, 2 to 6
+    per_item = 2                # optional: each item labelled by k < count of them
+    categories = 2              # optional check: the number of prevalences
+    prevalence = 0.05           # binary (the positive class), or [p1, ..., pK]
+    error_rate = [0.02, 0.03, 0.025]   # one value or one per annotator
+    bias = 0.0                  # one value or one per annotator (binary only)
+    confusion = [[0.98, 0.02], [0.2, 0.8]]   # instead of error_rate: one K x K matrix
+                                # (rows: true class) or a list of one per annotator
+    ambiguity = 0.2             # share of items whose errors coincide
+    kappa = 0.6                 # instead: kappaSize's common-prevalence model
+    metric = "psa"              # fleiss, alpha, psa, conger, kappa
+    level = "nominal"           # alpha's level: nominal, ordinal, interval
+
+Every value is checked here with the rules of :mod:`planner.validation`, and an error is one
+line naming the file and the key; the model built from the section (rows of a confusion
+matrix summing to 1, prevalences summing to 1) is checked when it is built, with errors that
+name the file and key too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+from planner.data.scenario import Scenario, scenario_from_dict
+from planner.errors import InvalidInput
+from planner.validation import RULES, Rule, check, check_choice
+
+METRICS = ("fleiss", "alpha", "psa", "conger", "kappa")
+LEVELS = ("nominal", "ordinal", "interval")
+#: section key -> the library parameter it sets (errors from the model name the key)
+PARAMETERS = {
+    "count": "n_annotators",
+    "per_item": "per_item",
+    "categories": "n_categories",
+    "prevalence": "prevalence",
+    "error_rate": "error_rate",
+    "bias": "bias",
+    "confusion": "confusion",
+    "ambiguity": "ambiguity",
+    "kappa": "kappa",
+    "metric": "metric",
+    "level": "level",
+}
+_SCALAR: dict[str, Rule] = {
+    "count": RULES["n_annotators"],
+    "per_item": RULES["per_item"],
+    "categories": RULES["raters_categories"],
+    "ambiguity": RULES["ambiguity"],
+    "kappa": RULES["intraclass_kappa"],
+}
+_PER_ANNOTATOR = {"error_rate": RULES["error_rate"], "bias": RULES["bias"]}
+_PROBABILITY = Rule("number", lambda x: 0 <= x <= 1, "a number in [0, 1]")
+# with kappa (no ground truth, no rater bias) these describe nothing
+_NOT_WITH_KAPPA = ("error_rate", "bias", "confusion", "ambiguity")
+
+
+@dataclass(frozen=True)
+class AnnotatorsSection:
+    """The checked ``[annotators]`` section (``None``: not given, the defaults apply)."""
+
+    count: int
+    prevalence: float | tuple[float, ...]
+    per_item: int | None = None
+    categories: int | None = None
+    error_rate: tuple[float, ...] | None = None
+    bias: tuple[float, ...] | None = None
+    confusion: tuple[Any, ...] | None = None
+    ambiguity: float | None = None
+    kappa: float | None = None
+    metric: str | None = None
+    level: str | None = None
+
+
+def _numbers(name: str, value: Any, rule: Rule, count: int, what: str) -> tuple[float, ...]:
+    items = value if isinstance(value, list) else [value]
+    if len(items) not in (1, count):
+        raise InvalidInput(f"{name} takes one value or one per {what} ({count}), got {len(items)}")
+    return tuple(check(name, item, rule) for item in items)
+
+
+def _matrix(name: str, value: Any) -> tuple[tuple[float, ...], ...]:
+    if not (isinstance(value, list) and value and all(isinstance(r, list) for r in value)):
+        raise InvalidInput(f"{name} must be a K x K matrix (a list of K rows of K numbers)")
+    if any(len(row) != len(value) for row in value):
+        raise InvalidInput(f"{name} must be square: K rows of K numbers")
+    return tuple(tuple(check(name, x, _PROBABILITY) for x in row) for row in value)
+
+
+def _confusion(name: str, value: Any, count: int) -> tuple[Any, ...]:
+    """One ``K x K`` matrix for every annotator, or a list of ``count`` of them."""
+    if isinstance(value, list) and value and isinstance(value[0], list) and value[0]:
+        if isinstance(value[0][0], list):  # one matrix per annotator
+            if len(value) != count:
+                raise InvalidInput(
+                    f"{name} takes one matrix or one per annotator ({count}), got {len(value)}"
+                )
+            return tuple(_matrix(f"{name}[{j + 1}]", m) for j, m in enumerate(value))
+    return (_matrix(name, value),)
+
+
+def _prevalence(name: str, value: Any) -> float | tuple[float, ...]:
+    if isinstance(value, list):
+        if not 2 <= len(value) <= 5:
+            raise InvalidInput(f"{name} takes one number or 2 to 5 (one per category)")
+        return tuple(check(name, v, RULES["prevalence"]) for v in value)
+    return float(check(name, value, RULES["prevalence"]))
+
+
+def annotators_section(table: Any, source: str) -> AnnotatorsSection:
+    """Check an ``[annotators]`` table of the scenario file ``source``.
+
+    Raises
+    ------
+    InvalidInput
+        One line, "``source``: annotators.KEY ...", for an unknown key, a missing count or
+        prevalence, a value of the wrong type or outside its range, or a list of the wrong
+        length.
+    """
+    if not isinstance(table, dict):
+        raise InvalidInput(f"{source}: [annotators] must be a table")
+    unknown = sorted(set(table) - set(PARAMETERS))
+    if unknown:
+        raise InvalidInput(
+            f"{source}: unknown key annotators.{unknown[0]}; "
+            f"allowed: {', '.join(sorted(PARAMETERS))}"
+        )
+    for key in ("count", "prevalence"):
+        if key not in table:
+            raise InvalidInput(f"{source}: [annotators] needs {key}")
+    name = {key: f"{source}: annotators.{key}" for key in PARAMETERS}
+    out: dict[str, Any] = {
+        key: check(name[key], table[key], rule) for key, rule in _SCALAR.items() if key in table
+    }
+    count = int(out["count"])
+    out["prevalence"] = _prevalence(name["prevalence"], table["prevalence"])
+    for key, rule in _PER_ANNOTATOR.items():
+        if key in table:
+            out[key] = _numbers(name[key], table[key], rule, count, "annotator")
+    if "confusion" in table:
+        out["confusion"] = _confusion(name["confusion"], table["confusion"], count)
+    for key, choices in (("metric", METRICS), ("level", LEVELS)):
+        if key in table:
+            out[key] = check_choice(name[key], table[key], choices)
+    if "kappa" in out:
+        clash = [key for key in _NOT_WITH_KAPPA if key in table]
+        if clash:
+            raise InvalidInput(
+                f"{source}: annotators.kappa (kappaSize's common-prevalence model: no ground "
+                f"truth, no rater bias) does not combine with annotators.{clash[0]}"
+            )
+    if "confusion" in out and "error_rate" in out:
+        raise InvalidInput(
+            f"{source}: give annotators.confusion or annotators.error_rate, not both"
+        )
+    return AnnotatorsSection(**out)
+
+
+@dataclass(frozen=True)
+class RatersScenario(Scenario):
+    """A scenario of several annotators: the other sections as :class:`Scenario` has them."""
+
+    annotators: AnnotatorsSection | None = None
+
+
+def raters_scenario_from_dict(data: dict[str, Any], source: str = "scenario") -> RatersScenario:
+    """Validate a parsed TOML document with an ``[annotators]`` section."""
+    section = annotators_section(data.get("annotators"), source)
+    for key in ("model", "strata"):
+        if key in data:
+            raise InvalidInput(
+                f"{source}: [{key}] describes one pair and does not combine with [annotators]"
+            )
+    budget = data.get("budget")
+    if isinstance(budget, dict) and "annotators_per_item" in budget:
+        raise InvalidInput(
+            f"{source}: budget.annotators_per_item does not combine with [annotators] "
+            "(annotators.count and annotators.per_item say who labels)"
+        )
+    base = scenario_from_dict({k: v for k, v in data.items() if k != "annotators"}, source)
+    values = {f.name: getattr(base, f.name) for f in fields(base)}
+    return RatersScenario(**values, annotators=section)

@@ -1,0 +1,162 @@
+"""A multi-rater plan from options over a scenario's ``[annotators]`` over the defaults.
+
+:func:`raters_plan_from_options` is to ``plan --annotators M`` and ``plan SCENARIO`` (a
+scenario with an ``[annotators]`` section, :mod:`planner.data.scenario_raters`) what
+:mod:`planner.sizing.plan_options` is to the pair's plan: the one place where a value given
+as an option wins over the scenario file, which wins over the documented default. An error
+in a value that came from the file names the file and its key
+("toxicity.toml: annotators.confusion row 2 of annotator 1 must sum to 1, got 0.9").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from planner.errors import InvalidInput
+from planner.sizing.raters_common import AnyRatersModel, common_prevalence_model
+from planner.sizing.raters_model import raters_model
+from planner.sizing.raters_plan import RatersPlan, make_raters_plan
+
+#: library parameter -> (scenario section, key) for values a scenario can give
+FROM_SCENARIO = {
+    "n_annotators": ("annotators", "count"),
+    "per_item": ("annotators", "per_item"),
+    "n_categories": ("annotators", "categories"),
+    "prevalence": ("annotators", "prevalence"),
+    "error_rate": ("annotators", "error_rate"),
+    "bias": ("annotators", "bias"),
+    "confusion": ("annotators", "confusion"),
+    "ambiguity": ("annotators", "ambiguity"),
+    "kappa": ("annotators", "kappa"),
+    "metric": ("annotators", "metric"),
+    "level": ("annotators", "level"),
+    "width": ("target", "width"),
+    "confidence_level": ("target", "confidence"),
+    "assurance": ("target", "assurance"),
+    "n_reps": ("simulation", "replicates"),
+    "max_items": ("simulation", "max_items"),
+    "seconds_per_item": ("budget", "seconds_per_item"),
+    "hourly_rate": ("budget", "hourly_rate"),
+}
+DEFAULTS: dict[str, Any] = {
+    "n_annotators": 3,
+    "width": 0.08,
+    "confidence_level": 0.95,
+    "assurance": 0.5,
+    "n_reps": 2000,
+    "max_items": 10_000_000,
+    "seconds_per_item": 90.0,
+    "level": "nominal",
+}
+_NOT_WITH_KAPPA = ("error_rate", "bias", "confusion", "ambiguity")
+
+
+def _scenario_value(scenario: Any, parameter: str) -> Any:
+    section, key = FROM_SCENARIO[parameter]
+    if section == "annotators":
+        return getattr(scenario.annotators, key)
+    return getattr(scenario, section).get(key)
+
+
+def resolve(options: dict[str, Any], scenario: Any = None) -> tuple[dict[str, Any], set[str]]:
+    """Every parameter's value (option, else scenario, else default) and which came from
+    the scenario file."""
+    values: dict[str, Any] = {}
+    from_file: set[str] = set()
+    for parameter in FROM_SCENARIO:
+        value = options.get(parameter)
+        if value is None and scenario is not None:
+            value = _scenario_value(scenario, parameter)
+            if value is not None:
+                from_file.add(parameter)
+        values[parameter] = DEFAULTS.get(parameter) if value is None else value
+    return values, from_file
+
+
+def _model(values: dict[str, Any]) -> AnyRatersModel:
+    prevalence = values["prevalence"]
+    if prevalence is None:
+        raise InvalidInput(
+            "prevalence is required with several annotators: P or P1,...,PK",
+            parameter="prevalence",
+        )
+    if isinstance(prevalence, list | tuple) and len(prevalence) == 1:
+        prevalence = prevalence[0]
+    if values["kappa"] is not None:
+        clash = [name for name in _NOT_WITH_KAPPA if values[name] is not None]
+        if clash:
+            raise InvalidInput(
+                "kappa gives kappaSize's common-prevalence model, which has no ground truth "
+                f"and no per-annotator errors: it does not combine with {clash[0]}",
+                parameter="kappa",
+            )
+        return common_prevalence_model(
+            prevalence,
+            values["n_annotators"],
+            kappa=values["kappa"],
+            n_categories=values["n_categories"],
+        )
+    confusion = values["confusion"]
+    return raters_model(
+        prevalence,
+        values["n_annotators"],
+        n_categories=values["n_categories"],
+        error_rate=values["error_rate"],
+        bias=values["bias"] if values["bias"] is not None else 0.0,
+        confusion=None if confusion is None else [np.asarray(m) for m in confusion],
+        ambiguity=values["ambiguity"] or 0.0,
+        spread="uniform" if values["level"] == "nominal" else "adjacent",
+    )
+
+
+def _named_by_file(exc: InvalidInput, scenario: Any, from_file: set[str]) -> InvalidInput:
+    """The error with its leading parameter name replaced by "file: section.key"."""
+    parameter = getattr(exc, "parameter", None)
+    if scenario is None or parameter not in from_file:
+        return exc
+    section, key = FROM_SCENARIO[parameter]
+    text = re.sub(rf"^{re.escape(parameter)}\b", "", str(exc)).lstrip()
+    return InvalidInput(f"{scenario.path}: {section}.{key} {text}")
+
+
+def raters_plan_from_options(
+    options: dict[str, Any],
+    scenario: Any = None,
+    *,
+    rng: np.random.Generator | int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> RatersPlan:
+    """The multi-rater plan for ``options`` (library parameter names, ``None`` = not given)
+    over ``scenario`` (a :class:`planner.data.scenario_raters.RatersScenario`).
+
+    Raises
+    ------
+    InvalidInput
+        A value outside its range: named as the parameter, or as the file and key when it
+        came from the scenario.
+    """
+    values, from_file = resolve(options, scenario)
+    try:
+        model = _model(values)
+        metric = values["metric"] or ("psa" if model.n_categories == 2 else "fleiss")
+        return make_raters_plan(
+            model,
+            metric,
+            values["width"],
+            level=values["level"],
+            per_item=values["per_item"],
+            confidence_level=values["confidence_level"],
+            assurance=values["assurance"],
+            n_reps=values["n_reps"],
+            max_items=values["max_items"],
+            seconds_per_item=values["seconds_per_item"],
+            hourly_rate=values["hourly_rate"],
+            rng=rng,
+            progress=progress,
+        )
+    except InvalidInput as exc:
+        raise _named_by_file(exc, scenario, from_file) from None
