@@ -11,6 +11,9 @@
 
 The files are committed; this script documents how they were made and rebuilds them exactly
 (fixed seed).
+
+``anesthesia.csv`` is not generated: it is Dawid & Skene's (1979) Table 1 (45 patients, 5
+observers, observer 1 three times), the copy in tests/data (see tests/data/README.md).
 """
 
 from __future__ import annotations
