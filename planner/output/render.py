@@ -21,7 +21,9 @@ _CELL_LABELS = {
 }
 
 
-def _fmt(value: Any, digits: int = 4) -> str:
+def fmt(value: Any, digits: int = 4) -> str:
+    """A number as the tables print it (``digits`` significant digits, thousands separated;
+    ``-`` for None)."""
     if value is None:
         return "-"
     if isinstance(value, float):
@@ -33,7 +35,8 @@ def _fmt(value: Any, digits: int = 4) -> str:
     return str(value)
 
 
-def _table(title: str) -> Table:
+def quantity_table(title: str) -> Table:
+    """An empty ``quantity | value | note`` table with ``title``, as every section uses."""
     table = Table(title=title, title_justify="left", show_header=True, header_style="bold")
     table.add_column("quantity")
     table.add_column("value", justify="right")
@@ -56,13 +59,13 @@ def render_plan(plan: Plan, console: Console) -> None:
 def _assumptions_table(plan: Plan) -> Table:
     """The annotator pair: the inputs, the cell probabilities and the indices they imply."""
     model = plan.model.summary()
-    assumptions = _table("Assumptions: the annotator pair")
+    assumptions = quantity_table("Assumptions: the annotator pair")
     for key, value in plan.model.assumptions.items():
         if isinstance(value, list):
-            value = ", ".join(_fmt(v) for v in value)
-        assumptions.add_row(key.replace("_", " "), _fmt(value), f"from {plan.model.source}")
+            value = ", ".join(fmt(v) for v in value)
+        assumptions.add_row(key.replace("_", " "), fmt(value), f"from {plan.model.source}")
     for key, label in _CELL_LABELS.items():
-        assumptions.add_row(f"P({label})", _fmt(model[key]), "cell probability")
+        assumptions.add_row(f"P({label})", fmt(model[key]), "cell probability")
     for key, note in [
         ("union_rate", "share of items at least one annotator flags"),
         ("psa", "positive specific agreement, 2a/(2a+b+c)"),
@@ -71,14 +74,14 @@ def _assumptions_table(plan: Plan) -> Table:
         ("prevalence_index", "Byrt PI = (a-d)/n"),
         ("bias_index", "Byrt BI = (b-c)/n; > 0 when A flags more"),
     ]:
-        assumptions.add_row(key.replace("_", " "), _fmt(model[key]), note)
+        assumptions.add_row(key.replace("_", " "), fmt(model[key]), note)
     return assumptions
 
 
 def _answer_table(plan: Plan) -> Table:
     """The answer: items, union positives, hours, half-width and assurance per metric."""
     settings = plan.settings
-    answer = _table(
+    answer = quantity_table(
         f"Answer: half-width <= {settings.width:g} at {settings.confidence_level:.0%} confidence, "
         f"assurance {settings.assurance:g}"
     )
@@ -104,12 +107,12 @@ def _answer_rows(answer: Table, plan: Plan, metric: str, res: SampleSizeResult) 
     )
     answer.add_row(
         f"{metric}: union positives",
-        _fmt(res.union_positives, 4),
+        fmt(res.union_positives, 4),
         "expected at that many items",
     )
     answer.add_row(
         f"{metric}: person-hours",
-        _fmt(budget.person_hours, 4),
+        fmt(budget.person_hours, 4),
         f"{settings.annotators_per_item} annotators × {settings.seconds_per_item:g} s"
         + (
             f" + adjudication {budget.adjudication_hours:.3g} h"
@@ -123,8 +126,8 @@ def _answer_rows(answer: Table, plan: Plan, metric: str, res: SampleSizeResult) 
         )
     answer.add_row(
         f"{metric}: half-width",
-        _fmt(res.half_width_median),
-        f"median; {_fmt(res.half_width_at_assurance)} at the assurance quantile",
+        fmt(res.half_width_median),
+        f"median; {fmt(res.half_width_at_assurance)} at the assurance quantile",
     )
     answer.add_row(
         f"{metric}: typical interval",
@@ -152,11 +155,11 @@ def _answer_rows(answer: Table, plan: Plan, metric: str, res: SampleSizeResult) 
 
 def _checks_table(plan: Plan) -> Table:
     """PSA without trusting the model: the worst case and the stop rule."""
-    checks = _table("PSA without trusting the model: other sampling rules")
+    checks = quantity_table("PSA without trusting the model: other sampling rules")
     wc = plan.worst_case
     checks.add_row(
         "any agreement (worst case): union positives",
-        _fmt(wc["union_positives_wilson_every_outcome"]),
+        fmt(wc["union_positives_wilson_every_outcome"]),
         f"Wilson, every outcome; delta method says {wc['union_positives_delta']}",
     )
     checks.add_row(
@@ -169,7 +172,7 @@ def _checks_table(plan: Plan) -> Table:
         sr = plan.stop_rule
         checks.add_row(
             "stop rule: label until U union positives",
-            _fmt(sr["union_positives"]),
+            fmt(sr["union_positives"]),
             f"exact for PSA {plan.model.psa:.3g}, {sr['method']} interval",
         )
         checks.add_row(
@@ -198,14 +201,14 @@ def render_agreement(report: Any, console: Console) -> None:
 def _data_table(report: Any) -> Table:
     """What was read: items, annotators, categories, level, the positive label's counts."""
     s = report.summary
-    data = _table(f"Data: {report.source}")
+    data = quantity_table(f"Data: {report.source}")
     data.add_row(
-        "items", _fmt(report.n_items), f"{s['n_pairable_items']:,} with two or more ratings"
+        "items", fmt(report.n_items), f"{s['n_pairable_items']:,} with two or more ratings"
     )
-    data.add_row("annotators", _fmt(report.n_annotators), ", ".join(report.annotators[:8]))
+    data.add_row("annotators", fmt(report.n_annotators), ", ".join(report.annotators[:8]))
     data.add_row(
         "categories",
-        _fmt(len(report.categories)),
+        fmt(len(report.categories)),
         ", ".join(f"{c}: {n:,}" for c, n in list(s["category_counts"].items())[:8]),
     )
     data.add_row("level", report.level, "Krippendorff metric; quadratic weights unless nominal")
@@ -213,13 +216,13 @@ def _data_table(report: Any) -> Table:
         data.add_row("positive label", str(report.positive), "")
         data.add_row(
             "prevalence (positive labels)",
-            _fmt(s["prevalence_of_positive_labels"]),
+            fmt(s["prevalence_of_positive_labels"]),
             "share of all ratings",
         )
         if "joint_positives" in s:
             data.add_row(
                 "joint positives (a)",
-                _fmt(s["joint_positives"]),
+                fmt(s["joint_positives"]),
                 f"A only {s['a_only']:,}, B only {s['b_only']:,}, union {s['union_positives']:,}",
             )
             data.add_row(
@@ -263,13 +266,13 @@ def _print_tests(s: dict[str, Any], console: Console) -> None:
     if "alpha_below_min" in s:
         q = s["alpha_below_min"]
         console.print(
-            f"P(alpha < {q['alpha_min']:g}) = {_fmt(q['probability'])} (bootstrap over items)"
+            f"P(alpha < {q['alpha_min']:g}) = {fmt(q['probability'])} (bootstrap over items)"
         )
     if "fleiss_kappa_test_zero" in s:  # unweighted Fleiss' kappa only
         test = s["fleiss_kappa_test_zero"]
         console.print(
-            f"Test of Fleiss' kappa = 0: z = {_fmt(test['z'])}, p = {_fmt(test['p_value'])} "
-            f"(Fleiss-Nee-Landis SE {_fmt(test['se_under_kappa_zero'])}, for this test only)",
+            f"Test of Fleiss' kappa = 0: z = {fmt(test['z'])}, p = {fmt(test['p_value'])} "
+            f"(Fleiss-Nee-Landis SE {fmt(test['se_under_kappa_zero'])}, for this test only)",
             style="dim",
         )
     for key, label in (
@@ -280,8 +283,8 @@ def _print_tests(s: dict[str, Any], console: Console) -> None:
         if key in s:
             t = s[key]
             console.print(
-                f"Test of {label} = 0: z = {_fmt(t['z'])}, p = {_fmt(t['p_value'])} "
-                f"(Fleiss-Cohen-Everitt SE under kappa = 0 {_fmt(t['se_under_kappa_zero'])}, "
+                f"Test of {label} = 0: z = {fmt(t['z'])}, p = {fmt(t['p_value'])} "
+                f"(Fleiss-Cohen-Everitt SE under kappa = 0 {fmt(t['se_under_kappa_zero'])}, "
                 "for this test only)",
                 style="dim",
             )
@@ -320,7 +323,7 @@ def _print_diagnostics(diag: dict[str, Any], console: Console) -> None:
     for key in keys:
         people.add_column(key.replace("_", " "), justify="right")
     for name, entry in diag["per_annotator"].items():
-        people.add_row(name, *(_fmt(entry[key]) for key in keys))
+        people.add_row(name, *(fmt(entry[key]) for key in keys))
     console.print(people)
     if len(diag["per_pair"]) > 1:
         pairs = Table(title="Per pair of annotators", title_justify="left", header_style="bold")
@@ -329,7 +332,7 @@ def _print_diagnostics(diag: dict[str, Any], console: Console) -> None:
         for key in keys:
             pairs.add_column(key.replace("_", " "), justify="right")
         for entry in diag["per_pair"][:30]:
-            pairs.add_row(" / ".join(entry["annotators"]), *(_fmt(entry[key]) for key in keys))
+            pairs.add_row(" / ".join(entry["annotators"]), *(fmt(entry[key]) for key in keys))
         console.print(pairs)
     if "by" in diag:
         groups = Table(
@@ -339,7 +342,7 @@ def _print_diagnostics(diag: dict[str, Any], console: Console) -> None:
         for key in keys:
             groups.add_column(key.replace("_", " "), justify="right")
         for entry in diag["by"]["groups"]:
-            groups.add_row(*(_fmt(entry[key]) for key in keys))
+            groups.add_row(*(fmt(entry[key]) for key in keys))
         console.print(groups)
 
 
@@ -441,7 +444,7 @@ def _per_stratum_table(comparison: Any) -> Table:
             f"{row['enriched_items']:,}",
             f"{row['expected_union_positives']:,.0f}",
             f"{row['psa']:.3f}",
-            _fmt(row["approx_half_width"], 3),
+            fmt(row["approx_half_width"], 3),
         )
     return per
 
@@ -470,7 +473,7 @@ def _print_checks(comparison: Any, console: Console) -> None:
 def render_schedule(result: Any, console: Console) -> None:
     """Print the simulated operation: calendar time, hours, utilisation and cost."""
     op = result.operation
-    table = _table(f"Schedule: {result.runs} simulated runs")
+    table = quantity_table(f"Schedule: {result.runs} simulated runs")
     table.add_row(
         "items",
         f"{sum(op.items_per_stratum):,}",

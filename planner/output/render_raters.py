@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from planner.output.render import _fmt, _table
+from planner.output.render import fmt, quantity_table
 from planner.sizing.raters_plan import RatersPlan
 
 METRIC_NAMES = {
@@ -20,28 +20,28 @@ METRIC_NAMES = {
 
 def _assumptions(plan: RatersPlan) -> Table:
     model = plan.model
-    table = _table(f"Assumptions: {model['n_annotators']} annotators")
+    table = quantity_table(f"Assumptions: {model['n_annotators']} annotators")
     table.add_row("categories", str(model["n_categories"]), "")
     table.add_row(
-        "class prevalences", ", ".join(_fmt(p) for p in model["prevalences"]), "true classes"
+        "class prevalences", ", ".join(fmt(p) for p in model["prevalences"]), "true classes"
     )
     if model.get("kind") == "common-prevalence":
         table.add_row("model", "common prevalence", model["family"])
-        table.add_row("intraclass kappa", _fmt(model["kappa"]), "no ground truth, no rater bias")
+        table.add_row("intraclass kappa", fmt(model["kappa"]), "no ground truth, no rater bias")
     else:
         for j, mat in enumerate(model["confusion"]):
-            accuracy = ", ".join(_fmt(row[t]) for t, row in enumerate(mat))
+            accuracy = ", ".join(fmt(row[t]) for t, row in enumerate(mat))
             table.add_row(f"annotator {j + 1}: P(correct | class)", accuracy, "confusion diagonal")
-        table.add_row("ambiguity", _fmt(model["ambiguity"]), "share of items with shared errors")
+        table.add_row("ambiguity", fmt(model["ambiguity"]), "share of items with shared errors")
     s = plan.sizing
     level = f", {s.level}" if s.metric == "alpha" else ""
-    table.add_row(f"true {s.metric}{level}", _fmt(s.true_value), METRIC_NAMES[s.metric])
+    table.add_row(f"true {s.metric}{level}", fmt(s.true_value), METRIC_NAMES[s.metric])
     return table
 
 
 def _answer(plan: RatersPlan) -> Table:
     s, b = plan.sizing, plan.budget
-    table = _table(
+    table = quantity_table(
         f"Answer: {s.metric} half-width <= {s.width:g} at {s.confidence_level:.0%} confidence, "
         f"assurance {s.target_assurance:g}"
     )
@@ -52,19 +52,17 @@ def _answer(plan: RatersPlan) -> Table:
     )
     table.add_row(Text("items", style="bold"), Text(f"{s.items:,}", style="bold"), design)
     table.add_row("labels", f"{b.labels:,}", f"items × {s.labels_per_item}")
-    table.add_row("person-hours", _fmt(b.person_hours), f"{b.labels:,} labels")
-    table.add_row(
-        "hours per annotator", _fmt(plan.hours_per_annotator), f"pool of {s.n_annotators}"
-    )
+    table.add_row("person-hours", fmt(b.person_hours), f"{b.labels:,} labels")
+    table.add_row("hours per annotator", fmt(plan.hours_per_annotator), f"pool of {s.n_annotators}")
     if b.cost is not None:
         table.add_row("cost", f"{b.cost:,.2f}", "")
-    table.add_row("half-width", _fmt(s.half_width_median), f"median over {s.n_reps:,} new studies")
+    table.add_row("half-width", fmt(s.half_width_median), f"median over {s.n_reps:,} new studies")
     table.add_row(
         "assurance",
-        _fmt(s.assurance, 3),
+        fmt(s.assurance, 3),
         f"± {s.assurance_mc_se:.3f} Monte Carlo SE; target {s.target_assurance:g}",
     )
-    table.add_row("interval coverage", _fmt(s.coverage, 3), f"{s.method}; simulated at these items")
+    table.add_row("interval coverage", fmt(s.coverage, 3), f"{s.method}; simulated at these items")
     table.add_row("analytic start", f"{s.analytic_items:,}", "plug-in half-width ~ 1/sqrt(n)")
     table.add_row(
         "search",
@@ -84,7 +82,7 @@ def _by_annotators(plan: RatersPlan) -> Table:
     for row in plan.by_annotators:
         mark = " *" if row.annotators == plan.sizing.n_annotators else ""
         table.add_row(
-            f"{row.annotators}{mark}", f"{row.items:,}", _fmt(row.hours), _fmt(row.half_width)
+            f"{row.annotators}{mark}", f"{row.items:,}", fmt(row.hours), fmt(row.half_width)
         )
     return table
 

@@ -54,7 +54,7 @@ from planner.sizing.exact import reaches_width, usable_half_width
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import RatersModel
 from planner.sizing.raters_simulation import NestedPatternStudies, simulate_pattern_counts
-from planner.sizing.search import _unreachable
+from planner.sizing.search import unreachable_error
 
 try:  # public on main since the search refactor; private on this branch's base
     from planner.sizing.search import smallest_passing_near  # type: ignore[attr-defined]
@@ -371,7 +371,7 @@ class _AssuranceSearch:
                 lambda n: self.share(n) >= goal, start, max_items, step_share
             )
         except TargetUnreachable:
-            raise _unreachable(
+            raise unreachable_error(
                 self.metric, self.width, target, max_items, self.share(max_items)
             ) from None
 

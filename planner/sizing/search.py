@@ -294,7 +294,10 @@ def _nan_median(values: NDArray) -> float:
 UNREACHABLE_PARAMETERS = ("width", "assurance", "max_items")
 
 
-def _unreachable(metric: str, width: float, assurance: float, max_items: int, share: float):
+def unreachable_error(
+    metric: str, width: float, assurance: float, max_items: int, share: float
+) -> TargetUnreachable:
+    """The error of a search whose target is not reached even at ``max_items``."""
     return TargetUnreachable(
         f"width {width:g} for {metric} is not reached with assurance {assurance:g} "
         f"even at max_items {max_items}: the share of studies that reach it there is "
@@ -324,7 +327,7 @@ def _exact_search(
     try:
         items = smallest_passing_near(lambda n: exact(n) >= assurance, start, cap)
     except TargetUnreachable:
-        raise _unreachable("psa", width, assurance, cap, exact(cap)) from None
+        raise unreachable_error("psa", width, assurance, cap, exact(cap)) from None
     return items, exact(items), sorted(evaluated.items())
 
 
@@ -352,7 +355,7 @@ def _monte_carlo_search(
     try:
         items = smallest_passing(lambda n: share(n) >= assurance, start, cap)
     except TargetUnreachable:
-        raise _unreachable(metric, width, assurance, cap, share(cap)) from None
+        raise unreachable_error(metric, width, assurance, cap, share(cap)) from None
     se = float(np.sqrt(share(items) * (1 - share(items)) / n_reps))
     step = max(1, int(round(0.05 * items)))
     lo_n, hi_n = max(items - step, 1), items + step
