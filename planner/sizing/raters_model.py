@@ -301,6 +301,12 @@ def raters_model(
     k = len(prevalences)
     h = check("ambiguity", ambiguity, RULES["ambiguity"])
     if confusion is not None:
+        if error_rate is not None or (bias is not None and np.any(np.asarray(bias) != 0)):
+            raise InvalidInput(
+                "confusion states every error already: give error_rate and bias, or confusion, "
+                "not both",
+                parameter="confusion",
+            )
         c = check_confusion(confusion, m, k)
         source = "confusion"
     else:

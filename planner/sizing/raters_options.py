@@ -143,7 +143,7 @@ def raters_plan_from_options(
     try:
         model = _model(values)
         metric = values["metric"] or ("psa" if model.n_categories == 2 else "fleiss")
-        return make_raters_plan(
+        plan = make_raters_plan(
             model,
             metric,
             values["width"],
@@ -160,3 +160,10 @@ def raters_plan_from_options(
         )
     except InvalidInput as exc:
         raise _named_by_file(exc, scenario, from_file) from None
+    if values["level"] != "nominal" and values["confusion"] is None and values["kappa"] is None:
+        plan.notes.append(
+            f"at level {values['level']} the annotators' errors fall on the adjacent categories "
+            "(an error is one step away); at level nominal they spread evenly over the other "
+            "categories: give --confusion to state them otherwise"
+        )
+    return plan

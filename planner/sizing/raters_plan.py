@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from planner.operations.budget import Budget, labelling_budget
+from planner.operations.budget import SECONDS_PER_HOUR, Budget, labelling_budget, labelling_hours
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import MAX_ANNOTATORS, RatersModel
 from planner.sizing.raters_search import (
@@ -99,7 +99,7 @@ def precision_by_annotators(
     """Items and plug-in half-width for ``M = 2 .. 6`` annotators per item at ``hours``."""
     rows = []
     for m in range(2, MAX_ANNOTATORS + 1):
-        items = int(np.floor(hours * 3600.0 / (m * seconds_per_item)))
+        items = int(np.floor(hours * SECONDS_PER_HOUR / (m * seconds_per_item)))
         patterns, probs = pattern_space(model.with_annotators(m), sizing.metric)
         hw = expected_half_width(
             sizing.metric,
@@ -110,7 +110,7 @@ def precision_by_annotators(
             confidence_level=sizing.confidence_level,
             n_categories=model.n_categories,
         )
-        rows.append(PrecisionRow(m, items, items * m * seconds_per_item / 3600.0, hw))
+        rows.append(PrecisionRow(m, items, labelling_hours([items], [seconds_per_item], m), hw))
     return rows
 
 

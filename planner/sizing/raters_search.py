@@ -54,14 +54,7 @@ from planner.sizing.exact import reaches_width, usable_half_width
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import RatersModel
 from planner.sizing.raters_simulation import NestedPatternStudies, simulate_pattern_counts
-from planner.sizing.search import unreachable_error
-
-try:  # public on main since the search refactor; private on this branch's base
-    from planner.sizing.search import smallest_passing_near  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - depends on the base the branch is merged into
-    from planner.sizing.search import (  # type: ignore[attr-defined,no-redef]
-        _smallest_passing_near as smallest_passing_near,
-    )
+from planner.sizing.search import smallest_passing_near, unreachable_error
 from planner.statistics import multirater as mr
 from planner.statistics.alpha_variance import LINEARISED_LEVELS, alpha_linearised
 from planner.statistics.intervals import normal_quantile
