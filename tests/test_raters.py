@@ -222,7 +222,7 @@ def test_plan_is_met_at_n_and_missed_at_08n_by_an_independent_simulation(
         metric, simulate_items(model, int(0.8 * res.items), studies, rng, per_item), level
     )
     se = np.sqrt(assurance * (1 - assurance) / studies)
-    assert np.mean(at_n <= width) >= assurance - 3 * se - 0.03  # met at n
+    assert np.mean(at_n <= width) >= assurance - 3 * se  # met at n (within Monte Carlo error)
     assert np.mean(at_08n <= width) < assurance - 3 * se  # clearly missed at 0.8 n
 
 
@@ -319,15 +319,18 @@ def test_multi_rater_psa_se_with_two_raters_is_the_graham_bull_delta_se():
         ((0.2, 0.3, 0.5), 3, "alpha", "nominal", 150),
         ((0.2, 0.3, 0.3, 0.2), 5, "alpha", "ordinal", 150),
         ((0.2, 0.3, 0.3, 0.2), 4, "alpha", "interval", 100),
+        ((0.3,), 4, "conger", "nominal", 150),
+        ((0.2, 0.5, 0.3), 3, "kappa", "nominal", 150),
     ],
 )
 def test_interval_coverage_is_near_nominal(prev, m, metric, level, n):
     spread = "uniform" if level == "nominal" else "adjacent"
     model = raters_model(prev[0] if len(prev) == 1 else prev, m, error_rate=0.15, spread=spread)
-    patterns, probs = model.count_patterns()
+    patterns, probs = pattern_space(model, metric)  # ordered patterns for conger and kappa
     counts = simulate_pattern_counts(probs, n, 4000, rng=7)
-    ci = study_intervals(metric, patterns, counts, level=level)
-    truth = true_value(metric, patterns, probs, level)
+    k = model.n_categories
+    ci = study_intervals(metric, patterns, counts, level=level, n_categories=k)
+    truth = true_value(metric, patterns, probs, level, k)
     coverage = np.mean((ci.low <= truth) & (truth <= ci.high))
     assert abs(coverage - 0.95) < 3 * np.sqrt(0.95 * 0.05 / 4000) + 0.015
 
