@@ -80,15 +80,20 @@ def _print_with_notes(table: Any, notes: tuple[str, ...], console: Console) -> N
 
 
 def render_uncertainty(uncertainty: Any, console: Console) -> None:
-    """The plan under pilot uncertainty, with the items each plausible truth needs."""
-    table = _table(
-        f"Under pilot uncertainty (PSA, {uncertainty.draws} posterior draws, {uncertainty.prior})"
-    )
+    """The plan under pilot uncertainty of one metric, with the items each truth needs."""
+    metric = getattr(uncertainty, "metric", "psa")
+    if metric == "psa":
+        effort = f"{uncertainty.draws} posterior draws, exact"
+    else:
+        effort = f"{uncertainty.n_reps:,} simulated studies, each with its own posterior truth"
+    table = _table(f"Under pilot uncertainty ({_NAMES[metric]}, {effort}, {uncertainty.prior})")
+    assurance_note = f"hybrid assurance {uncertainty.hybrid_assurance:.3f}"
+    if metric != "psa":
+        assurance_note += f" ± {uncertainty.standard_error:.3f} MC SE"
     table.add_row(
         "items under uncertainty",
         _fmt(uncertainty.items),
-        f"hybrid assurance {uncertainty.hybrid_assurance:.3f} (target "
-        f"{uncertainty.target_assurance:g})",
+        f"{assurance_note} (target {uncertainty.target_assurance:g})",
     )
     if uncertainty.plug_in_items is not None:
         table.add_row(
@@ -96,16 +101,21 @@ def render_uncertainty(uncertainty: Any, console: Console) -> None:
             _fmt(uncertainty.plug_in_items),
             f"hybrid assurance {uncertainty.plug_in_hybrid_assurance:.3f}",
         )
+    how = "" if metric == "psa" else "approximate: " + uncertainty.per_truth_basis
     for key, label in (("p50", "median"), ("p80", "80th percentile"), ("p90", "90th percentile")):
-        table.add_row(f"items per truth, {label}", _fmt(uncertainty.per_truth[key]), "")
-    post = uncertainty.psa_posterior
+        table.add_row(f"items per truth, {label}", _fmt(uncertainty.per_truth[key]), how)
+        how = ""
+    post = getattr(uncertainty, f"{metric}_posterior")
     table.add_row(
-        "posterior PSA",
+        f"posterior {_NAMES[metric]}",
         _fmt(post["p50"], 3),
         f"10-90%: {_fmt(post['p10'], 3)} to {_fmt(post['p90'], 3)}",
     )
     console.print(table)
     console.print(uncertainty.explanation)
+
+
+_NAMES = {"psa": "PSA", "kappa": "Cohen's kappa"}
 
 
 def render_precision(precision: Any, console: Console) -> None:
@@ -147,8 +157,14 @@ def render_curve(curve: dict[str, list[dict[str, float]]], width: float, console
 
 def render_plan_sections(plan: Any, console: Console) -> None:
     """The optional sections of a plan, after the plan itself."""
-    if getattr(plan, "uncertainty", None) is not None:
-        render_uncertainty(plan.uncertainty, console)
+    by_metric = getattr(plan, "uncertainty_by_metric", None) or {}
+    if not by_metric and getattr(plan, "uncertainty", None) is not None:
+        by_metric = {"psa": plan.uncertainty}
+    for section in by_metric.values():
+        render_uncertainty(section, console)
+    if len(by_metric) > 1:
+        deciding = _NAMES[getattr(plan.uncertainty, "metric", "psa")]
+        console.print(f"under pilot uncertainty {deciding} needs the most items and decides")
     if getattr(plan, "precision", None) is not None:
         render_precision(plan.precision, console)
     if getattr(plan, "curve", None):
