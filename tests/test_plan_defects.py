@@ -178,6 +178,7 @@ def test_pilot_without_joint_positives_is_planned():
     doc = _json("--pilot-counts", "0,5,5,490", "--width", "0.1", "--seed", "1")
     assert doc["recommendation"]["items"] > 0
     assert doc["uncertainty"]["items_under_uncertainty"] > 0
+    assert any("PSA 0" in note for note in doc["notes"])
     kappa = _json("--pilot-counts", "0,5,5,490", "--metric", "kappa", "--seed", "1")
     assert kappa["recommendation"]["items"] > 0
 

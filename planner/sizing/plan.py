@@ -289,6 +289,11 @@ def make_plan(
     budgets = {metric: budget_for(res.items) for metric, res in results.items()}
     deciding = max(results, key=lambda m: results[m].items)
     notes = [degenerate] if degenerate else []
+    if model.cells[0] <= 0:  # a pilot's estimate (a stated model with PSA 0 is refused above)
+        notes.append(
+            "the pilot has no item both annotators flag (PSA 0): the plug-in plan takes the "
+            "annotators to never agree on a positive; the plan under pilot uncertainty does not"
+        )
     notes += [
         note
         for res in results.values()
