@@ -134,8 +134,22 @@ class KappaPilotUncertainty:
         )
 
 
-def _hybrid(studies: PosteriorStudies, interval: Any, width: float, n: int) -> float:
-    return float(np.mean(reaches_width(interval(studies.tables(n)).half_width, width)))
+class HybridAssurance:
+    """The simulated hybrid assurance at ``n`` items: the share of the studies (each with its
+    own posterior truth) whose kappa interval reaches the width; kept per ``n``."""
+
+    def __init__(
+        self, studies: PosteriorStudies, width: float, confidence_level: float, method: str
+    ) -> None:
+        self.studies, self.width = studies, width
+        self.confidence_level, self.method = confidence_level, method
+        self.evaluated: dict[int, float] = {}
+
+    def __call__(self, n: int) -> float:
+        if n not in self.evaluated:
+            ci = kappa_interval(self.studies.tables(n), self.confidence_level, self.method)
+            self.evaluated[n] = float(np.mean(reaches_width(ci.half_width, self.width)))
+        return self.evaluated[n]
 
 
 def _search(assurance_at: Any, target: float, start: int, max_items: int) -> int:
@@ -180,6 +194,17 @@ def _per_truth(
     }
 
 
+def _checked_method(method: str) -> str:
+    method = check_choice("method", method, KAPPA_METHODS)
+    if method == "bootstrap":
+        raise InvalidInput(
+            "method bootstrap is too slow for the plan under pilot uncertainty; use score, "
+            "gof or fce",
+            parameter="method",
+        )
+    return method
+
+
 def kappa_items_under_uncertainty(
     counts: Any,
     width: float = 0.08,
@@ -221,30 +246,15 @@ def kappa_items_under_uncertainty(
     width, confidence_level, assurance, max_items = checked_target(
         width, confidence_level, assurance, max_items
     )
-    method = check_choice("method", method, KAPPA_METHODS)
+    method = _checked_method(method)
     n_reps = check("n_reps", n_reps, RULES["n_reps"])
     plug_in_items = check("plug_in_items", plug_in_items, RULES["max_items"])
-    if method == "bootstrap":
-        raise InvalidInput(
-            "method bootstrap is too slow for the plan under pilot uncertainty; use score, "
-            "gof or fce",
-            parameter="method",
-        )
     seed = seed_from(rng)
     truth_rng, study_rng = np.random.default_rng(seed).spawn(2)
     cells = posterior_cells(values, n_reps, truth_rng)
-    studies = PosteriorStudies(cells, study_rng)
-
-    def interval(tables: NDArray) -> Any:
-        return kappa_interval(tables, confidence_level, method)
-
-    cache: dict[int, float] = {}
-
-    def assurance_at(n: int) -> float:
-        if n not in cache:
-            cache[n] = _hybrid(studies, interval, width, n)
-        return cache[n]
-
+    assurance_at = HybridAssurance(
+        PosteriorStudies(cells, study_rng), width, confidence_level, method
+    )
     items = _search(assurance_at, assurance, plug_in_items, max_items)
     if items > max_items:
         raise TargetUnreachable(
