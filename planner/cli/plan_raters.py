@@ -49,6 +49,22 @@ _NAMES = re.compile(r"(?<![\w.-])(" + "|".join(FLAGS) + r")(?![\w-])")
 # pair-only options: an error with several annotators (they describe one pair)
 PAIR_ONLY = ("scenario", "scenario_option", "union_rate", "psa", "pilot_counts", "pilot", "pair")
 IGNORED = ("psa_method", "kappa_method", "adjudication_seconds")
+# the pair plan's fixed-size precision and curve: refused with several annotators (not ignored)
+FIXED_SIZE = {"items": "--items", "hours": "--hours", "budget": "--budget", "curve": "--curve"}
+# options for reading --pilot FILE (a pair-only option): refused with several annotators
+READER = {
+    "positive": "--positive",
+    "layout": "--layout",
+    "item_col": "--item-col",
+    "annotator_col": "--annotator-col",
+    "label_col": "--label-col",
+    "pilot_annotators": "--pilot-annotators",
+    "file_format": "--format",
+    "missing": "--missing",
+    "engine": "--engine",
+    "memory_limit": "--memory-limit",
+    "temp_dir": "--temp-dir",
+}
 
 
 def wants_raters(options: dict[str, Any]) -> bool:
@@ -109,6 +125,18 @@ def _checked_options(options: dict[str, Any], with_scenario: bool = False) -> No
                 f"{flag} describes one pair and does not combine with several annotators; "
                 "describe them by --prevalence, --error-rate, --bias or --confusion"
             )
+    fixed = [flag for name, flag in FIXED_SIZE.items() if options.get(name)]
+    if fixed:
+        raise InvalidInput(
+            f"{', '.join(fixed)}: the precision of a fixed size and the assurance curve are "
+            "planned for two annotators only; with several annotators size the study by --width"
+        )
+    reader = [flag for name, flag in READER.items() if options.get(name) is not None]
+    if reader:
+        raise InvalidInput(
+            f"{', '.join(reader)}: options for reading --pilot FILE, which describes one pair "
+            "and does not combine with several annotators"
+        )
     per_item = options.get("annotators_per_item")
     if per_item is not None:
         raise InvalidInput(

@@ -265,8 +265,12 @@ def plan_document(plan: Any, schedule: Any = None) -> dict[str, Any]:
     }
     if plan.pilot is not None:
         body["pilot"] = pilot_json(plan.pilot)
-    if plan.uncertainty is not None:
+    if plan.uncertainty is not None:  # the metric that needs the most items under it
         body["uncertainty"] = uncertainty_json(plan.uncertainty)
+    if len(plan.uncertainty_by_metric) > 1:
+        body["uncertainty_by_metric"] = {
+            m: uncertainty_json(u) for m, u in plan.uncertainty_by_metric.items()
+        }
     if plan.precision is not None:
         body["precision"] = precision_json(plan.precision)
     if plan.curve is not None:
@@ -333,23 +337,34 @@ def pilot_json(pilot: Any) -> dict[str, Any]:
 
 
 def uncertainty_json(u: Any) -> dict[str, Any]:
-    """The plan under the pilot's uncertainty (a ``sizing.uncertainty`` result)."""
-    return {
+    """The plan under the pilot's uncertainty of one metric (``sizing.uncertainty`` for PSA,
+    ``sizing.uncertainty_kappa`` for Cohen's kappa)."""
+    metric = getattr(u, "metric", "psa")
+    body = {
         "items_under_uncertainty": u.items,
+        "metric": metric,
         "hybrid_assurance": u.hybrid_assurance,
         "target_assurance": u.target_assurance,
         "plug_in_items": u.plug_in_items,
         "plug_in_hybrid_assurance": u.plug_in_hybrid_assurance,
         "items_per_truth": dict(u.per_truth),
-        "psa_posterior": dict(u.psa_posterior),
-        "unreachable_share": u.unreachable_share,
+        f"{metric}_posterior": dict(getattr(u, f"{metric}_posterior")),
         "pilot_counts": list(u.counts),
         "prior": u.prior,
-        "draws": u.draws,
         "method": u.method,
+        "basis": u.basis,
         "seed": u.seed,
         "explanation": u.explanation,
     }
+    if metric == "psa":
+        body.update(unreachable_share=u.unreachable_share, draws=u.draws)
+    else:
+        body.update(
+            simulated_studies=u.n_reps,
+            standard_error=u.standard_error,
+            items_per_truth_basis=u.per_truth_basis,
+        )
+    return body
 
 
 def precision_json(precision: Any) -> dict[str, Any]:

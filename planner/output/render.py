@@ -60,10 +60,13 @@ def _assumptions_table(plan: Plan) -> Table:
     """The annotator pair: the inputs, the cell probabilities and the indices they imply."""
     model = plan.model.summary()
     assumptions = quantity_table("Assumptions: the annotator pair")
+    source = plan.model.source
+    if source == "pilot-counts" and getattr(plan, "pilot", None) is not None:
+        source = "the pilot file"  # its counts, read by --pilot FILE
     for key, value in plan.model.assumptions.items():
         if isinstance(value, list):
             value = ", ".join(fmt(v) for v in value)
-        assumptions.add_row(key.replace("_", " "), fmt(value), f"from {plan.model.source}")
+        assumptions.add_row(key.replace("_", " "), fmt(value), f"from {source}")
     for key, label in _CELL_LABELS.items():
         assumptions.add_row(f"P({label})", fmt(model[key]), "cell probability")
     for key, note in [

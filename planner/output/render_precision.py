@@ -6,23 +6,12 @@ command calls :func:`render_pilot` before and :func:`render_plan_sections` after
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-
-def _fmt(value: Any, digits: int = 4) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return "undefined"
-        return f"{value:.{digits}g}" if abs(value) < 1e4 else f"{value:,.0f}"
-    if isinstance(value, int):
-        return f"{value:,}"
-    return str(value)
+from planner.output.render import fmt
 
 
 def _table(title: str, *columns: str) -> Table:
@@ -40,7 +29,7 @@ def _table(title: str, *columns: str) -> Table:
 
 def _interval(coefficient: dict[str, Any]) -> str:
     ci = coefficient["interval"]
-    return f"{_fmt(ci['lower'], 3)} to {_fmt(ci['upper'], 3)}"
+    return f"{fmt(ci['lower'], 3)} to {fmt(ci['upper'], 3)}"
 
 
 def render_pilot(plan: Any, console: Console) -> None:
@@ -51,22 +40,22 @@ def render_pilot(plan: Any, console: Console) -> None:
     table = _table(f"Pilot: {pilot.source}")
     if pilot.pair is None:  # three or more annotators: the plan's model is the fitted one
         table.add_row("annotators", ", ".join(pilot.annotators), "all, latent-class fit")
-        table.add_row("items", _fmt(pilot.items), "")
+        table.add_row("items", fmt(pilot.items), "")
         table.add_row("model", "", pilot.description)
         _print_with_notes(table, pilot.notes, console)
         return
     table.add_row(
         "annotators", ", ".join(pilot.annotators), f"pair {pilot.pair[0]}, {pilot.pair[1]}"
     )
-    table.add_row("items", _fmt(pilot.items), "rated by both")
+    table.add_row("items", fmt(pilot.items), "rated by both")
     names = ("both positive (a)", "A only (b)", "B only (c)", "neither (d)")
     for name, count in zip(names, pilot.counts, strict=True):
-        table.add_row(name, _fmt(count), f"positive label {pilot.positive!r}")
+        table.add_row(name, fmt(count), f"positive label {pilot.positive!r}")
     for coefficient in (pilot.psa, pilot.kappa):
         ci = coefficient["interval"]
         table.add_row(
             coefficient["name"],
-            _fmt(coefficient["estimate"], 3),
+            fmt(coefficient["estimate"], 3),
             f"{ci['level']:.0%} {ci['method']} interval {_interval(coefficient)}",
         )
     _print_with_notes(table, pilot.notes, console)
@@ -80,57 +69,67 @@ def _print_with_notes(table: Any, notes: tuple[str, ...], console: Console) -> N
 
 
 def render_uncertainty(uncertainty: Any, console: Console) -> None:
-    """The plan under pilot uncertainty, with the items each plausible truth needs."""
-    table = _table(
-        f"Under pilot uncertainty (PSA, {uncertainty.draws} posterior draws, {uncertainty.prior})"
-    )
+    """The plan under pilot uncertainty of one metric, with the items each truth needs."""
+    metric = getattr(uncertainty, "metric", "psa")
+    if metric == "psa":
+        effort = f"{uncertainty.draws} posterior draws, exact"
+    else:
+        effort = f"{uncertainty.n_reps:,} simulated studies, each with its own posterior truth"
+    table = _table(f"Under pilot uncertainty ({_NAMES[metric]}, {effort}, {uncertainty.prior})")
+    assurance_note = f"hybrid assurance {uncertainty.hybrid_assurance:.3f}"
+    if metric != "psa":
+        assurance_note += f" ± {uncertainty.standard_error:.3f} MC SE"
     table.add_row(
         "items under uncertainty",
-        _fmt(uncertainty.items),
-        f"hybrid assurance {uncertainty.hybrid_assurance:.3f} (target "
-        f"{uncertainty.target_assurance:g})",
+        fmt(uncertainty.items),
+        f"{assurance_note} (target {uncertainty.target_assurance:g})",
     )
     if uncertainty.plug_in_items is not None:
         table.add_row(
             "plug-in items",
-            _fmt(uncertainty.plug_in_items),
+            fmt(uncertainty.plug_in_items),
             f"hybrid assurance {uncertainty.plug_in_hybrid_assurance:.3f}",
         )
+    how = "" if metric == "psa" else "approximate: " + uncertainty.per_truth_basis
     for key, label in (("p50", "median"), ("p80", "80th percentile"), ("p90", "90th percentile")):
-        table.add_row(f"items per truth, {label}", _fmt(uncertainty.per_truth[key]), "")
-    post = uncertainty.psa_posterior
+        table.add_row(f"items per truth, {label}", fmt(uncertainty.per_truth[key]), how)
+        how = ""
+    post = getattr(uncertainty, f"{metric}_posterior")
     table.add_row(
-        "posterior PSA",
-        _fmt(post["p50"], 3),
-        f"10-90%: {_fmt(post['p10'], 3)} to {_fmt(post['p90'], 3)}",
+        f"posterior {_NAMES[metric]}",
+        fmt(post["p50"], 3),
+        f"10-90%: {fmt(post['p10'], 3)} to {fmt(post['p90'], 3)}",
     )
     console.print(table)
     console.print(uncertainty.explanation)
+
+
+_NAMES = {"psa": "PSA", "kappa": "Cohen's kappa"}
 
 
 def render_precision(precision: Any, console: Console) -> None:
     """The precision a fixed study buys, per metric."""
     given = ", ".join(f"{k} {v:g}" for k, v in precision.given.items())
     table = _table(f"Precision of {precision.items:,} items ({given})")
-    table.add_row("person-hours", _fmt(precision.person_hours), "labelling plus adjudication")
+    table.add_row("person-hours", fmt(precision.person_hours), "labelling plus adjudication")
     if precision.cost is not None:
         table.add_row("cost", f"{precision.cost:,.2f}", "")
     for name, m in precision.metrics.items():
         hw = m.half_width
-        table.add_row(f"{name}: union positives", _fmt(m.union_positives), "expected")
+        table.add_row(f"{name}: union positives", fmt(m.union_positives), "expected")
         table.add_row(
             f"{name}: half-width",
-            _fmt(hw["p50"], 3),
-            f"median; 10-90%: {_fmt(hw['p10'], 3)} to {_fmt(hw['p90'], 3)} ({m.basis})",
+            fmt(hw["p50"], 3),
+            f"median; 10-90%: {fmt(hw['p10'], 3)} to {fmt(hw['p90'], 3)} ({m.basis})",
         )
         table.add_row(
             f"{name}: assurance",
-            _fmt(m.assurance, 3),
+            fmt(m.assurance, 3),
             f"P(half-width <= {precision.width:g})",
         )
         table.add_row(
             f"{name}: typical interval",
-            f"{_fmt(m.interval['lower'], 3)} to {_fmt(m.interval['upper'], 3)}",
+            f"{fmt(m.interval['lower'], 3)} to {fmt(m.interval['upper'], 3)}",
             f"median limits, {m.method}",
         )
     console.print(table)
@@ -141,14 +140,20 @@ def render_curve(curve: dict[str, list[dict[str, float]]], width: float, console
     metrics = list(curve)
     table = _table(f"Assurance against items (half-width <= {width:g})", "items", *metrics)
     for i, point in enumerate(curve[metrics[0]]):
-        table.add_row(_fmt(point["items"]), *(f"{curve[m][i]['assurance']:.3f}" for m in metrics))
+        table.add_row(fmt(point["items"]), *(f"{curve[m][i]['assurance']:.3f}" for m in metrics))
     console.print(table)
 
 
 def render_plan_sections(plan: Any, console: Console) -> None:
     """The optional sections of a plan, after the plan itself."""
-    if getattr(plan, "uncertainty", None) is not None:
-        render_uncertainty(plan.uncertainty, console)
+    by_metric = getattr(plan, "uncertainty_by_metric", None) or {}
+    if not by_metric and getattr(plan, "uncertainty", None) is not None:
+        by_metric = {"psa": plan.uncertainty}
+    for section in by_metric.values():
+        render_uncertainty(section, console)
+    if len(by_metric) > 1:
+        deciding = _NAMES[getattr(plan.uncertainty, "metric", "psa")]
+        console.print(f"under pilot uncertainty {deciding} needs the most items and decides")
     if getattr(plan, "precision", None) is not None:
         render_precision(plan.precision, console)
     if getattr(plan, "curve", None):

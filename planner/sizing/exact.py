@@ -28,6 +28,7 @@ bisection path, for widths far below the headline's, imports :mod:`scipy.special
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -105,7 +106,7 @@ def binomial_at_least(k: int, n: int, p: float) -> float:
         return 0.0
     x = _binomial_support(n, p)
     x = x[x >= k]
-    return float(np.sum(_binomial_pmf(x, np.full_like(x, n), p)))
+    return as_probability(np.sum(_binomial_pmf(x, np.full_like(x, n), p)))
 
 
 def _binomial_support(n: float, p: float, spread: float = 9.0) -> NDArray:
@@ -113,6 +114,12 @@ def _binomial_support(n: float, p: float, spread: float = 9.0) -> NDArray:
     lo = max(0, int(np.floor(n * p - spread * sd - 2)))
     hi = min(int(n), int(np.ceil(n * p + spread * sd + 2)))
     return np.arange(lo, hi + 1, dtype=float)
+
+
+def as_probability(value: Any) -> float:
+    """A probability summed from binomial terms, clipped to ``[0, 1]``: the sum of exact terms
+    can round a few ulps past 1 (or below 0), which a probability never is."""
+    return float(np.clip(value, 0.0, 1.0))
 
 
 def usable_half_width(half_width: NDArray | float) -> NDArray:
@@ -211,7 +218,7 @@ def conditional_psa_assurance(
     slow = np.flatnonzero(~fast)
     for part, hw, pmf in _outcome_grid(us[slow], jaccard, confidence_level, method):
         out[slow[part]] = np.sum(pmf * reaches_width(hw, width), axis=1)
-    return out
+    return np.clip(out, 0.0, 1.0)
 
 
 def _peak(hw: Callable[[NDArray], NDArray], lo: NDArray, hi: NDArray) -> NDArray:
@@ -329,7 +336,7 @@ class ExactPSAAssurance:
 
     def __call__(self, n_items: int) -> float:
         us, weights = _union_support(self.model, n_items)
-        return float(np.sum(weights * self.given_union(us)))
+        return as_probability(np.sum(weights * self.given_union(us)))
 
 
 def exact_psa_assurance(

@@ -104,6 +104,9 @@ class Plan:
     seed: int
     notes: list[str] = field(default_factory=list)
     uncertainty: Any = None
+    #: every sized metric's plan under pilot uncertainty; ``uncertainty`` is the one that
+    #: needs the most items (it decides, as the larger plug-in answer does)
+    uncertainty_by_metric: dict[str, Any] = field(default_factory=dict)
     precision: Any = None
     pilot: Any = None
     curve: dict[str, Any] | None = None
@@ -162,7 +165,7 @@ def _degenerate_model(model: PairModel) -> str | None:
         When the model implies PSA 0 (no item is ever flagged by both): nothing to size.
     """
     options = _MODEL_OPTIONS.get(model.source, "the model's options")
-    if model.cells[0] <= 0:
+    if model.cells[0] <= 0 and model.source != "pilot-counts":
         raise InvalidInput(
             f"the model implies PSA 0 (no item is flagged by both annotators), so there is "
             f"no agreement to measure; check {options}"
@@ -286,15 +289,21 @@ def make_plan(
     budgets = {metric: budget_for(res.items) for metric, res in results.items()}
     deciding = max(results, key=lambda m: results[m].items)
     notes = [degenerate] if degenerate else []
+    if model.cells[0] <= 0:  # a pilot's estimate (a stated model with PSA 0 is refused above)
+        notes.append(
+            "the pilot has no item both annotators flag (PSA 0): the plug-in plan takes the "
+            "annotators to never agree on a positive; the plan under pilot uncertainty does not"
+        )
     notes += [
         note
         for res in results.values()
         if (note := coverage_note(res.metric, res.method, res.union_positives)) is not None
     ]
     stop_rule = _stop_rule(model, settings, budget_for, notes) if "psa" in results else None
-    uncertainty = None
+    by_metric: dict[str, Any] = {}
     if model.source == "pilot-counts":
-        uncertainty = _pilot_uncertainty(model, settings, results, pilot_draws, pilot_rng, notes)
+        by_metric = _pilot_uncertainty(model, settings, results, pilot_draws, pilot_rng, notes)
+    uncertainty = max(by_metric.values(), key=lambda u: u.items) if by_metric else None
     return Plan(
         model=model,
         settings=settings,
@@ -306,6 +315,7 @@ def make_plan(
         seed=seed,
         notes=notes,
         uncertainty=uncertainty,
+        uncertainty_by_metric=by_metric,
     )
 
 
@@ -316,20 +326,42 @@ def _pilot_uncertainty(
     draws: int,
     rng: np.random.Generator,
     notes: list[str],
-) -> Any:
-    """The plan under pilot uncertainty, or a note saying why there is none."""
+) -> dict[str, Any]:
+    """The plan under pilot uncertainty of each sized metric (a note where there is none)."""
     if draws <= 0:
         notes.append(
             "pilot counts are used as the true cell probabilities; with few joint positives "
             "the planning PSA is itself uncertain, so compare with the worst case"
         )
-        return None
+        return {}
+    kappa_rng = rng.spawn(1)[0]  # spawning leaves rng's own stream (PSA's) as it was
+    out: dict[str, Any] = {}
+    if "psa" in results:
+        psa = _psa_uncertainty(model, settings, results, draws, rng, notes)
+        if psa is not None:
+            out["psa"] = psa
+    if "kappa" in results:
+        kappa = _kappa_uncertainty(model, settings, results, kappa_rng, notes)
+        if kappa is not None:
+            out["kappa"] = kappa
+    return out
+
+
+def _psa_uncertainty(
+    model: PairModel,
+    settings: PlanSettings,
+    results: dict[str, SampleSizeResult],
+    draws: int,
+    rng: np.random.Generator,
+    notes: list[str],
+) -> Any:
+    """PSA's plan under pilot uncertainty (exact), or a note saying why there is none."""
     from planner.sizing.uncertainty import items_under_uncertainty
 
-    if "psa" not in results or settings.psa_method not in UNCERTAINTY_METHODS:
+    if settings.psa_method not in UNCERTAINTY_METHODS:
         notes.append(
             "the plan under pilot uncertainty sizes PSA with the wilson, clopper-pearson or "
-            "jeffreys interval only; the answer above treats the pilot as the truth"
+            "jeffreys interval only; the PSA answer above treats the pilot as the truth"
         )
         return None
     try:
@@ -345,5 +377,38 @@ def _pilot_uncertainty(
             rng=rng,
         )
     except PlannerError as exc:  # the plug-in plan stands; say why there is no second answer
-        notes.append(f"no plan under pilot uncertainty: {exc}")
+        notes.append(f"no plan under pilot uncertainty for PSA: {exc}")
+        return None
+
+
+def _kappa_uncertainty(
+    model: PairModel,
+    settings: PlanSettings,
+    results: dict[str, SampleSizeResult],
+    rng: np.random.Generator,
+    notes: list[str],
+) -> Any:
+    """Kappa's plan under pilot uncertainty (Monte Carlo), or a note saying why there is none."""
+    from planner.sizing.uncertainty_kappa import kappa_items_under_uncertainty
+
+    if settings.kappa_method == "bootstrap":
+        notes.append(
+            "the plan under pilot uncertainty sizes kappa with the score, gof or fce interval "
+            "only (the bootstrap is too slow); the kappa answer above treats the pilot as the truth"
+        )
+        return None
+    try:
+        return kappa_items_under_uncertainty(
+            model.assumptions["pilot_counts"],
+            settings.width,
+            plug_in_items=results["kappa"].items,
+            confidence_level=settings.confidence_level,
+            assurance=settings.assurance,
+            method=settings.kappa_method,
+            n_reps=settings.n_reps,
+            max_items=settings.max_items,
+            rng=rng,
+        )
+    except PlannerError as exc:
+        notes.append(f"no plan under pilot uncertainty for kappa: {exc}")
         return None

@@ -119,7 +119,7 @@ def build_model(options: dict[str, Any], origin: dict[str, str] | None = None) -
     _check_ways(options, fail)
     try:
         model = _model_from(options)
-        if model.cells[0] <= 0:
+        if model.cells[0] <= 0 and model.source != "pilot-counts":  # a pilot's 0 is an estimate
             raise InvalidInput(
                 "the model implies PSA 0 (no item is flagged by both annotators), so there is "
                 f"no agreement to size: change {_ZERO_PSA_OPTIONS[model.source]}"

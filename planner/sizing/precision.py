@@ -77,17 +77,40 @@ def seconds_per_study_item(settings: Any, contested_rate: float) -> float:
     )
 
 
+#: the most items a fixed-size study may have (the ``items`` rule's upper limit)
+MAX_FIXED_ITEMS = 10_000_000
+
+
+def _items_bought(
+    name: str, value: float, hours: float, settings: Any, contested_rate: float, per_hour: float
+) -> int:
+    """The items ``hours`` pay for; ``name``/``value`` (hours or budget) name the error.
+
+    ``per_hour`` converts hours into the unit of ``value`` (1 for hours, the hourly rate for
+    a budget), so that the largest value that fits is said in the user's own unit.
+    """
+    seconds = seconds_per_study_item(settings, contested_rate)
+    exact = hours * 3600.0 / seconds  # a float: a huge budget never becomes a huge integer
+    if not math.isfinite(exact) or exact >= MAX_FIXED_ITEMS + 1:
+        largest = f"{MAX_FIXED_ITEMS * seconds / 3600.0 * per_hour:,.2f}".rstrip("0").rstrip(".")
+        raise InvalidInput(
+            f"{name} {value:g} pays for more than the largest number of items "
+            f"(max_items {MAX_FIXED_ITEMS:,}); at most {largest} fits",
+            parameter=name,
+        )
+    items = int(math.floor(exact))
+    if items < 1:
+        raise InvalidInput(
+            f"{name} {value:g} does not pay for one item ({seconds:g} person-seconds an item)",
+            parameter=name,
+        )
+    return items
+
+
 def items_for_hours(hours: float, settings: Any, contested_rate: float) -> int:
     """The most items whose person-hours (:func:`labelling_budget`) fit in ``hours``."""
     hours = check("hours", hours, RULES["hours"])
-    items = int(math.floor(hours * 3600.0 / seconds_per_study_item(settings, contested_rate)))
-    if items < 1:
-        raise InvalidInput(
-            f"hours {hours:g} do not pay for one item "
-            f"({seconds_per_study_item(settings, contested_rate):g} person-seconds an item)",
-            parameter="hours",
-        )
-    return items
+    return _items_bought("hours", hours, hours, settings, contested_rate, 1.0)
 
 
 def items_for_budget(budget: float, settings: Any, contested_rate: float) -> int:
@@ -98,7 +121,8 @@ def items_for_budget(budget: float, settings: Any, contested_rate: float) -> int
             "budget needs hourly_rate (the cost of one person-hour) to buy items",
             parameter="budget",
         )
-    return items_for_hours(budget / settings.hourly_rate, settings, contested_rate)
+    rate = float(settings.hourly_rate)
+    return _items_bought("budget", budget, budget / rate, settings, contested_rate, rate)
 
 
 def _metric_precision(

@@ -203,7 +203,7 @@ class DrawAssurance:
         log_pmf = np.concatenate([head, np.cumsum(falling, axis=1)], axis=1) - self._lg_u
         log_pmf = log_pmf + self.u * self._log_r + np.where(inside, n - self.u, 0.0) * self._log_q
         pmf = np.where(inside, np.exp(log_pmf), 0.0)
-        return 1.0 - np.sum(pmf * self.failure, axis=1)
+        return np.clip(1.0 - np.sum(pmf * self.failure, axis=1), 0.0, 1.0)
 
 
 def _smallest_n(passes: Any, low: NDArray, high: NDArray, max_items: int) -> NDArray:
@@ -265,6 +265,8 @@ class PilotUncertainty:
     seed: int
     prior: str = "Jeffreys: Dirichlet(counts + 1/2)"
     notes: list[str] = field(default_factory=list)
+    metric: str = "psa"
+    basis: str = "exact: binomial sums for every posterior draw"
 
     @property
     def explanation(self) -> str:
@@ -294,7 +296,19 @@ def posterior_cells(counts: tuple[int, ...], draws: int, rng: np.random.Generato
     return rng.dirichlet(np.asarray(counts, dtype=float) + 0.5, size=draws)
 
 
-def _checked_counts(counts: Any) -> tuple[int, int, int, int]:
+def checked_target(
+    width: float, confidence_level: float, assurance: float, max_items: int
+) -> tuple[float, float, float, int]:
+    """The target of a plan under pilot uncertainty, each value checked by its rule."""
+    return (
+        check("width", width, RULES["width"]),
+        check("confidence_level", confidence_level, RULES["confidence_level"]),
+        check("assurance", assurance, RULES["assurance"]),
+        check("max_items", max_items, RULES["max_items"]),
+    )
+
+
+def checked_counts(counts: Any) -> tuple[int, int, int, int]:
     values = tuple(int(check("pilot_counts", v, RULES["pilot_count"])) for v in counts)
     if len(values) != 4:
         raise InvalidInput(
@@ -371,13 +385,12 @@ def items_under_uncertainty(
     rng
         Anything :func:`numpy.random.default_rng` takes; the seed used is recorded.
     """
-    values = _checked_counts(counts)
-    width = check("width", width, RULES["width"])
-    confidence_level = check("confidence_level", confidence_level, RULES["confidence_level"])
-    assurance = check("assurance", assurance, RULES["assurance"])
+    values = checked_counts(counts)
+    width, confidence_level, assurance, max_items = checked_target(
+        width, confidence_level, assurance, max_items
+    )
     method = check_choice("method", method, METHODS)
     draws = check("draws", draws, RULES["draws"])
-    max_items = check("max_items", max_items, RULES["max_items"])
     seed = seed_from(rng)
     cells = posterior_cells(values, draws, np.random.default_rng(seed))
     outcomes = narrow_outcomes(width, confidence_level, method)
