@@ -230,12 +230,7 @@ def measure_agreement(
     seed = seed_from(rng)
     d = _prepare(ratings, level, weights, positive)
     if decide_on is not None:
-        names = (
-            ("observed_agreement", "krippendorff_alpha")
-            if d.many_values
-            else _coefficient_names(d.two, d.weights_kind, d.pos, d.k)
-        )
-        check_choice("decide_on", decide_on, names)
+        check_choice("decide_on", decide_on, _reported_names(d))
     notes = list(ratings.notes) + d.notes + _option_notes(ratings, given)
     boot = _Bootstrap(np.random.default_rng(seed), n_boot, confidence_level)
     run = _Run(d, given.settings(), boot, _Collector(), dict(d.summary), notes)
@@ -894,6 +889,13 @@ def weighted_name(name: str, weights_kind: str | None) -> str:
     ('fleiss_kappa_quadratic', 'fleiss_kappa')
     """
     return name if weights_kind is None else f"{name}_{weights_kind}"
+
+
+def _reported_names(d: _Data) -> tuple[str, ...]:
+    """The coefficients :func:`measure_agreement` reports for the prepared data."""
+    if d.many_values:
+        return ("observed_agreement", "krippendorff_alpha")
+    return _coefficient_names(d.two, d.weights_kind, d.pos, d.k)
 
 
 def _coefficient_names(
