@@ -120,6 +120,9 @@ def _refuse_containers(values: Any, source: str, row_of: Callable[[int], int]) -
         )
 
 
+_INT64_BOUND = 2.0**63  # whole-number labels at or beyond this magnitude stay floats
+
+
 def _ordered_categories(
     uniques: Any, order: list[str] | None, source: str
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -147,7 +150,10 @@ def _ordered_categories(
     sorted_values = values[first]
     if numeric:
         as_numbers = np.array([float(v) for v in sorted_values])
-        if np.all(as_numbers == np.round(as_numbers)):
+        # whole numbers become int64 only where int64 holds them (|x| < 2^63): beyond, the
+        # cast wraps every value to -2^63 (issue 13), so they stay floats
+        whole = np.all(as_numbers == np.round(as_numbers))
+        if whole and np.all(np.abs(as_numbers) < _INT64_BOUND):
             sorted_values = as_numbers.astype(np.int64)
         else:
             sorted_values = as_numbers
