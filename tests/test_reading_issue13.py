@@ -6,6 +6,7 @@ Huge whole-number labels, the contested-items file of both engines, gzip-compres
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -57,3 +58,50 @@ def test_whole_numbers_within_int64_stay_integers(tmp_path):
     assert result.exit_code == 0, result.output
     categories = json.loads(result.stdout)["categories"]
     assert all(isinstance(c, int) for c in categories)
+
+
+def _long_file(path, n_annotators: int, ids: list[str]) -> None:
+    rng = np.random.default_rng(len(ids) + n_annotators)
+    lines = ["item,annotator,label"]
+    for item in ids:
+        for a in range(n_annotators):
+            if rng.random() < 0.7:  # missing ratings: empty cells in the wide file
+                label = rng.choice(["yes", "no, not", "x"])
+                lines.append(f'{item},"ann, {a:02d}","{label}"')
+    path.write_text("\n".join(lines) + "\n")
+
+
+_CONTESTED_CASES = {
+    "wide example": (None, ["--layout", "wide", "--annotators", "alice,bob,carol"]),
+    "long text ids": (("b", "a", "c10", "c9", "d", "e", "f", "g"), ["--layout", "long"]),
+    "long integer ids": (("010", "2", "9", "11", "3", "5", "4", "7"), ["--layout", "long"]),
+}
+
+
+@pytest.mark.skipif(_engines() == ["pandas"], reason="needs the duckdb package")
+@pytest.mark.parametrize("case", sorted(_CONTESTED_CASES))
+@pytest.mark.parametrize("n_annotators", [3, 60])
+def test_contested_file_is_the_same_bytes_from_both_engines(tmp_path, case, n_annotators):
+    # before: pandas wrote CRLF and empty cells, DuckDB LF and "", items in another order
+    ids, options = _CONTESTED_CASES[case]
+    if ids is None:
+        if n_annotators != 3:
+            pytest.skip("the example has three annotators")
+        source = str(Path(__file__).parents[1] / "examples" / "wide.csv")
+    else:
+        _long_file(tmp_path / "long.csv", n_annotators, [*ids] * 1)
+        source = str(tmp_path / "long.csv")
+    written = {}
+    for engine in ("pandas", "duckdb"):
+        target = tmp_path / f"{engine}.csv"
+        args = ["agree", source, *options, "--engine", engine, "--contested", str(target)]
+        result = runner.invoke(app, [*args, "--seed", "1"])
+        assert result.exit_code == 0, result.output
+        written[engine] = target.read_bytes()
+    assert written["pandas"] == written["duckdb"]
+    assert b"\r" not in written["pandas"] and b'""' not in written["pandas"]
+    assert written["pandas"].count(b"\n") > 2
+    if case == "long integer ids":  # ids as pandas reads them, in numeric order
+        first_column = [line.split(b",")[0] for line in written["pandas"].splitlines()[1:]]
+        numbers = [int(v) for v in first_column]
+        assert numbers == sorted(numbers) and b"010" not in first_column

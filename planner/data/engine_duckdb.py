@@ -92,16 +92,19 @@ HAVING count(DISTINCT annotator) >= 2 AND count(DISTINCT label) > 1
 """
 #: The contested-items file, one row per item and a column per annotator.
 CONTESTED_WIDE = """
-SELECT any_value(planner_item_id) AS item, {pivot} FROM ({labelled})
-WHERE item IN ({contested}) GROUP BY item ORDER BY min(item)
+SELECT {item_out} AS item, {pivot} FROM ({labelled})
+WHERE item IN ({contested}) GROUP BY item ORDER BY {order}
 """
 #: The contested-items file, one row per rating (many annotators).
 CONTESTED_LONG = """
-SELECT item, annotator, label FROM (
+SELECT {item_out} AS item, annotator, label FROM (
   SELECT DISTINCT planner_item_id AS item, annotator, label, item AS planner_key, ann
   FROM ({labelled}) WHERE item IN ({contested}))
-ORDER BY planner_key, ann
+ORDER BY {order}, ann
 """
+#: Item ids pandas reads as integers (so the contested file of either engine writes them,
+#: and orders them, as numbers).
+_INTEGER_ID = r"^\s*[+-]?[0-9]+\s*$"
 
 
 @dataclass(frozen=True)
@@ -818,7 +821,8 @@ def write_contested(con: Any, query: Query, path: Path) -> None:
     The same file as :func:`planner.measuring.diagnostics.contested_rows` writes: one row
     per item (its id, each annotator's label, empty where none) with at most
     ``WIDE_CONTESTED_ANNOTATORS`` annotators, else one row per rating; streamed by DuckDB,
-    so there is no limit on the number of rows.
+    so there is no limit on the number of rows. Byte for byte the same: LF line ends, an
+    empty cell (NULL, not ``""``) where an annotator gave no label.
     """
     from planner.measuring.diagnostics import WIDE_CONTESTED_ANNOTATORS
 
@@ -826,13 +830,44 @@ def write_contested(con: Any, query: Query, path: Path) -> None:
     contested = CONTESTED.format(labelled=labelled)
     if len(query.annotators) <= WIDE_CONTESTED_ANNOTATORS:
         pivot = ", ".join(
-            f"coalesce(max(label) FILTER (WHERE annotator = '{_quoted(a)}'), '') AS {_ident(a)}"
+            f"max(label) FILTER (WHERE annotator = '{_quoted(a)}') AS {_ident(a)}"
             for a in query.annotators
         )
-        sql = CONTESTED_WIDE.format(pivot=pivot, labelled=labelled, contested=contested)
+        item_out, order = _contested_ids(con, query, labelled, "item", "min(item)")
+        sql = CONTESTED_WIDE.format(
+            item_out=item_out.replace("{id}", "any_value(planner_item_id)"), order=order,
+            pivot=pivot, labelled=labelled, contested=contested,
+        )  # fmt: skip
     else:
-        sql = CONTESTED_LONG.format(labelled=labelled, contested=contested)
+        item_out, order = _contested_ids(con, query, labelled, "planner_key", "planner_key")
+        sql = CONTESTED_LONG.format(
+            item_out=item_out.replace("{id}", "item"), order=order, labelled=labelled,
+            contested=contested,
+        )  # fmt: skip
     _copy_atomically(con, sql, path)
+
+
+def _contested_ids(
+    con: Any, query: Query, labelled: str, key: str, row_order: str
+) -> tuple[str, str]:
+    """How the contested file writes item ids (``{id}`` stands for the id) and orders rows.
+
+    The file pandas' path writes (:func:`planner.measuring.diagnostics.contested_rows`) has
+    the wide layout's items in file order and the long layout's by id: as numbers when
+    every id is a whole number (written as pandas reads it: ``007`` is ``7``), else as text.
+    """
+    if query.layout != "long":
+        return "{id}", row_order
+    text = f"CAST({key} AS VARCHAR)"
+    ((numeric,),) = run(
+        con,
+        f"SELECT coalesce(bool_and(regexp_matches(CAST(item AS VARCHAR), '{_INTEGER_ID}')), "
+        f"false) FROM ({labelled})",
+    )
+    if not numeric:
+        return "CAST({id} AS VARCHAR)", text
+    number = f"CAST(trim({text}) AS HUGEINT)"
+    return "CAST(CAST(trim(CAST({id} AS VARCHAR)) AS HUGEINT) AS VARCHAR)", number
 
 
 def _copy_atomically(con: Any, sql: str, target: Path) -> None:

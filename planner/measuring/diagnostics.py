@@ -247,6 +247,16 @@ CONTESTED_LIMIT = 1_000_000  # rows of a contested-items file, at most
 WIDE_CONTESTED_ANNOTATORS = 50  # above this many annotators the file is long
 
 
+def _file_order(ratings: Ratings, rows: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The contested rows in the order both engines write them: the wide layout's in file
+    order, the long layout's by item id (as numbers for integer ids, else as text)."""
+    if ratings.input.get("layout") != "long" or rows.size == 0:
+        return rows
+    ids = ratings.items[rows]
+    key = ids if ids.dtype.kind in "iu" else np.array([str(plain_value(v)) for v in ids])
+    return rows[np.argsort(key, kind="stable")]
+
+
 def contested_rows(ratings: Ratings) -> tuple[list[str], list[list[Any]]]:
     """Header and rows of the items whose ratings differ.
 
@@ -257,7 +267,7 @@ def contested_rows(ratings: Ratings) -> tuple[list[str], list[list[Any]]]:
     refused.
     """
     contested = contested_mask(ratings)
-    rows_idx = np.flatnonzero(contested)
+    rows_idx = _file_order(ratings, np.flatnonzero(contested))
     w = np.ones(ratings.n_rows, dtype=np.int64) if ratings.weights is None else ratings.weights
     n_rows = int(w[rows_idx].sum())
     if n_rows > CONTESTED_LIMIT:
@@ -271,7 +281,7 @@ def contested_rows(ratings: Ratings) -> tuple[list[str], list[list[Any]]]:
     wide = ratings.n_annotators <= WIDE_CONTESTED_ANNOTATORS
     header = ["item", *ratings.annotators] if wide else ["item", "annotator", "label"]
     out: list[list[Any]] = []
-    start = np.searchsorted(item, rows_idx, side="left")
+    start = np.searchsorted(item, rows_idx, side="left")  # the ratings are sorted by item
     stop = np.searchsorted(item, rows_idx, side="right")
     for r, lo, hi in zip(rows_idx.tolist(), start.tolist(), stop.tolist(), strict=True):
         if wide:
