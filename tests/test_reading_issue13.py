@@ -105,3 +105,96 @@ def test_contested_file_is_the_same_bytes_from_both_engines(tmp_path, case, n_an
         first_column = [line.split(b",")[0] for line in written["pandas"].splitlines()[1:]]
         numbers = [int(v) for v in first_column]
         assert numbers == sorted(numbers) and b"010" not in first_column
+
+
+# --- gzip-compressed label files ----------------------------------------------------------
+
+_WAX = Path(__file__).parent / "data" / "alt_test" / "wax.csv.gz"
+# nitaytech/AltTest's notebook at 18428b1 (as tests/test_alt_test.py's PUBLISHED): wax, epsilon 0.1
+_WAX_PUBLISHED = {
+    "gemini_flash": (0.38, 0.69), "gemini_pro": (0.50, 0.74), "gpt-4o": (0.50, 0.73),
+    "llama-31": (0.00, 0.57), "gpt-4o-mini": (0.00, 0.59), "mistral-v03": (0.00, 0.50),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("engine", _engines())
+def test_alt_test_reads_a_gzip_csv(engine):
+    # before: "unknown file type '.gz'" (and with --format csv: "contains NUL bytes")
+    import pandas as pd
+
+    from planner.data.reading import ratings_from_long
+    from planner.measuring.alt_test import alt_test
+
+    llm_args = [a for name in _WAX_PUBLISHED for a in ("--llm", name)]
+    args = ["alt-test", str(_WAX), "--layout", "long", *llm_args, "--epsilon", "0.1", "--json"]
+    result = runner.invoke(app, [*args, "--engine", engine])
+    assert result.exit_code == 0, result.output
+    got = {v["llm"]: (v["omega"], v["rho"]) for v in json.loads(result.stdout)["llms"]}
+    assert {k: (round(o, 2), round(r, 2)) for k, (o, r) in got.items()} == _WAX_PUBLISHED
+    frame = pd.read_csv(_WAX).drop(columns="role")
+    library = alt_test(ratings_from_long(frame), list(_WAX_PUBLISHED), epsilon=0.1)
+    for v in library.llms:  # the engines agree to 1e-12 (issue 13), not bit for bit
+        assert got[v.llm] == pytest.approx((v.omega, v.rho), rel=1e-12, abs=1e-12)
+
+
+def _agree_json(*args: str) -> dict:
+    result = runner.invoke(app, ["agree", *args, "--seed", "3", "--json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    estimates = {name: c["estimate"] for name, c in doc["coefficients"].items()}
+    return {"estimates": estimates, **{k: doc[k] for k in ("n_items", "categories", "annotators")}}
+
+
+@pytest.mark.parametrize("engine", _engines())
+@pytest.mark.parametrize("name", ["labels.csv.gz", "labels.dat"])
+def test_agree_on_gzip_equals_agree_on_the_text(tmp_path, engine, name):
+    import gzip
+
+    plain = Path(__file__).parents[1] / "examples" / "wide.csv"
+    packed = tmp_path / name
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    fmt = ["--format", "csv"] if name.endswith(".dat") else []
+    options = ["--layout", "wide", "--annotators", "alice,bob,carol"]
+    expected = _agree_json(str(plain), *options, "--engine", "pandas")
+    got = _agree_json(str(packed), *options, *fmt, "--engine", engine)
+    assert got["estimates"] == pytest.approx(expected.pop("estimates"), rel=1e-12, abs=1e-12)
+    assert {k: got[k] for k in expected} == expected
+
+
+def test_gzip_tsv_and_jsonl(tmp_path):
+    import gzip
+
+    tsv = tmp_path / "r.tsv.gz"
+    tsv.write_bytes(gzip.compress(b"item\tannotator\tlabel\n1\ta\tx\n1\tb\ty\n2\ta\tx\n2\tb\tx\n"))
+    jsonl = tmp_path / "r.jsonl.gz"
+    rows = [("1", "a", "x"), ("1", "b", "y"), ("2", "a", "x"), ("2", "b", "x")]
+    text = "".join(json.dumps({"item": i, "annotator": a, "label": v}) + "\n" for i, a, v in rows)
+    jsonl.write_bytes(gzip.compress(text.encode()))
+    assert _agree_json(str(tsv), "--layout", "long") == _agree_json(str(jsonl), "--layout", "long")
+
+
+def test_a_broken_gzip_file_is_one_line(tmp_path):
+    import gzip
+
+    broken = tmp_path / "cut.csv.gz"
+    broken.write_bytes(gzip.compress(b"item,a,b\n" + b"1,x,y\n" * 5000)[:40])
+    result = runner.invoke(app, ["agree", str(broken), "--layout", "wide"])
+    assert result.exit_code in (1, 2)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cut.csv.gz" in lines[0] and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("engine", _engines())
+def test_a_gzip_file_cut_after_its_head_is_one_line(tmp_path, engine):
+    # the head decompresses (the sniff passes); the rest of the stream is missing
+    import gzip
+
+    rng = np.random.default_rng(0)
+    rows = "".join(f"{i},{rng.integers(0, 5)},{rng.integers(0, 5)}\n" for i in range(100_000))
+    packed = gzip.compress(("item,a,b\n" + rows).encode())
+    cut = tmp_path / "half.csv.gz"
+    cut.write_bytes(packed[: len(packed) // 2])
+    result = runner.invoke(app, ["agree", str(cut), "--layout", "wide", "--engine", engine])
+    assert result.exit_code in (1, 2)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "half.csv.gz" in lines[0], result.output

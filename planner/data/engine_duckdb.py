@@ -38,6 +38,7 @@ AUTO_SHARE = 0.25
 #: Memory pandas needs per byte of file while it reads and codes the ratings (measured with
 #: benchmarks/bigdata.py: 10^7 ratings, a 10 MB Parquet file, peak 1.2 GB; CSV about 10x).
 EXPANSION = {"csv": 10, "tsv": 10, "parquet": 100, "jsonl": 5}
+GZIP_EXPANSION = 5  # a .gz file's text is taken as this many times its size, for --engine auto
 DEFAULT_MEMORY_LIMIT = "2GB"
 _FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".pq": "parquet"}
 _KEY_BITS = 62  # per-item keys are BIGINT sums of digits base K + 1, one digit per annotator
@@ -184,7 +185,9 @@ def format_of(files: list[str], file_format: str | None) -> str:
                 "use --engine pandas for JSON Lines"
             )
         return file_format
-    kinds = {_FORMATS.get(Path(f).suffix.lower()) for f in files}
+    from planner.data.sniff import format_suffix
+
+    kinds = {_FORMATS.get(format_suffix(Path(f))) for f in files}
     if None in kinds or len(kinds) != 1:
         suffixes = ", ".join(sorted({Path(f).suffix or "(none)" for f in files}))
         raise InvalidInput(
@@ -198,8 +201,12 @@ def _table(files: tuple[str, ...] | list[str], fmt: str) -> str:
     listed = "[" + ", ".join(f"'{_quoted(f)}'" for f in files) + "]"
     if fmt == "parquet":
         return f"read_parquet({listed})"
+    from planner.data.sniff import is_gzip
+
     delim = "," if fmt == "csv" else "\\t"
-    return f"read_csv({listed}, header = true, all_varchar = true, delim = '{delim}')"
+    # gzip by content (DuckDB's "auto" goes by the .gz name only), when every file is gzip
+    gz = ", compression = 'gzip'" if all(is_gzip(Path(f)) for f in files) else ""
+    return f"read_csv({listed}, header = true, all_varchar = true, delim = '{delim}'{gz})"
 
 
 def open_files(con: Any, path: str | Path, file_format: str | None = None) -> Files:
@@ -273,9 +280,14 @@ def choose_engine(engine: str, path: str | Path, file_format: str | None = None)
     if engine != "auto":
         return engine, f"--engine {engine}"
     files = expand(path, file_format)
-    size = sum(os.path.getsize(f) for f in files)
+    from planner.data.sniff import GZIP_SUFFIX, format_suffix
+
+    size = sum(
+        os.path.getsize(f) * (GZIP_EXPANSION if f.lower().endswith(GZIP_SUFFIX) else 1)
+        for f in files
+    )
     free = available_memory()
-    kind = file_format or _FORMATS.get(Path(files[0]).suffix.lower(), "jsonl")
+    kind = file_format or _FORMATS.get(format_suffix(Path(files[0])), "jsonl")
     small = size * EXPANSION.get(kind, 10) <= AUTO_SHARE * free
     if len(files) == 1 and (small or kind == "jsonl"):  # DuckDB does not read JSON Lines here
         return "pandas", "in memory"

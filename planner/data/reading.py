@@ -26,6 +26,7 @@ labelled twice with different labels, fewer than two annotators, no item with tw
 from __future__ import annotations
 
 import datetime
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from planner.data.labels import Ratings, _finish, _is_number
-from planner.data.sniff import SAMPLE_ROWS, check_path, choose_layout, id_columns, sniff
+from planner.data.sniff import (
+    SAMPLE_ROWS,
+    check_path,
+    choose_layout,
+    format_suffix,
+    id_columns,
+    is_gzip,
+    sniff,
+)
 from planner.errors import InvalidInput
 from planner.validation import shown
 
@@ -534,10 +543,11 @@ def _format_of(p: Path, file_format: str | None) -> str:
                 parameter="file_format",
             )
         return file_format
-    fmt = FORMATS.get(p.suffix.lower())
+    fmt = FORMATS.get(format_suffix(p))
     if fmt is None:
         raise InvalidInput(
-            f"{p}: unknown file type {p.suffix!r}; use --format csv|tsv|parquet|jsonl"
+            f"{p}: unknown file type {p.suffix!r}; use --format "
+            "csv|tsv|parquet|jsonl (gzip-compressed csv, tsv and jsonl are read too)"
         )
     return fmt
 
@@ -565,12 +575,14 @@ def read_table(
     check_path(p)
     fmt = _format_of(p, file_format)
     sniff(p, fmt)
+    compression = "gzip" if is_gzip(p) else None  # by content: --format csv on any name
     try:
         if fmt in ("csv", "tsv"):
             options: dict[str, Any] = {
                 "sep": "," if fmt == "csv" else "\t",
                 "keep_default_na": False,
                 "na_values": ["", *missing],
+                "compression": compression,
             }
             if missing and missing_in is not None:
                 names = pd.read_csv(p, nrows=0, **options).columns
@@ -586,8 +598,8 @@ def read_table(
             return pd.read_csv(p, dtype=codes or None, nrows=nrows, **options)
         if fmt == "parquet":
             return pd.read_parquet(p)
-        return pd.read_json(p, lines=True, dtype=False)
-    except (ValueError, OSError, pd.errors.ParserError, ImportError) as exc:
+        return pd.read_json(p, lines=True, dtype=False, compression=compression)
+    except (ValueError, OSError, EOFError, zlib.error, pd.errors.ParserError, ImportError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise InvalidInput(f"{p}: cannot be read as {fmt}: {first}") from None
 
