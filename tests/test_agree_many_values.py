@@ -68,8 +68,10 @@ def test_hundred_thousand_distinct_values_through_the_cli(tmp_path):
     data = _scores(34_000, seed=1)
     frame = pd.DataFrame(data.round(6), columns=["r1", "r2", "r3"])
     path = tmp_path / "scores.csv"
+    frame["group"] = np.where(np.arange(len(frame)) % 3 == 0, "a", "b")
     frame.rename_axis("item").reset_index().to_csv(path, index=False)
-    args = ["agree", str(path), "--layout", "wide", "--level", "interval", "--json", "--seed", "1"]
+    args = ["agree", str(path), "--layout", "wide", "--annotators", "r1,r2,r3", "--level"]
+    args += ["interval", "--by", "group", "--json", "--seed", "1"]  # --by: dense counts before
     result, peak = _peak(lambda: runner.invoke(app, args))
     assert result.exit_code == 0, result.output
     assert peak < _PEAK_LIMIT
@@ -77,9 +79,11 @@ def test_hundred_thousand_distinct_values_through_the_cli(tmp_path):
     Draft202012Validator(load_schema()).validate(doc)
     alpha = doc["coefficients"]["krippendorff_alpha"]
     assert alpha["se"] > 0
-    expected = ka.interval_alpha_from_values(frame.round(6).to_numpy())
+    expected = ka.interval_alpha_from_values(frame[["r1", "r2", "r3"]].to_numpy())
     assert alpha["estimate"] == pytest.approx(float(expected), abs=1e-10)
     assert all("cohen_kappa" not in pair for pair in doc["diagnostics"]["per_pair"])
+    groups = {g["group"]: g for g in doc["diagnostics"]["by"]["groups"]}
+    assert groups["a"]["items"] + groups["b"]["items"] == len(frame)
 
 
 def test_text_table_with_many_values_prints(tmp_path):

@@ -84,8 +84,7 @@ def diagnose(
     else:
         out["per_pair"] = _per_pair(ratings, pos) if pair_kappas else _per_pair_agreement(ratings)
     if by is not None:
-        groups = _per_group(ratings, ratings.counts(), pos, by, confidence_level)
-        out["by"] = {"column": by, "groups": groups}
+        out["by"] = {"column": by, "groups": _per_group(ratings, pos, by, confidence_level)}
     return out
 
 
@@ -146,10 +145,11 @@ def _per_pair(ratings: Ratings, pos: int | None) -> list[dict[str, Any]]:
 
 
 def _per_group(
-    ratings: Ratings, counts: NDArray, pos: int | None, by: str, confidence_level: float
+    ratings: Ratings, pos: int | None, by: str, confidence_level: float
 ) -> list[dict[str, Any]]:
     """Per value of the ``by`` column: items, PSA (with its Wilson interval when there are
-    two annotators) and observed agreement."""
+    two annotators) and observed agreement; from sparse count patterns, so memory stays
+    linear in the ratings for any number of categories."""
     if by not in ratings.groups:
         raise InvalidInput(
             f"by must be a column that was read ({', '.join(ratings.groups) or 'none'}), "
@@ -157,15 +157,21 @@ def _per_group(
             parameter="by",
         )
     groups = ratings.groups[by]
+    per_item = ratings.ratings_per_item()
+    if pos is not None:  # (rows, 2): ratings in the positive category, and the others
+        positives = np.bincount(
+            ratings.item_index, weights=ratings.label_index == pos, minlength=ratings.n_rows
+        )
+        binary = np.stack([positives, per_item - positives], axis=1)
     table_by = []
     for value in _unique_in_order(groups):
         mask = groups == value
-        sub = counts[mask]
         w = None if ratings.weights is None else ratings.weights[mask]
         entry = {"group": plain_value(value), "items": int(mask.sum() if w is None else w.sum())}
         if pos is not None:
-            entry.update(_group_psa(sub, w, pos, ratings.n_annotators, confidence_level))
-        entry["observed_agreement"] = scalar(mr.pairwise_agreement(sub, w))
+            entry.update(_group_psa(binary[mask], w, 0, ratings.n_annotators, confidence_level))
+        patterns = ratings.select_items(mask).count_patterns()
+        entry["observed_agreement"] = scalar(mr.pairwise_agreement_patterns(patterns))
         table_by.append(entry)
     return table_by
 
