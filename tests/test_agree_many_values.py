@@ -48,7 +48,7 @@ def test_hundred_thousand_distinct_values_through_the_library(level):
     data = _scores(34_000, seed=0, missing=0.02)
     ratings = ratings_from_matrix(data)
     assert ratings.n_categories > 90_000
-    report, peak = _peak(lambda: measure_agreement(ratings, level=level, rng=0, n_boot=200))
+    report, peak = _peak(lambda: measure_agreement(ratings, level=level, rng=0, n_boot=100))
     assert peak < _PEAK_LIMIT
     alpha = report.coefficients["krippendorff_alpha"]
     independent = (
@@ -71,7 +71,16 @@ def test_hundred_thousand_distinct_values_through_the_cli(tmp_path):
     frame["group"] = np.where(np.arange(len(frame)) % 3 == 0, "a", "b")
     frame.rename_axis("item").reset_index().to_csv(path, index=False)
     args = ["agree", str(path), "--layout", "wide", "--annotators", "r1,r2,r3", "--level"]
-    args += ["interval", "--by", "group", "--json", "--seed", "1"]  # --by: dense counts before
+    args += [
+        "interval",
+        "--by",
+        "group",
+        "--n-boot",
+        "200",
+        "--json",
+        "--seed",
+        "1",
+    ]  # --by: dense counts before
     result, peak = _peak(lambda: runner.invoke(app, args))
     assert result.exit_code == 0, result.output
     assert peak < _PEAK_LIMIT
@@ -95,7 +104,7 @@ def test_text_table_with_many_values_prints(tmp_path):
     assert "Krippendorff" in result.stdout and "not reported" in result.stdout
 
 
-@pytest.mark.parametrize("level", ["interval", "ratio"])
+@pytest.mark.parametrize("level", ["ordinal", "interval", "ratio"])
 def test_many_values_alpha_equals_the_krippendorff_package(level, monkeypatch):
     krippendorff = pytest.importorskip("krippendorff")
     from planner.measuring import measure
@@ -119,3 +128,22 @@ def test_few_values_keep_every_coefficient():
     report = measure_agreement(ratings, level="interval", rng=0, n_boot=100)
     assert "conger_kappa_quadratic" in report.coefficients
     assert all("cohen_kappa" in pair for pair in report.diagnostics["per_pair"])
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal"])
+def test_many_categories_at_the_nominal_and_ordinal_levels(level):
+    # before: ordinal built the K x K weights, nominal the per-pair K x K tables (out of
+    # memory); now the per-pair diagnostics keep observed agreement only
+    data = _scores(6_000, seed=5)
+    ratings = ratings_from_matrix(data)
+    report, peak = _peak(lambda: measure_agreement(ratings, level=level, rng=0, n_boot=100))
+    assert peak < _PEAK_LIMIT
+    assert all(set(pair) == {"annotators", "items", "observed_agreement"}
+               for pair in report.diagnostics["per_pair"])  # fmt: skip
+    alpha = report.coefficients["krippendorff_alpha"].estimate
+    ref = ka.krippendorff_alpha_patterns(ratings.count_patterns(), None, level)
+    assert alpha == pytest.approx(float(ref), abs=1e-12)
+    if level == "nominal":  # marginals only: still reported
+        assert "fleiss_kappa" in report.coefficients
+    else:
+        assert "fleiss_kappa_quadratic" not in report.coefficients

@@ -23,6 +23,10 @@ observed agreement        Wilson (2 annotators), else item bootstrap
 ========================  ===========================================================
 
 With ``bootstrap=True`` every interval is the percentile bootstrap over items instead.
+With more than :data:`MANY_VALUES` distinct ordinal, interval or ratio values (continuous
+scores) only the coefficients linear in the data are reported, Krippendorff's alpha (the
+delete-one-item jackknife at the interval level, see :func:`_alpha_coefficient`) and observed
+agreement, with a note naming the ``K x K`` ones left out; memory stays linear in the ratings.
 Every coefficient with an analytic standard error reports it as ``se`` (NaN otherwise).
 Cohen's kappa under kappa = 0 is a test, reported apart (``cohen_kappa_test_zero``).
 Where the coverage study (``validation/coverage.md``) finds a method under-covering with
@@ -71,11 +75,12 @@ COHEN_MARGINALS = ("complete", "gwet")
 WEIGHTED_KAPPA_METHODS = ("bootstrap", "wald")
 _BOOT_MEMORY = 20_000_000  # floats per bootstrap chunk; fixed, so chunking never changes answers
 
-#: At the interval and ratio levels, above this many distinct values only the coefficients
-#: linear in the data are reported (Krippendorff's alpha from sums over the values, and
-#: observed agreement): weighted kappa, weighted Fleiss, AC2, Brennan-Prediger, Conger's
-#: kappa, specific agreement and the per-pair kappas each need ``K x K`` tables or weights
-#: (24,000 values: 4.6 GB each).
+#: At the ordinal, interval and ratio levels, above this many distinct values only the
+#: coefficients linear in the data are reported (Krippendorff's alpha from sums over the
+#: values, and observed agreement): weighted kappa, weighted Fleiss, AC2, Brennan-Prediger,
+#: Conger's kappa, specific agreement and the per-pair kappas each need ``K x K`` tables or
+#: weights (24,000 values: 4.6 GB each). At any level, the per-pair diagnostics above it
+#: keep observed agreement only (no ``K x K`` pair tables).
 MANY_VALUES = 2000
 _SKIPPED_MANY = (
     "weighted Cohen's kappa, weighted Fleiss' kappa, Gwet's AC2, Brennan-Prediger, "
@@ -287,7 +292,7 @@ def _agreement_report(
         summary=run.summary,
         decision=decision,
         diagnostics=diagnose(
-            ratings, d.pos, given.by, given.confidence_level, pair_kappas=not d.many_values
+            ratings, d.pos, given.by, given.confidence_level, pair_kappas=d.k <= MANY_VALUES
         ),
         seed=seed,
         notes=run.notes,
@@ -700,7 +705,7 @@ def _alpha_coefficient(
     draws = None
     est: Any
     ratio_boot = level == "ratio" and _ratio_bootstrap_fits(k, alpha_values, boot.n_boot)
-    if d.many_values and not ratio_boot:
+    if level in ("interval", "ratio") and d.many_values and not ratio_boot:
         matrix = d.ratings.value_matrix(alpha_values)
         if level == "interval":
             z = normal_quantile(s.confidence_level)
@@ -874,12 +879,13 @@ def _check_arguments(o: _Options) -> None:
 
 def many_values(level: str, n_categories: int) -> bool:
     """Whether ``agree`` skips the ``K x K`` coefficients: more than :data:`MANY_VALUES`
-    distinct values at the interval or ratio level.
+    distinct values at the ordinal, interval or ratio level (their agreement weights are
+    ``K x K``; nominal coefficients need only the ``K`` marginals).
 
-    >>> many_values("interval", 2001), many_values("interval", 2000), many_values("ordinal", 10**5)
+    >>> many_values("interval", 2001), many_values("interval", 2000), many_values("nominal", 10**5)
     (True, False, False)
     """
-    return level in ("interval", "ratio") and n_categories > MANY_VALUES
+    return level in ("ordinal", "interval", "ratio") and n_categories > MANY_VALUES
 
 
 def weighted_name(name: str, weights_kind: str | None) -> str:
