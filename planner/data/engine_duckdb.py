@@ -38,6 +38,7 @@ AUTO_SHARE = 0.25
 #: Memory pandas needs per byte of file while it reads and codes the ratings (measured with
 #: benchmarks/bigdata.py: 10^7 ratings, a 10 MB Parquet file, peak 1.2 GB; CSV about 10x).
 EXPANSION = {"csv": 10, "tsv": 10, "parquet": 100, "jsonl": 5}
+GZIP_EXPANSION = 5  # a .gz file's text is taken as this many times its size, for --engine auto
 DEFAULT_MEMORY_LIMIT = "2GB"
 _FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".pq": "parquet"}
 _KEY_BITS = 62  # per-item keys are BIGINT sums of digits base K + 1, one digit per annotator
@@ -92,16 +93,19 @@ HAVING count(DISTINCT annotator) >= 2 AND count(DISTINCT label) > 1
 """
 #: The contested-items file, one row per item and a column per annotator.
 CONTESTED_WIDE = """
-SELECT any_value(planner_item_id) AS item, {pivot} FROM ({labelled})
-WHERE item IN ({contested}) GROUP BY item ORDER BY min(item)
+SELECT {item_out} AS item, {pivot} FROM ({labelled})
+WHERE item IN ({contested}) GROUP BY item ORDER BY {order}
 """
 #: The contested-items file, one row per rating (many annotators).
 CONTESTED_LONG = """
-SELECT item, annotator, label FROM (
+SELECT {item_out} AS item, annotator, label FROM (
   SELECT DISTINCT planner_item_id AS item, annotator, label, item AS planner_key, ann
   FROM ({labelled}) WHERE item IN ({contested}))
-ORDER BY planner_key, ann
+ORDER BY {order}, ann
 """
+#: Item ids pandas reads as integers (so the contested file of either engine writes them,
+#: and orders them, as numbers).
+_INTEGER_ID = r"^\s*[+-]?[0-9]+\s*$"
 
 
 @dataclass(frozen=True)
@@ -181,7 +185,9 @@ def format_of(files: list[str], file_format: str | None) -> str:
                 "use --engine pandas for JSON Lines"
             )
         return file_format
-    kinds = {_FORMATS.get(Path(f).suffix.lower()) for f in files}
+    from planner.data.sniff import format_suffix
+
+    kinds = {_FORMATS.get(format_suffix(Path(f))) for f in files}
     if None in kinds or len(kinds) != 1:
         suffixes = ", ".join(sorted({Path(f).suffix or "(none)" for f in files}))
         raise InvalidInput(
@@ -195,8 +201,12 @@ def _table(files: tuple[str, ...] | list[str], fmt: str) -> str:
     listed = "[" + ", ".join(f"'{_quoted(f)}'" for f in files) + "]"
     if fmt == "parquet":
         return f"read_parquet({listed})"
+    from planner.data.sniff import is_gzip
+
     delim = "," if fmt == "csv" else "\\t"
-    return f"read_csv({listed}, header = true, all_varchar = true, delim = '{delim}')"
+    # gzip by content (DuckDB's "auto" goes by the .gz name only), when every file is gzip
+    gz = ", compression = 'gzip'" if all(is_gzip(Path(f)) for f in files) else ""
+    return f"read_csv({listed}, header = true, all_varchar = true, delim = '{delim}'{gz})"
 
 
 def open_files(con: Any, path: str | Path, file_format: str | None = None) -> Files:
@@ -270,9 +280,14 @@ def choose_engine(engine: str, path: str | Path, file_format: str | None = None)
     if engine != "auto":
         return engine, f"--engine {engine}"
     files = expand(path, file_format)
-    size = sum(os.path.getsize(f) for f in files)
+    from planner.data.sniff import GZIP_SUFFIX, format_suffix
+
+    size = sum(
+        os.path.getsize(f) * (GZIP_EXPANSION if f.lower().endswith(GZIP_SUFFIX) else 1)
+        for f in files
+    )
     free = available_memory()
-    kind = file_format or _FORMATS.get(Path(files[0]).suffix.lower(), "jsonl")
+    kind = file_format or _FORMATS.get(format_suffix(Path(files[0])), "jsonl")
     small = size * EXPANSION.get(kind, 10) <= AUTO_SHARE * free
     if len(files) == 1 and (small or kind == "jsonl"):  # DuckDB does not read JSON Lines here
         return "pandas", "in memory"
@@ -818,7 +833,8 @@ def write_contested(con: Any, query: Query, path: Path) -> None:
     The same file as :func:`planner.measuring.diagnostics.contested_rows` writes: one row
     per item (its id, each annotator's label, empty where none) with at most
     ``WIDE_CONTESTED_ANNOTATORS`` annotators, else one row per rating; streamed by DuckDB,
-    so there is no limit on the number of rows.
+    so there is no limit on the number of rows. Byte for byte the same: LF line ends, an
+    empty cell (NULL, not ``""``) where an annotator gave no label.
     """
     from planner.measuring.diagnostics import WIDE_CONTESTED_ANNOTATORS
 
@@ -826,13 +842,44 @@ def write_contested(con: Any, query: Query, path: Path) -> None:
     contested = CONTESTED.format(labelled=labelled)
     if len(query.annotators) <= WIDE_CONTESTED_ANNOTATORS:
         pivot = ", ".join(
-            f"coalesce(max(label) FILTER (WHERE annotator = '{_quoted(a)}'), '') AS {_ident(a)}"
+            f"max(label) FILTER (WHERE annotator = '{_quoted(a)}') AS {_ident(a)}"
             for a in query.annotators
         )
-        sql = CONTESTED_WIDE.format(pivot=pivot, labelled=labelled, contested=contested)
+        item_out, order = _contested_ids(con, query, labelled, "item", "min(item)")
+        sql = CONTESTED_WIDE.format(
+            item_out=item_out.replace("{id}", "any_value(planner_item_id)"), order=order,
+            pivot=pivot, labelled=labelled, contested=contested,
+        )  # fmt: skip
     else:
-        sql = CONTESTED_LONG.format(labelled=labelled, contested=contested)
+        item_out, order = _contested_ids(con, query, labelled, "planner_key", "planner_key")
+        sql = CONTESTED_LONG.format(
+            item_out=item_out.replace("{id}", "item"), order=order, labelled=labelled,
+            contested=contested,
+        )  # fmt: skip
     _copy_atomically(con, sql, path)
+
+
+def _contested_ids(
+    con: Any, query: Query, labelled: str, key: str, row_order: str
+) -> tuple[str, str]:
+    """How the contested file writes item ids (``{id}`` stands for the id) and orders rows.
+
+    The file pandas' path writes (:func:`planner.measuring.diagnostics.contested_rows`) has
+    the wide layout's items in file order and the long layout's by id: as numbers when
+    every id is a whole number (written as pandas reads it: ``007`` is ``7``), else as text.
+    """
+    if query.layout != "long":
+        return "{id}", row_order
+    text = f"CAST({key} AS VARCHAR)"
+    ((numeric,),) = run(
+        con,
+        f"SELECT coalesce(bool_and(regexp_matches(CAST(item AS VARCHAR), '{_INTEGER_ID}')), "
+        f"false) FROM ({labelled})",
+    )
+    if not numeric:
+        return "CAST({id} AS VARCHAR)", text
+    number = f"CAST(trim({text}) AS HUGEINT)"
+    return "CAST(CAST(trim(CAST({id} AS VARCHAR)) AS HUGEINT) AS VARCHAR)", number
 
 
 def _copy_atomically(con: Any, sql: str, target: Path) -> None:

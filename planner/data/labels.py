@@ -161,7 +161,8 @@ class Ratings:
         both = (a >= 0) & (b >= 0)
         k = self.n_categories
         w = None if self.weights is None else self.weights[both].astype(float)
-        table = np.bincount(a[both] * k + b[both], weights=w, minlength=k * k)
+        cells = a[both].astype(np.int64) * k + b[both]  # int32 codes: k * k overflows them
+        table = np.bincount(cells, weights=w, minlength=k * k)
         return (
             np.round(table).astype(np.int64).reshape(k, k) if w is not None else table.reshape(k, k)
         )

@@ -26,6 +26,7 @@ labelled twice with different labels, fewer than two annotators, no item with tw
 from __future__ import annotations
 
 import datetime
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from planner.data.labels import Ratings, _finish, _is_number
-from planner.data.sniff import SAMPLE_ROWS, check_path, choose_layout, id_columns, sniff
+from planner.data.sniff import (
+    SAMPLE_ROWS,
+    check_path,
+    choose_layout,
+    format_suffix,
+    id_columns,
+    is_gzip,
+    sniff,
+)
 from planner.errors import InvalidInput
 from planner.validation import shown
 
@@ -120,6 +129,9 @@ def _refuse_containers(values: Any, source: str, row_of: Callable[[int], int]) -
         )
 
 
+_INT64_BOUND = 2.0**63  # whole-number labels at or beyond this magnitude stay floats
+
+
 def _ordered_categories(
     uniques: Any, order: list[str] | None, source: str
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -147,7 +159,10 @@ def _ordered_categories(
     sorted_values = values[first]
     if numeric:
         as_numbers = np.array([float(v) for v in sorted_values])
-        if np.all(as_numbers == np.round(as_numbers)):
+        # whole numbers become int64 only where int64 holds them (|x| < 2^63): beyond, the
+        # cast wraps every value to -2^63 (issue 13), so they stay floats
+        whole = np.all(as_numbers == np.round(as_numbers))
+        if whole and np.all(np.abs(as_numbers) < _INT64_BOUND):
             sorted_values = as_numbers.astype(np.int64)
         else:
             sorted_values = as_numbers
@@ -528,10 +543,11 @@ def _format_of(p: Path, file_format: str | None) -> str:
                 parameter="file_format",
             )
         return file_format
-    fmt = FORMATS.get(p.suffix.lower())
+    fmt = FORMATS.get(format_suffix(p))
     if fmt is None:
         raise InvalidInput(
-            f"{p}: unknown file type {p.suffix!r}; use --format csv|tsv|parquet|jsonl"
+            f"{p}: unknown file type {p.suffix!r}; use --format "
+            "csv|tsv|parquet|jsonl (gzip-compressed csv, tsv and jsonl are read too)"
         )
     return fmt
 
@@ -559,12 +575,14 @@ def read_table(
     check_path(p)
     fmt = _format_of(p, file_format)
     sniff(p, fmt)
+    compression = "gzip" if is_gzip(p) else None  # by content: --format csv on any name
     try:
         if fmt in ("csv", "tsv"):
             options: dict[str, Any] = {
                 "sep": "," if fmt == "csv" else "\t",
                 "keep_default_na": False,
                 "na_values": ["", *missing],
+                "compression": compression,
             }
             if missing and missing_in is not None:
                 names = pd.read_csv(p, nrows=0, **options).columns
@@ -580,8 +598,8 @@ def read_table(
             return pd.read_csv(p, dtype=codes or None, nrows=nrows, **options)
         if fmt == "parquet":
             return pd.read_parquet(p)
-        return pd.read_json(p, lines=True, dtype=False)
-    except (ValueError, OSError, pd.errors.ParserError, ImportError) as exc:
+        return pd.read_json(p, lines=True, dtype=False, compression=compression)
+    except (ValueError, OSError, EOFError, zlib.error, pd.errors.ParserError, ImportError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise InvalidInput(f"{p}: cannot be read as {fmt}: {first}") from None
 

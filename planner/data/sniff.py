@@ -2,7 +2,8 @@
 
 Nothing is guessed silently. A path must be a regular file (a directory or a device is
 named as such); the first ``SNIFF_BYTES`` bytes must fit the format (no NUL bytes, UTF-8
-text, a delimiter on the first CSV line, a JSON object first, Parquet's magic bytes).
+text, a delimiter on the first CSV line, a JSON object first, Parquet's magic bytes);
+gzip-compressed text (``labels.csv.gz``: :data:`GZIP_MAGIC`) is looked at decompressed.
 :func:`choose_layout` reads ``layout="auto"``: long when the item, annotator and label
 columns are all present; wide only when no other column is named like one and the
 remaining columns share their labels; otherwise it refuses, naming the columns seen and
@@ -12,8 +13,10 @@ the options to set. A column of all-distinct values (ids) is never an annotator.
 from __future__ import annotations
 
 import codecs
+import gzip
 import re
 import stat
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +88,31 @@ def id_columns(frame: Any, columns: list[Any]) -> list[Any]:
     return distinct if repeat else []
 
 
+GZIP_MAGIC = b"\x1f\x8b"  # the first bytes of a gzip file (RFC 1952)
+GZIP_SUFFIX = ".gz"
+
+
+def format_suffix(p: Path) -> str:
+    """The suffix that names a file's format, lower case: ``.csv`` for ``x.csv.gz`` too.
+
+    >>> format_suffix(Path("a/labels.v2.CSV.gz")), format_suffix(Path("x.parquet"))
+    ('.csv', '.parquet')
+    """
+    suffixes = [s.lower() for s in p.suffixes]
+    if len(suffixes) >= 2 and suffixes[-1] == GZIP_SUFFIX:
+        return suffixes[-2]
+    return p.suffix.lower()
+
+
+def is_gzip(p: Path) -> bool:
+    """Whether the file starts with gzip's magic bytes (unreadable files: False)."""
+    try:
+        with open(p, "rb") as handle:
+            return handle.read(2) == GZIP_MAGIC
+    except OSError:
+        return False
+
+
 def check_path(p: Path, kind: str = "file") -> None:
     """Refuse a path that is not a readable regular file, saying what it is instead."""
     try:
@@ -114,6 +142,8 @@ def sniff(p: Path, fmt: str) -> None:
         if not head.startswith(b"PAR1"):
             raise InvalidInput(f"{p}: is not a Parquet file (it does not start with PAR1)")
         return
+    if head.startswith(GZIP_MAGIC):
+        head = _gunzipped_head(p)
     if b"\x00" in head:
         raise InvalidInput(f"{p}: contains NUL bytes, so it is not a {fmt} text file")
     try:  # an incremental decoder accepts a character cut at the end of the window
@@ -133,6 +163,18 @@ def sniff(p: Path, fmt: str) -> None:
             )
     elif fmt == "jsonl" and not text.lstrip().startswith("{"):
         raise InvalidInput(f"{p}: is not JSON Lines (the first line is not a JSON object)")
+
+
+def _gunzipped_head(p: Path) -> bytes:
+    """The first ``SNIFF_BYTES`` bytes of a gzip file, decompressed."""
+    try:
+        with gzip.open(p, "rb") as handle:
+            head = handle.read(SNIFF_BYTES)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InvalidInput(f"{p}: is not a readable gzip file ({exc})") from None
+    if not head:
+        raise InvalidInput(f"{p}: is empty (once decompressed)")
+    return head
 
 
 def _shares_labels(frame: Any, columns: list[Any]) -> bool:

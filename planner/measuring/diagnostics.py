@@ -36,8 +36,32 @@ def binary_table(table: NDArray, pos: int) -> NDArray:
     return np.stack([np.stack([a, b], -1), np.stack([c, d], -1)], -2)
 
 
+def item_label_counts(ratings: Ratings) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Per rating, how many ratings of its item give its label; per row, its distinct labels.
+
+    One sort of the ratings, so memory stays linear in them for any number of categories
+    (the dense ``(rows, K)`` counts of :meth:`Ratings.counts` need ``rows x K`` cells).
+    """
+    k = max(1, ratings.n_categories)
+    key = ratings.item_index.astype(np.int64) * k + ratings.label_index
+    unique, inverse, count = np.unique(key, return_inverse=True, return_counts=True)
+    distinct = np.bincount(unique // k, minlength=ratings.n_rows)
+    return count[inverse.ravel()], distinct
+
+
+def contested_mask(ratings: Ratings) -> NDArray[np.bool_]:
+    """``(rows,)`` whether a row has two or more ratings that differ."""
+    _, distinct = item_label_counts(ratings)
+    return (ratings.ratings_per_item() >= 2) & (distinct > 1)
+
+
 def diagnose(
-    ratings: Ratings, pos: int | None, by: str | None, confidence_level: float
+    ratings: Ratings,
+    pos: int | None,
+    by: str | None,
+    confidence_level: float,
+    *,
+    pair_kappas: bool = True,
 ) -> dict[str, Any]:
     """Contested items; per annotator: items rated, agreement with the others, positive
     rate, flags alone and misses alone; per pair: observed agreement, kappa, PSA and who
@@ -45,19 +69,47 @@ def diagnose(
     annotators) and observed agreement.
 
     Works from the sparse ratings (one pass over the ratings per quantity), so a crowd of
-    thousands of annotators costs the same as two.
+    thousands of annotators costs the same as two, and memory stays linear in the ratings
+    for any number of categories. ``pair_kappas=False`` leaves out the per-pair ``K x K``
+    tables (and their kappa and PSA): each pair then has its items and observed agreement.
     """
-    counts = ratings.counts()
+    same, distinct = item_label_counts(ratings)
     per_item = ratings.ratings_per_item()
-    pairable = per_item >= 2
-    contested = pairable & ((counts > 0).sum(axis=1) > 1)
+    contested = (per_item >= 2) & (distinct > 1)
     w_item = np.ones(ratings.n_rows) if ratings.weights is None else ratings.weights.astype(float)
     out: dict[str, Any] = {"contested_items": int(round(w_item[contested].sum()))}
-    out["per_annotator"] = _per_annotator(ratings, counts, per_item, w_item, pos)
-    out["per_pair"] = _per_pair(ratings, pos) if ratings.n_annotators <= 20 else []
+    out["per_annotator"] = _per_annotator(ratings, same, per_item, w_item, pos)
+    if ratings.n_annotators > 20:
+        out["per_pair"] = []
+    else:
+        out["per_pair"] = _per_pair(ratings, pos) if pair_kappas else _per_pair_agreement(ratings)
     if by is not None:
-        out["by"] = {"column": by, "groups": _per_group(ratings, counts, pos, by, confidence_level)}
+        out["by"] = {"column": by, "groups": _per_group(ratings, pos, by, confidence_level)}
     return out
+
+
+def _per_pair_agreement(ratings: Ratings) -> list[dict[str, Any]]:
+    """Per pair of annotators who share items: the items and observed agreement, without
+    the ``K x K`` table."""
+    pairs = []
+    m = ratings.n_annotators
+    for i in range(m):
+        a = ratings.annotator_labels(i)
+        for j in range(i + 1, m):
+            b = ratings.annotator_labels(j)
+            both = (a >= 0) & (b >= 0)
+            w = np.ones(ratings.n_rows) if ratings.weights is None else ratings.weights
+            n = float(w[both].sum())
+            if n == 0:
+                continue
+            pairs.append(
+                {
+                    "annotators": [ratings.annotators[i], ratings.annotators[j]],
+                    "items": int(round(n)),
+                    "observed_agreement": float(w[both] @ (a[both] == b[both]) / n),
+                }
+            )
+    return pairs
 
 
 def _per_pair(ratings: Ratings, pos: int | None) -> list[dict[str, Any]]:
@@ -93,10 +145,11 @@ def _per_pair(ratings: Ratings, pos: int | None) -> list[dict[str, Any]]:
 
 
 def _per_group(
-    ratings: Ratings, counts: NDArray, pos: int | None, by: str, confidence_level: float
+    ratings: Ratings, pos: int | None, by: str, confidence_level: float
 ) -> list[dict[str, Any]]:
     """Per value of the ``by`` column: items, PSA (with its Wilson interval when there are
-    two annotators) and observed agreement."""
+    two annotators) and observed agreement; from sparse count patterns, so memory stays
+    linear in the ratings for any number of categories."""
     if by not in ratings.groups:
         raise InvalidInput(
             f"by must be a column that was read ({', '.join(ratings.groups) or 'none'}), "
@@ -104,15 +157,21 @@ def _per_group(
             parameter="by",
         )
     groups = ratings.groups[by]
+    per_item = ratings.ratings_per_item()
+    if pos is not None:  # (rows, 2): ratings in the positive category, and the others
+        positives = np.bincount(
+            ratings.item_index, weights=ratings.label_index == pos, minlength=ratings.n_rows
+        )
+        binary = np.stack([positives, per_item - positives], axis=1)
     table_by = []
     for value in _unique_in_order(groups):
         mask = groups == value
-        sub = counts[mask]
         w = None if ratings.weights is None else ratings.weights[mask]
         entry = {"group": plain_value(value), "items": int(mask.sum() if w is None else w.sum())}
         if pos is not None:
-            entry.update(_group_psa(sub, w, pos, ratings.n_annotators, confidence_level))
-        entry["observed_agreement"] = scalar(mr.pairwise_agreement(sub, w))
+            entry.update(_group_psa(binary[mask], w, 0, ratings.n_annotators, confidence_level))
+        patterns = ratings.select_items(mask).count_patterns()
+        entry["observed_agreement"] = scalar(mr.pairwise_agreement_patterns(patterns))
         table_by.append(entry)
     return table_by
 
@@ -150,9 +209,10 @@ def _unique_in_order(values: NDArray) -> list[Any]:
 
 
 def _per_annotator(
-    ratings: Ratings, counts: NDArray, per_item: NDArray, w_item: NDArray, pos: int | None
+    ratings: Ratings, same_label: NDArray, per_item: NDArray, w_item: NDArray, pos: int | None
 ) -> dict[str, dict[str, Any]]:
-    """Per-annotator diagnostics, each a weighted ``bincount`` over the ratings."""
+    """Per-annotator diagnostics, each a weighted ``bincount`` over the ratings;
+    ``same_label`` is, per rating, how many ratings of its item give its label."""
     item, ann, label = ratings.item_index, ratings.annotator_index, ratings.label_index
     m = ratings.n_annotators
     w = w_item[item]
@@ -162,7 +222,7 @@ def _per_annotator(
         return np.bincount(ann, weights=values, minlength=m).astype(float)
 
     rated = total(w)
-    same = counts[item, label] - 1  # other annotators who gave this item the same label
+    same = same_label - 1  # other annotators who gave this item the same label
     agree = total(w * same * mine)
     pairs = total(w * (per_item[item] - 1) * mine)
     has_pairs = total(w * mine) > 0
@@ -170,7 +230,8 @@ def _per_annotator(
         agreement = np.where(has_pairs, agree / np.where(pairs > 0, pairs, 1), np.nan)
     if pos is not None:
         is_pos = label == pos
-        others_pos = counts[item, pos] - is_pos
+        positives = np.bincount(item, weights=is_pos, minlength=ratings.n_rows)
+        others_pos = positives[item] - is_pos
         positive_rate = ratings.positive_rates(pos)
         flags = total(w * (mine & is_pos & (others_pos == 0)))
         misses = total(w * (mine & ~is_pos & (others_pos == per_item[item] - 1)))
@@ -192,6 +253,16 @@ CONTESTED_LIMIT = 1_000_000  # rows of a contested-items file, at most
 WIDE_CONTESTED_ANNOTATORS = 50  # above this many annotators the file is long
 
 
+def _file_order(ratings: Ratings, rows: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The contested rows in the order both engines write them: the wide layout's in file
+    order, the long layout's by item id (as numbers for integer ids, else as text)."""
+    if ratings.input.get("layout") != "long" or rows.size == 0:
+        return rows
+    ids = ratings.items[rows]
+    key = ids if ids.dtype.kind in "iu" else np.array([str(plain_value(v)) for v in ids])
+    return rows[np.argsort(key, kind="stable")]
+
+
 def contested_rows(ratings: Ratings) -> tuple[list[str], list[list[Any]]]:
     """Header and rows of the items whose ratings differ.
 
@@ -201,9 +272,8 @@ def contested_rows(ratings: Ratings) -> tuple[list[str], list[list[Any]]]:
     items (``--counts``) is written once per item; more than ``CONTESTED_LIMIT`` rows are
     refused.
     """
-    counts = ratings.counts()
-    contested = (ratings.ratings_per_item() >= 2) & ((counts > 0).sum(axis=1) > 1)
-    rows_idx = np.flatnonzero(contested)
+    contested = contested_mask(ratings)
+    rows_idx = _file_order(ratings, np.flatnonzero(contested))
     w = np.ones(ratings.n_rows, dtype=np.int64) if ratings.weights is None else ratings.weights
     n_rows = int(w[rows_idx].sum())
     if n_rows > CONTESTED_LIMIT:
@@ -217,7 +287,7 @@ def contested_rows(ratings: Ratings) -> tuple[list[str], list[list[Any]]]:
     wide = ratings.n_annotators <= WIDE_CONTESTED_ANNOTATORS
     header = ["item", *ratings.annotators] if wide else ["item", "annotator", "label"]
     out: list[list[Any]] = []
-    start = np.searchsorted(item, rows_idx, side="left")
+    start = np.searchsorted(item, rows_idx, side="left")  # the ratings are sorted by item
     stop = np.searchsorted(item, rows_idx, side="right")
     for r, lo, hi in zip(rows_idx.tolist(), start.tolist(), stop.tolist(), strict=True):
         if wide:

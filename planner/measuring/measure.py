@@ -23,6 +23,10 @@ observed agreement        Wilson (2 annotators), else item bootstrap
 ========================  ===========================================================
 
 With ``bootstrap=True`` every interval is the percentile bootstrap over items instead.
+With more than :data:`MANY_VALUES` distinct ordinal, interval or ratio values (continuous
+scores) only the coefficients linear in the data are reported, Krippendorff's alpha (the
+delete-one-item jackknife at the interval level, see :func:`_alpha_coefficient`) and observed
+agreement, with a note naming the ``K x K`` ones left out; memory stays linear in the ratings.
 Every coefficient with an analytic standard error reports it as ``se`` (NaN otherwise).
 Cohen's kappa under kappa = 0 is a test, reported apart (``cohen_kappa_test_zero``).
 Where the coverage study (``validation/coverage.md``) finds a method under-covering with
@@ -70,6 +74,18 @@ WEIGHTS = ("quadratic", "linear")
 COHEN_MARGINALS = ("complete", "gwet")
 WEIGHTED_KAPPA_METHODS = ("bootstrap", "wald")
 _BOOT_MEMORY = 20_000_000  # floats per bootstrap chunk; fixed, so chunking never changes answers
+
+#: At the ordinal, interval and ratio levels, above this many distinct values only the
+#: coefficients linear in the data are reported (Krippendorff's alpha from sums over the
+#: values, and observed agreement): weighted kappa, weighted Fleiss, AC2, Brennan-Prediger,
+#: Conger's kappa, specific agreement and the per-pair kappas each need ``K x K`` tables or
+#: weights (24,000 values: 4.6 GB each). At any level, the per-pair diagnostics above it
+#: keep observed agreement only (no ``K x K`` pair tables).
+MANY_VALUES = 2000
+_SKIPPED_MANY = (
+    "weighted Cohen's kappa, weighted Fleiss' kappa, Gwet's AC2, Brennan-Prediger, "
+    "Conger's kappa, specific agreement and the per-pair kappas"
+)
 
 
 @dataclass(frozen=True)
@@ -219,7 +235,7 @@ def measure_agreement(
     seed = seed_from(rng)
     d = _prepare(ratings, level, weights, positive)
     if decide_on is not None:
-        check_choice("decide_on", decide_on, _coefficient_names(d.two, d.weights_kind, d.pos, d.k))
+        check_choice("decide_on", decide_on, _reported_names(d))
     notes = list(ratings.notes) + d.notes + _option_notes(ratings, given)
     boot = _Bootstrap(np.random.default_rng(seed), n_boot, confidence_level)
     run = _Run(d, given.settings(), boot, _Collector(), dict(d.summary), notes)
@@ -239,13 +255,18 @@ def _coefficients(
     """Every coefficient these ratings give, into ``run.out`` (notes on small counts added);
     ``progress(done, 4)`` after each group (pair, multi-rater, alpha, specific agreement)."""
     step = progress if progress is not None else (lambda done, total: None)
-    table = _pair_coefficients(run) if run.d.two else None
+    many = run.d.many_values
+    table = _pair_coefficients(run) if run.d.two and not many else None
     step(1, 4)
-    _multirater_coefficients(run)
+    if many:
+        _observed_agreement_patterns(run)
+    else:
+        _multirater_coefficients(run)
     step(2, 4)
     _alpha_coefficient(run)
     step(3, 4)
-    _specific_agreement(run, table)
+    if not many:
+        _specific_agreement(run, table)
     step(4, 4)
     run.notes.extend(
         small_count_notes(ratings, run.out.coefficients, run.d.patterns, run.d.pos, run.s.bootstrap)
@@ -270,7 +291,9 @@ def _agreement_report(
         coefficients=run.out.coefficients,
         summary=run.summary,
         decision=decision,
-        diagnostics=diagnose(ratings, d.pos, given.by, given.confidence_level),
+        diagnostics=diagnose(
+            ratings, d.pos, given.by, given.confidence_level, pair_kappas=d.k <= MANY_VALUES
+        ),
         seed=seed,
         notes=run.notes,
     )
@@ -354,6 +377,11 @@ class _Data:
     @property
     def two(self) -> bool:
         return self.ratings.n_annotators == 2
+
+    @property
+    def many_values(self) -> bool:
+        """More than :data:`MANY_VALUES` distinct interval or ratio values."""
+        return many_values(self.level, self.k)
 
     @property
     def mult(self) -> NDArray:
@@ -442,7 +470,11 @@ def _prepare(ratings: Ratings, level: str, weights: str | None, positive: str | 
     if level == "ordinal" and values is None:
         values = np.arange(k, dtype=float)
     weights_kind = None if level == "nominal" else (weights or "quadratic")
-    weight_matrix = None if weights_kind is None else ag.agreement_weights(k, weights_kind, values)
+    weight_matrix = (
+        None
+        if weights_kind is None or many_values(level, k)
+        else ag.agreement_weights(k, weights_kind, values)
+    )
     pos = _positive_index(ratings, positive)
     patterns = ratings.count_patterns()  # linear in the ratings, any K
     category_totals = patterns.per_category(patterns.multiplicity)
@@ -455,6 +487,12 @@ def _prepare(ratings: Ratings, level: str, weights: str | None, positive: str | 
         },
     }
     notes = []
+    if many_values(level, k):
+        notes.append(
+            f"{k:,} distinct values (more than {MANY_VALUES:,}) at level {level}: "
+            f"{_SKIPPED_MANY} are not reported (each needs a {k:,} x {k:,} table); "
+            "Krippendorff's alpha comes from sums over the values"
+        )
     one_category = k == 1 or (category_totals > 0).sum() == 1
     if one_category:
         only = shown(ratings.categories[np.argmax(category_totals)])
@@ -573,20 +611,9 @@ def _multirater_coefficients(
     m: _Run,
 ) -> None:
     """Pairwise observed agreement (3+), Fleiss, AC1/AC2, Brennan-Prediger, Conger (3+)."""
-    d, boot, out, summary = m.d, m.boot, m.out, m.summary
-    patterns = d.patterns
+    d, out, summary = m.d, m.out, m.summary
     if not d.two:
-        p_a = mr.pairwise_agreement_patterns(patterns)
-        lo, hi = boot.patterns(d, lambda m: mr.pairwise_agreement_patterns(patterns, m))
-        out.add(
-            "observed_agreement",
-            p_a,
-            lo,
-            hi,
-            boot.name,
-            int(d.mult @ (patterns.totals >= 2)),
-            "pairwise agreement over items with two or more ratings",
-        )
+        _observed_agreement_patterns(m)
     for name, chance in (
         (weighted_name("fleiss_kappa", d.weights_kind), "fleiss"),
         ("gwet_ac1" if not d.weights_kind else "gwet_ac2", "gwet"),
@@ -600,6 +627,24 @@ def _multirater_coefficients(
         "label": landis_koch(out.coefficients[kappa].estimate),
         "caution": "Landis & Koch (1977) labels are conventional, not statistically motivated",
     }
+
+
+def _observed_agreement_patterns(m: _Run) -> None:
+    """Pairwise observed agreement from the count patterns (linear in the ratings), with
+    the item bootstrap."""
+    d, boot, out = m.d, m.boot, m.out
+    patterns = d.patterns
+    p_a = mr.pairwise_agreement_patterns(patterns)
+    lo, hi = boot.patterns(d, lambda mult: mr.pairwise_agreement_patterns(patterns, mult))
+    out.add(
+        "observed_agreement",
+        p_a,
+        lo,
+        hi,
+        boot.name,
+        int(d.mult @ (patterns.totals >= 2)),
+        "pairwise agreement over items with two or more ratings",
+    )
 
 
 def _chance_corrected(
@@ -660,7 +705,7 @@ def _alpha_coefficient(
     draws = None
     est: Any
     ratio_boot = level == "ratio" and _ratio_bootstrap_fits(k, alpha_values, boot.n_boot)
-    if level in ("interval", "ratio") and k > 2000 and not ratio_boot:
+    if level in ("interval", "ratio") and d.many_values and not ratio_boot:
         matrix = d.ratings.value_matrix(alpha_values)
         if level == "interval":
             z = normal_quantile(s.confidence_level)
@@ -668,7 +713,7 @@ def _alpha_coefficient(
             out.add(
                 "krippendorff_alpha", est, est - z * se, min(est + z * se, 1.0),
                 "Wald with delete-one-item jackknife SE", n_items,
-                f"{k} distinct values: jackknife instead of the bootstrap",
+                f"{k} distinct values: jackknife instead of the bootstrap", se=se,
             )  # fmt: skip
         else:
             est = ka.ratio_alpha_from_values(matrix)
@@ -832,6 +877,17 @@ def _check_arguments(o: _Options) -> None:
         check_choice("weighted_kappa_method", weighted_kappa_method, WEIGHTED_KAPPA_METHODS)
 
 
+def many_values(level: str, n_categories: int) -> bool:
+    """Whether ``agree`` skips the ``K x K`` coefficients: more than :data:`MANY_VALUES`
+    distinct values at the ordinal, interval or ratio level (their agreement weights are
+    ``K x K``; nominal coefficients need only the ``K`` marginals).
+
+    >>> many_values("interval", 2001), many_values("interval", 2000), many_values("nominal", 10**5)
+    (True, False, False)
+    """
+    return level in ("ordinal", "interval", "ratio") and n_categories > MANY_VALUES
+
+
 def weighted_name(name: str, weights_kind: str | None) -> str:
     """A coefficient's name, with its agreement weights when it has them.
 
@@ -839,6 +895,13 @@ def weighted_name(name: str, weights_kind: str | None) -> str:
     ('fleiss_kappa_quadratic', 'fleiss_kappa')
     """
     return name if weights_kind is None else f"{name}_{weights_kind}"
+
+
+def _reported_names(d: _Data) -> tuple[str, ...]:
+    """The coefficients :func:`measure_agreement` reports for the prepared data."""
+    if d.many_values:
+        return ("observed_agreement", "krippendorff_alpha")
+    return _coefficient_names(d.two, d.weights_kind, d.pos, d.k)
 
 
 def _coefficient_names(

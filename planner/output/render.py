@@ -294,10 +294,11 @@ def _print_tests(s: dict[str, Any], console: Console) -> None:
     if "cohen_marginals" in s:
         used = s["cohen_marginals"]
         console.print(f"Cohen's kappa marginals: {used['used']} ({used['meaning']})", style="dim")
-    console.print(
-        f"Landis-Koch label: {s['landis_koch']['label']} ({s['landis_koch']['caution']})",
-        style="dim",
-    )
+    if "landis_koch" in s:  # absent when no kappa is reported (many distinct values)
+        console.print(
+            f"Landis-Koch label: {s['landis_koch']['label']} ({s['landis_koch']['caution']})",
+            style="dim",
+        )
 
 
 def _print_decision(d: Any, console: Console) -> None:

@@ -210,7 +210,7 @@ def write_text_atomically(path: str | Path, text: str) -> None:
 def write_csv_atomically(path: str | Path, header: list[str], rows: list[list[Any]]) -> None:
     """Write a CSV (header, then rows) atomically; see :func:`write_bytes_atomically`."""
     buffer = io.StringIO(newline="")
-    writer = csv.writer(buffer)
+    writer = csv.writer(buffer, lineterminator="\n")  # LF, as DuckDB's COPY writes
     writer.writerow(header)
     writer.writerows(rows)
     write_text_atomically(path, buffer.getvalue())
