@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from planner.data.labels import Ratings, _finish
+from planner.data.labels import Ratings, finished_ratings
 from planner.errors import InvalidInput, PlannerError
 
 ENGINES = ("pandas", "duckdb", "auto")
@@ -696,7 +696,7 @@ def _count(con: Any, files: Files, query: Query, order: list[str] | None) -> Rat
     groups = {b: _plain_groups([r[1 + j] for r in rows], files.fmt) for j, b in enumerate(by)}
     item, annotator = np.nonzero(digits > 0)
     codes = (digits[item, annotator] - 1).astype(np.int32)
-    ratings = _finish(
+    ratings = finished_ratings(
         (item.astype(np.int64), annotator.astype(np.int32), codes),
         categories, tuple(query.annotators), np.arange(len(rows)), groups, files.path, notes,
         note_unrated=False, ordered=order is not None or categories.dtype.kind in "iuf",
@@ -724,20 +724,20 @@ def _register_labels(con: Any, source: str, ratings: str, order: list[str] | Non
     """Find the distinct labels, order them as the pandas reader does, store their codes."""
     import pandas as pd
 
-    from planner.data.labels import _is_number
-    from planner.data.reading import _ordered_categories
+    from planner.data.labels import is_number
+    from planner.data.reading import ordered_categories
     from planner.measuring.diagnostics import plain_value
 
     values = sorted(str(r[0]) for r in run(con, f"SELECT DISTINCT label FROM ({ratings})"))
     if not values:
         raise InvalidInput(f"{source}: no labels at all (every label cell is empty)")
     for value in values:
-        if _is_number(value) and not np.isfinite(float(value)):
+        if is_number(value) and not np.isfinite(float(value)):
             raise InvalidInput(
                 f"{source}: label {value!r} is not a finite number (labels must be finite; "
                 "name it in --missing if it means no rating)"
             )
-    categories, ranks = _ordered_categories(np.array(values, dtype=object), order, source)
+    categories, ranks = ordered_categories(np.array(values, dtype=object), order, source)
     table = pd.DataFrame({
         "value": values,
         "code": np.asarray(ranks, dtype=np.int64),

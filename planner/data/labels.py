@@ -217,7 +217,7 @@ class Ratings:
         try:
             values = np.asarray([float(v) for v in self.categories])
         except (TypeError, ValueError):
-            bad = next(v for v in self.categories if not _is_number(v))
+            bad = next(v for v in self.categories if not is_number(v))
             raise InvalidInput(
                 f"{self.source}: --level {level} needs numeric labels, found {shown(bad)}"
             ) from None
@@ -232,7 +232,7 @@ class Ratings:
         for i, value in enumerate(self.categories):
             if str(value) == label:
                 return i
-            if _is_number(value) and _is_number(label) and float(value) == float(label):
+            if is_number(value) and is_number(label) and float(value) == float(label):
                 return i
         shown = ", ".join(str(v) for v in self.categories[:10])
         raise InvalidInput(
@@ -252,7 +252,7 @@ class Ratings:
         powers = (k + 1) ** np.arange(m, dtype=np.int64)
         digits = (self.label_index.astype(np.int64) + 1) * powers[self.annotator_index]
         starts = np.searchsorted(self.item_index, np.arange(self.n_rows))
-        return np.add.reduceat(digits, starts)  # every row has a rating (see _finish)
+        return np.add.reduceat(digits, starts)  # every row has a rating (see finished_ratings)
 
     def distinct_rows(self) -> Ratings | None:
         """The same ratings with one row per distinct label vector, in key order, weighted.
@@ -307,7 +307,8 @@ class Ratings:
         )
 
 
-def _is_number(value: Any) -> bool:
+def is_number(value: Any) -> bool:
+    """Whether ``float(value)`` succeeds (labels that read as numbers)."""
     try:
         float(value)
     except (TypeError, ValueError):
@@ -324,7 +325,7 @@ def triplets_from_codes(
     return item.astype(np.int64), annotator.astype(np.int32), c[item, annotator].astype(np.int32)
 
 
-def _finish(
+def finished_ratings(
     triplets: tuple[NDArray, NDArray, NDArray],
     categories: np.ndarray,
     annotators: tuple[str, ...],
@@ -606,7 +607,7 @@ def ratings_from_matrix(
             raise InvalidInput(f"matrix: row {row} has a non-finite label (inf)")
         codes, values = codes_from_values(arr)
         categories = values.astype(np.int64) if np.all(values == np.round(values)) else values
-        return _finish(
+        return finished_ratings(
             triplets_from_codes(codes),
             categories,
             tuple(names),
@@ -650,7 +651,7 @@ def ratings_from_counts(both: int, a_only: int, b_only: int, neither: int) -> Ra
     keep = weights > 0
     pattern, weights, first_ids = pattern[keep], weights[keep], first_ids[keep]
     rows = np.arange(len(weights), dtype=np.int64)
-    return _finish(
+    return finished_ratings(
         (np.repeat(rows, 2), np.tile(np.array([0, 1], dtype=np.int32), len(rows)), pattern.ravel()),
         np.array([0, 1]),
         ("A", "B"),

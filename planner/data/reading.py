@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from planner.data.labels import Ratings, _finish, _is_number
+from planner.data.labels import Ratings, finished_ratings, is_number
 from planner.data.sniff import (
     SAMPLE_ROWS,
     check_path,
@@ -70,7 +70,8 @@ def _factorize(column: Any, *, ids: bool = False) -> tuple[NDArray[np.integer], 
     Categorical columns (dictionary-encoded by the reader) give their codes directly, with
     declared categories that never occur dropped (a Parquet file may declare more). With
     ``ids`` (the item column), integer ids in a compact range are their own codes: ids in
-    the range that never occur become rows with no rating, which :func:`_finish` leaves out.
+    the range that never occur become rows with no rating, which :func:`finished_ratings`
+    leaves out.
     Annotators and labels never take that shortcut: a value that does not occur must not
     become an annotator or a category.
     """
@@ -132,7 +133,7 @@ def _refuse_containers(values: Any, source: str, row_of: Callable[[int], int]) -
 _INT64_BOUND = 2.0**63  # whole-number labels at or beyond this magnitude stay floats
 
 
-def _ordered_categories(
+def ordered_categories(
     uniques: Any, order: list[str] | None, source: str
 ) -> tuple[np.ndarray, np.ndarray]:
     """Sorted category values and the permutation from factorize order to sorted order.
@@ -140,7 +141,7 @@ def _ordered_categories(
     Non-finite numbers are refused by :func:`_refuse_non_finite` before this is called.
     """
     values = np.asarray(uniques, dtype=object)
-    numeric = len(values) > 0 and all(_is_number(v) for v in values)
+    numeric = len(values) > 0 and all(is_number(v) for v in values)
     keys: np.ndarray
     if order is not None:
         position = {str(label): i for i, label in enumerate(order)}
@@ -201,7 +202,7 @@ def _refuse_non_finite(
     else:
         candidates = list(enumerate(values.tolist()))
     for index, value in candidates:
-        if _is_number(value) and not np.isfinite(float(value)):
+        if is_number(value) and not np.isfinite(float(value)):
             position = int(np.flatnonzero(np.asarray(codes) == index)[0])
             raise InvalidInput(
                 f"{source}: row {row_of(position)}: label {str(value)!r} is not a finite "
@@ -254,7 +255,7 @@ def ratings_from_long(
     ann_codes, ann_names = _factorize(frame[annotator_col])
     label_codes, uniques = _factorize(labels)
     _refuse_non_finite(uniques, label_codes, lambda pos: _row_number(frame, pos), source)
-    categories, ranks = _ordered_categories(uniques, order, source)
+    categories, ranks = ordered_categories(uniques, order, source)
     if not np.array_equal(ranks, np.arange(len(ranks))):
         label_codes = ranks.astype(np.int32)[label_codes]
     n, m = len(item_ids), len(ann_names)
@@ -271,7 +272,7 @@ def ratings_from_long(
     if n_repeats:
         notes.append(f"{n_repeats:,} {said}")
     groups = _first_values(frame, by, item_codes, n)
-    return _finish(
+    return finished_ratings(
         (key // max(m, 1), (key % max(m, 1)).astype(np.int32), label_codes),
         categories,
         tuple(str(a) for a in ann_names),
@@ -407,10 +408,10 @@ def ratings_from_wide(
         lambda pos: _row_number(frame, int(cells[pos] // len(columns))),
         source,
     )
-    categories, ranks = _ordered_categories(uniques, order, source)
+    categories, ranks = ordered_categories(uniques, order, source)
     items = frame[item_col].to_numpy() if has_item else np.arange(len(frame))
     notes.insert(0, _wide_note(item_col if has_item else None, columns))
-    return _finish(
+    return finished_ratings(
         (cells // len(columns), (cells % len(columns)).astype(np.int32), ranks[label_codes]),
         categories,
         tuple(str(c) for c in columns),

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from planner.data.labels import _is_number
+from planner.data.labels import is_number
 from planner.errors import InvalidInput
 
 SNIFF_BYTES = 8192  # the first bytes of a file looked at before pandas reads it
@@ -188,7 +188,7 @@ def _shares_labels(frame: Any, columns: list[Any]) -> bool:
             values = values.astype(object)
         distinct = set(values.astype(str).tolist()[:SAMPLE_ROWS])
         sets.append(distinct)
-        numbers = [float(v) for v in distinct if _is_number(v)]
+        numbers = [float(v) for v in distinct if is_number(v)]
         ranges.append(
             (min(numbers), max(numbers)) if numbers and len(numbers) == len(distinct) else None
         )

@@ -37,7 +37,7 @@ from numpy.typing import ArrayLike, NDArray
 from planner.statistics.multirater import (
     ChanceCorrected,
     Patterns,
-    _linearised,
+    linearised_variance,
     row_category_counts,
 )
 
@@ -164,4 +164,4 @@ def conger_kappa(
         step = n / n_g[rater] * (lever[rater, label] - mean_lever[rater])
         pe_i = p_e + np.bincount(item, weights=step, minlength=int(n_rows)) / pairs
     terms = (pa_i, pe_i, rated, pairable, rows)
-    return _linearised(p_a, p_e, terms, np.asarray(n), np.asarray(n2), sampling_fraction)
+    return linearised_variance(p_a, p_e, terms, np.asarray(n), np.asarray(n2), sampling_fraction)

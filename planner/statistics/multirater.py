@@ -217,10 +217,10 @@ def chance_corrected(
         p_e = np.broadcast_to(w.sum() / k**2, p_a.shape).astype(float)
         pe_i = None
     terms = (pa_i, pe_i, rated, pairable, mult)
-    return _linearised(p_a, p_e, terms, n, n2, sampling_fraction)
+    return linearised_variance(p_a, p_e, terms, n, n2, sampling_fraction)
 
 
-def _linearised(
+def linearised_variance(
     p_a: FloatArray,
     p_e: FloatArray,
     terms: tuple[FloatArray, FloatArray | None, NDArray, NDArray, FloatArray],
@@ -601,7 +601,7 @@ def chance_corrected_patterns(
     else:
         p_e = np.broadcast_to(w_sum / k**2, np.shape(p_a)).astype(float)
         pe_i = None
-    return _linearised(p_a, p_e, (pa_i, pe_i, rated, pairable, mult), n, n2)
+    return linearised_variance(p_a, p_e, (pa_i, pe_i, rated, pairable, mult), n, n2)
 
 
 def pairwise_agreement_patterns(

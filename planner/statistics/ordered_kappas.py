@@ -30,7 +30,7 @@ import itertools
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from planner.statistics.multirater import ChanceCorrected, _linearised
+from planner.statistics.multirater import ChanceCorrected, linearised_variance
 
 FloatArray = NDArray[np.float64]
 
@@ -86,7 +86,7 @@ def conger_patterns(
     p_a, p_e, pa_i, pe_i = _conger_terms(lab, int(n_categories), w)
     everyone = np.ones(lab.shape[0], dtype=bool)
     n = w.sum(axis=-1)
-    return _linearised(p_a, p_e, (pa_i, pe_i, everyone, everyone, w), n, n)
+    return linearised_variance(p_a, p_e, (pa_i, pe_i, everyone, everyone, w), n, n)
 
 
 def mean_pairwise_kappa_patterns(
