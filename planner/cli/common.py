@@ -217,6 +217,34 @@ class PlannerCommand(_OneLineErrors, TyperCommand):  # type: ignore[misc]
     """A single command (the ``plan`` script)."""
 
 
+def _flag_help(option: Any) -> Any:
+    """``--help`` shown as the flag it is (no ``<bool>`` value), as every other flag."""
+    if option is not None:
+        option.metavar = ""
+    return option
+
+
+class FlagHelpGroup(PlannerGroup):  # type: ignore[misc]
+    """A command group (``planner``, ``planner compat``): its ``--help``, and each
+    subcommand's, shown as a flag."""
+
+    def get_help_option(self, ctx):  # type: ignore[no-untyped-def]
+        return _flag_help(super().get_help_option(ctx))
+
+    def get_command(self, ctx, cmd_name):  # type: ignore[no-untyped-def]
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            _flag_help(command.get_help_option(ctx))  # cached on the command: kept for its help
+        return command
+
+
+class FlagHelpCommand(PlannerCommand):  # type: ignore[misc]
+    """The ``plan`` script's command, its ``--help`` shown as a flag."""
+
+    def get_help_option(self, ctx):  # type: ignore[no-untyped-def]
+        return _flag_help(super().get_help_option(ctx))
+
+
 def parse_floats(text: str | None, option: str) -> tuple[float, ...] | None:
     """Parse ``"0.05"`` or ``"0.03,0.07"``."""
     if text is None:

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
-from planner.cli.common import emit_json, parse_floats, seed_or_draw
+from planner.cli.common import FlagHelpGroup, emit_json, parse_floats, seed_or_draw
 from planner.output.jsonout import compat_document
 
 COMPAT_HELP = (
@@ -20,7 +20,11 @@ COMPAT_HELP = (
     "of items really delivers."
 )
 compat_app = typer.Typer(
-    help=COMPAT_HELP, no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False
+    cls=FlagHelpGroup,  # --help shown as a flag, as in the main app (issue 10)
+    help=COMPAT_HELP,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
 )
 
 KAPPASIZE_EPILOG = """
