@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -59,3 +60,187 @@ def test_compat_kappasize_json_still_reproduces_r():
     result = runner.invoke(app, [*CIBINARY.split(), "--seed", "1", "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["n"] == 397
+
+
+# ------------------------------------------------------------ flags named in error messages
+
+
+def _options_of(*command: str) -> set[str]:
+    """Every option name (``--items``, ``-h``) of ``planner COMMAND``."""
+    import typer.main
+
+    cli = typer.main.get_command(app)
+    for name in command:
+        cli = cli.commands[name]  # type: ignore[attr-defined]
+    return {opt for param in cli.params for opt in param.opts}
+
+
+def _one_line_error(arguments: list[str], code: int = 2) -> str:
+    result = runner.invoke(app, arguments)
+    assert result.exit_code == code, result.output
+    lines = [line for line in result.stderr.splitlines() if not line.startswith("note:")]
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    return lines[0]
+
+
+def _flags_exist(message: str, *command: str) -> None:
+    """Every ``--flag`` a message names is an option of the command; no parameter leaks."""
+    flags = set(re.findall(r"(?<![\w-])--[A-Za-z][\w-]*", message))
+    assert flags <= _options_of(*command), (flags - _options_of(*command), message)
+    prose = re.sub(r"\S*/\S*", "", message)  # file paths may have underscores
+    assert not re.search(r"(?<![\w-])[a-z]+_[a-z_]+", prose), message
+
+
+PLAN = ["alt-test", "--plan", "--epsilon", "0.1", "--seed", "1"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "needles"),
+    [
+        (["--humans", "3", "--categories", "2", "--human-error", "0.1,0.2", "--llm-error",
+          "0.2"], ["--humans is 3", "--human-error lists 2"]),
+        (["--humans", "3", "--categories", "3", "--prevalences", "0.5,0.5"],
+         ["--categories is 3", "--prevalences lists 2"]),
+    ],
+)  # fmt: skip
+def test_alt_test_plan_count_and_list_that_disagree_name_both_flags(extra, needles):
+    # regression (issue 11): the list's length silently won over an explicit count
+    message = _one_line_error([*PLAN, *extra])
+    for needle in needles:
+        assert needle in message
+    _flags_exist(message, "alt-test")
+
+
+def test_alt_test_plan_list_alone_sets_the_count():
+    result = runner.invoke(
+        app, [*PLAN, "--human-error", "0.1,0.2", "--prevalences", "0.3,0.3,0.4", "--items",
+              "30", "--replicates", "100", "--json"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    description = json.loads(result.stdout)["model"]
+    assert "2 humans" in description and "3 categories" in description
+
+
+def test_alt_test_model_count_conflicts_raise_in_parameter_names():
+    from planner.errors import InvalidInput
+    from planner.sizing.alt_test_plan import alt_test_model
+
+    with pytest.raises(InvalidInput, match=r"^humans is 3 but human_error lists 2"):
+        alt_test_model(humans=3, human_error=[0.1, 0.2])
+    with pytest.raises(InvalidInput, match=r"^categories is 3 but prevalences lists 2"):
+        alt_test_model(categories=3, prevalences=[0.5, 0.5])
+    agreed = alt_test_model(humans=2, human_error=[0.1, 0.2], categories=2, prevalences=[0.4, 0.6])
+    assert agreed.n_humans == 2 and agreed.n_categories == 2
+    default = alt_test_model()
+    assert default.n_humans == 3 and default.n_categories == 2
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle", "code"),
+    [
+        (["--items", "0"], "--items must be", 2),
+        (["--items", "10"], "lower --min-items", 2),
+        (["--max-items", "10"], "--max-items must be at least --min-items", 2),
+        (["--replicates", "5"], "--replicates must be", 2),
+        (["--error-draw", "x"], "--error-draw must be", 2),
+        (["--llm-error", "1.2"], "--llm-error must be", 2),
+        (["--human-error", "1.3"], "--human-error must be", 2),
+        (["--human-error", "0.3,0.3", "--prevalences", "0.5,0.6"], "--prevalences must sum", 2),
+        (["--humans", "8", "--categories", "10"], "--humans 8 with 10 categories", 2),
+        (["--seconds-per-item", "-1"], "--seconds-per-item must be", 2),
+        (["--hourly-rate", "-1"], "--hourly-rate must be", 2),
+        (["--human-error", "0.3", "--llm-error", "0.2", "--max-items", "40", "--replicates",
+          "100"], "within --max-items 40", 1),
+    ],
+)  # fmt: skip
+def test_alt_test_plan_errors_name_real_flags(extra, needle, code):
+    # regression (issue 11): "--n-items must be ..." (the flag is --items), "lower min_items"
+    message = _one_line_error([*PLAN, *extra], code)
+    assert needle in message
+    _flags_exist(message, "alt-test")
+
+
+@pytest.fixture
+def judged(tmp_path):
+    """Three humans and an LLM on 20 items (wide), and the same with an empty LLM column."""
+    rows = ["item,h1,h2,h3,gpt"]
+    empty = ["item,h1,h2,h3,gpt"]
+    for i in range(20):
+        a, b = "ab"[i % 2], "ab"[(i // 3) % 2]
+        rows.append(f"{i},{a},{a},{b},{a}")
+        empty.append(f"{i},{a},{a},{b},")
+    full, blank = tmp_path / "few.csv", tmp_path / "empty.csv"
+    full.write_text("\n".join(rows) + "\n")
+    blank.write_text("\n".join(empty) + "\n")
+    return str(full), str(blank)
+
+
+WIDE = ["--layout", "wide", "--annotators", "h1,h2,h3,gpt", "--epsilon", "0.1"]
+
+
+def test_alt_test_too_few_items_names_min_items_flag(judged):
+    # regression (issue 11): "lower min_items" (the flag is --min-items)
+    message = _one_line_error(["alt-test", judged[0], *WIDE, "--llm", "gpt"])
+    assert "the most is 20" in message and "lower --min-items" in message
+    _flags_exist(message, "alt-test")
+
+
+def test_alt_test_empty_llm_column_says_so(judged):
+    # regression (issue 11): an LLM column without labels was reported as too few items
+    message = _one_line_error(["alt-test", judged[1], *WIDE, "--llm", "gpt"])
+    assert "gpt has no labels" in message and "min-items" not in message
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        (["--llm", "zz"], "--llm: 'zz' is not an annotator"),
+        (["--llm", "gpt", "--llm", "gpt"], "--llm names 'gpt' twice"),
+        (["--llm", "gpt", "--min-items", "1"], "--min-items must be"),
+        (["--llm", "gpt", "--q", "2"], "--q must be"),
+        (["--llm", "gpt", "--scoring", "neg-rmse"], "--scoring 'neg-rmse' needs numeric"),
+    ],
+)
+def test_alt_test_file_errors_name_real_flags(judged, extra, needle):
+    message = _one_line_error(["alt-test", judged[0], *WIDE, *extra])
+    assert needle in message
+    _flags_exist(message, "alt-test")
+
+
+@pytest.mark.parametrize(
+    ("sub", "arguments", "needle"),
+    [
+        ("kappasize", "CIBinary --kappa0 0.4 --kappaL 0.5 --props 0.3", "below --kappa0 (0.4)"),
+        ("kappasize", "CIBinary --kappa0 0.4 --kappaL 0.3 --kappaU 0.35 --props 0.3",
+         "above --kappa0 (0.4)"),
+        ("kappasize", "PowerBinary --kappa0 0.4 --kappa1 0.4 --props 0.3",
+         "--kappa1 must differ from --kappa0"),
+        ("kappasize", "CIBinary --kappa0 0.4 --kappaL 0.3", "--props is required"),
+        ("kappasize", "CIBinary --kappa0 0.4 --kappaL 0.3 --props 0.3 --replicates 2",
+         "--replicates must be"),
+        ("irr", "N.cohen.kappa --rate1 0.5 --rate2 0.5 --k1 0.7 --k0 0.7",
+         "--k1 must differ from --k0"),
+        ("irr", "N2.cohen.kappa --mrg 0.5,0.6 --k1 0.7 --k0 0.85", "--mrg must sum to 1"),
+    ],
+)  # fmt: skip
+def test_compat_errors_name_real_flags(sub, arguments, needle):
+    # regression (issue 11): R's argument names inside a sentence ("below kappa0") are flags
+    message = _one_line_error(["compat", sub, *arguments.split(), "--seed", "1"])
+    assert needle in message
+    _flags_exist(message, "compat", sub)
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        (["--bootstrap", "-1"], "--bootstrap must be"),
+        (["--max-iter", "0"], "--max-iter must be"),
+        (["--confidence", "2"], "--confidence must be"),
+        (["--positive", "zzz"], "--positive must be one of"),
+    ],
+)
+def test_fit_errors_name_real_flags(judged, extra, needle):
+    arguments = ["fit", judged[0], "--layout", "wide", "--annotators", "h1,h2,h3,gpt"]
+    message = _one_line_error([*arguments, *extra, "--seed", "1"])
+    assert needle in message
+    _flags_exist(message, "fit")

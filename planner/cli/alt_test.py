@@ -8,6 +8,7 @@ import typer
 
 from planner.cli.common import (
     emit_json,
+    flags_named,
     note,
     parse_floats,
     progress_bar,
@@ -63,6 +64,21 @@ Examples:
 
 _PLAN = "Planning (--plan)"
 
+# the library's parameters as alt-test's flags, wherever a message names them
+ALT_TEST_FLAGS = {
+    "n_items": "--items",
+    "min_items": "--min-items",
+    "max_items": "--max-items",
+    "n_reps": "--replicates",
+    "human_error": "--human-error",
+    "llm_error": "--llm-error",
+    "error_draw": "--error-draw",
+    "prevalences": "--prevalences",
+    "seconds_per_item": "--seconds-per-item",
+    "hourly_rate": "--hourly-rate",
+    "llms": "--llm",  # one --llm per LLM: the flag is singular
+}
+
 
 def alt_test_command(
     file: OptionalLabelFile = None,
@@ -109,8 +125,22 @@ def alt_test_command(
         bool,
         typer.Option("--plan", metavar="", help="Plan instead of test.", rich_help_panel=_PLAN),
     ] = False,
-    humans: Annotated[int, typer.Option(help="Human annotators.", rich_help_panel=_PLAN)] = 3,
-    categories: Annotated[int, typer.Option(help="Categories K.", rich_help_panel=_PLAN)] = 2,
+    humans: Annotated[
+        int | None,
+        typer.Option(
+            help="Human annotators (default 3, or as many as --human-error lists).",
+            rich_help_panel=_PLAN,
+            show_default=False,
+        ),
+    ] = None,
+    categories: Annotated[
+        int | None,
+        typer.Option(
+            help="Categories K (default 2, or as many as --prevalences lists).",
+            rich_help_panel=_PLAN,
+            show_default=False,
+        ),
+    ] = None,
     human_error: Annotated[
         str,
         typer.Option(
@@ -155,6 +185,13 @@ def alt_test_command(
     replicates: Annotated[
         int, typer.Option(help="Simulated studies per size.", rich_help_panel=_PLAN)
     ] = 2000,
+    max_items: Annotated[
+        int,
+        typer.Option(
+            help="Largest number of items searched; beyond it the target is unreachable (exit 1).",
+            rich_help_panel=_PLAN,
+        ),
+    ] = 20_000,
     seconds_per_item: Annotated[
         float,
         typer.Option(help="Seconds one human spends on one item.", rich_help_panel=_PLAN),
@@ -182,11 +219,12 @@ def alt_test_command(
             "0.15 for skilled annotators, 0.1 for crowd workers)"
         )
     if plan:
-        _plan(
-            humans, categories, human_error, llm_error, prevalences, error_draw, epsilon, q,
-            power, items, table, replicates, seconds_per_item, hourly_rate, seed, json_output,
-            min_items, quiet,
-        )  # fmt: skip
+        with flags_named(ALT_TEST_FLAGS):
+            _plan(
+                humans, categories, human_error, llm_error, prevalences, error_draw, epsilon,
+                q, power, items, table, replicates, seconds_per_item, hourly_rate, seed,
+                json_output, (min_items, max_items), quiet,
+            )  # fmt: skip
         return
     if not llm:
         raise InvalidInput("give --llm NAME for each LLM annotator in the file")
@@ -206,14 +244,10 @@ def alt_test_command(
     ratings, _ = read_ratings(
         file, options, engine=engine, memory_limit=memory_limit, temp_dir=temp_dir
     )
-    try:
+    with flags_named(ALT_TEST_FLAGS):
         result = alt_test(
             ratings, llm, scoring=scoring, epsilon=epsilon, q=q, min_items=min_items, by=by
         )
-    except InvalidInput as exc:
-        if exc.parameter == "llms":  # one --llm per LLM: the flag is singular
-            raise InvalidInput("--llm" + str(exc)[len("llms") :]) from None
-        raise
     for message in ratings.notes:  # how the file was read, once the test has run
         note(message)
     if json_output:
@@ -225,8 +259,8 @@ def alt_test_command(
 
 
 def _plan(
-    humans: int,
-    categories: int,
+    humans: int | None,
+    categories: int | None,
     human_error: str,
     llm_error: float,
     prevalences: str | None,
@@ -241,11 +275,12 @@ def _plan(
     hourly_rate: float | None,
     seed: int | None,
     json_output: bool,
-    min_items: int,
+    limits: tuple[int, int],
     quiet: bool = False,
 ) -> None:
     from planner.sizing.alt_test_plan import pass_probability, plan_alt_test
 
+    min_items, max_items = limits
     model, prev = _plan_model(humans, categories, human_error, llm_error, prevalences, error_draw)
     drawn = seed is None
     seed = seed_or_draw(seed)
@@ -271,6 +306,7 @@ def _plan(
             q=q,
             power=power,
             min_items=min_items,
+            max_items=max_items,
             n_reps=replicates,
             seconds_per_item=seconds_per_item,
             hourly_rate=hourly_rate,
@@ -280,7 +316,7 @@ def _plan(
     if table:
         with progress_bar("planning 2 to 6 humans", disabled=json_output or quiet):
             costs = (seconds_per_item, hourly_rate)
-            rows = _table_rows(result, prev, error_draw, epsilon, q, power, min_items, costs)
+            rows = _table_rows(result, prev, error_draw, epsilon, q, power, limits, costs)
     doc["plan"] = alt_test_plan_json(result)
     if table:
         doc["table"] = [
@@ -296,8 +332,8 @@ def _plan(
 
 
 def _plan_model(
-    humans: int,
-    categories: int,
+    humans: int | None,
+    categories: int | None,
     human_error: str,
     llm_error: float,
     prevalences: str | None,
@@ -327,7 +363,7 @@ def _table_rows(
     epsilon: float,
     q: float,
     power: float,
-    min_items: int,
+    limits: tuple[int, int],
     costs: tuple[float, float | None],
 ) -> tuple[AltTestPlan | None, ...]:
     """``--table``: the plan for 2 to 6 humans, the plan itself in its own row."""
@@ -345,7 +381,8 @@ def _table_rows(
         epsilon=epsilon,
         q=q,
         power=power,
-        min_items=min_items,
+        min_items=limits[0],
+        max_items=limits[1],
         n_reps=result.n_reps,
         seconds_per_item=costs[0],
         hourly_rate=costs[1],

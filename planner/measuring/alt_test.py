@@ -261,7 +261,10 @@ def _domains(ratings: Ratings, by: str | None) -> tuple[NDArray[np.int64], list[
     if by is None:
         return np.zeros(ratings.n_rows, dtype=np.int64), [None]
     if by not in ratings.groups:
-        raise InvalidInput(f"by: {shown(by)} is not a grouping column read from {ratings.source}")
+        raise InvalidInput(
+            f"by: {shown(by)} is not a grouping column read from {ratings.source}",
+            parameter="by",
+        )
     column = np.asarray(ratings.groups[by])
     names, inverse = np.unique(column.astype(str), return_inverse=True)
     return inverse.ravel().astype(np.int64), [str(v) for v in names]
@@ -373,6 +376,11 @@ def _one_llm(
         )
     tested = np.flatnonzero(is_human[np.arange(n_groups) % m] & (items >= min_items))
     llm = ratings.annotators[f]
+    if tested.size == 0 and not np.any(ratings.annotator_index == f):
+        raise InvalidInput(
+            f"{ratings.source}: the LLM annotator {llm} has no labels (its ratings are all "
+            "missing), so it cannot be tested"
+        )
     if tested.size == 0:
         raise InvalidInput(
             f"{ratings.source}: no human annotator has {min_items} or more items labelled "
