@@ -244,3 +244,30 @@ def test_fit_errors_name_real_flags(judged, extra, needle):
     message = _one_line_error([*arguments, *extra, "--seed", "1"])
     assert needle in message
     _flags_exist(message, "fit")
+
+
+# ------------------------------------------------------------ the per-human table at 80 columns
+
+
+def test_alt_test_table_keeps_every_number_readable_at_80_columns(tmp_path):
+    # regression (issue 12): at COLUMNS=80 the p column showed "0.00…" and the domain "doma…"
+    rows = ["item,annotator,label,domain"]
+    for i in range(160):
+        truth = "abc"[i % 3]
+        domain = "domain-medicine" if i % 2 else "domain-legal-texts"
+        for j, name in enumerate(["alice_long_name", "bob", "carol", "gpt-4o"]):
+            label = truth if (i + j) % 5 else "abc"[(i + 1) % 3]
+            rows.append(f"{i},{name},{label},{domain}")
+    path = tmp_path / "long.csv"
+    path.write_text("\n".join(rows) + "\n")
+    arguments = ["alt-test", str(path), "--llm", "gpt-4o", "--epsilon", "0.1", "--by", "domain"]
+    shown = runner.invoke(app, arguments, env={"COLUMNS": "80"})
+    doc = runner.invoke(app, [*arguments, "--json"])
+    assert shown.exit_code == 0 and doc.exit_code == 0, shown.output
+    assert "…" not in shown.stdout
+    assert max(len(line) for line in shown.stdout.splitlines()) <= 80
+    tests = json.loads(doc.stdout)["llms"][0]["tests"]
+    assert len(tests) == 6
+    for test in tests:
+        assert f"{test['p_value']:.2g}" in shown.stdout
+        assert f"{test['rho_llm']:.2f}" in shown.stdout

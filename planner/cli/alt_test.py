@@ -35,8 +35,9 @@ from planner.errors import InvalidInput
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.table import Table
 
-    from planner.measuring.alt_test import AltTestResult
+    from planner.measuring.alt_test import AltTestResult, LLMVerdict
     from planner.sizing.alt_test_plan import AltTestModel, AltTestPlan, PassProbability
 
 ALT_TEST_HELP = (
@@ -415,8 +416,6 @@ def _console() -> Console:
 
 
 def _render_test(result: AltTestResult) -> None:
-    from rich.table import Table
-
     console = _console()
     console.print(
         f"alt-test of {result.source}: scoring {result.scoring}, epsilon {result.epsilon:g}, "
@@ -432,16 +431,7 @@ def _render_test(result: AltTestResult) -> None:
             f"{rank}. {v.llm}: {verdict} (winning rate omega = {v.omega:.2f}, advantage "
             f"probability rho = {v.rho:.2f})"
         )
-        t = Table("human", *(["domain"] if v.domains else []), "items", "S llm", "S human",
-                  "rho_f", "rho_h", "test", "p", "won")  # fmt: skip
-        for h in v.tests:
-            t.add_row(
-                h.human, *([str(h.domain)] if v.domains else []), str(h.items),
-                f"{h.llm_score:.3f}", f"{h.human_score:.3f}", f"{h.rho_llm:.2f}",
-                f"{h.rho_human:.2f}", f"{h.test} {h.statistic:.2f}", f"{h.p_value:.2g}",
-                "yes" if h.rejected else "no",
-            )  # fmt: skip
-        console.print(t)
+        console.print(_tests_table(v))
         if v.domains:
             console.print(f"passes in {v.domains_passed} of {len(v.domains)} domains")
         for human, domain, n in v.skipped:
@@ -449,6 +439,32 @@ def _render_test(result: AltTestResult) -> None:
             console.print(f"not tested: {human}{where} ({n} items < {result.min_items})")
     for message in result.notes:
         console.print(f"note: {message.replace('min_items', '--min-items')}")
+
+
+def _tests_table(verdict: LLMVerdict) -> Table:
+    """The per-human (per domain) tests, readable at 80 columns.
+
+    Numbers never wrap or shorten (``p`` must read ``0.0032``, not ``0.00…``); names and
+    domains fold onto more lines instead; no vertical rules, so the numbers get the width.
+    """
+    from rich import box
+    from rich.table import Table
+
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    t.add_column("human", overflow="fold", min_width=5)
+    if verdict.domains:
+        t.add_column("domain", overflow="fold", min_width=6)
+    for header in ("items", "S llm", "S human", "rho_f", "rho_h", "test", "p"):
+        t.add_column(header, justify="right", no_wrap=True)
+    t.add_column("won", no_wrap=True)
+    for h in verdict.tests:
+        t.add_row(
+            h.human, *([str(h.domain)] if verdict.domains else []), str(h.items),
+            f"{h.llm_score:.3f}", f"{h.human_score:.3f}", f"{h.rho_llm:.2f}",
+            f"{h.rho_human:.2f}", f"{h.test} {h.statistic:.2f}", f"{h.p_value:.2g}",
+            "yes" if h.rejected else "no",
+        )  # fmt: skip
+    return t
 
 
 def _render_at(description: str, at: PassProbability, epsilon: float) -> None:
