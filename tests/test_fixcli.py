@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -271,3 +272,71 @@ def test_alt_test_table_keeps_every_number_readable_at_80_columns(tmp_path):
     for test in tests:
         assert f"{test['p_value']:.2g}" in shown.stdout
         assert f"{test['rho_llm']:.2f}" in shown.stdout
+
+
+# ------------------------------------------------------------ short reprs of results
+
+
+def _labels(n_items: int, seed: int) -> np.ndarray:
+    """``(n_items, 4)`` labels 0..2 of four annotators who mostly agree with a truth."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 3, n_items)
+    noise = rng.integers(0, 3, (n_items, 4))
+    return np.where(rng.random((n_items, 4)) < 0.8, truth[:, None], noise)
+
+
+def test_latent_class_fit_repr_is_one_short_line_whatever_the_items():
+    # regression (issue 12): the repr dumped every array (hundreds of lines on the
+    # anaesthesia fit); now the shapes, the prevalences, the log-likelihood, the iterations
+    from planner import fit_latent_classes, ratings_from_matrix
+
+    small = fit_latent_classes(ratings_from_matrix(_labels(60, 1)), bootstrap=0, rng=1)
+    large = fit_latent_classes(ratings_from_matrix(_labels(20_000, 2)), bootstrap=0, rng=1)
+    for fit in (small, large):
+        text = repr(fit)
+        assert "\n" not in text and len(text) < 800, text
+        assert text.startswith("LatentClassFit(") and "log_likelihood=" in text
+        assert f"iterations={fit.iterations}" in text
+        assert f"{float(fit.prevalence[0]):.4}"[:5] in text  # the prevalences themselves
+        assert f"posterior=<array {fit.posterior.shape} float64>" in text
+    assert abs(len(repr(large)) - len(repr(small))) < 40  # not the number of items
+
+
+def test_anaesthesia_fit_repr_is_short():
+    from pathlib import Path
+
+    from planner import fit_latent_classes, read_labels
+
+    data = Path(__file__).parent / "data" / "dawid_skene_anesthesia.csv"
+    ratings = read_labels(
+        str(data), item_col="patient", annotator_col="observer", label_col="rating",
+        repeats="keep",
+    )  # fmt: skip
+    text = repr(fit_latent_classes(ratings, bootstrap=0, rng=1))
+    assert "\n" not in text and len(text) < 800
+    assert "confusion=<array (5, 4, 4) float64>" in text
+
+
+def test_result_reprs_with_big_arrays_are_short(tmp_path):
+    # regression (issue 12): Ratings, AgreementReport, Pilot, Plan, RatersPlan, AltTestResult
+    import planner as p
+
+    labels = _labels(5_000, 3)
+    ratings = p.ratings_from_matrix(labels, ["h1", "h2", "h3", "llm"])
+    pair = np.column_stack([labels[:, 0] == 0, labels[:, 1] == 0]).astype(int)
+    pilot_file = tmp_path / "pilot.csv"
+    pilot_file.write_text("item,a,b\n" + "".join(f"{i},{x},{y}\n" for i, (x, y) in enumerate(pair)))
+    model = p.raters_model([0.2, 0.3, 0.5], 4)
+    results = {
+        "Ratings": ratings,
+        "AgreementReport": p.measure_agreement(ratings, rng=1),
+        "AltTestResult": p.alt_test(ratings, ["llm"], epsilon=0.1),
+        "Pilot": p.read_pilot(str(pilot_file), positive="1"),
+        "Plan": p.make_plan(p.pair_from_annotators(0.08), p.PlanSettings(n_reps=500), rng=1),
+        "RatersPlan": p.make_raters_plan(model, "fleiss", 0.1, n_reps=500, rng=1),
+    }
+    for name, result in results.items():
+        text = repr(result)
+        assert text.startswith(name + "("), text[:80]
+        assert "\n" not in text and len(text) < 2000, (name, len(text))
+        assert "..., " not in text  # numpy's elided array print: no array printed whole

@@ -30,7 +30,7 @@ from planner.statistics.alt_test_stats import (
     by_thresholds,
     difference_test,
 )
-from planner.validation import RULES, check, check_choice, shown
+from planner.validation import RULES, check, check_choice, compact_repr, shown
 
 SCORINGS = ("accuracy", "neg-rmse")
 
@@ -121,6 +121,8 @@ class LLMVerdict:
 @dataclass(frozen=True)
 class AltTestResult:
     """The alt-test of one or more LLMs, ranked by advantage probability ``rho``."""
+
+    __repr__ = compact_repr  # shapes, not every value (issue 12)
 
     llms: tuple[LLMVerdict, ...]
     humans: tuple[str, ...]

@@ -32,7 +32,7 @@ from planner.statistics.alt_test_stats import (
     by_thresholds,
     difference_test,
 )
-from planner.validation import RULES, RngLike, check, check_choice, seed_from, shown
+from planner.validation import RULES, RngLike, check, check_choice, compact_repr, seed_from, shown
 
 PATTERN_LIMIT = 2_000_000  # label patterns K^(M+1) enumerated at most
 MAX_ITEMS = 1_000_000
@@ -220,6 +220,8 @@ class AltTestPlan:
     min_items
         The smallest size searched (no human is tested on fewer items).
     """
+
+    __repr__ = compact_repr  # shapes, not every value (issue 12)
 
     model: AltTestModel
     epsilon: float
