@@ -145,7 +145,8 @@ def alt_test_command(
     human_error: Annotated[
         str,
         typer.Option(
-            help="Humans' error rate, or one per human comma-separated (sets --humans).",
+            help="Humans' error rate, or one per human comma-separated (a --humans given "
+            "with it must match).",
             rich_help_panel=_PLAN,
         ),
     ] = "0.2",
@@ -155,8 +156,8 @@ def alt_test_command(
     prevalences: Annotated[
         str | None,
         typer.Option(
-            help="Category prevalences, comma-separated, summing to 1 (sets --categories; "
-            "default equal).",
+            help="Category prevalences, comma-separated, summing to 1 (default equal; a "
+            "--categories given with them must match).",
             rich_help_panel=_PLAN,
         ),
     ] = None,

@@ -282,7 +282,7 @@ def _values(ratings: Ratings, scoring: str) -> NDArray[np.float64] | None:
         bad = next(v for v in ratings.categories if not _is_number(v))
         raise InvalidInput(
             f"scoring 'neg-rmse' needs numeric labels, found {shown(bad)} in {ratings.source}; "
-            "use scoring 'accuracy' for categories",
+            "score categories by 'accuracy'",
             parameter="scoring",
         ) from None
 
