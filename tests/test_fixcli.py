@@ -340,3 +340,11 @@ def test_result_reprs_with_big_arrays_are_short(tmp_path):
         assert text.startswith(name + "("), text[:80]
         assert "\n" not in text and len(text) < 2000, (name, len(text))
         assert "..., " not in text  # numpy's elided array print: no array printed whole
+
+
+def test_alt_test_plan_too_many_error_rates_names_the_list():
+    # regression: 13 --human-error values said "humans must be a whole number in [2, 12]"
+    message = _one_line_error([*PLAN, "--human-error", ",".join(["0.1"] * 13)])
+    assert message.startswith("error: --human-error must list one value per human")
+    assert "got 13 values" in message
+    _flags_exist(message, "alt-test")

@@ -32,7 +32,16 @@ from planner.statistics.alt_test_stats import (
     by_thresholds,
     difference_test,
 )
-from planner.validation import RULES, RngLike, check, check_choice, compact_repr, seed_from, shown
+from planner.validation import (
+    RULES,
+    RngLike,
+    Rule,
+    check,
+    check_choice,
+    compact_repr,
+    seed_from,
+    shown,
+)
 
 PATTERN_LIMIT = 2_000_000  # label patterns K^(M+1) enumerated at most
 MAX_ITEMS = 1_000_000
@@ -113,7 +122,7 @@ def alt_test_model(
         errors = (check("human_error", human_error, RULES["annotator_error"]),) * m
     else:
         errors = tuple(check("human_error", e, RULES["annotator_error"]) for e in human_error)
-        check("humans", len(errors), RULES["n_humans"], parameter="human_error")
+        _list_length("human_error", errors, "humans", RULES["n_humans"])
         _same_count("humans", humans, "human_error", len(errors))
     llm = check("llm_error", llm_error, RULES["annotator_error"])
     if prevalences is None:
@@ -121,7 +130,7 @@ def alt_test_model(
         prev = (1.0 / k,) * k
     else:
         prev = tuple(check("prevalences", p, RULES["prevalence"]) for p in prevalences)
-        check("categories", len(prev), RULES["n_categories"], parameter="prevalences")
+        _list_length("prevalences", prev, "categories", RULES["n_categories"])
         _same_count("categories", categories, "prevalences", len(prev))
         if not math.isclose(sum(prev), 1.0, abs_tol=1e-9):
             raise InvalidInput(
@@ -136,6 +145,17 @@ def alt_test_model(
             parameter="humans",
         )
     return AltTestModel(errors, llm, prev, error_draw)
+
+
+def _list_length(name: str, values: tuple[float, ...], counts: str, rule: Rule) -> None:
+    """A list that sets a count (one error rate per human) has a length the count allows."""
+    assert rule.test is not None  # the count rules all test
+    if not rule.test(len(values)):
+        raise InvalidInput(
+            f"{name} must list one value per {counts[:-1]}, {counts} being {rule.allowed}; "
+            f"got {len(values)} values",
+            parameter=name,
+        )
 
 
 def _same_count(name: str, count: int | None, listed: str, length: int) -> None:
