@@ -321,3 +321,72 @@ RULES.update(
 # several annotators, round 2 (raters2 helper, issue 10): kappaSize's common-prevalence model
 # (an intraclass kappa in (0, 1): the Dirichlet-multinomial needs kappa > 0)
 RULES.update({"intraclass_kappa": UNIT_OPEN})
+
+
+# ---------------------------------------------------------------- short reprs (fixcli, issue 12)
+# Results hold arrays of every item or pattern; their repr shows shapes, not the values.
+
+_SHORT = 6  # arrays and sequences up to this many values are shown in full
+
+
+def compact_repr(obj: Any, depth: int = 0) -> str:
+    """``Name(field=value, ...)`` of a dataclass result, short whatever its arrays hold.
+
+    Arrays of more than six values show as their shape and type, longer sequences and
+    mappings as their length, numbers in six significant digits; a field's value is shown
+    one level deep (a result or container inside it as ``Name(...)`` or its length). Use it
+    in a result's class body as ``__repr__ = compact_repr``.
+
+    >>> from dataclasses import dataclass
+    >>> @dataclass(frozen=True)
+    ... class Fit:
+    ...     prevalence: np.ndarray
+    ...     posterior: np.ndarray
+    ...     log_likelihood: float
+    ...     __repr__ = compact_repr
+    >>> Fit(np.array([0.25, 0.75]), np.zeros((500, 2)), -1234.56789)
+    Fit(prevalence=array([0.25, 0.75]), posterior=<array (500, 2) float64>, log_likelihood=-1234.57)
+    """
+    import dataclasses
+
+    if depth >= 2:
+        return f"{type(obj).__name__}(...)"
+    fields = (f for f in dataclasses.fields(obj) if f.repr)
+    parts = (f"{f.name}={_brief(getattr(obj, f.name), depth + 1)}" for f in fields)
+    return f"{type(obj).__name__}({', '.join(parts)})"
+
+
+def _brief(value: Any, depth: int) -> str:
+    """One value of :func:`compact_repr`; ``depth`` 1 for a field, 2 inside a field's value."""
+    import dataclasses
+
+    if isinstance(value, np.ndarray):
+        if value.size > _SHORT:
+            return f"<array {value.shape} {value.dtype}>"
+        return "array([" + ", ".join(_brief(v, depth) for v in value.ravel()) + "])"
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return compact_repr(value, depth)
+    if isinstance(value, dict):
+        if len(value) > _SHORT or (depth >= 2 and value):
+            head = ", ".join(map(str, list(value)[:_SHORT])) + (
+                ", ..." if len(value) > _SHORT else ""
+            )
+            return f"<dict of {len(value)}: {head}>"
+        return "{" + ", ".join(f"{k!r}: {_brief(v, depth + 1)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        nested = any(not _scalar(v) for v in value)
+        if len(value) > _SHORT or (depth >= 2 and nested):
+            return f"<{type(value).__name__} of {len(value)}>"
+        inner = ", ".join(_brief(v, depth + 1) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' * (len(value) == 1)})"
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):
+        return repr(float(f"{value:.6g}"))
+    if isinstance(value, str) and len(value) > 80:
+        return repr(value[:77] + "...")
+    return repr(value)
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, str | int | float | bool | np.generic) or value is None

@@ -176,7 +176,7 @@ def test_summary_for_a_report():
         ({"human_error": 1.5}, "human_error must be a number in [0, 1], got 1.5"),
         ({"prevalences": [0.5, 0.6]}, "prevalences must sum to 1, got 1.1"),
         ({"humans": 1}, "humans must be a whole number in [2, 12], got 1"),
-        ({"humans": 8, "categories": 10}, "humans and categories: 10^9"),
+        ({"humans": 8, "categories": 10}, "humans 8 with 10 categories give 10^9"),
         ({"error_draw": "skewed"}, "error_draw must be one of uniform, prior; got 'skewed'"),
     ],
 )

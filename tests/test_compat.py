@@ -485,7 +485,7 @@ def test_cli_irr_both_functions():
         (["kappasize", "CI3Cats", "--kappa0", "0.4", "--kappaL", "0.3", "--props", "0.3,0.3,0.3"],
          "--props must sum to 1"),
         (["kappasize", "CIBinary", "--kappa0", "0.4", "--kappaL", "0.5", "--props", "0.3"],
-         "--kappaL must be below kappa0"),
+         "--kappaL must be below --kappa0"),
         (["kappasize", "CIBinary", "--kappa0", "0.4", "--kappaL", "0.3", "--props", "0.3",
           "--raters", "7"], "--raters must be a whole number in [2, 6]"),
         (["kappasize", "CI4Cats", "--kappa0", "0.4", "--kappaL", "0.3", "--props", "0.5,0.5"],

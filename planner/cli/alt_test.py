@@ -8,6 +8,7 @@ import typer
 
 from planner.cli.common import (
     emit_json,
+    flags_named,
     note,
     parse_floats,
     progress_bar,
@@ -34,8 +35,9 @@ from planner.errors import InvalidInput
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.table import Table
 
-    from planner.measuring.alt_test import AltTestResult
+    from planner.measuring.alt_test import AltTestResult, LLMVerdict
     from planner.sizing.alt_test_plan import AltTestModel, AltTestPlan, PassProbability
 
 ALT_TEST_HELP = (
@@ -62,6 +64,21 @@ Examples:
 """
 
 _PLAN = "Planning (--plan)"
+
+# the library's parameters as alt-test's flags, wherever a message names them
+ALT_TEST_FLAGS = {
+    "n_items": "--items",
+    "min_items": "--min-items",
+    "max_items": "--max-items",
+    "n_reps": "--replicates",
+    "human_error": "--human-error",
+    "llm_error": "--llm-error",
+    "error_draw": "--error-draw",
+    "prevalences": "--prevalences",
+    "seconds_per_item": "--seconds-per-item",
+    "hourly_rate": "--hourly-rate",
+    "llms": "--llm",  # one --llm per LLM: the flag is singular
+}
 
 
 def alt_test_command(
@@ -109,12 +126,27 @@ def alt_test_command(
         bool,
         typer.Option("--plan", metavar="", help="Plan instead of test.", rich_help_panel=_PLAN),
     ] = False,
-    humans: Annotated[int, typer.Option(help="Human annotators.", rich_help_panel=_PLAN)] = 3,
-    categories: Annotated[int, typer.Option(help="Categories K.", rich_help_panel=_PLAN)] = 2,
+    humans: Annotated[
+        int | None,
+        typer.Option(
+            help="Human annotators (default 3, or as many as --human-error lists).",
+            rich_help_panel=_PLAN,
+            show_default=False,
+        ),
+    ] = None,
+    categories: Annotated[
+        int | None,
+        typer.Option(
+            help="Categories K (default 2, or as many as --prevalences lists).",
+            rich_help_panel=_PLAN,
+            show_default=False,
+        ),
+    ] = None,
     human_error: Annotated[
         str,
         typer.Option(
-            help="Humans' error rate, or one per human comma-separated (sets --humans).",
+            help="Humans' error rate, or one per human comma-separated (a --humans given "
+            "with it must match).",
             rich_help_panel=_PLAN,
         ),
     ] = "0.2",
@@ -124,8 +156,8 @@ def alt_test_command(
     prevalences: Annotated[
         str | None,
         typer.Option(
-            help="Category prevalences, comma-separated, summing to 1 (sets --categories; "
-            "default equal).",
+            help="Category prevalences, comma-separated, summing to 1 (default equal; a "
+            "--categories given with them must match).",
             rich_help_panel=_PLAN,
         ),
     ] = None,
@@ -155,6 +187,13 @@ def alt_test_command(
     replicates: Annotated[
         int, typer.Option(help="Simulated studies per size.", rich_help_panel=_PLAN)
     ] = 2000,
+    max_items: Annotated[
+        int,
+        typer.Option(
+            help="Largest number of items searched; beyond it the target is unreachable (exit 1).",
+            rich_help_panel=_PLAN,
+        ),
+    ] = 20_000,
     seconds_per_item: Annotated[
         float,
         typer.Option(help="Seconds one human spends on one item.", rich_help_panel=_PLAN),
@@ -182,11 +221,12 @@ def alt_test_command(
             "0.15 for skilled annotators, 0.1 for crowd workers)"
         )
     if plan:
-        _plan(
-            humans, categories, human_error, llm_error, prevalences, error_draw, epsilon, q,
-            power, items, table, replicates, seconds_per_item, hourly_rate, seed, json_output,
-            min_items, quiet,
-        )  # fmt: skip
+        with flags_named(ALT_TEST_FLAGS):
+            _plan(
+                humans, categories, human_error, llm_error, prevalences, error_draw, epsilon,
+                q, power, items, table, replicates, seconds_per_item, hourly_rate, seed,
+                json_output, (min_items, max_items), quiet,
+            )  # fmt: skip
         return
     if not llm:
         raise InvalidInput("give --llm NAME for each LLM annotator in the file")
@@ -206,14 +246,10 @@ def alt_test_command(
     ratings, _ = read_ratings(
         file, options, engine=engine, memory_limit=memory_limit, temp_dir=temp_dir
     )
-    try:
+    with flags_named(ALT_TEST_FLAGS):
         result = alt_test(
             ratings, llm, scoring=scoring, epsilon=epsilon, q=q, min_items=min_items, by=by
         )
-    except InvalidInput as exc:
-        if exc.parameter == "llms":  # one --llm per LLM: the flag is singular
-            raise InvalidInput("--llm" + str(exc)[len("llms") :]) from None
-        raise
     for message in ratings.notes:  # how the file was read, once the test has run
         note(message)
     if json_output:
@@ -225,8 +261,8 @@ def alt_test_command(
 
 
 def _plan(
-    humans: int,
-    categories: int,
+    humans: int | None,
+    categories: int | None,
     human_error: str,
     llm_error: float,
     prevalences: str | None,
@@ -241,11 +277,12 @@ def _plan(
     hourly_rate: float | None,
     seed: int | None,
     json_output: bool,
-    min_items: int,
+    limits: tuple[int, int],
     quiet: bool = False,
 ) -> None:
     from planner.sizing.alt_test_plan import pass_probability, plan_alt_test
 
+    min_items, max_items = limits
     model, prev = _plan_model(humans, categories, human_error, llm_error, prevalences, error_draw)
     drawn = seed is None
     seed = seed_or_draw(seed)
@@ -271,6 +308,7 @@ def _plan(
             q=q,
             power=power,
             min_items=min_items,
+            max_items=max_items,
             n_reps=replicates,
             seconds_per_item=seconds_per_item,
             hourly_rate=hourly_rate,
@@ -280,7 +318,7 @@ def _plan(
     if table:
         with progress_bar("planning 2 to 6 humans", disabled=json_output or quiet):
             costs = (seconds_per_item, hourly_rate)
-            rows = _table_rows(result, prev, error_draw, epsilon, q, power, min_items, costs)
+            rows = _table_rows(result, prev, error_draw, epsilon, q, power, limits, costs)
     doc["plan"] = alt_test_plan_json(result)
     if table:
         doc["table"] = [
@@ -296,8 +334,8 @@ def _plan(
 
 
 def _plan_model(
-    humans: int,
-    categories: int,
+    humans: int | None,
+    categories: int | None,
     human_error: str,
     llm_error: float,
     prevalences: str | None,
@@ -327,7 +365,7 @@ def _table_rows(
     epsilon: float,
     q: float,
     power: float,
-    min_items: int,
+    limits: tuple[int, int],
     costs: tuple[float, float | None],
 ) -> tuple[AltTestPlan | None, ...]:
     """``--table``: the plan for 2 to 6 humans, the plan itself in its own row."""
@@ -345,7 +383,8 @@ def _table_rows(
         epsilon=epsilon,
         q=q,
         power=power,
-        min_items=min_items,
+        min_items=limits[0],
+        max_items=limits[1],
         n_reps=result.n_reps,
         seconds_per_item=costs[0],
         hourly_rate=costs[1],
@@ -378,8 +417,6 @@ def _console() -> Console:
 
 
 def _render_test(result: AltTestResult) -> None:
-    from rich.table import Table
-
     console = _console()
     console.print(
         f"alt-test of {result.source}: scoring {result.scoring}, epsilon {result.epsilon:g}, "
@@ -395,16 +432,7 @@ def _render_test(result: AltTestResult) -> None:
             f"{rank}. {v.llm}: {verdict} (winning rate omega = {v.omega:.2f}, advantage "
             f"probability rho = {v.rho:.2f})"
         )
-        t = Table("human", *(["domain"] if v.domains else []), "items", "S llm", "S human",
-                  "rho_f", "rho_h", "test", "p", "won")  # fmt: skip
-        for h in v.tests:
-            t.add_row(
-                h.human, *([str(h.domain)] if v.domains else []), str(h.items),
-                f"{h.llm_score:.3f}", f"{h.human_score:.3f}", f"{h.rho_llm:.2f}",
-                f"{h.rho_human:.2f}", f"{h.test} {h.statistic:.2f}", f"{h.p_value:.2g}",
-                "yes" if h.rejected else "no",
-            )  # fmt: skip
-        console.print(t)
+        console.print(_tests_table(v))
         if v.domains:
             console.print(f"passes in {v.domains_passed} of {len(v.domains)} domains")
         for human, domain, n in v.skipped:
@@ -412,6 +440,32 @@ def _render_test(result: AltTestResult) -> None:
             console.print(f"not tested: {human}{where} ({n} items < {result.min_items})")
     for message in result.notes:
         console.print(f"note: {message.replace('min_items', '--min-items')}")
+
+
+def _tests_table(verdict: LLMVerdict) -> Table:
+    """The per-human (per domain) tests, readable at 80 columns.
+
+    Numbers never wrap or shorten (``p`` must read ``0.0032``, not ``0.00…``); names and
+    domains fold onto more lines instead; no vertical rules, so the numbers get the width.
+    """
+    from rich import box
+    from rich.table import Table
+
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    t.add_column("human", overflow="fold", min_width=5)
+    if verdict.domains:
+        t.add_column("domain", overflow="fold", min_width=6)
+    for header in ("items", "S llm", "S human", "rho_f", "rho_h", "test", "p"):
+        t.add_column(header, justify="right", no_wrap=True)
+    t.add_column("won", no_wrap=True)
+    for h in verdict.tests:
+        t.add_row(
+            h.human, *([str(h.domain)] if verdict.domains else []), str(h.items),
+            f"{h.llm_score:.3f}", f"{h.human_score:.3f}", f"{h.rho_llm:.2f}",
+            f"{h.rho_human:.2f}", f"{h.test} {h.statistic:.2f}", f"{h.p_value:.2g}",
+            "yes" if h.rejected else "no",
+        )  # fmt: skip
+    return t
 
 
 def _render_at(description: str, at: PassProbability, epsilon: float) -> None:

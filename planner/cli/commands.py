@@ -9,15 +9,13 @@ a usage error (an option outside its valid range, contradictory options, a bad f
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from planner.cli.agree import AGREE_EPILOG, AGREE_HELP, agree_command
 from planner.cli.common import (
     DEBUG_HELP,
-    PlannerCommand,
-    PlannerGroup,
     emit_json,
     note,
     parse_floats,
@@ -26,6 +24,8 @@ from planner.cli.common import (
     seed_or_draw,
     set_debug,
 )
+from planner.cli.common import FlagHelpCommand as _Command
+from planner.cli.common import FlagHelpGroup as _Group
 from planner.cli.fit import FIT_EPILOG, FIT_HELP, fit_command
 from planner.cli.options import JsonFlag, Quiet, reader_option
 from planner.cli.report import REPORT_EPILOG, REPORT_HELP, report_command
@@ -36,33 +36,6 @@ if TYPE_CHECKING:
     from planner.operations.workload import ScheduleResult
     from planner.sizing.compare import Comparison
     from planner.sizing.plan import Plan
-
-
-def _flag_help(option: Any) -> Any:
-    """``--help`` shown as the flag it is (no ``<bool>`` value), as every other flag."""
-    if option is not None:
-        option.metavar = ""
-    return option
-
-
-class _Group(PlannerGroup):  # type: ignore[misc]
-    """The ``planner`` group: its ``--help``, and each subcommand's, shown as a flag."""
-
-    def get_help_option(self, ctx):  # type: ignore[no-untyped-def]
-        return _flag_help(super().get_help_option(ctx))
-
-    def get_command(self, ctx, cmd_name):  # type: ignore[no-untyped-def]
-        command = super().get_command(ctx, cmd_name)
-        if command is not None:
-            _flag_help(command.get_help_option(ctx))  # cached on the command: kept for its help
-        return command
-
-
-class _Command(PlannerCommand):  # type: ignore[misc]
-    """The ``plan`` script's command, its ``--help`` shown as a flag."""
-
-    def get_help_option(self, ctx):  # type: ignore[no-untyped-def]
-        return _flag_help(super().get_help_option(ctx))
 
 
 app = typer.Typer(

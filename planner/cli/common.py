@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import os
@@ -10,7 +11,7 @@ import secrets
 import sys
 import traceback
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -54,6 +55,42 @@ def flag_names(exc: PlannerError) -> str:
         flag = PARAMETER_FLAGS.get(parameter, "--" + parameter.replace("_", "-"))
         message = re.sub(rf"(?<![\w-]){re.escape(parameter)}(?![\w-])", flag, message)
     return message
+
+
+def renamed(exc: PlannerError, flags: Mapping[str, str]) -> PlannerError:
+    """``exc`` (same type) with every library parameter of ``flags`` named as its flag.
+
+    For a command whose messages name parameters inside the sentence ("lower min_items")
+    or parameters whose flag is not their name (``n_items`` is ``--items``): each name in
+    ``flags`` is renamed wherever it stands as a word, then the leading parameter (or the
+    error's ``parameters``) as :func:`flag_message` (:func:`flag_names`) does. Only the
+    names given are touched inside the sentence, so prose keeps its words.
+
+    >>> str(renamed(InvalidInput("n_items must be >= 2; lower min_items"), {"n_items": "--items",
+    ...     "min_items": "--min-items"}))
+    '--items must be >= 2; lower --min-items'
+    """
+    message = str(exc)
+    for parameter, flag in flags.items():
+        message = re.sub(rf"(?<![\w-]){re.escape(parameter)}(?![\w-])", flag, message)
+    new = copy.copy(exc)
+    new.args = (message,)
+    message = flag_message(new) if isinstance(new, InvalidInput) else flag_names(new)
+    new.args = (message,)
+    if isinstance(new, InvalidInput):
+        new.parameter = None
+    if hasattr(new, "parameters"):
+        new.parameters = ()
+    return new
+
+
+@contextmanager
+def flags_named(flags: Mapping[str, str]) -> Iterator[None]:
+    """Planner errors raised inside name the parameters of ``flags`` as flags (:func:`renamed`)."""
+    try:
+        yield
+    except PlannerError as exc:
+        raise renamed(exc, flags) from None
 
 
 def fail(message: str, code: int) -> None:
@@ -215,6 +252,34 @@ class PlannerGroup(_OneLineErrors, TyperGroup):  # type: ignore[misc]
 
 class PlannerCommand(_OneLineErrors, TyperCommand):  # type: ignore[misc]
     """A single command (the ``plan`` script)."""
+
+
+def _flag_help(option: Any) -> Any:
+    """``--help`` shown as the flag it is (no ``<bool>`` value), as every other flag."""
+    if option is not None:
+        option.metavar = ""
+    return option
+
+
+class FlagHelpGroup(PlannerGroup):  # type: ignore[misc]
+    """A command group (``planner``, ``planner compat``): its ``--help``, and each
+    subcommand's, shown as a flag."""
+
+    def get_help_option(self, ctx):  # type: ignore[no-untyped-def]
+        return _flag_help(super().get_help_option(ctx))
+
+    def get_command(self, ctx, cmd_name):  # type: ignore[no-untyped-def]
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            _flag_help(command.get_help_option(ctx))  # cached on the command: kept for its help
+        return command
+
+
+class FlagHelpCommand(PlannerCommand):  # type: ignore[misc]
+    """The ``plan`` script's command, its ``--help`` shown as a flag."""
+
+    def get_help_option(self, ctx):  # type: ignore[no-untyped-def]
+        return _flag_help(super().get_help_option(ctx))
 
 
 def parse_floats(text: str | None, option: str) -> tuple[float, ...] | None:

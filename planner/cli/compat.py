@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
-from planner.cli.common import emit_json, parse_floats, seed_or_draw
+from planner.cli.common import FlagHelpGroup, emit_json, flags_named, parse_floats, seed_or_draw
 from planner.output.jsonout import compat_document
 
 COMPAT_HELP = (
@@ -20,7 +20,11 @@ COMPAT_HELP = (
     "of items really delivers."
 )
 compat_app = typer.Typer(
-    help=COMPAT_HELP, no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False
+    cls=FlagHelpGroup,  # --help shown as a flag, as in the main app (issue 10)
+    help=COMPAT_HELP,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
 )
 
 KAPPASIZE_EPILOG = """
@@ -45,6 +49,12 @@ EXPECTED_LIMIT = (
     "kappaSize's CI criterion puts the expected limits at kappaL (and kappaU): it is not a "
     "guarantee, and about half of the studies of that size miss each limit"
 )
+
+# R's argument names inside messages ("must be below kappa0 (0.4)"), as the flags they are
+COMPAT_FLAGS = {
+    name: f"--{name}"
+    for name in ("kappa0", "kappaL", "kappaU", "kappa1", "k0", "k1", "rate1", "rate2")
+}
 
 Replicates = Annotated[int, typer.Option("--replicates", help="Simulated studies, in [100, 1e6].")]
 Seed = Annotated[
@@ -108,9 +118,10 @@ def kappasize_command(
         "alpha": alpha,
         "power": power if power is not None or kind != "Power" else 0.80,
     }
-    result = kappasize(function, **arguments)
-    used = seed_or_draw(seed)
-    verdict = check_kappasize(result, n_reps=replicates, rng=used)
+    with flags_named(COMPAT_FLAGS):
+        result = kappasize(function, **arguments)
+        used = seed_or_draw(seed)
+        verdict = check_kappasize(result, n_reps=replicates, rng=used)
     doc: dict[str, Any] = {
         "function": function,
         "arguments": {k: v for k, v in arguments.items() if v is not None},
@@ -172,9 +183,10 @@ def irr_command(
         "power": power,
         "twosided": twosided,
     }
-    result = irr(function, **arguments)
-    used = seed_or_draw(seed)
-    verdict = check_irr(result, n_reps=replicates, rng=used)
+    with flags_named(COMPAT_FLAGS):
+        result = irr(function, **arguments)
+        used = seed_or_draw(seed)
+        verdict = check_irr(result, n_reps=replicates, rng=used)
     doc: dict[str, Any] = {
         "function": function,
         "arguments": {k: v for k, v in arguments.items() if v is not None},

@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from planner.errors import InvalidInput
-from planner.validation import shown
+from planner.validation import compact_repr, shown
 
 DENSE_LIMIT = 50_000_000  # cells of the dense items x annotators ``codes`` matrix, at most
 COUNTS_LIMIT = 10**15  # items of a --counts table (multinomial draws need int64 totals)
@@ -57,6 +57,8 @@ class Ratings:
     input
         How the input was read, for JSON: layout, columns, missing ratings.
     """
+
+    __repr__ = compact_repr  # shapes, not every value (issue 12)
 
     item_index: NDArray[np.int64]
     annotator_index: NDArray[np.int32]

@@ -30,7 +30,7 @@ from planner.statistics.alt_test_stats import (
     by_thresholds,
     difference_test,
 )
-from planner.validation import RULES, check, check_choice, shown
+from planner.validation import RULES, check, check_choice, compact_repr, shown
 
 SCORINGS = ("accuracy", "neg-rmse")
 
@@ -121,6 +121,8 @@ class LLMVerdict:
 @dataclass(frozen=True)
 class AltTestResult:
     """The alt-test of one or more LLMs, ranked by advantage probability ``rho``."""
+
+    __repr__ = compact_repr  # shapes, not every value (issue 12)
 
     llms: tuple[LLMVerdict, ...]
     humans: tuple[str, ...]
@@ -261,7 +263,10 @@ def _domains(ratings: Ratings, by: str | None) -> tuple[NDArray[np.int64], list[
     if by is None:
         return np.zeros(ratings.n_rows, dtype=np.int64), [None]
     if by not in ratings.groups:
-        raise InvalidInput(f"by: {shown(by)} is not a grouping column read from {ratings.source}")
+        raise InvalidInput(
+            f"by: {shown(by)} is not a grouping column read from {ratings.source}",
+            parameter="by",
+        )
     column = np.asarray(ratings.groups[by])
     names, inverse = np.unique(column.astype(str), return_inverse=True)
     return inverse.ravel().astype(np.int64), [str(v) for v in names]
@@ -277,7 +282,7 @@ def _values(ratings: Ratings, scoring: str) -> NDArray[np.float64] | None:
         bad = next(v for v in ratings.categories if not _is_number(v))
         raise InvalidInput(
             f"scoring 'neg-rmse' needs numeric labels, found {shown(bad)} in {ratings.source}; "
-            "use scoring 'accuracy' for categories",
+            "score categories by 'accuracy'",
             parameter="scoring",
         ) from None
 
@@ -373,6 +378,11 @@ def _one_llm(
         )
     tested = np.flatnonzero(is_human[np.arange(n_groups) % m] & (items >= min_items))
     llm = ratings.annotators[f]
+    if tested.size == 0 and not np.any(ratings.annotator_index == f):
+        raise InvalidInput(
+            f"{ratings.source}: the LLM annotator {llm} has no labels (its ratings are all "
+            "missing), so it cannot be tested"
+        )
     if tested.size == 0:
         raise InvalidInput(
             f"{ratings.source}: no human annotator has {min_items} or more items labelled "

@@ -67,7 +67,7 @@ from planner.statistics.intervals import (
     psa_standard_error,
     wilson_interval,
 )
-from planner.validation import RULES, RngLike, check, check_choice, seed_from, shown
+from planner.validation import RULES, RngLike, check, check_choice, compact_repr, seed_from, shown
 
 N_BOOT_MAX = 100_000  # see RULES["n_boot"]
 WEIGHTS = ("quadratic", "linear")
@@ -105,6 +105,8 @@ class Coefficient:
 @dataclass(frozen=True)
 class AgreementReport:
     """Everything ``planner agree`` reports."""
+
+    __repr__ = compact_repr  # shapes, not every value (issue 12)
 
     source: str
     n_items: int

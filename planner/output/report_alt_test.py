@@ -88,8 +88,8 @@ def alt_test_settings(scenario: Scenario) -> tuple[AltTestModel, dict[str, Any]]
     """
     alt = scenario.alt_test
     model = alt_test_model(
-        humans=alt.get("humans", 3),
-        categories=alt.get("categories", 2),
+        humans=alt.get("humans"),
+        categories=alt.get("categories"),
         human_error=alt.get("human_error", 0.2),
         llm_error=alt.get("llm_error", 0.2),
         prevalences=alt.get("prevalences"),

@@ -32,7 +32,16 @@ from planner.statistics.alt_test_stats import (
     by_thresholds,
     difference_test,
 )
-from planner.validation import RULES, RngLike, check, check_choice, seed_from
+from planner.validation import (
+    RULES,
+    RngLike,
+    Rule,
+    check,
+    check_choice,
+    compact_repr,
+    seed_from,
+    shown,
+)
 
 PATTERN_LIMIT = 2_000_000  # label patterns K^(M+1) enumerated at most
 MAX_ITEMS = 1_000_000
@@ -80,8 +89,8 @@ class AltTestModel:
 
 def alt_test_model(
     *,
-    humans: int = 3,
-    categories: int = 2,
+    humans: int | None = None,
+    categories: int | None = None,
     human_error: float | Sequence[float] = 0.2,
     llm_error: float = 0.2,
     prevalences: Sequence[float] | None = None,
@@ -92,9 +101,11 @@ def alt_test_model(
     Parameters
     ----------
     humans
-        Human annotators ``M`` (ignored when ``human_error`` is a sequence: its length).
+        Human annotators ``M`` (default 3, or the length of a sequence ``human_error``;
+        given with such a sequence, the two must agree).
     categories
-        Categories ``K`` (ignored when ``prevalences`` is given: its length).
+        Categories ``K`` (default 2, or the length of ``prevalences``; given with them, the
+        two must agree).
     human_error
         One error rate for every human, or one per human, in [0, 1].
     llm_error
@@ -107,18 +118,20 @@ def alt_test_model(
     """
     error_draw = check_choice("error_draw", error_draw, ERROR_DRAWS)
     if isinstance(human_error, int | float | np.number):
-        m = check("humans", humans, RULES["n_humans"])
+        m = check("humans", 3 if humans is None else humans, RULES["n_humans"])
         errors = (check("human_error", human_error, RULES["annotator_error"]),) * m
     else:
         errors = tuple(check("human_error", e, RULES["annotator_error"]) for e in human_error)
-        check("humans", len(errors), RULES["n_humans"], parameter="human_error")
+        _list_length("human_error", errors, "humans", RULES["n_humans"])
+        _same_count("humans", humans, "human_error", len(errors))
     llm = check("llm_error", llm_error, RULES["annotator_error"])
     if prevalences is None:
-        k = check("categories", categories, RULES["n_categories"])
+        k = check("categories", 2 if categories is None else categories, RULES["n_categories"])
         prev = (1.0 / k,) * k
     else:
         prev = tuple(check("prevalences", p, RULES["prevalence"]) for p in prevalences)
-        check("categories", len(prev), RULES["n_categories"], parameter="prevalences")
+        _list_length("prevalences", prev, "categories", RULES["n_categories"])
+        _same_count("categories", categories, "prevalences", len(prev))
         if not math.isclose(sum(prev), 1.0, abs_tol=1e-9):
             raise InvalidInput(
                 f"prevalences must sum to 1, got {sum(prev):g}", parameter="prevalences"
@@ -126,11 +139,34 @@ def alt_test_model(
     cells = len(prev) ** (len(errors) + 1)
     if cells > PATTERN_LIMIT:
         raise InvalidInput(
-            f"humans and categories: {len(prev)}^{len(errors) + 1} = {cells:,} label patterns "
-            f"exceed the limit of {PATTERN_LIMIT:,}; plan with fewer humans or categories",
+            f"humans {len(errors)} with {len(prev)} categories give {len(prev)}^"
+            f"{len(errors) + 1} = {cells:,} label patterns, over the limit of "
+            f"{PATTERN_LIMIT:,}; plan with fewer humans or categories",
             parameter="humans",
         )
     return AltTestModel(errors, llm, prev, error_draw)
+
+
+def _list_length(name: str, values: tuple[float, ...], counts: str, rule: Rule) -> None:
+    """A list that sets a count (one error rate per human) has a length the count allows."""
+    assert rule.test is not None  # the count rules all test
+    if not rule.test(len(values)):
+        raise InvalidInput(
+            f"{name} must list one value per {counts[:-1]}, {counts} being {rule.allowed}; "
+            f"got {len(values)} values",
+            parameter=name,
+        )
+
+
+def _same_count(name: str, count: int | None, listed: str, length: int) -> None:
+    """An explicit ``count`` agrees with the length of the list it counts (never silently
+    overridden by it)."""
+    if count is not None and count != length:
+        raise InvalidInput(
+            f"{name} is {shown(count)} but {listed} lists {length} values: give one of "
+            "them, or make them agree",
+            parameter=name,
+        )
 
 
 def difference_classes(
@@ -204,6 +240,8 @@ class AltTestPlan:
     min_items
         The smallest size searched (no human is tested on fewer items).
     """
+
+    __repr__ = compact_repr  # shapes, not every value (issue 12)
 
     model: AltTestModel
     epsilon: float
@@ -468,7 +506,7 @@ def _search(
 def plan_table(
     *,
     humans: Sequence[int] = (2, 3, 4, 5, 6),
-    categories: int = 2,
+    categories: int | None = None,
     human_error: float = 0.2,
     llm_error: float = 0.2,
     prevalences: Sequence[float] | None = None,

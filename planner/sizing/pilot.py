@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from planner.errors import InvalidInput
+from planner.validation import compact_repr
 
 if TYPE_CHECKING:
     from planner.data.labels import Ratings
@@ -43,6 +44,8 @@ INDEPENDENCE_NOTE = (
 @dataclass(frozen=True)
 class Pilot:
     """What a pilot file holds for planning a two-annotator study."""
+
+    __repr__ = compact_repr  # shapes, not every value (issue 12)
 
     source: str
     annotators: tuple[str, ...]

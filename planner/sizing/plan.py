@@ -29,7 +29,7 @@ from planner.sizing.search import (
     worst_case_union_positives,
 )
 from planner.statistics.intervals import KAPPA_ESTIMANDS, KAPPA_METHODS, PSA_METHODS, coverage_note
-from planner.validation import RULES, RngLike, check, check_choice, seed_from
+from planner.validation import RULES, RngLike, check, check_choice, compact_repr, seed_from
 
 #: PSA methods the plan under pilot uncertainty supports (every outcome narrow from some U on)
 UNCERTAINTY_METHODS = ("wilson", "clopper-pearson", "jeffreys")
@@ -93,6 +93,8 @@ class PlanSettings:
 @dataclass(frozen=True)
 class Plan:
     """Everything the ``plan`` command reports."""
+
+    __repr__ = compact_repr  # shapes, not every value (issue 12)
 
     model: PairModel
     settings: PlanSettings

@@ -26,7 +26,7 @@ from planner.sizing.raters_search import (
     find_raters_sample_size,
     pattern_space,
 )
-from planner.validation import RULES, check
+from planner.validation import RULES, check, compact_repr
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,8 @@ class RatersPlan:
     notes
         What the reader must know (an interval that under-covers, the team cycled).
     """
+
+    __repr__ = compact_repr  # shapes, not every value (issue 12)
 
     sizing: RatersSampleSize
     budget: Budget

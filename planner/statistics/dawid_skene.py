@@ -46,7 +46,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from planner.errors import InvalidInput, PlannerError
-from planner.validation import RULES, RngLike, check, seed_from, shown
+from planner.validation import RULES, RngLike, check, compact_repr, seed_from, shown
 
 FloatArray = NDArray[np.float64]
 DENSE_LIMIT = 50_000_000  # cells of the dense items x annotators x categories counts, at most
@@ -136,6 +136,8 @@ class LatentClassFit:
     bootstrap_unconverged
         Bootstrap refits that hit ``max_iter`` (kept; their last iterate is used).
     """
+
+    __repr__ = compact_repr  # shapes, not every value (issue 12)
 
     categories: tuple[Any, ...]
     annotators: tuple[str, ...]
