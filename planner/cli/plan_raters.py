@@ -45,7 +45,10 @@ FLAGS = {
     "seconds_per_item": "--seconds-per-item",
     "hourly_rate": "--hourly-rate",
 }
-_NAMES = re.compile(r"(?<![\w.-])(" + "|".join(FLAGS) + r")(?![\w-])")
+# mid-sentence, only names that cannot be English words are renamed ("error_rate", "n_reps");
+# a leading name is renamed when the error says it is the parameter (or starts with one)
+_NAMES = re.compile(r"(?<![\w.-])(" + "|".join(n for n in FLAGS if "_" in n) + r")(?![\w-])")
+_LEADING = re.compile(r"^(" + "|".join(FLAGS) + r")(?![\w-])")
 # pair-only options: an error with several annotators (they describe one pair)
 PAIR_ONLY = ("scenario", "scenario_option", "union_rate", "psa", "pilot_counts", "pilot", "pair")
 IGNORED = ("psa_method", "kappa_method", "adjudication_seconds")
@@ -111,7 +114,11 @@ def parse_confusion(text: str | None) -> list[list[list[float]]] | None:
 
 
 def _flagged(exc: InvalidInput) -> InvalidInput:
-    return InvalidInput(_NAMES.sub(lambda m: FLAGS[m.group(1)], str(exc)))
+    """The error with the library's parameter names as ``plan``'s flags: the leading name,
+    and any name with an underscore elsewhere (never words such as "kappa" or "metric" in
+    prose: "metric kappa needs ..." stays readable)."""
+    text = _LEADING.sub(lambda m: FLAGS[m.group(1)], str(exc))
+    return InvalidInput(_NAMES.sub(lambda m: FLAGS[m.group(1)], text))
 
 
 def _checked_options(options: dict[str, Any], with_scenario: bool = False) -> None:
@@ -145,11 +152,14 @@ def _checked_options(options: dict[str, Any], with_scenario: bool = False) -> No
         )
 
 
-def _ignored_notes(options: dict[str, Any]) -> None:
-    """Notes on options that do not apply (after the plan, so an error stays one line)."""
-    for name in IGNORED:
-        if options.get(name) is not None:
-            note(f"--{name.replace('_', '-')} has no effect on a multi-rater plan")
+def _ignored_notes(options: dict[str, Any]) -> list[str]:
+    """Notes on options that do not apply (made after the plan, so an error stays one line;
+    printed with the plan's own notes and carried in its JSON)."""
+    return [
+        f"--{name.replace('_', '-')} has no effect on a multi-rater plan"
+        for name in IGNORED
+        if options.get(name) is not None
+    ]
 
 
 def raters_scenario(options: dict[str, Any]) -> Any:
@@ -221,7 +231,7 @@ def plan_raters(options: dict[str, Any]) -> None:
             plan = raters_plan_from_options(library, scenario, rng=seed, progress=progress)
     except InvalidInput as exc:
         raise _flagged(exc) from None
-    _ignored_notes(options)
+    plan.notes.extend(_ignored_notes(options))
     if options.get("json_output"):
         for line in plan.notes:
             note(line)
