@@ -45,9 +45,10 @@ FLAGS = {
     "seconds_per_item": "--seconds-per-item",
     "hourly_rate": "--hourly-rate",
 }
-# mid-sentence, only names that cannot be English words are renamed ("error_rate", "n_reps");
+# mid-sentence, names that are also words of the prose ("metric kappa") are not renamed;
 # a leading name is renamed when the error says it is the parameter (or starts with one)
-_NAMES = re.compile(r"(?<![\w.-])(" + "|".join(n for n in FLAGS if "_" in n) + r")(?![\w-])")
+_PROSE = ("metric", "kappa", "level", "width", "prevalence", "bias", "assurance")
+_NAMES = re.compile(r"(?<![\w.-])(" + "|".join(n for n in FLAGS if n not in _PROSE) + r")(?![\w-])")
 _LEADING = re.compile(r"^(" + "|".join(FLAGS) + r")(?![\w-])")
 # pair-only options: an error with several annotators (they describe one pair)
 PAIR_ONLY = ("scenario", "scenario_option", "union_rate", "psa", "pilot_counts", "pilot", "pair")
@@ -115,8 +116,8 @@ def parse_confusion(text: str | None) -> list[list[list[float]]] | None:
 
 def _flagged(exc: InvalidInput) -> InvalidInput:
     """The error with the library's parameter names as ``plan``'s flags: the leading name,
-    and any name with an underscore elsewhere (never words such as "kappa" or "metric" in
-    prose: "metric kappa needs ..." stays readable)."""
+    and the others elsewhere except words of the prose (:data:`_PROSE`: "metric kappa needs
+    ..." stays readable)."""
     text = _LEADING.sub(lambda m: FLAGS[m.group(1)], str(exc))
     return InvalidInput(_NAMES.sub(lambda m: FLAGS[m.group(1)], text))
 
