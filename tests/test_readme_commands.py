@@ -11,6 +11,7 @@ repository's working tree.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
@@ -22,6 +23,23 @@ import pytest
 
 ROOT = Path(__file__).parent.parent
 README = (ROOT / "README.md").read_text()
+
+
+def _shown_outputs() -> list[tuple[str, list[str]]]:
+    """(command, the output lines the README shows under it) for every ``$`` command with
+    ``--seed`` (so its output is reproducible); elisions (``...``) and blank lines are skipped."""
+    shown: list[tuple[str, list[str]]] = []
+    for body in re.findall(r"```text\n(.*?)```", README, re.S):
+        command: str | None = None
+        lines: list[str] = []
+        for line in [*body.splitlines(), "$ "]:
+            if line.startswith("$ "):
+                if command and "--seed" in command and lines:
+                    shown.append((command, lines))
+                command, lines = line[2:].strip(), []
+            elif line.strip() and "..." not in line and not line.startswith("error:"):
+                lines.append(line.rstrip())
+    return shown
 
 
 def _commands() -> list[tuple[str, str | None]]:
@@ -65,3 +83,20 @@ def test_readme_command_runs_from_a_clean_folder(command, error, tmp_path):
         assert out.stderr.strip().splitlines() == [error.removesuffix(" ...")] or (
             error.endswith("...") and out.stderr.startswith(error.removesuffix("..."))
         ), out.stderr
+
+
+SHOWN = _shown_outputs()
+
+
+@pytest.mark.parametrize(("command", "lines"), SHOWN, ids=[c for c, _ in SHOWN])
+def test_readme_output_is_what_the_command_prints(command, lines, tmp_path):
+    """The output the README shows is the command's, line for line (at 80 columns)."""
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    words = shlex.split(command)
+    program = {"plan": ["plan"], "planner": []}[words[0]]
+    argv = [sys.executable, "-m", "planner", *program, *words[1:]]
+    env = {**os.environ, "COLUMNS": "80", "TERM": "dumb"}
+    out = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
+    printed = {line.rstrip() for line in (out.stdout + out.stderr).splitlines()}
+    missing = [line for line in lines if line not in printed]
+    assert missing == [], "\n".join(missing[:5])
