@@ -6,6 +6,7 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -348,3 +349,41 @@ def test_alt_test_plan_too_many_error_rates_names_the_list():
     assert message.startswith("error: --human-error must list one value per human")
     assert "got 13 values" in message
     _flags_exist(message, "alt-test")
+
+
+# --- review: plan-only options with a FILE, and the seed note before validation --------------
+
+
+def test_alt_test_file_mode_refuses_plan_only_options(tmp_path):
+    result = runner.invoke(
+        app,
+        ["alt-test", str(Path(__file__).resolve().parents[1] / "examples" / "wide.csv"),
+         "--layout", "wide", "--llm", "carol", "--epsilon", "0.1", "--power", "0.9"],
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert (
+        result.stderr.strip()
+        == "error: --power applies to --plan only (testing a FILE does not use it)"
+    )
+
+
+def test_alt_test_plan_error_is_one_line_without_the_seed_note():
+    result = runner.invoke(
+        app,
+        ["alt-test", "--plan", "--human-error", "0.3", "--llm-error", "0.2", "--epsilon", "0.1",
+         "--power", "1.2"],
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [
+        "error: --power must be a number in (0, 1), got 1.2"
+    ]
+
+
+def test_alt_test_plan_refuses_table_with_items():
+    result = runner.invoke(
+        app,
+        ["alt-test", "--plan", "--human-error", "0.3", "--llm-error", "0.2", "--epsilon", "0.1",
+         "--items", "50", "--table"],
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert "--table" in result.stderr and "--items" in result.stderr

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -228,6 +228,12 @@ def alt_test_command(
                 json_output, (min_items, max_items), quiet,
             )  # fmt: skip
         return
+    given = _plan_options_given(
+        humans, categories, human_error, llm_error, prevalences, error_draw, power, items,
+        table, replicates, max_items, seconds_per_item, hourly_rate, seed,
+    )  # fmt: skip
+    if given:
+        raise InvalidInput(f"{given[0]} applies to --plan only (testing a FILE does not use it)")
     if not llm:
         raise InvalidInput("give --llm NAME for each LLM annotator in the file")
     assert file is not None  # checked above: without --plan a FILE is required
@@ -260,6 +266,16 @@ def alt_test_command(
     _render_test(result)
 
 
+def _plan_options_given(*values: Any) -> list[str]:
+    """The --plan options given with a label FILE (a value other than the default)."""
+    defaults = (None, None, "0.2", 0.2, None, "uniform", 0.8, None, False, 2000, 20_000, 90.0,
+                None, None)  # fmt: skip
+    flags = ("--humans", "--categories", "--human-error", "--llm-error", "--prevalences",
+             "--error-draw", "--power", "--items", "--table", "--replicates", "--max-items",
+             "--seconds-per-item", "--hourly-rate", "--seed")  # fmt: skip
+    return [f for f, v, d in zip(flags, values, defaults, strict=True) if v != d]
+
+
 def _plan(
     humans: int | None,
     categories: int | None,
@@ -284,10 +300,11 @@ def _plan(
 
     min_items, max_items = limits
     model, prev = _plan_model(humans, categories, human_error, llm_error, prevalences, error_draw)
+    if items is not None and table:
+        raise InvalidInput("--table plans 2 to 6 humans; with --items give one or the other")
     drawn = seed is None
     seed = seed_or_draw(seed)
-    if drawn:
-        note(f"seed {seed} (give --seed {seed} to repeat)")
+    seed_note = f"seed {seed} (give --seed {seed} to repeat)" if drawn else None
     from planner.output.jsonout import alt_test_plan_document, alt_test_plan_json
 
     doc: dict = {"mode": "plan"}
@@ -296,6 +313,8 @@ def _plan(
             model, items, epsilon=epsilon, q=q, min_items=min_items, n_reps=replicates, rng=seed
         )
         doc.update(model=model.describe(), epsilon=epsilon, q=q, pass_probability=_at_doc(at))
+        if seed_note:  # after the computation: an error stays one line
+            note(seed_note)
         if json_output:
             emit_json(alt_test_plan_document(doc, seed=seed))
             return
@@ -327,6 +346,8 @@ def _plan(
             else {"humans": m, "n_items": r.n_items, "person_hours": _hours(r)}
             for m, r in zip((2, 3, 4, 5, 6), rows, strict=True)
         ]
+    if seed_note:
+        note(seed_note)
     if json_output:
         emit_json(alt_test_plan_document(doc, seed=seed))
         return
