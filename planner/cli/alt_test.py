@@ -230,10 +230,12 @@ def alt_test_command(
         return
     given = _plan_options_given(
         humans, categories, human_error, llm_error, prevalences, error_draw, power, items,
-        table, replicates, max_items, seconds_per_item, hourly_rate, seed,
+        table, replicates, max_items, seconds_per_item, hourly_rate,
     )  # fmt: skip
     if given:
         raise InvalidInput(f"{given[0]} applies to --plan only (testing a FILE does not use it)")
+    if seed is not None:
+        note("--seed has no effect on testing a FILE: the test draws nothing at random")
     if not llm:
         raise InvalidInput("give --llm NAME for each LLM annotator in the file")
     assert file is not None  # checked above: without --plan a FILE is required
@@ -269,10 +271,10 @@ def alt_test_command(
 def _plan_options_given(*values: Any) -> list[str]:
     """The --plan options given with a label FILE (a value other than the default)."""
     defaults = (None, None, "0.2", 0.2, None, "uniform", 0.8, None, False, 2000, 20_000, 90.0,
-                None, None)  # fmt: skip
+                None)  # fmt: skip
     flags = ("--humans", "--categories", "--human-error", "--llm-error", "--prevalences",
              "--error-draw", "--power", "--items", "--table", "--replicates", "--max-items",
-             "--seconds-per-item", "--hourly-rate", "--seed")  # fmt: skip
+             "--seconds-per-item", "--hourly-rate")  # fmt: skip
     return [f for f, v, d in zip(flags, values, defaults, strict=True) if v != d]
 
 
