@@ -685,7 +685,7 @@ def _chance_corrected(
 
 #: Most ``resamples x distinct values x quadrature nodes`` for the bootstrap of ratio alpha
 #: above ``RATIO_DIRECT_LIMIT`` distinct values (each resample costs ``O(V Q)``).
-RATIO_BOOT_BUDGET = 5e9
+RATIO_BOOT_BUDGET = 3e10
 
 
 def _ratio_bootstrap_fits(k: int, values: NDArray, n_boot: int) -> bool:

@@ -33,6 +33,11 @@ _NOTE_KEYS = {
 }
 
 
+#: beyond this many categories (continuous scores, say) no note is drawn from the coverage
+#: study, whose grid has binary labels and a few categories
+MAX_STUDIED_CATEGORIES = 20
+
+
 def _regime_count(
     ratings: Ratings, patterns: mr.Patterns, pos: int | None
 ) -> tuple[float, str] | None:
@@ -43,8 +48,10 @@ def _regime_count(
     the items with any rating in the rarer label (the union positives when it is the
     positive label); with more categories, those of the rarest category used (the
     coefficients are least stable there). ``None`` when fewer than two categories are
-    used.
+    used, or more than :data:`MAX_STUDIED_CATEGORIES`.
     """
+    if ratings.n_categories > MAX_STUDIED_CATEGORIES:
+        return None  # scores with many values: the study's regimes of a rare label do not apply
     used = patterns.per_category(patterns.multiplicity)
     if (used > 0).sum() < 2:
         return None
