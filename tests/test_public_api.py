@@ -185,3 +185,22 @@ def test_the_notebook_functions_of_the_new_features_are_public():
     for name in expected:
         module = importlib.import_module(planner._PUBLIC[name])
         assert getattr(planner, name) is getattr(module, name)
+
+
+def test_readme_example_of_the_newer_capabilities_prints_what_it_claims():
+    """README "Use from Python", second example: every number in its comments is printed."""
+    text = (ROOT / "README.md").read_text()
+    code = text.split("<!-- python-example-2 -->\n```python\n", 1)[1].split("```", 1)[0]
+    claimed = re.findall(r"#\s*([0-9][0-9. ]*[0-9])\s*$", code, re.M)
+    out = io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "README.md", "exec"), {})
+    finally:
+        os.chdir(cwd)
+    printed = out.getvalue().replace("[", " ").replace("]", " ").split()
+    assert len(claimed) == 8
+    for value in " ".join(claimed).split():
+        assert value in printed, (value, out.getvalue())
