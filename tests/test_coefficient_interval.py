@@ -100,3 +100,28 @@ def test_a_level_outside_0_1_is_refused(level):
     c = measure_agreement(ratings_from_counts(6, 21, 14, 459), rng=1).coefficients["psa"]
     with pytest.raises(InvalidInput, match="confidence_level"):
         c.confidence_interval(level)
+
+
+@pytest.mark.parametrize("extra", [[], ["--bootstrap", "--n-boot", "200"]])
+def test_the_printed_intervals_at_both_levels(extra):
+    # `planner agree --json` at 0.95 and at 0.9; the library's coefficients at 0.95 recompute both
+    import json
+
+    from typer.testing import CliRunner
+
+    from planner.cli.commands import app
+
+    def printed(level: str) -> dict:
+        args = ["agree", "--counts", "6,21,14,459", "--json", "--seed", "4", *extra]
+        result = CliRunner().invoke(app, [*args, "--confidence", level])
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)["coefficients"]
+
+    options = {"bootstrap": True, "n_boot": 200} if extra else {}
+    report = measure_agreement(ratings_from_counts(6, 21, 14, 459), rng=4, **options)
+    for level, doc in ((0.95, printed("0.95")), (0.9, printed("0.9"))):
+        assert set(doc) == set(report.coefficients)
+        for name, entry in doc.items():
+            low, high = report.coefficients[name].confidence_interval(level)
+            interval = entry["interval"]
+            assert (low, high) == (interval["lower"], interval["upper"]), (name, level)
