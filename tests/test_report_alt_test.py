@@ -21,7 +21,7 @@ from planner.sizing.alt_test_plan import alt_test_model, alt_test_plan_summary
 from planner.sizing.exact import exact_psa_assurance
 from planner.sizing.model import pair_from_annotators
 from planner.sizing.plan import Plan, PlanSettings, make_plan
-from planner.sizing.plan_options import operation_for
+from planner.sizing.plan_options import TeamSettings, operation_for
 
 ROOT = Path(__file__).parent.parent
 LLM_JUDGE = ROOT / "scenarios" / "llm-judge.toml"
@@ -191,19 +191,15 @@ def test_operation_for_dispatches_on_the_result_type_not_on_an_attribute():
     # regression: operation_for took any object with a `designs` attribute for a Comparison
     plan = make_plan(pair_from_annotators(0.2, 0.06), PlanSettings(width=0.15), rng=1)
     assert isinstance(plan, Plan)
-    team = {
-        "annotators": 3, "hours_per_day": 8.0, "days_per_week": 5, "time_spread": 0.5,
-        "attention_check_share": 0.0, "attention_fail_rate": 0.0,
-        "requalification_hours": 0.0, "adjudicators": 1,
-    }  # fmt: skip
-    assert operation_for(plan, team, {}).items_per_stratum == (plan.items,)
+    team = TeamSettings(annotators=3)
+    assert operation_for(plan, team).items_per_stratum == (plan.items,)
 
     class LooksLikeAComparison:
         designs = {"weighted": None}
         settings = plan.settings
 
     with pytest.raises(TypeError, match="takes a Plan or a Comparison"):
-        operation_for(LooksLikeAComparison(), team, {})  # type: ignore[arg-type]
+        operation_for(LooksLikeAComparison(), team)  # type: ignore[arg-type]
 
 
 def test_an_unreachable_alt_test_says_so_without_empty_numbers(tmp_path):

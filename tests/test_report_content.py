@@ -22,7 +22,7 @@ from planner.output.report import write_report
 from planner.output.report_figures import BurndownBand, plan_hours
 from planner.sizing.model import pair_from_counts, pair_from_union_rate
 from planner.sizing.plan import PlanSettings, make_plan
-from planner.sizing.plan_options import run_schedule
+from planner.sizing.plan_options import PlanOptions, run_schedule
 
 runner = CliRunner()
 SCENARIOS = Path(__file__).parent.parent / "scenarios"
@@ -83,7 +83,7 @@ def test_headline_numbers_equal_the_plan_and_the_schedule(tmp_path):
     assert _number(r"([\d,.]+) person-hours", headline) == round(budget.person_hours, 1)
     assert _number(r"cost ([\d,]+)", headline) == round(budget.cost)
     _, schedule = run_schedule(
-        str(SCENARIOS / "unsupported-claims.toml"), {}, {}, lambda _: 20261130
+        str(SCENARIOS / "unsupported-claims.toml"), PlanOptions(), {}, lambda _: 20261130
     )
     assert _number(r"about ([\d.]+) calendar days", headline) == schedule.calendar_days_median
     assert _number(r"90th percentile ([\d.]+)\)", headline) == schedule.calendar_days_p90

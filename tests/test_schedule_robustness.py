@@ -318,7 +318,7 @@ def test_a_plan_too_large_to_schedule_says_so():
 
     from planner.sizing.model import pair_from_annotators
     from planner.sizing.plan import PlanSettings, make_plan
-    from planner.sizing.plan_options import TEAM_DEFAULTS, operation_for
+    from planner.sizing.plan_options import TeamSettings, operation_for
 
     # a real Plan (operation_for dispatches on Plan | Comparison), made too large to schedule
     small = make_plan(pair_from_annotators(0.2, 0.05), PlanSettings(width=0.2), rng=1)
@@ -326,4 +326,4 @@ def test_a_plan_too_large_to_schedule_says_so():
         small, results={m: replace(r, items=20_000_000) for m, r in small.results.items()}
     )
     with pytest.raises(InvalidInput, match=r"^the items to schedule must be a whole number in"):
-        operation_for(plan, dict(TEAM_DEFAULTS), {})
+        operation_for(plan, TeamSettings())

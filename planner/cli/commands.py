@@ -9,7 +9,7 @@ a usage error (an option outside its valid range, contradictory options, a bad f
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -394,7 +394,7 @@ def plan_command(
 
     if wants_raters(locals()):
         return plan_raters(locals())
-    from planner.sizing.plan_options import run_plan, schedule_for_plan
+    from planner.sizing.plan_options import PlanOptions, run_plan, schedule_for_plan
 
     if scenario and scenario_option:
         raise InvalidInput("give the scenario file once: as the argument or with --scenario")
@@ -410,38 +410,38 @@ def plan_command(
         "memory_limit": memory_limit,
         "temp_dir": temp_dir,
     }
-    cli = {
-        "prevalence": single_prevalence(prevalence),
-        "error_rate": parse_floats(error_rate, "--error-rate"),
-        "bias": parse_floats(bias, "--bias"),
-        "ambiguity": ambiguity,
-        "union_rate": union_rate,
-        "psa": psa,
-        "kappa": kappa,
-        "pilot_counts": parse_ints(pilot_counts, "--pilot-counts") if pilot_counts else None,
+    options = PlanOptions(
+        prevalence=single_prevalence(prevalence),
+        error_rate=parse_floats(error_rate, "--error-rate"),
+        bias=parse_floats(bias, "--bias"),
+        ambiguity=ambiguity,
+        union_rate=union_rate,
+        psa=psa,
+        kappa=kappa,
+        pilot_counts=parse_ints(pilot_counts, "--pilot-counts") if pilot_counts else None,
         **_pilot_options(pilot, pair, positive, reader),
-        "width": width,
-        "confidence": confidence,
-        "assurance": assurance,
-        "metric": metric,
-        "psa_method": psa_method,
-        "kappa_method": kappa_method,
-        "annotators_per_item": annotators_per_item,
-        "seconds_per_item": seconds_per_item,
-        "adjudication_seconds": adjudication_seconds,
-        "hourly_rate": hourly_rate,
-        "replicates": replicates,
-        "max_items": max_items,
-        "seed": seed,
-        "items": items,
-        "hours": hours,
-        "budget": budget,
-        "curve": curve or None,
-    }
+        width=width,
+        confidence=confidence,
+        assurance=assurance,
+        metric=metric,
+        psa_method=psa_method,
+        kappa_method=kappa_method,
+        annotators_per_item=annotators_per_item,
+        seconds_per_item=seconds_per_item,
+        adjudication_seconds=adjudication_seconds,
+        hourly_rate=hourly_rate,
+        replicates=replicates,
+        max_items=max_items,
+        seed=seed,
+        items=items,
+        hours=hours,
+        budget=budget,
+        curve=curve or None,
+    )
     path = scenario or scenario_option
     said: list[str] = []
     with progress_bar("planning", disabled=json_output or quiet):
-        result = run_plan(path, cli, seed_or_draw, said)
+        result = run_plan(path, options, seed_or_draw, said)
     _show_plan(result, schedule_for_plan(path, result), said, json_output)
 
 
@@ -462,7 +462,7 @@ _READER_FLAGS = {
 
 def _pilot_options(
     pilot: str | None, pair: str | None, positive: str | None, reader: dict[str, object]
-) -> dict[str, object]:
+) -> dict[str, Any]:
     """The ``--pilot`` options for :func:`run_plan`; reader options need ``--pilot``."""
     given = {k: v for k, v in reader.items() if v is not None}
     if given and pilot is None:

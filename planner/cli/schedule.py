@@ -92,20 +92,20 @@ def schedule_command(
         bool, typer.Option("--quiet", metavar="", help="Show no progress bar on stderr.")
     ] = False,
 ) -> None:
-    from planner.sizing.plan_options import run_schedule
+    from planner.sizing.plan_options import PlanOptions, run_schedule
 
-    cli = {
-        "prevalence": prevalence,
-        "pilot_counts": parse_ints(pilot_counts, "--pilot-counts") if pilot_counts else None,
-        "width": width,
-        "assurance": assurance,
-        "annotators_per_item": annotators_per_item,
-        "seconds_per_item": seconds_per_item,
-        "adjudication_seconds": adjudication_seconds,
-        "hourly_rate": hourly_rate,
-        "contested_rate": contested_rate,
-        "seed": seed,
-    }
+    cli = PlanOptions(
+        prevalence=prevalence,
+        pilot_counts=parse_ints(pilot_counts, "--pilot-counts") if pilot_counts else None,
+        width=width,
+        assurance=assurance,
+        annotators_per_item=annotators_per_item,
+        seconds_per_item=seconds_per_item,
+        adjudication_seconds=adjudication_seconds,
+        hourly_rate=hourly_rate,
+        contested_rate=contested_rate,
+        seed=seed,
+    )
     team = {
         "annotators": annotators,
         "hours_per_day": hours_per_day,

@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -82,10 +82,19 @@ _BOOT_MEMORY = 20_000_000  # floats per bootstrap chunk; fixed, so chunking neve
 #: weights (24,000 values: 4.6 GB each). At any level, the per-pair diagnostics above it
 #: keep observed agreement only (no ``K x K`` pair tables).
 MANY_VALUES = 2000
+#: An interval at a confidence level: ``level -> (lower, upper)``.
+IntervalAt = Callable[[float], tuple[Any, Any]]
 _SKIPPED_MANY = (
     "weighted Cohen's kappa, weighted Fleiss' kappa, Gwet's AC2, Brennan-Prediger, "
     "Conger's kappa, specific agreement and the per-pair kappas"
 )
+
+
+class Interval(NamedTuple):
+    """A coefficient's confidence limits (as scipy.stats' ``ConfidenceInterval``)."""
+
+    low: float
+    high: float
 
 
 @dataclass(frozen=True)
@@ -100,6 +109,35 @@ class Coefficient:
     n_items: int
     note: str = ""
     se: float = float("nan")  # analytic standard error where one exists, else NaN
+    # the interval at any level, from what the coefficient keeps (counts, estimate/se/df,
+    # or the bootstrap draws); None: no interval to recompute
+    _interval_at: IntervalAt | None = field(default=None, repr=False, compare=False)
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> Interval:
+        """The coefficient's interval, by its method, at ``confidence_level``.
+
+        Closed forms (Wilson and score intervals from the counts, Gwet's t intervals from
+        the estimate, SE and degrees of freedom, on the log(1 - c) scale where the report
+        used it, Wald from a jackknife SE) are recomputed from the quantities kept; a
+        bootstrap interval takes the percentiles of the same bootstrap draws. At the
+        report's level it is the reported interval exactly.
+
+        Raises
+        ------
+        InvalidInput
+            ``confidence_level`` outside (0, 1) (a ValueError).
+        ValueError
+            The coefficient has no interval (``method`` ``"none"``).
+        """
+        check("confidence_level", confidence_level, RULES["confidence_level"])
+        if self._interval_at is None:
+            raise ValueError(
+                f"{self.name} has no interval to recompute ({self.note or self.method}); "
+                "call measure_agreement again with confidence_level="
+                f"{shown(confidence_level)}"
+            )
+        lo, hi = self._interval_at(float(confidence_level))
+        return Interval(scalar(lo), scalar(hi))
 
 
 @dataclass(frozen=True)
@@ -157,6 +195,21 @@ def _percentile(values: NDArray, confidence_level: float) -> tuple[float, float]
         return float("nan"), float("nan")
     lo, hi = np.quantile(finite, [tail, 1 - tail])
     return float(lo), float(hi)
+
+
+def _percentiles_of(draws: NDArray) -> IntervalAt:
+    """The percentile interval of kept bootstrap draws, at any level."""
+    return lambda level: _percentile(draws, level)
+
+
+def _clipped(interval_at: IntervalAt, low: float = -1.0, high: float = 1.0) -> IntervalAt:
+    """``interval_at`` with its limits clipped to ``[low, high]``."""
+
+    def at(level: float) -> tuple[Any, Any]:
+        lo, hi = interval_at(level)
+        return np.maximum(lo, low), np.minimum(hi, high)
+
+    return at
 
 
 def _pair_kappa_interval(
@@ -412,13 +465,29 @@ class _Collector:
         n: int,
         note: str = "",
         se: Any = np.nan,
+        interval_at: IntervalAt | None = None,
     ) -> None:
         est = scalar(estimate)
         if not math.isfinite(est) and not note:
             note = "undefined for these ratings (no variation or no pairable items)"
         self.coefficients[name] = Coefficient(
-            name, est, scalar(lo), scalar(hi), method, int(n), note, scalar(se)
+            name, est, scalar(lo), scalar(hi), method, int(n), note, scalar(se), interval_at
         )
+
+    def add_at(
+        self,
+        name: str,
+        estimate: Any,
+        interval_at: IntervalAt,
+        level: float,
+        method: str,
+        n: int,
+        note: str = "",
+        se: Any = np.nan,
+    ) -> None:
+        """:meth:`add` with the interval ``interval_at(level)``, kept for other levels."""
+        lo, hi = interval_at(level)
+        self.add(name, estimate, lo, hi, method, n, note, se, interval_at)
 
 
 @dataclass(frozen=True)
@@ -447,14 +516,15 @@ class _Bootstrap:
 
     def interval(
         self, multiplicity: NDArray, statistic: Callable[[NDArray], NDArray], width: int = 1
-    ) -> tuple[float, float]:
-        return _percentile(self.draws(multiplicity, statistic, width), self.confidence_level)
+    ) -> IntervalAt:
+        """The percentile interval at any level of the statistic's draws (drawn once)."""
+        return _percentiles_of(self.draws(multiplicity, statistic, width))
 
-    def patterns(self, d: _Data, statistic: Callable[[NDArray], NDArray]) -> tuple[float, float]:
+    def patterns(self, d: _Data, statistic: Callable[[NDArray], NDArray]) -> IntervalAt:
         """Percentile interval of a statistic of the count patterns."""
         return self.interval(d.mult, statistic, d.boot_width)
 
-    def pair(self, table: NDArray, statistic: Callable[[NDArray], NDArray]) -> tuple[float, float]:
+    def pair(self, table: NDArray, statistic: Callable[[NDArray], NDArray]) -> IntervalAt:
         """Percentile interval of a statistic of a ``(K, K)`` pair table."""
         k = table.shape[0]
         return self.interval(table.ravel(), lambda m: statistic(m.reshape(-1, k, k)))
@@ -531,28 +601,33 @@ def _pair_coefficients(
     table = d.ratings.pair_table()
     n_pair = int(table.sum())
     p_o = ag.observed_agreement(table)
-    lo: Any
-    hi: Any
-    lo, hi = (
+    agree = np.trace(table)
+    po_at: IntervalAt = (
         boot.pair(table, ag.observed_agreement)
         if s.bootstrap
-        else wilson_interval(np.trace(table), n_pair, s.confidence_level)
+        else lambda level: wilson_interval(agree, n_pair, level)
     )
     se_po = np.sqrt(p_o * (1 - p_o) / n_pair) if n_pair else np.nan
     method = boot.name if s.bootstrap else "Wilson"
-    out.add("observed_agreement", p_o, lo, hi, method, n_pair, se=se_po)
+    out.add_at("observed_agreement", p_o, po_at, s.confidence_level, method, n_pair, se=se_po)
     _cohen_kappa(m, table)
     if d.weights_kind:  # weights on the categories' values (ranks at the ordinal level)
         wk = ag.cohen_kappa(table, d.weight_matrix)
         wse = ag.weighted_kappa_standard_error(table, d.weight_matrix)
+        wk_at: IntervalAt
         if s.weighted_kappa_method == "wald" and not s.bootstrap:
-            z_w = normal_quantile(s.confidence_level)
-            lo, hi = max(wk - z_w * wse, -1.0), min(wk + z_w * wse, 1.0)
+
+            def wk_at(level: float) -> tuple[Any, Any]:
+                z_w = normal_quantile(level)
+                return max(wk - z_w * wse, -1.0), min(wk + z_w * wse, 1.0)
+
             wname = "Wald, FCE (1969) SE"
         else:
-            lo, hi = boot.pair(table, lambda t: ag.cohen_kappa(t, d.weight_matrix))
+            wk_at = boot.pair(table, lambda t: ag.cohen_kappa(t, d.weight_matrix))
             wname = boot.name
-        out.add(f"cohen_kappa_{d.weights_kind}", wk, lo, hi, wname, n_pair, se=wse)
+        out.add_at(
+            f"cohen_kappa_{d.weights_kind}", wk, wk_at, s.confidence_level, wname, n_pair, se=wse
+        )
         summary[f"cohen_kappa_{d.weights_kind}_test_zero"] = _kappa_test_zero(
             table, d.weight_matrix
         )
@@ -579,19 +654,18 @@ def _cohen_kappa(
         else "the items both annotators rated"
         + (" (the same here: every item has both ratings)" if s.cohen_marginals == "gwet" else ""),
     }
-    lo: Any
-    hi: Any
+    kappa_at: IntervalAt
     if gwet:
         res = _conger(d.ratings, None)
         kappa, kappa_se = res.estimate, res.standard_error
-        lo, hi = res.confidence_interval(s.confidence_level)
-        lo, hi = np.maximum(lo, -1.0), np.minimum(hi, 1.0)
+        kappa_at = _clipped(res.confidence_interval)
         kname = "Gwet variance, t (Gwet marginals: every rating of each annotator)"
     elif s.bootstrap or method == "bootstrap":
-        lo, hi = boot.pair(table, ag.cohen_kappa)
+        kappa_at = boot.pair(table, ag.cohen_kappa)
         kname = f"{boot.name}, Cohen's kappa"
     else:
-        lo, hi, kname = _pair_kappa_interval(table, s.confidence_level, method)
+        kname = _pair_kappa_interval(table, s.confidence_level, method)[2]
+        kappa_at = lambda level: _pair_kappa_interval(table, level, method)[:2]  # noqa: E731
     if k == 2 and not gwet:  # union positives: items off the larger agree cell
         note = coverage_note(
             "kappa",
@@ -602,7 +676,9 @@ def _cohen_kappa(
         if note is not None:
             notes.append(note)
     undefined = _undefined_note(kappa, d.one_category)
-    out.add("cohen_kappa", kappa, lo, hi, kname, n_pair, undefined, se=kappa_se)
+    out.add_at(
+        "cohen_kappa", kappa, kappa_at, s.confidence_level, kname, n_pair, undefined, se=kappa_se
+    )
     summary["cohen_kappa_test_zero"] = _kappa_test_zero(table, None)
 
 
@@ -637,12 +713,11 @@ def _observed_agreement_patterns(m: _Run) -> None:
     d, boot, out = m.d, m.boot, m.out
     patterns = d.patterns
     p_a = mr.pairwise_agreement_patterns(patterns)
-    lo, hi = boot.patterns(d, lambda mult: mr.pairwise_agreement_patterns(patterns, mult))
-    out.add(
+    out.add_at(
         "observed_agreement",
         p_a,
-        lo,
-        hi,
+        boot.patterns(d, lambda mult: mr.pairwise_agreement_patterns(patterns, mult)),
+        m.s.confidence_level,
         boot.name,
         int(d.mult @ (patterns.totals >= 2)),
         "pairwise agreement over items with two or more ratings",
@@ -657,21 +732,22 @@ def _chance_corrected(
     """One chance-corrected coefficient of the count patterns, with Gwet's variance."""
     d, s, boot, out, summary = m.d, m.s, m.boot, m.out, m.summary
     res = mr.chance_corrected_patterns(d.patterns, chance, d.weight_matrix)
-    lo: Any
-    hi: Any
+    interval_at: IntervalAt
     if s.bootstrap:
-        lo, hi = boot.patterns(
+        interval_at = boot.patterns(
             d,
             lambda m: mr.chance_corrected_patterns(d.patterns, chance, d.weight_matrix, m).estimate,
         )
         method = boot.name
     else:  # AC1/AC2 and BP on log(1 - c): see ChanceCorrected.confidence_interval
         scale = "linear" if chance == "fleiss" else "log1m"
-        lo, hi = res.confidence_interval(s.confidence_level, scale)
-        lo, hi = np.maximum(lo, -1.0), np.minimum(hi, 1.0)
+        interval_at = _clipped(lambda level: res.confidence_interval(level, scale))
         method = "Gwet variance, t" + ("" if chance == "fleiss" else " on log(1 - c)")
     undefined = _undefined_note(res.estimate, d.one_category)
-    out.add(name, res.estimate, lo, hi, method, int(res.n_items), undefined, se=res.standard_error)
+    out.add_at(
+        name, res.estimate, interval_at, s.confidence_level, method, int(res.n_items),
+        undefined, se=res.standard_error,
+    )  # fmt: skip
     if name == "fleiss_kappa":  # the Fleiss-Nee-Landis test is for unweighted kappa
         se0 = mr.fleiss_kappa_null_se_patterns(d.patterns)
         z = scalar(res.estimate) / scalar(se0) if scalar(se0) > 0 else float("nan")
@@ -710,10 +786,14 @@ def _alpha_coefficient(
     if level in ("interval", "ratio") and d.many_values and not ratio_boot:
         matrix = d.ratings.value_matrix(alpha_values)
         if level == "interval":
-            z = normal_quantile(s.confidence_level)
             est, se = ka.interval_alpha_jackknife(matrix)
-            out.add(
-                "krippendorff_alpha", est, est - z * se, min(est + z * se, 1.0),
+
+            def wald_at(confidence_level: float) -> tuple[Any, Any]:
+                z = normal_quantile(confidence_level)
+                return est - z * se, min(est + z * se, 1.0)
+
+            out.add_at(
+                "krippendorff_alpha", est, wald_at, s.confidence_level,
                 "Wald with delete-one-item jackknife SE", n_items,
                 f"{k} distinct values: jackknife instead of the bootstrap", se=se,
             )  # fmt: skip
@@ -732,9 +812,11 @@ def _alpha_coefficient(
             lambda m: ka.krippendorff_alpha_patterns(d.patterns, alpha_values, level, m),
             d.boot_width,
         )
-        a_lo, a_hi = _percentile(draws, s.confidence_level)
         undefined = _undefined_note(est, d.one_category)
-        out.add("krippendorff_alpha", est, a_lo, a_hi, boot.name, n_items, undefined)
+        out.add_at(
+            "krippendorff_alpha", est, _percentiles_of(draws), s.confidence_level, boot.name,
+            n_items, undefined,
+        )  # fmt: skip
     threshold = 0.8 if s.alpha_min is None else s.alpha_min
     if draws is None and s.alpha_min is not None:
         notes.append(
@@ -779,17 +861,20 @@ def _specific_agreement(
     if table is not None:
         _positive_pair(m, table)
         return
-    lo: Any
-    hi: Any
+    psa_at: IntervalAt
     if s.bootstrap:
-        lo, hi = boot.patterns(d, lambda m: mr.specific_agreement_patterns(d.patterns, m, pos))
+        psa_at = boot.patterns(d, lambda m: mr.specific_agreement_patterns(d.patterns, m, pos))
         method = boot.name
     else:
-        lo, hi = spec_lo[pos], spec_hi[pos]
+
+        def psa_at(level: float) -> tuple[Any, Any]:
+            lo, hi = mr.specific_agreement_interval(specific, spec_se, level)
+            return lo[pos], hi[pos]
+
         method = "linearised ratio variance, Wald on the logit scale"
     p = d.patterns
-    out.add(
-        "psa", specific[pos], lo, hi, method,
+    out.add_at(
+        "psa", specific[pos], psa_at, s.confidence_level, method,
         int(d.mult @ ((p.categories == pos) & (p.counts > 0)).any(axis=1)),
         "specific positive agreement among all annotators (Uebersax)", se=spec_se[pos],
     )  # fmt: skip
@@ -816,35 +901,37 @@ def _positive_pair(
             "bias_index": scalar(ag.bias_index(binary)),
         }
     )
-    lo: Any
-    hi: Any
-    nlo: Any
-    nhi: Any
+    psa_at: IntervalAt
+    nsa_at: IntervalAt
     if s.bootstrap:
-        lo, hi = boot.pair(table, lambda t: ag.positive_agreement(binary_table(t, pos)))
-        nlo, nhi = boot.pair(table, lambda t: ag.negative_agreement(binary_table(t, pos)))
+        psa_at = boot.pair(table, lambda t: ag.positive_agreement(binary_table(t, pos)))
+        nsa_at = boot.pair(table, lambda t: ag.negative_agreement(binary_table(t, pos)))
         m1 = m2 = boot.name
     else:
-        ci = psa_conditional_interval(a, a + b + c, s.confidence_level)
-        lo, hi = ci.low, ci.high
-        nci = psa_conditional_interval(dd, b + c + dd, s.confidence_level)
-        nlo, nhi = nci.low, nci.high
+        psa_at = lambda level: psa_conditional_interval(a, a + b + c, level)  # noqa: E731
+        nsa_at = lambda level: psa_conditional_interval(dd, b + c + dd, level)  # noqa: E731
         m1 = "Wilson on J = a/U"
         m2 = "Wilson on d/(b+c+d)"
-    out.add(
-        "psa", ag.positive_agreement(binary), lo, hi, m1, a + b + c,
+    level = s.confidence_level
+    out.add_at(
+        "psa", ag.positive_agreement(binary), psa_at, level, m1, a + b + c,
         "" if a + b + c else "undefined: no item was flagged positive by either annotator",
         se=psa_standard_error(binary),
     )  # fmt: skip
     nsa_table = binary[::-1, ::-1]  # NSA is PSA of the negative class
-    out.add(
-        "nsa", ag.negative_agreement(binary), nlo, nhi, m2, b + c + dd,
+    out.add_at(
+        "nsa", ag.negative_agreement(binary), nsa_at, level, m2, b + c + dd,
         se=psa_standard_error(nsa_table),
     )  # fmt: skip
     if d.k == 2:
         po = out.coefficients["observed_agreement"]
-        out.add(
-            "pabak", ag.pabak(binary), 2 * po.ci_low - 1, 2 * po.ci_high - 1, "2 p_o - 1",
+
+        def pabak_at(confidence_level: float) -> tuple[Any, Any]:
+            po_low, po_high = po.confidence_interval(confidence_level)
+            return 2 * po_low - 1, 2 * po_high - 1
+
+        out.add_at(
+            "pabak", ag.pabak(binary), pabak_at, level, "2 p_o - 1",
             int(table.sum()), se=2 * po.se,
         )  # fmt: skip
 
@@ -1055,9 +1142,7 @@ def _add_conger(m: _Run) -> None:
         return
     res = _conger(ratings, weight_matrix)
     method = "Gwet variance, t"
-    lo: Any
-    hi: Any
-    lo, hi = res.confidence_interval(s.confidence_level)
+    interval_at: IntervalAt = res.confidence_interval
     n_boot = boot.n_boot
     # resample the distinct label vectors: the same draws for a file read by pandas or DuckDB
     distinct = (ratings.distinct_rows() if s.bootstrap else None) or ratings
@@ -1065,18 +1150,18 @@ def _add_conger(m: _Run) -> None:
         rows = np.ones(distinct.n_rows) if distinct.weights is None else distinct.weights
         resamples = (m for chunk in _resampled(rows, n_boot, boot.rng, 1) for m in chunk)
         draws = np.array([scalar(_conger(distinct, weight_matrix, m).estimate) for m in resamples])
-        lo, hi = _percentile(draws, s.confidence_level)
+        interval_at = _percentiles_of(draws)
         method = boot.name
     elif s.bootstrap:
         notes.append(
             "Conger's kappa keeps Gwet's variance with --bootstrap: "
             f"{n_boot:,} resamples of {len(distinct.item_index):,} ratings is too slow"
         )
-    out.add(
+    out.add_at(
         weighted_name("conger_kappa", weights_kind),
         res.estimate,
-        np.maximum(lo, -1.0),
-        np.minimum(hi, 1.0),
+        _clipped(interval_at),
+        s.confidence_level,
         method,
         int(res.n_items),
         _undefined_note(res.estimate, False)

@@ -43,9 +43,9 @@ from planner.output.safe_output import (
     unexpected_entries,
 )
 from planner.sizing.plan_options import (
-    TEAM_DEFAULTS,
+    PlanOptions,
+    TeamSettings,
     operation_for,
-    resolve,
     resolve_team,
     run_plan,
 )
@@ -177,10 +177,9 @@ def report_seed(scenario: Scenario, rng: RngLike = None) -> int:
 
 def _schedule(scenario: Scenario, result: PlanResult, seed: int) -> ScheduleResult:
     """The operation that carries out the plan (the weighted design of a comparison)."""
-    merged = resolve(scenario, {})
-    team = resolve_team(scenario, {}) if scenario.team else dict(TEAM_DEFAULTS)
-    operation = operation_for(result, team, merged, "weighted")
-    return simulate_schedule(operation, runs=team["runs"], rng=seed)
+    team = resolve_team(scenario) if scenario.team else TeamSettings()
+    operation = operation_for(result, team, "weighted")
+    return simulate_schedule(operation, runs=team.runs, rng=seed)
 
 
 def _fill(
@@ -248,7 +247,7 @@ def write_report(
     dest, allowed = check_destination(root, scenario.name, force=force)
     probe_folder(root)
     seed = report_seed(scenario, rng)
-    result = run_plan(scenario.path, {}, lambda _: seed)
+    result = run_plan(scenario.path, PlanOptions(), lambda _: seed)
     schedule = _schedule(scenario, result, seed)
     created = _make_folders(root)
     try:

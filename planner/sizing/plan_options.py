@@ -3,12 +3,16 @@
 Precedence: an option given on the command line beats the scenario file, which beats the
 documented default. Model options on the command line (``--prevalence``,
 ``--union-rate``/``--psa``, ``--pilot-counts``) replace the scenario's model and strata.
+
+What the user gave is a :class:`PlanOptions` (None: not given); the merge of defaults,
+scenario and options is a :class:`ResolvedOptions`; the team is a :class:`TeamSettings`.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -27,24 +31,98 @@ from planner.sizing.model import (
 from planner.sizing.plan import Plan, PlanSettings, make_plan
 
 if TYPE_CHECKING:  # compare loads only for stratified scenarios
+    from collections.abc import Callable
+
+    from planner.operations.workload import Operation
     from planner.sizing.compare import Comparison
 
-DEFAULTS: dict[str, Any] = {
-    "width": 0.08,
-    "confidence": 0.95,
-    "assurance": 0.5,
-    "metric": "psa",
-    "psa_method": "wilson",
-    "kappa_method": "score",
-    "annotators_per_item": 2,
-    "seconds_per_item": 90.0,
-    "adjudication_seconds": 0.0,
-    "hourly_rate": None,
-    "replicates": 4000,
-    "max_items": 10_000_000,
-    "floor_items": 20,
-    "prevalence_width": 0.02,
-}
+
+@dataclass(frozen=True)
+class PlanOptions:
+    """The options given for ``plan`` (and ``schedule``, ``report``): None = not given.
+
+    The keys are the parameters' names (``error_rate`` for ``--error-rate``); ``pilot`` is
+    the pilot file, ``pilot_reader`` the options for reading it, ``contested_rate``
+    ``schedule``'s share of contested items with ``--items``.
+    """
+
+    prevalence: float | None = None
+    error_rate: Sequence[float] | float | None = None
+    bias: Sequence[float] | float | None = None
+    ambiguity: float | None = None
+    union_rate: float | None = None
+    psa: float | None = None
+    kappa: float | None = None
+    pilot_counts: Sequence[int] | None = None
+    pilot: str | None = None
+    pair: tuple[str, ...] | None = None
+    positive: str | None = None
+    pilot_reader: Mapping[str, Any] | None = None
+    width: float | None = None
+    confidence: float | None = None
+    assurance: float | None = None
+    metric: str | None = None
+    psa_method: str | None = None
+    kappa_method: str | None = None
+    annotators_per_item: int | None = None
+    seconds_per_item: float | None = None
+    adjudication_seconds: float | None = None
+    hourly_rate: float | None = None
+    replicates: int | None = None
+    max_items: int | None = None
+    seed: int | None = None
+    items: int | None = None
+    hours: float | None = None
+    budget: float | None = None
+    curve: bool | None = None
+    contested_rate: float | None = None
+
+    def given(self) -> dict[str, Any]:
+        """Every option by its name (None where not given), for the helpers below."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class ResolvedOptions:
+    """The plan's options after the merge: documented defaults, the scenario's values, then
+    the command line's (:func:`resolve`)."""
+
+    width: float = 0.08
+    confidence: float = 0.95
+    assurance: float = 0.5
+    metric: str = "psa"
+    psa_method: str = "wilson"
+    kappa_method: str = "score"
+    annotators_per_item: int = 2
+    seconds_per_item: float = 90.0
+    adjudication_seconds: float = 0.0
+    hourly_rate: float | None = None
+    replicates: int = 4000
+    max_items: int = 10_000_000
+    floor_items: int = 20
+    prevalence_width: float = 0.02
+    seed: int | None = None
+
+
+@dataclass(frozen=True)
+class TeamSettings:
+    """The labelling team of ``schedule`` (documented defaults; see :func:`resolve_team`)."""
+
+    annotators: int = 5
+    hours_per_day: float = 8.0
+    days_per_week: int = 5
+    time_spread: float = 0.5
+    attention_check_share: float = 0.0
+    attention_fail_rate: float = 0.0
+    requalification_hours: float = 0.0
+    adjudicators: int = 1
+    runs: int = 200
+
+    def operation_fields(self) -> dict[str, Any]:
+        """The settings an :class:`~planner.operations.workload.Operation` takes (not runs)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "runs"}
+
+
 # the options that describe the pair model (the builders' parameters but a_share)
 MODEL_OPTIONS = tuple(k for k in MODEL_PARAMETERS if k != "a_share")
 
@@ -160,17 +238,16 @@ def _model_from(options: dict[str, Any]) -> PairModel:
     return pair_from_union_rate(options["union_rate"], options["psa"])
 
 
-def resolve(scenario: Scenario | None, cli: dict[str, Any]) -> dict[str, Any]:
+def resolve(scenario: Scenario | None, cli: Mapping[str, Any]) -> ResolvedOptions:
     """Merge defaults, the scenario's values and the command line's (in that order)."""
     if scenario is not None and getattr(scenario, "annotators", None) is not None:  # raters2
         raise InvalidInput(
             f"{scenario.path}: a scenario with an [annotators] section (several annotators) "
             "is planned by `plan SCENARIO`; schedule and report take one pair's scenario"
         )
-    merged = dict(DEFAULTS)
+    merged: dict[str, Any] = {}
     if scenario is not None:
-        merged.update({"metric": scenario.target.get("metric", merged["metric"])})
-        for key in ("width", "confidence", "assurance", "psa_method", "kappa_method"):
+        for key in ("metric", "width", "confidence", "assurance", "psa_method", "kappa_method"):
             if key in scenario.target:
                 merged[key] = scenario.target[key]
         merged.update(scenario.budget)
@@ -181,23 +258,25 @@ def resolve(scenario: Scenario | None, cli: dict[str, Any]) -> dict[str, Any]:
             merged["max_items"] = scenario.simulation["max_items"]
         merged["seed"] = scenario.simulation.get("seed")
     merged.update({k: v for k, v in cli.items() if v is not None and k not in MODEL_OPTIONS})
-    return merged
+    return ResolvedOptions(
+        **{f.name: merged[f.name] for f in fields(ResolvedOptions) if f.name in merged}
+    )
 
 
-def settings_from(merged: dict[str, Any]) -> PlanSettings:
+def settings_from(merged: ResolvedOptions) -> PlanSettings:
     return PlanSettings(
-        width=merged["width"],
-        confidence_level=merged["confidence"],
-        assurance=merged["assurance"],
-        metric=merged["metric"],
-        psa_method=merged["psa_method"],
-        kappa_method=merged["kappa_method"],
-        n_reps=merged["replicates"],
-        max_items=merged["max_items"],
-        annotators_per_item=merged["annotators_per_item"],
-        seconds_per_item=merged["seconds_per_item"],
-        adjudication_seconds=merged["adjudication_seconds"],
-        hourly_rate=merged["hourly_rate"],
+        width=merged.width,
+        confidence_level=merged.confidence,
+        assurance=merged.assurance,
+        metric=merged.metric,
+        psa_method=merged.psa_method,
+        kappa_method=merged.kappa_method,
+        n_reps=merged.replicates,
+        max_items=merged.max_items,
+        annotators_per_item=merged.annotators_per_item,
+        seconds_per_item=merged.seconds_per_item,
+        adjudication_seconds=merged.adjudication_seconds,
+        hourly_rate=merged.hourly_rate,
     )
 
 
@@ -218,7 +297,7 @@ def scenario_keys(scenario: Scenario | None, cli: dict[str, Any]) -> dict[str, s
     return keys
 
 
-def _settings(merged: dict[str, Any], scenario: Scenario | None, cli: dict[str, Any]):  # type: ignore[no-untyped-def]
+def _settings(merged: ResolvedOptions, scenario: Scenario | None, cli: dict[str, Any]):  # type: ignore[no-untyped-def]
     """:func:`settings_from`, an error naming ``file: section.key`` for a scenario's value."""
     try:
         return settings_from(merged)
@@ -238,17 +317,17 @@ def _named(key: str, keys: dict[str, str], scenario: Scenario | None) -> str:
 
 
 def option_notes(
-    scenario: Scenario | None, cli: dict[str, Any], merged: dict[str, Any], cli_model: bool
+    scenario: Scenario | None, cli: dict[str, Any], merged: ResolvedOptions, cli_model: bool
 ) -> list[str]:
     """One note per option that the plan does not use, so that none is ignored silently."""
     keys = scenario_keys(scenario, cli)
     given = {k for k in ("psa_method", "kappa_method") if cli.get(k) is not None or k in keys}
     notes = []
     for method, metric in (("kappa_method", "kappa"), ("psa_method", "psa")):
-        if method in given and merged["metric"] not in (metric, "both"):
+        if method in given and merged.metric not in (metric, "both"):
             notes.append(
-                f"{_named(method, keys, scenario)} {merged[method]} is not used: "
-                f"--metric {merged['metric']} does not size {metric}"
+                f"{_named(method, keys, scenario)} {getattr(merged, method)} is not used: "
+                f"--metric {merged.metric} does not size {metric}"
             )
     if scenario is not None and cli_model and (scenario.model or scenario.strata):
         replaced = "[model] and [[strata]]" if scenario.strata else "[model]"
@@ -268,7 +347,7 @@ def _cli_model(cli: dict[str, Any]) -> bool:
 
 
 def _stratified(  # type: ignore[no-untyped-def]
-    scenario: Scenario, cli: dict[str, Any], merged: dict[str, Any], settings, seed_fn, notes
+    scenario: Scenario, cli: dict[str, Any], merged: ResolvedOptions, settings, seed_fn, notes
 ) -> Any:
     """The design comparison of a stratified scenario."""
     annotator = [_flag(k) for k in ("error_rate", "bias", "ambiguity") if cli.get(k) is not None]
@@ -284,15 +363,15 @@ def _stratified(  # type: ignore[no-untyped-def]
             f"{', '.join(given)} cannot be used with the stratified scenario {scenario.path}: "
             "describe one population with --prevalence"
         )
-    seed = seed_fn(merged.get("seed"))
+    seed = seed_fn(merged.seed)
     from planner.sizing.compare import compare_designs
 
     comparison = compare_designs(
         scenario,
         settings,
         rng=seed,
-        floor_items=merged["floor_items"],
-        prevalence_width=merged["prevalence_width"],
+        floor_items=merged.floor_items,
+        prevalence_width=merged.prevalence_width,
     )
     comparison.notes.extend(notes)
     return comparison
@@ -384,12 +463,12 @@ def _curve(plan: Plan, center: int, seed: int) -> dict[str, Any]:
     }
 
 
-def run_plan(  # type: ignore[no-untyped-def]
+def run_plan(
     scenario_path: str | None,
-    cli: dict[str, Any],
-    seed_fn,
+    options: PlanOptions,
+    seed_fn: Callable[[int | None], int],
     option_notes_out: list[str] | None = None,
-) -> Any:
+) -> Plan | Comparison:
     """Plan a study from a scenario file and/or options: a Plan, or a design Comparison.
 
     Options that the plan would not use are a note in the result's ``notes`` (and in
@@ -401,6 +480,7 @@ def run_plan(  # type: ignore[no-untyped-def]
     ``curve`` the assurance against items.
     """
     scenario = load_scenario(scenario_path) if scenario_path else None
+    cli = options.given()
     merged = resolve(scenario, cli)
     settings = _settings(merged, scenario, cli)
     notes = option_notes(scenario, cli, merged, _cli_model(cli))
@@ -413,10 +493,10 @@ def run_plan(  # type: ignore[no-untyped-def]
         raise InvalidInput(
             f"{' and '.join(_flag(k) for k in given)} each fix the study's size: give one of them"
         )
-    options, origin, pilot = _model_options(scenario, cli)
+    model_options, origin, pilot = _model_options(scenario, cli)
     fitted = pilot is not None and pilot.model is not None  # 3+ annotators, no pair
-    model = pilot.model if fitted else build_model(options, origin)
-    seed = seed_fn(merged.get("seed"))
+    model = pilot.model if fitted else build_model(model_options, origin)
+    seed = seed_fn(merged.seed)
     draws = PILOT_DRAWS if model.source == "pilot-counts" else 0
     plan: Plan = make_plan(model, settings, rng=seed, pilot_draws=draws)
     plan.notes.extend(notes + _solved_note(model))
@@ -427,17 +507,6 @@ def run_plan(  # type: ignore[no-untyped-def]
     return replace(plan, **extra)
 
 
-TEAM_DEFAULTS: dict[str, Any] = {
-    "annotators": 5,
-    "hours_per_day": 8.0,
-    "days_per_week": 5,
-    "time_spread": 0.5,
-    "attention_check_share": 0.0,
-    "attention_fail_rate": 0.0,
-    "requalification_hours": 0.0,
-    "adjudicators": 1,
-    "runs": 200,
-}
 DESIGNS = ("uniform", "enriched", "weighted")
 
 
@@ -458,11 +527,8 @@ def _stratified_operation(result: Comparison, design: str) -> tuple[list, list, 
 
 
 def operation_for(
-    result: Plan | Comparison,
-    team: dict[str, Any],
-    merged: dict[str, Any],
-    design: str = "weighted",
-) -> Any:
+    result: Plan | Comparison, team: TeamSettings, design: str = "weighted"
+) -> Operation:
     """The labelling operation that carries out a plan (or one design of a comparison)."""
     from planner.operations.workload import Operation
     from planner.sizing.compare import Comparison
@@ -487,20 +553,15 @@ def operation_for(
         seconds_per_item=tuple(float(s) for s in seconds),
         contested_rate=tuple(float(c) for c in contested),
         labels_per_item=settings.annotators_per_item,
-        annotators=team["annotators"],
-        hours_per_day=team["hours_per_day"],
-        days_per_week=team["days_per_week"],
-        time_spread=team["time_spread"],
-        attention_check_share=team["attention_check_share"],
-        attention_fail_rate=team["attention_fail_rate"],
-        requalification_hours=team["requalification_hours"],
-        adjudicators=team["adjudicators"],
+        **team.operation_fields(),
         adjudication_seconds=settings.adjudication_seconds,
         hourly_rate=settings.hourly_rate,
     )
 
 
-def resolve_team(scenario: Scenario | None, cli_team: dict[str, Any]) -> dict[str, Any]:
+def resolve_team(
+    scenario: Scenario | None, cli_team: Mapping[str, Any] | None = None
+) -> TeamSettings:
     """Team settings: defaults, then the scenario's [team], then the command line.
 
     Every value is checked against its rule in :data:`planner.validation.RULES` (a scenario's
@@ -508,11 +569,11 @@ def resolve_team(scenario: Scenario | None, cli_team: dict[str, Any]) -> dict[st
     """
     from planner.validation import RULES, check
 
-    team = dict(TEAM_DEFAULTS)
+    team: dict[str, Any] = {f.name: getattr(TeamSettings(), f.name) for f in fields(TeamSettings)}
     if scenario is not None:
         team.update(scenario.team)
-    team.update({k: v for k, v in cli_team.items() if v is not None})
-    return {key: check(key, value, RULES[key]) for key, value in team.items()}
+    team.update({k: v for k, v in (cli_team or {}).items() if v is not None})
+    return TeamSettings(**{key: check(key, value, RULES[key]) for key, value in team.items()})
 
 
 ITEMS_REPLACE = ("prevalence", "pilot_counts", "union_rate", "psa", "width", "assurance")
@@ -554,9 +615,9 @@ def _schedule_notes(
 
 def run_schedule(
     scenario_path: str | None,
-    cli: dict[str, Any],
-    cli_team: dict[str, Any],
-    seed_fn,  # type: ignore[no-untyped-def]
+    options: PlanOptions,
+    cli_team: Mapping[str, Any],
+    seed_fn: Callable[[int | None], int],
     *,
     items: int | None = None,
     design: str | None = None,
@@ -575,30 +636,29 @@ def run_schedule(
     from planner.validation import RULES, check
 
     scenario = load_scenario(scenario_path) if scenario_path else None
+    cli = options.given()
     merged = resolve(scenario, cli)
     team = resolve_team(scenario, cli_team)
     notes = _schedule_notes(scenario, cli, items, design)
-    seed = seed_fn(merged.get("seed"))
+    seed = seed_fn(merged.seed)
     check("seed", seed, RULES["seed"])
     if items is not None:
         items = check("items", items, RULES["items"])
-        labels = check(
-            "annotators_per_item", merged["annotators_per_item"], RULES["labels_per_item"]
-        )
+        labels = check("annotators_per_item", merged.annotators_per_item, RULES["labels_per_item"])
         operation = Operation(
             items_per_stratum=(items,),
-            seconds_per_item=(merged["seconds_per_item"],),
-            contested_rate=(cli.get("contested_rate") or 0.0,),
+            seconds_per_item=(merged.seconds_per_item,),
+            contested_rate=(options.contested_rate or 0.0,),
             labels_per_item=labels,
-            **{k: team[k] for k in TEAM_DEFAULTS if k != "runs"},
-            adjudication_seconds=merged["adjudication_seconds"],
-            hourly_rate=merged["hourly_rate"],
+            **team.operation_fields(),
+            adjudication_seconds=merged.adjudication_seconds,
+            hourly_rate=merged.hourly_rate,
         )
         plan = None
     else:
-        plan = run_plan(scenario_path, cli, lambda _: seed)
-        operation = operation_for(plan, team, merged, design or "weighted")
-    result = simulate_schedule(operation, runs=team["runs"], rng=seed, progress=progress)
+        plan = run_plan(scenario_path, options, lambda _: seed)
+        operation = operation_for(plan, team, design or "weighted")
+    result = simulate_schedule(operation, runs=team.runs, rng=seed, progress=progress)
     return plan, result.with_notes(notes)
 
 
@@ -618,6 +678,6 @@ def schedule_for_plan(scenario_path: str | None, result: Any) -> Any:
     scenario = load_scenario(scenario_path)
     if not scenario.team:
         return None
-    team = resolve_team(scenario, {})
-    operation = operation_for(result, team, {}, "weighted")
-    return simulate_schedule(operation, runs=min(team["runs"], PLAN_SECTION_RUNS), rng=result.seed)
+    team = resolve_team(scenario)
+    operation = operation_for(result, team, "weighted")
+    return simulate_schedule(operation, runs=min(team.runs, PLAN_SECTION_RUNS), rng=result.seed)
