@@ -1,4 +1,4 @@
-"""``agree`` with many categories (issue 14): alpha's bootstrap no longer costs ``K^2``.
+"""``agree`` with many categories: alpha's bootstrap no longer costs ``K^2``.
 
     python benchmarks/agree_categories.py                  # 800 and 5,000 categories
     python benchmarks/agree_categories.py --categories 800 --dense-resamples 3

@@ -1,4 +1,4 @@
-"""Speed and memory of ``agree`` (issue 3), against the peer packages in the same run.
+"""Speed and memory of ``agree``, against the peer packages in the same run.
 
     python benchmarks/agree_speed.py            # needs the test extras (krippendorff, statsmodels)
     python benchmarks/agree_speed.py --rows 10000000   # the 10^7-row file of the issue

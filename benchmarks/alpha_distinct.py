@@ -1,4 +1,4 @@
-"""Interval and ratio Krippendorff's alpha with many distinct values (issue 13, item 3).
+"""Interval and ratio Krippendorff's alpha with many distinct values.
 
     python benchmarks/alpha_distinct.py                   # 10^5 distinct values
     python benchmarks/alpha_distinct.py --items 300    # small enough for the krippendorff package

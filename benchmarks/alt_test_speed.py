@@ -1,4 +1,4 @@
-"""``alt-test`` speed (issue 11): the test on 10,000 items x 5 humans x 3 LLMs under 2 s, a
+"""``alt-test`` speed: the test on 10,000 items x 5 humans x 3 LLMs under 2 s, a
 ``--plan`` search under 5 s.
 
     python benchmarks/alt_test_speed.py

@@ -1,4 +1,4 @@
-"""``agree`` on label files larger than memory: DuckDB's count step beside pandas (issue 13).
+"""``agree`` on label files larger than memory: DuckDB's count step beside pandas.
 
     python benchmarks/bigdata.py                      # 10^8 ratings (about 2 GB of temp space)
     python benchmarks/bigdata.py --rows 10000000      # smaller: both engines on 10^7 ratings

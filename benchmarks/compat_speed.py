@@ -1,4 +1,4 @@
-"""Speed of ``planner compat kappasize|irr`` (issue 10 item 7): each under 0.5 s.
+"""Speed of ``planner compat kappasize|irr``: each under 0.5 s.
 
     python benchmarks/compat_speed.py            # from the repository root
     python benchmarks/compat_speed.py --runs 9

@@ -1,4 +1,4 @@
-"""Speed of the Dawid & Skene fit (issue 9, item 7): target < 10 s per fit with 200 refits.
+"""Speed of the Dawid & Skene fit: target < 10 s per fit with 200 refits.
 
     python benchmarks/fit_speed.py
 

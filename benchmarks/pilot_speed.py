@@ -1,4 +1,4 @@
-"""Speed of ``plan --pilot FILE`` (issue 9 item 7): a 500-item pilot, uncertainty included.
+"""Speed of ``plan --pilot FILE``: a 500-item pilot, uncertainty included.
 
 Run from the repository root (the package is run as ``python -m planner`` with this
 interpreter, so the checkout's code is what is timed):

@@ -6,12 +6,12 @@ interpreter, so the checkout's code is what is timed):
     python benchmarks/plan_speed.py
 
 Prints medians of several runs (the machine is shared and noisy) and ratios against the
-targets: the headline command under 0.5 s as a whole process (issue 8), shown beside the
+targets: the headline command under 0.5 s as a whole process, shown beside the
 bare ``python -c "import numpy"`` start-up that no command can beat; the PSA bootstrap of
 the chapter's 500-item table with 5,000 resamples at least 500x faster than the per-item
 Python bootstrap printed in the chapter (the baseline, timed in the same run); and
-(issue 4) a 4-stratum scenario plan, three designs compared, under 3 s as a whole process;
-and (issue 8) the exact PSA plan at widths 0.01, 0.003 and 0.001 (the floor) in seconds.
+a 4-stratum scenario plan, three designs compared, under 3 s as a whole process;
+and the exact PSA plan at widths 0.01, 0.003 and 0.001 (the floor) in seconds.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def main() -> None:
         f"budget); python -c 'import numpy' {with_numpy:.3f} s, bare python {python:.3f} s"
     )
 
-    # issue 8: exact PSA sizing at small widths (95-173 s at width 0.001 before the
+    # exact PSA sizing at small widths (95-173 s at width 0.001 before the
     # threshold path in planner.sizing.exact); every width down to the floor within a few seconds
     for width in SMALL_WIDTHS:
         args = ["--prevalence", "0.08", "--width", width, "--seed", "1"]

@@ -1,4 +1,4 @@
-"""Speed of the multi-rater plan (issue 10, item 7): ``plan --annotators 5 --metric fleiss``.
+"""Speed of the multi-rater plan: ``plan --annotators 5 --metric fleiss``.
 
 Run from the repository root (the package runs as ``python -m planner`` with this
 interpreter, so the checkout's code is what is timed):

@@ -1,4 +1,4 @@
-"""Peak memory and wall time of ``planner schedule`` at scale (issue 14, defect 7).
+"""Peak memory and wall time of ``planner schedule`` at scale.
 
 Run from the repository root:
 

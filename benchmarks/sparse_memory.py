@@ -7,7 +7,7 @@ Writes a long CSV (item, annotator, label; ``--ratings`` random annotators per i
 categories, 80 % agreement with a per-item truth), runs ``python -m planner agree FILE
 --json`` from the current directory in a child process and prints its wall time and peak
 resident memory (``resource.getrusage`` of the child, Linux kilobytes). The target of
-issue 14: under 1 GB for 100,000 items x 20,000 annotators x 3 ratings (a dense items x
+Under 1 GB for 100,000 items x 20,000 annotators x 3 ratings (a dense items x
 annotators matrix would need 8 GB of int32 codes).
 """
 

@@ -51,30 +51,30 @@ _PUBLIC = {
     "AgreementReport": "planner.measuring.measure",
     "Coefficient": "planner.measuring.measure",
     "measure_agreement": "planner.measuring.measure",
-    # fitting annotators to a pilot (Dawid & Skene; issue 9, fit)
+    # fitting annotators to a pilot (Dawid & Skene, fit)
     "LatentClassFit": "planner.statistics.dawid_skene",
     "fit_latent_classes": "planner.statistics.dawid_skene",
     "pair_model_from_fit": "planner.sizing.fitted_pair",
-    # compatibility with R's kappaSize and irr (issue 10 item 4)
+    # compatibility with R's kappaSize and irr
     "kappasize": "planner.sizing.compat_kappasize",
     "irr": "planner.sizing.compat_irr",
     "check_kappasize": "planner.sizing.compat_check",
     "check_irr": "planner.sizing.compat_check",
-    # the alternative annotator test (issue 11): testing an LLM judge, and planning the test
+    # the alternative annotator test: testing an LLM judge, and planning the test
     "alt_test": "planner.measuring.alt_test",
     "AltTestResult": "planner.measuring.alt_test",
     "alt_test_model": "planner.sizing.alt_test_plan",
     "plan_alt_test": "planner.sizing.alt_test_plan",
     "pass_probability": "planner.sizing.alt_test_plan",
     "alt_test_plan_summary": "planner.sizing.alt_test_plan",
-    # multi-rater sizing (issue 10): M annotators per item
+    # multi-rater sizing: M annotators per item
     "RatersModel": "planner.sizing.raters_model",
     "raters_model": "planner.sizing.raters_model",
     "RatersPlan": "planner.sizing.raters_plan",
     "make_raters_plan": "planner.sizing.raters_plan",
     "RatersSampleSize": "planner.sizing.raters_search",
     "find_raters_sample_size": "planner.sizing.raters_search",
-    # planning from a pilot (issue 9): its file, its uncertainty, what a fixed size buys
+    # planning from a pilot: its file, its uncertainty, what a fixed size buys
     "Pilot": "planner.sizing.pilot",
     "read_pilot": "planner.sizing.pilot",
     "pilot_from_ratings": "planner.sizing.pilot",

@@ -126,7 +126,7 @@ RULES: dict[str, Rule] = {
     "union_rate": _number("(0, 1]", lambda x: 0 < x <= 1),
     "psa": UNIT,
     # the target
-    "width": _number("[0.001, 1)", lambda x: 0.001 <= x < 1),  # floor: cli helper, issue 14
+    "width": _number("[0.001, 1)", lambda x: 0.001 <= x < 1),  # a plan needs a resolvable width
     "confidence": UNIT_OPEN,
     "confidence_level": UNIT_OPEN,
     "assurance": UNIT_OPEN,
@@ -160,12 +160,12 @@ RULES: dict[str, Rule] = {
     # decisions
     "not_demonstrated_below": UNIT,
     "demonstrated_at": UNIT,
-    # plan and model (cli helper, issue 14): the pair model's other inputs
+    # plan and model: the pair model's other inputs
     "a_share": UNIT,
     "pilot_count": _integer(0, 10**12),
 }
 
-# sizing (search.py, issue 8): the search's own arguments
+# sizing (search.py): the search's own arguments
 RULES.update(
     {
         "jaccard": UNIT,
@@ -175,7 +175,7 @@ RULES.update(
     }
 )
 
-# multi-rater sizing (multirater helper, issue 10): annotators per item and k of M
+# multi-rater sizing: annotators per item and k of M
 RULES.update(
     {
         "n_annotators": _integer(2, 6),
@@ -184,7 +184,7 @@ RULES.update(
     }
 )
 
-# pilot planning, fixed-size precision, the model as users state it (pilot helper, issue 9)
+# pilot planning, fixed-size precision, the model as users state it
 RULES.update(
     {
         "draws": _integer(20, 100_000),
@@ -214,7 +214,7 @@ RULES.update(
     }
 )
 
-# fit (Dawid & Skene, issue 9): the latent-class fit's EM and bootstrap
+# fit (Dawid & Skene): the latent-class fit's EM and bootstrap
 RULES.update(
     {
         "bootstrap": Rule(
@@ -227,7 +227,7 @@ RULES.update(
     }
 )
 
-# the alternative annotator test (alt-test, issue 11): its margin, FDR level and item floor;
+# the alternative annotator test (alt-test): its margin, FDR level and item floor;
 # and the planning model's error rates (an error draws a label at random, so up to 1)
 RULES.update(
     {
@@ -304,7 +304,7 @@ def as_generator(rng: RngLike, parameter: str = "rng") -> np.random.Generator:
     return np.random.default_rng(seed_from(rng, parameter))
 
 
-# compat (issue 10 item 4): kappaSize's and irr's arguments, under R's names
+# compat: kappaSize's and irr's arguments, under R's names
 RULES.update(
     {
         "compat_kappa": UNIT_OPEN,  # kappaSize: kappa0, kappaL, kappaU, kappa1 and props
@@ -318,12 +318,12 @@ RULES.update(
     }
 )
 
-# several annotators, round 2 (raters2 helper, issue 10): kappaSize's common-prevalence model
+# several annotators: kappaSize's common-prevalence model
 # (an intraclass kappa in (0, 1): the Dirichlet-multinomial needs kappa > 0)
 RULES.update({"intraclass_kappa": UNIT_OPEN})
 
 
-# ---------------------------------------------------------------- short reprs (fixcli, issue 12)
+# ---------------------------------------------------------------- short reprs
 # Results hold arrays of every item or pattern; their repr shows shapes, not the values.
 
 _SHORT = 6  # arrays and sequences up to this many values are shown in full

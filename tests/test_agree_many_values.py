@@ -1,6 +1,6 @@
 """agree with many distinct interval/ratio values: no K x K tables, memory linear in the data.
 
-Issue 13 (tester's item 1): ``planner agree`` on 8,000 items x 3 log-normal scores (24,000
+``planner agree`` on 8,000 items x 3 log-normal scores (24,000
 distinct values) at the interval level grew to 23 GB (the V x V agreement weights, the pair
 tables and the per-pair diagnostics). Above ``MANY_VALUES`` distinct values only the
 coefficients linear in the data are reported.

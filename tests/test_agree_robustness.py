@@ -1,4 +1,4 @@
-"""agree's statistics never crash, never hang, never ignore an option (issue 14).
+"""agree's statistics never crash, never hang, never ignore an option.
 
 * every argument of ``measure_agreement`` is checked at the door in parameter names, and the
   CLI names the flag;

@@ -123,7 +123,7 @@ def test_authors_published_omega_and_rho(dataset):
 
 
 def test_by_thresholds_for_three_humans():
-    # issue 11 / METHODS.md 5: q = 0.05, m = 3, H_3 = 11/6
+    # METHODS.md 5: q = 0.05, m = 3, H_3 = 11/6
     assert np.allclose(by_thresholds(3, 0.05), [0.00909, 0.01818, 0.02727], atol=5e-6)
 
 

@@ -1,4 +1,4 @@
-"""Regression tests of issue 14 (cli area): no traceback, plans right at any scale.
+"""The command line under stress: no traceback, plans right at any scale.
 
 Each test reproduces a defect of the reliability audit and fails on the code before the fix.
 """

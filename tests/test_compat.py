@@ -2,7 +2,7 @@
 
 Reference values: kappaSize 1.2 and irr 0.84.1 (CRAN mirrors github:cran/kappaSize and
 github:cran/irr), their ``man/*.Rd`` examples. kappaSize's Rd files print no output; the
-values 397 and 190.456 / 191 are R's, as run for METHODS.md 2.3 and quoted in issue 10. The
+values 397 and 190.456 / 191 are R's, as run for METHODS.md 2.3. The
 other kappaSize examples are checked against an independent computation: kappaSize's own
 polynomial tables (``R/*.R``), transcribed below, with a plain loop over n = 11, 12, ...
 (and kappaL = kappa0 - 0.001, ...) exactly as R runs it.
@@ -112,7 +112,7 @@ def _r_fixed(cells, kappa0, n, props, alpha):
 
 def test_cibinary_documented_example_is_397():
     # kappaSize man/CIBinary.Rd: CIBinary(kappa0=0.4, kappaL=0.3, kappaU=0.5, props=0.30,
-    # alpha=0.05); R gives 397 (issue 10, METHODS.md 2.3)
+    # alpha=0.05); R gives 397 (METHODS.md 2.3)
     assert ks.CIBinary(kappa0=0.4, kappaL=0.3, kappaU=0.5, props=0.30, alpha=0.05).n == 397
     assert ks.CIBinary(kappa0=0.4, kappaL=0.3, kappaU=0.5, props=[0.3, 0.7]).n == 397
     assert _r_ci(lambda k, p: _binary_r2(k, p[0]), 0.4, 0.3, 0.5, [0.3], 0.05) == 397

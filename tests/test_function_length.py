@@ -1,6 +1,6 @@
-"""No function in planner/ is longer than about 80 lines (issue 12: "split along the seams").
+"""No function in planner/ is longer than about 80 lines.
 
-The checker is tools/long_functions.py (its own tests are in tests/test_splits.py); it does not
+The checker is tools/long_functions.py (its own tests are in tests/test_house_rules.py); it does not
 count a Typer command's option declarations.
 """
 

@@ -1,4 +1,4 @@
-"""A command-line fuzz (issue 14): every command, every option type, no traceback ever.
+"""A command-line fuzz: every command, every option type, no traceback ever.
 
 Hypothesis builds argument lists for ``plan`` (both entry points), ``agree``, ``schedule``
 and ``report`` from odd numbers (NaN, inf, -0, huge, tiny, negative, not a number), odd
@@ -15,7 +15,7 @@ process through Typer's runner. Each invocation must:
 
 Each invocation is kept cheap: 100 replicates, small bootstrap and schedule runs, writes
 only under a temporary folder. Valid widths stay >= 0.02 (smaller ones are slow in the
-search's exact check, see the report of issue 14). CI runs a few hundred examples
+search's exact check). CI runs a few hundred examples
 (deterministic, tests/conftest.py); ``HYPOTHESIS_PROFILE=explore`` runs 500 per command
 (150 reports). ``FUZZ_LOG=file.jsonl`` logs every invocation and its problems instead of
 failing, and ``FUZZ_TIMEOUT=60`` turns an invocation running longer into a logged problem.
@@ -40,7 +40,7 @@ from planner.cli.commands import app, plan_app
 runner = CliRunner()
 EXPLORE = os.environ.get("HYPOTHESIS_PROFILE") == "explore"
 
-# Defects in other areas' files that the fuzz still finds (issue 14): (command, pattern of
+# Defects in other areas' files that the fuzz still finds: (command, pattern of
 # the stderr line). Each is turned into one line by the last-resort handler already; remove
 # an entry when its branch is merged.
 KNOWN: list[tuple[str, str]] = []

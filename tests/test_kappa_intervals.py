@@ -23,7 +23,7 @@ from planner.statistics import agreement as ag
 from planner.statistics import intervals as iv
 from tests.conftest import cells_from_margins
 
-ISSUE_TABLE = np.array([[333, 667], [0, 2333]])  # issue 8: B's positives inside A's
+ISSUE_TABLE = np.array([[333, 667], [0, 2333]])  # B's positives inside A's
 
 
 def _coverage(cells, n, method, reps, seed):
@@ -33,7 +33,7 @@ def _coverage(cells, n, method, reps, seed):
 
 
 def test_issue_table_interval_contains_cohens_kappa_and_is_not_capped_at_it():
-    # Regression (issue 8): the GOF interval was 0.336-0.412 around kappa 0.4114, the
+    # Regression: the GOF interval was 0.336-0.412 around kappa 0.4114, the
     # estimate on its own upper limit. The default now targets Cohen's kappa.
     kappa = float(ag.cohen_kappa(ISSUE_TABLE))
     ci = iv.kappa_interval(ISSUE_TABLE)
@@ -101,7 +101,7 @@ def test_score_interval_covers_cohens_kappa_under_bias(cells, n):
 
 
 def test_gof_misses_cohens_kappa_under_bias_and_says_so():
-    # Issue 8: at positive rates 0.30/0.10 and 1,000 union positives GOF covers about 0.3.
+    # at positive rates 0.30/0.10 and 1,000 union positives GOF covers about 0.3.
     cells = cells_from_margins(0.30, 0.10, 0.2)
     assert _coverage(cells, 2976, "gof", 2000, seed=9) < 0.6
     assert iv.KAPPA_ESTIMANDS["gof"] == "intraclass kappa"
@@ -135,7 +135,7 @@ def test_bloch_kraemer_variance_matches_numerical_delta_method(prevalence, kappa
 
 
 def test_calibrated_gof_keeps_coverage_for_rare_labels():
-    # Issue 8: with prevalence <= 0.05 the plain GOF statistic tends to c chi2_1 (c ~ 1.11
+    # with prevalence <= 0.05 the plain GOF statistic tends to c chi2_1 (c ~ 1.11
     # here), so it converges to about 0.94; the calibrated one covers 0.95.
     cells = cells_from_margins(0.02, 0.02, 0.5)
     truth = 0.5  # intraclass kappa equals Cohen's kappa without bias

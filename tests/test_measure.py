@@ -49,7 +49,7 @@ def test_chapter_table_end_to_end():
     assert (c["psa"].ci_low, c["psa"].ci_high) == pytest.approx((0.1288, 0.4429), abs=1e-4)
     assert c["nsa"].estimate == pytest.approx(0.963274, abs=1e-6)
     assert c["cohen_kappa"].estimate == pytest.approx(0.219447, abs=1e-6)
-    # Default (issue 8): the score interval for Cohen's kappa, checked against statsmodels'
+    # Default: the score interval for Cohen's kappa, checked against statsmodels'
     # variance in tests/test_kappa_intervals.py; here its label and the FCE reference.
     assert c["cohen_kappa"].method.endswith("for Cohen's kappa")
     assert c["cohen_kappa"].ci_low < c["cohen_kappa"].estimate < c["cohen_kappa"].ci_high

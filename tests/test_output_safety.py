@@ -1,6 +1,6 @@
 """Output safety: nothing written or deleted outside --out, nothing clobbered, nothing left behind.
 
-Regression tests for issue 14 (reliability audit), output part: scenario names used as
+Scenario names used as
 paths, --force deleting folders and user files, --contested clobbering its input and
 special files, late failures after all the work, partial batches, SIGTERM leftovers, and
 "no such file" for folders and devices.

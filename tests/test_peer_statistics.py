@@ -1,6 +1,6 @@
 """Peer statistics in ``agree``: Conger's kappa, Cohen's kappa test of kappa = 0, the
 analytic SE of weighted kappa, ``se`` fields, Gwet's marginals for Cohen's kappa, and the
-small-count coverage notes (issue 8, items 2 and 5)."""
+small-count coverage notes."""
 
 from __future__ import annotations
 

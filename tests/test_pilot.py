@@ -430,7 +430,7 @@ def test_small_widths_keep_the_plug_in_plan_and_say_why_there_is_no_second_answe
     assert "uncertainty" not in doc and doc["recommendation"]["items"] > 0
     assert any("no plan under pilot uncertainty" in note for note in doc["notes"])
     kappa = _json("--pilot-counts", "6,21,14,459", "--metric", "kappa", "--seed", "1")
-    # kappa is planned under pilot uncertainty too (by Monte Carlo; tests/test_plan_defects.py)
+    # kappa is planned under pilot uncertainty too (test_plan_limits_and_kappa_pilot.py)
     assert kappa["uncertainty"]["metric"] == "kappa"
 
 

@@ -1,4 +1,4 @@
-"""Typed settings between the command line and the library (issue 12): PlanOptions (what
+"""Typed settings between the command line and the library: PlanOptions (what
 the user gave), ResolvedOptions (the merge) and TeamSettings, with the precedence command
 line > scenario file > documented default."""
 

@@ -169,7 +169,7 @@ def test_every_public_name_is_documented_and_typed(name, obj):
 
 
 def test_the_notebook_functions_of_the_new_features_are_public():
-    # issue 12 item 1 with issues 9 and 10: multi-rater sizing and planning from a pilot
+    # multi-rater sizing and planning from a pilot
     expected = {
         "raters_model",
         "make_raters_plan",

@@ -343,7 +343,7 @@ def _plan(*args: str):
 
 
 def test_three_annotators_psa_plan_bills_hours_for_three():
-    # issue 10: plan answered for one pair and billed a third annotator's hours
+    # plan answered for one pair and billed a third annotator's hours
     result = _plan(
         "--annotators", "3", "--prevalence", "0.05", "--metric", "psa", "--width", "0.05",
         "--seed", "1", "--json",

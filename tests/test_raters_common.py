@@ -1,5 +1,5 @@
 """kappaSize's common-prevalence model for several annotators, the refining search's
-assurance, and Zou & Donner's published variance of Fleiss' kappa (issue 10, items 1, 4, 5).
+assurance, and Zou & Donner's published variance of Fleiss' kappa.
 
 The independent simulation here draws items one by one from the model as kappaSize states
 it (binary: with probability kappa all annotators give one label drawn from the
@@ -137,7 +137,7 @@ def test_fleiss_variance_is_zou_and_donners_closed_form(m, p, kappa):
 
 
 def test_search_refinement_meets_the_target_within_one_se_over_seeds():
-    # issue 10 item 4: the fresh check sat an SE or two under the target (0.482 +- 0.011
+    # the fresh check sat an SE or two under the target (0.482 +- 0.011
     # for target 0.5 in `plan --annotators 3 --prevalence 0.05 --metric psa --width 0.05
     # --seed 1`); the refining search now asks one fresh-check SE more of 4x the studies
     model = raters_model(0.05, 3)

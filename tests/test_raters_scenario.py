@@ -1,4 +1,4 @@
-"""Scenario files for several annotators: the ``[annotators]`` section (issue 10, item 1)."""
+"""Scenario files for several annotators: the ``[annotators]`` section."""
 
 from __future__ import annotations
 

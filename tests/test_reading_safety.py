@@ -1,4 +1,4 @@
-"""Label files are read without guessing, at any scale (issue 14).
+"""Label files are read without guessing, at any scale.
 
 One regression test per defect of the issue (each failed before the fix), and properties:
 the sparse ratings give the same statistics as the dense items x annotators path, and a
@@ -54,7 +54,7 @@ def _csv(tmp_path, name: str, text: str):
 
 
 def test_long_file_with_other_names_is_refused_with_the_options_to_set(tmp_path):
-    # issue 14 (3): doc,rater,verdict was read as three annotators, exit 0
+    # regression: doc,rater,verdict was read as three annotators, exit 0
     path = _csv(tmp_path, "labels.csv", "doc,rater,verdict\n1,A,yes\n1,B,no\n2,A,yes\n2,B,yes\n")
     _one_line_exit_2(
         _agree(path),
@@ -93,7 +93,7 @@ def test_long_file_with_meaningless_names_is_not_read_as_wide(tmp_path):
 
 
 def test_all_distinct_column_is_never_an_annotator(tmp_path):
-    # issue 14 (3): a wide file's id column became an annotator
+    # regression: a wide file's id column became an annotator
     rows = "".join(f"{1000 + i},{i % 2},{(i // 3) % 2}\n" for i in range(30))
     for name in ("id", "serial"):  # named like an item column, or only all-distinct
         result = _agree(
@@ -130,7 +130,7 @@ def test_all_distinct_column_is_never_an_annotator(tmp_path):
 
 
 def test_na_like_strings_are_labels_unless_missing_says_otherwise(tmp_path):
-    # issue 14 (3): NA, None, null, n/a were silently dropped as missing
+    # regression: NA, None, null, n/a were silently dropped as missing
     text = "item,annotator,label\n1,a,NA\n1,b,NA\n2,a,None\n2,b,null\n3,a,n/a\n3,b,\n4,a,x\n4,b,x\n"
     path = _csv(tmp_path, "na.csv", text)
     ratings = read_labels(path)
@@ -159,7 +159,7 @@ def test_missing_strings_in_wide_and_json_files(tmp_path):
 
 @pytest.mark.parametrize(("label", "row"), [("inf", 2), ("-inf", 2), ("nan", 2), ("Infinity", 2)])
 def test_non_finite_labels_are_refused_with_the_row(tmp_path, label, row):
-    # issue 14 (3): inf became -9223372036854775808
+    # regression: inf became -9223372036854775808
     path = _csv(tmp_path, "inf.csv", f"item,annotator,label\n1,a,1\n1,b,{label}\n2,a,1\n2,b,2\n")
     _one_line_exit_2(_agree(path), "inf.csv", f"row {row}", "not a finite number")
     wide = _csv(tmp_path, "wide.csv", f"a,b\n1,2\n2,{label}\n")
@@ -180,7 +180,7 @@ def test_non_finite_numbers_from_json_and_arrays_are_refused(tmp_path):
 
 
 def test_files_that_are_not_label_files_are_refused_after_a_sniff(tmp_path):
-    # issue 14 (4/7): a 2 GB file of NUL bytes aborted at 8.3 GB with no message; here a
+    # regression: a 2 GB file of NUL bytes aborted at 8.3 GB with no message; here a
     # sparse 2 GB file (no disk space used) is refused after reading its first bytes
     nul = tmp_path / "zeros.csv"
     with open(nul, "wb") as handle:
@@ -236,7 +236,7 @@ def test_sniff_reads_only_the_first_bytes(tmp_path, monkeypatch):
 
 
 def test_agree_inputs_that_gave_tracebacks_are_one_line(tmp_path):
-    # issue 14 (6): all-empty labels, JSON objects/arrays, a duplicate in --order, all-NaN
+    # regression: all-empty labels, JSON objects/arrays, a duplicate in --order, all-NaN
     empty = _csv(tmp_path, "empty.csv", "item,annotator,label\n1,a,\n1,b,\n2,a,\n")
     _one_line_exit_2(_agree(empty), "empty.csv", "no labels at all")
     wide_empty = _csv(tmp_path, "wide_empty.csv", "a,b\n,\n,\n")
@@ -268,7 +268,7 @@ def test_order_may_list_labels_that_do_not_occur(tmp_path):
 
 
 def test_huge_counts_are_computed_from_the_table():
-    # issue 14 (6/7): 10^8 items took 45 s and 10 GB; huge counts gave a traceback
+    # regression: 10^8 items took 45 s and 10 GB; huge counts gave a traceback
     result = _agree("--counts", "60000000,20000000,10000000,10000000", "--json", "--seed", "1")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
@@ -392,7 +392,7 @@ def test_sparse_ratings_equal_the_dense_path(n, m, k, missing, seed):
 
 
 def test_a_crowd_is_stored_linearly_in_its_ratings(tmp_path):
-    # issue 14 (7): 100,000 items x 20,000 annotators x 3 ratings died at 9.7 GB (dense)
+    # regression: 100,000 items x 20,000 annotators x 3 ratings died at 9.7 GB (dense)
     rng = np.random.default_rng(0)
     n, crowd = 2_000, 5_000
     annotators = np.stack([rng.choice(crowd, 3, replace=False) for _ in range(n)])

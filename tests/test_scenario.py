@@ -39,7 +39,7 @@ def test_every_shipped_scenario_plans(path):
                 design["items"] > 0 and design["budget"]["person_hours"] > 0 and design["describes"]
             )
             assert design["half_width_at_assurance"] <= doc["inputs"]["width"] + 1e-9
-    elif doc.get("kind") == "multi-rater":  # an [annotators] scenario (raters2, issue 10)
+    elif doc.get("kind") == "multi-rater":  # an [annotators] scenario
         assert doc["items"] > 0 and doc["budget"]["person_hours"] > 0
     else:
         assert doc["recommendation"]["items"] > 0

@@ -1,4 +1,4 @@
-"""``schedule`` checks what it is given and runs in bounded memory (issue 14).
+"""``schedule`` checks what it is given and runs in bounded memory.
 
 Regression tests for the defects of the reliability audit: command-line team and budget
 values that skipped the checks (tracebacks, negative hours and costs), counts without bounds

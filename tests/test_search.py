@@ -214,7 +214,7 @@ def test_reaches_width_refuses_degenerate_intervals():
 
 
 def test_wald_plan_not_cut_by_zero_width_intervals():
-    # Regression (issue 8): a zero-width Wald interval (a = U) counted as narrow, so the plan
+    # Regression: a zero-width Wald interval (a = U) counted as narrow, so the plan
     # was 31 items where about 520 are needed. Checked by an independent exact double sum.
     res = find_sample_size(NEAR_PERFECT, "psa", 0.1, method="wald", rng=3)
     assert res.basis == "exact"
@@ -224,7 +224,7 @@ def test_wald_plan_not_cut_by_zero_width_intervals():
 
 
 def test_fce_kappa_plan_not_cut_by_zero_width_intervals():
-    # Regression (issue 8): FCE kappa planned 32 items for this model (zero-width intervals
+    # Regression: FCE kappa planned 32 items for this model (zero-width intervals
     # when b + c = 0 counted as narrow); an independent simulation finds about 620 needed.
     res = find_sample_size(NEAR_PERFECT, "kappa", 0.1, method="fce", n_reps=3000, rng=3)
     reps = 6000
@@ -248,7 +248,7 @@ def test_items_for_union_positives_is_a_binomial_quantile(probability):
 
 
 def test_worst_case_items_reach_the_union_positives_with_the_assurance():
-    # Regression (issue 8): the worst-case line gave the expected items U / r, which reach
+    # Regression: the worst-case line gave the expected items U / r, which reach
     # U union positives only about half the time whatever --assurance says.
     model = pair_from_annotators(0.08)
     plan = make_plan(model, PlanSettings(assurance=0.9, n_reps=500), rng=1)
@@ -280,7 +280,7 @@ def test_binomial_pmf_without_scipy_matches_scipy(n, p):
 
 
 def test_degenerate_models_are_refused_or_named():
-    # Issue 8: --prevalence 0.03 --error-rate 0.01,0.03 --bias 1,-1 gives annotator B
+    # --prevalence 0.03 --error-rate 0.01,0.03 --bias 1,-1 gives annotator B
     # sensitivity 0 and PSA 0; a plan was printed without a word.
     model = pair_from_annotators(0.03, error_rate=(0.01, 0.03), bias=(1, -1))
     assert model.cells[0] == 0.0

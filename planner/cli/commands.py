@@ -524,7 +524,7 @@ app.command("schedule", help=SCHEDULE_HELP, epilog=SCHEDULE_EPILOG)(schedule_com
 app.command("report", help=REPORT_HELP, epilog=REPORT_EPILOG)(report_command)
 app.command("fit", help=FIT_HELP, epilog=FIT_EPILOG)(fit_command)
 
-from planner.cli.compat import compat_app  # noqa: E402 - the compat group (issue 10)
+from planner.cli.compat import compat_app  # noqa: E402 - the compat group
 
 app.add_typer(compat_app, name="compat")
 

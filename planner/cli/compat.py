@@ -20,7 +20,7 @@ COMPAT_HELP = (
     "of items really delivers."
 )
 compat_app = typer.Typer(
-    cls=FlagHelpGroup,  # --help shown as a flag, as in the main app (issue 10)
+    cls=FlagHelpGroup,  # --help shown as a flag, as in the main app
     help=COMPAT_HELP,
     no_args_is_help=True,
     add_completion=False,

@@ -58,7 +58,7 @@ class Ratings:
         How the input was read, for JSON: layout, columns, missing ratings.
     """
 
-    __repr__ = compact_repr  # shapes, not every value (issue 12)
+    __repr__ = compact_repr  # shapes, not every value
 
     item_index: NDArray[np.int64]
     annotator_index: NDArray[np.int32]

@@ -161,7 +161,7 @@ def ordered_categories(
     if numeric:
         as_numbers = np.array([float(v) for v in sorted_values])
         # whole numbers become int64 only where int64 holds them (|x| < 2^63): beyond, the
-        # cast wraps every value to -2^63 (issue 13), so they stay floats
+        # cast wraps every value to -2^63, so they stay floats
         whole = np.all(as_numbers == np.round(as_numbers))
         if whole and np.all(np.abs(as_numbers) < _INT64_BOUND):
             sorted_values = as_numbers.astype(np.int64)

@@ -122,7 +122,7 @@ SCHEMA: dict[str, dict[str, Rule | tuple[str, Rule]]] = {
         "union_rate": RULES["union_rate"],
         "psa": RULES["psa"],
         "pilot_counts": _COUNTS,
-        # pilot helper (issue 9): the model as prevalence with kappa, and a pilot label file
+        # the model as prevalence with kappa, and a pilot label file
         "kappa": RULES["kappa"],
         "pilot_file": _TEXT,
         "pilot_positive": _TEXT,
@@ -330,7 +330,7 @@ def _check_model(source: str, model: dict[str, Any], stratified: bool) -> dict[s
 
 def scenario_from_dict(data: dict[str, Any], source: str = "scenario") -> Scenario:
     """Validate a parsed TOML document into a :class:`Scenario`."""
-    if "annotators" in data:  # several annotators (issue 10): planner/data/scenario_raters.py
+    if "annotators" in data:  # several annotators: planner/data/scenario_raters.py
         from planner.data.scenario_raters import raters_scenario_from_dict
 
         return raters_scenario_from_dict(data, source)

@@ -1,4 +1,4 @@
-"""The ``[annotators]`` section of a scenario file: a study of several annotators (issue 10).
+"""The ``[annotators]`` section of a scenario file: a study of several annotators.
 
 A scenario with an ``[annotators]`` section describes three to six annotators (or two with
 several categories) instead of one pair; ``plan SCENARIO`` then makes the multi-rater plan

@@ -122,7 +122,7 @@ class LLMVerdict:
 class AltTestResult:
     """The alt-test of one or more LLMs, ranked by advantage probability ``rho``."""
 
-    __repr__ = compact_repr  # shapes, not every value (issue 12)
+    __repr__ = compact_repr  # shapes, not every value
 
     llms: tuple[LLMVerdict, ...]
     humans: tuple[str, ...]

@@ -144,7 +144,7 @@ class Coefficient:
 class AgreementReport:
     """Everything ``planner agree`` reports."""
 
-    __repr__ = compact_repr  # shapes, not every value (issue 12)
+    __repr__ = compact_repr  # shapes, not every value
 
     source: str
     n_items: int

@@ -241,7 +241,7 @@ class AltTestPlan:
         The smallest size searched (no human is tested on fewer items).
     """
 
-    __repr__ = compact_repr  # shapes, not every value (issue 12)
+    __repr__ = compact_repr  # shapes, not every value
 
     model: AltTestModel
     epsilon: float

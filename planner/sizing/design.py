@@ -298,7 +298,7 @@ def size_stratified(
         return cache[total]
 
     def passes(total: int) -> bool:
-        # an undefined or zero-width interval is never narrow enough (issue 8)
+        # an undefined or zero-width interval is never narrow enough
         return float(np.mean(reaches_width(evaluate(total)[0], width))) >= assurance
 
     try:

@@ -17,8 +17,8 @@ is loose for small spreads, where the support is most of ``[0, U]`` anyway).
 (``O(sqrt U)`` half-widths per ``U``); from there on the narrow ``a`` are found by
 bisection (``O(log U)``) and summed with the binomial distribution function, so a width
 of 0.001 (millions of items) sizes in about a second instead of a minute or more, with
-the same answers (tests/test_sizing_leftovers.py). A search evaluates each ``U`` once
-(:class:`ExactPSAAssurance`).
+the same answers (tests/test_exact_search_degenerate_and_arguments.py). A search
+evaluates each ``U`` once (:class:`ExactPSAAssurance`).
 
 Binomial probabilities come from a numpy log-gamma (Lanczos), so that the headline
 ``plan`` never imports scipy (see :mod:`planner.statistics.intervals` on start-up time); only the
@@ -253,8 +253,9 @@ def _threshold_assurance(
 
     Given ``U``, the half-width of every interval in :data:`EXACT_PSA_METHODS` is a
     unimodal function of ``a`` (it rises to a peak near ``a = 0.36 U``, where the delta
-    variance ``4J(1-J)/(1+J)^4`` peaks, and falls after it; checked against the full sum
-    in ``tests/test_sizing_leftovers.py``), and positive and finite for ``0 < a < U``. So
+    variance ``4J(1-J)/(1+J)^4`` peaks, and falls after it; checked against the full sum in
+    ``tests/test_exact_search_degenerate_and_arguments.py``), and positive and finite for
+    ``0 < a < U``. So
     the narrow ``a`` are the runs ``[lo, a1]`` and ``[a2, hi]``: the peak is found by
     ternary search, ``a1`` and ``a2`` by bisection, all vectorised over ``U``, and the two
     runs are summed with the binomial distribution function (``scipy.special.bdtr``, imported

@@ -45,7 +45,7 @@ INDEPENDENCE_NOTE = (
 class Pilot:
     """What a pilot file holds for planning a two-annotator study."""
 
-    __repr__ = compact_repr  # shapes, not every value (issue 12)
+    __repr__ = compact_repr  # shapes, not every value
 
     source: str
     annotators: tuple[str, ...]

@@ -94,7 +94,7 @@ class PlanSettings:
 class Plan:
     """Everything the ``plan`` command reports."""
 
-    __repr__ = compact_repr  # shapes, not every value (issue 12)
+    __repr__ = compact_repr  # shapes, not every value
 
     model: PairModel
     settings: PlanSettings

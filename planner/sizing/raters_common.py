@@ -1,4 +1,4 @@
-"""kappaSize's common-prevalence model for several annotators (issue 10, item 1).
+"""kappaSize's common-prevalence model for several annotators.
 
 The annotators are exchangeable: there is no ground truth and no annotator bias, only class
 prevalences ``pi_1..pi_K`` and one intraclass kappa. With two categories every item's labels

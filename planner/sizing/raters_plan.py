@@ -62,7 +62,7 @@ class RatersPlan:
         What the reader must know (an interval that under-covers, the team cycled).
     """
 
-    __repr__ = compact_repr  # shapes, not every value (issue 12)
+    __repr__ = compact_repr  # shapes, not every value
 
     sizing: RatersSampleSize
     budget: Budget

@@ -137,7 +137,7 @@ class LatentClassFit:
         Bootstrap refits that hit ``max_iter`` (kept; their last iterate is used).
     """
 
-    __repr__ = compact_repr  # shapes, not every value (issue 12)
+    __repr__ = compact_repr  # shapes, not every value
 
     categories: tuple[Any, ...]
     annotators: tuple[str, ...]

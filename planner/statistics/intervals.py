@@ -573,7 +573,7 @@ UNDER_COVERAGE: dict[tuple[str, str], tuple[tuple[int, float], ...]] = {
     ("kappa", "fce"): ((35, 0.872), (100, 0.913)),
     ("kappa", "bootstrap"): ((35, 0.892), (100, 0.925)),
     ("kappa", "score"): ((15, 0.882), (35, 0.916)),
-    # agree's other coefficients (peer statistics, issue 8 item 2), keyed by coefficient and
+    # agree's other coefficients (peer statistics), keyed by coefficient and
     # method as `agree` reports them: the worst coverage in validation/coverage.md and
     # coverage.json (4,000 studies per cell, MC SE 0.0035-0.006) at 20, 50 and 180 union
     # positives of the binary label, over 2-5 annotators, Fleiss' kappa 0.2-0.8, prevalence

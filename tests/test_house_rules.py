@@ -1,5 +1,5 @@
-"""Functions short enough to read at once, one keyword-only rng, one place for person-hours
-(issue 12, items 1-3): the checker, the seeds, the budget and the progress callbacks."""
+"""House rules: functions short enough to read at once (the checker), one keyword-only rng, one
+place for person-hours, progress callbacks."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Regressions found by the independent check of issue 14 (each failed before its fix)."""
+"""Reading label files: ids and labels shown as typed, Parquet value types, no-effect options."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
-"""Regression tests for the defects an independent tester found in ``plan`` (issues 9, 10).
+"""``plan`` at its limits: options refused rather than ignored, budgets and hours at their
+bounds, assurances that are probabilities, and Cohen's kappa planned under pilot uncertainty.
 
-Each test reproduces one reported defect and failed before its fix. Independent checks:
-the hybrid assurance of Cohen's kappa under pilot uncertainty is re-estimated here by a
-simulation written here (fresh posterior draws and ``Generator.multinomial`` studies, not the
-library's nested studies), and the budget limits are recomputed here from the costs.
+Independent checks: the hybrid assurance of Cohen's kappa under pilot uncertainty is
+re-estimated by a simulation written here (fresh posterior draws and ``Generator.multinomial``
+studies, not the library's nested studies), and the budget limits are recomputed from the costs.
 """
 
 from __future__ import annotations

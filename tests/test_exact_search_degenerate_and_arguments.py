@@ -1,4 +1,4 @@
-"""Issue 8 leftovers: degenerate intervals in stratified designs, argument checks, speed."""
+"""The exact search: degenerate intervals in strata designs, the threshold path, argument checks."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def _narrow_share(hw, width):
 
 
 def test_stratified_designs_do_not_count_zero_width_intervals_as_narrow():
-    # regression (issue 8): enriched planned [4, 4] items and weighted [154, 20], both
+    # regression: enriched planned [4, 4] items and weighted [154, 20], both
     # "reaching" width 0.1 with zero-width Wald intervals from tables with b + c = 0
     scenario = scenario_from_dict(NEAR_PERFECT, "near-perfect.toml")
     settings = PlanSettings(width=0.1, psa_method="wald", assurance=0.8, n_reps=1000)
@@ -177,7 +177,7 @@ MODEL = pair_from_annotators(0.08)
 @pytest.mark.parametrize(
     ("call", "parameter", "message"),
     [
-        # regression (issue 8): width 1.5 planned 7 items, n_reps=3 was accepted
+        # regression: width 1.5 planned 7 items, n_reps=3 was accepted
         (
             lambda: find_sample_size(MODEL, "psa", 1.5, n_reps=100, rng=1),
             "width",

@@ -1,4 +1,7 @@
-"""Regressions for the tester's issues 10-12 on ``alt-test``, ``compat`` and ``fit``."""
+"""``alt-test``, ``compat`` and ``fit`` at the command line.
+
+Errors that name real flags, tables readable at 80 columns, short reprs of big results.
+"""
 
 from __future__ import annotations
 
@@ -37,7 +40,7 @@ def _modules_after(arguments: list[str]) -> set[str]:
 
 @pytest.mark.parametrize("sub", ["kappasize", "irr"])
 def test_compat_subcommand_help_shows_help_as_a_flag(sub):
-    # regression (issue 10): `planner compat kappasize --help` listed "--help <bool>"
+    # regression: `planner compat kappasize --help` listed "--help <bool>"
     result = runner.invoke(app, ["compat", sub, "--help"], env={"COLUMNS": "100"})
     assert result.exit_code == 0
     assert "--help" in result.stdout
@@ -49,7 +52,7 @@ def test_compat_subcommand_help_shows_help_as_a_flag(sub):
     [CIBINARY, "compat kappasize PowerBinary --kappa0 0.4 --kappa1 0.6 --props 0.3"],
 )
 def test_compat_kappasize_process_keeps_heavy_modules_off(line):
-    # regression (issue 10): scipy.stats (~0.4 s of start-up) was imported for a chi-squared
+    # regression: scipy.stats (~0.4 s of start-up) was imported for a chi-squared
     # quantile and a binomial pmf; the other heavy libraries are not wanted either
     modules = _modules_after([*line.split(), "--seed", "1", "--json"])
     assert "planner.sizing.compat_kappasize" in modules  # the command did run
@@ -106,7 +109,7 @@ PLAN = ["alt-test", "--plan", "--epsilon", "0.1", "--seed", "1"]
     ],
 )  # fmt: skip
 def test_alt_test_plan_count_and_list_that_disagree_name_both_flags(extra, needles):
-    # regression (issue 11): the list's length silently won over an explicit count
+    # regression: the list's length silently won over an explicit count
     message = _one_line_error([*PLAN, *extra])
     for needle in needles:
         assert needle in message
@@ -156,7 +159,7 @@ def test_alt_test_model_count_conflicts_raise_in_parameter_names():
     ],
 )  # fmt: skip
 def test_alt_test_plan_errors_name_real_flags(extra, needle, code):
-    # regression (issue 11): "--n-items must be ..." (the flag is --items), "lower min_items"
+    # regression: "--n-items must be ..." (the flag is --items), "lower min_items"
     message = _one_line_error([*PLAN, *extra], code)
     assert needle in message
     _flags_exist(message, "alt-test")
@@ -181,14 +184,14 @@ WIDE = ["--layout", "wide", "--annotators", "h1,h2,h3,gpt", "--epsilon", "0.1"]
 
 
 def test_alt_test_too_few_items_names_min_items_flag(judged):
-    # regression (issue 11): "lower min_items" (the flag is --min-items)
+    # regression: "lower min_items" (the flag is --min-items)
     message = _one_line_error(["alt-test", judged[0], *WIDE, "--llm", "gpt"])
     assert "the most is 20" in message and "lower --min-items" in message
     _flags_exist(message, "alt-test")
 
 
 def test_alt_test_empty_llm_column_says_so(judged):
-    # regression (issue 11): an LLM column without labels was reported as too few items
+    # regression: an LLM column without labels was reported as too few items
     message = _one_line_error(["alt-test", judged[1], *WIDE, "--llm", "gpt"])
     assert "gpt has no labels" in message and "min-items" not in message
 
@@ -226,7 +229,7 @@ def test_alt_test_file_errors_name_real_flags(judged, extra, needle):
     ],
 )  # fmt: skip
 def test_compat_errors_name_real_flags(sub, arguments, needle):
-    # regression (issue 11): R's argument names inside a sentence ("below kappa0") are flags
+    # regression: R's argument names inside a sentence ("below kappa0") are flags
     message = _one_line_error(["compat", sub, *arguments.split(), "--seed", "1"])
     assert needle in message
     _flags_exist(message, "compat", sub)
@@ -252,7 +255,7 @@ def test_fit_errors_name_real_flags(judged, extra, needle):
 
 
 def test_alt_test_table_keeps_every_number_readable_at_80_columns(tmp_path):
-    # regression (issue 12): at COLUMNS=80 the p column showed "0.00…" and the domain "doma…"
+    # regression: at COLUMNS=80 the p column showed "0.00…" and the domain "doma…"
     rows = ["item,annotator,label,domain"]
     for i in range(160):
         truth = "abc"[i % 3]
@@ -287,7 +290,7 @@ def _labels(n_items: int, seed: int) -> np.ndarray:
 
 
 def test_latent_class_fit_repr_is_one_short_line_whatever_the_items():
-    # regression (issue 12): the repr dumped every array (hundreds of lines on the
+    # regression: the repr dumped every array (hundreds of lines on the
     # anaesthesia fit); now the shapes, the prevalences, the log-likelihood, the iterations
     from planner import fit_latent_classes, ratings_from_matrix
 
@@ -319,7 +322,7 @@ def test_anaesthesia_fit_repr_is_short():
 
 
 def test_result_reprs_with_big_arrays_are_short(tmp_path):
-    # regression (issue 12): Ratings, AgreementReport, Pilot, Plan, RatersPlan, AltTestResult
+    # regression: Ratings, AgreementReport, Pilot, Plan, RatersPlan, AltTestResult
     import planner as p
 
     labels = _labels(5_000, 3)

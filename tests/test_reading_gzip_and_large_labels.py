@@ -1,4 +1,4 @@
-"""Regressions from issue 13's independent tester: reading and ``agree`` files.
+"""Reading label files: huge whole-number labels, both engines' contested-items file, gzip input.
 
 Huge whole-number labels, the contested-items file of both engines, gzip-compressed input.
 """
@@ -133,7 +133,7 @@ def test_alt_test_reads_a_gzip_csv(engine):
     assert {k: (round(o, 2), round(r, 2)) for k, (o, r) in got.items()} == _WAX_PUBLISHED
     frame = pd.read_csv(_WAX).drop(columns="role")
     library = alt_test(ratings_from_long(frame), list(_WAX_PUBLISHED), epsilon=0.1)
-    for v in library.llms:  # the engines agree to 1e-12 (issue 13), not bit for bit
+    for v in library.llms:  # the engines agree to 1e-12, not bit for bit
         assert got[v.llm] == pytest.approx((v.omega, v.rho), rel=1e-12, abs=1e-12)
 
 
