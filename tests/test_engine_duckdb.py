@@ -248,7 +248,7 @@ def test_missing_duckdb_is_one_line_with_the_fix(files, monkeypatch):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_duckdb)
-    with pytest.raises(PlannerError, match=r"pip install 'planner\[duckdb\]'"):
+    with pytest.raises(PlannerError, match=r"pip install duckdb \(the extra planner\[duckdb\]\)"):
         count_labels(files["folder"] / "long.csv")
     path = str(files["folder"] / "long.csv")
     _one_line_error(_agree(path, "--engine", "duckdb"), 1, "planner[duckdb]")

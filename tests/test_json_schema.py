@@ -76,10 +76,11 @@ VARIANTS: dict[str, tuple[str, list[str]]] = {
     "alt-test-plan-table": ("alt-test-plan", [*ALT_PLAN, "--table"]),
     "alt-test-plan-items": ("alt-test-plan", [*ALT_PLAN, "--items", "50"]),
     "scenarios": ("scenarios", ["scenarios"]),
+    "examples": ("examples", ["examples"]),
 }
 
 #: variants that draw nothing at random: their seed is null
-NOTHING_RANDOM = ("scenarios", "alt-test", "fit-no-bootstrap")
+NOTHING_RANDOM = ("scenarios", "examples", "alt-test", "fit-no-bootstrap")
 
 runner = CliRunner()
 
@@ -90,7 +91,7 @@ def validator() -> Draft202012Validator:
 
 
 def _document(argv: list[str]) -> dict[str, Any]:
-    seed = [] if argv[0] == "scenarios" else ["--seed", "1"]
+    seed = [] if argv[0] in ("scenarios", "examples") else ["--seed", "1"]
     result = runner.invoke(app, [*argv, "--json", *seed])
     assert result.exit_code == 0, result.output
     doc: dict[str, Any] = json.loads(result.stdout)

@@ -42,13 +42,13 @@ def test_invalid_input_is_a_value_error():
         planner.PlanSettings(width=1.5)
 
 
-def test_readme_python_example_runs_and_prints_the_values_it_claims():
+def test_readme_python_example_runs_and_prints_the_values_it_claims(tmp_path):
     text = (ROOT / "README.md").read_text()
     code = text.split("<!-- python-example -->\n```python\n", 1)[1].split("```", 1)[0]
     claimed = re.findall(r"#\s*([0-9][0-9. ]*[0-9])\b", code)  # "# 1280, the exact n"
     out = io.StringIO()
     cwd = os.getcwd()
-    os.chdir(ROOT)  # the example reads examples/labels.csv, as from a clone
+    os.chdir(tmp_path)  # an empty folder: the example finds its files by name
     try:
         with contextlib.redirect_stdout(out):
             exec(compile(code, "README.md", "exec"), {})
@@ -187,14 +187,14 @@ def test_the_notebook_functions_of_the_new_features_are_public():
         assert getattr(planner, name) is getattr(module, name)
 
 
-def test_readme_example_of_the_newer_capabilities_prints_what_it_claims():
+def test_readme_example_of_the_newer_capabilities_prints_what_it_claims(tmp_path):
     """README "Use from Python", second example: every number in its comments is printed."""
     text = (ROOT / "README.md").read_text()
     code = text.split("<!-- python-example-2 -->\n```python\n", 1)[1].split("```", 1)[0]
     claimed = re.findall(r"#\s*([0-9][0-9. ]*[0-9])\s*$", code, re.M)
     out = io.StringIO()
     cwd = os.getcwd()
-    os.chdir(ROOT)
+    os.chdir(tmp_path)  # an empty folder: the example finds its files by name
     try:
         with contextlib.redirect_stdout(out):
             exec(compile(code, "README.md", "exec"), {})

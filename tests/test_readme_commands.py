@@ -1,11 +1,12 @@
-"""Every command the README shows runs from a clean folder that holds only examples/.
+"""Every command the README shows runs from an empty folder, after ``planner examples --copy``.
 
 The commands are read from the README's ```bash blocks and from the ``$ `` lines of its
 ```text blocks (the first two bash blocks, the install commands, are what CI itself runs).
 A ``$`` command followed in its block by an ``error:`` line must fail with exit 1 or 2 and
 print exactly that one line; every other command must exit 0. They run as a user runs them,
-in a subprocess from a temporary folder with a copy of ``examples/``, so that shipped
-scenarios are found by name through the installed package and nothing depends on the
+in a subprocess from an empty temporary folder into which ``planner examples --copy examples``
+(the README's own first step) copied the example files from the installed package, so that
+shipped scenarios and examples are found through the package and nothing depends on the
 repository's working tree.
 """
 
@@ -14,7 +15,6 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -60,6 +60,12 @@ def _commands() -> list[tuple[str, str | None]]:
 COMMANDS = _commands()
 
 
+def _copy_examples(folder: Path) -> None:
+    """``planner examples --copy examples`` in ``folder``, as the README's quickstart does."""
+    argv = [sys.executable, "-m", "planner", "examples", "--copy", "examples"]
+    subprocess.run(argv, cwd=folder, capture_output=True, text=True, check=True, timeout=120)
+
+
 def test_the_readme_shows_commands_of_every_kind():
     words = {shlex.split(c)[0] + " " + shlex.split(c)[1] for c, _ in COMMANDS}
     assert len(COMMANDS) >= 15
@@ -70,7 +76,7 @@ def test_the_readme_shows_commands_of_every_kind():
 
 @pytest.mark.parametrize(("command", "error"), COMMANDS, ids=[c for c, _ in COMMANDS])
 def test_readme_command_runs_from_a_clean_folder(command, error, tmp_path):
-    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    _copy_examples(tmp_path)
     words = shlex.split(command)
     program = {"plan": ["plan"], "planner": []}[words[0]]
     argv = [sys.executable, "-m", "planner", *program, *words[1:]]
@@ -91,7 +97,7 @@ SHOWN = _shown_outputs()
 @pytest.mark.parametrize(("command", "lines"), SHOWN, ids=[c for c, _ in SHOWN])
 def test_readme_output_is_what_the_command_prints(command, lines, tmp_path):
     """The output the README shows is the command's, line for line (at 80 columns)."""
-    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    _copy_examples(tmp_path)
     words = shlex.split(command)
     program = {"plan": ["plan"], "planner": []}[words[0]]
     argv = [sys.executable, "-m", "planner", *program, *words[1:]]

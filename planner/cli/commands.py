@@ -9,6 +9,7 @@ a usage error (an option outside its valid range, contradictory options, a bad f
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -17,6 +18,7 @@ from planner.cli.agree import AGREE_EPILOG, AGREE_HELP, agree_command
 from planner.cli.common import (
     DEBUG_HELP,
     emit_json,
+    flags_named,
     note,
     parse_floats,
     parse_ints,
@@ -42,7 +44,7 @@ app = typer.Typer(
     cls=_Group,
     help="Plan and measure inter-annotator agreement studies (PSA, kappa) on rare labels.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
 )
 plan_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
@@ -574,6 +576,64 @@ def scenarios_command(
 
 
 app.command("scenarios", help=SCENARIOS_HELP)(scenarios_command)
+
+
+EXAMPLES_HELP = (
+    "List the example label files that come with planner, or copy them into a folder with "
+    "--copy, so that the documentation's commands (which read examples/labels.csv and the "
+    "others) run from any folder."
+)
+EXAMPLES_EPILOG = (
+    "Examples:\n\n"
+    "  planner examples\n\n"
+    "  planner examples --copy examples && planner agree examples/labels.csv "
+    "--positive unsupported"
+)
+
+
+def examples_command(
+    copy: Annotated[
+        Path | None,
+        typer.Option(
+            "--copy",
+            metavar="DIR",
+            help="Copy every example file into DIR (made if missing); existing files are "
+            "refused unless --force.",
+        ),
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="With --copy: replace example files already in DIR.")
+    ] = False,
+    json_output: JsonFlag = False,
+) -> None:
+    from planner import examples
+
+    if copy is not None:
+        with flags_named({"destination": "--copy", "overwrite=True": "--force"}):
+            written = examples.copy_to(copy, overwrite=force)
+    else:
+        written = [examples.path(name) for name in examples.names()]
+    rows = [
+        {"name": p.name, "description": examples.DESCRIPTIONS[p.name], "path": str(p)}
+        for p in written
+    ]
+    if json_output:
+        from planner.output.jsonout import examples_document
+
+        emit_json(examples_document(rows))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    where = written[0].parent if written else examples.folder()
+    verb = "copied into" if copy is not None else "in"
+    table = Table("name", "what it holds", title=f"Example files {verb} {where}")
+    for row in rows:
+        table.add_row(row["name"], row["description"])
+    Console(markup=False).print(table)
+
+
+app.command("examples", help=EXAMPLES_HELP, epilog=EXAMPLES_EPILOG)(examples_command)
 
 
 def main() -> None:

@@ -268,6 +268,13 @@ class FlagHelpGroup(PlannerGroup):  # type: ignore[misc]
     def get_help_option(self, ctx):  # type: ignore[no-untyped-def]
         return _flag_help(super().get_help_option(ctx))
 
+    def get_params(self, ctx):  # type: ignore[no-untyped-def]
+        params = super().get_params(ctx)
+        for param in params:  # --install-completion and --show-completion are flags too
+            if param.name in ("install_completion", "show_completion"):
+                _flag_help(param)
+        return params
+
     def get_command(self, ctx, cmd_name):  # type: ignore[no-untyped-def]
         command = super().get_command(ctx, cmd_name)
         if command is not None:

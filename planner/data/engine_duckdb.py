@@ -144,8 +144,8 @@ def import_duckdb() -> Any:
         import duckdb
     except ImportError:
         raise PlannerError(
-            "--engine duckdb needs the duckdb package: pip install 'planner[duckdb]' "
-            "(or use --engine pandas)"
+            "--engine duckdb needs the duckdb package: pip install duckdb (the extra "
+            "planner[duckdb]), or use --engine pandas"
         ) from None
     return duckdb
 

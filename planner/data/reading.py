@@ -26,6 +26,7 @@ labelled twice with different labels, fewer than two annotators, no item with tw
 from __future__ import annotations
 
 import datetime
+import importlib.util
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -44,7 +45,7 @@ from planner.data.sniff import (
     is_gzip,
     sniff,
 )
-from planner.errors import InvalidInput
+from planner.errors import InvalidInput, PlannerError
 from planner.validation import shown
 
 FORMATS = {
@@ -598,6 +599,11 @@ def read_table(
             codes = {c: "category" for c in categories_for if c in header}
             return pd.read_csv(p, dtype=codes or None, nrows=nrows, **options)
         if fmt == "parquet":
+            if importlib.util.find_spec("pyarrow") is None:
+                raise PlannerError(
+                    f"{p}: reading Parquet needs the pyarrow package: pip install pyarrow "
+                    "(the extra planner[parquet])"
+                )
             return pd.read_parquet(p)
         return pd.read_json(p, lines=True, dtype=False, compression=compression)
     except (ValueError, OSError, EOFError, zlib.error, pd.errors.ParserError, ImportError) as exc:

@@ -37,6 +37,7 @@ COMMANDS = (
     "alt-test",
     "alt-test-plan",
     "scenarios",
+    "examples",
 )
 
 #: the interval of specific agreement per category (multirater.specific_agreement_interval)
@@ -673,6 +674,11 @@ def compat_document(command: str, body: Mapping[str, Any], *, seed: int) -> dict
 def scenarios_document(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """``planner scenarios``: the scenarios shipped with planner."""
     return document("scenarios", {"scenarios": rows}, seed=None)
+
+
+def examples_document(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """``planner examples``: the example label files shipped with planner (or copied)."""
+    return document("examples", {"examples": rows}, seed=None)
 
 
 def plan_result_document(result: Any, schedule: Any = None) -> dict[str, Any]:
