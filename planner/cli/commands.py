@@ -91,7 +91,7 @@ Examples:
 
   plan --pilot-counts 6,21,14,459 --width 0.08 --assurance 0.9 --json
 
-  plan --pilot examples/pilot.csv --width 0.08
+  plan --pilot examples/pilot.csv --width 0.08   (planner examples --copy examples first)
 
   plan --prevalence 0.08 --psa 0.6
 
