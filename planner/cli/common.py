@@ -26,7 +26,7 @@ PARAMETER_FLAGS = {
     "confidence_level": "--confidence",
     "n_reps": "--replicates",
     "file_format": "--format",
-    "annotator_cols": "--annotators",
+    "annotator_cols": "--annotator-cols",
 }
 
 
