@@ -219,3 +219,11 @@ def test_scenario_pilot_keys_are_checked(tmp_path):
     (tmp_path / "q.toml").write_text("[model]\nprevalence = 0.1\n")
     line = _one_line(runner.invoke(app, ["plan", str(tmp_path / "q.toml"), "--layout", "long"]))
     assert "--layout: options for reading a pilot file, which is not given" in line
+
+
+def test_the_old_spellings_note_never_joins_an_error():
+    # an error stays one line: the note is said only when the command succeeds
+    bad = runner.invoke(app, ["agree", WIDE, "--annotators", "alice,bob", "--positive", "zzz"])
+    assert "'zzz' is not a label" in _one_line(bad)
+    plan = ["plan", "--pilot", WIDE, "--pilot-annotators", "alice,bob", "--width", "2"]
+    assert "--width" in _one_line(runner.invoke(app, plan))

@@ -186,7 +186,7 @@ def annotator_columns(
     given: str | None, old: str | None, old_flag: str = OLD_ANNOTATOR_COLS
 ) -> str | None:
     """``--annotator-cols``, or its old spelling ``old_flag`` with a one-line note."""
-    from planner.cli.common import note
+    from planner.cli.common import note_on_success
     from planner.errors import InvalidInput
 
     if old is None:
@@ -195,7 +195,7 @@ def annotator_columns(
         raise InvalidInput(
             f"{old_flag} is the old spelling of --annotator-cols: give the columns once"
         )
-    note(f"{old_flag} {old} is now --annotator-cols {old}; the old spelling will go")
+    note_on_success(f"{old_flag} {old} is now --annotator-cols {old}; the old spelling will go")
     return old
 
 
