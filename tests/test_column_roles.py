@@ -64,6 +64,12 @@ def test_a_wide_file_with_each_item_twice_counts_each_item_once(tmp_path, engine
     assert "repeated identical rating(s) kept once" in stderr  # as the long layout says
 
 
+def test_both_engines_say_the_same_of_repeated_wide_ids(tmp_path):
+    path = _twice(tmp_path)
+    said = [_json("agree", path, "--engine", engine, "--seed", "1")[1] for engine in ENGINES]
+    assert said[0] == said[1] and "1,738 repeated identical rating(s)" in said[0]
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_repeated_wide_item_with_other_labels_is_refused_as_in_long(tmp_path, engine):
     path = _twice(tmp_path, "doc-0001,2026-W40,unsupported,supported,supported\n")
@@ -227,3 +233,12 @@ def test_the_old_spellings_note_never_joins_an_error():
     assert "'zzz' is not a label" in _one_line(bad)
     plan = ["plan", "--pilot", WIDE, "--pilot-annotators", "alice,bob", "--width", "2"]
     assert "--width" in _one_line(runner.invoke(app, plan))
+
+
+def test_a_scenario_pilots_refusal_hints_flags_that_read_it(tmp_path):
+    path = _scenario(tmp_path, "")
+    line = _one_line(runner.invoke(app, ["plan", path, "--seed", "1"]))
+    assert "set --layout long --item-col post --annotator-col person --label-col answer" in line
+    hint = line.split("; set ", 1)[1].split()
+    doc, _ = _json("plan", path, *hint, "--seed", "1", "--replicates", "200")
+    assert doc["pilot"]["counts"] is not None

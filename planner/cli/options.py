@@ -211,6 +211,28 @@ def reader_error(exc: Exception, flags: dict[str, str] = READER_FLAGS) -> Except
     return exc
 
 
+def scenario_reader_error(exc: Exception) -> Exception:
+    """A scenario pilot file's refusal with its settings named as ``[model]`` keys."""
+    import json
+
+    from planner.data.scenario import PILOT_READER_KEYS
+
+    keys = {parameter: f"model.{key}" for key, parameter in PILOT_READER_KEYS.items()}
+
+    def setting(name: str, value: Any) -> str:
+        shown = json.dumps(list(value) if isinstance(value, tuple | list) else str(value))
+        return f"{keys.get(name, name)} = {shown}"
+
+    from planner.data.layout import LayoutUnclear, RoleConflict
+    from planner.errors import InvalidInput
+
+    if isinstance(exc, LayoutUnclear):
+        return InvalidInput(exc.message(setting, "; "))
+    if isinstance(exc, RoleConflict):
+        return InvalidInput(exc.message(lambda name: keys.get(name, name)))
+    return exc
+
+
 def _flag_setting(flags: dict[str, str], name: str, value: Any) -> str:
     shown = ",".join(value) if isinstance(value, tuple | list) else str(value)
     return f"{flags.get(name, name)} {shown}"

@@ -626,26 +626,34 @@ def _wide_query(
         notes=notes,
     )
     item_col, n_rows = str(found_item), counted[0]
+    n_items, shared, said = n_rows, 0, ""
+    if has_item:
+        n_items, shared, said = _wide_item_ids(con, table, item_col)
     casts = ", ".join(f"CAST({_ident(c)} AS VARCHAR) AS {_ident(c)}" for c in columns)
     ratings = WIDE_RATINGS.format(
         by="".join(f", {_ident(b)}" for b in by),
         item_id="planner_item_id" if has_item else "item - 1",
         row_key=f"min(planner_row) OVER (PARTITION BY {_ident(item_col)})"
-        if has_item
-        else "planner_row",
+        if shared
+        else "planner_row",  # the rows of an id on several rows: keyed by the first
         inner_id=f", {_ident(item_col)} AS planner_item_id" if has_item else "",
         casts=casts,
         columns=", ".join(_ident(c) for c in columns),
         source=table,
         missing=_missing_sql(missing),
     )
-    ((n_ratings,),) = run(con, f"SELECT count(*) FROM ({ratings})")
+    ((n_ratings, unnamed),) = run(
+        con,
+        f"""
+        SELECT count(*), count(*) FILTER (WHERE planner_item_id IS NULL) FROM ({ratings})""",
+    )
+    if unnamed:
+        raise InvalidInput(f"{files.path}: {unnamed:,} rating(s) have no {item_col!r}")
     n_missing = n_rows * len(columns) - int(n_ratings)
     if n_missing:
         notes.append(f"{n_missing:,} missing rating(s) (empty cells) left out")
-    n_items = n_rows
-    if has_item:
-        n_items = _wide_item_ids(con, table, files.path, item_col, ratings, notes)
+    if shared:
+        notes.append(said)
     listed = ", ".join(map(str, columns[:8])) + (
         f", ... ({len(columns)})" if len(columns) > 8 else ""
     )
@@ -660,28 +668,22 @@ def _wide_query(
     )  # fmt: skip
 
 
-def _wide_item_ids(
-    con: Any, table: str, source: str, item_col: str, ratings: str, notes: list[str]
-) -> int:
-    """The distinct item ids of a wide file; a rated row without one is refused, ids on
-    several rows are said (their rows are one item, as the pandas reader reads them)."""
+def _wide_item_ids(con: Any, table: str, item_col: str) -> tuple[int, int, str]:
+    """``(distinct item ids, ids on more than one row, the note on those)`` of a wide file
+    (the rows of such an id are one item, as the pandas reader reads them)."""
     from planner.validation import shown
 
-    ((unnamed,),) = run(con, f"SELECT count(*) FROM ({ratings}) WHERE planner_item_id IS NULL")
-    if unnamed:
-        raise InvalidInput(f"{source}: {unnamed:,} rating(s) have no {item_col!r}")
     i = _ident(item_col)
     ((n_items, shared, example),) = run(con, f"""
         SELECT count(*), count(*) FILTER (WHERE n > 1), arg_min(id, first) FILTER (WHERE n > 1)
         FROM (SELECT {i} AS id, count(*) AS n, min(planner_row) AS first
               FROM (SELECT row_number() OVER () AS planner_row, {i} FROM {table})
               WHERE {i} IS NOT NULL GROUP BY {i})""")  # fmt: skip
-    if shared:
-        notes.append(
-            f"{shared:,} item id(s) on more than one row (such as {shown(example)}): the rows "
-            "of an id are read as one item"
-        )
-    return int(n_items)
+    said = (
+        f"{shared:,} item id(s) on more than one row (such as {shown(example)}): the rows of an "
+        "id are read as one item"
+    )
+    return int(n_items), int(shared), said
 
 
 def _id_columns(con: Any, table: str, columns: list[str]) -> tuple[list[str], int]:
@@ -712,7 +714,7 @@ def _count(con: Any, files: Files, query: Query, order: list[str] | None) -> Rat
     repeats = int(sum(r[-1] or 0 for r in rows))
     if repeats:
         _refuse_conflicts(con, files.path, query.ratings)
-        notes.append(f"{repeats} repeated identical rating(s) kept once")
+        notes.append(f"{repeats:,} repeated identical rating(s) kept once")
         rows = _pattern_rows(
             con, query, f"SELECT DISTINCT * FROM ({query.ratings})", numeric_key, k
         )

@@ -546,8 +546,8 @@ def wide_columns(
     elif ids:
         raise InvalidInput(
             f"{source}: column {ids[0]!r} has a different value in every row (ids), so it is "
-            "not an annotator; name the item column with --item-col and the annotator "
-            "columns with --annotators"
+            "not an annotator: leave it out of the annotator columns, or name it as the item "
+            "column"
         )
     if len(columns) < 2:
         raise InvalidInput(
