@@ -251,3 +251,16 @@ def test_a_wide_column_sharing_no_label_is_an_annotator_when_named(tmp_path):
     assert list(named.annotators) == ["a", "b", "c", "other"]
     # four categories: the two spellings are not merged
     assert list(named.categories) == ["N", "Y", "no", "yes"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_unnamed_column_of_ids_that_are_not_labels_is_the_item_column(tmp_path, engine):
+    # a few rows (too few to call all-distinct values ids) and one id repeated: the column
+    # shares no value with the labels and nearly every row has its own, so it holds the ids
+    path = tmp_path / "posts.csv"
+    path.write_text("post,a,b\np1,x,y\np2,x,x\np3,y,y\np1,x,y\n")
+    doc = _json("agree", str(path), "--engine", engine, "--seed", "1")
+    assert doc["input"]["item_col"] == "post" and doc["n_items"] == 3
+    result = _run("agree", str(path), "--engine", engine, "--json")
+    assert "column 'post' read as item ids" in result.stderr
+    assert "1 item id(s) on more than one row (such as 'p1')" in result.stderr

@@ -335,7 +335,15 @@ def _wide_roles(
     if len(blocks) == 1 and 2 * len(blocks[0]) > len(rated) and _alike_counts(sample, blocks[0]):
         left_out = tuple(c for c in rated if c not in set(blocks[0]))
         annotators = [c for c in rest if c not in set(left_out)]
-        notes = (_left_out_note(sample, left_out),) if left_out else ()
+        distinct = [c for c in left_out if _mostly_different(sample[c])]
+        notes: tuple[str, ...] = ()
+        if item is None and len(distinct) == 1:  # not labels, and (nearly) a value a row
+            item, left_out = distinct[0], tuple(c for c in left_out if c != distinct[0])
+            notes = (
+                f"column {str(item)!r} read as item ids: its values are none of the labels "
+                "and differ from row to row",
+            )
+        notes += (_left_out_note(sample, left_out),) if left_out else ()
         return Columns("wide", item, annotator_cols=tuple(annotators), left_out=left_out,
                        id_fallback=item is None, notes=notes)  # fmt: skip
     if layout == "wide":  # as asked: every other column is an annotator
@@ -347,14 +355,22 @@ def _wide_roles(
     raise _unclear(sample, header, by, long[0], item, rest, source, reason, layout)
 
 
+def _mostly_different(column: Any) -> bool:
+    """Every value present, and more distinct values than half the rows (ids, some repeated)."""
+    try:
+        return bool(column.notna().all()) and 2 * int(column.nunique()) > len(column)
+    except TypeError:  # unhashable values are refused later, with their row
+        return False
+
+
 def _left_out_note(sample: Any, columns: tuple[Any, ...]) -> str:
     """Why columns of a wide file are not annotators, and how to use them."""
     listed = ", ".join(repr(str(c)) for c in columns[:5]) + (", ..." if len(columns) > 5 else "")
     values = [str(v) for v in sample[columns[0]].dropna().astype(str).unique()[:3]]
     return (
         f"column(s) {listed} not read as annotators: their values (such as "
-        f"{', '.join(values)}) are none of the annotator columns' labels; group by such a "
-        "column, or name it among the annotator columns, to use it"
+        f"{', '.join(values)}) are none of the annotator columns' labels; to use it, group by "
+        "it, name it as the item column, or list it among the annotator columns"
     )
 
 
