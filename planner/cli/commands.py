@@ -258,7 +258,7 @@ def plan_command(
             "annotator_cols",
             pilot=True,
             also="(In plan, --annotators is the number of annotators to plan for; "
-            "--pilot-annotators is the old spelling of this option.)",
+            "--pilot-annotators, the old spelling of this option, still works.)",
         ),
     ] = None,
     pilot_annotators: Annotated[

@@ -31,8 +31,7 @@ READER_HELP = {
     "judge, worker).",
     "label_col": "Label column (long layout; if absent: one named like rating, verdict, score).",
     "annotator_cols": "Wide layout: comma-separated annotator columns, e.g. alice,bob,carol "
-    "(default: the columns that share their labels, besides the item and grouping columns; "
-    "the old spelling --annotators still works, with a note).",
+    "(default: the columns that share their labels, besides the item and grouping columns).",
     "file_format": "csv, tsv, parquet or jsonl (default: from the file suffix).",
     "missing": "Comma-separated label strings that mean no rating (e.g. NA,n/a); "
     "otherwise only empty cells and nulls are missing, and NA, None, null are labels.",
@@ -111,7 +110,12 @@ Layout = Annotated[str, reader_option("layout")]
 ItemCol = Annotated[str, reader_option("item_col")]
 AnnotatorCol = Annotated[str, reader_option("annotator_col")]
 LabelCol = Annotated[str, reader_option("label_col")]
-AnnotatorCols = Annotated[str | None, reader_option("annotator_cols")]
+AnnotatorCols = Annotated[
+    str | None,
+    reader_option(
+        "annotator_cols", also=f"({OLD_ANNOTATOR_COLS} a,b,c, the old spelling, still works.)"
+    ),
+]
 
 
 def deprecated_annotator_cols(flag: str = OLD_ANNOTATOR_COLS) -> Any:
