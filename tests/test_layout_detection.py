@@ -264,3 +264,12 @@ def test_an_unnamed_column_of_ids_that_are_not_labels_is_the_item_column(tmp_pat
     result = _run("agree", str(path), "--engine", engine, "--json")
     assert "column 'post' read as item ids" in result.stderr
     assert "1 item id(s) on more than one row (such as 'p1')" in result.stderr
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("option", [("--item-col", "doc"), ("--annotator-col", "rater")])
+def test_a_column_named_by_an_option_must_be_there(engine, option):
+    # before, auto-detection read the file as wide and the option went unused, unsaid
+    result = _run("agree", "examples/wide.csv", *option, "--engine", engine)
+    assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert f"missing column(s) '{option[1]}'" in result.stderr

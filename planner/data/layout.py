@@ -230,6 +230,10 @@ def find_columns(
     names = {"item_col": item_col, "annotator_col": annotator_col, "label_col": label_col}
     if annotator_cols and layout == "auto":
         layout = "wide"
+    # a column named by an option must be there (wide reads no annotator or label column)
+    given = {role: c for role, c in names.items() if c != DEFAULT_COLUMNS[role]}
+    wanted = [given[r] for r in given if layout != "wide" or r == "item_col"]
+    _require(header, wanted, source)
     if layout != "wide":
         found, why = _long_roles(sample, header, names, by)
         complete = all(found.values()) and not why
@@ -241,7 +245,6 @@ def find_columns(
             check_roles({**found, "by": by}, source)
             return Columns("long", found["item_col"], found["annotator_col"], found["label_col"])
     else:
-        _require(header, [item_col] if item_col != DEFAULT_COLUMNS["item_col"] else [], source)
         found, why = {}, []
     return _wide_roles(sample, header, layout, names, annotator_cols, by, source, (found, why))
 
