@@ -107,7 +107,7 @@ def test_identical_repeats_are_kept_once(tmp_path):
             "no item has two ratings",
         ),
         (
-            pd.DataFrame({"doc": [1], "rater": ["x"], "label": [1]}),
+            pd.DataFrame({"x": [1], "y": ["x"], "label": [1]}),  # no name says item, annotator
             {"layout": "long"},
             "missing column(s) 'item', 'annotator'",
         ),

@@ -38,7 +38,7 @@ WIDE = str(ROOT / "examples" / "wide.csv")  # three annotators: alice, bob, caro
 WIDE_READ = (
     "--layout",
     "wide",
-    "--pilot-annotators",
+    "--annotator-cols",
     "alice,bob,carol",
     "--positive",
     "unsupported",

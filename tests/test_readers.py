@@ -93,7 +93,7 @@ def test_pilot_of_three_annotators_says_how_in_the_table(pilot3):
 
 
 def test_pilot_with_a_pair_still_plans_from_the_pairs_counts():
-    read = ("--layout", "wide", "--pilot-annotators", "alice,bob,carol")
+    read = ("--layout", "wide", "--annotator-cols", "alice,bob,carol")
     doc = _json("plan", "--pilot", WIDE, *read, "--positive", "unsupported", "--pair", "bob,carol")
     assert doc["pilot"]["pair"] == ["bob", "carol"] and doc["pilot"]["counts"] is not None
 

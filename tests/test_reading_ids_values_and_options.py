@@ -150,8 +150,8 @@ def test_weighted_cohen_kappa_at_the_interval_level_uses_the_values(tmp_path):
 def test_an_annotator_named_twice_is_refused(tmp_path):
     path = tmp_path / "w.csv"
     path.write_text("item,a,b\n1,x,x\n2,x,y\n3,y,y\n")
-    line = _one_line(runner.invoke(app, ["agree", str(path), "--annotators", "a,a"]))
-    assert "--annotators names a more than once" in line
+    line = _one_line(runner.invoke(app, ["agree", str(path), "--annotator-cols", "a,a"]))
+    assert "--annotator-cols names a more than once" in line
 
 
 def test_labels_equal_as_numbers_are_one_category(tmp_path):

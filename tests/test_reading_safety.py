@@ -53,16 +53,13 @@ def _csv(tmp_path, name: str, text: str):
 # --------------------------------------------------------------------------- layout
 
 
-def test_long_file_with_other_names_is_refused_with_the_options_to_set(tmp_path):
-    # regression: doc,rater,verdict was read as three annotators, exit 0
+def test_long_file_with_other_names_is_read_as_long_by_its_names(tmp_path):
+    # regression: doc,rater,verdict was read as three annotators, exit 0; then refused as
+    # ambiguous although its names say item, annotator and label
     path = _csv(tmp_path, "labels.csv", "doc,rater,verdict\n1,A,yes\n1,B,no\n2,A,yes\n2,B,yes\n")
-    _one_line_exit_2(
-        _agree(path),
-        "labels.csv",
-        "doc, rater, verdict",
-        "--layout long --item-col doc --annotator-col rater --label-col verdict",
-        "--layout wide",
-    )
+    auto = _agree(path, "--json", "--seed", "1")
+    assert auto.exit_code == 0, auto.output
+    assert "read as long: item column 'doc', annotator column 'rater'" in auto.stderr
     result = _agree(
         path, "--json", "--seed", "1", "--layout", "long", "--item-col", "doc",
         "--annotator-col", "rater", "--label-col", "verdict",
@@ -81,6 +78,7 @@ def test_long_file_with_other_names_is_refused_with_the_options_to_set(tmp_path)
     }
     # the chosen layout is stated on stderr also with --json
     assert "read as long" in result.stderr and "'rater'" in result.stderr
+    assert json.loads(auto.stdout)["input"] == doc["input"]  # auto reads it as the options say
 
 
 def test_long_file_with_meaningless_names_is_not_read_as_wide(tmp_path):
@@ -121,9 +119,9 @@ def test_all_distinct_column_is_never_an_annotator(tmp_path):
     result = _agree(_csv(tmp_path, "scores.csv", "p,q,r\n" + scores), "--json", "--seed", "1")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["annotators"] == ["p", "q", "r"]
-    # explicit wide: an all-distinct annotator column is refused, not read
+    # annotator columns named: an all-distinct one is refused, not read
     path = _csv(tmp_path, "serial.csv", "serial,a,b\n" + rows)
-    _one_line_exit_2(_agree(path, "--layout", "wide", "--item-col", "nothing"), "'serial'", "ids")
+    _one_line_exit_2(_agree(path, "--annotator-cols", "serial,a,b"), "'serial'", "ids")
 
 
 # --------------------------------------------------------------------------- missing values

@@ -25,6 +25,7 @@ from planner.cli.options import (
     Layout,
     MemoryLimit,
     Missing,
+    OldAnnotatorCols,
     OptionalLabelFile,
     Quiet,
     Seed,
@@ -55,7 +56,7 @@ Examples:
 
   planner agree labels.parquet --item-col doc --annotator-col rater --label-col verdict
 
-  planner agree wide.csv --layout wide --annotators alice,bob,carol --by week --json
+  planner agree wide.csv --layout wide --annotator-cols alice,bob,carol --by week --json
 
   planner agree --counts 6,21,14,459 --contested contested.csv
 
@@ -90,7 +91,8 @@ def agree_command(
     item_col: ItemCol = "item",
     annotator_col: AnnotatorCol = "annotator",
     label_col: LabelCol = "label",
-    annotators: AnnotatorCols = None,
+    annotator_cols: AnnotatorCols = None,
+    annotators: OldAnnotatorCols = None,
     file_format: FileFormat = None,
     missing: Missing = None,
     positive: Annotated[
@@ -239,7 +241,8 @@ def agree_command(
         item_col=item_col,
         annotator_col=annotator_col,
         label_col=label_col,
-        annotators=annotators,
+        annotator_cols=annotator_cols,
+        old_annotator_cols=annotators,
         file_format=file_format,
         missing=missing,
         by=by,
@@ -373,7 +376,7 @@ def _unused_options(
             "--item-col": options.item_col != default.item_col,
             "--annotator-col": options.annotator_col != default.annotator_col,
             "--label-col": options.label_col != default.label_col,
-            "--annotators": options.annotator_cols is not None,
+            "--annotator-cols": options.annotator_cols is not None,
             "--format": options.file_format is not None,
             "--missing": bool(options.missing),
             "--order": options.order is not None,

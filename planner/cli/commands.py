@@ -29,7 +29,14 @@ from planner.cli.common import (
 from planner.cli.common import FlagHelpCommand as _Command
 from planner.cli.common import FlagHelpGroup as _Group
 from planner.cli.fit import FIT_EPILOG, FIT_HELP, fit_command
-from planner.cli.options import JsonFlag, Quiet, reader_option
+from planner.cli.options import (
+    OLD_PILOT_ANNOTATOR_COLS,
+    JsonFlag,
+    Quiet,
+    deprecated_annotator_cols,
+    reader_error,
+    reader_option,
+)
 from planner.cli.report import REPORT_EPILOG, REPORT_HELP, report_command
 from planner.cli.schedule import SCHEDULE_EPILOG, SCHEDULE_HELP, schedule_command
 from planner.errors import InvalidInput
@@ -247,15 +254,17 @@ def plan_command(
     item_col: Annotated[str | None, reader_option("item_col", pilot=True)] = None,
     annotator_col: Annotated[str | None, reader_option("annotator_col", pilot=True)] = None,
     label_col: Annotated[str | None, reader_option("label_col", pilot=True)] = None,
-    pilot_annotators: Annotated[
+    annotator_cols: Annotated[
         str | None,
         reader_option(
-            "annotators",
-            flag="--pilot-annotators",
+            "annotator_cols",
             pilot=True,
-            also="This is agree's --annotators: in plan, --annotators is the number of "
-            "annotators to plan for.",
+            also="(In plan, --annotators is the number of annotators to plan for; "
+            "--pilot-annotators, the old spelling of this option, still works.)",
         ),
+    ] = None,
+    pilot_annotators: Annotated[
+        str | None, deprecated_annotator_cols(OLD_PILOT_ANNOTATOR_COLS)
     ] = None,
     file_format: Annotated[str | None, reader_option("file_format", pilot=True)] = None,
     missing: Annotated[str | None, reader_option("missing", pilot=True)] = None,
@@ -405,7 +414,7 @@ def plan_command(
         "item_col": item_col,
         "annotator_col": annotator_col,
         "label_col": label_col,
-        "annotator_cols": pilot_annotators.split(",") if pilot_annotators else None,
+        "annotator_cols": _pilot_annotator_cols(annotator_cols, pilot_annotators),
         "file_format": file_format,
         "missing": tuple(missing.split(",")) if missing else None,
         "engine": engine,
@@ -421,7 +430,7 @@ def plan_command(
         psa=psa,
         kappa=kappa,
         pilot_counts=parse_ints(pilot_counts, "--pilot-counts") if pilot_counts else None,
-        **_pilot_options(pilot, pair, positive, reader),
+        **_pilot_options(pilot, pair, positive, reader, bool(scenario or scenario_option)),
         width=width,
         confidence=confidence,
         assurance=assurance,
@@ -442,8 +451,13 @@ def plan_command(
     )
     path = scenario or scenario_option
     said: list[str] = []
+    from planner.data.layout import LayoutUnclear, RoleConflict
+
     with progress_bar("planning", disabled=json_output or quiet):
-        result = run_plan(path, options, seed_or_draw, said)
+        try:
+            result = run_plan(path, options, seed_or_draw, said)
+        except (LayoutUnclear, RoleConflict) as exc:  # the pilot file's: name plan's flags
+            raise reader_error(exc) from None
     _show_plan(result, schedule_for_plan(path, result), said, json_output)
 
 
@@ -453,7 +467,7 @@ _READER_FLAGS = {
     "item_col": "--item-col",
     "annotator_col": "--annotator-col",
     "label_col": "--label-col",
-    "annotator_cols": "--pilot-annotators",
+    "annotator_cols": "--annotator-cols",
     "file_format": "--format",
     "missing": "--missing",
     "engine": "--engine",
@@ -462,12 +476,25 @@ _READER_FLAGS = {
 }
 
 
+def _pilot_annotator_cols(given: str | None, old: str | None) -> list[str] | None:
+    """``--annotator-cols``, or its old spelling ``--pilot-annotators`` (with a note)."""
+    from planner.cli.options import annotator_columns
+
+    columns = annotator_columns(given, old, OLD_PILOT_ANNOTATOR_COLS)
+    return columns.split(",") if columns else None
+
+
 def _pilot_options(
-    pilot: str | None, pair: str | None, positive: str | None, reader: dict[str, object]
+    pilot: str | None,
+    pair: str | None,
+    positive: str | None,
+    reader: dict[str, object],
+    scenario: bool = False,
 ) -> dict[str, Any]:
-    """The ``--pilot`` options for :func:`run_plan`; reader options need ``--pilot``."""
+    """The ``--pilot`` options for :func:`run_plan`; reader options need ``--pilot`` (or a
+    scenario, whose ``pilot_file`` they then read: :func:`run_plan` checks that it has one)."""
     given = {k: v for k, v in reader.items() if v is not None}
-    if given and pilot is None:
+    if given and pilot is None and not scenario:
         flags = ", ".join(_READER_FLAGS[k] for k in given)
         raise InvalidInput(f"{flags}: options for reading --pilot FILE, which is not given")
     return {

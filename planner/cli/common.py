@@ -26,7 +26,7 @@ PARAMETER_FLAGS = {
     "confidence_level": "--confidence",
     "n_reps": "--replicates",
     "file_format": "--format",
-    "annotator_cols": "--annotators",
+    "annotator_cols": "--annotator-cols",
 }
 
 
@@ -101,6 +101,14 @@ def fail(message: str, code: int) -> None:
 def note(message: str) -> None:
     """One ``note:`` line on stderr (stdout stays one JSON document or the tables)."""
     typer.echo(f"note: {message}", err=True)
+
+
+_ON_SUCCESS: list[str] = []  # notes for the end of a command that succeeds
+
+
+def note_on_success(message: str) -> None:
+    """A ``note:`` line on stderr once the command has succeeded (an error stays one line)."""
+    _ON_SUCCESS.append(message)
 
 
 class _Debug:
@@ -185,6 +193,7 @@ class _OneLineErrors:
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # type: ignore[no-untyped-def]
         _Debug.flag = False
+        _ON_SUCCESS.clear()
         run = super().main  # type: ignore[misc]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("default")
@@ -197,6 +206,8 @@ class _OneLineErrors:
                     **extra,
                 )
                 sys.stdout.flush()
+                for message in _ON_SUCCESS:
+                    note(message)
             except BaseException as exc:  # noqa: BLE001 - the last-resort handler
                 _handle(exc)
         if _Debug.on():

@@ -21,14 +21,17 @@ _INPUT = "Input"
 
 #: the help of each reader option, by its parameter name (``plan`` prefixes "With --pilot: ")
 READER_HELP = {
-    "layout": "long, wide or auto: long when the item, annotator and label columns "
-    "exist, wide when no column looks like one and the others share their labels; "
+    "layout": "long, wide or auto: long when an item, an annotator and a label column are "
+    "found (by these options, or by names such as comment_id, rater, rating), wide when no "
+    "column is named like an annotator or a label and the others share their labels; "
     "otherwise the file is refused with the options to set.",
-    "item_col": "Item id column.",
-    "annotator_col": "Annotator column (long layout).",
-    "label_col": "Label column (long layout).",
-    "annotators": "Wide layout: comma-separated annotator columns (default: all but the item "
-    "and grouping columns).",
+    "item_col": "Item id column (if the file has none of this name: a column named like "
+    "one, e.g. comment_id).",
+    "annotator_col": "Annotator column (long layout; if absent: one named like rater, coder, "
+    "judge, worker).",
+    "label_col": "Label column (long layout; if absent: one named like rating, verdict, score).",
+    "annotator_cols": "Wide layout: comma-separated annotator columns, e.g. alice,bob,carol "
+    "(default: the columns that share their labels, besides the item and grouping columns).",
     "file_format": "csv, tsv, parquet or jsonl (default: from the file suffix).",
     "missing": "Comma-separated label strings that mean no rating (e.g. NA,n/a); "
     "otherwise only empty cells and nulls are missing, and NA, None, null are labels.",
@@ -38,8 +41,21 @@ READER_HELP = {
     "memory_limit": "DuckDB engine: most memory the count may use (default 2GB), e.g. 1GB.",
     "temp_dir": "DuckDB engine: folder to spill to when the count exceeds --memory-limit.",
 }
-#: the flag of each reader option whose flag is not its parameter name
-_FLAGS = {"annotators": "--annotators", "file_format": "--format"}
+#: the flag of each reader option, by its parameter name (every command spells them alike)
+READER_FLAGS = {
+    "layout": "--layout",
+    "item_col": "--item-col",
+    "annotator_col": "--annotator-col",
+    "label_col": "--label-col",
+    "annotator_cols": "--annotator-cols",
+    "by": "--by",
+    "file_format": "--format",
+    "missing": "--missing",
+}
+_FLAGS = {"file_format": "--format", "annotator_cols": "--annotator-cols"}
+#: the old spelling of --annotator-cols (agree, fit, alt-test; plan's was --pilot-annotators)
+OLD_ANNOTATOR_COLS = "--annotators"
+OLD_PILOT_ANNOTATOR_COLS = "--pilot-annotators"
 
 
 #: the defaults ``plan``'s help states (its reader options default to None: "not given")
@@ -94,7 +110,20 @@ Layout = Annotated[str, reader_option("layout")]
 ItemCol = Annotated[str, reader_option("item_col")]
 AnnotatorCol = Annotated[str, reader_option("annotator_col")]
 LabelCol = Annotated[str, reader_option("label_col")]
-AnnotatorCols = Annotated[str | None, reader_option("annotators")]
+AnnotatorCols = Annotated[
+    str | None,
+    reader_option(
+        "annotator_cols", also=f"({OLD_ANNOTATOR_COLS} a,b,c, the old spelling, still works.)"
+    ),
+]
+
+
+def deprecated_annotator_cols(flag: str = OLD_ANNOTATOR_COLS) -> Any:
+    """The hidden ``typer.Option`` of an old spelling of ``--annotator-cols``."""
+    return typer.Option(flag, hidden=True, help="Old spelling of --annotator-cols.")
+
+
+OldAnnotatorCols = Annotated[str | None, deprecated_annotator_cols()]
 FileFormat = Annotated[str | None, reader_option("file_format")]
 Missing = Annotated[str | None, reader_option("missing")]
 Engine = Annotated[str, reader_option("engine")]
@@ -129,26 +158,88 @@ def read_options(
     item_col: str = "item",
     annotator_col: str = "annotator",
     label_col: str = "label",
-    annotators: str | None = None,
+    annotator_cols: str | None = None,
+    old_annotator_cols: str | None = None,
     file_format: str | None = None,
     missing: str | None = None,
     by: str | None = None,
     order: str | None = None,
 ) -> ReadOptions:
-    """The reader options as the command line gives them (comma-separated lists)."""
+    """The reader options as the command line gives them (comma-separated lists).
+
+    ``old_annotator_cols`` is ``--annotators a,b,c``, the old spelling of
+    ``--annotator-cols``: accepted, with a note (:func:`annotator_columns`).
+    """
     from planner.data.engine_duckdb import ReadOptions
 
+    columns = annotator_columns(annotator_cols, old_annotator_cols)
     return ReadOptions(
         layout=layout,
         item_col=item_col,
         annotator_col=annotator_col,
         label_col=label_col,
-        annotator_cols=tuple(annotators.split(",")) if annotators else None,
+        annotator_cols=tuple(columns.split(",")) if columns else None,
         by=(by,) if by else (),
         order=tuple(order.split(",")) if order else None,
         file_format=file_format,
         missing=tuple(missing.split(",")) if missing else (),
     )
+
+
+def annotator_columns(
+    given: str | None, old: str | None, old_flag: str = OLD_ANNOTATOR_COLS
+) -> str | None:
+    """``--annotator-cols``, or its old spelling ``old_flag`` with a one-line note."""
+    from planner.cli.common import note_on_success
+    from planner.errors import InvalidInput
+
+    if old is None:
+        return given
+    if given is not None:
+        raise InvalidInput(
+            f"{old_flag} is the old spelling of --annotator-cols: give the columns once"
+        )
+    note_on_success(f"{old_flag} {old} is now --annotator-cols {old}; the old spelling will go")
+    return old
+
+
+def reader_error(exc: Exception, flags: dict[str, str] = READER_FLAGS) -> Exception:
+    """A reader's refusal with its settings named as ``flags`` (a hint that runs as given)."""
+    from planner.data.layout import LayoutUnclear, RoleConflict
+    from planner.errors import InvalidInput
+
+    if isinstance(exc, LayoutUnclear):
+        return InvalidInput(exc.message(lambda name, value: _flag_setting(flags, name, value)))
+    if isinstance(exc, RoleConflict):
+        return InvalidInput(exc.message(lambda name: flags.get(name, name)))
+    return exc
+
+
+def scenario_reader_error(exc: Exception) -> Exception:
+    """A scenario pilot file's refusal with its settings named as ``[model]`` keys."""
+    import json
+
+    from planner.data.scenario import PILOT_READER_KEYS
+
+    keys = {parameter: f"model.{key}" for key, parameter in PILOT_READER_KEYS.items()}
+
+    def setting(name: str, value: Any) -> str:
+        shown = json.dumps(list(value) if isinstance(value, tuple | list) else str(value))
+        return f"{keys.get(name, name)} = {shown}"
+
+    from planner.data.layout import LayoutUnclear, RoleConflict
+    from planner.errors import InvalidInput
+
+    if isinstance(exc, LayoutUnclear):
+        return InvalidInput(exc.message(setting, "; "))
+    if isinstance(exc, RoleConflict):
+        return InvalidInput(exc.message(lambda name: keys.get(name, name)))
+    return exc
+
+
+def _flag_setting(flags: dict[str, str], name: str, value: Any) -> str:
+    shown = ",".join(value) if isinstance(value, tuple | list) else str(value)
+    return f"{flags.get(name, name)} {shown}"
 
 
 def read_ratings(
@@ -167,15 +258,19 @@ def read_ratings(
     """
     from planner.cli.common import note
     from planner.data.engine_duckdb import read_with_engine
+    from planner.data.layout import LayoutUnclear, RoleConflict
 
-    ratings, chosen, why = read_with_engine(
-        file,
-        options,
-        engine=engine,
-        memory_limit=memory_limit,
-        temp_dir=temp_dir,
-        repeats=repeats,
-    )
+    try:
+        ratings, chosen, why = read_with_engine(
+            file,
+            options,
+            engine=engine,
+            memory_limit=memory_limit,
+            temp_dir=temp_dir,
+            repeats=repeats,
+        )
+    except (LayoutUnclear, RoleConflict) as exc:
+        raise reader_error(exc) from None
     if engine == "auto" and chosen == "duckdb":
         note(why)
     return ratings, chosen

@@ -62,6 +62,7 @@ READER = {
     "item_col": "--item-col",
     "annotator_col": "--annotator-col",
     "label_col": "--label-col",
+    "annotator_cols": "--annotator-cols",
     "pilot_annotators": "--pilot-annotators",
     "file_format": "--format",
     "missing": "--missing",

@@ -51,6 +51,8 @@ def report_command(
     quiet: Quiet = False,
 ) -> None:
     from planner.cli.common import fail, progress_bar, seed_or_draw
+    from planner.cli.options import scenario_reader_error
+    from planner.data.layout import LayoutUnclear, RoleConflict
     from planner.output.report import check_reports, write_report
     from planner.output.safe_output import Terminated, interruptible
 
@@ -60,7 +62,10 @@ def report_command(
         with interruptible(), progress_bar("writing reports", disabled=quiet) as progress:
             for path, scenario in zip(scenarios, loaded, strict=True):
                 chosen = seed_or_draw(seed if seed is not None else scenario.simulation.get("seed"))
-                folder = write_report(path, out, force=force, rng=chosen)
+                try:
+                    folder = write_report(path, out, force=force, rng=chosen)
+                except (LayoutUnclear, RoleConflict) as exc:  # a pilot file: name its keys
+                    raise scenario_reader_error(exc) from None
                 written.append(str(folder))
                 typer.echo(f"wrote {folder}/report.md and {folder}/report.html (seed {chosen})")
                 progress(len(written), len(scenarios))

@@ -29,6 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from planner.data.labels import Ratings, finished_ratings
+from planner.data.layout import Columns
 from planner.errors import InvalidInput, PlannerError
 
 ENGINES = ("pandas", "duckdb", "auto")
@@ -51,10 +52,12 @@ SELECT {item} AS item, {item} AS planner_item_id, CAST({annotator} AS VARCHAR) A
        CAST({label} AS VARCHAR) AS label{by}
 FROM {source} WHERE {label} IS NOT NULL{missing}
 """
-#: The wide layout as ratings: each row is an item, each annotator column a rating.
+#: The wide layout as ratings: each row is an item, each annotator column a rating; the rows
+#: of one item id are one item (keyed by the first of them).
 WIDE_RATINGS = """
 SELECT item, {item_id} AS planner_item_id, annotator, label{by} FROM (
-  UNPIVOT (SELECT row_number() OVER () AS item{by}{inner_id}, {casts} FROM {source})
+  UNPIVOT (SELECT {row_key} AS item{by}{inner_id}, {casts}
+           FROM (SELECT row_number() OVER () AS planner_row, * FROM {source}))
   ON {columns} INTO NAME annotator VALUE label)
 WHERE label IS NOT NULL{missing}
 """
@@ -77,8 +80,8 @@ FROM ({items}) GROUP BY key{by} ORDER BY key{by}
 """
 #: Ratings of an (item, annotator) pair given more than once with different labels.
 CONFLICTS = """
-SELECT item, annotator, min(label) AS first, max(label) AS second FROM ({ratings})
-GROUP BY item, annotator HAVING min(label) <> max(label) LIMIT 1
+SELECT min(planner_item_id) AS item_id, annotator, min(label) AS first, max(label) AS second
+FROM ({ratings}) GROUP BY item, annotator HAVING min(label) <> max(label) LIMIT 1
 """
 #: Ratings with each label as the report shows it (``1``, not ``1.0``).
 LABELLED = """
@@ -471,27 +474,22 @@ def _missing_sql(missing: tuple[str, ...], column: str = "label") -> str:
 
 def _query(con: Any, files: Files, options: ReadOptions) -> Query:
     """The ratings SQL of the layout given or found (``auto`` reads a sample, as pandas does)."""
-    from planner.data.sniff import SAMPLE_ROWS, choose_layout
+    from planner.data.layout import SAMPLE_ROWS, find_columns
 
-    layout, item_col, annotator_col, label_col = (
-        options.layout, options.item_col, options.annotator_col, options.label_col,
-    )  # fmt: skip
     annotator_cols = list(options.annotator_cols) if options.annotator_cols else None
     by, missing = tuple(options.by), tuple(options.missing)
-    source = files.path
     table = _table(files.files, files.fmt)
-    if layout == "auto" and annotator_cols:
-        layout = "wide"
-    if layout == "auto":
-        sample = con.execute(f"SELECT * FROM {table} LIMIT {SAMPLE_ROWS}").df()
-        layout, found = choose_layout(sample, item_col=item_col, annotator_col=annotator_col,
-                                      label_col=label_col, by=by, source=source)  # fmt: skip
-        item_col = found if found is not None else item_col
-        if layout == "wide" and found is None:
-            item_col = "\0none"  # no item column: rows are items
-    if layout == "long":
-        return _long_query(con, files, table, item_col, annotator_col, label_col, by, missing)
-    return _wide_query(con, files, table, item_col, annotator_cols, by, missing)
+    sample = con.execute(f"SELECT * FROM {table} LIMIT {SAMPLE_ROWS}").df()
+    found = find_columns(sample, layout=options.layout, item_col=options.item_col,
+                         annotator_col=options.annotator_col, label_col=options.label_col,
+                         annotator_cols=annotator_cols, by=by, source=files.path)  # fmt: skip
+    if found.layout == "long":
+        return _long_query(con, files, table, str(found.item_col), str(found.annotator_col),
+                           str(found.label_col), by, missing)  # fmt: skip
+    query = _wide_query(con, files, table, found, by, missing)
+    notes = query.notes[:1] + found.notes + query.notes[1:]
+    return Query(query.ratings, query.layout, query.annotators, query.by, query.input, notes,
+                 query.n_rows)  # fmt: skip
 
 
 def _require(files: Files, columns: list[str]) -> None:
@@ -596,52 +594,66 @@ def _wide_query(
     con: Any,
     files: Files,
     table: str,
-    item_col: str,
-    annotator_cols: list[str] | None,
+    found: Columns,
     by: tuple[str, ...],
     missing: tuple[str, ...],
 ) -> Query:
-    _require(files, [*by, *(annotator_cols or [])])
-    if annotator_cols and len(set(annotator_cols)) < len(annotator_cols):
+    annotator_cols = list(found.annotator_cols)
+    _require(files, [*by, *annotator_cols])
+    if len(set(annotator_cols)) < len(annotator_cols):
         raise InvalidInput(
             "annotator_cols names a column more than once: each annotator column once",
             parameter="annotator_cols",
         )
     from planner.data.reading import wide_columns
 
-    found: list[int] = []  # the rows of the file, counted with the id columns
+    counted: list[int] = []  # the rows of the file, counted with the id columns
 
     def ids_of(columns: list[Any]) -> list[Any]:
         ids, n_rows = _id_columns(con, table, columns)
-        found.append(n_rows)
+        counted.append(n_rows)
         return ids
 
     notes: list[str] = []
     found_item, has_item, columns = wide_columns(
         list(files.columns),
         ids_of,
-        item_col=item_col,
+        item_col=found.item_col if found.item_col is not None else "\0none",
         annotator_cols=annotator_cols,
         by=by,
         source=files.path,
-        id_fallback=True,
+        id_fallback=found.id_fallback,
         notes=notes,
     )
-    item_col, n_rows = str(found_item), found[0]
+    item_col, n_rows = str(found_item), counted[0]
+    n_items, shared, said = n_rows, 0, ""
+    if has_item:
+        n_items, shared, said = _wide_item_ids(con, table, item_col)
     casts = ", ".join(f"CAST({_ident(c)} AS VARCHAR) AS {_ident(c)}" for c in columns)
     ratings = WIDE_RATINGS.format(
         by="".join(f", {_ident(b)}" for b in by),
         item_id="planner_item_id" if has_item else "item - 1",
+        row_key=f"min(planner_row) OVER (PARTITION BY {_ident(item_col)})"
+        if shared
+        else "planner_row",  # the rows of an id on several rows: keyed by the first
         inner_id=f", {_ident(item_col)} AS planner_item_id" if has_item else "",
         casts=casts,
         columns=", ".join(_ident(c) for c in columns),
         source=table,
         missing=_missing_sql(missing),
     )
-    ((n_ratings,),) = run(con, f"SELECT count(*) FROM ({ratings})")
+    ((n_ratings, unnamed),) = run(
+        con,
+        f"""
+        SELECT count(*), count(*) FILTER (WHERE planner_item_id IS NULL) FROM ({ratings})""",
+    )
+    if unnamed:
+        raise InvalidInput(f"{files.path}: {unnamed:,} rating(s) have no {item_col!r}")
     n_missing = n_rows * len(columns) - int(n_ratings)
     if n_missing:
         notes.append(f"{n_missing:,} missing rating(s) (empty cells) left out")
+    if shared:
+        notes.append(said)
     listed = ", ".join(map(str, columns[:8])) + (
         f", ... ({len(columns)})" if len(columns) > 8 else ""
     )
@@ -652,13 +664,31 @@ def _wide_query(
         {"layout": "wide", "item_col": item_col if has_item else None,
          "annotator_cols": [str(c) for c in columns], "n_missing_ratings": n_missing,
          "missing_values": list(missing)},
-        tuple(notes), n_rows,
+        tuple(notes), n_items,
     )  # fmt: skip
 
 
+def _wide_item_ids(con: Any, table: str, item_col: str) -> tuple[int, int, str]:
+    """``(distinct item ids, ids on more than one row, the note on those)`` of a wide file
+    (the rows of such an id are one item, as the pandas reader reads them)."""
+    from planner.validation import shown
+
+    i = _ident(item_col)
+    ((n_items, shared, example),) = run(con, f"""
+        SELECT count(*), count(*) FILTER (WHERE n > 1), arg_min(id, first) FILTER (WHERE n > 1)
+        FROM (SELECT {i} AS id, count(*) AS n, min(planner_row) AS first
+              FROM (SELECT row_number() OVER () AS planner_row, {i} FROM {table})
+              WHERE {i} IS NOT NULL GROUP BY {i})""")  # fmt: skip
+    said = (
+        f"{shared:,} item id(s) on more than one row (such as {shown(example)}): the rows of an "
+        "id are read as one item"
+    )
+    return int(n_items), int(shared), said
+
+
 def _id_columns(con: Any, table: str, columns: list[str]) -> tuple[list[str], int]:
-    """The columns that hold ids (as :func:`planner.data.sniff.id_columns`), and the rows."""
-    from planner.data.sniff import ID_MIN_VALUES
+    """The columns that hold ids (as :func:`planner.data.layout.id_columns`), and the rows."""
+    from planner.data.layout import ID_MIN_VALUES
 
     parts = ", ".join(f"count(DISTINCT {_ident(c)}), count({_ident(c)})" for c in columns)
     row = run(con, f"SELECT count(*), {parts} FROM {table}")[0]
@@ -684,7 +714,7 @@ def _count(con: Any, files: Files, query: Query, order: list[str] | None) -> Rat
     repeats = int(sum(r[-1] or 0 for r in rows))
     if repeats:
         _refuse_conflicts(con, files.path, query.ratings)
-        notes.append(f"{repeats} repeated identical rating(s) kept once")
+        notes.append(f"{repeats:,} repeated identical rating(s) kept once")
         rows = _pattern_rows(
             con, query, f"SELECT DISTINCT * FROM ({query.ratings})", numeric_key, k
         )

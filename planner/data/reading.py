@@ -36,15 +36,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from planner.data.labels import Ratings, finished_ratings, is_number
-from planner.data.sniff import (
+from planner.data.layout import (
     SAMPLE_ROWS,
-    check_path,
-    choose_layout,
-    format_suffix,
+    Columns,
+    check_roles,
+    find_columns,
     id_columns,
-    is_gzip,
-    sniff,
 )
+from planner.data.sniff import check_path, format_suffix, is_gzip, sniff
 from planner.errors import InvalidInput, PlannerError
 from planner.validation import shown
 
@@ -236,6 +235,8 @@ def ratings_from_long(
     """
     order = check_order(order)
     _require_columns(frame, [item_col, annotator_col, label_col, *by], source)
+    roles = {"item_col": item_col, "annotator_col": annotator_col, "label_col": label_col}
+    check_roles({**roles, "by": by}, source)
     frame = _mark_missing(frame, [label_col], missing)
     notes: list[str] = []
     labels = frame[label_col]
@@ -302,7 +303,8 @@ def _first_values(
     for col in by:
         first = np.full(n, -1, dtype=np.int64)
         positions = np.arange(len(item_codes))[::-1]
-        first[item_codes[::-1]] = positions
+        named = item_codes[::-1] >= 0  # rows without an id (no rating) name no item
+        first[item_codes[::-1][named]] = positions[named]
         groups[col] = frame[col].to_numpy()[first]
     return groups
 
@@ -370,13 +372,17 @@ def ratings_from_wide(
     source: str = "ratings",
     missing: tuple[str, ...] = (),
     id_fallback: bool = False,
+    repeats: str = "refuse",
 ) -> Ratings:
     """Ratings from a wide DataFrame: one row per item, one column per annotator.
 
     Empty cells are missing ratings, as are labels listed in ``missing``. A column whose
     values are all different while the others repeat theirs (ids) is refused as an
-    annotator; with ``id_fallback`` (auto layout, no item column) one such column is taken
-    as the item ids instead, with a note.
+    annotator; with ``id_fallback`` (no item column found) one such column is taken as the
+    item ids instead, with a note. An item id on several rows is one item, as in the long
+    layout (``repeats``: its identical ratings by one annotator count once, different ones
+    are refused; ``"keep"``: each counts), said in a note; a rated row without an id is
+    refused.
     """
     import pandas as pd
 
@@ -410,14 +416,17 @@ def ratings_from_wide(
         source,
     )
     categories, ranks = ordered_categories(uniques, order, source)
-    items = frame[item_col].to_numpy() if has_item else np.arange(len(frame))
+    triples, items, groups = _wide_items(
+        frame, item_col if has_item else None, columns, cells, ranks[label_codes], by,
+        (categories, source, repeats), notes,
+    )  # fmt: skip
     notes.insert(0, _wide_note(item_col if has_item else None, columns))
     return finished_ratings(
-        (cells // len(columns), (cells % len(columns)).astype(np.int32), ranks[label_codes]),
+        triples,
         categories,
         tuple(str(c) for c in columns),
-        np.asarray(items),
-        {col: frame[col].to_numpy() for col in by},
+        items,
+        groups,
         source,
         notes,
         ordered=order is not None or categories.dtype.kind in "iuf",
@@ -429,6 +438,61 @@ def ratings_from_wide(
             "missing_values": list(missing),
         },
     )
+
+
+def _wide_items(
+    frame: Any,
+    item_col: str | None,
+    columns: list[Any],
+    cells: NDArray[np.integer],
+    codes: NDArray[np.integer],
+    by: tuple[str, ...],
+    how: tuple[np.ndarray, str, str],
+    notes: list[str],
+) -> tuple[tuple[NDArray[Any], NDArray[np.int32], NDArray[Any]], np.ndarray, dict[str, Any]]:
+    """``((item, annotator, code) per rating, item ids, groups)`` of a wide frame's ratings.
+
+    ``cells`` are the rated cells (row x annotator, flattened) and ``codes`` their labels;
+    ``how`` is ``(categories, source, repeats)``. Rows that share an item id are one item
+    (as a long file's rows are), with a note; a rated row without an id is refused.
+    """
+    import pandas as pd
+
+    m = len(columns)
+    rows, annotators = cells // m, (cells % m).astype(np.int32)
+    if item_col is None:
+        groups = {col: frame[col].to_numpy() for col in by}
+        return (rows, annotators, codes), np.arange(len(frame)), groups
+    item_codes, item_ids = pd.factorize(frame[item_col], sort=False)
+    unnamed = np.flatnonzero(item_codes[rows] < 0)
+    if unnamed.size:
+        row = int(rows[unnamed[0]])
+        raise InvalidInput(f"{how[1]}: row {_row_number(frame, row)} has no {item_col!r}")
+    item_ids = np.asarray(item_ids)
+    groups = _first_values(frame, by, item_codes, len(item_ids))
+    if len(item_ids) == int((item_codes >= 0).sum()):  # every id once: one row per item
+        return (item_codes[rows], annotators, codes), item_ids, groups
+    on_rows = np.bincount(item_codes[item_codes >= 0], minlength=len(item_ids))
+    shared = int(np.sum(on_rows > 1))
+    example = item_ids[int(np.flatnonzero(on_rows > 1)[0])]
+    notes.append(
+        f"{shared:,} item id(s) on more than one row (such as {shown(example)}): the rows of "
+        "an id are read as one item"
+    )
+    categories, source, repeats = how
+    key = item_codes[rows].astype(np.int64) * m + annotators
+    if repeats == "keep":
+        key, codes, n_repeats = _sorted_ratings(key, np.asarray(codes, np.int32))
+        said = "repeated rating(s) of an item by the same annotator kept (each counts)"
+    else:
+        key, codes, n_repeats = _unique_ratings(
+            key, np.asarray(codes, np.int32), len(item_ids) * m, categories, item_ids,
+            np.asarray(columns, dtype=object), frame.iloc[rows], source,
+        )  # fmt: skip
+        said = "repeated identical rating(s) kept once"
+    if n_repeats:
+        notes.append(f"{n_repeats:,} {said}")
+    return (key // m, (key % m).astype(np.int32), codes), item_ids, groups
 
 
 def _wide_columns(
@@ -476,15 +540,15 @@ def wide_columns(
         c for c in header if c not in set(by) and not (has_item and c == item_col)
     ]
     ids = ids_of(columns)
-    if ids and id_fallback and not has_item and not annotator_cols and len(ids) == 1:
+    if ids and id_fallback and not has_item and len(ids) == 1:
         item_col, has_item = ids[0], True
         columns = [c for c in columns if c != item_col]
         notes.append(f"column {item_col!r} has a different value in every row: read as item ids")
     elif ids:
         raise InvalidInput(
             f"{source}: column {ids[0]!r} has a different value in every row (ids), so it is "
-            "not an annotator; name the item column with --item-col and the annotator "
-            "columns with --annotators"
+            "not an annotator: leave it out of the annotator columns, or name it as the item "
+            "column"
         )
     if len(columns) < 2:
         raise InvalidInput(
@@ -666,19 +730,14 @@ def read_labels(
     p = Path(path)
     check_path(p)
     fmt = _format_of(p, file_format)
-    if layout == "auto" and annotator_cols:
-        layout = "wide"
-    auto = layout == "auto"
-    frame = None
-    if auto:
-        layout, found_item, frame = _choose_layout(
-            p, fmt, missing, (item_col, annotator_col, label_col), by, str(path)
-        )
-        item_col = found_item if found_item is not None else item_col
-    if layout == "long":
-        columns = (item_col, annotator_col, label_col)
-        return _read_long(p, fmt, frame, columns, by, order, missing, repeats, str(path))
-    return _read_wide(p, fmt, frame, item_col, annotator_cols, by, order, missing, auto, str(path))
+    columns, frame = _find_columns(
+        p, fmt, missing, layout, (item_col, annotator_col, label_col), annotator_cols, by,
+        str(path),
+    )  # fmt: skip
+    if columns.layout == "long":
+        names = (str(columns.item_col), str(columns.annotator_col), str(columns.label_col))
+        return _read_long(p, fmt, frame, names, by, order, missing, repeats, str(path))
+    return _read_wide(p, fmt, frame, columns, by, order, missing, repeats, str(path))
 
 
 def _read_long(
@@ -718,45 +777,50 @@ def _read_wide(
     p: Path,
     fmt: str,
     frame: Any,
-    item_col: str,
-    annotator_cols: list[str] | None,
+    columns: Columns,
     by: tuple[str, ...],
     order: list[str] | None,
     missing: tuple[str, ...],
-    auto: bool,
+    repeats: str,
     source: str,
 ) -> Ratings:
     """:func:`read_labels` of a wide file (``frame``: the file, when already read whole)."""
     text = fmt in ("csv", "tsv")
     if frame is None:
-        header = read_table(p, fmt, (), missing, nrows=0).columns if text else []
-        wide_codes = tuple(c for c in header if c != item_col and c not in set(by))
-        labels_in = tuple(annotator_cols) if annotator_cols else wide_codes
-        frame = read_table(p, fmt, wide_codes, missing, missing_in=labels_in)
+        labels_in = columns.annotator_cols
+        frame = read_table(p, fmt, labels_in, missing, missing_in=labels_in)
     ratings = ratings_from_wide(
         frame,
-        item_col=item_col,
-        annotator_cols=annotator_cols,
+        item_col=columns.item_col,
+        annotator_cols=list(columns.annotator_cols),
         by=by,
         order=order,
         source=source,
         missing=missing if not text else (),
-        id_fallback=auto,
+        id_fallback=columns.id_fallback,
+        repeats=repeats,
     )
-    return _with_note(ratings, None, missing)
+    ratings = _with_note(ratings, None, missing)
+    if not columns.notes:
+        return ratings
+    from dataclasses import replace
+
+    return replace(ratings, notes=(ratings.notes[0], *columns.notes, *ratings.notes[1:]))
 
 
-def _choose_layout(
+def _find_columns(
     p: Path,
     fmt: str,
     missing: tuple[str, ...],
-    columns: tuple[str, str, str],
+    layout: str,
+    names: tuple[str, str, str],
+    annotator_cols: list[str] | None,
     by: tuple[str, ...],
     source: str,
-) -> tuple[str, str | None, Any]:
-    """``(layout, item column found, the frame if it had to be read whole)`` for ``auto``.
+) -> tuple[Columns, Any]:
+    """``(the columns' roles, the frame if it had to be read whole)``.
 
-    CSV and TSV are sniffed from their first rows; other formats are read once, whole, and
+    CSV and TSV are looked at in their first rows; other formats are read once, whole, and
     the frame is passed on.
     """
     frame = None
@@ -765,16 +829,18 @@ def _choose_layout(
     else:
         frame = read_table(p, fmt, (), missing)
         sample = frame.head(SAMPLE_ROWS)
-    item_col, annotator_col, label_col = columns
-    layout, found_item = choose_layout(
+    item_col, annotator_col, label_col = names
+    columns = find_columns(
         sample,
+        layout=layout,
         item_col=item_col,
         annotator_col=annotator_col,
         label_col=label_col,
+        annotator_cols=annotator_cols,
         by=by,
         source=source,
     )
-    return layout, found_item, frame
+    return columns, frame
 
 
 def _with_note(ratings: Ratings, note: str | None, missing: tuple[str, ...]) -> Ratings:

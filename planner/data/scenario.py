@@ -13,7 +13,11 @@ Layout (every table optional except what the model needs)::
     [model]                 # a single population (ignored when [[strata]] are given)
     prevalence = 0.08       # or union_rate + psa, or pilot_counts = [a, b, c, d],
                             # or pilot_file = "pilot.csv" (relative to this file);
-                            # with pilot_positive = "yes", pilot_pair = "A,B" if needed;
+                            # with pilot_positive = "yes", pilot_pair = "A,B" if needed,
+                            # and how to read it (as plan's reader options):
+                            # pilot_layout = "long", pilot_item_col = "comment_id",
+                            # pilot_annotator_col, pilot_label_col, pilot_format,
+                            # pilot_annotator_cols = ["h1", "h2"], pilot_missing = ["NA"];
                             # with prevalence: psa or kappa instead of error_rate
     error_rate = 0.04       # one value or [A, B]
     bias = 0.0              # one value or [A, B]
@@ -113,6 +117,19 @@ _METRIC = Rule("text", lambda x: x in ("psa", "kappa", "both"), "psa, kappa or b
 _LIST = "list"
 _ONE_OR_LIST = "one or list"
 _ERROR_DRAW = Rule("text", lambda x: x in ("uniform", "prior"), "uniform or prior")
+# a pilot file's reader settings: a list of column names or labels (or "a,b,c")
+_TEXTS = Rule("texts", None, 'a list of text (["a", "b"]) or comma-separated text ("a,b")')
+_NAME = Rule("text", bool, "a column name (text)")
+#: the ``[model]`` keys that say how to read ``pilot_file``, and the reader's parameters
+PILOT_READER_KEYS = {
+    "pilot_layout": "layout",
+    "pilot_item_col": "item_col",
+    "pilot_annotator_col": "annotator_col",
+    "pilot_label_col": "label_col",
+    "pilot_annotator_cols": "annotator_cols",
+    "pilot_format": "file_format",
+    "pilot_missing": "missing",
+}
 SCHEMA: dict[str, dict[str, Rule | tuple[str, Rule]]] = {
     "model": {
         "prevalence": RULES["prevalence"],
@@ -127,6 +144,15 @@ SCHEMA: dict[str, dict[str, Rule | tuple[str, Rule]]] = {
         "pilot_file": _TEXT,
         "pilot_positive": _TEXT,
         "pilot_pair": _TEXT,
+        "pilot_layout": Rule("text", lambda x: x in ("auto", "long", "wide"), "auto, long or wide"),
+        "pilot_item_col": _NAME,
+        "pilot_annotator_col": _NAME,
+        "pilot_label_col": _NAME,
+        "pilot_annotator_cols": _TEXTS,
+        "pilot_format": Rule(
+            "text", lambda x: x in ("csv", "tsv", "parquet", "jsonl"), "csv, tsv, parquet or jsonl"
+        ),
+        "pilot_missing": _TEXTS,
     },
     "strata": {
         "name": _TEXT,
@@ -193,6 +219,11 @@ def _check_value(source: str, key: str, value: Any, spec: Rule | tuple[str, Rule
         if not 1 <= len(items) <= 2:
             check(name, None, pair)
         return tuple(check(name, item, pair) for item in items)
+    if spec is _TEXTS:
+        items = value.split(",") if isinstance(value, str) else value
+        if not isinstance(items, list) or not items:
+            check(name, None, Rule("text", None, spec.allowed))
+        return tuple(check(name, item, Rule("text", bool, spec.allowed)) for item in items)
     if spec is _COUNTS:
         if not (isinstance(value, list) and len(value) == 4) or any(
             isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in value
@@ -312,6 +343,11 @@ def _check_model(source: str, model: dict[str, Any], stratified: bool) -> dict[s
         except InvalidInput as exc:
             raise InvalidInput(f"{source}: model.pilot_file: {exc}") from None
         model = {**model, "pilot_file": str(path)}
+    reading = [k for k in PILOT_READER_KEYS if k in model]
+    if reading and "pilot_file" not in model:
+        raise InvalidInput(
+            f"{source}: model.{reading[0]} says how to read model.pilot_file, which is not given"
+        )
     if stratified:
         return model
     ways = [k for k in ("prevalence", "union_rate", "pilot_counts", "pilot_file") if k in model]
@@ -326,6 +362,18 @@ def _check_model(source: str, model: dict[str, Any], stratified: bool) -> dict[s
     if "kappa" in model and "prevalence" not in model:
         raise InvalidInput(f"{source}: model.kappa goes with model.prevalence")
     return model
+
+
+def pilot_reader(model: dict[str, Any]) -> dict[str, Any]:
+    """The reader settings of a scenario's pilot file (``read_labels``' parameter names).
+
+    >>> pilot_reader({"pilot_file": "p.csv", "pilot_item_col": "doc", "pilot_missing": ("NA",)})
+    {'item_col': 'doc', 'missing': ('NA',)}
+    """
+    reader = {PILOT_READER_KEYS[k]: v for k, v in model.items() if k in PILOT_READER_KEYS}
+    if "annotator_cols" in reader:
+        reader["annotator_cols"] = list(reader["annotator_cols"])
+    return reader
 
 
 def scenario_from_dict(data: dict[str, Any], source: str = "scenario") -> Scenario:

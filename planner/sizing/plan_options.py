@@ -397,21 +397,29 @@ def _model_options(
         if pair is None and options.get("pilot_pair") is not None:
             pair = tuple(part.strip() for part in str(options["pilot_pair"]).split(","))
         try:
+            from planner.data.scenario import pilot_reader
+
             pilot = read_pilot(
                 str(options["pilot_file"]),
                 pair=pair,
                 positive=cli.get("positive") or options.get("pilot_positive"),
-                **(cli.get("pilot_reader") or {}),
+                **{**pilot_reader(options), **(cli.get("pilot_reader") or {})},  # flags win
             )
         except InvalidInput as exc:
             raise _pilot_flags(exc) from None
         if pilot.counts is not None:  # else the pilot carries its fitted model
             options["pilot_counts"] = list(pilot.counts)
         options["pilot_read"] = True
+    elif cli.get("pilot_reader"):
+        flags = ", ".join(_READER_FLAG.get(k, _flag(k)) for k in cli["pilot_reader"])
+        raise InvalidInput(f"{flags}: options for reading a pilot file, which is not given")
     elif cli.get("pair") is not None or cli.get("positive") is not None:
         flag = "--pair" if cli.get("pair") is not None else "--positive"
         raise InvalidInput(f"{flag} applies only with --pilot FILE (it reads the pilot file)")
     return options, origin, pilot
+
+
+_READER_FLAG = {"file_format": "--format"}  # the pilot reader's flags not named as _flag's
 
 
 def _solved_note(model: PairModel) -> list[str]:
