@@ -132,9 +132,10 @@ RULES: dict[str, Rule] = {
     "assurance": UNIT_OPEN,
     # the budget
     "annotators_per_item": _integer(2, 1000),
-    "seconds_per_item": POSITIVE,
-    "adjudication_seconds": NON_NEGATIVE,
-    "hourly_rate": NON_NEGATIVE,
+    # (bounded so that hours and cost stay finite: 10^6 s is 278 hours on one item)
+    "seconds_per_item": _number("(0, 1e6]", lambda x: 0 < x <= 1e6),
+    "adjudication_seconds": _number("[0, 1e6]", lambda x: 0 <= x <= 1e6),
+    "hourly_rate": _number("[0, 1e9]", lambda x: 0 <= x <= 1e9),
     # designs and simulation
     "floor_items": _integer(0, 10**9),
     "prevalence_width": UNIT_OPEN,
@@ -317,6 +318,34 @@ RULES.update(
         "irr_margin": UNIT,
     }
 )
+
+# strata: a stratified design simulates every stratum's replicate studies at once, about
+# 240 bytes per stratum and replicate (measured: 200 strata x 4,000 replicates 0.25 GB,
+# x 16,000 replicates 0.74 GB), so both the strata and their product with the replicates
+# are bounded: 1,000 strata, and 4,000,000 stratum-replicates (about 1 GB)
+MAX_STRATA = 1000
+MAX_STRATUM_REPLICATES = 4_000_000
+RULES["strata"] = _integer(2, MAX_STRATA)
+
+
+def check_strata_effort(strata: int, n_reps: int) -> None:
+    """Refuse a stratified simulation past :data:`MAX_STRATUM_REPLICATES` (memory).
+
+    >>> check_strata_effort(1000, 4000)
+    >>> check_strata_effort(1000, 8000)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    planner.errors.InvalidInput: n_reps times the strata must be at most 4,000,000 (about 1 GB ...
+    """
+    if strata * n_reps > MAX_STRATUM_REPLICATES:
+        raise InvalidInput(
+            f"n_reps times the strata must be at most {MAX_STRATUM_REPLICATES:,} (about 1 GB "
+            f"of memory), got {n_reps:,} x {strata:,} strata",
+            parameter="n_reps",
+            value=n_reps,
+            rule=f"at most {MAX_STRATUM_REPLICATES:,} / strata",
+        )
+
 
 # several annotators: kappaSize's common-prevalence model
 # (an intraclass kappa in (0, 1): the Dirichlet-multinomial needs kappa > 0)

@@ -58,10 +58,7 @@ EXPECTED_LIMIT = (
 )
 
 # R's argument names inside messages ("must be below kappa0 (0.4)"), as the flags they are
-COMPAT_FLAGS = {
-    name: f"--{name}"
-    for name in ("kappa0", "kappaL", "kappaU", "kappa1", "k0", "k1", "rate1", "rate2", "alpha")
-}
+COMPAT_FLAGS = ("kappa0", "kappaL", "kappaU", "kappa1", "k0", "k1", "rate1", "rate2", "alpha")
 
 Replicates = Annotated[int, typer.Option("--replicates", help="Simulated studies, in [100, 1e6].")]
 Seed = Annotated[

@@ -644,7 +644,7 @@ def ratings_from_counts(both: int, a_only: int, b_only: int, neither: int) -> Ra
     total = sum(int(c) for c in cells)
     if total > COUNTS_LIMIT:
         raise InvalidInput(
-            f"counts must add up to at most {COUNTS_LIMIT:.0e} items, got {total:.3g}",
+            f"counts must add up to at most {COUNTS_LIMIT:,} items, got {total:,}",
             parameter="counts",
         )
     pattern = np.array([[1, 1], [1, 0], [0, 1], [0, 0]], dtype=np.int32)
