@@ -11,7 +11,15 @@ from collections.abc import Callable
 
 
 class PlannerError(Exception):
-    """Base class of every error planner raises on purpose."""
+    """Base class of every error planner raises on purpose.
+
+    ``parameters``: the library parameters the message names, which the CLI shows as
+    their flags.
+    """
+
+    def __init__(self, message: str = "", *, parameters: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.parameters = tuple(parameters)
 
 
 class InvalidInput(PlannerError, ValueError):
@@ -31,6 +39,12 @@ class InvalidInput(PlannerError, ValueError):
         a combination).
     rule
         The rule in words (``"a number in (0, 24]"``), when one rule was broken.
+    parameters
+        Library parameters the message names inside its sentence: the CLI names each as
+        its flag wherever it stands as a word, so a message never spells a flag itself
+        (``"kappa needs prevalence"`` with ``parameters=("prevalence",)`` is shown as
+        ``"--kappa needs --prevalence"``). Prose in such a message avoids those words in
+        other senses.
 
     Examples
     --------
@@ -47,8 +61,9 @@ class InvalidInput(PlannerError, ValueError):
         parameter: str | None = None,
         value: object = None,
         rule: str | None = None,
+        parameters: tuple[str, ...] = (),
     ) -> None:
-        super().__init__(message)
+        super().__init__(message, parameters=parameters)
         self.parameter = parameter
         self.value = value
         self.rule = rule
@@ -67,8 +82,7 @@ class TargetUnreachable(PlannerError):
     """
 
     def __init__(self, message: str, *, parameters: tuple[str, ...] = ()) -> None:
-        super().__init__(message)
-        self.parameters = parameters
+        super().__init__(message, parameters=parameters)
 
 
 class SearchLimit(PlannerError):

@@ -83,6 +83,8 @@ def check(name: str, value: Any, rule: Rule, *, parameter: str | None = None) ->
     error = InvalidInput(
         f"{name} must be {rule.allowed}, got {shown(value)}",
         parameter=parameter if parameter is not None else (name if name.isidentifier() else None),
+        value=value,
+        rule=rule.allowed,
     )
     if rule.kind == "text":
         if not isinstance(value, str) or (rule.test is not None and not rule.test(value)):
@@ -107,7 +109,10 @@ def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
     """``value`` when it is one of ``choices``; else "``name`` must be one of a, b; got x"."""
     if value not in choices:
         raise InvalidInput(
-            f"{name} must be one of {', '.join(choices)}; got {shown(value)}", parameter=name
+            f"{name} must be one of {', '.join(choices)}; got {shown(value)}",
+            parameter=name if name.isidentifier() else None,
+            value=value,
+            rule=f"one of {', '.join(choices)}",
         )
     return str(value)
 

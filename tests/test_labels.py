@@ -119,7 +119,7 @@ def test_identical_repeats_are_kept_once(tmp_path):
         # one column: refused by the sniff (no delimiter), before pandas reads the file
         (pd.DataFrame({"only": [1, 2]}), {}, "the first line has no comma"),
         (pd.DataFrame({"a": [1, 2], "b": [1, 1]}), {"annotator_cols": ["a"]}, "fewer than two"),
-        (pd.DataFrame({"a": ["x", "y"], "b": ["x", "x"]}), {"order": ["x"]}, "are not in --order"),
+        (pd.DataFrame({"a": ["x", "y"], "b": ["x", "x"]}), {"order": ["x"]}, "are not in order"),
     ],
 )
 def test_bad_files_raise_one_clear_error(tmp_path, frame, kwargs, message):

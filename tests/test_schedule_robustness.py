@@ -295,7 +295,7 @@ def test_an_ignored_design_is_a_note_on_stderr_and_in_json(args, note):
         ),
         (
             ["--items", "50", "--prevalence", "0.2"],
-            "--items gives the items to label, so --prevalence",
+            "--items fixes the study's size, so --prevalence",
         ),
         (
             ["--items", "50", "--width", "0.1", "--assurance", "0.8"],

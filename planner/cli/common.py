@@ -31,6 +31,8 @@ FLAGS = {
     "annotator_cols": "--annotators",
     "n_items": "--items",
     "llms": "--llm",  # one --llm per LLM: the flag is singular
+    "out_root": "--out",
+    "pilot_file": "--pilot",
 }
 PARAMETER_FLAGS = FLAGS  # the name other modules imported
 
@@ -66,14 +68,27 @@ def flag_for(parameter: str) -> str | None:
 
 
 def flag_message(exc: InvalidInput) -> str:
-    """The error's message with its leading library parameter named as the flag.
+    """The error's message with its library parameters named as their flags: the leading
+    ``parameter``, and every one of ``parameters`` wherever it stands as a word.
 
     >>> flag_message(InvalidInput("hours_per_day must be in (0, 24]", parameter="hours_per_day"))
     '--hours-per-day must be in (0, 24]'
+    >>> flag_message(InvalidInput("kappa needs prevalence", parameters=("kappa", "prevalence")))
+    '--kappa needs --prevalence'
     """
     message, parameter = str(exc), exc.parameter
     if parameter and message.startswith(parameter) and (flag := flag_for(parameter)):
-        return flag + message[len(parameter) :]
+        message = flag + message[len(parameter) :]
+    return _flags_in(message, getattr(exc, "parameters", ()))
+
+
+def _flags_in(message: str, parameters: tuple[str, ...]) -> str:
+    """``message`` with each of ``parameters`` that has a flag named as it, as a word."""
+    for parameter in parameters:
+        if flag := flag_for(parameter):
+            # a word: not inside a name, a flag or a path ("order" in "/tmp/order.csv")
+            word = rf"(?<![\w./-]){re.escape(parameter)}(?![\w-]|\.\w)"
+            message = re.sub(word, flag, message)
     return message
 
 
@@ -84,11 +99,7 @@ def flag_names(exc: PlannerError) -> str:
     >>> flag_names(TargetUnreachable("raise max_items", parameters=("max_items",)))
     'raise --max-items'
     """
-    message = str(exc)
-    for parameter in getattr(exc, "parameters", ()):
-        if flag := flag_for(parameter):
-            message = re.sub(rf"(?<![\w-]){re.escape(parameter)}(?![\w-])", flag, message)
-    return message
+    return _flags_in(str(exc), getattr(exc, "parameters", ()))
 
 
 def renamed(exc: PlannerError, flags: Mapping[str, str] | tuple[str, ...]) -> PlannerError:

@@ -221,11 +221,13 @@ class Ratings:
         except (TypeError, ValueError):
             bad = next(v for v in self.categories if not is_number(v))
             raise InvalidInput(
-                f"{self.source}: --level {level} needs numeric labels, found {shown(bad)}"
+                f"{self.source}: level {level} needs numeric labels, found {shown(bad)}",
+                parameters=("level",),
             ) from None
         if level == "ratio" and np.any(values < 0):
             raise InvalidInput(
-                f"{self.source}: --level ratio needs non-negative labels, found {values.min():g}"
+                f"{self.source}: level ratio needs non-negative labels, found {values.min():g}",
+                parameters=("level",),
             )
         return values
 
@@ -238,7 +240,9 @@ class Ratings:
                 return i
         shown = ", ".join(str(v) for v in self.categories[:10])
         raise InvalidInput(
-            f"--positive {label!r} is not a label in {self.source} (labels: {shown})"
+            f"positive {label!r} is not a label in {self.source} (labels: {shown})",
+            parameter="positive",
+            value=label,
         )
 
     def label_vector_keys(self) -> NDArray[np.int64] | None:

@@ -147,7 +147,10 @@ def ordered_categories(
         position = {str(label): i for i, label in enumerate(order)}
         missing = [str(v) for v in values if str(v) not in position]
         if missing:
-            raise InvalidInput(f"{source}: label(s) {', '.join(missing[:5])} are not in --order")
+            raise InvalidInput(
+                f"{source}: label(s) {', '.join(missing[:5])} are not in order",
+                parameters=("order",),
+            )
         keys = np.array([position[str(v)] for v in values])
     elif numeric:
         keys = np.array([float(v) for v in values])
@@ -206,7 +209,8 @@ def _refuse_non_finite(
             position = int(np.flatnonzero(np.asarray(codes) == index)[0])
             raise InvalidInput(
                 f"{source}: row {row_of(position)}: label {str(value)!r} is not a finite "
-                "number (labels must be finite; name it in --missing if it means no rating)"
+                "number (labels must be finite; name it in missing if it means no rating)",
+                parameters=("missing",),
             )
 
 
@@ -482,8 +486,9 @@ def wide_columns(
     elif ids:
         raise InvalidInput(
             f"{source}: column {ids[0]!r} has a different value in every row (ids), so it is "
-            "not an annotator; name the item column with --item-col and the annotator "
-            "columns with --annotators"
+            "not an annotator; name the item column with item_col and the annotator "
+            "columns with annotator_cols",
+            parameters=("item_col", "annotator_cols"),
         )
     if len(columns) < 2:
         raise InvalidInput(
@@ -547,8 +552,9 @@ def _format_of(p: Path, file_format: str | None) -> str:
     fmt = FORMATS.get(format_suffix(p))
     if fmt is None:
         raise InvalidInput(
-            f"{p}: unknown file type {p.suffix!r}; use --format "
-            "csv|tsv|parquet|jsonl (gzip-compressed csv, tsv and jsonl are read too)"
+            f"{p}: unknown file type {p.suffix!r}; use file_format "
+            "csv|tsv|parquet|jsonl (gzip-compressed csv, tsv and jsonl are read too)",
+            parameters=("file_format",),
         )
     return fmt
 

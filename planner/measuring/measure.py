@@ -536,8 +536,9 @@ def _prepare(ratings: Ratings, level: str, weights: str | None, positive: str | 
     values = ratings.numeric_values(level) if level in ("interval", "ratio") else None
     if level == "ordinal" and not ratings.ordered:
         raise InvalidInput(
-            f"{ratings.source}: --level ordinal needs numeric labels or --order (lowest first) "
-            f"for text labels such as {shown(ratings.categories[0])}"
+            f"{ratings.source}: level ordinal needs numeric labels or order (lowest first) "
+            f"for text labels such as {shown(ratings.categories[0])}",
+            parameters=("level", "order"),
         )
     if level == "ordinal" and values is None:
         values = np.arange(k, dtype=float)
@@ -644,7 +645,10 @@ def _cohen_kappa(
     kappa = ag.cohen_kappa(table)
     method = s.kappa_method or ("score" if k == 2 else "fce")
     if k != 2 and method in ("score", "gof"):
-        raise InvalidInput(f"--kappa-method {method} needs binary labels; use fce or bootstrap")
+        raise InvalidInput(
+            f"kappa_method {method} needs binary labels; use fce or bootstrap",
+            parameter="kappa_method",
+        )
     kappa_se = ag.weighted_kappa_standard_error(table)
     gwet = s.cohen_marginals == "gwet" and d.ratings.n_pairable_items < d.ratings.n_items
     summary["cohen_marginals"] = {
