@@ -107,7 +107,7 @@ def check(name: str, value: Any, rule: Rule, *, parameter: str | None = None) ->
 
 def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
     """``value`` when it is one of ``choices``; else "``name`` must be one of a, b; got x"."""
-    if value not in choices:
+    if not isinstance(value, str) or value not in choices:
         raise InvalidInput(
             f"{name} must be one of {', '.join(choices)}; got {shown(value)}",
             parameter=name if name.isidentifier() else None,
@@ -115,6 +115,79 @@ def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
             rule=f"one of {', '.join(choices)}",
         )
     return str(value)
+
+
+def _type_name(value: Any) -> str:
+    return "None" if value is None else type(value).__name__
+
+
+def check_instance(name: str, value: Any, kind: type | tuple[type, ...], what: str) -> Any:
+    """``value`` when it is a ``kind``; else "``name`` must be ``what``, got <type>".
+
+    The door check of a library function that takes a model, settings or ratings object.
+
+    >>> check_instance("model", None, int, "a PairModel")
+    Traceback (most recent call last):
+    ...
+    planner.errors.InvalidInput: model must be a PairModel, got None
+    """
+    if not isinstance(value, kind):
+        raise InvalidInput(
+            f"{name} must be {what}, got {_type_name(value)}", parameter=name, value=value,
+            rule=what,
+        )  # fmt: skip
+    return value
+
+
+def check_text(name: str, value: Any, *, optional: bool = False) -> str | None:
+    """``value`` when it is text (or ``None`` when ``optional``); else an :class:`InvalidInput`."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        what = "text or None" if optional else "text"
+        raise InvalidInput(
+            f"{name} must be {what}, got {_type_name(value)}", parameter=name, value=value,
+            rule=what,
+        )  # fmt: skip
+    return value
+
+
+def check_texts(name: str, value: Any, *, optional: bool = False) -> tuple[str, ...] | None:
+    """``value`` as a tuple when it is a list or tuple of texts (or ``None`` when
+    ``optional``); a single text is refused (``"ab"`` is not ``("a", "b")``)."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        what = "a list of texts" + (" or None" if optional else "")
+        got = shown(value) if isinstance(value, str) else _type_name(value)
+        raise InvalidInput(
+            f"{name} must be {what}, got {got}",
+            parameter=name, value=value, rule=what,
+        )  # fmt: skip
+    return tuple(value)
+
+
+def check_numbers(name: str, value: Any) -> tuple[float, ...]:
+    """``value`` as a tuple of floats when it is a number or a list/tuple/array of numbers
+    (finite, not booleans); else an :class:`InvalidInput` naming ``name``."""
+    items = value.tolist() if isinstance(value, np.ndarray) else value
+    items = [items] if isinstance(items, int | float | np.number) else items
+    if (
+        isinstance(items, bool)
+        or not isinstance(items, list | tuple)
+        or not items
+        or not all(
+            isinstance(v, int | float | np.number)
+            and not isinstance(v, bool | np.bool_)
+            and math.isfinite(float(v))
+            for v in items
+        )
+    ):
+        raise InvalidInput(
+            f"{name} must be a number or a list of numbers, got {_type_name(value)}",
+            parameter=name, value=value, rule="a number or a list of numbers",
+        )  # fmt: skip
+    return tuple(float(v) for v in items)
 
 
 UNIT_OPEN = _number("(0, 1)", lambda x: 0 < x < 1)

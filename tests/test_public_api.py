@@ -209,14 +209,19 @@ def test_readme_example_of_the_newer_capabilities_prints_what_it_claims():
 # ------------------------------------------------ errors in parameter names, flags at the CLI
 
 
+ERRORS = ("InvalidInput", "PlannerError", "TargetUnreachable", "SearchLimit", "OutputError")
+
+
 def _raised_strings(path: Path):
-    """Every string constant inside a ``raise`` statement of ``path`` (f-string parts too)."""
+    """Every string constant inside a ``raise`` statement of ``path``, or in a call that
+    builds a planner error anywhere (a helper returning the error), f-string parts too."""
     import ast
 
     tree = ast.parse(path.read_text(encoding="utf-8"))
     for node in ast.walk(tree):
-        if isinstance(node, ast.Raise) and node.exc is not None:
-            for sub in ast.walk(node.exc):
+        built = isinstance(node, ast.Call) and getattr(node.func, "id", None) in ERRORS
+        if built or (isinstance(node, ast.Raise) and node.exc is not None):
+            for sub in ast.walk(node if built else node.exc):
                 if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
                     yield sub.lineno, sub.value
 

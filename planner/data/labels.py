@@ -590,12 +590,19 @@ def ratings_from_matrix(
     >>> ratings_from_matrix([[1, 1, 2], [1, 2, 2]], rows="annotators").n_items
     3
     """
+    if annotators is not None and not isinstance(annotators, list | tuple):
+        raise InvalidInput(
+            f"annotators must be a list of names, got {type(annotators).__name__}",
+            parameter="annotators",
+        )
     import pandas as pd
 
     arr = np.asarray(matrix)
     if arr.ndim != 2:
-        raise InvalidInput(f"ratings matrix must be 2-dimensional, got shape {arr.shape}")
-    if rows is not None and rows not in ("items", "annotators"):
+        raise InvalidInput(
+            f"matrix must be 2-dimensional, got shape {arr.shape}", parameter="matrix"
+        )
+    if rows is not None and (not isinstance(rows, str) or rows not in ("items", "annotators")):
         raise InvalidInput(f"rows must be 'items' or 'annotators', got {rows!r}", parameter="rows")
     if rows is None and arr.shape[0] < arr.shape[1]:
         raise InvalidInput(
@@ -641,10 +648,12 @@ def ratings_from_counts(both: int, a_only: int, b_only: int, neither: int) -> Ra
     (500, 4, [[459, 14], [21, 6]])
     """
     cells = [both, a_only, b_only, neither]
-    if any(isinstance(c, bool) or not isinstance(c, int | np.integer) or c < 0 for c in cells):
-        raise InvalidInput(
-            f"counts must be four non-negative whole numbers, got {cells}", parameter="counts"
-        )
+    for name, c in zip(("both", "a_only", "b_only", "neither"), cells, strict=True):
+        if isinstance(c, bool) or not isinstance(c, int | np.integer) or c < 0:
+            raise InvalidInput(
+                f"{name} must be a non-negative whole number, got {shown(c)}",
+                parameter=name, value=c, rule="a non-negative whole number",
+            )  # fmt: skip
     total = sum(int(c) for c in cells)
     if total > COUNTS_LIMIT:
         raise InvalidInput(

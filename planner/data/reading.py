@@ -45,7 +45,7 @@ from planner.data.sniff import (
     sniff,
 )
 from planner.errors import InvalidInput
-from planner.validation import shown
+from planner.validation import check_text, check_texts, shown
 
 FORMATS = {
     ".csv": "csv",
@@ -657,6 +657,25 @@ def read_labels(
     The layout and the columns are in ``notes`` and ``input`` of the result, with the
     number of missing ratings.
     """
+    for name, text in (
+        ("layout", layout),
+        ("item_col", item_col),
+        ("annotator_col", annotator_col),
+        ("label_col", label_col),
+        ("repeats", repeats),
+    ):
+        check_text(name, text)
+    check_text("file_format", file_format, optional=True)
+    annotator_cols = (
+        list(cols)
+        if (cols := check_texts("annotator_cols", annotator_cols, optional=True))
+        else annotator_cols
+    )
+    by = check_texts("by", by) or ()
+    order = list(o) if (o := check_texts("order", order, optional=True)) is not None else None
+    missing = check_texts("missing", missing) or ()
+    if not isinstance(path, str | Path) or not str(path):
+        raise InvalidInput(f"path must name a label file, got {path!r}", parameter="path")
     from planner.validation import check_choice
 
     check_choice("layout", layout, LAYOUTS)

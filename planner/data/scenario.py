@@ -430,6 +430,8 @@ def load_scenario(path: str | Path) -> Scenario:
         When ``path`` does not exist, is a folder or is not a regular file (a device, a
         FIFO), cannot be read, is not UTF-8 TOML, or holds an invalid scenario.
     """
+    if not isinstance(path, str | Path) or not str(path):
+        raise InvalidInput(f"path must name a scenario file, got {path!r}", parameter="path")
     from planner.data.sniff import check_path
 
     p = scenario_file(path)

@@ -223,8 +223,9 @@ def _layout_refusal(
     shown = ", ".join(map(str, columns[:12])) + (", ..." if len(columns) > 12 else "")
     return InvalidInput(
         f"{source}: cannot tell whether the file is long or wide ({reason}; columns: {shown}); "
-        f"set --layout long --item-col {item} --annotator-col {annotator} --label-col {label}, "
-        f"or --layout wide --item-col {item} --annotators {','.join(others)}"
+        f"set layout long item_col {item} annotator_col {annotator} label_col {label}, "
+        f"or layout wide item_col {item} annotator_cols {','.join(others)}",
+        parameters=("layout", "item_col", "annotator_col", "label_col", "annotator_cols"),
     )
 
 

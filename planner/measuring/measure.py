@@ -67,7 +67,17 @@ from planner.statistics.intervals import (
     psa_standard_error,
     wilson_interval,
 )
-from planner.validation import RULES, RngLike, check, check_choice, compact_repr, seed_from, shown
+from planner.validation import (
+    RULES,
+    RngLike,
+    check,
+    check_choice,
+    check_instance,
+    check_text,
+    compact_repr,
+    seed_from,
+    shown,
+)
 
 N_BOOT_MAX = 100_000  # see RULES["n_boot"]
 WEIGHTS = ("quadratic", "linear")
@@ -285,6 +295,12 @@ def measure_agreement(
     progress
         Called as ``progress(done, 4)`` after each group of coefficients.
     """
+    check_instance("ratings", ratings, Ratings, "a Ratings (read_labels, ratings_from_matrix, ...)")
+    if positive is not None:  # a label: text, or a number for numeric labels
+        check_instance("positive", positive, (str, int, float, np.number), "a label")
+    check_text("by", by, optional=True)
+    check_text("weights", weights, optional=True)
+    check_instance("bootstrap", bootstrap, bool, "True or False")
     given = _Options(**{k: v for k, v in locals().items() if k not in ("ratings", "progress")})
     _check_arguments(given)
     seed = seed_from(rng)

@@ -240,10 +240,11 @@ def N2_cohen_kappa(  # noqa: N802 - R's name
 
 def irr(function: str, **arguments: object) -> IrrResult:
     """Call the irr function named ``function`` (R's spelling) with ``arguments``."""
-    if function not in FUNCTIONS:
+    if not isinstance(function, str) or function not in FUNCTIONS:
         raise InvalidInput(
             f"FUNCTION must be one of irr's {', '.join(FUNCTIONS)} (R's names); "
-            f"got {shown(function)}"
+            f"got {shown(function)}",
+            parameter="function",
         )
     binary = function == "N.cohen.kappa"
     needed = ("rate1", "rate2", "k1", "k0") if binary else ("mrg", "k1", "k0")

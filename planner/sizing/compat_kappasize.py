@@ -548,10 +548,11 @@ def Power5Cats(  # noqa: N802 - R's name
 
 def kappasize(function: str, **arguments: object) -> CIResult | FixedNResult | PowerResult:
     """Call the kappaSize function named ``function`` (R's spelling) with ``arguments``."""
-    if function not in FUNCTIONS:
+    if not isinstance(function, str) or function not in FUNCTIONS:
         raise InvalidInput(
             f"FUNCTION must be one of kappaSize's {', '.join(FUNCTIONS)} (R's names); "
-            f"got {shown(function)}"
+            f"got {shown(function)}",
+            parameter="function",
         )
     kind = FUNCTIONS[function][0]
     allowed = {

@@ -43,6 +43,8 @@ def _agreement(
 
 
 def _bias_pair(bias: float | tuple[float, ...]) -> tuple[float, float]:
+    if not isinstance(bias, int | float | list | tuple):
+        raise InvalidInput(f"bias must be a number or two numbers, got {bias!r}", parameter="bias")
     values = (bias,) if isinstance(bias, int | float) else tuple(bias)
     if len(values) not in (1, 2):
         raise InvalidInput(

@@ -51,7 +51,7 @@ from planner.statistics.intervals import (
     normal_quantile,
     psa_interval,
 )
-from planner.validation import RULES, RngLike, as_generator, check, check_choice
+from planner.validation import RULES, RngLike, as_generator, check, check_choice, check_text
 
 METRICS = ("psa", "kappa")
 DEFAULT_METHOD = {"psa": "wilson", "kappa": "score"}
@@ -438,7 +438,7 @@ def find_sample_size(
     )
     n_reps = check("n_reps", n_reps, RULES["n_reps"])
     max_items = check("max_items", max_items, RULES["max_items"])
-    method = method or DEFAULT_METHOD[metric]
+    method = DEFAULT_METHOD[metric] if method is None else str(check_text("method", method))
     interval_rng, study_rng, check_rng = as_generator(rng).spawn(3)
     interval = interval_function(metric, method, confidence_level, n_boot=n_boot, rng=interval_rng)
     target = _Target(metric, method, width, confidence_level, assurance, n_reps)

@@ -317,6 +317,11 @@ def checked_target(
 
 
 def checked_counts(counts: Any) -> tuple[int, int, int, int]:
+    if not isinstance(counts, list | tuple | np.ndarray):
+        raise InvalidInput(
+            f"pilot_counts must be four counts, got {type(counts).__name__}",
+            parameter="pilot_counts",
+        )
     values = tuple(int(check("pilot_counts", v, RULES["pilot_count"])) for v in counts)
     if len(values) != 4:
         raise InvalidInput(
@@ -393,6 +398,8 @@ def items_under_uncertainty(
     rng
         Anything :func:`numpy.random.default_rng` takes; the seed used is recorded.
     """
+    if plug_in_items is not None:
+        plug_in_items = check("plug_in_items", plug_in_items, RULES["items"])
     values = checked_counts(counts)
     width, confidence_level, assurance, max_items = checked_target(
         width, confidence_level, assurance, max_items
