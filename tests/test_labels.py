@@ -160,8 +160,9 @@ def test_labels_must_fit_the_level(tmp_path):
 def test_counts_reconstruct_the_table():
     ratings = ratings_from_counts(6, 21, 14, 459)
     np.testing.assert_array_equal(ratings.pair_table(), [[459, 14], [21, 6]])
-    with pytest.raises(InvalidInput, match="non-negative whole numbers"):
+    with pytest.raises(InvalidInput, match="must be a non-negative whole number") as info:
         ratings_from_counts(1, -1, 0, 3)
+    assert info.value.parameter == "a_only" and info.value.value == -1
 
 
 @settings(max_examples=60, deadline=None)

@@ -33,6 +33,7 @@ FLAGS = {
     "llms": "--llm",  # one --llm per LLM: the flag is singular
     "out_root": "--out",
     "pilot_file": "--pilot",
+    **{count: "--counts" for count in ("both", "a_only", "b_only", "neither")},
 }
 PARAMETER_FLAGS = FLAGS  # the name other modules imported
 

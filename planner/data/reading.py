@@ -611,6 +611,27 @@ def read_table(
         raise InvalidInput(f"{p}: cannot be read as {fmt}: {first}") from None
 
 
+def _read_arguments(
+    path: Any, texts: tuple[Any, ...], annotator_cols: Any, by: Any, order: Any, missing: Any
+) -> tuple[str | Path, list[str] | None, tuple[str, ...], list[str] | None, tuple[str, ...]]:
+    """:func:`read_labels`'s arguments checked by type at the door (``texts``: layout,
+    item_col, annotator_col, label_col, repeats, file_format), in parameter names."""
+    if not isinstance(path, str | Path) or not str(path):
+        raise InvalidInput(f"path must name a label file, got {path!r}", parameter="path")
+    names = ("layout", "item_col", "annotator_col", "label_col", "repeats", "file_format")
+    for name, text in zip(names, texts, strict=True):
+        check_text(name, text, optional=name == "file_format")
+    cols = check_texts("annotator_cols", annotator_cols, optional=True)
+    listed = check_texts("order", order, optional=True)
+    return (
+        path,
+        None if cols is None else list(cols),
+        check_texts("by", by) or (),
+        None if listed is None else list(listed),
+        check_texts("missing", missing) or (),
+    )
+
+
 def read_labels(
     path: str | Path,
     *,
@@ -657,25 +678,10 @@ def read_labels(
     The layout and the columns are in ``notes`` and ``input`` of the result, with the
     number of missing ratings.
     """
-    for name, text in (
-        ("layout", layout),
-        ("item_col", item_col),
-        ("annotator_col", annotator_col),
-        ("label_col", label_col),
-        ("repeats", repeats),
-    ):
-        check_text(name, text)
-    check_text("file_format", file_format, optional=True)
-    annotator_cols = (
-        list(cols)
-        if (cols := check_texts("annotator_cols", annotator_cols, optional=True))
-        else annotator_cols
-    )
-    by = check_texts("by", by) or ()
-    order = list(o) if (o := check_texts("order", order, optional=True)) is not None else None
-    missing = check_texts("missing", missing) or ()
-    if not isinstance(path, str | Path) or not str(path):
-        raise InvalidInput(f"path must name a label file, got {path!r}", parameter="path")
+    path, annotator_cols, by, order, missing = _read_arguments(
+        path, (layout, item_col, annotator_col, label_col, repeats, file_format),
+        annotator_cols, by, order, missing,
+    )  # fmt: skip
     from planner.validation import check_choice
 
     check_choice("layout", layout, LAYOUTS)

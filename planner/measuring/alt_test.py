@@ -192,7 +192,7 @@ def alt_test(
         ``neg-rmse``, or no human with ``min_items`` items.
     """
     check_instance("ratings", ratings, Ratings, "a Ratings (read_labels, ratings_from_matrix, ...)")
-    llms = list(check_texts("llms", list(llms) if isinstance(llms, tuple) else llms) or ())
+    llms = [llms] if isinstance(llms, str) else list(check_texts("llms", llms) or ())
     check_text("by", by, optional=True)
     scoring = check_choice("scoring", scoring, SCORINGS)
     epsilon = check("epsilon", epsilon, RULES["alt_epsilon"])

@@ -234,6 +234,19 @@ def _pair_kappa_interval(
 # --------------------------------------------------------------------------- main
 
 
+def _check_measure_arguments(
+    ratings: Any, positive: Any, by: Any, weights: Any, bootstrap: Any
+) -> None:
+    """:func:`measure_agreement`'s arguments checked by type at the door, in parameter names
+    (the values are checked by their rules in ``_Options``)."""
+    check_instance("ratings", ratings, Ratings, "a Ratings (read_labels, ratings_from_matrix, ...)")
+    if positive is not None:  # a label: text, or a number for numeric labels
+        check_instance("positive", positive, (str, int, float, np.number), "a label")
+    check_text("by", by, optional=True)
+    check_text("weights", weights, optional=True)
+    check_instance("bootstrap", bootstrap, bool, "True or False")
+
+
 def measure_agreement(
     ratings: Ratings,
     *,
@@ -295,12 +308,7 @@ def measure_agreement(
     progress
         Called as ``progress(done, 4)`` after each group of coefficients.
     """
-    check_instance("ratings", ratings, Ratings, "a Ratings (read_labels, ratings_from_matrix, ...)")
-    if positive is not None:  # a label: text, or a number for numeric labels
-        check_instance("positive", positive, (str, int, float, np.number), "a label")
-    check_text("by", by, optional=True)
-    check_text("weights", weights, optional=True)
-    check_instance("bootstrap", bootstrap, bool, "True or False")
+    _check_measure_arguments(ratings, positive, by, weights, bootstrap)
     given = _Options(**{k: v for k, v in locals().items() if k not in ("ratings", "progress")})
     _check_arguments(given)
     seed = seed_from(rng)
