@@ -7,9 +7,19 @@ The library never prints or exits; the CLI maps :class:`InvalidInput` to exit co
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 
 class PlannerError(Exception):
-    """Base class of every error planner raises on purpose."""
+    """Base class of every error planner raises on purpose.
+
+    ``parameters``: the library parameters the message names, which the CLI shows as
+    their flags.
+    """
+
+    def __init__(self, message: str = "", *, parameters: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.parameters = tuple(parameters)
 
 
 class InvalidInput(PlannerError, ValueError):
@@ -24,11 +34,39 @@ class InvalidInput(PlannerError, ValueError):
     parameter
         The library parameter the message starts with, when it does; the CLI replaces it
         by the flag's name (``hours_per_day`` -> ``--hours-per-day``).
+    value
+        The offending value, as given (``None`` when the error is about a missing value or
+        a combination).
+    rule
+        The rule in words (``"a number in (0, 24]"``), when one rule was broken.
+    parameters
+        Library parameters the message names inside its sentence: the CLI names each as
+        its flag wherever it stands as a word, so a message never spells a flag itself
+        (``"kappa needs prevalence"`` with ``parameters=("prevalence",)`` is shown as
+        ``"--kappa needs --prevalence"``). Prose in such a message avoids those words in
+        other senses.
+
+    Examples
+    --------
+    >>> e = InvalidInput("width must be a number in [0.001, 1), got 2", parameter="width",
+    ...                  value=2, rule="a number in [0.001, 1)")
+    >>> e.parameter, e.value, e.rule
+    ('width', 2, 'a number in [0.001, 1)')
     """
 
-    def __init__(self, message: str, *, parameter: str | None = None) -> None:
-        super().__init__(message)
+    def __init__(
+        self,
+        message: str,
+        *,
+        parameter: str | None = None,
+        value: object = None,
+        rule: str | None = None,
+        parameters: tuple[str, ...] = (),
+    ) -> None:
+        super().__init__(message, parameters=parameters)
         self.parameter = parameter
+        self.value = value
+        self.rule = rule
 
 
 class TargetUnreachable(PlannerError):
@@ -44,8 +82,41 @@ class TargetUnreachable(PlannerError):
     """
 
     def __init__(self, message: str, *, parameters: tuple[str, ...] = ()) -> None:
-        super().__init__(message)
-        self.parameters = parameters
+        super().__init__(message, parameters=parameters)
+
+
+class SearchLimit(PlannerError):
+    """A search or iteration stopped at its step bound without settling.
+
+    Every loop of the library that searches (bracketing, bisection, walking up) runs at most
+    :data:`SEARCH_STEPS` steps (or a bound of its own, stated where it is); reaching it means
+    the inputs sit where the search cannot resolve them, never that it should run longer.
+    """
+
+
+#: the most steps any bracketing or bisection loop takes (a bisection over integers up to
+#: 2^63 needs 64; bracketing by factors of 1.5 from 1 to 10^15 needs 86)
+SEARCH_STEPS = 256
+
+
+def step_guard(what: str, limit: int = SEARCH_STEPS) -> Callable[[], None]:
+    """A counter to call once per step of a loop: past ``limit`` steps it raises
+    :class:`SearchLimit` ("``what`` did not settle in ``limit`` steps").
+
+    >>> guard = step_guard("the bisection", 2)
+    >>> guard(); guard(); guard()
+    Traceback (most recent call last):
+    ...
+    planner.errors.SearchLimit: the bisection did not settle in 2 steps
+    """
+    taken = [0]
+
+    def step() -> None:
+        taken[0] += 1
+        if taken[0] > limit:
+            raise SearchLimit(f"{what} did not settle in {limit} steps")
+
+    return step
 
 
 class OutputError(PlannerError):

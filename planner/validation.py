@@ -83,6 +83,8 @@ def check(name: str, value: Any, rule: Rule, *, parameter: str | None = None) ->
     error = InvalidInput(
         f"{name} must be {rule.allowed}, got {shown(value)}",
         parameter=parameter if parameter is not None else (name if name.isidentifier() else None),
+        value=value,
+        rule=rule.allowed,
     )
     if rule.kind == "text":
         if not isinstance(value, str) or (rule.test is not None and not rule.test(value)):
@@ -105,11 +107,87 @@ def check(name: str, value: Any, rule: Rule, *, parameter: str | None = None) ->
 
 def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
     """``value`` when it is one of ``choices``; else "``name`` must be one of a, b; got x"."""
-    if value not in choices:
+    if not isinstance(value, str) or value not in choices:
         raise InvalidInput(
-            f"{name} must be one of {', '.join(choices)}; got {shown(value)}", parameter=name
+            f"{name} must be one of {', '.join(choices)}; got {shown(value)}",
+            parameter=name if name.isidentifier() else None,
+            value=value,
+            rule=f"one of {', '.join(choices)}",
         )
     return str(value)
+
+
+def _type_name(value: Any) -> str:
+    return "None" if value is None else type(value).__name__
+
+
+def check_instance(name: str, value: Any, kind: type | tuple[type, ...], what: str) -> Any:
+    """``value`` when it is a ``kind``; else "``name`` must be ``what``, got <type>".
+
+    The door check of a library function that takes a model, settings or ratings object.
+
+    >>> check_instance("model", None, int, "a PairModel")
+    Traceback (most recent call last):
+    ...
+    planner.errors.InvalidInput: model must be a PairModel, got None
+    """
+    if not isinstance(value, kind):
+        raise InvalidInput(
+            f"{name} must be {what}, got {_type_name(value)}", parameter=name, value=value,
+            rule=what,
+        )  # fmt: skip
+    return value
+
+
+def check_text(name: str, value: Any, *, optional: bool = False) -> str | None:
+    """``value`` when it is text (or ``None`` when ``optional``); else an :class:`InvalidInput`."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        what = "text or None" if optional else "text"
+        raise InvalidInput(
+            f"{name} must be {what}, got {_type_name(value)}", parameter=name, value=value,
+            rule=what,
+        )  # fmt: skip
+    return value
+
+
+def check_texts(name: str, value: Any, *, optional: bool = False) -> tuple[str, ...] | None:
+    """``value`` as a tuple when it is a list or tuple of texts (or ``None`` when
+    ``optional``); a single text is refused (``"ab"`` is not ``("a", "b")``)."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        what = "a list of texts" + (" or None" if optional else "")
+        got = shown(value) if isinstance(value, str) else _type_name(value)
+        raise InvalidInput(
+            f"{name} must be {what}, got {got}",
+            parameter=name, value=value, rule=what,
+        )  # fmt: skip
+    return tuple(value)
+
+
+def check_numbers(name: str, value: Any) -> tuple[float, ...]:
+    """``value`` as a tuple of floats when it is a number or a list/tuple/array of numbers
+    (finite, not booleans); else an :class:`InvalidInput` naming ``name``."""
+    items = value.tolist() if isinstance(value, np.ndarray) else value
+    items = [items] if isinstance(items, int | float | np.number) else items
+    if (
+        isinstance(items, bool)
+        or not isinstance(items, list | tuple)
+        or not items
+        or not all(
+            isinstance(v, int | float | np.number)
+            and not isinstance(v, bool | np.bool_)
+            and math.isfinite(float(v))
+            for v in items
+        )
+    ):
+        raise InvalidInput(
+            f"{name} must be a number or a list of numbers, got {_type_name(value)}",
+            parameter=name, value=value, rule="a number or a list of numbers",
+        )  # fmt: skip
+    return tuple(float(v) for v in items)
 
 
 UNIT_OPEN = _number("(0, 1)", lambda x: 0 < x < 1)
@@ -132,9 +210,10 @@ RULES: dict[str, Rule] = {
     "assurance": UNIT_OPEN,
     # the budget
     "annotators_per_item": _integer(2, 1000),
-    "seconds_per_item": POSITIVE,
-    "adjudication_seconds": NON_NEGATIVE,
-    "hourly_rate": NON_NEGATIVE,
+    # (bounded so that hours and cost stay finite: 10^6 s is 278 hours on one item)
+    "seconds_per_item": _number("(0, 1e6]", lambda x: 0 < x <= 1e6),
+    "adjudication_seconds": _number("[0, 1e6]", lambda x: 0 <= x <= 1e6),
+    "hourly_rate": _number("[0, 1e9]", lambda x: 0 <= x <= 1e9),
     # designs and simulation
     "floor_items": _integer(0, 10**9),
     "prevalence_width": UNIT_OPEN,
@@ -317,6 +396,34 @@ RULES.update(
         "irr_margin": UNIT,
     }
 )
+
+# strata: a stratified design simulates every stratum's replicate studies at once, about
+# 240 bytes per stratum and replicate (measured: 200 strata x 4,000 replicates 0.25 GB,
+# x 16,000 replicates 0.74 GB), so both the strata and their product with the replicates
+# are bounded: 1,000 strata, and 4,000,000 stratum-replicates (about 1 GB)
+MAX_STRATA = 1000
+MAX_STRATUM_REPLICATES = 4_000_000
+RULES["strata"] = _integer(2, MAX_STRATA)
+
+
+def check_strata_effort(strata: int, n_reps: int) -> None:
+    """Refuse a stratified simulation past :data:`MAX_STRATUM_REPLICATES` (memory).
+
+    >>> check_strata_effort(1000, 4000)
+    >>> check_strata_effort(1000, 8000)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    planner.errors.InvalidInput: n_reps times the strata must be at most 4,000,000 (about 1 GB ...
+    """
+    if strata * n_reps > MAX_STRATUM_REPLICATES:
+        raise InvalidInput(
+            f"n_reps times the strata must be at most {MAX_STRATUM_REPLICATES:,} (about 1 GB "
+            f"of memory), got {n_reps:,} x {strata:,} strata",
+            parameter="n_reps",
+            value=n_reps,
+            rule=f"at most {MAX_STRATUM_REPLICATES:,} / strata",
+        )
+
 
 # several annotators: kappaSize's common-prevalence model
 # (an intraclass kappa in (0, 1): the Dirichlet-multinomial needs kappa > 0)

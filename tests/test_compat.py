@@ -509,3 +509,110 @@ def test_cli_bad_input_is_one_line_exit_2(args, needle):
     assert result.exit_code == 2, result.output
     assert needle in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+# ------------------------------------------------------------------ bounds and edges
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["PowerBinary", "--kappa0", "0.4", "--kappa1", "0.6", "--props", "0.3", "--power", "0.04"],
+        ["Power3Cats", "--kappa0", "0.4", "--kappa1", "0.6", "--props", "0.3,0.3,0.4",
+         "--power", "0.04"],
+        ["PowerBinary", "--kappa0", "0.4", "--kappa1", "0.6", "--props", "0.3", "--power", "0.3",
+         "--alpha", "0.5"],
+    ],
+)  # fmt: skip
+def test_power_at_or_below_alpha_is_refused_at_once(args):
+    # power <= alpha has no non-centrality (the test rejects with probability alpha at
+    # lambda = 0): kappaSize's bracketing would halve lambda forever. A subprocess with a
+    # timeout, so that a search without a bound fails the test instead of hanging it.
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "planner", "compat", "kappasize", *args, "--replicates", "100"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("error: --power must exceed --alpha")
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_power_at_alpha_is_invalid_in_the_library():
+    with pytest.raises(InvalidInput) as info:
+        ks.noncentrality(0.05, 0.05)
+    assert info.value.parameter == "power" and info.value.value == 0.05
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    alpha=st.floats(0.001, 0.6),
+    gap=st.floats(0.002, 0.99),
+)
+def test_noncentrality_settles_wherever_power_exceeds_alpha(alpha, gap):
+    # scipy's noncentral chi-square (independent of the code's erfc form): the lambda found
+    # gives the wanted power to within kappaSize's tolerance 1e-5 on the CDF
+    power = alpha + gap * (1 - alpha) * 0.999
+    lam = ks.noncentrality(alpha, power)
+    cdf = ncx2.cdf(chi2.ppf(1 - alpha, 1), 1, lam) if lam > 0 else 1 - alpha
+    assert abs(cdf - (1 - power)) <= 1.5e-5
+
+
+def test_power_past_the_item_cap_is_one_planner_error():
+    # kappa1 a hair from kappa0: N would be ~1e24 items (was an OverflowError in the
+    # simulation); every compat answer shares the cap ks.N_MAX
+    result = _run(
+        "kappasize", "PowerBinary", "--kappa0", "0.4", "--kappa1", "0.400000000001",
+        "--props", "0.3", "--replicates", "100",
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert result.stderr.strip() == f"error: more than {ks.N_MAX:,} items would be needed"
+    irr_result = _run(
+        "irr", "N.cohen.kappa", "--rate1", "0.5", "--rate2", "0.5", "--k1", "0.7",
+        "--k0", "0.7000000001", "--replicates", "100",
+    )  # fmt: skip
+    assert irr_result.exit_code == 1, irr_result.output
+    assert irr_result.stderr.strip() == f"error: more than {ks.N_MAX:,} items would be needed"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["kappasize", "CIBinary", "--kappa0", "0.4", "--kappaL", "0.3", "--props", "0.3",
+         "--alpha", "0.5"],
+        ["kappasize", "FixedNBinary", "--kappa0", "0.4", "--n", "100", "--props", "0.3",
+         "--alpha", "0.6"],
+        ["irr", "N.cohen.kappa", "--rate1", "0.5", "--rate2", "0.5", "--k1", "0.7", "--k0",
+         "0.85", "--alpha", "0.5"],
+    ],
+)  # fmt: skip
+def test_one_sided_alpha_of_half_or_more_is_a_usage_error(args):
+    # a one-sided limit's level is 1 - 2 alpha: at alpha >= 0.5 there is none (was an
+    # internal error "confidence_level must be in (0, 1), got 0.0")
+    result = _run(*args, "--replicates", "100")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("error: --alpha must be below 0.5 for a one-sided")
+
+
+def test_two_sided_irr_takes_alpha_one_half():
+    result = _run(
+        "irr", "N.cohen.kappa", "--rate1", "0.5", "--rate2", "0.5", "--k1", "0.7", "--k0",
+        "0.85", "--alpha", "0.5", "--twosided", "--replicates", "100", "--seed", "1", "--json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    # N = ((z_{0.75} tau0 + z_{0.8} tau1) / (k1 - k0))^2, Cantor's formula with irr's roles
+    doc = json.loads(result.stdout)
+    assert doc["simulation"]["confidence_level"] == 0.5
+
+
+def test_compat_quiet_is_accepted_and_changes_nothing_on_stdout():
+    args = ["kappasize", "PowerBinary", "--kappa0", "0.4", "--kappa1", "0.6", "--props", "0.3",
+            "--seed", "4", "--replicates", "200"]  # fmt: skip
+    loud, quiet = _run(*args), _run(*args, "--quiet")
+    assert loud.exit_code == quiet.exit_code == 0, quiet.output
+    assert quiet.stdout == loud.stdout
+    irr_quiet = _run("irr", "N.cohen.kappa", "--rate1", "0.5", "--rate2", "0.5", "--k1", "0.7",
+                     "--k0", "0.85", "--replicates", "100", "--quiet")  # fmt: skip
+    assert irr_quiet.exit_code == 0, irr_quiet.output

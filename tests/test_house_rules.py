@@ -265,9 +265,9 @@ def test_labelling_budget_is_the_one_stratum_case():
     ("kwargs", "message"),
     [
         ({"annotators_per_item": 1}, "annotators_per_item must be a whole number in [2, 1,000]"),
-        ({"seconds_per_item": 0}, "seconds_per_item must be a positive number, got 0"),
-        ({"adjudication_seconds": -1}, "adjudication_seconds must be a number >= 0, got -1"),
-        ({"hourly_rate": float("nan")}, "hourly_rate must be a number >= 0, got nan"),
+        ({"seconds_per_item": 0}, "seconds_per_item must be a number in (0, 1e6], got 0"),
+        ({"adjudication_seconds": -1}, "adjudication_seconds must be a number in [0, 1e6], got -1"),
+        ({"hourly_rate": float("nan")}, "hourly_rate must be a number in [0, 1e9], got nan"),
     ],
 )
 def test_budget_errors_name_the_parameter_not_a_flag(kwargs, message):

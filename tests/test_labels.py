@@ -119,7 +119,7 @@ def test_identical_repeats_are_kept_once(tmp_path):
         # one column: refused by the sniff (no delimiter), before pandas reads the file
         (pd.DataFrame({"only": [1, 2]}), {}, "the first line has no comma"),
         (pd.DataFrame({"a": [1, 2], "b": [1, 1]}), {"annotator_cols": ["a"]}, "fewer than two"),
-        (pd.DataFrame({"a": ["x", "y"], "b": ["x", "x"]}), {"order": ["x"]}, "are not in --order"),
+        (pd.DataFrame({"a": ["x", "y"], "b": ["x", "x"]}), {"order": ["x"]}, "are not in order"),
     ],
 )
 def test_bad_files_raise_one_clear_error(tmp_path, frame, kwargs, message):
@@ -160,8 +160,9 @@ def test_labels_must_fit_the_level(tmp_path):
 def test_counts_reconstruct_the_table():
     ratings = ratings_from_counts(6, 21, 14, 459)
     np.testing.assert_array_equal(ratings.pair_table(), [[459, 14], [21, 6]])
-    with pytest.raises(InvalidInput, match="non-negative whole numbers"):
+    with pytest.raises(InvalidInput, match="must be a non-negative whole number") as info:
         ratings_from_counts(1, -1, 0, 3)
+    assert info.value.parameter == "a_only" and info.value.value == -1
 
 
 @settings(max_examples=60, deadline=None)

@@ -151,13 +151,14 @@ def test_bad_options():
         measure_agreement(ratings, decide_on="nonsense")
     with pytest.raises(InvalidInput, match="^not_demonstrated_below must be at most"):
         measure_agreement(ratings, not_demonstrated_below=0.7, demonstrated_at=0.5)
-    with pytest.raises(InvalidInput, match="--positive"):
+    with pytest.raises(InvalidInput, match="^positive 'maybe' is not a label") as info:
         measure_agreement(ratings, positive="maybe")
+    assert info.value.parameter == "positive" and info.value.value == "maybe"
 
 
 def test_ordinal_text_labels_need_an_order():
     frame = pd.DataFrame({"a": ["low", "high", "mid"], "b": ["low", "mid", "mid"]})
-    with pytest.raises(InvalidInput, match="--level ordinal needs numeric labels or --order"):
+    with pytest.raises(InvalidInput, match="level ordinal needs numeric labels or order"):
         measure_agreement(ratings_from_wide(frame, item_col=None), level="ordinal")
     ordered = ratings_from_wide(frame, item_col=None, order=["low", "mid", "high"])
     report = measure_agreement(ordered, level="ordinal", rng=1)

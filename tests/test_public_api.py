@@ -204,3 +204,87 @@ def test_readme_example_of_the_newer_capabilities_prints_what_it_claims(tmp_path
     assert len(claimed) == 8
     for value in " ".join(claimed).split():
         assert value in printed, (value, out.getvalue())
+
+
+# ------------------------------------------------ errors in parameter names, flags at the CLI
+
+
+ERRORS = ("InvalidInput", "PlannerError", "TargetUnreachable", "SearchLimit", "OutputError")
+
+
+def _raised_strings(path: Path):
+    """Every string constant inside a ``raise`` statement of ``path``, or in a call that
+    builds a planner error anywhere (a helper returning the error), f-string parts too."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        built = isinstance(node, ast.Call) and getattr(node.func, "id", None) in ERRORS
+        if built or (isinstance(node, ast.Raise) and node.exc is not None):
+            for sub in ast.walk(node if built else node.exc):
+                if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                    yield sub.lineno, sub.value
+
+
+def test_no_library_error_message_names_a_flag():
+    # only planner/cli/ speaks --flags; the library names its parameters and lists the
+    # ones it names inside the sentence in InvalidInput.parameters
+    flag = re.compile(r"(?<![\w-])--[a-z]")
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: {text[:60]}"
+        for path in sorted((ROOT / "planner").rglob("*.py"))
+        if "cli" not in path.relative_to(ROOT).parts
+        for line, text in _raised_strings(path)
+        if flag.search(text)
+    ]
+    assert found == []
+
+
+def test_invalid_input_carries_parameter_value_and_rule():
+    with pytest.raises(InvalidInput) as info:
+        planner.PlanSettings(width=0.08, seconds_per_item=-1.0)
+    e = info.value
+    assert (e.parameter, e.value, e.rule) == ("seconds_per_item", -1.0, "a number in (0, 1e6]")
+
+
+def test_library_errors_name_the_parameter():
+    ratings = ratings_from_matrix(np.array([[0, 1, 2, 1], [0, 1, 2, 2]]), rows="annotators")
+    with pytest.raises(InvalidInput) as info:
+        measure_agreement(ratings, positive="zzz")
+    assert info.value.parameter == "positive" and info.value.value == "zzz"
+    assert str(info.value).startswith("positive 'zzz' is not a label")
+    with pytest.raises(InvalidInput) as info:  # three categories: score is binary only
+        measure_agreement(ratings, kappa_method="score")
+    assert info.value.parameter == "kappa_method"
+    assert str(info.value).startswith("kappa_method score needs binary labels")
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["agree", "--counts", "5,3,2,10", "--positive", "zzz"], "error: --positive 'zzz' is not"),
+        (["plan", "--kappa", "0.5"], "error: --kappa needs --prevalence"),
+        (["plan", "--prevalence", "0.1", "--union-rate", "0.2"],
+         "error: give exactly one of --prevalence (annotator model), --union-rate with --psa, "
+         "--pilot-counts or --pilot (or a scenario file); got --prevalence, --union-rate with "
+         "--psa"),
+        (["plan", "--prevalence", "0.1", "--psa", "0.6", "--error-rate", "0.05"],
+         "error: --psa with --prevalence solves for the error rate: drop --error-rate or --psa"),
+        (["plan", "--prevalence", "0.1", "--budget", "100"],
+         "error: --budget needs --hourly-rate"),
+    ],
+)  # fmt: skip
+def test_the_cli_names_the_flags_of_library_parameters(args, line):
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(line), result.stderr
+
+
+def test_a_parameter_without_a_flag_keeps_its_library_name():
+    from planner.cli.common import flag_for, flag_message
+
+    assert flag_for("floor_items") is None  # a scenario key ([design] floor_items)
+    assert flag_for("n_reps") == "--replicates" and flag_for("pilot_file") == "--pilot"
+    e = InvalidInput("floor_items must be small, unlike n_reps", parameter="floor_items",
+                     parameters=("n_reps",))  # fmt: skip
+    assert flag_message(e) == "floor_items must be small, unlike --replicates"

@@ -277,7 +277,9 @@ def test_huge_counts_are_computed_from_the_table():
     assert c["psa"]["estimate"] == pytest.approx(2 * 60 / (2 * 60 + 20 + 10))
     assert doc["input"]["layout"] == "counts"
     _one_line_exit_2(_agree("--counts", "1,2,3,99999999999999999999999"), "--counts", "at most")
-    _one_line_exit_2(_agree("--counts", "1,-2,3,4"), "--counts must be four non-negative")
+    _one_line_exit_2(
+        _agree("--counts", "1,-2,3,4"), "--counts must be a non-negative whole number, got -2"
+    )
 
 
 def test_contested_from_huge_counts_is_refused_above_the_limit(tmp_path):

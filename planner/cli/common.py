@@ -21,25 +21,75 @@ from typer.core import TyperCommand, TyperGroup
 from planner.errors import InvalidInput, PlannerError
 from planner.validation import RULES, check
 
-# library parameters whose flag is not the parameter's name with dashes
-PARAMETER_FLAGS = {
+#: THE table of library parameters whose flag is not the parameter's name with dashes
+#: (``hours_per_day`` is ``--hours-per-day`` without an entry); every command renders
+#: parameters as flags through :func:`flag_for`, which reads this table only
+FLAGS = {
     "confidence_level": "--confidence",
     "n_reps": "--replicates",
     "file_format": "--format",
     "annotator_cols": "--annotator-cols",
+    "n_items": "--items",
+    "llms": "--llm",  # one --llm per LLM: the flag is singular
+    "out_root": "--out",
+    "pilot_file": "--pilot",
+    **{count: "--counts" for count in ("both", "a_only", "b_only", "neither")},
 }
+PARAMETER_FLAGS = FLAGS  # the name other modules imported
+
+
+def _option_names() -> frozenset[str]:
+    """Every ``--flag`` some planner command takes (read once from the command tree)."""
+    global _OPTIONS
+    if _OPTIONS is None:
+        from planner.cli.commands import app
+
+        names: set[str] = set()
+        stack = [typer.main.get_command(app)]
+        while stack:  # the command tree is finite: each command is visited once
+            command = stack.pop()
+            names.update(o for p in command.params for o in getattr(p, "opts", ()))
+            stack.extend(getattr(command, "commands", {}).values())  # a group's commands
+        _OPTIONS = frozenset(n for n in names if n.startswith("--"))
+    return _OPTIONS
+
+
+_OPTIONS: frozenset[str] | None = None
+
+
+def flag_for(parameter: str) -> str | None:
+    """The flag that sets library ``parameter`` (:data:`FLAGS`, else its name with dashes),
+    or None when no command has that flag (a scenario-only key keeps its library name).
+
+    >>> flag_for("confidence_level"), flag_for("hours_per_day"), flag_for("floor_items")
+    ('--confidence', '--hours-per-day', None)
+    """
+    flag = FLAGS.get(parameter, "--" + parameter.replace("_", "-"))
+    return flag if flag in _option_names() else None
 
 
 def flag_message(exc: InvalidInput) -> str:
-    """The error's message with its leading library parameter named as the flag.
+    """The error's message with its library parameters named as their flags: the leading
+    ``parameter``, and every one of ``parameters`` wherever it stands as a word.
 
     >>> flag_message(InvalidInput("hours_per_day must be in (0, 24]", parameter="hours_per_day"))
     '--hours-per-day must be in (0, 24]'
+    >>> flag_message(InvalidInput("kappa needs prevalence", parameters=("kappa", "prevalence")))
+    '--kappa needs --prevalence'
     """
     message, parameter = str(exc), exc.parameter
-    if parameter and message.startswith(parameter):
-        flag = PARAMETER_FLAGS.get(parameter, "--" + parameter.replace("_", "-"))
-        return flag + message[len(parameter) :]
+    if parameter and message.startswith(parameter) and (flag := flag_for(parameter)):
+        message = flag + message[len(parameter) :]
+    return _flags_in(message, getattr(exc, "parameters", ()))
+
+
+def _flags_in(message: str, parameters: tuple[str, ...]) -> str:
+    """``message`` with each of ``parameters`` that has a flag named as it, as a word."""
+    for parameter in parameters:
+        if flag := flag_for(parameter):
+            # a word: not inside a name, a flag or a path ("order" in "/tmp/order.csv")
+            word = rf"(?<![\w./-]){re.escape(parameter)}(?![\w-]|\.\w)"
+            message = re.sub(word, flag, message)
     return message
 
 
@@ -50,14 +100,10 @@ def flag_names(exc: PlannerError) -> str:
     >>> flag_names(TargetUnreachable("raise max_items", parameters=("max_items",)))
     'raise --max-items'
     """
-    message = str(exc)
-    for parameter in getattr(exc, "parameters", ()):
-        flag = PARAMETER_FLAGS.get(parameter, "--" + parameter.replace("_", "-"))
-        message = re.sub(rf"(?<![\w-]){re.escape(parameter)}(?![\w-])", flag, message)
-    return message
+    return _flags_in(str(exc), getattr(exc, "parameters", ()))
 
 
-def renamed(exc: PlannerError, flags: Mapping[str, str]) -> PlannerError:
+def renamed(exc: PlannerError, flags: Mapping[str, str] | tuple[str, ...]) -> PlannerError:
     """``exc`` (same type) with every library parameter of ``flags`` named as its flag.
 
     For a command whose messages name parameters inside the sentence ("lower min_items")
@@ -71,6 +117,8 @@ def renamed(exc: PlannerError, flags: Mapping[str, str]) -> PlannerError:
     '--items must be >= 2; lower --min-items'
     """
     message = str(exc)
+    if not isinstance(flags, Mapping):  # parameter names: their flags from FLAGS
+        flags = {name: flag for name in flags if (flag := flag_for(name))}
     for parameter, flag in flags.items():
         message = re.sub(rf"(?<![\w-]){re.escape(parameter)}(?![\w-])", flag, message)
     new = copy.copy(exc)
@@ -85,7 +133,7 @@ def renamed(exc: PlannerError, flags: Mapping[str, str]) -> PlannerError:
 
 
 @contextmanager
-def flags_named(flags: Mapping[str, str]) -> Iterator[None]:
+def flags_named(flags: Mapping[str, str] | tuple[str, ...]) -> Iterator[None]:
     """Planner errors raised inside name the parameters of ``flags`` as flags (:func:`renamed`)."""
     try:
         yield

@@ -12,7 +12,14 @@ from typing import Annotated, Any
 
 import typer
 
-from planner.cli.common import FlagHelpGroup, emit_json, flags_named, parse_floats, seed_or_draw
+from planner.cli.common import (
+    FlagHelpGroup,
+    emit_json,
+    flags_named,
+    parse_floats,
+    progress_bar,
+    seed_or_draw,
+)
 from planner.output.jsonout import compat_document
 
 COMPAT_HELP = (
@@ -51,15 +58,13 @@ EXPECTED_LIMIT = (
 )
 
 # R's argument names inside messages ("must be below kappa0 (0.4)"), as the flags they are
-COMPAT_FLAGS = {
-    name: f"--{name}"
-    for name in ("kappa0", "kappaL", "kappaU", "kappa1", "k0", "k1", "rate1", "rate2")
-}
+COMPAT_FLAGS = ("kappa0", "kappaL", "kappaU", "kappa1", "k0", "k1", "rate1", "rate2", "alpha")
 
 Replicates = Annotated[int, typer.Option("--replicates", help="Simulated studies, in [100, 1e6].")]
 Seed = Annotated[
     int | None, typer.Option(help="Seed for the simulation; drawn and printed if not given.")
 ]
+Quiet = Annotated[bool, typer.Option("--quiet", metavar="", help="Show no progress bar on stderr.")]
 JsonFlag = Annotated[
     bool, typer.Option("--json", metavar="", help="Print one JSON document instead of a table.")
 ]
@@ -101,6 +106,7 @@ def kappasize_command(
     ] = None,
     replicates: Replicates = 2000,
     seed: Seed = None,
+    quiet: Quiet = False,
     json_output: JsonFlag = False,
 ) -> None:
     from planner.sizing.compat_check import check_kappasize
@@ -121,7 +127,8 @@ def kappasize_command(
     with flags_named(COMPAT_FLAGS):
         result = kappasize(function, **arguments)
         used = seed_or_draw(seed)
-        verdict = check_kappasize(result, n_reps=replicates, rng=used)
+        with progress_bar("simulating studies", disabled=json_output or quiet):
+            verdict = check_kappasize(result, n_reps=replicates, rng=used)
     doc: dict[str, Any] = {
         "function": function,
         "arguments": {k: v for k, v in arguments.items() if v is not None},
@@ -168,6 +175,7 @@ def irr_command(
     ] = False,
     replicates: Replicates = 2000,
     seed: Seed = None,
+    quiet: Quiet = False,
     json_output: JsonFlag = False,
 ) -> None:
     from planner.sizing.compat_check import check_irr
@@ -186,7 +194,8 @@ def irr_command(
     with flags_named(COMPAT_FLAGS):
         result = irr(function, **arguments)
         used = seed_or_draw(seed)
-        verdict = check_irr(result, n_reps=replicates, rng=used)
+        with progress_bar("simulating studies", disabled=json_output or quiet):
+            verdict = check_irr(result, n_reps=replicates, rng=used)
     doc: dict[str, Any] = {
         "function": function,
         "arguments": {k: v for k, v in arguments.items() if v is not None},

@@ -147,8 +147,9 @@ def import_duckdb() -> Any:
         import duckdb
     except ImportError:
         raise PlannerError(
-            "--engine duckdb needs the duckdb package: pip install duckdb (the extra "
-            "planner[duckdb]), or use --engine pandas"
+            "engine duckdb needs the duckdb package: pip install duckdb (the extra "
+            "planner[duckdb]), or use engine pandas",
+            parameters=("engine",),
         ) from None
     return duckdb
 
@@ -184,8 +185,10 @@ def format_of(files: list[str], file_format: str | None) -> str:
     if file_format is not None:
         if file_format not in ("csv", "tsv", "parquet"):
             raise InvalidInput(
-                f"--engine duckdb reads csv, tsv or parquet, got --format {file_format}; "
-                "use --engine pandas for JSON Lines"
+                f"engine duckdb reads csv, tsv or parquet, got file_format {file_format}; "
+                "use engine pandas for JSON Lines",
+                parameter="engine",
+                parameters=("file_format", "engine"),
             )
         return file_format
     from planner.data.sniff import format_suffix
@@ -194,8 +197,10 @@ def format_of(files: list[str], file_format: str | None) -> str:
     if None in kinds or len(kinds) != 1:
         suffixes = ", ".join(sorted({Path(f).suffix or "(none)" for f in files}))
         raise InvalidInput(
-            f"--engine duckdb reads .csv, .tsv or .parquet files of one kind, got {suffixes}; "
-            "use --format or --engine pandas"
+            f"engine duckdb reads .csv, .tsv or .parquet files of one kind, got {suffixes}; "
+            "use file_format or engine pandas",
+            parameter="engine",
+            parameters=("file_format", "engine"),
         )
     return str(kinds.pop())
 
@@ -247,8 +252,9 @@ def _sniff(files: list[str], fmt: str) -> None:
 
 def _out_of_memory() -> PlannerError:
     return PlannerError(
-        "DuckDB ran out of memory under --memory-limit; raise --memory-limit or give "
-        "--temp-dir a folder with free space to spill to"
+        "DuckDB ran out of memory under memory_limit; raise memory_limit or give "
+        "temp_dir a folder with free space to spill to",
+        parameters=("memory_limit", "temp_dir"),
     )
 
 
@@ -278,7 +284,8 @@ def choose_engine(engine: str, path: str | Path, file_format: str | None = None)
     check_choice("engine", engine, ENGINES)
     if engine == "pandas" and _is_pattern(path) and not os.path.exists(path):
         raise InvalidInput(
-            f"{path} is a pattern of files; the pandas engine reads one file: use --engine duckdb"
+            f"{path} is a pattern of files; the pandas reader reads one file: use engine duckdb",
+            parameters=("engine",),
         )
     if engine != "auto":
         return engine, f"--engine {engine}"
@@ -765,7 +772,8 @@ def _register_labels(con: Any, source: str, ratings: str, order: list[str] | Non
         if is_number(value) and not np.isfinite(float(value)):
             raise InvalidInput(
                 f"{source}: label {value!r} is not a finite number (labels must be finite; "
-                "name it in --missing if it means no rating)"
+                "name it in missing if it means no rating)",
+                parameters=("missing",),
             )
     categories, ranks = ordered_categories(np.array(values, dtype=object), order, source)
     table = pd.DataFrame({
@@ -804,9 +812,11 @@ def _pattern_rows(
     for j, b in enumerate(by):
         if any(r[4 + len(by) + j] for r in rows):
             raise InvalidInput(
-                f"--by {b!r} takes more than one value within an item; with --engine duckdb "
-                "a grouping column must be constant per item (or use --engine pandas, which "
-                "takes each item's first value)"
+                f"by {b!r} takes more than one value within an item; with engine duckdb "
+                "a grouping column must be constant per item (or use engine pandas, which "
+                "takes each item's first value)",
+                parameter="by",
+                parameters=("engine",),
             )
     if by:  # groups in the order of their first item, as diagnose() lists them
         first: dict[tuple[Any, ...], Any] = {}

@@ -221,11 +221,13 @@ class Ratings:
         except (TypeError, ValueError):
             bad = next(v for v in self.categories if not is_number(v))
             raise InvalidInput(
-                f"{self.source}: --level {level} needs numeric labels, found {shown(bad)}"
+                f"{self.source}: level {level} needs numeric labels, found {shown(bad)}",
+                parameters=("level",),
             ) from None
         if level == "ratio" and np.any(values < 0):
             raise InvalidInput(
-                f"{self.source}: --level ratio needs non-negative labels, found {values.min():g}"
+                f"{self.source}: level ratio needs non-negative labels, found {values.min():g}",
+                parameters=("level",),
             )
         return values
 
@@ -238,7 +240,9 @@ class Ratings:
                 return i
         shown = ", ".join(str(v) for v in self.categories[:10])
         raise InvalidInput(
-            f"--positive {label!r} is not a label in {self.source} (labels: {shown})"
+            f"positive {label!r} is not a label in {self.source} (labels: {shown})",
+            parameter="positive",
+            value=label,
         )
 
     def label_vector_keys(self) -> NDArray[np.int64] | None:
@@ -586,12 +590,19 @@ def ratings_from_matrix(
     >>> ratings_from_matrix([[1, 1, 2], [1, 2, 2]], rows="annotators").n_items
     3
     """
+    if annotators is not None and not isinstance(annotators, list | tuple):
+        raise InvalidInput(
+            f"annotators must be a list of names, got {type(annotators).__name__}",
+            parameter="annotators",
+        )
     import pandas as pd
 
     arr = np.asarray(matrix)
     if arr.ndim != 2:
-        raise InvalidInput(f"ratings matrix must be 2-dimensional, got shape {arr.shape}")
-    if rows is not None and rows not in ("items", "annotators"):
+        raise InvalidInput(
+            f"matrix must be 2-dimensional, got shape {arr.shape}", parameter="matrix"
+        )
+    if rows is not None and (not isinstance(rows, str) or rows not in ("items", "annotators")):
         raise InvalidInput(f"rows must be 'items' or 'annotators', got {rows!r}", parameter="rows")
     if rows is None and arr.shape[0] < arr.shape[1]:
         raise InvalidInput(
@@ -637,14 +648,16 @@ def ratings_from_counts(both: int, a_only: int, b_only: int, neither: int) -> Ra
     (500, 4, [[459, 14], [21, 6]])
     """
     cells = [both, a_only, b_only, neither]
-    if any(isinstance(c, bool) or not isinstance(c, int | np.integer) or c < 0 for c in cells):
-        raise InvalidInput(
-            f"counts must be four non-negative whole numbers, got {cells}", parameter="counts"
-        )
+    for name, c in zip(("both", "a_only", "b_only", "neither"), cells, strict=True):
+        if isinstance(c, bool) or not isinstance(c, int | np.integer) or c < 0:
+            raise InvalidInput(
+                f"{name} must be a non-negative whole number, got {shown(c)}",
+                parameter=name, value=c, rule="a non-negative whole number",
+            )  # fmt: skip
     total = sum(int(c) for c in cells)
     if total > COUNTS_LIMIT:
         raise InvalidInput(
-            f"counts must add up to at most {COUNTS_LIMIT:.0e} items, got {total:.3g}",
+            f"counts must add up to at most {COUNTS_LIMIT:,} items, got {total:,}",
             parameter="counts",
         )
     pattern = np.array([[1, 1], [1, 0], [0, 1], [0, 0]], dtype=np.int32)

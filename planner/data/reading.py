@@ -45,7 +45,7 @@ from planner.data.layout import (
 )
 from planner.data.sniff import check_path, format_suffix, is_gzip, sniff
 from planner.errors import InvalidInput, PlannerError
-from planner.validation import shown
+from planner.validation import check_text, check_texts, shown
 
 FORMATS = {
     ".csv": "csv",
@@ -147,7 +147,10 @@ def ordered_categories(
         position = {str(label): i for i, label in enumerate(order)}
         missing = [str(v) for v in values if str(v) not in position]
         if missing:
-            raise InvalidInput(f"{source}: label(s) {', '.join(missing[:5])} are not in --order")
+            raise InvalidInput(
+                f"{source}: label(s) {', '.join(missing[:5])} are not in order",
+                parameters=("order",),
+            )
         keys = np.array([position[str(v)] for v in values])
     elif numeric:
         keys = np.array([float(v) for v in values])
@@ -206,7 +209,8 @@ def _refuse_non_finite(
             position = int(np.flatnonzero(np.asarray(codes) == index)[0])
             raise InvalidInput(
                 f"{source}: row {row_of(position)}: label {str(value)!r} is not a finite "
-                "number (labels must be finite; name it in --missing if it means no rating)"
+                "number (labels must be finite; name it in missing if it means no rating)",
+                parameters=("missing",),
             )
 
 
@@ -547,8 +551,9 @@ def wide_columns(
     elif ids:
         raise InvalidInput(
             f"{source}: column {ids[0]!r} has a different value in every row (ids), so it is "
-            "not an annotator: leave it out of the annotator columns, or name it as the item "
-            "column"
+            "not an annotator; name the item column with item_col and the annotator "
+            "columns with annotator_cols",
+            parameters=("item_col", "annotator_cols"),
         )
     if len(columns) < 2:
         raise InvalidInput(
@@ -612,8 +617,9 @@ def _format_of(p: Path, file_format: str | None) -> str:
     fmt = FORMATS.get(format_suffix(p))
     if fmt is None:
         raise InvalidInput(
-            f"{p}: unknown file type {p.suffix!r}; use --format "
-            "csv|tsv|parquet|jsonl (gzip-compressed csv, tsv and jsonl are read too)"
+            f"{p}: unknown file type {p.suffix!r}; use file_format "
+            "csv|tsv|parquet|jsonl (gzip-compressed csv, tsv and jsonl are read too)",
+            parameters=("file_format",),
         )
     return fmt
 
@@ -675,6 +681,27 @@ def read_table(
         raise InvalidInput(f"{p}: cannot be read as {fmt}: {first}") from None
 
 
+def _read_arguments(
+    path: Any, texts: tuple[Any, ...], annotator_cols: Any, by: Any, order: Any, missing: Any
+) -> tuple[str | Path, list[str] | None, tuple[str, ...], list[str] | None, tuple[str, ...]]:
+    """:func:`read_labels`'s arguments checked by type at the door (``texts``: layout,
+    item_col, annotator_col, label_col, repeats, file_format), in parameter names."""
+    if not isinstance(path, str | Path) or not str(path):
+        raise InvalidInput(f"path must name a label file, got {path!r}", parameter="path")
+    names = ("layout", "item_col", "annotator_col", "label_col", "repeats", "file_format")
+    for name, text in zip(names, texts, strict=True):
+        check_text(name, text, optional=name == "file_format")
+    cols = check_texts("annotator_cols", annotator_cols, optional=True)
+    listed = check_texts("order", order, optional=True)
+    return (
+        path,
+        None if cols is None else list(cols),
+        check_texts("by", by) or (),
+        None if listed is None else list(listed),
+        check_texts("missing", missing) or (),
+    )
+
+
 def read_labels(
     path: str | Path,
     *,
@@ -721,6 +748,10 @@ def read_labels(
     The layout and the columns are in ``notes`` and ``input`` of the result, with the
     number of missing ratings.
     """
+    path, annotator_cols, by, order, missing = _read_arguments(
+        path, (layout, item_col, annotator_col, label_col, repeats, file_format),
+        annotator_cols, by, order, missing,
+    )  # fmt: skip
     from planner.validation import check_choice
 
     check_choice("layout", layout, LAYOUTS)

@@ -60,7 +60,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import InvalidInput
-from planner.validation import RULES, UNIT, Rule, check, shown
+from planner.validation import MAX_STRATA, RULES, UNIT, Rule, check, shown
 
 TEAM_KEYS = (
     "annotators",
@@ -299,6 +299,10 @@ def _check_strata(source: str, raw_strata: Any) -> list[dict[str, Any]]:
     """The ``[[strata]]`` tables, each checked, and their shares (or sizes) as a whole."""
     if not isinstance(raw_strata, list):
         raise InvalidInput(f"{source}: strata must be an array of tables ([[strata]])")
+    if len(raw_strata) > MAX_STRATA:
+        raise InvalidInput(
+            f"{source}: strata must be at most {MAX_STRATA:,} tables, got {len(raw_strata):,}"
+        )
     strata = []
     for i, raw in enumerate(raw_strata, start=1):
         entry = _check_table(source, "strata", raw)
@@ -474,6 +478,8 @@ def load_scenario(path: str | Path) -> Scenario:
         When ``path`` does not exist, is a folder or is not a regular file (a device, a
         FIFO), cannot be read, is not UTF-8 TOML, or holds an invalid scenario.
     """
+    if not isinstance(path, str | Path) or not str(path):
+        raise InvalidInput(f"path must name a scenario file, got {path!r}", parameter="path")
     from planner.data.sniff import check_path
 
     p = scenario_file(path)
@@ -490,4 +496,6 @@ def load_scenario(path: str | Path) -> Scenario:
         raise InvalidInput(f"{p}: cannot read the scenario file: {exc.strerror}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InvalidInput(f"{p}: not valid TOML: {exc}") from None
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise InvalidInput(f"{p}: not valid TOML: nested too deeply") from None
     return scenario_from_dict(data, str(p))

@@ -30,7 +30,16 @@ from planner.statistics.alt_test_stats import (
     by_thresholds,
     difference_test,
 )
-from planner.validation import RULES, check, check_choice, compact_repr, shown
+from planner.validation import (
+    RULES,
+    check,
+    check_choice,
+    check_instance,
+    check_text,
+    check_texts,
+    compact_repr,
+    shown,
+)
 
 SCORINGS = ("accuracy", "neg-rmse")
 
@@ -182,6 +191,9 @@ def alt_test(
         An LLM name not in the file, fewer than two humans, non-numeric labels with
         ``neg-rmse``, or no human with ``min_items`` items.
     """
+    check_instance("ratings", ratings, Ratings, "a Ratings (read_labels, ratings_from_matrix, ...)")
+    llms = [llms] if isinstance(llms, str) else list(check_texts("llms", llms) or ())
+    check_text("by", by, optional=True)
     scoring = check_choice("scoring", scoring, SCORINGS)
     epsilon = check("epsilon", epsilon, RULES["alt_epsilon"])
     q = check("q", q, RULES["fdr_q"])

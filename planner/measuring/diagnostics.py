@@ -278,8 +278,9 @@ def contested_rows(ratings: Ratings) -> tuple[list[str], list[list[Any]]]:
     n_rows = int(w[rows_idx].sum())
     if n_rows > CONTESTED_LIMIT:
         raise InvalidInput(
-            f"--contested would write {n_rows:,} contested items, more than the limit of "
-            f"{CONTESTED_LIMIT:,}; leave --contested out for data this large"
+            f"contested would write {n_rows:,} contested items, more than the limit of "
+            f"{CONTESTED_LIMIT:,}; leave it out for data this large",
+            parameter="contested",
         )
     mine = contested[ratings.item_index]
     item, ann = ratings.item_index[mine], ratings.annotator_index[mine]

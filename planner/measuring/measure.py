@@ -67,7 +67,17 @@ from planner.statistics.intervals import (
     psa_standard_error,
     wilson_interval,
 )
-from planner.validation import RULES, RngLike, check, check_choice, compact_repr, seed_from, shown
+from planner.validation import (
+    RULES,
+    RngLike,
+    check,
+    check_choice,
+    check_instance,
+    check_text,
+    compact_repr,
+    seed_from,
+    shown,
+)
 
 N_BOOT_MAX = 100_000  # see RULES["n_boot"]
 WEIGHTS = ("quadratic", "linear")
@@ -224,6 +234,19 @@ def _pair_kappa_interval(
 # --------------------------------------------------------------------------- main
 
 
+def _check_measure_arguments(
+    ratings: Any, positive: Any, by: Any, weights: Any, bootstrap: Any
+) -> None:
+    """:func:`measure_agreement`'s arguments checked by type at the door, in parameter names
+    (the values are checked by their rules in ``_Options``)."""
+    check_instance("ratings", ratings, Ratings, "a Ratings (read_labels, ratings_from_matrix, ...)")
+    if positive is not None:  # a label: text, or a number for numeric labels
+        check_instance("positive", positive, (str, int, float, np.number), "a label")
+    check_text("by", by, optional=True)
+    check_text("weights", weights, optional=True)
+    check_instance("bootstrap", bootstrap, bool, "True or False")
+
+
 def measure_agreement(
     ratings: Ratings,
     *,
@@ -285,6 +308,7 @@ def measure_agreement(
     progress
         Called as ``progress(done, 4)`` after each group of coefficients.
     """
+    _check_measure_arguments(ratings, positive, by, weights, bootstrap)
     given = _Options(**{k: v for k, v in locals().items() if k not in ("ratings", "progress")})
     _check_arguments(given)
     seed = seed_from(rng)
@@ -536,8 +560,9 @@ def _prepare(ratings: Ratings, level: str, weights: str | None, positive: str | 
     values = ratings.numeric_values(level) if level in ("interval", "ratio") else None
     if level == "ordinal" and not ratings.ordered:
         raise InvalidInput(
-            f"{ratings.source}: --level ordinal needs numeric labels or --order (lowest first) "
-            f"for text labels such as {shown(ratings.categories[0])}"
+            f"{ratings.source}: level ordinal needs numeric labels or order (lowest first) "
+            f"for text labels such as {shown(ratings.categories[0])}",
+            parameters=("level", "order"),
         )
     if level == "ordinal" and values is None:
         values = np.arange(k, dtype=float)
@@ -644,7 +669,10 @@ def _cohen_kappa(
     kappa = ag.cohen_kappa(table)
     method = s.kappa_method or ("score" if k == 2 else "fce")
     if k != 2 and method in ("score", "gof"):
-        raise InvalidInput(f"--kappa-method {method} needs binary labels; use fce or bootstrap")
+        raise InvalidInput(
+            f"kappa_method {method} needs binary labels; use fce or bootstrap",
+            parameter="kappa_method",
+        )
     kappa_se = ag.weighted_kappa_standard_error(table)
     gwet = s.cohen_marginals == "gwet" and d.ratings.n_pairable_items < d.ratings.n_items
     summary["cohen_marginals"] = {

@@ -245,7 +245,7 @@ def calendar_days(working_seconds: float, shift_seconds: float, days_per_week: i
     """
     if working_seconds <= 0:
         return 0
-    worked = math.ceil(working_seconds / shift_seconds - 1e-9)
+    worked = max(1, math.ceil(working_seconds / shift_seconds - 1e-9))  # any work: a day
     weeks, rest = divmod(worked - 1, days_per_week)
     return 7 * weeks + rest + 1
 

@@ -106,21 +106,26 @@ def check_destination(
         return dest, None
     if dest.is_symlink() or not dest.is_dir():
         kind = "a symbolic link" if dest.is_symlink() else "not a folder"
-        raise InvalidInput(f"{dest} is {kind}; --force replaces only report folders planner wrote")
+        raise InvalidInput(
+            f"{dest} is {kind}; force replaces only report folders planner wrote",
+            parameters=("force",),
+        )
     allowed = report_files(dest)
     if allowed is None:
         raise InvalidInput(
-            f"{dest} is not a report planner wrote (no {MARKER} file); --force replaces only "
-            "those: move it away or choose another --out"
+            f"{dest} is not a report planner wrote (no {MARKER} file); force replaces only "
+            "those: move it away or choose another out_root",
+            parameters=("force", "out_root"),
         )
     extra = unexpected_entries(dest, allowed)
     if extra:
         raise InvalidInput(
-            f"{dest} holds files planner did not write ({_listed(extra)}); move them out and "
-            "run again with --force"
+            f"{dest} holds files planner did not write ({_listed(extra)}); move them away and "
+            "run again with force",
+            parameters=("force",),
         )
     if not force:
-        raise InvalidInput(f"{dest} exists; use --force to replace it")
+        raise InvalidInput(f"{dest} exists; use force to replace it", parameters=("force",))
     return dest, allowed
 
 

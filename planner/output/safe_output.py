@@ -166,7 +166,9 @@ def check_new_file(
             if os.path.exists(source) and os.path.samefile(source, target):
                 raise InvalidInput(f"{name} {target} is the input file; give another path")
         if not force:
-            raise InvalidInput(f"{name} {target} exists; use --force to replace it")
+            raise InvalidInput(
+                f"{name} {target} exists; use force to replace it", parameters=("force",)
+            )
     if not target.parent.is_dir():
         raise InvalidInput(f"{name} {target}: folder {target.parent} does not exist")
     probe_folder(target.parent)

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from planner.errors import InvalidInput, TargetUnreachable
+from planner.errors import InvalidInput, TargetUnreachable, step_guard
 from planner.operations.budget import Budget, labelling_budget
 from planner.statistics.alt_test_stats import (
     alignment_differences,
@@ -473,7 +473,9 @@ def _search(
     n_hi = int(min(max(floor, math.ceil(start)), max_items))
     hi = studies.grow(studies.counts, 0, n_hi)
     n_lo, lo = 0, studies.counts
+    guard = step_guard("growing the items")
     while probability(hi, n_hi) < power:
+        guard()
         if n_hi >= max_items:
             raise TargetUnreachable(
                 f"power {power:g} is not reached within max_items {max_items:,} items "
@@ -484,7 +486,9 @@ def _search(
         n_next = min(max_items, math.ceil(n_hi * 1.5))
         hi, n_hi = studies.grow(hi, n_hi, n_next), n_next
     if n_lo == 0:  # the start passes: shrink until it does not
+        guard = step_guard("shrinking the items")
         while n_hi > floor:
+            guard()
             n_try = max(floor, n_hi * 2 // 3)
             sub = studies.subset(hi, n_try)
             if probability(sub, n_try) < power:
@@ -493,7 +497,9 @@ def _search(
             n_hi, hi = n_try, sub
         else:
             return n_hi, hi, evaluated
+    guard = step_guard("the bisection over items")
     while n_hi - n_lo > 1:
+        guard()
         mid = (n_lo + n_hi) // 2
         between = lo + studies.subset(hi - lo, mid - n_lo)
         if probability(between, mid) >= power:

@@ -39,7 +39,8 @@ from statistics import NormalDist
 import numpy as np
 from numpy.typing import NDArray
 
-from planner.errors import InvalidInput
+from planner.errors import InvalidInput, PlannerError
+from planner.sizing.compat_kappasize import N_MAX, one_sided_alpha
 from planner.statistics.intervals import kappa_standard_error
 from planner.validation import RULES, check, shown
 
@@ -88,11 +89,22 @@ def _tau(table: FloatArray) -> float:
     return float(kappa_standard_error(table))
 
 
-def _common(k1: float, k0: float, alpha: float, power: float) -> tuple[float, float, float, float]:
+def _common(
+    k1: float, k0: float, alpha: float, power: float, twosided: bool
+) -> tuple[float, float, float, float]:
     k1 = check("k1", k1, RULES["irr_kappa"])
     k0 = check("k0", k0, RULES["irr_kappa"])
     alpha = check("alpha", alpha, RULES["compat_alpha"])
     power = check("power", power, RULES["compat_power"])
+    if not twosided:
+        one_sided_alpha(alpha)
+    if not power > alpha:  # at k1 = k0 the test rejects with probability alpha
+        raise InvalidInput(
+            f"power must exceed alpha ({shown(alpha)}), got {shown(power)}",
+            parameter="power",
+            value=power,
+            rule="a number in (alpha, 1)",
+        )
     if k1 == k0:
         raise InvalidInput(f"k1 must differ from k0 ({shown(k0)}), got {shown(k1)}", parameter="k1")
     return k1, k0, alpha, power
@@ -104,6 +116,8 @@ def _size(
     z_alpha = NormalDist().inv_cdf(1 - alpha / (2 if twosided else 1))
     z_power = NormalDist().inv_cdf(power)
     raw = ((z_alpha * tau0 + z_power * tau1) / (k1 - k0)) ** 2
+    if not raw <= N_MAX:  # the cap every compat answer shares
+        raise PlannerError(f"more than {N_MAX:,} items would be needed")
     return math.ceil(raw), raw
 
 
@@ -123,7 +137,7 @@ def N_cohen_kappa(  # noqa: N802 - R's name
     """
     rate1 = check("rate1", rate1, RULES["irr_rate"])
     rate2 = check("rate2", rate2, RULES["irr_rate"])
-    k1, k0, alpha, power = _common(k1, k0, alpha, power)
+    k1, k0, alpha, power = _common(k1, k0, alpha, power, twosided)
     tables = {}
     for name, kappa in (("k1", k1), ("k0", k0)):
         table = binary_cells(rate1, rate2, kappa)
@@ -203,7 +217,7 @@ def N2_cohen_kappa(  # noqa: N802 - R's name
         )
     if abs(sum(margins) - 1) > _SUM_TOLERANCE:
         raise InvalidInput(f"mrg must sum to 1, got {shown(sum(margins))}", parameter="mrg")
-    k1, k0, alpha, power = _common(k1, k0, alpha, power)
+    k1, k0, alpha, power = _common(k1, k0, alpha, power, twosided)
     tau0, _ = max_tau(margins, k0)
     tau1, table = max_tau(margins, k1)
     n, raw = _size(tau1, tau0, k1, k0, alpha, power, twosided)
@@ -226,10 +240,11 @@ def N2_cohen_kappa(  # noqa: N802 - R's name
 
 def irr(function: str, **arguments: object) -> IrrResult:
     """Call the irr function named ``function`` (R's spelling) with ``arguments``."""
-    if function not in FUNCTIONS:
+    if not isinstance(function, str) or function not in FUNCTIONS:
         raise InvalidInput(
             f"FUNCTION must be one of irr's {', '.join(FUNCTIONS)} (R's names); "
-            f"got {shown(function)}"
+            f"got {shown(function)}",
+            parameter="function",
         )
     binary = function == "N.cohen.kappa"
     needed = ("rate1", "rate2", "k1", "k0") if binary else ("mrg", "k1", "k0")

@@ -31,6 +31,10 @@ omitted, as in R).
   quantile with probability ``power``, found by kappaSize's own bisection (stopping when
   the CDF is within 1e-5 of ``1 - power``), so ``N`` matches R's to the printed digits.
 
+Every answer is capped at :data:`N_MAX` (10^9 items, the same for CI*, Power* and irr): a
+larger one is refused, as is ``power <= alpha`` (no non-centrality gives it) and a one-sided
+``alpha >= 0.5`` (its level ``1 - 2 alpha`` would not be positive).
+
 The CI criterion puts the *expected* limit at ``kappaL``: about half the studies of that
 size get a lower limit below it (docs/methods.md, "Compatibility with kappaSize and irr";
 :mod:`planner.sizing.compat_check` simulates it).
@@ -54,7 +58,7 @@ from statistics import NormalDist
 import numpy as np
 from numpy.typing import NDArray
 
-from planner.errors import InvalidInput, PlannerError
+from planner.errors import SEARCH_STEPS, InvalidInput, PlannerError, SearchLimit
 from planner.validation import RULES, check, shown
 
 FloatArray = NDArray[np.float64]
@@ -66,7 +70,9 @@ FUNCTIONS: dict[str, tuple[str, int]] = {
     for cats, k in (("Binary", 2), ("3Cats", 3), ("4Cats", 4), ("5Cats", 5))
 }
 _N_START = 11  # kappaSize's search begins at n = 11
-_N_MAX = 10**9
+#: the most items any compat answer may be (CI*, Power*, irr alike): the simulation that
+#: checks an answer draws counts of that many items, and no agreement study is larger
+N_MAX = 10**9
 _STEP = 0.001  # FixedN*: kappaL walks down in these steps
 
 
@@ -182,6 +188,19 @@ def _setting(
     return KappaSizeSetting(function, kappa0, checked[:1] if k == 2 else checked, raters, alpha)
 
 
+def one_sided_alpha(alpha: float) -> float:
+    """``alpha`` of a one-sided limit or test: below 0.5, as its level ``1 - 2 alpha`` is."""
+    if not alpha < 0.5:
+        raise InvalidInput(
+            f"alpha must be below 0.5 for a one-sided limit or test (the level is one minus "
+            f"twice it), got {shown(alpha)}",
+            parameter="alpha",
+            value=alpha,
+            rule="a number in (0, 0.5)",
+        )
+    return alpha
+
+
 def _not_yet(stat: FloatArray, crit: float) -> NDArray[np.bool_]:
     """R's loop condition ``abs(X2 - 0.001) < crit`` (NaN counts as "not yet")."""
     with np.errstate(invalid="ignore"):
@@ -199,8 +218,8 @@ def _first_n(setting: KappaSizeSetting, limits: list[float], crit: float) -> int
     if not all(math.isfinite(s) and s > 0 for s in per_item):
         raise PlannerError("the limits are too close to kappa0 for any number of items")
     guess = max(math.ceil((crit + 0.001) / s) for s in per_item)
-    if guess > _N_MAX:
-        raise PlannerError(f"more than {_N_MAX:,} items would be needed")
+    if guess > N_MAX:
+        raise PlannerError(f"more than {N_MAX:,} items would be needed")
     start = max(_N_START, guess - 50)
     ns = np.arange(start, guess + 51, dtype=float)
     ready = np.ones(ns.shape, dtype=bool)
@@ -236,6 +255,8 @@ def _ci(
                 parameter="kappaU",
             )
         limits.append(kappaU)
+    if kappaU is None:
+        one_sided_alpha(setting.alpha)
     crit = _chi2_quantile(1 - alpha if kappaU is not None else 1 - 2 * alpha)
     return CIResult(setting, kappaL, kappaU, _first_n(setting, limits, crit), crit)
 
@@ -250,6 +271,7 @@ def _fixed_n(
 ) -> FixedNResult:
     setting = _setting(function, kappa0, props, raters, alpha)
     n = check("n", n, RULES["compat_n"])
+    one_sided_alpha(setting.alpha)
     crit = _chi2_quantile(1 - 2 * alpha)
     steps = int(round((setting.kappa0 + 1) / _STEP)) + 1  # no further than kappa = -1
     walk = np.subtract.accumulate(np.r_[setting.kappa0, np.full(steps, _STEP)])[1:]
@@ -284,6 +306,8 @@ def _power(
         )
     lam = noncentrality(alpha, power)
     n_raw = lam / per_item
+    if not n_raw <= N_MAX:  # one cap for every compat answer (and its simulation)
+        raise PlannerError(f"more than {N_MAX:,} items would be needed")
     return PowerResult(setting, kappa1, power, n_raw, math.ceil(n_raw), lam)
 
 
@@ -326,23 +350,39 @@ def noncentrality(alpha: float, power: float, df: int = 1) -> float:
     """
     crit = _chi2_quantile(1 - alpha, df)
     target = (1 - (1 - (1 - power) * 2)) / 2  # R: (1 - conf)/2 with conf = 1 - 2(1 - power)
+    if not power > alpha:  # at lambda = 0 the test rejects with probability alpha
+        raise InvalidInput(
+            f"power must exceed alpha ({shown(alpha)}), got {shown(power)}",
+            parameter="power",
+            value=power,
+            rule="a number in (alpha, 1)",
+        )
 
     def cdf(lam: float) -> float:
         return _ncx2_cdf(crit, df, lam)
 
+    # cdf falls from 1 - alpha (lambda = 0) to 0, and 1 - power < 1 - alpha: each bracket
+    # ends, and the bisection halves the bracket; SEARCH_STEPS bounds all three loops
     low, mid, high = crit, 2 * crit, 3 * crit
-    while cdf(low) < target:
+    for _ in range(SEARCH_STEPS):
+        if cdf(low) >= target:
+            break
         low, mid = low / 4, low
-    while cdf(high) > target:
+    for _ in range(SEARCH_STEPS):
+        if cdf(high) <= target:
+            break
         mid, high = high, high + crit
-    diff = 1.0
-    while diff > 1e-5:
+    for _ in range(SEARCH_STEPS):  # R's loop: at least one halving, then |cdf - target|
         if cdf(mid) < target:
             mid, high = (low + mid) / 2, mid
         else:
             low, mid = mid, (mid + high) / 2
-        diff = abs(cdf(mid) - target)
-    return mid
+        if abs(cdf(mid) - target) <= 1e-5:
+            return mid
+    raise SearchLimit(
+        f"the non-centrality for power {shown(power)} at alpha {shown(alpha)} did not settle "
+        f"in {SEARCH_STEPS} steps"
+    )
 
 
 # ---------------------------------------------------------------- the R functions, by name
@@ -508,10 +548,11 @@ def Power5Cats(  # noqa: N802 - R's name
 
 def kappasize(function: str, **arguments: object) -> CIResult | FixedNResult | PowerResult:
     """Call the kappaSize function named ``function`` (R's spelling) with ``arguments``."""
-    if function not in FUNCTIONS:
+    if not isinstance(function, str) or function not in FUNCTIONS:
         raise InvalidInput(
             f"FUNCTION must be one of kappaSize's {', '.join(FUNCTIONS)} (R's names); "
-            f"got {shown(function)}"
+            f"got {shown(function)}",
+            parameter="function",
         )
     kind = FUNCTIONS[function][0]
     allowed = {

@@ -36,6 +36,7 @@ from planner.sizing.model import PairModel
 from planner.sizing.search import smallest_passing
 from planner.sizing.simulation import NestedStudies
 from planner.statistics.intervals import normal_quantile
+from planner.validation import MAX_STRATA, check_strata_effort
 
 FloatArray = NDArray[np.float64]
 METRIC_GRADIENTS = ("psa", "kappa")
@@ -247,6 +248,7 @@ class StratifiedStudies:
     """Nested replicate studies per stratum (common random numbers across sizes)."""
 
     def __init__(self, models: list[PairModel], n_reps: int, rng: np.random.Generator) -> None:
+        check_strata_effort(len(models), n_reps)
         streams = rng.spawn(len(models))
         self.studies = [
             NestedStudies(m.cells, n_reps, rng=s) for m, s in zip(models, streams, strict=True)
@@ -288,6 +290,13 @@ def size_stratified(
     estimates (one call, so a design computes its interval once per evaluated size).
     Returns the items per stratum, and the half-widths and estimates at that size.
     """
+    if floor * len(models) > max_items:
+        raise InvalidInput(
+            f"floor_items must leave the design within max_items {max_items:,}: "
+            f"{floor:,} items in each of {len(models)} strata are {floor * len(models):,}",
+            parameter="floor_items",
+            value=floor,
+        )
     studies = StratifiedStudies(models, n_reps, rng)
     cache: dict[int, tuple[NDArray, NDArray]] = {}
 
@@ -308,12 +317,26 @@ def size_stratified(
             f"width {width:g} is not reached by this design within max_items {max_items}",
             parameters=("width", "max_items"),
         ) from None
+    split = split_items(total, proportions, floor)
+    if sum(split) > max_items:  # the floor raised some strata past the search's total
+        raise TargetUnreachable(
+            f"width {width:g} is not reached by this design within max_items {max_items} "
+            f"(with {floor} items at least per stratum)",
+            parameters=("width", "max_items"),
+        )
     hw, est = evaluate(total)
-    return split_items(total, proportions, floor), hw, est
+    return split, hw, est
 
 
 def check_strata(models: list[PairModel], shares: ArrayLike) -> None:
+    """At least two and at most :data:`~planner.validation.MAX_STRATA` strata, shares
+    summing to 1."""
     if len(models) < 2:
         raise InvalidInput("a stratified design needs at least two strata")
+    if len(models) > MAX_STRATA:
+        raise InvalidInput(
+            f"a stratified design takes at most {MAX_STRATA:,} strata, got {len(models):,}",
+            parameter="strata",
+        )
     if not np.isclose(np.sum(shares), 1.0):
         raise InvalidInput("strata shares must sum to 1")

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from planner.errors import step_guard
 from planner.sizing.model import PairModel
 from planner.statistics.intervals import psa_interval
 
@@ -224,7 +225,9 @@ def conditional_psa_assurance(
 def _peak(hw: Callable[[NDArray], NDArray], lo: NDArray, hi: NDArray) -> NDArray:
     """Where the unimodal ``hw(a)`` peaks on the integers of ``[lo, hi]`` (ternary search)."""
     left, right = lo.copy(), hi.copy()
+    guard = step_guard("the ternary search for the widest outcome")
     while np.any(right - left > 2):
+        guard()
         third = np.floor((right - left) / 3)
         m1, m2 = left + third, right - third
         active = right - left > 2
@@ -278,14 +281,18 @@ def _threshold_assurance(
         )
     # a1: last a in [lo, peak] with hw <= width (lo - 1 if none); hw rises on [lo, peak]
     low, high = lo - 1, peak.copy()
+    guard = step_guard("the bisection for the narrow outcomes")
     while np.any(high - low > 0):
+        guard()
         mid = np.ceil((low + high) / 2)
         narrow = (high > low) & (hw(np.maximum(mid, lo)) <= width)
         low, high = np.where(narrow, mid, low), np.where(narrow | (high == low), high, mid - 1)
     a1 = low
     # a2: first a in [peak + 1, hi] with hw <= width (hi + 1 if none); hw falls there
     low, high = peak + 1, hi + 1
+    guard = step_guard("the bisection for the narrow outcomes")
     while np.any(high - low > 0):
+        guard()
         mid = np.floor((low + high) / 2)
         narrow = (high > low) & (hw(np.minimum(mid, hi)) <= width)
         high, low = np.where(narrow, mid, high), np.where(narrow | (high == low), low, mid + 1)
@@ -406,13 +413,17 @@ def _kept_outcomes(us: NDArray, weights: NDArray, jaccard: float) -> int:
 
     # first kept a in [lo, peak] (peak + 1 if none) and last kept a in [peak, hi]
     low, high = lo.copy(), peak + 1
+    guard = step_guard("the bisection for the kept outcomes")
     while np.any(high > low):
+        guard()
         mid = np.floor((low + high) / 2)
         hit = (high > low) & kept(mid)
         high, low = np.where(hit, mid, high), np.where(hit | (high == low), low, mid + 1)
     first = low
     low, high = peak - 1, hi.copy()
+    guard = step_guard("the bisection for the kept outcomes")
     while np.any(high > low):
+        guard()
         mid = np.ceil((low + high) / 2)
         hit = (high > low) & kept(mid)
         low, high = np.where(hit, mid, low), np.where(hit | (high == low), high, mid - 1)

@@ -139,6 +139,10 @@ def renamed(exc: InvalidInput, name_of: Callable[[str], str], prefix: str = "") 
 
 def _pair(values: Any, name: str) -> tuple[float, float]:
     """One value for both annotators, or one per annotator, each checked by ``RULES[name]``."""
+    if not isinstance(values, int | float | np.number | list | tuple | np.ndarray):
+        raise InvalidInput(
+            f"{name} must be a number or two numbers, got {values!r}", parameter=name
+        )
     items = (values,) if isinstance(values, int | float | np.number) else tuple(values)
     if len(items) not in (1, 2):
         raise InvalidInput(
@@ -325,6 +329,11 @@ def pair_from_counts(counts: tuple[int, ...] | list[int]) -> PairModel:
     >>> pair_from_counts([6, 21, 14, 459]).cells
     (0.012, 0.042, 0.028, 0.918)
     """
+    if not isinstance(counts, list | tuple | np.ndarray):
+        raise InvalidInput(
+            f"pilot_counts must be four counts, got {type(counts).__name__}",
+            parameter="pilot_counts",
+        )
     if len(counts) != 4:
         raise InvalidInput(
             f"pilot_counts takes four counts both,a_only,b_only,neither; got {len(counts)}",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from planner.errors import InvalidInput
+from planner.errors import InvalidInput, SearchLimit
 from planner.sizing.model import PairModel, pair_from_annotators
 from planner.validation import RULES, check, shown
 
@@ -43,6 +43,8 @@ def _agreement(
 
 
 def _bias_pair(bias: float | tuple[float, ...]) -> tuple[float, float]:
+    if not isinstance(bias, int | float | list | tuple):
+        raise InvalidInput(f"bias must be a number or two numbers, got {bias!r}", parameter="bias")
     values = (bias,) if isinstance(bias, int | float) else tuple(bias)
     if len(values) not in (1, 2):
         raise InvalidInput(
@@ -51,6 +53,18 @@ def _bias_pair(bias: float | tuple[float, ...]) -> tuple[float, float]:
         )
     checked = [check("bias", v, RULES["bias"]) for v in values]
     return checked[0], checked[-1]
+
+
+def _root(f: Callable[[float], float], low: float, high: float) -> float:
+    """Brent's root of ``f`` on the bracket ``[low, high]`` (signs differ at its ends), in at
+    most 100 steps (scipy's bound: the bracket is 1/400 of the error range, so bisection
+    alone would reach the tolerance 1e-14 in about 40)."""
+    from scipy.optimize import brentq
+
+    try:
+        return float(brentq(f, low, high, xtol=1e-14, maxiter=100))
+    except RuntimeError:  # scipy: "Failed to converge after 100 iterations"
+        raise SearchLimit("the error rate for the agreement target did not settle") from None
 
 
 def pair_from_agreement(
@@ -84,8 +98,6 @@ def pair_from_agreement(
     >>> round(m.psa, 6), round(m.assumptions["error_rate"][0], 4)
     (0.6, 0.0365)
     """
-    from scipy.optimize import brentq
-
     pi = check("prevalence", prevalence, RULES["prevalence"])
     if (psa is None) == (kappa is None):
         raise InvalidInput("give one of psa or kappa with prevalence", parameter="psa")
@@ -113,7 +125,7 @@ def pair_from_agreement(
             root = e0
             break
         if (v0 - goal) * (v1 - goal) <= 0:
-            root = brentq(lambda e: value(e) - goal, e0, e1, xtol=1e-14)
+            root = _root(lambda e: value(e) - goal, e0, e1)
             break
     model = pair_from_annotators(pi, root, biases, h)
     assumptions = {**model.assumptions, f"target_{target}": goal}

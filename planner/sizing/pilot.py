@@ -22,12 +22,20 @@ out of core (``engine``, ``memory_limit``, ``temp_dir``), as ``planner agree`` r
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from planner.errors import InvalidInput
-from planner.validation import compact_repr
+from planner.validation import (
+    RULES,
+    check,
+    check_instance,
+    check_text,
+    check_texts,
+    compact_repr,
+)
 
 if TYPE_CHECKING:
     from planner.data.labels import Ratings
@@ -186,6 +194,14 @@ def pilot_from_ratings(
     confidence_level: float = 0.95,
 ) -> Pilot:
     """The :class:`Pilot` of two annotators of ``ratings`` (see the module docstring)."""
+    from planner.data.labels import Ratings
+
+    check("confidence_level", confidence_level, RULES["confidence_level"])
+    check_instance("ratings", ratings, Ratings, "a Ratings (read_labels, ratings_from_matrix, ...)")
+    if pair is not None and (check_texts("pair", pair) is None or len(pair) != 2):
+        raise InvalidInput(f"pair must name two annotators, got {len(pair)}", parameter="pair")
+    if positive is not None:  # a label: text, or a number for numeric labels
+        check_instance("positive", positive, (str, int, float, np.number), "a label")
     from planner.statistics import agreement
     from planner.statistics.intervals import kappa_interval, psa_interval
 
@@ -252,6 +268,8 @@ def read_pilot(
     format, missing); ``engine`` (``"pandas"``, ``"duckdb"`` or ``"auto"``, the default),
     ``memory_limit`` and ``temp_dir``: as :func:`planner.data.engine_duckdb.read_with_engine`.
     """
+    if not isinstance(path, str | Path) or not str(path):
+        raise InvalidInput(f"path must name a label file, got {path!r}", parameter="path")
     from dataclasses import replace
 
     from planner.data.engine_duckdb import ReadOptions, read_with_engine
@@ -261,7 +279,7 @@ def read_pilot(
         if key in given:
             given[key] = tuple(given[key])
     options = ReadOptions(**given)
-    chosen_engine = engine or "auto"
+    chosen_engine = "auto" if engine is None else str(check_text("engine", engine))
     ratings, chosen, why = read_with_engine(
         path, options, engine=chosen_engine, memory_limit=memory_limit, temp_dir=temp_dir
     )

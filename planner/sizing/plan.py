@@ -29,7 +29,15 @@ from planner.sizing.search import (
     worst_case_union_positives,
 )
 from planner.statistics.intervals import KAPPA_ESTIMANDS, KAPPA_METHODS, PSA_METHODS, coverage_note
-from planner.validation import RULES, RngLike, check, check_choice, compact_repr, seed_from
+from planner.validation import (
+    RULES,
+    RngLike,
+    check,
+    check_choice,
+    check_instance,
+    compact_repr,
+    seed_from,
+)
 
 #: PSA methods the plan under pilot uncertainty supports (every outcome narrow from some U on)
 UNCERTAINTY_METHODS = ("wilson", "clopper-pearson", "jeffreys")
@@ -280,6 +288,8 @@ def make_plan(
         For a model from pilot counts: posterior draws for the plan under pilot
         uncertainty (:func:`planner.sizing.uncertainty.items_under_uncertainty`); 0 skips it.
     """
+    check_instance("model", model, PairModel, "a PairModel (pair_from_annotators, ...)")
+    check_instance("settings", settings, PlanSettings, "a PlanSettings")
     seed = seed_from(rng)
     if model.union_rate <= 0:
         raise InvalidInput("the model implies no union positives: PSA and kappa are undefined")

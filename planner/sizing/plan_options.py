@@ -134,11 +134,11 @@ def _flag(parameter: str) -> str:
 def _given_ways(options: dict[str, Any]) -> list[str]:
     """The ways of describing the model that ``options`` use (exactly one is allowed)."""
     on = {k: options.get(k) is not None for k in ("prevalence", "union_rate", "psa", "kappa")}
-    given = {
-        "--prevalence": on["prevalence"],
-        "--union-rate/--psa": on["union_rate"] or (on["psa"] and not on["prevalence"]),
-        "--pilot-counts": options.get("pilot_counts") is not None and not options.get("pilot_read"),
-        "--pilot": options.get("pilot_file") is not None,
+    given = {  # by their parameters (the CLI names them as flags)
+        "prevalence": on["prevalence"],
+        "union_rate with psa": on["union_rate"] or (on["psa"] and not on["prevalence"]),
+        "pilot_counts": options.get("pilot_counts") is not None and not options.get("pilot_read"),
+        "pilot_file": options.get("pilot_file") is not None,
     }
     return [name for name, used in given.items() if used]
 
@@ -146,13 +146,18 @@ def _given_ways(options: dict[str, Any]) -> list[str]:
 def _check_ways(options: dict[str, Any], fail: Any) -> None:
     """Exactly one way of describing the model, and the options each way needs."""
     if options.get("kappa") is not None and options.get("prevalence") is None:
-        raise InvalidInput("--kappa needs --prevalence (the model as prevalence and kappa)")
+        raise InvalidInput(
+            "kappa needs prevalence (the model as prevalence and kappa)",
+            parameter="kappa",
+            parameters=("prevalence", "kappa"),
+        )
     chosen = _given_ways(options)
     if len(chosen) != 1:
         raise InvalidInput(
-            "give exactly one of --prevalence (annotator model), --union-rate with --psa, "
-            "--pilot-counts or --pilot (or a scenario file); got "
-            f"{', '.join(chosen) if chosen else 'none'}"
+            "give exactly one of prevalence (annotator model), union_rate with psa, "
+            "pilot_counts or pilot_file (or a scenario file); got "
+            f"{', '.join(chosen) if chosen else 'none'}",
+            parameters=("prevalence", "union_rate", "psa", "pilot_counts", "pilot_file"),
         )
     prevalence = options.get("prevalence") is not None
     annotator = [k for k in ("error_rate", "bias", "ambiguity") if options.get(k) is not None]
@@ -160,19 +165,32 @@ def _check_ways(options: dict[str, Any], fail: Any) -> None:
         verb = "needs" if len(annotator) == 1 else "need"
         raise fail(InvalidInput(f"{' and '.join(annotator)} {verb} prevalence (annotator model)"))
     if prevalence and options.get("union_rate") is not None:
-        raise InvalidInput("--union-rate replaces --prevalence: give one of them")
+        raise InvalidInput(
+            "union_rate replaces prevalence: give one of them",
+            parameter="union_rate",
+            parameters=("prevalence",),
+        )
     if prevalence and options.get("psa") is not None and options.get("kappa") is not None:
-        raise InvalidInput("give one of --psa and --kappa with --prevalence, not both")
+        raise InvalidInput(
+            "give one of psa and kappa with prevalence, not both",
+            parameters=("psa", "kappa", "prevalence"),
+        )
     if prevalence and options.get("error_rate") is not None:
         target = [k for k in ("psa", "kappa") if options.get(k) is not None]
         if target:
             raise InvalidInput(
-                f"--{target[0]} with --prevalence solves for the error rate: drop --error-rate "
-                f"or --{target[0]}"
+                f"{target[0]} with prevalence solves for the error rate: drop error_rate "
+                f"or {target[0]}",
+                parameter=target[0],
+                parameters=(target[0], "prevalence", "error_rate"),
             )
-    if chosen == ["--union-rate/--psa"]:
+    if chosen == ["union_rate with psa"]:
         if options.get("union_rate") is None or options.get("psa") is None:
-            raise InvalidInput("--union-rate and --psa go together: give both")
+            raise InvalidInput(
+                "union_rate and psa go together: give both",
+                parameter="union_rate",
+                parameters=("psa",),
+            )
 
 
 def build_model(options: dict[str, Any], origin: dict[str, str] | None = None) -> PairModel:
@@ -350,18 +368,20 @@ def _stratified(  # type: ignore[no-untyped-def]
     scenario: Scenario, cli: dict[str, Any], merged: ResolvedOptions, settings, seed_fn, notes
 ) -> Any:
     """The design comparison of a stratified scenario."""
-    annotator = [_flag(k) for k in ("error_rate", "bias", "ambiguity") if cli.get(k) is not None]
+    annotator = [k for k in ("error_rate", "bias", "ambiguity") if cli.get(k) is not None]
     if annotator:
         raise InvalidInput(
             f"{' and '.join(annotator)} cannot change the stratified scenario {scenario.path}: "
             "set these in its [model] or [[strata]], or describe one population with "
-            "--prevalence"
+            "prevalence",
+            parameters=(*annotator, "prevalence"),
         )
-    given = [_flag(k) for k in (*_FIXED_SIZE, "pilot") if cli.get(k) is not None]
+    given = [k for k in (*_FIXED_SIZE, "pilot") if cli.get(k) is not None]
     if given:
         raise InvalidInput(
             f"{', '.join(given)} cannot be used with the stratified scenario {scenario.path}: "
-            "describe one population with --prevalence"
+            "describe one population with prevalence",
+            parameters=(*given, "prevalence"),
         )
     seed = seed_fn(merged.seed)
     from planner.sizing.compare import compare_designs
@@ -414,8 +434,12 @@ def _model_options(
         flags = ", ".join(_READER_FLAG.get(k, _flag(k)) for k in cli["pilot_reader"])
         raise InvalidInput(f"{flags}: options for reading a pilot file, which is not given")
     elif cli.get("pair") is not None or cli.get("positive") is not None:
-        flag = "--pair" if cli.get("pair") is not None else "--positive"
-        raise InvalidInput(f"{flag} applies only with --pilot FILE (it reads the pilot file)")
+        name = "pair" if cli.get("pair") is not None else "positive"
+        raise InvalidInput(
+            f"{name} applies only with pilot_file FILE (it reads the pilot file)",
+            parameter=name,
+            parameters=("pilot_file",),
+        )
     return options, origin, pilot
 
 
@@ -450,10 +474,15 @@ def _fixed_size(model: PairModel, settings: PlanSettings, cli: dict[str, Any], s
         return None
     if len(given) > 1:
         raise InvalidInput(
-            f"{' and '.join(_flag(k) for k in given)} each fix the study's size: give one of them"
+            f"{' and '.join(given)} each fix the study's size: give one of them",
+            parameters=tuple(given),
         )
     if "budget" in given and settings.hourly_rate is None:
-        raise InvalidInput("--budget needs --hourly-rate (the cost of one person-hour)")
+        raise InvalidInput(
+            "budget needs hourly_rate (the cost of one person-hour)",
+            parameter="budget",
+            parameters=("hourly_rate",),
+        )
     from planner.sizing.precision import fixed_size_precision
 
     return fixed_size_precision(model, settings, **given, rng=seed)
@@ -499,7 +528,8 @@ def run_plan(
     given = [k for k in _FIXED_SIZE if cli.get(k) is not None]
     if len(given) > 1:
         raise InvalidInput(
-            f"{' and '.join(_flag(k) for k in given)} each fix the study's size: give one of them"
+            f"{' and '.join(given)} each fix the study's size: give one of them",
+            parameters=tuple(given),
         )
     model_options, origin, pilot = _model_options(scenario, cli)
     fitted = pilot is not None and pilot.model is not None  # 3+ annotators, no pair
@@ -596,15 +626,18 @@ def _schedule_notes(
     if items is not None:
         given = [k for k in ITEMS_REPLACE if cli.get(k) is not None]
         if given:
-            flags = ", ".join("--" + k.replace("_", "-") for k in given)
             raise InvalidInput(
-                f"--items gives the items to label, so {flags} would have no effect; "
-                "drop them or drop --items"
+                f"items fixes the study's size, so {', '.join(given)} would have no effect; "
+                "drop them or drop items",
+                parameter="items",
+                parameters=("items", *given),
             )
     elif cli.get("contested_rate") is not None:
         raise InvalidInput(
-            "--contested-rate applies only with --items; a planned study takes the share of "
-            "contested items from its model"
+            "contested_rate applies only with items; a planned study takes that share from "
+            "its model",
+            parameter="contested_rate",
+            parameters=("items",),
         )
     if design is None:
         return []

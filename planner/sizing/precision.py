@@ -31,7 +31,7 @@ from planner.sizing.exact import (
 )
 from planner.sizing.model import PairModel
 from planner.sizing.simulation import NestedStudies, simulate_tables
-from planner.validation import RULES, RngLike, check, seed_from
+from planner.validation import RULES, RngLike, check, check_choice, check_instance, seed_from
 
 QUANTILES = (0.1, 0.5, 0.9)
 
@@ -178,6 +178,13 @@ def fixed_size_precision(
     model's contested share times the adjudication seconds, and (for ``budget``) the hourly
     rate. Each metric of ``settings.metrics`` is reported (:class:`MetricPrecision`).
     """
+    check_instance("model", model, PairModel, "a PairModel")
+    from planner.sizing.plan import PlanSettings  # plan imports this module
+
+    check_instance("settings", settings, PlanSettings, "a PlanSettings")
+    for name, amount in (("items", items), ("hours", hours), ("budget", budget)):
+        if amount is not None:
+            check(name, amount, RULES[name])
     given = {k: v for k, v in (("items", items), ("hours", hours), ("budget", budget)) if v}
     if len([v for v in (items, hours, budget) if v is not None]) != 1:
         named = (
@@ -238,6 +245,15 @@ def assurance_curve(
     ``settings.n_reps`` nested simulated studies (common random numbers across ``n``, so the
     curve is smooth).
     """
+    check_instance("model", model, PairModel, "a PairModel")
+    from planner.sizing.plan import PlanSettings  # plan imports this module
+
+    check_instance("settings", settings, PlanSettings, "a PlanSettings")
+    check_choice("metric", metric, ("psa", "kappa"))
+    items = [
+        check("items", n, RULES["items"])
+        for n in check_instance("items", items, (list, tuple), "a list of item counts")
+    ]
     from planner.sizing.search import interval_function
 
     method = settings.psa_method if metric == "psa" else settings.kappa_method

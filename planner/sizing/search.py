@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from planner.errors import InvalidInput, TargetUnreachable
+from planner.errors import InvalidInput, TargetUnreachable, step_guard
 from planner.sizing.exact import (
     EXACT_PSA_METHODS,
     ExactPSAAssurance,
@@ -51,7 +51,7 @@ from planner.statistics.intervals import (
     normal_quantile,
     psa_interval,
 )
-from planner.validation import RULES, RngLike, as_generator, check, check_choice
+from planner.validation import RULES, RngLike, as_generator, check, check_choice, check_text
 
 METRICS = ("psa", "kappa")
 DEFAULT_METHOD = {"psa": "wilson", "kappa": "score"}
@@ -183,7 +183,9 @@ def analytic_items(model: PairModel, metric: str, width: float, confidence_level
 
 def _bisect_passing(passes: Callable[[int], bool], low: int, high: int) -> int:
     """Smallest passing integer in ``(low, high]`` given ``passes(high)``, by bisection."""
+    guard = step_guard("the bisection over items")
     while high - low > 1:
+        guard()
         mid = (low + high) // 2
         if passes(mid):
             high = mid
@@ -210,7 +212,9 @@ def smallest_passing(passes: Callable[[int], bool], start: int, max_value: int) 
     start = int(min(max(start, 1), max_value))
     if passes(start):
         high, low = start, 0
+        guard = step_guard("halving the start")
         while high > 1:
+            guard()
             trial = max(high // 2, 1)
             if passes(trial):
                 high = trial
@@ -219,7 +223,9 @@ def smallest_passing(passes: Callable[[int], bool], start: int, max_value: int) 
                 break
     else:
         low = start
+        guard = step_guard("doubling the bracket")
         while True:
+            guard()
             if low >= max_value:
                 raise TargetUnreachable(str(max_value))
             trial = min(low * 2, max_value)
@@ -242,13 +248,17 @@ def smallest_passing_near(
     step = max(1, int(share * start))
     if passes(start):
         high, low = start, start - step
+        guard = step_guard("stepping the bracket down")
         while low >= 1 and passes(low):
+            guard()
             high, step = low, 2 * step
             low = high - step
         low = max(low, 0)
     else:
         low, high = start, start + step
+        guard = step_guard("stepping the bracket up")
         while True:
+            guard()
             if low >= max_value:
                 raise TargetUnreachable(str(max_value))
             high = min(high, max_value)
@@ -428,7 +438,7 @@ def find_sample_size(
     )
     n_reps = check("n_reps", n_reps, RULES["n_reps"])
     max_items = check("max_items", max_items, RULES["max_items"])
-    method = method or DEFAULT_METHOD[metric]
+    method = DEFAULT_METHOD[metric] if method is None else str(check_text("method", method))
     interval_rng, study_rng, check_rng = as_generator(rng).spawn(3)
     interval = interval_function(metric, method, confidence_level, n_boot=n_boot, rng=interval_rng)
     target = _Target(metric, method, width, confidence_level, assurance, n_reps)

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from planner.errors import InvalidInput
+from planner.errors import InvalidInput, step_guard
 from planner.sizing.exact import log_gamma, usable_half_width
 from planner.statistics.intervals import psa_conditional_interval
 from planner.validation import RULES, RngLike, check, check_choice, seed_from
@@ -64,7 +64,9 @@ def _ternary_peak(hw: Any, lo: NDArray, hi: NDArray) -> NDArray:
     """Where the unimodal ``hw(a, rows)`` peaks on the integers of ``[lo, hi]``, per row."""
     rows = np.arange(lo.size)
     left, right = lo.copy(), hi.copy()
+    guard = step_guard("the ternary search for the widest outcome")
     while np.any(right - left > 2):
+        guard()
         active = right - left > 2
         third = np.floor((right - left) / 3)
         m1, m2 = left + third, right - third
@@ -82,13 +84,17 @@ def _boundary(narrow: Any, low: NDArray, high: NDArray, rising: bool) -> NDArray
     rows = np.arange(low.size)
     if rising:  # narrow on [low, a1]: find a1
         lo, hi = low - 1, high.copy()
+        guard = step_guard("the bisection for the narrow outcomes")
         while np.any(hi > lo):
+            guard()
             mid = np.ceil((lo + hi) / 2)
             ok = (hi > lo) & narrow(np.maximum(mid, low), rows)
             lo, hi = np.where(ok, mid, lo), np.where(ok | (hi == lo), hi, mid - 1)
         return lo
     lo, hi = low.copy(), high + 1  # narrow on [a2, high]: find a2
+    guard = step_guard("the bisection for the narrow outcomes")
     while np.any(hi > lo):
+        guard()
         mid = np.floor((lo + hi) / 2)
         ok = (hi > lo) & narrow(np.minimum(mid, high), rows)
         hi, lo = np.where(ok, mid, hi), np.where(ok | (hi == lo), lo, mid + 1)
@@ -215,7 +221,9 @@ def _smallest_n(passes: Any, low: NDArray, high: NDArray, max_items: int) -> NDA
     ok = passes(high)
     high = np.where(ok, high, float(max_items))
     ok_high = ok | passes(high)
+    guard = step_guard("the bisection over items per draw")
     while True:
+        guard()
         mid = np.floor((low + high) / 2)
         active = high - low > 1
         if not active.any():
@@ -309,6 +317,11 @@ def checked_target(
 
 
 def checked_counts(counts: Any) -> tuple[int, int, int, int]:
+    if not isinstance(counts, list | tuple | np.ndarray):
+        raise InvalidInput(
+            f"pilot_counts must be four counts, got {type(counts).__name__}",
+            parameter="pilot_counts",
+        )
     values = tuple(int(check("pilot_counts", v, RULES["pilot_count"])) for v in counts)
     if len(values) != 4:
         raise InvalidInput(
@@ -385,6 +398,8 @@ def items_under_uncertainty(
     rng
         Anything :func:`numpy.random.default_rng` takes; the seed used is recorded.
     """
+    if plug_in_items is not None:
+        plug_in_items = check("plug_in_items", plug_in_items, RULES["items"])
     values = checked_counts(counts)
     width, confidence_level, assurance, max_items = checked_target(
         width, confidence_level, assurance, max_items

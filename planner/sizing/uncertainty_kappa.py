@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from planner.errors import InvalidInput, TargetUnreachable
+from planner.errors import InvalidInput, TargetUnreachable, step_guard
 from planner.sizing.exact import reaches_width
 from planner.sizing.simulation import multivariate_hypergeometric
 from planner.sizing.uncertainty import (
@@ -157,19 +157,25 @@ def _search(assurance_at: Any, target: float, start: int, max_items: int) -> int
     or halving down from ``start``, then bisection); ``max_items + 1`` when none."""
     high = max(1, min(start, max_items))
     if assurance_at(high) >= target:
+        guard = step_guard("halving the start")
         while high > 1 and assurance_at(high // 2) >= target:
+            guard()
             high //= 2
         low = high // 2
     else:
         low = high
+        guard = step_guard("doubling the bracket")
         while high < max_items:
+            guard()
             high = min(2 * high, max_items)
             if assurance_at(high) >= target:
                 break
             low = high
         else:
             return max_items + 1
+    guard = step_guard("the bisection over items")
     while high - low > 1:
+        guard()
         mid = (low + high) // 2
         if assurance_at(mid) >= target:
             high = mid

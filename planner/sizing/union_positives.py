@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from planner.errors import TargetUnreachable
+from planner.errors import TargetUnreachable, step_guard
 from planner.sizing.exact import EXACT_PSA_METHODS, binomial_at_least, conditional_psa_assurance
 from planner.sizing.search import (
     WORST_CASE_JACCARD,
@@ -47,7 +47,9 @@ def worst_case_union_positives(width: float, confidence_level: float = 0.95) -> 
 
     guarantee = smallest_passing(every_outcome_narrow, delta, 100 * delta + 100)
     # the maximum over outcomes wobbles with U; walk up until a run of U's all pass
+    guard = step_guard("walking up to a run of narrow outcomes", 1000)
     while not all(every_outcome_narrow(u) for u in range(guarantee, guarantee + 20)):
+        guard()
         guarantee += 1
     return {"delta": delta, "wilson": guarantee}
 
@@ -88,7 +90,9 @@ def union_positives_for_assurance(
             f"{max_union_positives}",
             parameters=("width", "max_union_positives"),
         ) from None
+    guard = step_guard("walking up to a run of passing union positives", 1000)
     while True:
+        guard()
         run = conditional_psa_assurance(
             np.arange(u, u + 20), jaccard, width, confidence_level, method
         )

@@ -67,6 +67,25 @@ class ConfidenceInterval(NamedTuple):
         return (np.asarray(self.high) - np.asarray(self.low)) / 2.0
 
 
+#: the range of every kappa-type coefficient (Cohen's, Fleiss', weighted, AC1, Brennan-
+#: Prediger, ...) and of every proportion (PSA, observed and specific agreement)
+KAPPA_RANGE = (-1.0, 1.0)
+PROPORTION_RANGE = (0.0, 1.0)
+
+
+def within(low: ArrayLike, high: ArrayLike, bounds: tuple[float, float]) -> ConfidenceInterval:
+    """The interval ``[low, high]`` clipped to its parameter's range ``bounds`` (NaN kept).
+
+    Wald-type limits ``estimate -/+ z SE`` can pass the range the parameter lives in; no
+    interval planner reports does.
+
+    >>> ci = within(np.array([-1.2, np.nan]), np.array([0.4, np.nan]), KAPPA_RANGE)
+    >>> ci.low.tolist(), ci.high.tolist()
+    ([-1.0, nan], [0.4, nan])
+    """
+    return ConfidenceInterval(np.clip(low, *bounds), np.clip(high, *bounds))
+
+
 def _check_confidence_level(confidence_level: float) -> float:
     if not 0.0 < confidence_level < 1.0:
         raise ValueError(f"`confidence_level` must be in (0, 1), got {confidence_level}")
@@ -550,7 +569,7 @@ def kappa_interval(
         z = normal_quantile(confidence_level)
         est = cohen_kappa(table)
         se = kappa_standard_error(table)
-        return ConfidenceInterval(est - z * se, est + z * se)
+        return within(est - z * se, est + z * se, KAPPA_RANGE)
     if method == "bootstrap":
         return bootstrap_interval(table, cohen_kappa, confidence_level, n_boot=n_boot, rng=rng)
     raise ValueError(f"`method` must be one of {KAPPA_METHODS}, got {method!r}")

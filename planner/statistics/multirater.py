@@ -48,6 +48,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import sparse, special
 
 from planner.statistics.agreement import agreement_weights as agreement_weights  # re-exported
+from planner.statistics.intervals import KAPPA_RANGE, within
 
 FloatArray = NDArray[np.float64]
 CHANCE_MODELS = ("fleiss", "gwet", "brennan-prediger")
@@ -150,10 +151,11 @@ class ChanceCorrected:
             gap = np.maximum(1 - self.estimate, 1e-12)
             with np.errstate(over="ignore", invalid="ignore"):
                 h = t * self.standard_error / gap
-                return 1 - gap * np.exp(h), 1 - gap * np.exp(-h)
+                return within(1 - gap * np.exp(h), 1 - gap * np.exp(-h), KAPPA_RANGE)
         if scale != "linear":
             raise ValueError(f"`scale` must be 'linear' or 'log1m', got {scale!r}")
-        return self.estimate - t * self.standard_error, self.estimate + t * self.standard_error
+        t_se = t * self.standard_error
+        return within(self.estimate - t_se, self.estimate + t_se, KAPPA_RANGE)
 
 
 def chance_corrected(
