@@ -1,4 +1,4 @@
-"""A small slice of the coverage study (validation/coverage.py), with checks that can fail.
+"""A small slice of the coverage study (coverage_study/coverage.py), with checks that can fail.
 
 Monte Carlo tolerances are 3 standard errors; the exact coverages are computed here
 independently, by enumerating the union positives and the binomial law of ``a`` given them.
@@ -14,20 +14,20 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from planner.sizing.model import pair_from_annotators
-from planner.statistics.agreement import positive_agreement
-from planner.statistics.intervals import psa_standard_error
-from validation import coverage
-from validation.grid import Cell, grid
-from validation.methods import DEFAULTS, Method, multi_estimands, multi_methods
-from validation.models import (
+from coverage_study import coverage
+from coverage_study.grid import Cell, grid
+from coverage_study.methods import DEFAULTS, Method, multi_estimands, multi_methods
+from coverage_study.models import (
     category_rows,
     multi_rater_model,
     pattern_bits,
     pattern_probabilities,
     unbiased_pair,
 )
-from validation.output import markdown
+from coverage_study.output import markdown
+from planner.sizing.model import pair_from_annotators
+from planner.statistics.agreement import positive_agreement
+from planner.statistics.intervals import psa_standard_error
 
 Z = 1.959963984540054
 

@@ -402,15 +402,15 @@ def test_notes_for_several_annotators_at_few_union_positives():
 
 
 def test_coverage_bands_cover_the_study_rows():
-    # each band's coverage is the worst the study found below it (validation/coverage.json)
-    data = json.load(open("validation/coverage.json"))  # noqa: SIM115
+    # each band's coverage is the worst the study found below it (coverage_study/coverage.json)
+    data = json.load(open("coverage_study/coverage.json"))  # noqa: SIM115
     worst: dict[tuple[str, str, int], float] = {}
     for row in data["rows"]:
         key = (row["coefficient"], row["method"], row["union_positives"])
         worst[key] = min(worst.get(key, 1.0), row["coverage"])
     for (coef, method), bands in UNDER_COVERAGE.items():
         if coef in ("psa", "kappa", "weighted_kappa"):
-            continue  # keyed by plan's metric names, or measured outside validation/
+            continue  # keyed by plan's metric names, or measured outside coverage_study/
         for (up_to, coverage), u in zip(bands, (20, 50, 180), strict=False):
             assert up_to >= u
             assert coverage == pytest.approx(worst[(coef, method, u)], abs=5e-4), (coef, u)
@@ -491,10 +491,15 @@ def test_weighted_kappa_notes_are_read_at_items():
 
 @pytest.mark.parametrize(("chance", "m"), [("gwet", 2), ("brennan-prediger", 2), ("gwet", 3)])
 def test_log_scale_interval_covers_near_the_upper_bound(chance, m):
-    # validation/'s cell "pi=0.3 fleiss 0.8 bias=0 U=20", where the linear t interval
-    # covered 0.86-0.92 (validation/coverage.md); 4,000 studies, vectorised
+    # coverage_study/'s cell "pi=0.3 fleiss 0.8 bias=0 U=20", where the linear t interval
+    # covered 0.86-0.92 (coverage_study/coverage.md); 4,000 studies, vectorised
+    from coverage_study.models import (
+        POPULATION,
+        category_rows,
+        compress_patterns,
+        multi_rater_model,
+    )
     from planner.statistics.multirater import chance_corrected
-    from validation.models import POPULATION, category_rows, compress_patterns, multi_rater_model
 
     probs, _ = multi_rater_model(0.3, m, 0.8, 0.0)
     p = compress_patterns(probs, m)
@@ -521,13 +526,18 @@ def test_log_scale_interval_keeps_the_estimate_inside():
 
 
 def test_logit_specific_agreement_interval_beats_the_wald_at_few_union_positives():
-    # validation/'s cell "M=3 pi=0.05 fleiss 0.3 bias=0 U=20": Wald covered 0.849
+    # coverage_study/'s cell "M=3 pi=0.05 fleiss 0.3 bias=0 U=20": Wald covered 0.849
+    from coverage_study.models import (
+        POPULATION,
+        category_rows,
+        compress_patterns,
+        multi_rater_model,
+    )
     from planner.statistics.multirater import (
         specific_agreement,
         specific_agreement_interval,
         specific_agreement_se,
     )
-    from validation.models import POPULATION, category_rows, compress_patterns, multi_rater_model
 
     probs, _ = multi_rater_model(0.05, 3, 0.3, 0.0)
     p = compress_patterns(probs, 3)

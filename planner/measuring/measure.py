@@ -29,7 +29,7 @@ delete-one-item jackknife at the interval level, see :func:`_alpha_coefficient`)
 agreement, with a note naming the ``K x K`` ones left out; memory stays linear in the ratings.
 Every coefficient with an analytic standard error reports it as ``se`` (NaN otherwise).
 Cohen's kappa under kappa = 0 is a test, reported apart (``cohen_kappa_test_zero``).
-Where the coverage study (``validation/coverage.md``) finds a method under-covering with
+Where the coverage study (``coverage_study/coverage.md``) finds a method under-covering with
 the data's union positives, a note says so (:func:`planner.statistics.intervals.coverage_note`).
 
 Variance conventions: Gwet's linearised variances (Fleiss, AC1/AC2, Brennan-Prediger,

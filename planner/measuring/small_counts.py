@@ -1,7 +1,7 @@
 """Notes for intervals that under-cover with few union positives, as ``agree`` prints them.
 
 The bands are :data:`planner.statistics.intervals.UNDER_COVERAGE` (from the coverage study in
-``validation/coverage.md``); this module decides which count of the data a band is read
+``coverage_study/coverage.md``); this module decides which count of the data a band is read
 at, and which of the report's coefficients (by name and method label) it applies to.
 """
 
@@ -74,7 +74,7 @@ def small_count_notes(
 ) -> list[str]:
     """One note per coefficient whose interval under-covers with these few union positives
     (the bands of :data:`planner.statistics.intervals.UNDER_COVERAGE`, from
-    validation/coverage.md)."""
+    coverage_study/coverage.md)."""
     regime = _regime_count(ratings, patterns, pos)
     if regime is None:
         return []

@@ -574,7 +574,7 @@ UNDER_COVERAGE: dict[tuple[str, str], tuple[tuple[int, float], ...]] = {
     ("kappa", "bootstrap"): ((35, 0.892), (100, 0.925)),
     ("kappa", "score"): ((15, 0.882), (35, 0.916)),
     # agree's other coefficients (peer statistics), keyed by coefficient and
-    # method as `agree` reports them: the worst coverage in validation/coverage.md and
+    # method as `agree` reports them: the worst coverage in coverage_study/coverage.md and
     # coverage.json (4,000 studies per cell, MC SE 0.0035-0.006) at 20, 50 and 180 union
     # positives of the binary label, over 2-5 annotators, Fleiss' kappa 0.2-0.8, prevalence
     # 0.05 and 0.3, unbiased and biased (+/-0.8) annotators; PABAK from the two-annotator
@@ -587,7 +587,7 @@ UNDER_COVERAGE: dict[tuple[str, str], tuple[tuple[int, float], ...]] = {
     ("pabak", "wilson"): ((35, 0.930), (100, 0.934)),
     # Conger's kappa (3-5 annotators, from the pattern rows) and the logit-scale Wald for
     # several annotators' specific positive agreement (agree's default), in
-    # validation/coverage.md like the rows above: Conger worst 0.850 at 20 union positives,
+    # coverage_study/coverage.md like the rows above: Conger worst 0.850 at 20 union positives,
     # 0.915 at 50, 0.934 at 180; specific agreement 0.886, 0.933, 0.938.
     ("conger_kappa", "gwet-t"): ((35, 0.850), (100, 0.915), (250, 0.934)),
     ("specific_positive", "wald-logit"): ((35, 0.886), (100, 0.933)),

@@ -3,8 +3,8 @@
 Two-annotator methods act on stacked tables ``(R, 2, 2)``; several-annotator methods on the
 counts ``(R, 2^M)`` of the label patterns (bit ``j`` of a pattern: annotator ``j`` says
 positive). Conger's kappa needs that annotator identity; the other coefficients see only the
-multiplicities ``(R, M + 1)`` of the per-item counts :func:`validation.models.category_rows`
-(:func:`validation.models.compress_patterns`). Each method returns ``(low, high)`` arrays of
+multiplicities ``(R, M + 1)`` of the per-item counts :func:`coverage_study.models.category_rows`
+(:func:`coverage_study.models.compress_patterns`). Each method returns ``(low, high)`` arrays of
 shape ``(R,)``; NaN marks an undefined interval.
 
 The PSA and Cohen's kappa methods are read by name from
@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from coverage_study.models import POPULATION, category_rows, compress_patterns, pattern_bits
 from planner.statistics import agreement as ag
 from planner.statistics import intervals as iv
 from planner.statistics.alpha import krippendorff_alpha
@@ -41,7 +42,6 @@ from planner.statistics.multirater import (
     specific_agreement_interval,
     specific_agreement_se,
 )
-from validation.models import POPULATION, category_rows, compress_patterns, pattern_bits
 
 FloatArray = NDArray[np.float64]
 Interval = Callable[[NDArray, np.random.Generator], tuple[FloatArray, FloatArray]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from validation.methods import role
+from coverage_study.methods import role
 
 REGIME_NAMES = {
     "unbiased": "2 annotators, unbiased, independent errors",

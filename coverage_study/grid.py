@@ -1,4 +1,4 @@
-"""The documented grid of the coverage study (see validation/README.md), and its slices.
+"""The documented grid of the coverage study (see coverage_study/README.md), and its slices.
 
 Each :class:`Cell` is one population model and one study size. Studies have a fixed number
 of items ``n = round(U / r)``, where ``U`` is the grid's expected number of union positives
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from validation.models import biased_pair, multi_rater_model, unbiased_pair
+from coverage_study.models import biased_pair, multi_rater_model, unbiased_pair
 
 PAIR_PREVALENCES = (0.02, 0.05, 0.1, 0.3)
 PAIR_LEVELS = (
