@@ -51,8 +51,8 @@ from planner.output.jsonout import json_ready  # noqa: E402
 from planner.sizing.simulation import simulate_tables  # noqa: E402
 from planner.statistics import intervals as iv  # noqa: E402
 
-DEFAULT_REPS = {"full": 4000, "small": 400, "two": 4000, "multi": 4000}
-DEFAULT_N_BOOT = {"full": 500, "small": 200, "two": 500, "multi": 500}
+DEFAULT_REPS = {"full": 4000, "small": 400, "two": 4000, "multi": 4000, "extreme": 4000}
+DEFAULT_N_BOOT = {"full": 500, "small": 200, "two": 500, "multi": 500, "extreme": 500}
 FLAG_BAND = (0.935, 0.965)
 FLAG_SE = 2.0
 _TOLERANCE = 1e-9  # a limit equal to the true value (up to rounding) covers it
@@ -259,14 +259,20 @@ def settings(
 
 
 def carry_over(document: dict[str, Any], previous: dict[str, Any]) -> dict[str, Any]:
-    """``document`` plus the rows of ``previous`` for the regimes ``document`` did not run.
+    """``document`` plus the rows of ``previous`` for the (regime, coefficient, method)
+    combinations ``document`` did not run.
 
-    Lets one part of the grid be rerun (``--slice two``) while the other part's rows are
-    kept from an earlier run whose methods did not change; ``settings.carried_over`` says
-    which regimes came from which run (its commit, seed, reps and seconds).
+    Lets one part of the grid or a few methods be rerun (``--slice two``, ``--methods``)
+    while the other rows are kept from an earlier run whose methods did not change;
+    ``settings.carried_over`` says which regimes came from which run (its commit, seed,
+    reps and seconds).
     """
-    ran = {row["regime"] for row in document["rows"]}
-    kept = [row for row in previous["rows"] if row["regime"] not in ran]
+
+    def key(row: dict[str, Any]) -> tuple[str, str, str]:
+        return row["regime"], row["coefficient"], row["method"]
+
+    ran = {key(row) for row in document["rows"]}
+    kept = [row for row in previous["rows"] if key(row) not in ran]
     before = previous["settings"]
     skipped = list(dict.fromkeys([*document["skipped"], *previous["skipped"]]))
     settings = dict(document["settings"])

@@ -52,7 +52,7 @@ _ALPHA_CHUNK = 200  # replicates bootstrapped at once; fixed so chunking never c
 #: for PSA and Cohen's kappa are the same); the output marks these rows.
 DEFAULTS: dict[str, str] = {
     "psa": "wilson",
-    "cohen_kappa": "score",
+    "cohen_kappa": "profile",
     "nsa": "wilson",
     "pabak": "wilson",
     "fleiss_kappa": "gwet-t",
@@ -68,6 +68,7 @@ PREVIOUS_DEFAULTS: frozenset[tuple[str, str]] = frozenset(
         ("gwet_ac1", "gwet-t"),
         ("brennan_prediger", "gwet-t"),
         ("specific_positive", "wald-linearised"),
+        ("cohen_kappa", "score"),
     }
 )
 

@@ -52,7 +52,7 @@ from planner.data.labels import Ratings
 from planner.errors import InvalidInput
 from planner.measuring.decision import Decision, decide, landis_koch
 from planner.measuring.diagnostics import binary_table, diagnose, plain_value, scalar
-from planner.measuring.small_counts import small_count_notes
+from planner.measuring.small_counts import cohen_kappa_note, small_count_notes
 from planner.statistics import agreement as ag
 from planner.statistics import alpha as ka
 from planner.statistics import multirater as mr
@@ -217,7 +217,12 @@ def _pair_kappa_interval(
 ) -> tuple[float, float, str]:
     """Cohen's kappa interval of a pair table, labelled with the quantity it estimates."""
     ci = kappa_interval(table, confidence_level, method)
-    label = {"score": "score", "gof": "Donner-Eliasziw GOF", "fce": "Wald, FCE SE"}[method]
+    label = {
+        "profile": "profile LR",
+        "score": "score",
+        "gof": "Donner-Eliasziw GOF",
+        "fce": "Wald, FCE SE",
+    }[method]
     return float(ci.low), float(ci.high), f"{label}, for {KAPPA_ESTIMANDS[method]}"
 
 
@@ -642,8 +647,8 @@ def _cohen_kappa(
     d, s, boot, out, summary, notes = m.d, m.s, m.boot, m.out, m.summary, m.notes
     k, n_pair = d.k, int(table.sum())
     kappa = ag.cohen_kappa(table)
-    method = s.kappa_method or ("score" if k == 2 else "fce")
-    if k != 2 and method in ("score", "gof"):
+    method = s.kappa_method or ("profile" if k == 2 else "fce")
+    if k != 2 and method in ("profile", "score", "gof"):
         raise InvalidInput(f"--kappa-method {method} needs binary labels; use fce or bootstrap")
     kappa_se = ag.weighted_kappa_standard_error(table)
     gwet = s.cohen_marginals == "gwet" and d.ratings.n_pairable_items < d.ratings.n_items
@@ -674,6 +679,8 @@ def _cohen_kappa(
             "use --kappa-method score without --bootstrap" if s.bootstrap else None,
         )
         if note is not None:
+            notes.append(note)
+        if not s.bootstrap and (note := cohen_kappa_note(table, method)) is not None:
             notes.append(note)
     undefined = _undefined_note(kappa, d.one_category)
     out.add_at(

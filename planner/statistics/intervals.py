@@ -43,9 +43,10 @@ from planner.statistics.agreement import as_tables, binary_cells, cohen_kappa, p
 FloatArray = NDArray[np.float64]
 
 PSA_METHODS = ("wilson", "clopper-pearson", "jeffreys", "wald", "bootstrap")
-KAPPA_METHODS = ("score", "gof", "fce", "bootstrap")
+KAPPA_METHODS = ("score", "gof", "fce", "bootstrap", "profile")
 #: The quantity each kappa interval estimates (``gof`` assumes one common positive rate).
 KAPPA_ESTIMANDS = {
+    "profile": "Cohen's kappa",
     "score": "Cohen's kappa",
     "gof": "intraclass kappa",
     "fce": "Cohen's kappa",
@@ -535,15 +536,22 @@ def kappa_interval(
     Parameters
     ----------
     method
-        ``"score"`` (default; score interval for Cohen's kappa, bias allowed,
-        :func:`kappa_score_interval`), ``"gof"`` (calibrated Donner-Eliasziw goodness of
-        fit for the *intraclass* kappa, which assumes no annotator bias), ``"fce"`` (Wald
+        ``"profile"`` (profile likelihood on the 2 x 2 multinomial, bias allowed,
+        :func:`planner.statistics.kappa_profile.kappa_profile_interval`; what ``agree``
+        prints), ``"score"`` (the default here and in planning: score interval for Cohen's
+        kappa at the observed positive rates, :func:`kappa_score_interval`), ``"gof"``
+        (calibrated Donner-Eliasziw goodness of fit for the *intraclass* kappa, which
+        assumes no annotator bias), ``"fce"`` (Wald
         with the Fleiss-Cohen-Everitt standard error; under-covers with few union
         positives) or ``"bootstrap"`` (percentile, resampling items).
         :data:`KAPPA_ESTIMANDS` names the quantity each one estimates.
     """
     if method == "score":
         return kappa_score_interval(table, confidence_level)
+    if method == "profile":
+        from planner.statistics.kappa_profile import kappa_profile_interval
+
+        return kappa_profile_interval(table, confidence_level)
     if method == "gof":
         return kappa_gof_interval(table, confidence_level)
     if method == "fce":
