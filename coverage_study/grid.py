@@ -189,6 +189,7 @@ SMALL_SLICE = frozenset(
         "pi=0.05 psa 0.6 h=0 U=150",
         "pi=0.05 kappa 0.5 h=0 U=20",
         "rates=0.15/0.05 kappa 0.2 U=50",
+        "rates=0.1/0.01 nested R=10",
         "M=3 pi=0.3 fleiss 0.5 bias=±0 U=50",
     }
 )

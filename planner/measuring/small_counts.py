@@ -114,8 +114,8 @@ def small_count_notes(
 #: annotator's positive rate at least :data:`STRONG_BIAS_RATIO` times the other's), where
 #: its variance at the observed rates misses the rarer rate's own uncertainty.
 KAPPA_RARER_BANDS: dict[str, tuple[tuple[float, float, float], ...]] = {
-    "profile": ((6, 0.902, 0.953), (10, 0.939, 0.952)),
-    "score": ((6, 0.883, 0.914), (10, 0.906, 0.941), (60, 0.921, 0.957)),
+    "profile": ((6, 0.9025, 0.9485),),
+    "score": ((6, 0.877, 0.938), (10, 0.90275, 0.9435), (60, 0.9125, 0.953)),
 }
 STRONG_BIAS_RATIO = 3.0
 _KAPPA_SHOWN = {"profile": "profile-likelihood", "score": "score"}
@@ -148,11 +148,9 @@ def cohen_kappa_note(table: Any, method: str) -> str | None:
     for below, worst, best in bands:
         if rarer < below:
             bias = (first - second) / n  # Byrt's bias index, for the rarer label
-            advice = (
-                "use --kappa-method profile"
-                if method == "score" and below > 6
-                else "label more items (at least 10 positives of the rarer annotator)"
-            )
+            advice = "label more items (at least 10 positives of the rarer annotator)"
+            if method == "score":
+                advice = "use --kappa-method profile (0.94-0.95 from 10 such positives)"
             return (
                 f"the rarer annotator has {rarer:,.0f} positive labels (bias index {bias:+.2f}): "
                 f"in the coverage study the {_KAPPA_SHOWN[method]} interval for Cohen's kappa "
