@@ -320,7 +320,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error(f"--n-boot must be at least 10, got {args.n_boot}")
     known = {
         name
-        for m in [*pair_methods(10), *multi_methods(3, 10)]
+        for m in [*pair_methods(10), *multi_methods(2, 10), *multi_methods(3, 10)]
         for name in (m.coefficient, m.name, m.key)
     }
     unknown = sorted(set(args.methods or ()) - known)

@@ -746,6 +746,12 @@ def _chance_corrected(
             lambda m: mr.chance_corrected_patterns(d.patterns, chance, d.weight_matrix, m).estimate,
         )
         method = boot.name
+    elif chance == "fleiss" and _complete_binary_pair(d):
+        # two annotators: Fleiss' kappa is the intraclass kappa, whose calibrated
+        # Donner-Eliasziw score interval keeps 0.94-0.96 from 20 union positives (methods.md 4.1)
+        table = d.ratings.pair_table()
+        interval_at = lambda level: kappa_interval(table, level, "gof")  # noqa: E731
+        method = "intraclass score"
     else:  # AC1/AC2 and BP on log(1 - c): see ChanceCorrected.confidence_interval
         scale = "linear" if chance == "fleiss" else "log1m"
         interval_at = _clipped(lambda level: res.confidence_interval(level, scale))
@@ -764,6 +770,12 @@ def _chance_corrected(
             "p_value": _two_sided_p(z),
             "note": "Fleiss-Nee-Landis variance: for testing kappa = 0 only, not intervals",
         }
+
+
+def _complete_binary_pair(d: Any) -> bool:
+    """Two annotators, two categories, no weights, and every item rated by both."""
+    r = d.ratings
+    return bool(d.two and d.k == 2 and not d.weights_kind and r.n_pairable_items == r.n_items)
 
 
 #: Most ``resamples x distinct values x quadrature nodes`` for the bootstrap of ratio alpha
