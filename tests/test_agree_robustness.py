@@ -166,7 +166,7 @@ def _pair():
     [
         (
             {"kappa_method": "bogus"},
-            "kappa_method must be one of score, gof, fce, bootstrap; got 'bogus'",
+            "kappa_method must be one of score, gof, fce, bootstrap, profile; got 'bogus'",
         ),
         ({"level": "weird"}, "level must be one of nominal, ordinal, interval, ratio"),
         ({"weights": "cubic"}, "weights must be one of quadratic, linear; got 'cubic'"),

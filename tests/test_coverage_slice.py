@@ -1,4 +1,4 @@
-"""A small slice of the coverage study (validation/coverage.py), with checks that can fail.
+"""A small slice of the coverage study (coverage_study/coverage.py), with checks that can fail.
 
 Monte Carlo tolerances are 3 standard errors; the exact coverages are computed here
 independently, by enumerating the union positives and the binomial law of ``a`` given them.
@@ -14,20 +14,20 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from planner.sizing.model import pair_from_annotators
-from planner.statistics.agreement import positive_agreement
-from planner.statistics.intervals import psa_standard_error
-from validation import coverage
-from validation.grid import Cell, grid
-from validation.methods import DEFAULTS, Method, multi_estimands, multi_methods
-from validation.models import (
+from coverage_study import coverage
+from coverage_study.grid import Cell, grid
+from coverage_study.methods import DEFAULTS, Method, multi_estimands, multi_methods
+from coverage_study.models import (
     category_rows,
     multi_rater_model,
     pattern_bits,
     pattern_probabilities,
     unbiased_pair,
 )
-from validation.output import markdown
+from coverage_study.output import markdown
+from planner.sizing.model import pair_from_annotators
+from planner.statistics.agreement import positive_agreement
+from planner.statistics.intervals import psa_standard_error
 
 Z = 1.959963984540054
 
@@ -297,5 +297,19 @@ def test_the_shipped_table_has_the_score_interval_and_the_calibrated_gof():
     keys = {(r["coefficient"], r["method"]) for r in doc["rows"]}
     assert {("cohen_kappa", "score"), ("intraclass_kappa", "gof")} <= keys
     assert {r["regime"] for r in doc["rows"]} >= {"unbiased", "biased", "multi-unbiased"}
-    # the calibrated GOF covers what it estimates: no intraclass-kappa row is flagged
-    assert not [r for r in doc["rows"] if r["coefficient"] == "intraclass_kappa" and r["flag"]]
+    # the calibrated GOF covers what it estimates: no intraclass-kappa row is flagged under,
+    # and over only with fewer than 10 positives of the rarer annotator (0.967 at 4)
+    flagged = [r for r in doc["rows"] if r["coefficient"] == "intraclass_kappa" and r["flag"]]
+    assert all(r["flag"] == "over" and r["regime"] == "extreme-few" for r in flagged)
+
+
+def test_the_shipped_table_has_the_profile_interval_covering_under_extreme_bias():
+    # coverage_study/coverage.json: the profile interval (agree's default for a pair) keeps
+    # [0.935, 0.965] in every extreme-bias cell with 10 or more expected positives of the
+    # rarer annotator, where the score interval falls below 0.935
+    doc = json.loads((Path(coverage.__file__).parent / "coverage.json").read_text())
+    extreme = [r for r in doc["rows"] if r["regime"] == "extreme"]
+    profile = [r["coverage"] for r in extreme if r["method"] == "profile"]
+    score = [r["coverage"] for r in extreme if r["method"] == "score"]
+    assert len(profile) == 12 and all(0.935 <= c <= 0.965 for c in profile)
+    assert min(score) < 0.92

@@ -235,3 +235,175 @@ def test_enumeration_helper_is_complete():
     assert sum(1 for _ in _all_tables(5)) == len(
         [t for t in itertools.product(range(6), repeat=4) if sum(t) == 5]
     )
+
+
+# --------------------------------------------------------------------------- profile likelihood
+
+
+def _profile_lr_by_slsqp(table, k0):
+    """2 [l(n/N) - max l(p) subject to kappa(p) = k0], by scipy's SLSQP on the four cells
+    (independent of planner's parametrisation by the two positive rates)."""
+    from scipy import optimize
+
+    counts = np.asarray(table, dtype=float).ravel()
+    n = counts.sum()
+
+    def kappa(p):
+        r1, c1 = p[0] + p[1], p[0] + p[2]
+        pe = r1 * c1 + (1 - r1) * (1 - c1)
+        return (p[0] + p[3] - pe) / (1 - pe)
+
+    def negloglik(p):
+        return -float(np.sum(np.where(counts > 0, counts * np.log(np.maximum(p, 1e-300)), 0)))
+
+    best = np.inf
+    for start in (counts / n, np.full(4, 0.25), (counts + 0.5) / (n + 2)):
+        res = optimize.minimize(
+            negloglik,
+            start,
+            method="SLSQP",
+            bounds=[(1e-12, 1)] * 4,
+            constraints=[
+                {"type": "eq", "fun": lambda p: p.sum() - 1},
+                {"type": "eq", "fun": lambda p: kappa(p) - k0},
+            ],
+            options={"ftol": 1e-12, "maxiter": 500},
+        )
+        if res.success:
+            best = min(best, res.fun)
+    top = -negloglik(counts / n)
+    return 2 * (best + top)
+
+
+@pytest.mark.parametrize(
+    "table",
+    [[[6, 21], [14, 459]], [[10, 90], [0, 900]], [[4, 36], [0, 360]], [[30, 5], [12, 53]]],
+    ids=["chapter", "nested-10", "nested-4", "common"],
+)
+def test_profile_limits_are_where_the_likelihood_ratio_reaches_chi_square(table):
+    # at each limit the likelihood-ratio statistic, maximised by SLSQP over the four cells
+    # (an independent optimiser and parametrisation), equals chi2_1(0.95) = 3.8415
+    ci = iv.kappa_interval(np.array(table), 0.95, "profile")
+    crit = float(stats.chi2.ppf(0.95, 1))
+    for limit in (float(ci.low), float(ci.high)):
+        assert _profile_lr_by_slsqp(table, limit) == pytest.approx(crit, abs=2e-3)
+    k_hat = float(ag.cohen_kappa(np.array(table, dtype=float)))
+    assert ci.low < k_hat < ci.high
+    inside = (ci.low + k_hat) / 2
+    assert _profile_lr_by_slsqp(table, float(inside)) < crit
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("cells", "n"),
+    [
+        ((0.01, 0.09, 0.0, 0.90), 1000),  # rates 10 %/1 %, nested: 10 expected rarer positives
+        ((0.01, 0.09, 0.0, 0.90), 2000),  # 20
+        ((0.005, 0.065, 0.0, 0.93), 2000),  # rates 7 %/0.5 %, nested: 10
+        (cells_from_margins(0.10, 0.01, 0.1), 1000),  # kappa 0.1 below the bound
+        (cells_from_margins(0.08, 0.02, 0.2), 1691),  # the grid's biased cell, 150 union pos.
+    ],
+    ids=["10/1-nested-R10", "10/1-nested-R20", "7/0.5-nested-R10", "10/1-k0.1", "8/2"],
+)
+def test_profile_interval_covers_under_extreme_bias(cells, n):
+    # 4,000 multinomial studies (MC SE 0.0034): a coverage of 0.935 or less (a 1.5-point
+    # miss) fails this test with probability about 0.5, 0.95 passes with 1 - 1e-5
+    truth = float(ag.cohen_kappa(np.array(cells).reshape(2, 2)))
+    tables = np.random.default_rng(19).multinomial(n, cells, size=4000).reshape(-1, 2, 2)
+    ci = iv.kappa_interval(tables.astype(float), 0.95, "profile")
+    coverage = float(np.mean((ci.low <= truth + 1e-9) & (truth - 1e-9 <= ci.high)))
+    assert 0.935 <= coverage <= 0.965
+
+
+def test_score_interval_under_covers_where_the_profile_does_not():
+    # the regime that motivated the profile interval: rates 10 %/1 %, nested, 100 union
+    # positives; 4,000 studies
+    cells, n = (0.01, 0.09, 0.0, 0.90), 1000
+    truth = float(ag.cohen_kappa(np.array(cells).reshape(2, 2)))
+    tables = np.random.default_rng(23).multinomial(n, cells, size=4000).reshape(-1, 2, 2)
+    score = iv.kappa_interval(tables.astype(float), 0.95, "score")
+    assert float(np.mean((score.low <= truth) & (truth <= score.high))) < 0.935
+
+
+def test_profile_interval_is_vectorised_and_nan_where_undefined():
+    tables = np.array([[[6, 21], [14, 459]], [[0, 0], [10, 90]], [[10, 90], [0, 900]]], float)
+    ci = iv.kappa_interval(tables, 0.95, "profile")
+    assert np.isnan(ci.low[1]) and np.isnan(ci.high[1])  # A never flags: kappa undefined
+    for i in (0, 2):
+        one = iv.kappa_interval(tables[i], 0.95, "profile")
+        assert float(one.low) == pytest.approx(ci.low[i], abs=1e-9)
+        assert float(one.high) == pytest.approx(ci.high[i], abs=1e-9)
+
+
+def test_agree_notes_the_coverage_measured_with_few_rarer_positives():
+    # the study's rows for the regime (coverage_study/coverage.json): the note's range holds
+    # the coverage measured for rates 10 %/1 % nested at 4 expected rarer positives
+    out = CliRunner().invoke(app, ["agree", "--counts", "4,36,0,360"], env={"COLUMNS": "200"})
+    assert out.exit_code == 0
+    text = " ".join(out.output.split())
+    assert "the rarer annotator has 4 positive labels" in text
+    low, high = (float(x) for x in text.split("Cohen's kappa covered ")[1][:9].split("-"))
+    rows = json.load(open("coverage_study/coverage.json"))["rows"]  # noqa: SIM115
+    measured = [
+        r["coverage"]
+        for r in rows
+        if r["cell"] == "rates=0.1/0.01 nested R=4" and r["method"] == "profile"
+    ]
+    assert measured and low - 0.03 <= measured[0] <= high + 0.03
+    quiet = CliRunner().invoke(app, ["agree", "--counts", "10,90,0,900"], env={"COLUMNS": "200"})
+    assert "rarer annotator" not in quiet.output
+
+
+def _rarer_band_coverage(rows, method, low, high, strong_bias_only):
+    """Worst and best coverage of ``method`` over the study's pair cells whose expected
+    rarer-annotator positives are in [low, high)."""
+    from coverage_study.grid import grid
+
+    cells = {c.label: c for c in grid("two")[0]}
+    found = []
+    for row in rows:
+        cell = cells.get(row["cell"])
+        if cell is None or row["coefficient"] != "cohen_kappa" or row["method"] != method:
+            continue
+        a, b, c, _ = cell.probabilities
+        rates = sorted((a + b, a + c))
+        if strong_bias_only and rates[1] < 3 * rates[0]:
+            continue
+        if low <= cell.n_items * rates[0] < high:
+            found.append(row["coverage"])
+    return min(found), max(found)
+
+
+def test_kappa_notes_state_the_coverage_the_study_measured():
+    # each band of small_counts.KAPPA_RARER_BANDS is the worst and best coverage the study
+    # found for cells with that many expected positives of the rarer annotator
+    from planner.measuring.small_counts import KAPPA_RARER_BANDS, STRONG_BIAS_RATIO
+
+    assert STRONG_BIAS_RATIO == 3.0
+    rows = json.load(open("coverage_study/coverage.json"))["rows"]  # noqa: SIM115
+    for method, bands in KAPPA_RARER_BANDS.items():
+        low = 0.0
+        for below, worst, best in bands:
+            measured = _rarer_band_coverage(rows, method, low, below, method == "score")
+            assert (worst, best) == pytest.approx(measured, abs=5e-4), (method, below)
+            low = below
+
+
+def test_kappa_plan_reports_the_coverage_an_independent_simulation_finds():
+    # the plan's coverage line (score interval, strong bias) against 4,000 fresh
+    # multinomial studies at the planned n, with Cohen's kappa of the model's cells computed here
+    from planner.sizing.model import pair_from_annotators
+    from planner.sizing.search import find_sample_size
+
+    model = pair_from_annotators(0.02, (0.05, 0.015), (1.0, -1.0))
+    res = find_sample_size(model, "kappa", 0.1, rng=1)
+    a, b, c, d = model.cells
+    pe = (a + b) * (a + c) + (c + d) * (b + d)
+    truth = (a + d - pe) / (1 - pe)
+    tables = np.random.default_rng(31).multinomial(res.items, model.cells, size=4000)
+    ci = iv.kappa_interval(tables.reshape(-1, 2, 2).astype(float), 0.95, "score")
+    mine = float(np.mean((ci.low <= truth) & (truth <= ci.high)))
+    assert abs(res.coverage - mine) < 4 * np.hypot(res.coverage_mc_se, 0.006)
+    assert res.coverage < 0.9  # the regime where the score interval falls short
+    undefined = float(np.mean(np.isnan(ci.low)))
+    assert abs(res.share_undefined - undefined) < 0.012

@@ -372,17 +372,18 @@ def _coverage_notes(notes):
 
 
 def test_notes_name_every_under_covering_coefficient_at_few_union_positives():
-    # 41 union positives: Fleiss (Gwet t), alpha (bootstrap), PABAK under-cover; AC1 and BP
-    # (t on log(1 - c)) keep their coverage
+    # 41 union positives: alpha (bootstrap), PABAK under-cover; AC1 and BP (t on
+    # log(1 - c)) keep their coverage, and so does Fleiss' kappa of a pair (the intraclass
+    # score interval, 0.942-0.957 over the study's two-annotator cells)
     report = measure_agreement(ratings_from_counts(6, 21, 14, 459), rng=1)
     notes = _coverage_notes(report.notes)
     for shown in (
-        "for Fleiss' kappa covers as little as 0.92",
         "for Krippendorff's alpha covers as little as 0.91",
         "for PABAK",
     ):
         assert any(shown in n and n.startswith("with 41 union positives") for n in notes), shown
-    assert len(notes) == 3
+    assert len(notes) == 2
+    assert report.coefficients["fleiss_kappa"].method == "intraclass score"
 
 
 def test_no_notes_at_many_union_positives():
@@ -404,15 +405,15 @@ def test_notes_for_several_annotators_at_few_union_positives():
 
 
 def test_coverage_bands_cover_the_study_rows():
-    # each band's coverage is the worst the study found below it (validation/coverage.json)
-    data = json.load(open("validation/coverage.json"))  # noqa: SIM115
+    # each band's coverage is the worst the study found below it (coverage_study/coverage.json)
+    data = json.load(open("coverage_study/coverage.json"))  # noqa: SIM115
     worst: dict[tuple[str, str, int], float] = {}
     for row in data["rows"]:
         key = (row["coefficient"], row["method"], row["union_positives"])
         worst[key] = min(worst.get(key, 1.0), row["coverage"])
     for (coef, method), bands in UNDER_COVERAGE.items():
         if coef in ("psa", "kappa", "weighted_kappa"):
-            continue  # keyed by plan's metric names, or measured outside validation/
+            continue  # keyed by plan's metric names, or measured outside coverage_study/
         for (up_to, coverage), u in zip(bands, (20, 50, 180), strict=False):
             assert up_to >= u
             assert coverage == pytest.approx(worst[(coef, method, u)], abs=5e-4), (coef, u)
@@ -493,10 +494,15 @@ def test_weighted_kappa_notes_are_read_at_items():
 
 @pytest.mark.parametrize(("chance", "m"), [("gwet", 2), ("brennan-prediger", 2), ("gwet", 3)])
 def test_log_scale_interval_covers_near_the_upper_bound(chance, m):
-    # validation/'s cell "pi=0.3 fleiss 0.8 bias=0 U=20", where the linear t interval
-    # covered 0.86-0.92 (validation/coverage.md); 4,000 studies, vectorised
+    # coverage_study/'s cell "pi=0.3 fleiss 0.8 bias=0 U=20", where the linear t interval
+    # covered 0.86-0.92 (coverage_study/coverage.md); 4,000 studies, vectorised
+    from coverage_study.models import (
+        POPULATION,
+        category_rows,
+        compress_patterns,
+        multi_rater_model,
+    )
     from planner.statistics.multirater import chance_corrected
-    from validation.models import POPULATION, category_rows, compress_patterns, multi_rater_model
 
     probs, _ = multi_rater_model(0.3, m, 0.8, 0.0)
     p = compress_patterns(probs, m)
@@ -523,13 +529,18 @@ def test_log_scale_interval_keeps_the_estimate_inside():
 
 
 def test_logit_specific_agreement_interval_beats_the_wald_at_few_union_positives():
-    # validation/'s cell "M=3 pi=0.05 fleiss 0.3 bias=0 U=20": Wald covered 0.849
+    # coverage_study/'s cell "M=3 pi=0.05 fleiss 0.3 bias=0 U=20": Wald covered 0.849
+    from coverage_study.models import (
+        POPULATION,
+        category_rows,
+        compress_patterns,
+        multi_rater_model,
+    )
     from planner.statistics.multirater import (
         specific_agreement,
         specific_agreement_interval,
         specific_agreement_se,
     )
-    from validation.models import POPULATION, category_rows, compress_patterns, multi_rater_model
 
     probs, _ = multi_rater_model(0.05, 3, 0.3, 0.0)
     p = compress_patterns(probs, 3)
@@ -545,3 +556,30 @@ def test_logit_specific_agreement_interval_beats_the_wald_at_few_union_positives
     assert wald < 0.88  # the defect the switch addresses
     assert logit > wald + 0.03
     assert logit > 0.90  # the band UNDER_COVERAGE states for it at 20 union positives
+
+
+def test_fleiss_kappa_of_a_pair_is_the_intraclass_score_interval_and_covers():
+    # two annotators: Fleiss' kappa = the intraclass kappa 1 - (b + c) / (2 n pi (1 - pi));
+    # agree's interval is the calibrated Donner-Eliasziw one. Coverage by simulation of the
+    # study's worst cell for the Gwet t interval (M = 2, prevalence 0.3, Fleiss 0.8, 20 union
+    # positives: 0.907), 4,000 multinomial studies, against the intraclass kappa computed here
+    from coverage_study.grid import grid
+
+    report = measure_agreement(ratings_from_counts(6, 21, 14, 459), rng=1)
+    fleiss = report.coefficients["fleiss_kappa"]
+    pi = (2 * 6 + 21 + 14) / 1000
+    assert fleiss.estimate == pytest.approx(1 - 35 / (1000 * pi * (1 - pi)), abs=1e-12)
+    cell = {c.label: c for c in grid("multi")[0]}["M=2 pi=0.3 fleiss 0.8 bias=±0 U=20"]
+    probs = np.asarray(cell.probabilities)  # patterns 00, 10, 01, 11 (bit j: annotator j)
+    truth_pi = probs[1] / 2 + probs[2] / 2 + probs[3]
+    truth = 1 - (probs[1] + probs[2]) / (2 * truth_pi * (1 - truth_pi))
+    counts = np.random.default_rng(5).multinomial(cell.n_items, probs, size=4000)
+    tables = np.stack([counts[:, 3], counts[:, 1], counts[:, 2], counts[:, 0]], axis=-1).reshape(
+        -1, 2, 2
+    )
+    from planner.statistics.intervals import kappa_interval
+
+    ci = kappa_interval(tables.astype(float), 0.95, "gof")
+    coverage = float(np.mean((ci.low <= truth) & (truth <= ci.high)))
+    assert abs(truth - 0.8) < 1e-6
+    assert 0.935 <= coverage <= 0.965

@@ -422,7 +422,7 @@ def test_pair_plan_unchanged_for_two_annotators_and_one_prevalence():
 
 def test_plan_says_when_its_interval_under_covers():
     # 47 items, about 7 flagged by anyone: the logit-Wald PSA interval covers ~0.87 (an
-    # independent count: validation/raters_coverage.py finds 0.80-0.86 at 30 items)
+    # independent count: coverage_study/raters_coverage.py finds 0.80-0.86 at 30 items)
     plan = make_raters_plan(raters_model(0.1, 3, error_rate=0.05), "psa", 0.25, rng=3)
     assert plan.sizing.coverage < 0.92
     assert any("under-covers" in line for line in plan.notes)

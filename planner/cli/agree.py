@@ -144,8 +144,9 @@ def agree_command(
     kappa_method: Annotated[
         str | None,
         typer.Option(
-            help="Cohen's kappa interval: score (binary default; Cohen's kappa, bias allowed), "
-            "gof (intraclass kappa), fce, bootstrap.",
+            help="Cohen's kappa interval: profile (binary default; profile likelihood, bias "
+            "allowed), score (plan's default), gof (intraclass kappa), fce, bootstrap. "
+            "Example: --kappa-method score.",
             rich_help_panel="Measures",
         ),
     ] = None,

@@ -344,8 +344,9 @@ def plan_command(
     kappa_method: Annotated[
         str | None,
         typer.Option(
-            help="Kappa interval: score (default; for Cohen's kappa, bias allowed), gof "
-            "(Donner-Eliasziw, for the intraclass kappa), fce (Wald) or bootstrap.",
+            help="Kappa interval: score (default; for Cohen's kappa, bias allowed), profile "
+            "(profile likelihood, agree's default; slower), gof (Donner-Eliasziw, for the "
+            "intraclass kappa), fce (Wald) or bootstrap.",
             rich_help_panel="Target",
         ),
     ] = None,

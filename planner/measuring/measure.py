@@ -29,7 +29,7 @@ delete-one-item jackknife at the interval level, see :func:`_alpha_coefficient`)
 agreement, with a note naming the ``K x K`` ones left out; memory stays linear in the ratings.
 Every coefficient with an analytic standard error reports it as ``se`` (NaN otherwise).
 Cohen's kappa under kappa = 0 is a test, reported apart (``cohen_kappa_test_zero``).
-Where the coverage study (``validation/coverage.md``) finds a method under-covering with
+Where the coverage study (``coverage_study/coverage.md``) finds a method under-covering with
 the data's union positives, a note says so (:func:`planner.statistics.intervals.coverage_note`).
 
 Variance conventions: Gwet's linearised variances (Fleiss, AC1/AC2, Brennan-Prediger,
@@ -52,7 +52,7 @@ from planner.data.labels import Ratings
 from planner.errors import InvalidInput
 from planner.measuring.decision import Decision, decide, landis_koch
 from planner.measuring.diagnostics import binary_table, diagnose, plain_value, scalar
-from planner.measuring.small_counts import small_count_notes
+from planner.measuring.small_counts import cohen_kappa_note, small_count_notes
 from planner.statistics import agreement as ag
 from planner.statistics import alpha as ka
 from planner.statistics import multirater as mr
@@ -227,7 +227,12 @@ def _pair_kappa_interval(
 ) -> tuple[float, float, str]:
     """Cohen's kappa interval of a pair table, labelled with the quantity it estimates."""
     ci = kappa_interval(table, confidence_level, method)
-    label = {"score": "score", "gof": "Donner-Eliasziw GOF", "fce": "Wald, FCE SE"}[method]
+    label = {
+        "profile": "profile LR",
+        "score": "score",
+        "gof": "Donner-Eliasziw GOF",
+        "fce": "Wald, FCE SE",
+    }[method]
     return float(ci.low), float(ci.high), f"{label}, for {KAPPA_ESTIMANDS[method]}"
 
 
@@ -667,8 +672,8 @@ def _cohen_kappa(
     d, s, boot, out, summary, notes = m.d, m.s, m.boot, m.out, m.summary, m.notes
     k, n_pair = d.k, int(table.sum())
     kappa = ag.cohen_kappa(table)
-    method = s.kappa_method or ("score" if k == 2 else "fce")
-    if k != 2 and method in ("score", "gof"):
+    method = s.kappa_method or ("profile" if k == 2 else "fce")
+    if k != 2 and method in ("profile", "score", "gof"):
         raise InvalidInput(
             f"kappa_method {method} needs binary labels; use fce or bootstrap",
             parameter="kappa_method",
@@ -702,6 +707,8 @@ def _cohen_kappa(
             "use --kappa-method score without --bootstrap" if s.bootstrap else None,
         )
         if note is not None:
+            notes.append(note)
+        if not s.bootstrap and (note := cohen_kappa_note(table, method)) is not None:
             notes.append(note)
     undefined = _undefined_note(kappa, d.one_category)
     out.add_at(
@@ -767,6 +774,12 @@ def _chance_corrected(
             lambda m: mr.chance_corrected_patterns(d.patterns, chance, d.weight_matrix, m).estimate,
         )
         method = boot.name
+    elif chance == "fleiss" and _complete_binary_pair(d):
+        # two annotators: Fleiss' kappa is the intraclass kappa, whose calibrated
+        # Donner-Eliasziw score interval keeps 0.94-0.96 from 20 union positives (methods.md 4.1)
+        table = d.ratings.pair_table()
+        interval_at = lambda level: kappa_interval(table, level, "gof")  # noqa: E731
+        method = "intraclass score"
     else:  # AC1/AC2 and BP on log(1 - c): see ChanceCorrected.confidence_interval
         scale = "linear" if chance == "fleiss" else "log1m"
         interval_at = _clipped(lambda level: res.confidence_interval(level, scale))
@@ -785,6 +798,12 @@ def _chance_corrected(
             "p_value": _two_sided_p(z),
             "note": "Fleiss-Nee-Landis variance: for testing kappa = 0 only, not intervals",
         }
+
+
+def _complete_binary_pair(d: Any) -> bool:
+    """Two annotators, two categories, no weights, and every item rated by both."""
+    r = d.ratings
+    return bool(d.two and d.k == 2 and not d.weights_kind and r.n_pairable_items == r.n_items)
 
 
 #: Most ``resamples x distinct values x quadrature nodes`` for the bootstrap of ratio alpha

@@ -1,7 +1,7 @@
 """Notes for intervals that under-cover with few union positives, as ``agree`` prints them.
 
 The bands are :data:`planner.statistics.intervals.UNDER_COVERAGE` (from the coverage study in
-``validation/coverage.md``); this module decides which count of the data a band is read
+``coverage_study/coverage.md``); this module decides which count of the data a band is read
 at, and which of the report's coefficients (by name and method label) it applies to.
 """
 
@@ -74,7 +74,7 @@ def small_count_notes(
 ) -> list[str]:
     """One note per coefficient whose interval under-covers with these few union positives
     (the bands of :data:`planner.statistics.intervals.UNDER_COVERAGE`, from
-    validation/coverage.md)."""
+    coverage_study/coverage.md)."""
     regime = _regime_count(ratings, patterns, pos)
     if regime is None:
         return []
@@ -105,3 +105,56 @@ def small_count_notes(
         if note is not None:
             out.append(note)
     return out
+
+
+#: Coverage of nominal-95 % intervals for Cohen's kappa by the rarer annotator's positives,
+#: from the coverage study's two-annotator and extreme-bias cells (coverage_study/coverage.md):
+#: ``(positives below, worst, best)`` over the cells whose expected rarer-annotator positives
+#: fall in the band. Keyed by the interval method; ``"score"`` only under strong bias (one
+#: annotator's positive rate at least :data:`STRONG_BIAS_RATIO` times the other's), where
+#: its variance at the observed rates misses the rarer rate's own uncertainty.
+KAPPA_RARER_BANDS: dict[str, tuple[tuple[float, float, float], ...]] = {
+    "profile": ((6, 0.9025, 0.9485),),
+    "score": ((6, 0.877, 0.938), (10, 0.90275, 0.9435), (60, 0.9125, 0.953)),
+}
+STRONG_BIAS_RATIO = 3.0
+_KAPPA_SHOWN = {"profile": "profile-likelihood", "score": "score"}
+
+
+def cohen_kappa_note(table: Any, method: str) -> str | None:
+    """A note when a pair's Cohen's kappa interval is in a regime where it under-covers.
+
+    The regime is read from the data: the rarer annotator's positives
+    ``r = min(a + b, a + c)`` (of the rarer label), and for the score interval the ratio of
+    the two annotators' positives (strong bias). The note states the coverage the study
+    measured for that regime (:data:`KAPPA_RARER_BANDS`); ``None`` outside them.
+
+    >>> cohen_kappa_note([[4, 36], [0, 360]], "profile")[:60]
+    'the rarer annotator has 4 positive labels (bias index +0.09)'
+    >>> cohen_kappa_note([[10, 90], [0, 900]], "profile") is None
+    True
+    """
+    t = np.asarray(table, dtype=float).reshape(2, 2)
+    n = float(t.sum())
+    rows, cols = t.sum(axis=1), t.sum(axis=0)
+    label = int(np.argmin([rows[0] + cols[0], rows[1] + cols[1]]))  # the rarer label
+    first, second = float(rows[label]), float(cols[label])
+    rarer, larger = min(first, second), max(first, second)
+    bands = KAPPA_RARER_BANDS.get(method)
+    if bands is None or n <= 0:
+        return None
+    if method == "score" and larger < STRONG_BIAS_RATIO * max(rarer, 1.0):
+        return None  # without strong bias: the union-positive bands (intervals.coverage_note)
+    for below, worst, best in bands:
+        if rarer < below:
+            bias = (first - second) / n  # Byrt's bias index, for the rarer label
+            advice = "label more items (at least 10 positives of the rarer annotator)"
+            if method == "score":
+                advice = "use --kappa-method profile (0.94-0.95 from 10 such positives)"
+            return (
+                f"the rarer annotator has {rarer:,.0f} positive labels (bias index {bias:+.2f}): "
+                f"in the coverage study the {_KAPPA_SHOWN[method]} interval for Cohen's kappa "
+                f"covered {worst:.2f}-{best:.2f} (0.95 intended) with fewer than {below:g} "
+                f"expected positives for the rarer annotator; {advice}"
+            )
+    return None

@@ -154,6 +154,14 @@ def _answer_rows(answer: Table, plan: Plan, metric: str, res: SampleSizeResult) 
         answer.add_row(
             f"{metric}: undefined intervals", f"{res.n_undefined:,}", "counted as too wide"
         )
+    if res.metric == "kappa":
+        answer.add_row(
+            f"{metric}: interval coverage",
+            f"{res.coverage:.3f}",
+            f"± {res.coverage_mc_se:.3f} MC SE, {res.method} interval simulated at these items "
+            f"({res.confidence_level:.0%} intended); {res.share_undefined:.1%} of studies have "
+            "no interval (counted as misses)",
+        )
 
 
 def _checks_table(plan: Plan) -> Table:

@@ -22,6 +22,7 @@ from planner.sizing.model import PairModel
 from planner.sizing.search import (
     DEFAULT_METHOD,
     SampleSizeResult,
+    coverage_shortfall_note,
     find_sample_size,
     inverse_sampling_items,
     items_for_union_positives,
@@ -311,6 +312,7 @@ def make_plan(
         for res in results.values()
         if (note := coverage_note(res.metric, res.method, res.union_positives)) is not None
     ]
+    notes += [note for res in results.values() if (note := coverage_shortfall_note(res))]
     stop_rule = _stop_rule(model, settings, budget_for, notes) if "psa" in results else None
     by_metric: dict[str, Any] = {}
     if model.source == "pilot-counts":

@@ -94,6 +94,10 @@ class SampleSizeResult:
         ``(n, assurance)`` pairs the search evaluated (exact or simulated), sorted by ``n``.
     basis
         ``"exact"`` or ``"monte-carlo"``: what ``items`` rests on.
+    coverage, coverage_mc_se
+        Share of the fresh studies whose interval covers the model's true value of the
+        quantity the method estimates (Cohen's kappa; the intraclass kappa for ``gof``; PSA),
+        an undefined interval counting as a miss, and its Monte Carlo SE.
     """
 
     metric: str
@@ -115,6 +119,13 @@ class SampleSizeResult:
     n_undefined: int
     curve: list[tuple[int, float]] = field(default_factory=list)
     basis: str = "monte-carlo"
+    coverage: float = float("nan")
+    coverage_mc_se: float = float("nan")
+
+    @property
+    def share_undefined(self) -> float:
+        """Share of the fresh studies with no interval (``n_undefined / n_reps``)."""
+        return self.n_undefined / self.n_reps if self.n_reps else float("nan")
 
 
 def check_target(
@@ -506,6 +517,7 @@ def _sample_size_result(
         )
     if quantiles is None:
         quantiles = [float(np.quantile(finite_hw, q)) for q in (0.5, target.assurance)]
+    covered = float(np.mean(_covers(fresh.interval, true_value(model, target))))
     return SampleSizeResult(
         metric=target.metric,
         method=target.method,
@@ -526,7 +538,50 @@ def _sample_size_result(
         n_undefined=int((~defined).sum()),
         curve=curve,
         basis="exact" if exact is not None else "monte-carlo",
+        coverage=covered,
+        coverage_mc_se=float(np.sqrt(covered * (1 - covered) / target.n_reps)),
     )
+
+
+def coverage_shortfall_note(res: SampleSizeResult) -> str | None:
+    """A note when the planned interval's simulated coverage is 3 MC SEs below nominal, or
+    some simulated studies have no interval (kappa plans)."""
+    if res.metric != "kappa":
+        return None
+    short = res.coverage < res.confidence_level - 3 * max(res.coverage_mc_se, 1e-3)
+    if not short and res.n_undefined == 0:
+        return None
+    better = ""
+    if short and res.method != "profile":
+        better = " (agree's default, the profile interval, covers better under strong bias: "
+        better += "plan for it with --kappa-method profile, slower)"
+    return (
+        f"at {res.items:,} items the {res.method} interval for kappa covered "
+        f"{res.coverage:.3f} ± {res.coverage_mc_se:.3f} of simulated studies "
+        f"({res.confidence_level:.0%} intended){better}; {res.share_undefined:.1%} had no "
+        "interval (an annotator with no positives)"
+    )
+
+
+def true_value(model: PairModel, target: _Target) -> float:
+    """The model's value of what the interval method estimates: PSA, Cohen's kappa, or the
+    intraclass kappa ``1 - (b + c) / (2 pi (1 - pi))`` for ``gof``."""
+    a, b, c, d = (float(x) for x in model.cells)
+    if target.metric == "psa":
+        return 2 * a / (2 * a + b + c)
+    if target.method == "gof":
+        pi = (2 * a + b + c) / 2
+        return 1 - (b + c) / (2 * pi * (1 - pi))
+    rate_a, rate_b = a + b, a + c
+    p_e = rate_a * rate_b + (1 - rate_a) * (1 - rate_b)
+    return (a + d - p_e) / (1 - p_e)
+
+
+def _covers(interval: ConfidenceInterval, truth: float) -> NDArray:
+    """Which intervals contain ``truth`` (up to rounding); undefined ones do not."""
+    low, high = np.asarray(interval.low, dtype=float), np.asarray(interval.high, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return (low <= truth + 1e-9) & (truth - 1e-9 <= high)
 
 
 # the union-positive rules moved to planner.sizing.union_positives; these names stay

@@ -43,9 +43,10 @@ from planner.statistics.agreement import as_tables, binary_cells, cohen_kappa, p
 FloatArray = NDArray[np.float64]
 
 PSA_METHODS = ("wilson", "clopper-pearson", "jeffreys", "wald", "bootstrap")
-KAPPA_METHODS = ("score", "gof", "fce", "bootstrap")
+KAPPA_METHODS = ("score", "gof", "fce", "bootstrap", "profile")
 #: The quantity each kappa interval estimates (``gof`` assumes one common positive rate).
 KAPPA_ESTIMANDS = {
+    "profile": "Cohen's kappa",
     "score": "Cohen's kappa",
     "gof": "intraclass kappa",
     "fce": "Cohen's kappa",
@@ -554,15 +555,22 @@ def kappa_interval(
     Parameters
     ----------
     method
-        ``"score"`` (default; score interval for Cohen's kappa, bias allowed,
-        :func:`kappa_score_interval`), ``"gof"`` (calibrated Donner-Eliasziw goodness of
-        fit for the *intraclass* kappa, which assumes no annotator bias), ``"fce"`` (Wald
+        ``"profile"`` (profile likelihood on the 2 x 2 multinomial, bias allowed,
+        :func:`planner.statistics.kappa_profile.kappa_profile_interval`; what ``agree``
+        prints), ``"score"`` (the default here and in planning: score interval for Cohen's
+        kappa at the observed positive rates, :func:`kappa_score_interval`), ``"gof"``
+        (calibrated Donner-Eliasziw goodness of fit for the *intraclass* kappa, which
+        assumes no annotator bias), ``"fce"`` (Wald
         with the Fleiss-Cohen-Everitt standard error; under-covers with few union
         positives) or ``"bootstrap"`` (percentile, resampling items).
         :data:`KAPPA_ESTIMANDS` names the quantity each one estimates.
     """
     if method == "score":
         return kappa_score_interval(table, confidence_level)
+    if method == "profile":
+        from planner.statistics.kappa_profile import kappa_profile_interval
+
+        return kappa_profile_interval(table, confidence_level)
     if method == "gof":
         return kappa_gof_interval(table, confidence_level)
     if method == "fce":
@@ -593,7 +601,7 @@ UNDER_COVERAGE: dict[tuple[str, str], tuple[tuple[int, float], ...]] = {
     ("kappa", "bootstrap"): ((35, 0.892), (100, 0.925)),
     ("kappa", "score"): ((15, 0.882), (35, 0.916)),
     # agree's other coefficients (peer statistics), keyed by coefficient and
-    # method as `agree` reports them: the worst coverage in validation/coverage.md and
+    # method as `agree` reports them: the worst coverage in coverage_study/coverage.md and
     # coverage.json (4,000 studies per cell, MC SE 0.0035-0.006) at 20, 50 and 180 union
     # positives of the binary label, over 2-5 annotators, Fleiss' kappa 0.2-0.8, prevalence
     # 0.05 and 0.3, unbiased and biased (+/-0.8) annotators; PABAK from the two-annotator
@@ -606,7 +614,7 @@ UNDER_COVERAGE: dict[tuple[str, str], tuple[tuple[int, float], ...]] = {
     ("pabak", "wilson"): ((35, 0.930), (100, 0.934)),
     # Conger's kappa (3-5 annotators, from the pattern rows) and the logit-scale Wald for
     # several annotators' specific positive agreement (agree's default), in
-    # validation/coverage.md like the rows above: Conger worst 0.850 at 20 union positives,
+    # coverage_study/coverage.md like the rows above: Conger worst 0.850 at 20 union positives,
     # 0.915 at 50, 0.934 at 180; specific agreement 0.886, 0.933, 0.938.
     ("conger_kappa", "gwet-t"): ((35, 0.850), (100, 0.915), (250, 0.934)),
     ("specific_positive", "wald-logit"): ((35, 0.886), (100, 0.933)),

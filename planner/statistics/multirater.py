@@ -141,7 +141,7 @@ class ChanceCorrected:
         ``scale="log1m"``: the t interval for ``log(1 - c)`` with the delta-method SE
         ``SE / (1 - c)``, mapped back, ``1 - (1 - c) exp(+/- t SE / (1 - c))``; it stretches
         downwards near the upper bound 1, where the linear interval under-covers. For AC1
-        and Brennan-Prediger over validation/'s several-annotator grid (4,000 studies per
+        and Brennan-Prediger over coverage_study/'s several-annotator grid (4,000 studies per
         cell) it moves the worst coverage at 20 union positives from 0.897 / 0.863 to
         0.942 / 0.938 (none under 0.935; at most 0.973), at the same median width. For
         Fleiss' kappa it does not help (worst 0.857 vs 0.849 at 20, 0.909 vs 0.915 at 50).
@@ -334,8 +334,8 @@ def specific_agreement_interval(
 
     ``expit(logit(p) -/+ z SE / (p (1 - p)))`` with the linearised SE of
     :func:`specific_agreement_se`; where ``p`` is 0 or 1 (no logit) the Wald interval
-    clipped to [0, 1]. Over validation/'s several-annotator grid (4,000 studies per cell,
-    validation/coverage.md) the worst coverage of specific positive agreement goes from
+    clipped to [0, 1]. Over coverage_study/'s several-annotator grid (4,000 studies per cell,
+    coverage_study/coverage.md) the worst coverage of specific positive agreement goes from
     0.849 to 0.886 at 20 union positives and from 0.915 to 0.933 at 50 (11 cells under
     against 53 for the plain Wald); at 180 union positives 0.938.
 

@@ -14,7 +14,7 @@ simulated studies cost one pass.
   - 2 (1 - kappa)(pe_i - pe) / (1 - pe)]_gh`` (Gwet's two-annotator linearisation, as in
   :mod:`planner.statistics.conger`), then ``Var = sum_i (c*_i - kappa)^2 / (n (n - 1))``
   with a ``t_{n-1}`` interval. This route is derived here (``planner agree`` does not
-  report the mean pairwise kappa); its coverage is checked in validation/raters_coverage.py.
+  report the mean pairwise kappa); its coverage is checked in coverage_study/raters_coverage.py.
 
 References
 ----------

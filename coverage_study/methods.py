@@ -3,8 +3,8 @@
 Two-annotator methods act on stacked tables ``(R, 2, 2)``; several-annotator methods on the
 counts ``(R, 2^M)`` of the label patterns (bit ``j`` of a pattern: annotator ``j`` says
 positive). Conger's kappa needs that annotator identity; the other coefficients see only the
-multiplicities ``(R, M + 1)`` of the per-item counts :func:`validation.models.category_rows`
-(:func:`validation.models.compress_patterns`). Each method returns ``(low, high)`` arrays of
+multiplicities ``(R, M + 1)`` of the per-item counts :func:`coverage_study.models.category_rows`
+(:func:`coverage_study.models.compress_patterns`). Each method returns ``(low, high)`` arrays of
 shape ``(R,)``; NaN marks an undefined interval.
 
 The PSA and Cohen's kappa methods are read by name from
@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from coverage_study.models import POPULATION, category_rows, compress_patterns, pattern_bits
 from planner.statistics import agreement as ag
 from planner.statistics import intervals as iv
 from planner.statistics.alpha import krippendorff_alpha
@@ -41,7 +42,6 @@ from planner.statistics.multirater import (
     specific_agreement_interval,
     specific_agreement_se,
 )
-from validation.models import POPULATION, category_rows, compress_patterns, pattern_bits
 
 FloatArray = NDArray[np.float64]
 Interval = Callable[[NDArray, np.random.Generator], tuple[FloatArray, FloatArray]]
@@ -52,29 +52,32 @@ _ALPHA_CHUNK = 200  # replicates bootstrapped at once; fixed so chunking never c
 #: for PSA and Cohen's kappa are the same); the output marks these rows.
 DEFAULTS: dict[str, str] = {
     "psa": "wilson",
-    "cohen_kappa": "score",
+    "cohen_kappa": "profile",
     "nsa": "wilson",
     "pabak": "wilson",
-    "fleiss_kappa": "gwet-t",
+    "fleiss_kappa": "gwet-t",  # from three annotators; two: "score-intraclass"
     "gwet_ac1": "gwet-t-log1m",
     "brennan_prediger": "gwet-t-log1m",
     "krippendorff_alpha": "bootstrap",
     "specific_positive": "wald-logit",
     "conger_kappa": "gwet-t",
 }
+#: agree's defaults for two annotators where they differ from the several-annotator one
+PAIR_DEFAULTS: frozenset[tuple[str, str]] = frozenset({("fleiss_kappa", "score-intraclass")})
 #: Methods that were agree's default before the current one (kept to show the change).
 PREVIOUS_DEFAULTS: frozenset[tuple[str, str]] = frozenset(
     {
         ("gwet_ac1", "gwet-t"),
         ("brennan_prediger", "gwet-t"),
         ("specific_positive", "wald-linearised"),
+        ("cohen_kappa", "score"),
     }
 )
 
 
 def role(coefficient: str, name: str) -> str:
     """``"default"``, ``"previous default"`` or ``""``: the method's place in ``agree``."""
-    if DEFAULTS.get(coefficient) == name:
+    if DEFAULTS.get(coefficient) == name or (coefficient, name) in PAIR_DEFAULTS:
         return "default"
     return "previous default" if (coefficient, name) in PREVIOUS_DEFAULTS else ""
 
@@ -264,6 +267,22 @@ def _specific_wald_logit(rows: NDArray) -> Interval:
     return interval
 
 
+def _fleiss_pair_score(rows: NDArray) -> Interval:
+    """Two annotators: Fleiss' kappa is the intraclass kappa, so ``agree`` prints the
+    calibrated Donner-Eliasziw score interval of the (2, 1, 0 positives) counts."""
+    positives = rows[:, 0]
+
+    def interval(mult: NDArray, rng: np.random.Generator) -> tuple[FloatArray, FloatArray]:
+        both = (mult * (positives == 2)).sum(axis=-1)
+        one = (mult * (positives == 1)).sum(axis=-1)
+        neither = (mult * (positives == 0)).sum(axis=-1)
+        tables = np.stack([np.stack([both, one / 2], -1), np.stack([one / 2, neither], -1)], -2)
+        ci = iv.kappa_gof_interval(tables.astype(float), CONFIDENCE)
+        return ci.low, ci.high
+
+    return interval
+
+
 def _alpha_bootstrap(rows: NDArray, n_boot: int) -> Interval:
     """Percentile item bootstrap of alpha, as ``agree`` does it (non-finite resamples dropped)."""
     tail = (1 - CONFIDENCE) / 2
@@ -309,6 +328,8 @@ def multi_methods(n_annotators: int, n_boot: int) -> list[Method]:
         ("specific_positive", "wald-logit", _specific_wald_logit(rows)),
         ("specific_positive", "wald-linearised", _specific_wald(rows)),
     ]
+    if n_annotators == 2:
+        on_counts.insert(0, ("fleiss_kappa", "score-intraclass", _fleiss_pair_score(rows)))
     methods = [Method(c, name, _on_counts(fn, n_annotators)) for c, name, fn in on_counts]
     if n_annotators >= 3:
         methods.insert(1, Method("conger_kappa", "gwet-t", _conger_t(n_annotators)))

@@ -1,6 +1,6 @@
 """Coverage of the multi-rater intervals the sizing uses (Fleiss, alpha, PSA for M annotators).
 
-Run: ``python -m validation.raters_coverage`` (about 15 s). For every cell of a small grid
+Run: ``python -m coverage_study.raters_coverage`` (about 15 s). For every cell of a small grid
 (M = 3, 6; K = 2, 3, 5; Conger and the mean pairwise kappa for M = 3 and K <= 3; n = 30,
 100, 300 items; ambiguity 0 and 0.3) it draws 4,000 studies as pattern counts, computes each
 study's interval as the sizing search does

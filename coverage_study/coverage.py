@@ -2,12 +2,12 @@
 
 Run from the repository root::
 
-    python validation/coverage.py                      # the full grid (see README.md)
-    python validation/coverage.py --slice small        # a few cells, in seconds
-    python validation/coverage.py --reps 4000 --seed 7 --json validation/coverage.json \\
-        --markdown validation/coverage.md --methods psa cohen_kappa/gof
+    python coverage_study/coverage.py                      # the full grid (see README.md)
+    python coverage_study/coverage.py --slice small        # a few cells, in seconds
+    python coverage_study/coverage.py --reps 4000 --seed 7 --json coverage_study/coverage.json \\
+        --markdown coverage_study/coverage.md --methods psa cohen_kappa/gof
 
-Each grid cell (a population model and a study size, :mod:`validation.grid`) is simulated
+Each grid cell (a population model and a study size, :mod:`coverage_study.grid`) is simulated
 ``reps`` times as count tables (two annotators) or label-pattern counts (several), and each
 method's interval is checked against the coefficient's population value. An undefined
 interval (NaN limits) counts as a miss and is also counted on its own. A row is flagged
@@ -38,11 +38,8 @@ import numpy as np  # noqa: E402
 import scipy  # noqa: E402
 
 import planner  # noqa: E402
-from planner.output.jsonout import json_ready  # noqa: E402
-from planner.sizing.simulation import simulate_tables  # noqa: E402
-from planner.statistics import intervals as iv  # noqa: E402
-from validation.grid import SLICES, Cell, grid  # noqa: E402
-from validation.methods import (  # noqa: E402
+from coverage_study.grid import SLICES, Cell, grid  # noqa: E402
+from coverage_study.methods import (  # noqa: E402
     CONFIDENCE,
     PAIR_ESTIMANDS,
     Method,
@@ -50,9 +47,12 @@ from validation.methods import (  # noqa: E402
     multi_methods,
     pair_methods,
 )
+from planner.output.jsonout import json_ready  # noqa: E402
+from planner.sizing.simulation import simulate_tables  # noqa: E402
+from planner.statistics import intervals as iv  # noqa: E402
 
-DEFAULT_REPS = {"full": 4000, "small": 400, "two": 4000, "multi": 4000}
-DEFAULT_N_BOOT = {"full": 500, "small": 200, "two": 500, "multi": 500}
+DEFAULT_REPS = {"full": 4000, "small": 400, "two": 4000, "multi": 4000, "extreme": 4000}
+DEFAULT_N_BOOT = {"full": 500, "small": 200, "two": 500, "multi": 500, "extreme": 500}
 FLAG_BAND = (0.935, 0.965)
 FLAG_SE = 2.0
 _TOLERANCE = 1e-9  # a limit equal to the true value (up to rounding) covers it
@@ -259,14 +259,20 @@ def settings(
 
 
 def carry_over(document: dict[str, Any], previous: dict[str, Any]) -> dict[str, Any]:
-    """``document`` plus the rows of ``previous`` for the regimes ``document`` did not run.
+    """``document`` plus the rows of ``previous`` for the (regime, coefficient, method)
+    combinations ``document`` did not run.
 
-    Lets one part of the grid be rerun (``--slice two``) while the other part's rows are
-    kept from an earlier run whose methods did not change; ``settings.carried_over`` says
-    which regimes came from which run (its commit, seed, reps and seconds).
+    Lets one part of the grid or a few methods be rerun (``--slice two``, ``--methods``)
+    while the other rows are kept from an earlier run whose methods did not change;
+    ``settings.carried_over`` says which regimes came from which run (its commit, seed,
+    reps and seconds).
     """
-    ran = {row["regime"] for row in document["rows"]}
-    kept = [row for row in previous["rows"] if row["regime"] not in ran]
+
+    def key(row: dict[str, Any]) -> tuple[str, str, str]:
+        return row["regime"], row["coefficient"], row["method"]
+
+    ran = {key(row) for row in document["rows"]}
+    kept = [row for row in previous["rows"] if key(row) not in ran]
     before = previous["settings"]
     skipped = list(dict.fromkeys([*document["skipped"], *previous["skipped"]]))
     settings = dict(document["settings"])
@@ -314,7 +320,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error(f"--n-boot must be at least 10, got {args.n_boot}")
     known = {
         name
-        for m in [*pair_methods(10), *multi_methods(3, 10)]
+        for m in [*pair_methods(10), *multi_methods(2, 10), *multi_methods(3, 10)]
         for name in (m.coefficient, m.name, m.key)
     }
     unknown = sorted(set(args.methods or ()) - known)
@@ -327,7 +333,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the slice, print the table (flagged rows marked), write JSON and Markdown."""
-    from validation.output import markdown, text_table
+    from coverage_study.output import markdown, text_table
 
     args = parse_args(argv)
     document = run(

@@ -1,4 +1,4 @@
-"""The documented grid of the coverage study (see validation/README.md), and its slices.
+"""The documented grid of the coverage study (see coverage_study/README.md), and its slices.
 
 Each :class:`Cell` is one population model and one study size. Studies have a fixed number
 of items ``n = round(U / r)``, where ``U`` is the grid's expected number of union positives
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from validation.models import biased_pair, multi_rater_model, unbiased_pair
+from coverage_study.models import biased_pair, multi_rater_model, unbiased_pair
 
 PAIR_PREVALENCES = (0.02, 0.05, 0.1, 0.3)
 PAIR_LEVELS = (
@@ -31,12 +31,18 @@ AMBIGUITIES = (0.0, 0.5)
 PAIR_UNION_POSITIVES = (20, 50, 150, 1000)
 BIASED_RATES = ((0.08, 0.02), (0.15, 0.05), (0.30, 0.10))
 BIASED_LEVELS = (*PAIR_LEVELS, ("nested", float("nan")))
+#: Extreme bias: one annotator's positive rate ten times the other's, with the rarer one's
+#: positives nested in the other's (kappa at its bound) or a lower kappa; sized by the rarer
+#: annotator's expected positives (what drives the kappa interval's coverage there).
+EXTREME_RATES = ((0.10, 0.01), (0.07, 0.005))
+EXTREME_LEVELS = (("nested", float("nan")), ("kappa", 0.1))
+EXTREME_RARER_POSITIVES = (4, 7, 10, 20, 50)
 MULTI_ANNOTATORS = (2, 3, 4, 5)
 MULTI_PREVALENCES = (0.05, 0.3)
 MULTI_LEVELS = (0.2, 0.3, 0.5, 0.8)  # population Fleiss kappa
 MULTI_BIASES = (0.0, 0.8)
 MULTI_UNION_POSITIVES = (20, 50, 180)
-SLICES = ("full", "small", "two", "multi")
+SLICES = ("full", "small", "two", "multi", "extreme")
 
 
 @dataclass(frozen=True)
@@ -124,6 +130,34 @@ def pair_cells(skipped: list[str]) -> Iterator[Cell]:
             yield from _sized("biased", label, 2, cells, params)
 
 
+def extreme_cells(skipped: list[str]) -> Iterator[Cell]:
+    """Extreme-bias pairs, sized by the rarer annotator's expected positives ``R``.
+
+    Regime ``"extreme"`` from ``R = 10`` on, ``"extreme-few"`` below (where no interval is
+    expected to keep 0.95 and notes state the coverage measured).
+    """
+    for rate_a, rate_b in EXTREME_RATES:
+        for metric, level in EXTREME_LEVELS:
+            label = f"rates={rate_a:g}/{rate_b:g} {_level_text(metric, level)}"
+            probs = biased_pair(rate_a, rate_b, metric, level)
+            if probs is None:
+                skipped.append(f"{label}: not reachable with these positive rates")
+                continue
+            params = {"positive_rates": [rate_a, rate_b], "level": _level_text(metric, level)}
+            union_rate = float(probs[:3].sum())
+            for r in EXTREME_RARER_POSITIVES:
+                n = round(r / min(rate_a, rate_b))
+                yield Cell(
+                    "extreme" if r >= 10 else "extreme-few",
+                    f"{label} R={r}",
+                    2,
+                    tuple(float(x) for x in probs),
+                    round(n * union_rate),
+                    n,
+                    {**params, "rarer_positives": r},
+                )
+
+
 def multi_cells(skipped: list[str]) -> Iterator[Cell]:
     """Several-annotator cells; infeasible models are appended to ``skipped``."""
     for bias in MULTI_BIASES:
@@ -155,6 +189,7 @@ SMALL_SLICE = frozenset(
         "pi=0.05 psa 0.6 h=0 U=150",
         "pi=0.05 kappa 0.5 h=0 U=20",
         "rates=0.15/0.05 kappa 0.2 U=50",
+        "rates=0.1/0.01 nested R=10",
         "M=3 pi=0.3 fleiss 0.5 bias=±0 U=50",
     }
 )
@@ -164,6 +199,7 @@ SLICE_FILTERS: dict[str, Callable[[Cell], bool]] = {
     "full": lambda cell: True,
     "small": lambda cell: cell.label in SMALL_SLICE,
     "two": lambda cell: not cell.regime.startswith("multi"),
+    "extreme": lambda cell: cell.regime.startswith("extreme"),
     "multi": lambda cell: cell.regime.startswith("multi"),
 }
 
@@ -173,6 +209,6 @@ def grid(slice_name: str = "full") -> tuple[list[Cell], list[str]]:
     if slice_name not in SLICE_FILTERS:
         raise ValueError(f"slice must be one of {', '.join(SLICES)}, got {slice_name!r}")
     skipped: list[str] = []
-    cells = [*pair_cells(skipped), *multi_cells(skipped)]
+    cells = [*pair_cells(skipped), *extreme_cells(skipped), *multi_cells(skipped)]
     keep = SLICE_FILTERS[slice_name]
     return [cell for cell in cells if keep(cell)], skipped

@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from validation.methods import role
+from coverage_study.methods import role
 
 REGIME_NAMES = {
     "unbiased": "2 annotators, unbiased, independent errors",
     "correlated": "2 annotators, unbiased, correlated errors (h = 0.5)",
     "biased": "2 annotators, biased (different positive rates)",
+    "extreme": "2 annotators, extreme bias (rates 10%/1%, 7%/0.5%), rarer annotator >= 10 "
+    "expected positives",
+    "extreme-few": "2 annotators, extreme bias, rarer annotator 4-7 expected positives",
     "multi-unbiased": "2-5 annotators, unbiased",
     "multi-biased": "2-5 annotators, biased (±0.8)",
 }
@@ -89,7 +92,8 @@ def _carried_over(settings: dict[str, Any]) -> str:
         return ""
     regimes = "; ".join(REGIME_NAMES.get(r, r) for r in _in_order(kept["regimes"]))
     return (
-        f" Rows for {regimes} are carried over unchanged from the `{kept['slice']}` run at "
+        f" Rows of the methods not rerun for {regimes} are carried over unchanged from the "
+        f"`{kept['slice']}` run at "
         f"{str(kept['git_commit'])[:10]} ({kept['reps']:,} studies per cell, seed "
         f"{kept['seed']}): their methods did not change."
     )
