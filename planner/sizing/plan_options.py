@@ -338,7 +338,7 @@ def option_notes(
 #: command-line keys that describe the model (any of them replaces a scenario's model)
 CLI_MODEL_KEYS = ("prevalence", "union_rate", "psa", "kappa", "pilot_counts", "pilot")
 #: posterior draws of the plan under pilot uncertainty
-PILOT_DRAWS = 1424  # 16 randomly shifted lattices of 89 (sizing.uncertainty.DRAWS)
+PILOT_DRAWS = 880  # 16 randomly shifted lattices of 55 (sizing.uncertainty.DRAWS)
 _FIXED_SIZE = ("items", "hours", "budget")
 
 

@@ -73,8 +73,8 @@ PERCENTILES = (0.5, 0.8, 0.9)
 LATTICE_POINTS = (21, 34, 55, 89, 144, 233, 377, 610, 987, 1597, 2584)
 #: independently shifted copies of the lattice (the replicates of the standard error)
 REPLICATES = 16
-#: posterior draws to start from: 16 lattices of 89 points
-DRAWS = REPLICATES * 89
+#: posterior draws to start from: 16 lattices of 55 points
+DRAWS = REPLICATES * 55
 #: the largest Monte Carlo standard error accepted, as a share of the answer
 MAX_RELATIVE_SE = 0.005
 
