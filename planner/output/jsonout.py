@@ -663,6 +663,8 @@ def alt_test_plan_json(plan: Any) -> dict[str, Any]:
         "q": plan.q,
         "power": plan.power,
         "n_items": plan.n_items,
+        "first_crossing": plan.first_crossing,
+        "searched_to": plan.searched_to,
         "pass_probability": plan.pass_probability,
         "standard_error": plan.standard_error,
         "analytic_start": plan.analytic_start,
