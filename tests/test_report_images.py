@@ -103,7 +103,10 @@ def test_committed_figure_data_matches_the_report(page):
     markdown = (page.parent / "report.md").read_text(encoding="utf-8")
     assert f"seed {figures['seed']}" in markdown
     hours = figures["hours"]
-    if "worst" in hours["kinds"]:
+    recommended = json.loads((page.parent / "plan.json").read_text()).get("recommendation", {})
+    if "worst" in hours["kinds"] and "plug_in_items" not in recommended:
+        # any agreement at the model's union rate needs at least what one agreement needs;
+        # a plan from a pilot counts the union rate's uncertainty too, so it may need more
         worst, plan = hours["kinds"].index("worst"), hours["kinds"].index("plan")
         assert hours["items"][worst] >= hours["items"][plan]
         assert hours["hours"][worst] >= hours["hours"][plan]

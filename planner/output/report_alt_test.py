@@ -132,13 +132,13 @@ def pass_curve(
     from the same ``seed``."""
     if summary.curve:
         n_reps = keywords["n_reps"]
-        points = list(summary.curve)
+        walked = list(summary.curve)
         given, at_given = summary.items_given, summary.pass_probability_at_items
-        if given is not None and at_given is not None and given > points[-1][0]:
-            points.append((given, at_given))  # the study's own size, as the table gives it
-        values = [p for _, p in points]
+        if given is not None and at_given is not None and given > walked[-1][0]:
+            walked.append((given, at_given))  # the study's own size, as the table gives it
+        values = [p for _, p in walked]
         return PassCurve(
-            items=tuple(n for n, _ in points),
+            items=tuple(n for n, _ in walked),
             pass_probability=tuple(values),
             standard_error=tuple(math.sqrt(p * (1 - p) / n_reps) for p in values),
             power=summary.power,
@@ -242,8 +242,13 @@ def _curve_rows(alt: AltTestReport) -> list[list[str]]:
         if s.first_crossing < n < s.n_items and p < c.power
     }
     step = max(1, len(c.items) // CURVE_ROWS)
-    shown = set(c.items[::step]) | {c.items[-1]} | dips | {m for m in marks if m is not None}
+    ends = {c.items[-1], s.searched_to}
+    shown = set(c.items[::step]) | ends | dips | {m for m in marks if m is not None}
     notes = {s.first_crossing: "first reaches the target", s.n_items: "the plan: stays above"}
+    if s.searched_to is not None:
+        notes[s.searched_to] = "the largest size searched"
+    if s.items_given is not None:
+        notes[s.items_given] = "the study's items"
     if s.first_crossing == s.n_items:
         notes[s.n_items] = "the plan: first reaches the target and stays above"
     return [
