@@ -46,6 +46,11 @@ def size_grid(start: int, stop: int) -> list[int]:
     return sizes
 
 
+def _reduced(counts: NDArray[np.int64], onehot: NDArray[np.float64], m: int) -> NDArray[np.int64]:
+    """``(R, M, 3)`` the humans' counts of ``d = -1, 0, +1`` from ``(R, C)`` class counts."""
+    return np.rint(counts.astype(float) @ onehot).astype(np.int64).reshape(-1, m, 3)
+
+
 class NestedPassStudies:
     """``n_reps`` nested studies of the Alt-Test, grown along increasing sizes.
 
@@ -73,7 +78,9 @@ class NestedPassStudies:
         self.streams = [
             np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(chunks)
         ]
-        onehot = (d[:, :, None] == np.array([-1, 0, 1])).astype(np.int64)  # (C, M, 3)
+        # (C, 3M): class c adds one to each human's count of its d (a float matrix, so that a
+        # draw's counts are reduced by one BLAS product; integers below 2^53 are exact)
+        onehot = (d[:, :, None] == np.array([-1, 0, 1])).reshape(len(prob), -1).astype(float)
         groups = [
             slice(i, min(i + CLASS_GROUP, len(prob))) for i in range(0, len(prob), CLASS_GROUP)
         ]
@@ -86,12 +93,12 @@ class NestedPassStudies:
         """``(size, M, 3)``: the humans' counts of ``extra`` more items of ``size`` studies."""
         if len(self.groups) == 1:
             counts = rng.multinomial(extra, self.groups[0][0], size=size)
-            return np.einsum("rc,cmk->rmk", counts, self.groups[0][1])
+            return _reduced(counts, self.groups[0][1], self.m)
         totals = rng.multinomial(extra, self.group_prob / self.group_prob.sum(), size=size)
         out = np.zeros((size, self.m, 3), dtype=np.int64)
         for g, (p, onehot) in enumerate(self.groups):
             if p.size:
-                out += np.einsum("rc,cmk->rmk", rng.multinomial(totals[:, g], p), onehot)
+                out += _reduced(rng.multinomial(totals[:, g], p), onehot, self.m)
         return out
 
     def grow(self, n_items: int) -> None:
