@@ -141,6 +141,53 @@ def test_search_brackets_the_answer_on_its_own_sequence_of_studies():
     assert 0.5 * plan.n_items <= plan.analytic_start <= 2 * plan.n_items
 
 
+def test_the_plan_is_where_pass_probability_stays_above_the_target():
+    # P(pass) is saw-toothed in n: this model first reaches 0.8 well before it stays there
+    model = alt_test_model(humans=3, categories=2, human_error=0.1, llm_error=0.1)
+    plan = plan_alt_test(model, epsilon=0.15, power=0.8, rng=1)
+    curve = dict(plan.evaluated)
+    assert plan.first_crossing < plan.n_items <= plan.searched_to
+    assert plan.searched_to >= 2 * plan.first_crossing and plan.dips_above_first_crossing
+    assert all(p >= 0.8 for n, p in curve.items() if n >= plan.n_items)
+    assert curve[plan.first_crossing] >= 0.8
+    assert all(p < 0.8 for n, p in curve.items() if n < plan.first_crossing)
+    assert max(n for n, p in curve.items() if p < 0.8) == plan.n_items - 1  # the last dip
+    # every item from min_items on is on the curve (steps of one item below 200)
+    assert sorted(curve) == list(range(30, plan.searched_to + 1))
+    # the curve against an item-level simulation written here, at the first crossing, the
+    # last dip and the plan
+    for n in (plan.first_crossing, plan.n_items - 1, plan.n_items):
+        independent = _independent_pass_rate(n, 700, 2, 0.1, 0.1, 0.15, seed=n)
+        se = np.hypot(np.sqrt(0.8 * 0.2 / plan.n_reps), np.sqrt(0.8 * 0.2 / 700))
+        assert abs(curve[n] - independent) <= 3.5 * se, n
+
+
+def test_the_block_size_bounds_memory_and_leaves_the_answer_as_it_was():
+    model = alt_test_model(humans=3, categories=3, human_error=0.2, llm_error=0.2)
+    plans = [
+        plan_alt_test(model, epsilon=0.2, n_reps=2500, block_replicates=b, rng=4)
+        for b in (1, 333, 2500, 100_000)
+    ]
+    assert all(p == plans[0] for p in plans[1:])
+
+
+def test_classes_drawn_in_groups_keep_the_multinomial_law():
+    # 11 humans, two labels: 2,048 difference classes, drawn in groups of 1,024
+    from planner.sizing.alt_test_studies import CLASS_GROUP, NestedPassStudies
+
+    model = alt_test_model(humans=11, categories=2, human_error=0.2, llm_error=0.2)
+    d, prob = difference_classes(model)
+    assert len(prob) > CLASS_GROUP
+    studies = NestedPassStudies(d, prob, 4000, 1, epsilon=0.2, q=0.05)
+    studies.grow(60)
+    onehot = (d[:, :, None] == np.array([-1, 0, 1])).astype(float)
+    expected = 60 * np.einsum("c,cmk->mk", prob, onehot)  # mean counts of d = -1, 0, +1
+    var = 60 * np.einsum("c,cmk->mk", prob, onehot) * (1 - np.einsum("c,cmk->mk", prob, onehot))
+    mean = studies.state.mean(axis=0)
+    assert np.all(np.abs(mean - expected) <= 4 * np.sqrt(var / 4000) + 1e-9)
+    assert np.all(studies.state.sum(axis=2) == 60)
+
+
 def test_same_seed_same_plan():
     model = alt_test_model(humans=3, categories=2, human_error=0.2, llm_error=0.2)
     assert plan_alt_test(model, epsilon=0.1, rng=8) == plan_alt_test(model, epsilon=0.1, rng=8)

@@ -76,8 +76,9 @@ def test_pilot_counts_plan_and_both_metrics():
     doc = json.loads(result.stdout)
     assert set(doc["results"]) == {"psa", "kappa"}
     assert doc["model"]["psa"] == pytest.approx(0.255319, abs=1e-6)
-    deciding = max(doc["results"].values(), key=lambda r: r["items"])
-    assert doc["recommendation"]["items"] == deciding["items"]
+    # with a pilot the recommendation is the larger answer under the pilot's uncertainty
+    under = [u["items_under_uncertainty"] for u in doc["uncertainty_by_metric"].values()]
+    assert doc["recommendation"]["items"] == max(under)
     budget = doc["results"]["psa"]["budget"]
     expected_hours = doc["results"]["psa"]["items"] * (2 * 90 + 0.07 * 120) / 3600
     assert budget["person_hours"] == pytest.approx(expected_hours)

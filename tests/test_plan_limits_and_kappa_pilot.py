@@ -141,6 +141,20 @@ def test_kappa_under_pilot_uncertainty_meets_the_target_by_an_independent_simula
     assert "approximat" not in result.basis and "FCE" in result.per_truth_basis
 
 
+def test_kappa_pilot_answer_prints_a_standard_error_that_matches_its_spread():
+    results = [
+        kappa_items_under_uncertainty(COUNTS, 0.1, plug_in_items=1200, n_reps=1000, rng=seed)
+        for seed in range(1, 7)
+    ]
+    items = np.array([r.items for r in results], dtype=float)
+    ses = np.array([r.items_mc_se for r in results])
+    assert np.all(np.isfinite(ses) & (ses > 0))
+    # six seeds: their SD against the printed SE, within a factor 3 either way
+    assert ses.mean() / 3 <= np.std(items, ddof=1) <= 3 * ses.mean()
+    assert all(r.basis.startswith("Monte Carlo over 1,000 posterior draws") for r in results)
+    assert f"± {results[0].items_mc_se:.0f} Monte Carlo SE" in results[0].explanation
+
+
 def test_kappa_under_pilot_uncertainty_is_reproducible_and_checked():
     a = kappa_items_under_uncertainty(COUNTS, 0.1, plug_in_items=1200, n_reps=500, rng=3)
     b = kappa_items_under_uncertainty(COUNTS, 0.1, plug_in_items=1200, n_reps=500, rng=3)

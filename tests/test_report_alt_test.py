@@ -145,6 +145,26 @@ def test_the_pass_curve_rises_through_the_target_at_the_plan(judge_report):
     assert (folder / "figures" / "alt_test.png").stat().st_size > 1000
 
 
+def test_the_plan_is_where_the_reported_curve_stays_above_the_target(judge_report):
+    # read off the figure's data here: the first size at or above 0.8, and the first from
+    # which every size up to the largest searched stays there
+    _, markdown, figures = judge_report
+    summary, curve = figures["alt_test"]["summary"], figures["alt_test"]["curve"]
+    walked = [
+        (n, p)
+        for n, p in zip(curve["items"], curve["pass_probability"], strict=True)
+        if n <= summary["searched_to"]
+    ]
+    first = next(n for n, p in walked if p >= 0.8)
+    stays = next(n for i, (n, _) in enumerate(walked) if all(p >= 0.8 for _, p in walked[i:]))
+    assert (summary["first_crossing"], summary["n_items"]) == (first, stays)
+    assert summary["searched_to"] >= 2 * first
+    section = markdown.split("## Alt-Test")[1]
+    if first != stays:
+        assert f"first reaches 0.8 at {first:,} items but falls below it again" in section
+    assert f"| {stays:,} | " in section and "the plan: stays above" in section
+
+
 def test_a_report_without_alt_test_has_no_such_section(tmp_path):
     path = tmp_path / "pair.toml"
     path.write_text(

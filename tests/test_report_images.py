@@ -103,7 +103,55 @@ def test_committed_figure_data_matches_the_report(page):
     markdown = (page.parent / "report.md").read_text(encoding="utf-8")
     assert f"seed {figures['seed']}" in markdown
     hours = figures["hours"]
-    if "worst" in hours["kinds"]:
+    recommended = json.loads((page.parent / "plan.json").read_text()).get("recommendation", {})
+    if "worst" in hours["kinds"] and "plug_in_items" not in recommended:
+        # any agreement at the model's union rate needs at least what one agreement needs;
+        # a plan from a pilot counts the union rate's uncertainty too, so it may need more
         worst, plan = hours["kinds"].index("worst"), hours["kinds"].index("plan")
         assert hours["items"][worst] >= hours["items"][plan]
         assert hours["hours"][worst] >= hours["hours"][plan]
+
+
+def _pair_plans() -> list[Path]:
+    return [
+        p for p in PAGES if json.loads((p.parent / "figures.json").read_text()).get("assurance")
+    ]
+
+
+@pytest.mark.parametrize("page", _pair_plans(), ids=lambda p: p.parent.name)
+def test_the_assurance_figure_reads_true_at_every_size(page):
+    # the plotted points joined by straight lines (as the figure draws them), read at many
+    # sizes, against the assurance computed here: exact binomial sums for the plain PSA curve
+    # on the plan's cells, the hybrid assurance on the plan's own posterior draws
+    from planner.sizing.exact import exact_psa_assurance
+    from planner.sizing.model import PairModel
+    from planner.sizing.uncertainty import REPLICATES, DrawAssurance, lattice_cells, narrow_outcomes
+
+    figure = json.loads((page.parent / "figures.json").read_text())["assurance"]
+    plan = json.loads((page.parent / "plan.json").read_text())
+    width, level = figure["width"], plan["inputs"]["confidence_level"]
+    cells = [plan["model"][k] for k in ("both", "a_only", "b_only", "neither")]
+    model = PairModel(cells=np.array(cells), source="cells", assumptions={})
+    method = plan["inputs"]["psa_method"]
+    truth = {"psa": lambda n: exact_psa_assurance(model, n, width, level, method)}
+    if "uncertainty" in plan:
+        u = plan["uncertainty"]
+        draws = lattice_cells(
+            tuple(u["pilot_counts"]), u["draws"] // REPLICATES, np.random.default_rng(u["seed"])
+        )
+        at = DrawAssurance(draws, narrow_outcomes(width, level, u["method"]))
+        truth["psa_under_pilot_uncertainty"] = lambda n: float(at(n).mean())
+        assert figure["planned"] == plan["recommendation"]["items"] == u["items_under_uncertainty"]
+    for key, exact in truth.items():
+        if key not in figure["curve"]:
+            continue  # a kappa plan: its curve is simulated (checked in test_pilot.py)
+        points = figure["curve"][key]
+        items = np.array([p["items"] for p in points])
+        values = np.array([p["assurance"] for p in points])
+        assert np.all((values >= 0) & (values <= 1)), key
+        assert figure["planned"] in items, key  # evaluated at the planned size ...
+        at_plan = values[list(items).index(figure["planned"])]
+        assert at_plan == pytest.approx(exact(figure["planned"]), abs=1e-9), key  # ... exactly
+        sizes = np.unique(np.random.default_rng(3).integers(items[0], items[-1], 120))
+        read = np.interp(sizes, items, values)
+        assert np.max(np.abs(read - [exact(int(n)) for n in sizes])) <= 0.02, key

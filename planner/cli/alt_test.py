@@ -502,8 +502,14 @@ def _render_plan(plan: AltTestPlan, rows: tuple[AltTestPlan | None, ...]) -> Non
     console.print(
         f"items for P(pass) >= {plan.power:g} at epsilon {plan.epsilon:g}: {plan.n_items:,} "
         f"(P(pass) = {plan.pass_probability:.3f}, Monte Carlo SE {plan.standard_error:.3f}; "
-        f"analytic start {plan.analytic_start:,})"
+        f"analytic start {plan.analytic_start:,}), the fewest from which P(pass) stays at or "
+        f"above {plan.power:g} up to {plan.searched_to:,} items"
     )
+    if plan.dips_above_first_crossing:
+        console.print(
+            f"note: P(pass) first reaches {plan.power:g} at {plan.first_crossing:,} items but "
+            f"falls below it again before {plan.n_items:,} (it is saw-toothed in the items)"
+        )
     if plan.budget is not None:
         cost = "" if plan.budget.cost is None else f", cost {plan.budget.cost:,.2f}"
         console.print(f"human labelling: {plan.budget.person_hours:,.1f} person-hours{cost}")

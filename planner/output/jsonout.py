@@ -249,17 +249,11 @@ def _relabelled(interval: Mapping[str, Any], covers: str) -> dict[str, Any]:
 def plan_document(plan: Any, schedule: Any = None) -> dict[str, Any]:
     """``plan`` for an annotator pair: inputs, model, results per metric, recommendation."""
     results = {name: _sized_metric(plan, name) for name in plan.results}
-    deciding = plan.deciding_metric
     body: dict[str, Any] = {
         "inputs": {"model": plan.model.assumptions, **asdict(plan.settings)},
         "model": {"source": plan.model.source, **plan.model.summary()},
         "results": results,
-        "recommendation": {
-            "metric": deciding,
-            "items": plan.items,
-            "union_positives": plan.results[deciding].union_positives,
-            "budget": budget_json(plan.budgets[deciding]),
-        },
+        "recommendation": _recommendation_json(plan),
         "worst_case": plan.worst_case,
         "stop_rule": plan.stop_rule,
         "replicates": plan.settings.n_reps,
@@ -279,6 +273,24 @@ def plan_document(plan: Any, schedule: Any = None) -> dict[str, Any]:
     if schedule is not None:
         body["schedule"] = {**schedule_body(schedule), "notes": list(schedule.notes)}
     return document("plan", body, seed=plan.seed, notes=plan.notes)
+
+
+def _recommendation_json(plan: Any) -> dict[str, Any]:
+    """The items to label and their budget; with a pilot, the uncertainty-aware answer."""
+    deciding = plan.deciding_metric
+    body: dict[str, Any] = {
+        "metric": deciding,
+        "items": plan.items,
+        "union_positives": plan.results[deciding].union_positives,
+        "budget": budget_json(plan.budget),
+    }
+    if plan.recommended is not None:
+        body.update(
+            union_positives=plan.recommended.union_positives,
+            basis=plan.recommended.basis,
+            plug_in_items=plan.recommended.plug_in_items,
+        )
+    return body
 
 
 def _sized_metric(plan: Any, name: str) -> dict[str, Any]:
@@ -358,11 +370,18 @@ def uncertainty_json(u: Any) -> dict[str, Any]:
         "explanation": u.explanation,
     }
     if metric == "psa":
-        body.update(unreachable_share=u.unreachable_share, draws=u.draws)
+        body.update(
+            unreachable_share=u.unreachable_share,
+            draws=u.draws,
+            replicates=u.replicates,
+            items_mc_se=u.items_mc_se,
+            hybrid_assurance_se=u.hybrid_assurance_se,
+        )
     else:
         body.update(
             simulated_studies=u.n_reps,
             standard_error=u.standard_error,
+            items_mc_se=u.items_mc_se,
             items_per_truth_basis=u.per_truth_basis,
         )
     return body
@@ -645,6 +664,8 @@ def alt_test_plan_json(plan: Any) -> dict[str, Any]:
         "q": plan.q,
         "power": plan.power,
         "n_items": plan.n_items,
+        "first_crossing": plan.first_crossing,
+        "searched_to": plan.searched_to,
         "pass_probability": plan.pass_probability,
         "standard_error": plan.standard_error,
         "analytic_start": plan.analytic_start,

@@ -13,12 +13,18 @@ if TYPE_CHECKING:
     from planner.output.report_figures import AssuranceCurve
 
 
+#: legend names of the curves that are not a metric's own (``metric.upper()`` otherwise)
+HYBRID_KEY = "psa_under_pilot_uncertainty"
+CURVE_NAMES = {HYBRID_KEY: "PSA under the pilot's uncertainty"}
+
+
 def assurance_curve_figure(
     ax: Any,
     curve: dict[str, list[dict[str, float]]],
     width: float,
     target: float | None = None,
     planned: int | None = None,
+    names: dict[str, str] | None = None,
 ) -> Any:
     """Assurance ``P(half-width <= width)`` against items, one line per metric.
 
@@ -32,14 +38,17 @@ def assurance_curve_figure(
         The target half-width the assurance refers to.
     target, planned
         Optional: the target assurance (a horizontal line) and the planned items (vertical).
+    names
+        Optional legend names by curve key (else :data:`CURVE_NAMES`, else the key in capitals).
     """
+    names = {**CURVE_NAMES, **(names or {})}
     for metric, points in curve.items():
         ax.plot(
             [p["items"] for p in points],
             [p["assurance"] for p in points],
             marker="o",
-            markersize=3,
-            label=f"{metric.upper()}: P(half-width <= {width:g})",
+            markersize=2,
+            label=f"{names.get(metric, metric.upper())}: P(half-width <= {width:g})",
         )
     if target is not None:
         ax.axhline(target, color="tab:red", linewidth=1, label=f"target assurance {target:g}")
@@ -54,6 +63,8 @@ def assurance_curve_figure(
 
 def report_assurance_figure(ax: Any, data: AssuranceCurve) -> Any:
     """The report's assurance figure: the curve, the target assurance and the planned items."""
-    ax = assurance_curve_figure(ax, data.curve, data.width, data.assurance, data.planned)
+    pilot = HYBRID_KEY in data.curve  # then the plain PSA curve takes the pilot as the truth
+    names = {"psa": "PSA if the pilot were the truth"} if pilot else None
+    ax = assurance_curve_figure(ax, data.curve, data.width, data.assurance, data.planned, names)
     ax.set_xlabel(f"items labelled (the plan: {data.planned:,})")
     return ax

@@ -90,6 +90,17 @@ def _answer_table(plan: Plan) -> Table:
     )
     for metric, res in plan.results.items():
         _answer_rows(answer, plan, metric, res)
+    if plan.recommended is not None:  # a pilot: the rows above take it as the truth
+        rec = plan.recommended
+        answer.add_row(
+            Text("recommended: items", style="bold"),
+            Text(f"{rec.items:,}", style="bold"),
+            f"{rec.metric} under pilot uncertainty (below); the {rec.plug_in_items:,} above "
+            "hold if the pilot were the truth",
+        )
+        answer.add_row("recommended: person-hours", fmt(rec.budget.person_hours, 4), "")
+        if rec.budget.cost is not None:
+            answer.add_row("recommended: cost", f"{rec.budget.cost:,.2f}", "")
     return answer
 
 

@@ -71,22 +71,17 @@ def _print_with_notes(table: Any, notes: tuple[str, ...], console: Console) -> N
 def render_uncertainty(uncertainty: Any, console: Console) -> None:
     """The plan under pilot uncertainty of one metric, with the items each truth needs."""
     metric = getattr(uncertainty, "metric", "psa")
-    if metric == "psa":
-        effort = f"{uncertainty.draws} posterior draws, exact"
-    else:
-        effort = f"{uncertainty.n_reps:,} simulated studies, each with its own posterior truth"
-    table = _table(f"Under pilot uncertainty ({_NAMES[metric]}, {effort}, {uncertainty.prior})")
-    assurance_note = f"hybrid assurance {uncertainty.hybrid_assurance:.3f}"
-    if metric != "psa":
-        assurance_note += f" ± {uncertainty.standard_error:.3f} MC SE"
+    table = _table(f"Under pilot uncertainty ({_NAMES[metric]}, {uncertainty.prior})")
+    se = uncertainty.hybrid_assurance_se if metric == "psa" else uncertainty.standard_error
     table.add_row(
         "items under uncertainty",
-        fmt(uncertainty.items),
-        f"{assurance_note} (target {uncertainty.target_assurance:g})",
+        f"{uncertainty.items:,} ± {uncertainty.items_mc_se:.1f}",
+        f"± Monte Carlo SE; hybrid assurance {uncertainty.hybrid_assurance:.3f} ± {se:.3f} "
+        f"(target {uncertainty.target_assurance:g}); {uncertainty.basis}",
     )
     if uncertainty.plug_in_items is not None:
         table.add_row(
-            "plug-in items",
+            "plug-in items (if the pilot were the truth)",
             fmt(uncertainty.plug_in_items),
             f"hybrid assurance {uncertainty.plug_in_hybrid_assurance:.3f}",
         )

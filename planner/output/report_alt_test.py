@@ -126,8 +126,27 @@ def curve_sizes(min_items: int, planned: int | None, given: int | None) -> list[
 def pass_curve(
     model: AltTestModel, summary: AltTestPlanSummary, keywords: dict[str, Any], seed: int
 ) -> PassCurve:
-    """P(pass) over :func:`curve_sizes`, each size from the same ``seed`` (common random
-    numbers, so the curve is smooth)."""
+    """P(pass) against items: the plan's own curve (every size its search walked, on one
+    nested sequence of studies), and the study's own items beyond it (their P(pass) as the
+    section's table gives it), where there is a plan; else :func:`curve_sizes`, each size
+    from the same ``seed``."""
+    if summary.curve:
+        n_reps = keywords["n_reps"]
+        walked = list(summary.curve)
+        given, at_given = summary.items_given, summary.pass_probability_at_items
+        if given is not None and at_given is not None and given > walked[-1][0]:
+            walked.append((given, at_given))  # the study's own size, as the table gives it
+        values = [p for _, p in walked]
+        return PassCurve(
+            items=tuple(n for n, _ in walked),
+            pass_probability=tuple(values),
+            standard_error=tuple(math.sqrt(p * (1 - p) / n_reps) for p in values),
+            power=summary.power,
+            planned=summary.n_items,
+            items_given=summary.items_given,
+            replicates=n_reps,
+            seed=summary.seed,
+        )
     sizes = curve_sizes(keywords["min_items"], summary.n_items, summary.items_given)
     points = [
         pass_probability(
@@ -207,6 +226,38 @@ def _plan_rows(alt: AltTestReport) -> list[list[str]]:
     return rows
 
 
+#: rows of the report's P(pass) table
+CURVE_ROWS = 16
+
+
+def _curve_rows(alt: AltTestReport) -> list[list[str]]:
+    """P(pass) at about :data:`CURVE_ROWS` sizes of the curve, with the first crossing, the
+    plan and every size between them where P(pass) dips below the target."""
+    c, s = alt.curve, alt.summary
+    marks = {s.first_crossing, s.n_items}
+    dips = {
+        n
+        for n, p in zip(c.items, c.pass_probability, strict=True)
+        if s.first_crossing is not None and s.n_items is not None
+        if s.first_crossing < n < s.n_items and p < c.power
+    }
+    step = max(1, len(c.items) // CURVE_ROWS)
+    ends = {c.items[-1], s.searched_to}
+    shown = set(c.items[::step]) | ends | dips | {m for m in marks if m is not None}
+    notes = {s.first_crossing: "first reaches the target", s.n_items: "the plan: stays above"}
+    if s.searched_to is not None:
+        notes[s.searched_to] = "the largest size searched"
+    if s.items_given is not None:
+        notes[s.items_given] = "the study's items"
+    if s.first_crossing == s.n_items:
+        notes[s.n_items] = "the plan: first reaches the target and stays above"
+    return [
+        [f"{n:,}", f"{p:.3f}", notes.get(n, "below the target" if n in dips else "")]
+        for n, p in zip(c.items, c.pass_probability, strict=True)
+        if n in shown
+    ]
+
+
 def _table_rows(alt: AltTestReport) -> list[list[str]]:
     return [[str(m), _items(n), _number(h, 1)] for m, n, h in alt.summary.table]
 
@@ -251,11 +302,28 @@ def alt_test_section(alt: AltTestReport) -> list[Block]:
             )
         ]
     )
+    stays = []
+    if s.n_items is not None and s.first_crossing is not None:
+        text = (
+            f"P(pass) is saw-toothed in the items. The plan is the fewest items from which it "
+            f"stays at or above {s.power:g} at every size searched, up to {s.searched_to:,}"
+        )
+        if s.first_crossing != s.n_items:
+            text += (
+                f"; it first reaches {s.power:g} at {s.first_crossing:,} items but falls below "
+                "it again before the plan, so a study of that size and a few more items can "
+                "lose power"
+            )
+        stays = [
+            ("p", text + "."),
+            ("table", ["items", "P(pass)", "note"], _curve_rows(alt)),
+        ]
     return [
         ("h2", "Alt-Test: can the LLM judge replace a human annotator?"),
         ("p", test),
         ("table", ["quantity", "value"], _plan_rows(alt)),
         *unreachable,
+        *stays,
         (
             "p",
             "Adding a human adds a label to every item; adding items adds one label per human. "

@@ -43,7 +43,13 @@ CURVE_SIZES = 24
 ESTIMATE_REPLICATES = 4000
 """Simulated studies of the planned size behind the histogram of estimates."""
 ESTIMATE_BINS = 40
-METRIC_NAMES = {"psa": "PSA", "kappa": "Cohen's kappa"}
+#: the key of the hybrid assurance curve of a plan from a pilot (PSA under its uncertainty)
+HYBRID_CURVE = "psa_under_pilot_uncertainty"
+METRIC_NAMES = {
+    "psa": "PSA",
+    "kappa": "Cohen's kappa",
+    HYBRID_CURVE: "PSA under the pilot's uncertainty",
+}
 AGREE_COEFFICIENTS = {"psa": "psa", "kappa": "cohen_kappa"}
 """The name ``planner agree --decide-on`` gives each planned metric."""
 FIGURE_STREAM = 2**20
@@ -305,7 +311,7 @@ def plan_hours(plan: Plan) -> HoursBars:
     probability at least the plan's assurance (``plan.worst_case``), so it is comparable with
     the plan's items, which reach the width with that assurance.
     """
-    budget = plan.budgets[plan.deciding_metric]
+    budget = plan.budget
     rate = plan.settings.hourly_rate
     bars = [("fixed n\n(the plan)", plan.items, budget.person_hours, budget.cost, "plan")]
     rule = plan.stop_rule
@@ -362,7 +368,10 @@ def figure_streams(seed: int) -> list[np.random.Generator]:
 
 
 def assurance_data(plan: Plan, seed: int) -> AssuranceCurve:
-    """The assurance curve of a pair plan around its items, as ``plan --curve`` draws it.
+    """The assurance curve of a pair plan around its items, as ``plan --curve`` draws it,
+    with a point at the planned items and refined until the line is within
+    :data:`~planner.sizing.precision.CURVE_TOLERANCE` of the curve; with a pilot, also the
+    hybrid assurance (PSA averaged over the pilot's posterior), which the plan reaches.
 
     Its stream is a child of the report's seed that neither the plan nor the other figures
     use (spawn key ``FIGURE_STREAM + 2``).
@@ -374,9 +383,13 @@ def assurance_data(plan: Plan, seed: int) -> AssuranceCurve:
     items = curve_items(plan.items)
     streams = np.random.default_rng(curve_seed).spawn(len(plan.settings.metrics))
     curve = {
-        m: assurance_curve(plan.model, m, plan.settings, items, rng=stream)
+        m: assurance_curve(plan.model, m, plan.settings, items, rng=stream, planned=plan.items)
         for m, stream in zip(plan.settings.metrics, streams, strict=True)
     }
+    if "psa" in plan.uncertainty_by_metric:  # the curve the recommendation is read from
+        from planner.sizing.uncertainty import hybrid_assurance_curve
+
+        curve[HYBRID_CURVE] = hybrid_assurance_curve(plan.uncertainty_by_metric["psa"], items)
     return AssuranceCurve(
         curve=curve,
         width=plan.settings.width,

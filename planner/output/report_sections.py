@@ -78,7 +78,7 @@ def headline(result: PlanResult, schedule: ScheduleResult, figures: ReportFigure
     match result:
         case Plan():
             design, items = None, result.items
-            budget = result.budgets[result.deciding_metric]
+            budget = result.budget
             hours, cost = budget.person_hours, budget.cost
         case Comparison():
             design, items = "weighted", result.designs["weighted"].items
@@ -134,6 +134,13 @@ def recommendation_section(
     )
     cost = "" if h.cost is None else f", cost {h.cost:,.0f} (hourly rate × person-hours)"
     label = f"{settings.confidence_level:.0%} {metric_name(h.metric)} interval ({h.method})"
+    rec = result.recommended if isinstance(result, Plan) else None
+    counted = (
+        ""
+        if rec is None
+        else f", counting the pilot's uncertainty ({rec.plug_in_items:,} items if the pilot "
+        "were the truth)"
+    )
     return [
         ("h2", "Recommendation"),
         (
@@ -142,7 +149,7 @@ def recommendation_section(
             f"{h.person_hours:,.1f} person-hours{cost}; about {_days(h.calendar_days_median)} "
             f"(90th percentile {h.calendar_days_p90:g}) with "
             f"{_team(scenario, schedule)}. A study of this size gives a {label} of half-width "
-            f"at most {settings.width:g} with assurance {settings.assurance:g}.",
+            f"at most {settings.width:g} with assurance {settings.assurance:g}{counted}.",
         ),
         (
             "p",
@@ -258,7 +265,9 @@ def plan_section(plan: Plan) -> list[Block]:
             f"{sr['expected_items']:,.0f} items, 90th percentile {sr['items_p90']:,}."
         )
     blocks: list[Block] = [("h2", "Plan"), ("table", header, rows), ("p", text)]
-    budget = plan.budgets[plan.deciding_metric]
+    if plan.recommended is not None:  # the table's items take the pilot as the truth
+        blocks.append(("p", recommended_text(plan)))
+    budget = plan.budget
     if budget.cost is not None:
         blocks.append(
             (
@@ -268,6 +277,21 @@ def plan_section(plan: Plan) -> list[Block]:
             )
         )
     return blocks
+
+
+def recommended_text(plan: Plan) -> str:
+    """Why a plan from a pilot recommends more (or fewer) items than its table's."""
+    rec = plan.recommended
+    assert rec is not None  # called only for a plan from a pilot
+    u = plan.uncertainty_by_metric[rec.metric]
+    return (
+        f"The table's items hold if the pilot were the truth. Counting the pilot's "
+        f"uncertainty, {rec.items:,} items (± {u.items_mc_se:.1f} Monte Carlo SE) reach the "
+        f"width with hybrid assurance {u.hybrid_assurance:.3f} (target "
+        f"{plan.settings.assurance:g}); the recommendation is this number. The plug-in "
+        f"{rec.plug_in_items:,} items reach it with probability "
+        f"{u.plug_in_hybrid_assurance:.2f}."
+    )
 
 
 def _design_rows(comparison: Comparison, metric: str) -> list[list[str]]:
@@ -369,12 +393,17 @@ def assurance_figure(figures: ReportFigures) -> Block:
     """The assurance curve of a pair plan (``plan --curve``)."""
     a = figures.assurance
     assert a is not None  # build_blocks draws it only for pair plans
-    names = " and ".join(metric_name(m) for m in a.curve)
+    names = " and ".join(metric_name(m) for m in a.curve if m in ("psa", "kappa"))
     caption = (
         f"Assurance against items: the probability that a study of that size gives a {names} "
         f"interval of half-width at most {a.width:g}; the target assurance {a.assurance:g} and "
         "the planned size."
     )
+    if len(a.curve) > len(names.split(" and ")):  # a pilot: the hybrid curve decides
+        caption += (
+            " The plan reads the curve averaged over the pilot's posterior (counting its "
+            "uncertainty); the PSA curve takes the pilot as the truth."
+        )
     ends = "; ".join(
         f"{metric_name(m)} from {p[0]['assurance']:.2f} at {p[0]['items']:,.0f} items to "
         f"{p[-1]['assurance']:.2f} at {p[-1]['items']:,.0f}"

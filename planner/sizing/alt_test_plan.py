@@ -10,8 +10,16 @@ human's ``d = W^h - W^f``, so the test depends on an item only through its vecto
 ``(d_1, ..., d_M)`` (at most ``3^M`` classes): a replicate study is a multinomial draw of
 class counts, and each human's counts of ``d = -1, 0, +1`` are sums over classes. Studies
 of different sizes share their random numbers (common random numbers): a larger study adds
-items to a smaller one, a smaller one is a random subset (multivariate hypergeometric) of a
-larger one, so the pass probability is estimated on one nested sequence of studies.
+items to a smaller one, so the pass probability is estimated on one nested sequence of
+studies, in bounded memory (:mod:`planner.sizing.alt_test_studies`).
+
+P(pass) is saw-toothed in ``n`` (the t-test's and Benjamini-Yekutieli's thresholds move in
+steps of one item), so a plan that stops at the first size reaching the target can lose power
+when a few items are added. :func:`plan_alt_test` walks the sizes upwards
+(:func:`~planner.sizing.alt_test_studies.size_grid`) past the first crossing ``n_1`` to
+``max(2 n_1, n_1 + 50)`` (further while the last size misses the target), and plans the
+smallest size from which P(pass) stays at or above the target over that range; the first
+crossing and the whole curve are reported too.
 """
 
 from __future__ import annotations
@@ -24,14 +32,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from planner.errors import InvalidInput, TargetUnreachable, step_guard
+from planner.errors import InvalidInput, TargetUnreachable
 from planner.operations.budget import Budget, labelling_budget
-from planner.statistics.alt_test_stats import (
-    alignment_differences,
-    by_rejections,
-    by_thresholds,
-    difference_test,
-)
+from planner.sizing.alt_test_studies import BLOCK_REPLICATES, NestedPassStudies, size_grid
+from planner.statistics.alt_test_stats import alignment_differences, by_thresholds
 from planner.validation import (
     RULES,
     RngLike,
@@ -214,7 +218,8 @@ class PassProbability:
 
 @dataclass(frozen=True)
 class AltTestPlan:
-    """The smallest number of items at which the alt-test passes with probability ``power``.
+    """The smallest number of items from which the alt-test passes with probability at least
+    ``power`` at every size searched above it.
 
     Attributes
     ----------
@@ -223,7 +228,14 @@ class AltTestPlan:
     epsilon, q, power
         The test's margin and FDR level, and the target pass probability.
     n_items
-        Items (each labelled by every human and the LLM).
+        Items (each labelled by every human and the LLM): the smallest size from which
+        P(pass) stays at or above ``power`` up to ``searched_to``.
+    first_crossing
+        The smallest size where P(pass) first reaches ``power`` (equal to ``n_items`` unless
+        the saw-tooth dips below the target again above it).
+    searched_to
+        The largest size searched: ``max(2 first_crossing, first_crossing + 50)``, further
+        while P(pass) there misses the target, at most ``max_items``.
     pass_probability, standard_error
         Monte Carlo estimate of P(pass) at ``n_items`` and its standard error.
     analytic_start
@@ -232,7 +244,8 @@ class AltTestPlan:
     mean_difference
         ``(M,)`` the expected ``d`` per human (the test needs it below ``epsilon``).
     evaluated
-        ``(n, P(pass))`` of every size the search evaluated, in order of ``n``.
+        ``(n, P(pass))`` of every size the search evaluated, in order of ``n``: the P(pass)
+        curve on :func:`~planner.sizing.alt_test_studies.size_grid` from ``min_items``.
     n_reps, seed
         Replicate studies per size and the seed that reproduces them.
     budget
@@ -257,6 +270,13 @@ class AltTestPlan:
     seed: int
     budget: Budget | None = None
     min_items: int = 30
+    first_crossing: int = 0
+    searched_to: int = 0
+
+    @property
+    def dips_above_first_crossing(self) -> bool:
+        """Whether P(pass) falls below the target again above its first crossing."""
+        return self.n_items != self.first_crossing
 
     def to_dict(self) -> dict[str, Any]:
         """The plan as JSON (:func:`planner.output.jsonout.alt_test_plan_json`; the ``plan``
@@ -264,42 +284,6 @@ class AltTestPlan:
         from planner.output.jsonout import alt_test_plan_json
 
         return alt_test_plan_json(self)
-
-
-class _Studies:
-    """Nested replicate studies as class counts ``(R, C)``: grown by draws, shrunk by subsets."""
-
-    def __init__(self, probability: NDArray[np.float64], n_reps: int, rng: np.random.Generator):
-        self.p, self.rng = probability, rng
-        self.n = 0
-        self.counts = np.zeros((n_reps, len(probability)), dtype=np.int64)
-
-    def grow(self, counts: NDArray[np.int64], n_from: int, n_to: int) -> NDArray[np.int64]:
-        extra = self.rng.multinomial(n_to - n_from, self.p, size=counts.shape[0])
-        return counts + extra
-
-    def subset(self, counts: NDArray[np.int64], take: int) -> NDArray[np.int64]:
-        """A uniformly random ``take`` items of each replicate (multivariate hypergeometric)."""
-        out = np.zeros_like(counts)
-        left = counts.sum(axis=1)
-        need = np.full(counts.shape[0], take, dtype=np.int64)
-        for c in range(counts.shape[1]):
-            x = self.rng.hypergeometric(counts[:, c], left - counts[:, c], need)
-            out[:, c] = x
-            left = left - counts[:, c]
-            need = need - x
-        return out
-
-
-def _passes(
-    counts: NDArray[np.int64], d: NDArray[np.int64], epsilon: float, q: float
-) -> NDArray[np.bool_]:
-    """``(R,)`` whether each replicate study passes (``omega >= 0.5``)."""
-    onehot = (d[:, :, None] == np.array([-1, 0, 1])).astype(np.int64)  # (C, M, 3)
-    per_human = np.einsum("rc,cmk->rmk", counts, onehot)
-    _, p, _ = difference_test(per_human, epsilon)
-    rejected = by_rejections(p, q).sum(axis=1)
-    return np.asarray(2 * rejected >= d.shape[1])
 
 
 def _moments(d: NDArray[np.int64], prob: NDArray[np.float64]) -> tuple[NDArray, NDArray]:
@@ -363,9 +347,8 @@ def pass_probability(
     n_reps = check("n_reps", n_reps, RULES["n_reps"])
     seed = seed_from(rng)
     d, prob = difference_classes(model)
-    studies = _Studies(prob, n_reps, np.random.default_rng(seed))
-    counts = studies.grow(studies.counts, 0, n_items)
-    p = float(_passes(counts, d, epsilon, q).mean())
+    studies = NestedPassStudies(d, prob, n_reps, seed, epsilon=epsilon, q=q)
+    p = studies.pass_probability(n_items)
     return PassProbability(n_items, p, math.sqrt(p * (1 - p) / n_reps), n_reps, seed)
 
 
@@ -381,15 +364,18 @@ def plan_alt_test(
     seconds_per_item: float | None = None,
     hourly_rate: float | None = None,
     rng: RngLike = None,
+    block_replicates: int = BLOCK_REPLICATES,
 ) -> AltTestPlan:
-    """The smallest number of items, at least ``min_items``, with P(pass) >= ``power``.
+    """The smallest number of items, at least ``min_items``, from which P(pass) stays at or
+    above ``power`` over the searched range (module docstring).
 
-    An analytic start (:func:`analytic_start`), then Monte Carlo on one nested sequence of
-    replicate studies (common random numbers): sizes grow by half until P(pass) reaches
-    ``power``, shrink (as random subsets, not below ``min_items``) until it does not, and
-    bisection between the two. With the default ``min_items = 30`` every test is a t-test,
-    as in the authors' code; lower it to plan with the Wilcoxon test below 30 items (see
-    :func:`pass_probability` for why that test passes more easily).
+    Monte Carlo on one nested sequence of replicate studies (common random numbers), grown
+    along :func:`~planner.sizing.alt_test_studies.size_grid` from ``min_items``; the
+    analytic start (:func:`analytic_start`) is reported beside it. With the default
+    ``min_items = 30`` every test is a t-test, as in the authors' code; lower it to plan
+    with the Wilcoxon test below 30 items (see :func:`pass_probability` for why that test
+    passes more easily). ``block_replicates`` bounds the memory of the test (studies tested
+    at once); it does not change the answer.
 
     Raises
     ------
@@ -420,9 +406,11 @@ def plan_alt_test(
             "half the humans, so the alt-test cannot be expected to pass at any number of items",
             parameters=("epsilon",),
         )
-    n, counts, evaluated = _search(
-        d, prob, epsilon, q, power, n_reps, (min_items, max_items), start, seed
+    studies = NestedPassStudies(
+        d, prob, n_reps, seed, epsilon=epsilon, q=q, block_replicates=block_replicates
     )
+    evaluated, first, top = _walk(studies, power, (min_items, max_items))
+    n = _stays_from(evaluated, power)
     p = evaluated[n]
     budget = None
     if seconds_per_item is not None:
@@ -447,66 +435,53 @@ def plan_alt_test(
         seed=seed,
         budget=budget,
         min_items=min_items,
+        first_crossing=first,
+        searched_to=top,
     )
 
 
-def _search(
-    d: NDArray[np.int64],
-    prob: NDArray[np.float64],
-    epsilon: float,
-    q: float,
-    power: float,
-    n_reps: int,
-    limits: tuple[int, int],
-    start: float,
-    seed: int,
-) -> tuple[int, NDArray[np.int64], dict[int, float]]:
-    """Bracket and bisect on one nested sequence of studies; ``(n, counts at n, evaluated)``."""
+def _stays_from(evaluated: dict[int, float], power: float) -> int:
+    """The smallest evaluated size from which every evaluated size has P(pass) >= power."""
+    sizes = sorted(evaluated)
+    n = sizes[-1]
+    for size in reversed(sizes):
+        if evaluated[size] < power:
+            break
+        n = size
+    return n
+
+
+def _walk(
+    studies: NestedPassStudies, power: float, limits: tuple[int, int]
+) -> tuple[dict[int, float], int, int]:
+    """P(pass) up the size grid: to the first crossing, then to ``max(2 n_1, n_1 + 50)``,
+    doubling the range while its last size misses ``power``; ``(curve, n_1, last size)``."""
     floor, max_items = limits
-    studies = _Studies(prob, n_reps, np.random.default_rng(seed))
     evaluated: dict[int, float] = {}
-
-    def probability(counts: NDArray[np.int64], n: int) -> float:
-        evaluated[n] = float(_passes(counts, d, epsilon, q).mean())
-        return evaluated[n]
-
-    n_hi = int(min(max(floor, math.ceil(start)), max_items))
-    hi = studies.grow(studies.counts, 0, n_hi)
-    n_lo, lo = 0, studies.counts
-    guard = step_guard("growing the items")
-    while probability(hi, n_hi) < power:
-        guard()
-        if n_hi >= max_items:
-            raise TargetUnreachable(
-                f"power {power:g} is not reached within max_items {max_items:,} items "
-                f"(P(pass) = {evaluated[n_hi]:.3f} there)",
-                parameters=("power", "max_items"),
-            )
-        n_lo, lo = n_hi, hi
-        n_next = min(max_items, math.ceil(n_hi * 1.5))
-        hi, n_hi = studies.grow(hi, n_hi, n_next), n_next
-    if n_lo == 0:  # the start passes: shrink until it does not
-        guard = step_guard("shrinking the items")
-        while n_hi > floor:
-            guard()
-            n_try = max(floor, n_hi * 2 // 3)
-            sub = studies.subset(hi, n_try)
-            if probability(sub, n_try) < power:
-                n_lo, lo = n_try, sub
+    first: int | None = None
+    top = max_items
+    grid = iter(size_grid(floor, max_items))
+    for n in grid:
+        evaluated[n] = studies.pass_probability(n)
+        if first is None and evaluated[n] >= power:
+            first, top = n, min(max_items, max(2 * n, n + 50))
+        if n >= top:
+            if evaluated[n] >= power or top >= max_items:
                 break
-            n_hi, hi = n_try, sub
-        else:
-            return n_hi, hi, evaluated
-    guard = step_guard("the bisection over items")
-    while n_hi - n_lo > 1:
-        guard()
-        mid = (n_lo + n_hi) // 2
-        between = lo + studies.subset(hi - lo, mid - n_lo)
-        if probability(between, mid) >= power:
-            n_hi, hi = mid, between
-        else:
-            n_lo, lo = mid, between
-    return n_hi, hi, evaluated
+            top = min(max_items, 2 * top)
+    if first is None:
+        raise TargetUnreachable(
+            f"power {power:g} is not reached within max_items {max_items:,} items "
+            f"(P(pass) = {evaluated[max(evaluated)]:.3f} there)",
+            parameters=("power", "max_items"),
+        )
+    if evaluated[max(evaluated)] < power:
+        raise TargetUnreachable(
+            f"P(pass) first reaches power {power:g} at {first:,} items but falls below it "
+            f"again up to max_items {max_items:,} ({evaluated[max(evaluated)]:.3f} there)",
+            parameters=("power", "max_items"),
+        )
+    return evaluated, first, max(evaluated)
 
 
 def plan_table(
@@ -583,6 +558,9 @@ class AltTestPlanSummary:
         ``(humans, n_items or None, person_hours or None)`` for 2 to 6 humans.
     seed
         Reproduces every number.
+    first_crossing, searched_to, curve
+        The plan's first size reaching the target, its last size searched, and its P(pass)
+        curve ``((n, P(pass)), ...)`` (empty where unreachable).
     """
 
     model_description: str
@@ -595,6 +573,9 @@ class AltTestPlanSummary:
     pass_probability_at_items: float | None
     table: tuple[tuple[int, int | None, float | None], ...]
     seed: int
+    first_crossing: int | None = None
+    searched_to: int | None = None
+    curve: tuple[tuple[int, float], ...] = ()
 
 
 def alt_test_plan_summary(
@@ -674,4 +655,7 @@ def alt_test_plan_summary(
             for m, r in zip((2, 3, 4, 5, 6), rows, strict=True)
         ),
         seed=seed,
+        first_crossing=None if plan is None else plan.first_crossing,
+        searched_to=None if plan is None else plan.searched_to,
+        curve=() if plan is None else plan.evaluated,
     )

@@ -100,8 +100,32 @@ class PlanSettings:
 
 
 @dataclass(frozen=True)
+class Recommendation:
+    """What a plan from a pilot recommends: the items the plan under pilot uncertainty needs.
+
+    ``plug_in_items`` is what the plug-in plan asks for (if the pilot were the truth);
+    ``union_positives`` the expected union positives of ``items`` at the pilot's union rate.
+    """
+
+    metric: str
+    items: int
+    union_positives: float
+    budget: Budget
+    plug_in_items: int
+    basis: str = (
+        "under pilot uncertainty: the smallest n whose hybrid assurance (averaged over the "
+        "pilot's posterior) reaches the target"
+    )
+
+
+@dataclass(frozen=True)
 class Plan:
-    """Everything the ``plan`` command reports."""
+    """Everything the ``plan`` command reports.
+
+    With a pilot (``model.source == "pilot-counts"``) and a plan under its uncertainty,
+    ``recommended`` holds the uncertainty-aware answer, and :attr:`items` and :attr:`budget`
+    are its; ``results`` and ``budgets`` stay the plug-in answers (the pilot as the truth).
+    """
 
     __repr__ = compact_repr  # shapes, not every value
 
@@ -121,11 +145,22 @@ class Plan:
     precision: Any = None
     pilot: Any = None
     curve: dict[str, Any] | None = None
+    recommended: Recommendation | None = None
 
     @property
     def items(self) -> int:
-        """Items to label: the largest over the sized metrics."""
+        """Items to label: the uncertainty-aware answer with a pilot, else the largest plug-in
+        answer over the sized metrics."""
+        if self.recommended is not None:
+            return self.recommended.items
         return self.results[self.deciding_metric].items
+
+    @property
+    def budget(self) -> Budget:
+        """The budget of :attr:`items`."""
+        if self.recommended is not None:
+            return self.recommended.budget
+        return self.budgets[self.deciding_metric]
 
     def to_dict(self) -> dict[str, Any]:
         """The plan's JSON document (:func:`planner.output.jsonout.plan_document`)."""
@@ -288,6 +323,9 @@ def make_plan(
     pilot_draws
         For a model from pilot counts: posterior draws for the plan under pilot
         uncertainty (:func:`planner.sizing.uncertainty.items_under_uncertainty`); 0 skips it.
+        That plan is called with the plan's own seed (``rng=seed``), so the library function
+        called with the same seed gives the same answer; it then decides the recommendation
+        (``recommended``), the plug-in answer staying in ``results``.
     """
     check_instance("model", model, PairModel, "a PairModel (pair_from_annotators, ...)")
     check_instance("settings", settings, PlanSettings, "a PlanSettings")
@@ -295,7 +333,7 @@ def make_plan(
     if model.union_rate <= 0:
         raise InvalidInput("the model implies no union positives: PSA and kappa are undefined")
     degenerate = _degenerate_model(model)
-    psa_rng, kappa_rng, pilot_rng = np.random.default_rng(seed).spawn(3)
+    psa_rng, kappa_rng = np.random.default_rng(seed).spawn(2)
     streams = {"psa": psa_rng, "kappa": kappa_rng}
     results = {m: size_metric(model, m, settings, streams[m]) for m in settings.metrics}
     budget_for = _budget_function(model, settings)
@@ -316,8 +354,11 @@ def make_plan(
     stop_rule = _stop_rule(model, settings, budget_for, notes) if "psa" in results else None
     by_metric: dict[str, Any] = {}
     if model.source == "pilot-counts":
-        by_metric = _pilot_uncertainty(model, settings, results, pilot_draws, pilot_rng, notes)
+        by_metric = _pilot_uncertainty(model, settings, results, pilot_draws, seed, notes)
     uncertainty = max(by_metric.values(), key=lambda u: u.items) if by_metric else None
+    recommended = _recommended(model, results, by_metric, budget_for)
+    if recommended is not None:
+        deciding = recommended.metric
     return Plan(
         model=model,
         settings=settings,
@@ -330,6 +371,29 @@ def make_plan(
         notes=notes,
         uncertainty=uncertainty,
         uncertainty_by_metric=by_metric,
+        recommended=recommended,
+    )
+
+
+def _recommended(
+    model: PairModel,
+    results: dict[str, SampleSizeResult],
+    by_metric: dict[str, Any],
+    budget_for: Any,
+) -> Recommendation | None:
+    """The uncertainty-aware recommendation: per metric its answer under pilot uncertainty
+    (the plug-in answer where there is none), the largest deciding; ``None`` without any."""
+    if not by_metric:
+        return None
+    needs = {m: (by_metric[m].items if m in by_metric else r.items) for m, r in results.items()}
+    metric = max(needs, key=lambda m: needs[m])
+    items = int(needs[metric])
+    return Recommendation(
+        metric=metric,
+        items=items,
+        union_positives=items * model.union_rate,
+        budget=budget_for(items),
+        plug_in_items=results[metric].items,
     )
 
 
@@ -338,24 +402,24 @@ def _pilot_uncertainty(
     settings: PlanSettings,
     results: dict[str, SampleSizeResult],
     draws: int,
-    rng: np.random.Generator,
+    seed: int,
     notes: list[str],
 ) -> dict[str, Any]:
-    """The plan under pilot uncertainty of each sized metric (a note where there is none)."""
+    """The plan under pilot uncertainty of each sized metric (a note where there is none),
+    each called with the plan's seed."""
     if draws <= 0:
         notes.append(
             "pilot counts are used as the true cell probabilities; with few joint positives "
             "the planning PSA is itself uncertain, so compare with the worst case"
         )
         return {}
-    kappa_rng = rng.spawn(1)[0]  # spawning leaves rng's own stream (PSA's) as it was
     out: dict[str, Any] = {}
     if "psa" in results:
-        psa = _psa_uncertainty(model, settings, results, draws, rng, notes)
+        psa = _psa_uncertainty(model, settings, results, draws, seed, notes)
         if psa is not None:
             out["psa"] = psa
     if "kappa" in results:
-        kappa = _kappa_uncertainty(model, settings, results, kappa_rng, notes)
+        kappa = _kappa_uncertainty(model, settings, results, seed, notes)
         if kappa is not None:
             out["kappa"] = kappa
     return out
@@ -366,10 +430,10 @@ def _psa_uncertainty(
     settings: PlanSettings,
     results: dict[str, SampleSizeResult],
     draws: int,
-    rng: np.random.Generator,
+    seed: int,
     notes: list[str],
 ) -> Any:
-    """PSA's plan under pilot uncertainty (exact), or a note saying why there is none."""
+    """PSA's plan under pilot uncertainty, or a note saying why there is none."""
     from planner.sizing.uncertainty import items_under_uncertainty
 
     if settings.psa_method not in UNCERTAINTY_METHODS:
@@ -388,7 +452,7 @@ def _psa_uncertainty(
             draws=draws,
             max_items=settings.max_items,
             plug_in_items=results["psa"].items,
-            rng=rng,
+            rng=seed,
         )
     except PlannerError as exc:  # the plug-in plan stands; say why there is no second answer
         notes.append(f"no plan under pilot uncertainty for PSA: {exc}")
@@ -399,7 +463,7 @@ def _kappa_uncertainty(
     model: PairModel,
     settings: PlanSettings,
     results: dict[str, SampleSizeResult],
-    rng: np.random.Generator,
+    seed: int,
     notes: list[str],
 ) -> Any:
     """Kappa's plan under pilot uncertainty (Monte Carlo), or a note saying why there is none."""
@@ -421,7 +485,7 @@ def _kappa_uncertainty(
             method=settings.kappa_method,
             n_reps=settings.n_reps,
             max_items=settings.max_items,
-            rng=rng,
+            rng=seed,
         )
     except PlannerError as exc:
         notes.append(f"no plan under pilot uncertainty for kappa: {exc}")

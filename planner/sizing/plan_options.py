@@ -356,7 +356,7 @@ def option_notes(
 #: command-line keys that describe the model (any of them replaces a scenario's model)
 CLI_MODEL_KEYS = ("prevalence", "union_rate", "psa", "kappa", "pilot_counts", "pilot")
 #: posterior draws of the plan under pilot uncertainty
-PILOT_DRAWS = 400
+PILOT_DRAWS = 880  # 16 randomly shifted lattices of 55 (sizing.uncertainty.DRAWS)
 _FIXED_SIZE = ("items", "hours", "budget")
 
 
@@ -495,7 +495,7 @@ def _curve(plan: Plan, center: int, seed: int) -> dict[str, Any]:
     items = curve_items(center)
     streams = dict(zip(("psa", "kappa"), np.random.default_rng(seed).spawn(2), strict=True))
     return {
-        m: assurance_curve(plan.model, m, plan.settings, items, rng=streams[m])
+        m: assurance_curve(plan.model, m, plan.settings, items, rng=streams[m], planned=center)
         for m in plan.settings.metrics
     }
 

@@ -10,11 +10,15 @@ exact binomial sums; otherwise they come from ``n_reps`` simulated studies.
 
 :func:`assurance_curve` gives the assurance against items for the target width (exact for
 PSA, common random numbers across ``n`` for kappa), for a table, a JSON array or a figure.
+Its points are refined (:func:`refined_curve`) until the straight line between neighbours
+is within :data:`CURVE_TOLERANCE` of the curve at the quarter points of every gap, so that
+reading the figure at any size is close to the computed value; values are clipped to [0, 1].
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +38,10 @@ from planner.sizing.simulation import NestedStudies, simulate_tables
 from planner.validation import RULES, RngLike, check, check_choice, check_instance, seed_from
 
 QUANTILES = (0.1, 0.5, 0.9)
+#: the largest gap allowed between a curve and the straight line between its plotted points
+CURVE_TOLERANCE = 0.01
+#: the most points a refined curve gets
+MAX_CURVE_POINTS = 400
 
 
 @dataclass(frozen=True)
@@ -231,6 +239,45 @@ def curve_items(center: int, points: int = 12) -> list[int]:
     return sorted({int(round(n)) for n in grid})
 
 
+def refined_curve(
+    evaluate: Callable[[int], float],
+    items: Iterable[int],
+    tolerance: float = CURVE_TOLERANCE,
+    max_points: int = MAX_CURVE_POINTS,
+) -> list[dict[str, float]]:
+    """``[{"items": n, "assurance": A(n)}, ...]`` on ``items`` and the points a reader needs.
+
+    Each gap ``(lo, hi)`` between neighbouring points is probed at its quarter points
+    ``lo + k (hi - lo) / 4`` (``k = 1, 2, 3``); when ``A`` there is more than ``tolerance``
+    from the straight line between ``(lo, A(lo))`` and ``(hi, A(hi))`` the probes become
+    points and the four smaller gaps are probed in turn, until every gap passes, is a single
+    item wide, or the curve has ``max_points`` points. Values are clipped to [0, 1] (a
+    binomial sum can exceed 1 by rounding). Tests read the line at every size and compare.
+    """
+    seen: dict[int, float] = {}
+
+    def value(n: int) -> float:
+        if n not in seen:
+            seen[n] = min(max(float(evaluate(n)), 0.0), 1.0)
+        return seen[n]
+
+    points = sorted({int(n) for n in items})
+    kept = {n: value(n) for n in points}
+    gaps = list(zip(points, points[1:], strict=False))
+    while gaps and len(kept) < max_points:
+        lo, hi = gaps.pop()
+        probes = sorted({lo + (hi - lo) * k // 4 for k in (1, 2, 3)} - {lo, hi})
+        if not probes:
+            continue
+        slope = (kept[hi] - kept[lo]) / (hi - lo)
+        if all(abs(value(p) - kept[lo] - slope * (p - lo)) <= tolerance for p in probes):
+            continue
+        kept.update({p: value(p) for p in probes})
+        ends = [lo, *probes, hi]
+        gaps += list(zip(ends, ends[1:], strict=False))
+    return [{"items": n, "assurance": kept[n]} for n in sorted(kept)]
+
+
 def assurance_curve(
     model: PairModel,
     metric: str,
@@ -238,12 +285,14 @@ def assurance_curve(
     items: list[int],
     *,
     rng: RngLike = None,
+    planned: int | None = None,
 ) -> list[dict[str, float]]:
     """``[{"items": n, "assurance": A(n)}, ...]`` for the target width of ``settings``.
 
     Exact for PSA with an interval in :data:`EXACT_PSA_METHODS`; otherwise from
     ``settings.n_reps`` nested simulated studies (common random numbers across ``n``, so the
-    curve is smooth).
+    curve is smooth). The points are ``items``, ``planned`` (the plan's size, when given) and
+    those :func:`refined_curve` adds; values are clipped to [0, 1].
     """
     check_instance("model", model, PairModel, "a PairModel")
     from planner.sizing.plan import PlanSettings  # plan imports this module
@@ -259,13 +308,19 @@ def assurance_curve(
     method = settings.psa_method if metric == "psa" else settings.kappa_method
     level, width = settings.confidence_level, settings.width
     ns = [check("items", n, RULES["items"]) for n in items]
+    if planned is not None:
+        ns.append(check("items", planned, RULES["items"]))
     if metric == "psa" and method in EXACT_PSA_METHODS:
-        values = [exact_psa_assurance(model, n, width, level, method) for n in ns]
+
+        def evaluate(n: int) -> float:
+            return exact_psa_assurance(model, n, width, level, method)
+
     else:
         study_rng, interval_rng = np.random.default_rng(seed_from(rng)).spawn(2)
         interval = interval_function(metric, method, level, rng=interval_rng)
         studies = NestedStudies(model.cells, settings.n_reps, rng=study_rng)
-        values = [
-            float(np.mean(reaches_width(interval(studies.tables(n)).half_width, width))) for n in ns
-        ]
-    return [{"items": n, "assurance": float(a)} for n, a in zip(ns, values, strict=True)]
+
+        def evaluate(n: int) -> float:
+            return float(np.mean(reaches_width(interval(studies.tables(n)).half_width, width)))
+
+    return refined_curve(evaluate, ns)

@@ -19,10 +19,35 @@ once, and ``A(n; p) = 1 - sum_{U < U*} Bin(U; n, r) (1 - A(U; J))``: a ``(draws,
 array per evaluated ``n``, so that a bisection over ``n`` for every draw at once costs
 about 30 such arrays, never a search per draw.
 
+**Posterior draws: randomised lattices over two independent Betas.** ``A(n; p)`` depends on
+``p`` only through ``r`` and ``J``, and under ``Dirichlet(alpha)`` these are independent,
+``r ~ Beta(alpha_a + alpha_b + alpha_c, alpha_d)`` and ``J ~ Beta(alpha_a, alpha_b + alpha_c)``
+(the aggregation and neutrality properties of the Dirichlet). The hybrid assurance is thus an
+integral over the unit square, ``E[A] = int A(n; F_r^-1(u), F_J^-1(v)) du dv``. It is estimated
+by a randomised quasi-Monte Carlo rule: ``R`` (:data:`REPLICATES`) copies of the Fibonacci
+lattice of ``m`` points, ``(i / m, frac(i g / m))`` with ``g`` the Fibonacci number before
+``m``, each shifted by its own uniform random vector and folded by the baker's transform
+``u -> 1 - |2u - 1|`` (Hickernell 2002), mapped through the two Beta quantile functions. Every
+``n`` is evaluated on the same points (common random numbers), so the estimated assurance is a
+smooth, increasing function of ``n``. Each copy is an unbiased estimate of ``E[A]``: the items
+it alone gives, ``n_k``, are ``R`` independent replicates, and the answer's Monte Carlo
+standard error is ``sd(n_k) / sqrt(R)``; the answer itself is the smallest ``n`` where the
+mean over all ``R m`` points reaches the target. ``m`` grows along the Fibonacci numbers until
+that standard error is at most :data:`MAX_RELATIVE_SE` of the answer.
+
+**Seeds.** ``items_under_uncertainty(..., rng=s)`` takes the lattices' shifts from
+``numpy.random.default_rng(s).random(2)``, called once per replicate (the same shifts for
+every lattice size: ``lattice_cells(counts, draws // REPLICATES, default_rng(s))`` are the
+answer's draws), and :func:`planner.sizing.plan.make_plan` passes the plan's
+own seed: the library called with the seed of a ``plan`` run gives that run's answer.
+
 References
 ----------
 O'Hagan A, Stevens JW, Campbell MJ (2005) Assurance in clinical trial design.
     Pharm Stat 4:187-201.
+Hickernell FJ (2002) Obtaining O(N^-2+e) convergence for lattice quadrature rules. In Monte
+    Carlo and Quasi-Monte Carlo Methods 2000, Springer, 274-289.
+L'Ecuyer P, Lemieux C (2000) Variance reduction via lattice rules. Manag Sci 46:1214-1235.
 """
 
 from __future__ import annotations
@@ -41,9 +66,17 @@ from planner.validation import RULES, RngLike, check, check_choice, seed_from
 #: PSA methods with a union-positive count from which every outcome is narrow
 METHODS = ("wilson", "clopper-pearson", "jeffreys")
 #: the largest U* served (width about 0.017 at 95 %): beyond it a plan under uncertainty
-#: costs seconds per 400 draws, and the plan says so instead
+#: costs seconds per thousand draws, and the plan says so instead
 MAX_UNION_POSITIVES = 4000
 PERCENTILES = (0.5, 0.8, 0.9)
+#: lattice sizes (Fibonacci numbers: the two-dimensional lattices with the best spacing)
+LATTICE_POINTS = (21, 34, 55, 89, 144, 233, 377, 610, 987, 1597, 2584)
+#: independently shifted copies of the lattice (the replicates of the standard error)
+REPLICATES = 16
+#: posterior draws to start from: 16 lattices of 55 points
+DRAWS = REPLICATES * 55
+#: the largest Monte Carlo standard error accepted, as a share of the answer
+MAX_RELATIVE_SE = 0.005
 
 
 @dataclass(frozen=True)
@@ -248,9 +281,16 @@ class PilotUncertainty:
     ----------
     items
         Smallest ``n`` whose hybrid assurance (averaged over the posterior) reaches the target.
+    items_mc_se
+        Its Monte Carlo standard error: ``sd(n_k) / sqrt(replicates)`` over the items each
+        independently shifted lattice gives on its own.
     hybrid_assurance
-        The hybrid assurance at ``items``; ``plug_in_hybrid_assurance`` the same at the
-        plug-in plan's items (how often the plug-in plan really reaches the width).
+        The hybrid assurance at ``items`` (``hybrid_assurance_se`` its standard error over
+        the replicates); ``plug_in_hybrid_assurance`` the same at the plug-in plan's items
+        (how often the plug-in plan really reaches the width).
+    draws, replicates
+        Posterior draws in all, and the shifted lattices they form (``draws / replicates``
+        points each).
     per_truth
         Percentiles (``"p50"``, ``"p80"``, ``"p90"``) of the items each posterior draw needs.
     psa_posterior
@@ -264,31 +304,44 @@ class PilotUncertainty:
     method: str
     draws: int
     items: int
+    items_mc_se: float
     hybrid_assurance: float
+    hybrid_assurance_se: float
     plug_in_items: int | None
     plug_in_hybrid_assurance: float | None
     per_truth: dict[str, int]
     psa_posterior: dict[str, float]
     unreachable_share: float
     seed: int
+    replicates: int = REPLICATES
     prior: str = "Jeffreys: Dirichlet(counts + 1/2)"
     notes: list[str] = field(default_factory=list)
     metric: str = "psa"
-    basis: str = "exact: binomial sums for every posterior draw"
+
+    @property
+    def basis(self) -> str:
+        """How the answer is computed, in words."""
+        return (
+            f"Monte Carlo over {self.draws:,} posterior draws ({self.replicates} randomly "
+            f"shifted lattices of {self.draws // self.replicates}), exact binomial sums for "
+            "each draw"
+        )
 
     @property
     def explanation(self) -> str:
         """What the difference between the answers means, in words."""
         p50, p90 = self.per_truth["p50"], self.per_truth["p90"]
         text = (
-            f"averaged over what the pilot leaves open, {self.items:,} items reach the width "
+            f"averaged over what the pilot leaves open, {self.items:,} items "
+            f"(± {self.items_mc_se:.1f} Monte Carlo SE) reach the width "
             f"with probability {self.target_assurance:g}; half of the plausible truths need at "
             f"most {p50:,} items, and one in ten needs more than {p90:,}"
         )
         if self.plug_in_items is not None and self.plug_in_hybrid_assurance is not None:
             text += (
-                f"; the plug-in plan's {self.plug_in_items:,} items reach it with probability "
-                f"{self.plug_in_hybrid_assurance:.2f} once the pilot's uncertainty is counted"
+                f"; the plug-in plan's {self.plug_in_items:,} items (if the pilot were the "
+                f"truth) reach it with probability {self.plug_in_hybrid_assurance:.2f} once the "
+                "pilot's uncertainty is counted"
             )
         return text
 
@@ -302,6 +355,37 @@ class PilotUncertainty:
 def posterior_cells(counts: tuple[int, ...], draws: int, rng: np.random.Generator) -> NDArray:
     """``(draws, 4)`` cell probabilities from ``Dirichlet(counts + 1/2)``."""
     return rng.dirichlet(np.asarray(counts, dtype=float) + 0.5, size=draws)
+
+
+def shifted_lattice(points: int, shift: NDArray) -> NDArray:
+    """``(points, 2)``: the Fibonacci lattice of ``points`` (one of :data:`LATTICE_POINTS`),
+    shifted by ``shift`` modulo 1 and folded by the baker's transform ``1 - |2u - 1|``."""
+    generator = LATTICE_POINTS[LATTICE_POINTS.index(points) - 1]
+    i = np.arange(points, dtype=float)[:, None]
+    u = np.mod(i * np.array([1.0, generator]) / points + np.asarray(shift)[None, :], 1.0)
+    return 1.0 - np.abs(2.0 * u - 1.0)
+
+
+def posterior_rates(counts: tuple[int, ...], uniforms: NDArray) -> tuple[NDArray, NDArray]:
+    """Union rate ``r`` and ``J`` of the posterior ``Dirichlet(counts + 1/2)`` at the quantile
+    levels ``uniforms[:, 0]`` and ``uniforms[:, 1]``: ``r ~ Beta(a + b + c + 3/2, d + 1/2)``
+    and ``J ~ Beta(a + 1/2, b + c + 1)``, independent (module docstring)."""
+    from scipy import special  # lazily: only the pilot plan needs the Beta quantiles
+
+    alpha = np.asarray(counts, dtype=float) + 0.5
+    u = np.clip(uniforms, 1e-12, 1 - 1e-12)
+    rate = special.betaincinv(alpha[:3].sum(), alpha[3], u[:, 0])
+    jaccard = special.betaincinv(alpha[0], alpha[1] + alpha[2], u[:, 1])
+    return rate, jaccard
+
+
+def lattice_cells(counts: tuple[int, ...], points: int, rng: np.random.Generator) -> NDArray:
+    """``(REPLICATES * points, 4)`` cells ``(rJ, r(1 - J), 0, 1 - r)``: replicate ``k`` is the
+    rows ``k * points .. (k + 1) * points - 1``, its lattice shifted by the ``k``-th pair of
+    ``rng.random(2)``. Only ``r`` and ``J`` matter for PSA, so ``b`` and ``c`` are merged."""
+    uniforms = np.concatenate([shifted_lattice(points, rng.random(2)) for _ in range(REPLICATES)])
+    rate, jaccard = posterior_rates(counts, uniforms)
+    return np.stack([rate * jaccard, rate * (1 - jaccard), np.zeros_like(rate), 1 - rate], axis=1)
 
 
 def checked_target(
@@ -335,37 +419,63 @@ def checked_counts(counts: Any) -> tuple[int, int, int, int]:
     return values  # type: ignore[return-value]
 
 
+@dataclass(frozen=True)
+class HybridItems:
+    """The search's answer on one set of lattices: the items each draw needs, the answer over
+    all draws, the answer of each replicate alone, and their Monte Carlo standard error."""
+
+    per_draw: NDArray
+    items: int
+    per_replicate: NDArray
+    mc_se: float
+
+
 def _hybrid_items(
-    at: DrawAssurance,
-    outcomes: NarrowOutcomes,
-    assurance: float,
-    draws: int,
-    max_items: int,
-    width: float,
-) -> tuple[NDArray, int]:
-    """The items each draw needs, and the smallest ``n`` whose mean assurance over the draws
-    reaches ``assurance`` (searched between the draws' smallest and largest needs)."""
+    at: DrawAssurance, outcomes: NarrowOutcomes, assurance: float, max_items: int
+) -> HybridItems:
+    """The items each draw needs; the smallest ``n`` whose mean assurance over the draws
+    reaches ``assurance``, over all draws and over each replicate's draws (searched between
+    the draws' smallest and largest needs)."""
+    draws = at.union_rate.size
+    points = draws // REPLICATES
     per_draw = _smallest_n(
         lambda n: at(n) >= assurance, np.zeros(draws), _bracket(at, outcomes.u_star), max_items
     )
     # every draw reaches the target from max(per_draw) on, none below min(per_draw)
     low, high = max(int(per_draw.min()) - 1, 0), int(per_draw.max())
-    hybrid = _smallest_n(
+    pooled = _smallest_n(
         lambda n: np.array([at(n[0]).mean() >= assurance]),
         np.array([low]),
         np.array([high]),
         max_items,
     )
-    items = int(hybrid[0])
-    if items > max_items:
-        from planner.errors import TargetUnreachable
+    per_replicate = _smallest_n(
+        lambda n: at(np.repeat(n, points)).reshape(REPLICATES, points).mean(axis=1) >= assurance,
+        np.full(REPLICATES, low),
+        np.full(REPLICATES, high),
+        max_items,
+    )
+    se = float(np.std(per_replicate, ddof=1) / np.sqrt(REPLICATES))
+    return HybridItems(per_draw, int(pooled[0]), per_replicate, se)
 
-        raise TargetUnreachable(
-            f"width {width:g} is not reached with hybrid assurance {assurance:g} even at "
-            f"max_items {max_items}",
-            parameters=("width", "assurance", "max_items"),
-        )
-    return per_draw, items
+
+def _search_to_precision(
+    values: tuple[int, int, int, int],
+    outcomes: NarrowOutcomes,
+    assurance: float,
+    draws: int,
+    max_items: int,
+    seed: int,
+) -> tuple[DrawAssurance, HybridItems]:
+    """Lattices of growing size (from ``draws`` in all, along :data:`LATTICE_POINTS`) until
+    the answer's standard error is at most :data:`MAX_RELATIVE_SE` of it, or the largest."""
+    sizes = [m for m in LATTICE_POINTS[1:] if REPLICATES * m >= draws] or [LATTICE_POINTS[-1]]
+    for points in sizes:  # each size with the same shifts: the first draws of the seed's stream
+        at = DrawAssurance(lattice_cells(values, points, np.random.default_rng(seed)), outcomes)
+        found = _hybrid_items(at, outcomes, assurance, max_items)
+        if found.items > max_items or found.mc_se <= MAX_RELATIVE_SE * found.items:
+            break
+    return at, found
 
 
 def items_under_uncertainty(
@@ -375,7 +485,7 @@ def items_under_uncertainty(
     confidence_level: float = 0.95,
     assurance: float = 0.5,
     method: str = "wilson",
-    draws: int = 400,
+    draws: int = DRAWS,
     max_items: int = 10_000_000,
     plug_in_items: int | None = None,
     rng: RngLike = None,
@@ -390,13 +500,23 @@ def items_under_uncertainty(
         The target: half-width of the PSA interval, its level, the required probability,
         and the interval (:data:`METHODS`).
     draws
-        Posterior draws of the cell probabilities (each a plausible truth).
+        Posterior draws to start from (each a plausible truth): :data:`REPLICATES` shifted
+        lattices of the smallest Fibonacci size that holds them; more when the answer's
+        Monte Carlo standard error exceeds :data:`MAX_RELATIVE_SE` of it (a note says so
+        when even the largest lattices do not get there).
     max_items
         Largest ``n`` searched; a draw that needs more counts as unreachable.
     plug_in_items
         The plug-in plan's items, to report their hybrid assurance (optional).
     rng
-        Anything :func:`numpy.random.default_rng` takes; the seed used is recorded.
+        Anything :func:`numpy.random.default_rng` takes; the seed used is recorded, and the
+        lattices' shifts come from ``numpy.random.default_rng(seed)``.
+
+    Examples
+    --------
+    >>> u = items_under_uncertainty([6, 21, 14, 459], 0.08, rng=1)
+    >>> u.items_mc_se <= 0.005 * u.items
+    True
     """
     if plug_in_items is not None:
         plug_in_items = check("plug_in_items", plug_in_items, RULES["items"])
@@ -407,7 +527,6 @@ def items_under_uncertainty(
     method = check_choice("method", method, METHODS)
     draws = check("draws", draws, RULES["draws"])
     seed = seed_from(rng)
-    cells = posterior_cells(values, draws, np.random.default_rng(seed))
     outcomes = narrow_outcomes(width, confidence_level, method)
     if outcomes.u_star > MAX_UNION_POSITIVES:
         raise InvalidInput(
@@ -416,14 +535,44 @@ def items_under_uncertainty(
             f"{MAX_UNION_POSITIVES:,}); use a width of at least 0.02",
             parameter="width",
         )
-    at = DrawAssurance(cells, outcomes)
-    per_draw, items = _hybrid_items(at, outcomes, assurance, draws, max_items, width)
-    reachable = per_draw[per_draw <= max_items]
+    at, found = _search_to_precision(values, outcomes, assurance, draws, max_items, seed)
+    if found.items > max_items:
+        from planner.errors import TargetUnreachable
+
+        raise TargetUnreachable(
+            f"width {width:g} is not reached with hybrid assurance {assurance:g} even at "
+            f"max_items {max_items}",
+            parameters=("width", "assurance", "max_items"),
+        )
+    target = (width, confidence_level, assurance, max_items)
+    return _result(values, target, method, at, found, plug_in_items, seed)
+
+
+def _result(
+    values: tuple[int, int, int, int],
+    target: tuple[float, float, float, int],
+    method: str,
+    at: DrawAssurance,
+    found: HybridItems,
+    plug_in_items: int | None,
+    seed: int,
+) -> PilotUncertainty:
+    """The :class:`PilotUncertainty` of a finished search."""
+    width, confidence_level, assurance, max_items = target
+    draws = at.union_rate.size
+    per_draw = found.per_draw
+    at_items = at(found.items).reshape(REPLICATES, -1).mean(axis=1)
     per_truth = {
         f"p{round(100 * q)}": int(np.quantile(per_draw, q, method="inverted_cdf"))
         for q in PERCENTILES
     }
     psa = 2 * at.jaccard / (1 + at.jaccard)
+    notes = []
+    if found.mc_se > MAX_RELATIVE_SE * found.items:
+        notes.append(
+            f"the answer's Monte Carlo SE is {found.mc_se:.1f} items even with {draws:,} "
+            f"posterior draws, more than {MAX_RELATIVE_SE:.1%} of it"
+        )
     return PilotUncertainty(
         counts=values,
         width=width,
@@ -431,14 +580,29 @@ def items_under_uncertainty(
         target_assurance=assurance,
         method=method,
         draws=draws,
-        items=items,
-        hybrid_assurance=float(at(items).mean()),
+        items=found.items,
+        items_mc_se=found.mc_se,
+        hybrid_assurance=float(at_items.mean()),
+        hybrid_assurance_se=float(np.std(at_items, ddof=1) / np.sqrt(REPLICATES)),
         plug_in_items=plug_in_items,
         plug_in_hybrid_assurance=(
             None if plug_in_items is None else float(at(plug_in_items).mean())
         ),
         per_truth=per_truth,
         psa_posterior={f"p{q}": float(np.quantile(psa, q / 100)) for q in (10, 50, 90)},
-        unreachable_share=float(1 - reachable.size / draws),
+        unreachable_share=float(np.mean(per_draw > max_items)),
         seed=seed,
+        notes=notes,
     )
+
+
+def hybrid_assurance_curve(u: PilotUncertainty, items: list[int]) -> list[dict[str, float]]:
+    """Hybrid assurance against items on the answer's own posterior draws (the lattices of
+    ``u.seed``), at ``items``, ``u.items`` and the points
+    :func:`planner.sizing.precision.refined_curve` adds; at ``u.items`` it is
+    ``u.hybrid_assurance``."""
+    from planner.sizing.precision import refined_curve
+
+    cells = lattice_cells(u.counts, u.draws // u.replicates, np.random.default_rng(u.seed))
+    at = DrawAssurance(cells, narrow_outcomes(u.width, u.confidence_level, u.method))
+    return refined_curve(lambda n: float(at(n).mean()), [*items, u.items])

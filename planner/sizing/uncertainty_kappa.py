@@ -97,8 +97,11 @@ class KappaPilotUncertainty:
 
     ``items`` is the smallest ``n`` whose simulated hybrid assurance reaches the target;
     ``hybrid_assurance`` that estimate at ``items`` (``standard_error`` its Monte Carlo
-    error), ``plug_in_hybrid_assurance`` the same at the plug-in plan's items. ``per_truth``:
-    percentiles of the items each posterior draw needs, by :data:`PER_TRUTH_BASIS`.
+    error), ``plug_in_hybrid_assurance`` the same at the plug-in plan's items. ``items_mc_se``
+    is the Monte Carlo standard error of ``items`` by the delta method: ``standard_error``
+    divided by the slope of the simulated assurance around ``items``,
+    ``(A(n + h) - A(n - h)) / 2h`` with ``h`` about 5 % of ``n``. ``per_truth``: percentiles of
+    the items each posterior draw needs, by :data:`PER_TRUTH_BASIS`.
     """
 
     counts: tuple[int, int, int, int]
@@ -110,27 +113,37 @@ class KappaPilotUncertainty:
     items: int
     hybrid_assurance: float
     standard_error: float
+    items_mc_se: float
     plug_in_items: int
     plug_in_hybrid_assurance: float
     per_truth: dict[str, int]
     kappa_posterior: dict[str, float]
     seed: int
     metric: str = "kappa"
-    basis: str = "monte-carlo: each simulated study with its own posterior truth"
     per_truth_basis: str = PER_TRUTH_BASIS
     prior: str = "Jeffreys: Dirichlet(counts + 1/2)"
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def basis(self) -> str:
+        """How the answer is computed, in words."""
+        return (
+            f"Monte Carlo over {self.n_reps:,} posterior draws, one simulated study of each "
+            "(nested across n)"
+        )
 
     @property
     def explanation(self) -> str:
         """What the difference between the answers means, in words."""
         p50, p90 = self.per_truth["p50"], self.per_truth["p90"]
         return (
-            f"averaged over what the pilot leaves open, {self.items:,} items reach the kappa "
+            f"averaged over what the pilot leaves open, {self.items:,} items "
+            f"(± {self.items_mc_se:.0f} Monte Carlo SE) reach the kappa "
             f"width with probability {self.target_assurance:g}; half of the plausible truths "
             f"need at most about {p50:,} items, and one in ten more than about {p90:,}; the "
-            f"plug-in plan's {self.plug_in_items:,} items reach it with probability "
-            f"{self.plug_in_hybrid_assurance:.2f} once the pilot's uncertainty is counted"
+            f"plug-in plan's {self.plug_in_items:,} items (if the pilot were the truth) reach "
+            f"it with probability {self.plug_in_hybrid_assurance:.2f} once the pilot's "
+            "uncertainty is counted"
         )
 
 
@@ -200,6 +213,16 @@ def _per_truth(
     }
 
 
+def _items_se(assurance_at: HybridAssurance, items: int, se: float, max_items: int) -> float:
+    """The standard error of ``items``: ``se`` over the assurance's slope around ``items``
+    (central difference over about 5 % of ``items``; the studies are nested, so the
+    difference is smooth). Infinite where the simulated assurance is flat there."""
+    h = max(1, round(0.05 * items))
+    low, high = max(items - h, 1), min(items + h, max_items)
+    slope = (assurance_at(high) - assurance_at(low)) / max(high - low, 1)
+    return float(se / slope) if slope > 0 else float("inf")
+
+
 def _checked_method(method: str) -> str:
     method = check_choice("method", method, KAPPA_METHODS)
     if method == "bootstrap":
@@ -241,7 +264,9 @@ def kappa_items_under_uncertainty(
     max_items
         Largest ``n`` searched.
     rng
-        Anything :func:`numpy.random.default_rng` takes; the seed used is recorded.
+        Anything :func:`numpy.random.default_rng` takes; the seed used is recorded, the
+        posterior truths and the studies come from ``numpy.random.default_rng(seed).spawn(2)``,
+        and :func:`planner.sizing.plan.make_plan` passes the plan's own seed.
 
     Raises
     ------
@@ -269,6 +294,7 @@ def kappa_items_under_uncertainty(
             parameters=("width", "assurance", "max_items"),
         )
     reached = assurance_at(items)
+    standard_error = float(np.sqrt(reached * (1 - reached) / n_reps))
     kappas = np.asarray(_cohen_kappa(cells), dtype=float)
     return KappaPilotUncertainty(
         counts=values,
@@ -279,7 +305,8 @@ def kappa_items_under_uncertainty(
         n_reps=n_reps,
         items=items,
         hybrid_assurance=reached,
-        standard_error=float(np.sqrt(reached * (1 - reached) / n_reps)),
+        standard_error=standard_error,
+        items_mc_se=_items_se(assurance_at, items, standard_error, max_items),
         plug_in_items=plug_in_items,
         plug_in_hybrid_assurance=assurance_at(plug_in_items),
         per_truth=_per_truth(cells, values, width, confidence_level, plug_in_items),
