@@ -213,3 +213,124 @@ def test_a_person_who_never_works_is_refused():
     op = TeamOperation((10,), (90.0,), (0.0,), 1, Team((Person("a"), gone), start=MONDAY))
     with pytest.raises(InvalidInput, match="gone has no working day"):
         simulate_team(op, runs=1, rng=1)
+
+
+# --- scenario files and the command line ------------------------------------------------
+
+TEAM_FILE = """
+[model]
+prevalence = 0.1
+
+[budget]
+annotators_per_item = 2
+seconds_per_item = 90
+
+[team]
+start = "2027-01-04"
+runs = 4
+time_spread = 0
+
+[[team.annotator]]
+name = "ana"
+seconds_per_item = 60
+hours_per_day = 4
+hourly_rate = 30.0
+{ana}
+
+[[team.annotator]]
+name = "bo"
+seconds_per_item = 120
+hours_per_day = 8
+hourly_rate = 40.0
+"""
+
+
+def _team_file(tmp_path, ana="", extra=""):
+    path = tmp_path / "team.toml"
+    path.write_text(TEAM_FILE.format(ana=ana).replace("[team]\n", "[team]\n" + extra))
+    return path
+
+
+def _schedule_cli(*args):
+    from typer.testing import CliRunner
+
+    from planner.cli.commands import app
+
+    return CliRunner().invoke(app, ["schedule", *args])
+
+
+def test_the_command_line_gives_the_hand_computed_dates_and_the_deadline(tmp_path):
+    import json
+
+    path = _team_file(tmp_path)
+    out = _schedule_cli(
+        str(path), "--items", "1440", "--seed", "2", "--deadline", "2027-01-08", "--json"
+    )
+    assert out.exit_code == 0, out.output
+    team = json.loads(out.stdout)["team"]
+    assert team["finish"]["p50"] == "2027-01-11" and team["cost_median"] == pytest.approx(2640)
+    assert team["p_finish_by_deadline"] == 0.0  # all runs finish on the 11th, after the 8th
+    absent = _team_file(tmp_path, ana='absent = ["2027-01-06/2027-01-08"]')
+    out = _schedule_cli(str(absent), "--items", "1440", "--seed", "2", "--json")
+    assert json.loads(out.stdout)["team"]["finish"]["p50"] == "2027-01-14"
+
+
+def test_add_and_without_are_one_option_away(tmp_path):
+    import json
+
+    path = _team_file(tmp_path)
+    base = ["--items", "1440", "--seed", "2", "--json", "--annotators-per-item", "1"]
+    days = {}
+    for name, extra in (
+        ("base", []),
+        ("plus", ["--add", "cy,seconds_per_item=60,hours_per_day=8"]),
+        ("minus", ["--without", "bo@2027-01-05"]),
+    ):
+        out = _schedule_cli(str(path), *base, *extra)
+        assert out.exit_code == 0, out.output
+        days[name] = json.loads(out.stdout)["team"]["finish_days"]["p50"]
+    # alone from Tue 5 Jan, ana's 60 s labels (4 h a day) set the pace
+    assert days["plus"] < days["base"] < days["minus"]
+
+
+@pytest.mark.parametrize(
+    ("ana", "extra", "args", "message"),
+    [
+        ('days = ["mon", "funday"]', "", (), "team.annotator[1].days must list weekdays"),
+        ("days = []", "", (), "team.annotator[1].days must be a non-empty list"),
+        (
+            'absent = ["2027-01-09/2027-01-05"]',
+            "",
+            (),
+            "team.annotator[1].absent must be an interval",
+        ),
+        (
+            'absent = ["2027-01-05/2027-01-08", "2027-01-07"]',
+            "",
+            (),
+            "team.annotator[1].absent has overlapping intervals",
+        ),
+        ("", "annotators = 3\n", (), "team.annotators = 3 beside [[team.annotator]]"),
+        (
+            "",
+            "",
+            ("--annotators-per-item", "3"),
+            "--annotators-per-item must be at most the team's 2",
+        ),
+        (
+            "",
+            "",
+            ("--deadline", "2026-12-31"),
+            "--deadline must be on or after the start 2027-01-04",
+        ),
+        ("", "", ("--deadline", "soon"), "--deadline must be an ISO date"),
+    ],
+)
+def test_bad_team_input_is_one_line_naming_the_file_and_key(tmp_path, ana, extra, args, message):
+    path = _team_file(tmp_path, ana=ana, extra=extra)
+    out = _schedule_cli(str(path), "--items", "100", *args)
+    assert out.exit_code in (1, 2), out.output
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], lines
+    if not args:
+        assert lines[0].startswith(f"error: {path}: ")

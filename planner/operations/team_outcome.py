@@ -205,12 +205,14 @@ def _rows(
 
 
 def _costs(op: TeamOperation, busy: np.ndarray, adj_busy: np.ndarray) -> np.ndarray | None:
-    """Each run's total cost, or None when someone has no rate."""
+    """Each run's total cost, or None when someone who worked has no rate."""
     rates = [rate_of(p, op) for p in (*op.team.annotators, *op.team.adjudicators)]
-    if any(r is None for r in rates):
-        return None
     seconds = np.concatenate([busy, adj_busy], axis=1)
-    return np.asarray(seconds @ np.array(rates, dtype=float) / 3600)
+    worked = seconds.sum(axis=0) > 0
+    if any(r is None and w for r, w in zip(rates, worked, strict=True)):
+        return None
+    prices = np.array([0.0 if r is None else r for r in rates])
+    return np.asarray(seconds @ prices / 3600)
 
 
 def _representative(op: TeamOperation) -> Operation:
