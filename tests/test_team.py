@@ -334,3 +334,29 @@ def test_bad_team_input_is_one_line_naming_the_file_and_key(tmp_path, ana, extra
     assert len(lines) == 1 and message in lines[0], lines
     if not args:
         assert lines[0].startswith(f"error: {path}: ")
+
+
+def test_schedule_takes_plans_model_options():
+    import json
+
+    items = {}
+    for error in ("0.02", "0.08"):
+        out = _schedule_cli(
+            "--prevalence",
+            "0.1",
+            "--error-rate",
+            error,
+            "--width",
+            "0.1",
+            "--runs",
+            "2",
+            "--seed",
+            "1",
+            "--json",
+        )
+        assert out.exit_code == 0, out.output
+        items[error] = sum(json.loads(out.stdout)["operation"]["items_per_stratum"])
+    # noisier annotators: a lower PSA, a wider interval at each n, more items for the width
+    assert items["0.08"] > items["0.02"]
+    out = _schedule_cli("--prevalence", "0.1", "--kappa", "0.6", "--runs", "2", "--seed", "1")
+    assert out.exit_code == 0, out.output

@@ -170,6 +170,9 @@ class TeamOutcome:
     min_shared_items: int
     min_shared_reached: int
     finish_by_run: np.ndarray = field(repr=False)
+    shifts: dict[str, tuple[float, ...]] = field(default_factory=dict, repr=False)
+    """Each annotator's working hours on each day up to the latest finish (their calendar:
+    weekdays, absences, holidays, own start and end; attrition not included)."""
 
 
 _QUANTILES = {"p10": 0.1, "p50": 0.5, "p90": 0.9}
@@ -287,6 +290,17 @@ def simulate_team(
     return _summarise(op, blocks, seed, deadline)
 
 
+def _shifts(op: TeamOperation, days: int) -> dict[str, tuple[float, ...]]:
+    """Each annotator's shift hours on days ``0 .. days - 1``."""
+    from planner.operations.team_schedule import People
+
+    people = People.of(op.team.annotators, op.budget_seconds, op.budget_seconds)
+    hours = people.day_seconds(op.team, days) / 3600
+    return {
+        p.name: tuple(float(h) for h in row) for p, row in zip(people.people, hours, strict=True)
+    }
+
+
 def _stack(blocks: list[BatchRuns], name: str) -> np.ndarray:
     return np.concatenate([getattr(b, name) for b in blocks])
 
@@ -343,6 +357,7 @@ def _summarise(
         min_shared_items=op.team.min_shared_items,
         min_shared_reached=int(_stack(blocks, "min_shared").min()),
         finish_by_run=day,
+        shifts=_shifts(op, int(day.max()) + 1),
     )
     util = busy.sum(axis=1) / np.maximum(available.sum(axis=1), 1e-9)
     adj_util = (

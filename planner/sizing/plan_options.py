@@ -727,11 +727,18 @@ def _named_schedule(  # type: ignore[no-untyped-def]
 PLAN_SECTION_RUNS = 50
 
 
-def schedule_for_plan(scenario_path: str | None, result: Any) -> Any:
+def schedule_for_plan(
+    scenario_path: str | None,
+    result: Any,
+    *,
+    runs: int | None = PLAN_SECTION_RUNS,
+    seed: int | None = None,
+) -> Any:
     """The schedule section of ``plan``: only when the scenario has a [team] table.
 
-    Uses at most :data:`PLAN_SECTION_RUNS` runs to keep ``plan`` quick; ``planner schedule``
-    runs the full number.
+    Uses at most ``runs`` runs (:data:`PLAN_SECTION_RUNS` keeps ``plan`` quick; None: the
+    team's own number, as ``planner schedule`` and reports run) and ``seed`` (default the
+    plan's). A named team runs person by person.
     """
     if not scenario_path:
         return None
@@ -740,16 +747,17 @@ def schedule_for_plan(scenario_path: str | None, result: Any) -> Any:
     scenario = load_scenario(scenario_path)
     if not scenario.team:
         return None
+    seed = result.seed if seed is None else seed
     team = resolve_team(scenario)
     if wants_named(scenario, None):
         team = replace(team, annotators=max(team.annotators, result.settings.annotators_per_item))
     operation = operation_for(result, team, "weighted")
-    runs = min(team.runs, PLAN_SECTION_RUNS)
+    runs = team.runs if runs is None else min(team.runs, runs)
     if wants_named(scenario, None):
         from planner.operations.team_outcome import simulate_team
 
         people = build_team(scenario, asdict(team), TeamChanges(), False)
         settings = result.settings
         op = team_operation(operation, people, settings.seconds_per_item, settings.hourly_rate)
-        return simulate_team(op, runs=runs, rng=result.seed)
-    return simulate_schedule(operation, runs=runs, rng=result.seed)
+        return simulate_team(op, runs=runs, rng=seed)
+    return simulate_schedule(operation, runs=runs, rng=seed)
