@@ -86,30 +86,26 @@ class _FastRun:
             work[seat], checks[seat], last_end[seat] = dur.sum(), checked.sum(), ends[-1]
         return work, counts.astype(np.int64), checks, last_end, done
 
-    def pool_tasks(self, first: np.ndarray, budget: np.ndarray) -> tuple[np.ndarray, ...] | None:
-        """``budget[s]`` tasks of each seat after its ``first`` working seconds: seat, start,
-        end, duration, checked (concatenated)."""
-        seats, starts, ends, durs, checks = [], [], [], [], []
-        mix = self.stratum_seconds[self.strata]
-        for seat in range(self.m):
-            count = int(budget[seat])
-            seconds = mix[self.rng.integers(0, self.n, count)]
-            dur, checked = _task_seconds(self.ann, seat, count, seconds, self.mean_label, self.rng)
-            after = first[seat] + np.cumsum(dur)
-            rows = np.full(count, self.base + seat)
-            starts.append(self.clock.start_time(rows, after - dur))
-            ends.append(self.clock.end_time(rows, after))
-            seats.append(np.full(count, seat))
-            durs.append(dur)
-            checks.append(checked)
-        return tuple(np.concatenate(x) for x in (seats, starts, ends, durs, checks))
+    def seat_tasks(self, seat: int, after: float, count: int) -> tuple[np.ndarray, ...]:
+        """``count`` more tasks of ``seat`` once it has worked ``after`` seconds: start, end,
+        duration, checked."""
+        seconds = self.stratum_seconds[self.strata][self.rng.integers(0, self.n, count)]
+        dur, checked = _task_seconds(self.ann, seat, count, seconds, self.mean_label, self.rng)
+        done = after + np.cumsum(dur)
+        rows = np.full(count, self.base + seat)
+        return (
+            self.clock.start_time(rows, done - dur),
+            self.clock.end_time(rows, done),
+            dur,
+            checked,
+        )
 
 
 def _budgets(op: TeamOperation, ann: People, labels: int) -> np.ndarray:
     """Tasks to draw per seat: its share of the labels by speed, with room to spare."""
     weekly = np.array([p.hours_per_day * len(p.days) for p in ann.people]) / ann.mean_seconds
     share = weekly / weekly.sum()
-    return np.minimum(op.n_items, np.ceil(labels * share * 1.5 + 20)).astype(np.int64)
+    return np.minimum(op.n_items, np.ceil(labels * share * 1.25 + 20)).astype(np.int64)
 
 
 def fast_block(
@@ -136,7 +132,7 @@ def fast_block(
         "last_end": np.zeros((runs, m)),
     }
     out["rec"][:, : len(advance)] = advance
-    spare = m * k
+    spare = max(m * k, n * k // 20)  # seats that find no open item waste tasks near the end
     while True:
         got = _labelled_runs(op, ann, clock, row_base, advance, out, rng, spare)
         if got is None:
@@ -184,19 +180,28 @@ def _pool(
     horizon ends first."""
     labels = n_pool * op.labels_per_item
     budget = _budgets(op, ann, labels + spare)
+    m = len(ann.people)
+    parts = [list(run.seat_tasks(seat, first[seat], int(budget[seat]))) for seat in range(m)]
     while True:
-        tasks = run.pool_tasks(first, budget)
-        assert tasks is not None
-        seats, starts, ends, durs, checked = tasks
+        seats = np.repeat(np.arange(m), [part[0].size for part in parts])
+        starts, ends, durs, checked = (np.concatenate([p[i] for p in parts]) for i in range(4))
         order = np.argsort(starts, kind="stable")[: labels + spare]
         if order.size < labels or np.isinf(starts[order[:labels]]).any():
             return None
-        counts = np.bincount(seats[order], minlength=len(ann.people))
-        short = (counts >= budget) & (budget < op.n_items)
-        if not short.any():
+        counts = np.bincount(seats[order], minlength=m)
+        short = np.flatnonzero((counts >= budget) & (budget < op.n_items))
+        if not short.size:
             break
-        budget = np.where(short, np.minimum(op.n_items, budget * 2), budget)
-    return seats[order], ends[order], durs[order], checked[order]
+        for seat in short:  # draw as many again, after the seat's last task so far
+            extra = int(min(op.n_items, 2 * budget[seat]) - budget[seat])
+            worked = first[seat] + float(parts[seat][2].sum())
+            more = run.seat_tasks(seat, worked, extra)
+            parts[seat] = [
+                np.concatenate([old, new]) for old, new in zip(parts[seat], more, strict=True)
+            ]
+            budget[seat] += extra
+    small = np.int16 if m < 2**15 else np.int32
+    return seats[order].astype(small), ends[order], durs[order].astype(np.float32), checked[order]
 
 
 def _assign_pool(
@@ -261,7 +266,7 @@ def _assign_pool(
         who, it = seats[got], item[: seats.size, i][got]
         np.maximum.at(out["done"][i], it, ends[got])
         out["items"][i] += np.bincount(who, minlength=m)
-        out["work"][i] += np.bincount(who, weights=durs[got], minlength=m)
+        out["work"][i] += np.bincount(who, weights=durs[got].astype(float), minlength=m)
         out["checks"][i] += np.bincount(who, weights=checked[got], minlength=m).astype(np.int64)
         np.maximum.at(out["last_end"][i], who, ends[got])
         order = np.argsort(it, kind="stable")
