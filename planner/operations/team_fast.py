@@ -195,7 +195,7 @@ def _pool(
         for seat in short:  # draw as many again, after the seat's last task so far
             extra = int(min(op.n_items, 2 * budget[seat]) - budget[seat])
             worked = first[seat] + float(parts[seat][2].sum())
-            more = run.seat_tasks(seat, worked, extra)
+            more = run.seat_tasks(int(seat), worked, extra)
             parts[seat] = [
                 np.concatenate([old, new]) for old, new in zip(parts[seat], more, strict=True)
             ]
