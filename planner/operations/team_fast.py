@@ -18,6 +18,8 @@ follows its own stratum as there. Tests check the two against each other on smal
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from planner.operations.assignment import lists_by_annotator
@@ -109,9 +111,17 @@ def _budgets(op: TeamOperation, ann: People, labels: int) -> np.ndarray:
 
 
 def fast_block(
-    op: TeamOperation, ann: People, runs: int, horizon: int, rng: np.random.Generator
+    op: TeamOperation,
+    ann: People,
+    runs: int,
+    horizon: int,
+    rng: np.random.Generator,
+    tick: Callable[[float], None] | None = None,
 ) -> Labelled | None:
-    """A block of ``runs`` by the fast computation; None when the horizon is too short."""
+    """A block of ``runs`` by the fast computation; None when the horizon is too short.
+
+    ``tick(share)`` is called with the share of the block done (for a progress bar).
+    """
     m, n, k = len(ann.people), op.n_items, op.labels_per_item
     day_seconds = ann.day_seconds(op.team, horizon)
     if op.team.attrition_weekly > 0:
@@ -134,10 +144,10 @@ def fast_block(
     out["rec"][:, : len(advance)] = advance
     spare = max(m * k, n * k // 20)  # seats that find no open item waste tasks near the end
     while True:
-        got = _labelled_runs(op, ann, clock, row_base, advance, out, rng, spare)
+        got = _labelled_runs(op, ann, clock, row_base, advance, out, rng, spare, tick)
         if got is None:
             return None
-        if not got or _assign_pool(got, out, len(advance), k):
+        if not got or _assign_pool(got, out, len(advance), k, tick):
             break
         if spare >= n * k:
             return None
@@ -154,6 +164,7 @@ def _labelled_runs(
     out: dict[str, np.ndarray],
     rng: np.random.Generator,
     spare: int,
+    tick: Callable[[float], None] | None = None,
 ) -> list[tuple[np.ndarray, ...]] | None:
     """Each run's tasks assigned in advance (into ``out``) and its pool tasks in start order."""
     n = op.n_items
@@ -169,6 +180,8 @@ def _labelled_runs(
             if got is None:
                 return None
             sequences.append(got)
+        if tick is not None:
+            tick(0.5 * (i + 1) / row_base.size)
     return sequences
 
 
@@ -205,7 +218,11 @@ def _pool(
 
 
 def _assign_pool(
-    sequences: list[tuple[np.ndarray, ...]], out: dict[str, np.ndarray], first: int, k: int
+    sequences: list[tuple[np.ndarray, ...]],
+    out: dict[str, np.ndarray],
+    first: int,
+    k: int,
+    tick: Callable[[float], None] | None = None,
 ) -> bool:
     """Give each pool task, in start order, the first open item after its seat's last one
     (vectorised over runs); fill ``out``. False when some run's spare tasks ran out.
@@ -252,6 +269,8 @@ def _assign_pool(
             flat_filled[row[ok] + j[ok]] += 1
             flat_last[at[ok]] = j[ok]
             item[t, ok] = j[ok]
+        if tick is not None and t % 8192 == 8191:
+            tick(0.5 + 0.5 * t / longest)
         if t % 64 == 63:
             while True:
                 moves = flat_filled[row + head] >= k

@@ -127,9 +127,7 @@ def _label_block(op, ann, size, horizon, rng, fast, tick):  # type: ignore[no-un
     if fast:
         from planner.operations.team_fast import fast_block
 
-        out = fast_block(op, ann, size, horizon, rng)
-        tick(1.0)
-        return out
+        return fast_block(op, ann, size, horizon, rng, tick)
     lab = Labelling(op, ann, size, horizon, rng)
     return lab.labelled() if lab.run(tick) else None
 
