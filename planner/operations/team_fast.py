@@ -199,11 +199,12 @@ def _pool(
         seats = np.repeat(np.arange(m), [part[0].size for part in parts])
         starts, ends, durs, checked = (np.concatenate([p[i] for p in parts]) for i in range(4))
         order = np.argsort(starts, kind="stable")[: labels + spare]
-        if order.size < labels or np.isinf(starts[order[:labels]]).any():
-            return None
         counts = np.bincount(seats[order], minlength=m)
-        short = np.flatnonzero((counts >= budget) & (budget < op.n_items))
+        open_ended = np.array([np.isfinite(part[0][-1]) for part in parts])  # not past the horizon
+        short = np.flatnonzero((counts >= budget) & (budget < op.n_items) & open_ended)
         if not short.size:
+            if order.size < labels or np.isinf(starts[order[:labels]]).any():
+                return None  # the horizon ends before the labels do
             break
         for seat in short:  # draw as many again, after the seat's last task so far
             extra = int(min(op.n_items, 2 * budget[seat]) - budget[seat])
