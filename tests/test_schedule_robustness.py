@@ -58,9 +58,9 @@ TEAM_AND_BUDGET_CASES = [
     ("--attention-fail-rate", "nan", "--attention-fail-rate must be a number in [0, 1], got nan"),
     ("--seconds-per-item", "inf", "--seconds-per-item must be a number in (0, 1e6], got inf"),
     (
-        "--annotators",
+        "--team-size",
         str(10**30),
-        f"--annotators must be a whole number in [1, 10,000], got {10**30}",
+        f"--team-size must be a whole number in [1, 10,000], got {10**30}",
     ),
     ("--adjudicators", str(10**30), "--adjudicators must be a whole number in [0, 1,000]"),
     ("--days-per-week", "0", "--days-per-week must be a whole number in [1, 7], got 0"),
@@ -100,11 +100,21 @@ def test_one_validation_for_library_and_command_line(key, value):
     assert caught.value.parameter == key
     library = str(caught.value)
     assert library.startswith(f"{key} must be ")
-    flag = "--" + key.replace("_", "-")
+    flag = "--team-size" if key == "annotators" else "--" + key.replace("_", "-")
     line = _one_line_error(
         _schedule(*FAST, flag, repr(value) if isinstance(value, float) else str(value))
     )
     assert line == f"error: {flag}{library[len(key) :]}"
+
+
+def test_the_old_team_size_flag_still_works_with_a_one_line_note():
+    result = _schedule(*FAST, "--annotators", "3", "--json")
+    assert result.exit_code == 0
+    notes = [line for line in result.stderr.splitlines() if "deprecated" in line]
+    assert notes == [
+        "note: --annotators is deprecated in schedule (it means a count elsewhere): use --team-size"
+    ]
+    assert json.loads(result.stdout)["operation"]["annotators"] == 3
 
 
 def test_scenario_team_values_are_checked_naming_the_file_and_key(tmp_path):

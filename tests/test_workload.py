@@ -117,7 +117,7 @@ def test_schedule_command_json_and_errors():
             "schedule",
             "--items",
             "400",
-            "--annotators",
+            "--team-size",
             "2",
             "--hours-per-day",
             "4",
@@ -132,6 +132,6 @@ def test_schedule_command_json_and_errors():
     doc = json.loads(result.stdout)
     assert doc["runs"] == 10 and doc["calendar_days_median"] > 0 and doc["seed"] == 3
     assert doc["person_hours_median"] == pytest.approx(doc["analytic_person_hours"], rel=0.05)
-    bad = runner.invoke(app, ["schedule", "--items", "400", "--annotators", "1"])
+    bad = runner.invoke(app, ["schedule", "--items", "400", "--team-size", "1"])
     assert bad.exit_code == 2 and "distinct annotators" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1

@@ -2,22 +2,32 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any
 
 import typer
 
 from planner.cli.common import (
     emit_json,
+    parse_floats,
     parse_ints,
     progress_bar,
     seed_or_draw,
 )
+from planner.errors import InvalidInput
+
+_MODEL = "As for plan."
 
 SCHEDULE_HELP = (
-    "Simulate the labelling operation (SimPy): calendar days, person-hours, utilisation and "
-    "cost for a team, over many runs.\n\n"
-    "Items come from planning the scenario (or the model options, as for plan), or from "
-    "--items. Team settings come from the scenario's \\[team] table, overridden here."
+    "Simulate the labelling operation: calendar days (dates with --start), person-hours, "
+    "utilisation and cost for a team, over many runs.\n\n"
+    "Items come from planning the scenario or the model options (every model option plan "
+    "takes: --prevalence, --error-rate, --bias, --ambiguity, --union-rate, --psa, --kappa, "
+    "--pilot-counts, --pilot with --pair/--positive, and the target --width, --confidence, "
+    "--assurance, --metric), or from --items. Team settings come from the scenario's "
+    "\\[team] table, overridden here; named annotators (\\[\\[team.annotator]]) run person "
+    "by person, as do --start, --deadline, --add and --without."
 )
 
 
@@ -26,7 +36,11 @@ Examples:
 
   planner schedule unsupported-claims
 
-  planner schedule --items 2000 --annotators 5 --hours-per-day 4 --adjudication-seconds 120
+  planner schedule --items 2000 --team-size 5 --hours-per-day 4 --adjudication-seconds 120
+
+  planner schedule team.toml --deadline 2027-02-15 --without ana@2027-01-11
+
+  planner schedule team.toml --add "cy,seconds_per_item=80,hours_per_day=6,hourly_rate=35"
 
   planner schedule clinical-chart-review --design enriched --json
 """
@@ -46,10 +60,21 @@ def schedule_command(
             show_default=False,
         ),
     ] = None,
-    prevalence: Annotated[float | None, typer.Option(help="As for plan.")] = None,
-    pilot_counts: Annotated[str | None, typer.Option(help="As for plan.")] = None,
-    width: Annotated[float | None, typer.Option(help="As for plan.")] = None,
-    assurance: Annotated[float | None, typer.Option(help="As for plan.")] = None,
+    prevalence: Annotated[float | None, typer.Option(help=_MODEL)] = None,
+    error_rate: Annotated[str | None, typer.Option(help=_MODEL + " One value or 'A,B'.")] = None,
+    bias: Annotated[str | None, typer.Option(help=_MODEL + " One value or 'A,B'.")] = None,
+    ambiguity: Annotated[float | None, typer.Option(help=_MODEL)] = None,
+    union_rate: Annotated[float | None, typer.Option(help=_MODEL)] = None,
+    psa: Annotated[float | None, typer.Option(help=_MODEL)] = None,
+    kappa: Annotated[float | None, typer.Option(help=_MODEL)] = None,
+    pilot_counts: Annotated[str | None, typer.Option(help=_MODEL)] = None,
+    pilot: Annotated[str | None, typer.Option(help=_MODEL + " A pilot label file.")] = None,
+    pair: Annotated[str | None, typer.Option(help=_MODEL + " With --pilot.")] = None,
+    positive: Annotated[str | None, typer.Option(help=_MODEL + " With --pilot.")] = None,
+    width: Annotated[float | None, typer.Option(help=_MODEL)] = None,
+    confidence: Annotated[float | None, typer.Option(help=_MODEL)] = None,
+    assurance: Annotated[float | None, typer.Option(help=_MODEL)] = None,
+    metric: Annotated[str | None, typer.Option(help=_MODEL + " psa, kappa or both.")] = None,
     annotators_per_item: Annotated[
         int | None, typer.Option(help="Distinct annotators per item. Default 2.")
     ] = None,
@@ -63,7 +88,44 @@ def schedule_command(
         float | None, typer.Option(help="With --items: share of items adjudicated. Default 0.")
     ] = None,
     hourly_rate: Annotated[float | None, typer.Option(help="Cost of one person-hour.")] = None,
-    annotators: Annotated[int | None, typer.Option(help="Team size. Default 5.")] = None,
+    team_size: Annotated[
+        int | None, typer.Option(help="Annotators of a uniform team. Default 5.")
+    ] = None,
+    annotators: Annotated[
+        int | None, typer.Option(hidden=True, help="Deprecated: use --team-size.")
+    ] = None,
+    start: Annotated[
+        str | None,
+        typer.Option(help="First calendar day (YYYY-MM-DD): results as dates. E.g. 2027-01-04."),
+    ] = None,
+    deadline: Annotated[
+        str | None,
+        typer.Option(help="A date (YYYY-MM-DD): the probability of finishing by it."),
+    ] = None,
+    add: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Add an annotator: 'name,seconds_per_item=80,hours_per_day=6,hourly_rate=35"
+            ",days=mon+wed' (repeatable).",
+            show_default=False,
+        ),
+    ] = None,
+    without: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Drop an annotator by name, or NAME@DATE: gone from that date on "
+            "(repeatable). E.g. ana@2027-01-11.",
+            show_default=False,
+        ),
+    ] = None,
+    assignment: Annotated[
+        str | None,
+        typer.Option(help="next-free (default: whoever is free takes the next item) or balanced."),
+    ] = None,
+    min_shared_items: Annotated[
+        int | None,
+        typer.Option(help="Items every pair of annotators labels together. Default 30."),
+    ] = None,
     hours_per_day: Annotated[
         float | None, typer.Option(help="Shift hours per day. Default 8.")
     ] = None,
@@ -94,11 +156,32 @@ def schedule_command(
 ) -> None:
     from planner.sizing.plan_options import PlanOptions, run_schedule
 
+    if annotators is not None:
+        typer.secho(
+            "note: --annotators is deprecated in schedule (it means a count elsewhere): "
+            "use --team-size",
+            fg="yellow",
+            err=True,
+        )
+        if team_size is not None and team_size != annotators:
+            raise InvalidInput("give --team-size once (--annotators is its old name)")
+        team_size = annotators if team_size is None else team_size
     cli = PlanOptions(
         prevalence=prevalence,
+        error_rate=parse_floats(error_rate, "--error-rate"),
+        bias=parse_floats(bias, "--bias"),
+        ambiguity=ambiguity,
+        union_rate=union_rate,
+        psa=psa,
+        kappa=kappa,
         pilot_counts=parse_ints(pilot_counts, "--pilot-counts") if pilot_counts else None,
+        pilot=pilot,
+        pair=tuple(part.strip() for part in pair.split(",")) if pair is not None else None,
+        positive=positive,
         width=width,
+        confidence=confidence,
         assurance=assurance,
+        metric=metric,
         annotators_per_item=annotators_per_item,
         seconds_per_item=seconds_per_item,
         adjudication_seconds=adjudication_seconds,
@@ -107,7 +190,7 @@ def schedule_command(
         seed=seed,
     )
     team = {
-        "annotators": annotators,
+        "annotators": team_size,
         "hours_per_day": hours_per_day,
         "days_per_week": days_per_week,
         "time_spread": time_spread,
@@ -117,9 +200,19 @@ def schedule_command(
         "adjudicators": adjudicators,
         "runs": runs,
     }
-    with progress_bar("simulating runs", disabled=json_output or quiet) as progress:
+    with (
+        progress_bar("simulating runs", disabled=json_output or quiet) as progress,
+        _team_size_named(),
+    ):
         _, result = run_schedule(
-            scenario, cli, team, seed_or_draw, items=items, design=design, progress=progress
+            scenario,
+            cli,
+            team,
+            seed_or_draw,
+            items=items,
+            design=design,
+            progress=progress,
+            changes=_changes(start, deadline, add, without, assignment, min_shared_items),
         )
     for note in result.notes:
         typer.secho(f"note: {note}", fg="yellow", err=True)
@@ -130,6 +223,40 @@ def schedule_command(
         return
     from rich.console import Console
 
+    if result.team is not None:
+        from planner.output.render_team import render_team_schedule
+
+        render_team_schedule(result, Console(markup=False))
+        return
     from planner.output.render import render_schedule
 
     render_schedule(result, Console(markup=False))
+
+
+@contextmanager
+def _team_size_named() -> Iterator[None]:
+    """Errors about the uniform team's ``annotators`` name schedule's ``--team-size``."""
+    try:
+        yield
+    except InvalidInput as exc:
+        if exc.parameter != "annotators":
+            raise
+        text = str(exc).removeprefix("annotators")
+        raise InvalidInput("team_size" + text, parameter="team_size") from None
+
+
+def _changes(  # type: ignore[no-untyped-def]
+    start, deadline, add, without, assignment, min_shared_items
+) -> Any:
+    """The options about people and dates, parsed (dates checked, one line each)."""
+    from planner.data.scenario_team import to_date
+    from planner.sizing.schedule_team import TeamChanges
+
+    return TeamChanges(
+        start=to_date("start", start) if start is not None else None,
+        deadline=to_date("deadline", deadline) if deadline is not None else None,
+        add=tuple(add or ()),
+        without=tuple(without or ()),
+        assignment=assignment,
+        min_shared_items=min_shared_items,
+    )

@@ -38,6 +38,7 @@ Layout (every table optional except what the model needs)::
     [design]                # floor_items, prevalence_width
     [simulation]            # replicates, max_items, seed
     [team]                  # annotators, hours_per_day, days_per_week, time_spread, ...
+                            # or named people: [[team.annotator]] (planner/data/scenario_team.py)
 
     [alt_test]              # an LLM judge to validate against the humans (the Alt-Test)
     humans = 3              # human annotators M (or the length of human_error)
@@ -295,6 +296,24 @@ def _check_table(source: str, section: str, table: Any) -> dict[str, Any]:
     return out
 
 
+def _check_team(source: str, table: Any) -> dict[str, Any]:
+    """``[team]``: the flat keys of a uniform team, and the named people with their dates
+    (:mod:`planner.data.scenario_team`)."""
+    from planner.data.scenario_team import NAMED_TEAM_KEYS, named_team_values
+
+    if not isinstance(table, dict):
+        raise InvalidInput(f"{source}: [team] must be a table")
+    flat = {k: v for k, v in table.items() if k not in NAMED_TEAM_KEYS}
+    try:
+        checked = _check_table(source, "team", flat)
+    except InvalidInput as exc:
+        if "unknown key team." not in str(exc):
+            raise
+        allowed = ", ".join(sorted((*SCHEMA["team"], *NAMED_TEAM_KEYS)))
+        raise InvalidInput(f"{str(exc).split('; allowed')[0]}; allowed: {allowed}") from None
+    return {**checked, **named_team_values(source, table)}
+
+
 def _check_strata(source: str, raw_strata: Any) -> list[dict[str, Any]]:
     """The ``[[strata]]`` tables, each checked, and their shares (or sizes) as a whole."""
     if not isinstance(raw_strata, list):
@@ -392,8 +411,11 @@ def scenario_from_dict(data: dict[str, Any], source: str = "scenario") -> Scenar
             f"{source}: unknown key {sorted(unknown)[0]}; allowed: {', '.join(sorted(_TOP))}"
         )
     sections = {
-        name: _check_table(source, name, data.get(name, {})) for name in SCHEMA if name != "strata"
+        name: _check_table(source, name, data.get(name, {}))
+        for name in SCHEMA
+        if name not in ("strata", "team")
     }
+    sections["team"] = _check_team(source, data.get("team", {}))
     strata = _check_strata(source, data.get("strata", []))
     model = _check_model(source, sections["model"], bool(strata))
     thresholds = sections["thresholds"]

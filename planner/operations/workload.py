@@ -202,7 +202,9 @@ class ScheduleResult:
 
     ``burndown_days`` are calendar days 0, s, 2s, ... (step s = 1 unless the schedule is
     longer than :data:`BURNDOWN_POINTS` days); the curves give the share of items still
-    open on each. ``notes`` say which given options had no effect.
+    open on each. ``notes`` say which given options had no effect. A named team's schedule
+    (:func:`planner.operations.team_outcome.simulate_team`) carries its dates, people and
+    costs in ``team``; its ``operation`` holds the team's averages.
     """
 
     operation: Operation
@@ -222,6 +224,8 @@ class ScheduleResult:
     seed: int
     records: list[RunRecord] = field(default_factory=list, repr=False)
     notes: tuple[str, ...] = ()
+    team: Any = None
+    """A named team's outcome (:class:`planner.operations.team_outcome.TeamOutcome`), or None."""
 
     def to_dict(self) -> dict[str, Any]:
         """The schedule's JSON document (:func:`planner.output.jsonout.schedule_document`)."""

@@ -611,9 +611,33 @@ def _binary_rates(fit: Any, rates: Any) -> dict[str, Any]:
 
 def schedule_body(result: Any) -> dict[str, Any]:
     """A schedule's numbers without the envelope (the ``schedule`` section of a plan)."""
-    skip = {"records", "notes", "seed", "operation"}
+    skip = {"records", "notes", "seed", "operation", "team"}
     body = {f.name: getattr(result, f.name) for f in fields(result) if f.name not in skip}
-    return {"operation": asdict(result.operation), **body, "seed": result.seed}
+    out = {"operation": asdict(result.operation), **body, "seed": result.seed}
+    if getattr(result, "team", None) is not None:
+        out["team"] = team_json(result.team)
+    return out
+
+
+def team_json(team: Any) -> dict[str, Any]:
+    """A named team's schedule: finish quantiles (dates with a start), the deadline's odds,
+    each person's share, cost and bottleneck
+    (:class:`planner.operations.team_outcome.TeamOutcome`)."""
+    people = [asdict(row) for row in (*team.annotators, *team.adjudicators)]
+    return {
+        "start": None if team.start is None else team.start.isoformat(),
+        "finish": team.finish_dates if team.finish_dates is not None else team.finish_days,
+        "finish_days": team.finish_days,
+        "deadline": None if team.deadline is None else team.deadline.isoformat(),
+        "p_finish_by_deadline": team.p_deadline,
+        "annotators": [p for p in people if p["role"] == "annotator"],
+        "adjudicators": [p for p in people if p["role"] == "adjudicator"],
+        "cost_median": team.cost_median,
+        "cost_p90": team.cost_p90,
+        "bottleneck": {"name": team.bottleneck, "share_of_runs": team.bottleneck_share},
+        "assignment": team.assignment,
+        "min_shared_items": {"asked": team.min_shared_items, "reached": team.min_shared_reached},
+    }
 
 
 def schedule_document(result: Any) -> dict[str, Any]:

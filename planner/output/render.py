@@ -495,6 +495,10 @@ def _print_checks(comparison: Any, console: Console) -> None:
 
 def render_schedule(result: Any, console: Console) -> None:
     """Print the simulated operation: calendar time, hours, utilisation and cost."""
+    if getattr(result, "team", None) is not None:  # a named team: person by person
+        from planner.output.render_team import render_team_schedule
+
+        return render_team_schedule(result, console)
     op = result.operation
     table = quantity_table(f"Schedule: {result.runs} simulated runs")
     table.add_row(

@@ -34,6 +34,7 @@ from planner.output.report_figures import (
     draw_figures,
     figure_data,
 )
+from planner.output.report_schedule import draw_team_figure
 from planner.output.report_sections import build_blocks, html_page, markdown
 from planner.output.safe_output import (
     files_below,
@@ -48,7 +49,9 @@ from planner.sizing.plan_options import (
     operation_for,
     resolve_team,
     run_plan,
+    schedule_for_plan,
 )
+from planner.sizing.schedule_team import wants_named
 from planner.validation import RngLike, seed_from
 
 MARKER = ".planner-report"
@@ -182,6 +185,8 @@ def report_seed(scenario: Scenario, rng: RngLike = None) -> int:
 
 def _schedule(scenario: Scenario, result: PlanResult, seed: int) -> ScheduleResult:
     """The operation that carries out the plan (the weighted design of a comparison)."""
+    if wants_named(scenario, None):  # person by person
+        return schedule_for_plan(scenario.path, result, runs=None, seed=seed)
     team = resolve_team(scenario) if scenario.team else TeamSettings()
     operation = operation_for(result, team, "weighted")
     return simulate_schedule(operation, runs=team.runs, rng=seed)
@@ -200,6 +205,7 @@ def _fill(
     folder = tmp / "figures"
     folder.mkdir()
     draw_figures(figures, folder)
+    draw_team_figure(schedule, folder)
     blocks = build_blocks(scenario, result, schedule, figures)
     title = f"planner report: {scenario.name}"
     (tmp / "report.md").write_text(markdown(blocks), encoding="utf-8")

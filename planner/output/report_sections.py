@@ -30,6 +30,7 @@ from planner.output.report_figures import (
     deciding_metric,
     metric_name,
 )
+from planner.output.report_schedule import team_section
 from planner.sizing.compare import Comparison
 from planner.sizing.plan import Plan
 
@@ -481,6 +482,7 @@ def schedule_section(schedule: ScheduleResult, figures: ReportFigures) -> list[B
         ("h2", "Schedule"),
         ("table", ["quantity", "value"], rows),
         burndown_figure(figures),
+        *team_section(schedule),
     ]
 
 

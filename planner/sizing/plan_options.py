@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import asdict, dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -29,6 +29,13 @@ from planner.sizing.model import (
     renamed,
 )
 from planner.sizing.plan import Plan, PlanSettings, make_plan
+from planner.sizing.schedule_team import (
+    TeamChanges,
+    build_team,
+    raters_work,
+    team_operation,
+    wants_named,
+)
 
 if TYPE_CHECKING:  # compare loads only for stratified scenarios
     from collections.abc import Callable
@@ -608,8 +615,8 @@ def resolve_team(
     from planner.validation import RULES, check
 
     team: dict[str, Any] = {f.name: getattr(TeamSettings(), f.name) for f in fields(TeamSettings)}
-    if scenario is not None:
-        team.update(scenario.team)
+    if scenario is not None:  # the flat keys (the named people: sizing/schedule_team.py)
+        team.update({k: v for k, v in scenario.team.items() if k in team})
     team.update({k: v for k, v in (cli_team or {}).items() if v is not None})
     return TeamSettings(**{key: check(key, value, RULES[key]) for key, value in team.items()})
 
@@ -663,6 +670,7 @@ def run_schedule(
     items: int | None = None,
     design: str | None = None,
     progress=None,  # type: ignore[no-untyped-def]
+    changes: TeamChanges | None = None,
 ) -> Any:
     """Plan (unless ``items`` is given) and simulate the operation that carries it out.
 
@@ -670,19 +678,36 @@ def run_schedule(
     :data:`planner.validation.RULES` (the team here and in
     :class:`~planner.operations.workload.Operation`,
     the budget by the plan's settings or the operation). ``design`` defaults to weighted;
-    given where it has no effect, it yields a note on the result. Returns ``(plan or None,
-    ScheduleResult)``.
+    given where it has no effect, it yields a note on the result. A several-annotator
+    scenario (``[annotators]``) is planned by its own plan, which gives the items and the
+    annotators per item. A named team (people in the scenario's ``[team]``, or ``changes``
+    that need them: :mod:`planner.sizing.schedule_team`) runs person by person
+    (:func:`planner.operations.team_outcome.simulate_team`); a uniform team through the
+    SimPy model. Returns ``(plan or None, ScheduleResult)``.
     """
+    from planner.data.scenario_raters import RatersScenario
     from planner.operations.workload import Operation, simulate_schedule
     from planner.validation import RULES, check
 
     scenario = load_scenario(scenario_path) if scenario_path else None
     cli = options.given()
-    merged = resolve(scenario, cli)
+    several = isinstance(scenario, RatersScenario)
+    merged = resolve(None if several else scenario, cli)
+    if several:
+        budget = _budget_of(scenario)
+        merged = replace(merged, **{k: v for k, v in budget.items() if cli.get(k) is None})
     team = resolve_team(scenario, cli_team)
     notes = _schedule_notes(scenario, cli, items, design)
     seed = seed_fn(merged.seed)
     check("seed", seed, RULES["seed"])
+    plan = None
+    if several and items is None:
+        items, labels_each, said = raters_work(scenario, seed)
+        notes += said
+        merged = replace(merged, annotators_per_item=labels_each)
+    named = wants_named(scenario, changes)
+    if named:  # the flat team may be smaller than k: the named team is checked instead
+        team = replace(team, annotators=max(team.annotators, merged.annotators_per_item))
     if items is not None:
         items = check("items", items, RULES["items"])
         labels = check("annotators_per_item", merged.annotators_per_item, RULES["labels_per_item"])
@@ -695,22 +720,66 @@ def run_schedule(
             adjudication_seconds=merged.adjudication_seconds,
             hourly_rate=merged.hourly_rate,
         )
-        plan = None
     else:
         plan = run_plan(scenario_path, options, lambda _: seed)
         operation = operation_for(plan, team, design or "weighted")
-    result = simulate_schedule(operation, runs=team.runs, rng=seed, progress=progress)
-    return plan, result.with_notes(notes)
+    if scenario is not None and scenario.alt_test:
+        notes.append("the LLM judge's labels take no human time: the schedule counts the humans'")
+    if not named:
+        result = simulate_schedule(operation, runs=team.runs, rng=seed, progress=progress)
+        return plan, result.with_notes(notes)
+    return plan, _named_schedule(
+        scenario, operation, merged, team, cli_team, changes, seed, progress
+    ).with_notes(notes)
+
+
+def _budget_of(scenario: Any) -> dict[str, Any]:
+    """The budget keys of a several-annotator scenario (its other sections are its plan's)."""
+    keys = ("seconds_per_item", "adjudication_seconds", "hourly_rate")
+    return {k: scenario.budget[k] for k in keys if k in scenario.budget}
+
+
+def _named_schedule(  # type: ignore[no-untyped-def]
+    scenario,
+    operation,
+    merged: ResolvedOptions,
+    team: TeamSettings,
+    cli_team,
+    changes,
+    seed,
+    progress,
+) -> Any:
+    """The person-by-person schedule of ``operation``'s work by the named team."""
+    from planner.operations.team_outcome import simulate_team
+
+    changes = changes or TeamChanges()
+    people = build_team(scenario, asdict(team), changes, cli_team.get("annotators") is not None)
+    op = team_operation(operation, people, merged.seconds_per_item, merged.hourly_rate)
+    return simulate_team(
+        op,
+        runs=team.runs,
+        rng=seed,
+        deadline=changes.deadline,
+        progress=progress,
+        engine=changes.engine,
+    )
 
 
 PLAN_SECTION_RUNS = 50
 
 
-def schedule_for_plan(scenario_path: str | None, result: Any) -> Any:
+def schedule_for_plan(
+    scenario_path: str | None,
+    result: Any,
+    *,
+    runs: int | None = PLAN_SECTION_RUNS,
+    seed: int | None = None,
+) -> Any:
     """The schedule section of ``plan``: only when the scenario has a [team] table.
 
-    Uses at most :data:`PLAN_SECTION_RUNS` runs to keep ``plan`` quick; ``planner schedule``
-    runs the full number.
+    Uses at most ``runs`` runs (:data:`PLAN_SECTION_RUNS` keeps ``plan`` quick; None: the
+    team's own number, as ``planner schedule`` and reports run) and ``seed`` (default the
+    plan's). A named team runs person by person.
     """
     if not scenario_path:
         return None
@@ -719,6 +788,17 @@ def schedule_for_plan(scenario_path: str | None, result: Any) -> Any:
     scenario = load_scenario(scenario_path)
     if not scenario.team:
         return None
+    seed = result.seed if seed is None else seed
     team = resolve_team(scenario)
+    if wants_named(scenario, None):
+        team = replace(team, annotators=max(team.annotators, result.settings.annotators_per_item))
     operation = operation_for(result, team, "weighted")
-    return simulate_schedule(operation, runs=min(team.runs, PLAN_SECTION_RUNS), rng=result.seed)
+    runs = team.runs if runs is None else min(team.runs, runs)
+    if wants_named(scenario, None):
+        from planner.operations.team_outcome import simulate_team
+
+        people = build_team(scenario, asdict(team), TeamChanges(), False)
+        settings = result.settings
+        op = team_operation(operation, people, settings.seconds_per_item, settings.hourly_rate)
+        return simulate_team(op, runs=runs, rng=seed)
+    return simulate_schedule(operation, runs=runs, rng=seed)

@@ -1,0 +1,294 @@
+"""The fast calendar-time computation of the next-free assignment, for large operations.
+
+Under ``next-free`` a seat never waits for anyone: it starts its next task as soon as its own
+calendar allows, and the queue decides only *which item* the task is for. So each seat's task
+times are its own running sum of task durations, mapped through its calendar
+(:class:`~planner.operations.calendar.Clock`), all at once, per seat; merged by start time
+(ties to the first seat in the team's order) they give the order in which tasks are taken.
+Only the choice of item is then stepped through, all runs of a block together: each task
+takes the first open item after its seat's last one (a seat that finds none stops). Without
+strata this is the event model's computation in another order.
+
+One simplification against the step-by-step event model
+(:class:`planner.operations.team_schedule.Labelling`): a task's stratum (its mean time) is
+drawn from the items' stratum mix rather than taken from the item it lands on, so with strata
+the totals and dates agree in distribution, not draw by draw; an item's contested chance
+follows its own stratum as there. Tests check the two against each other on small teams.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from planner.operations.assignment import lists_by_annotator
+from planner.operations.calendar import Clock, capacity
+from planner.operations.team_schedule import (
+    Labelled,
+    People,
+    TeamOperation,
+    assigned_in_advance,
+    attrition_mask,
+    lognormal_factor,
+)
+
+_WINDOW = 16  # items looked at together for the next open one
+
+
+def _task_seconds(
+    ann: People, seat: int, count: int, seconds: np.ndarray, mean_label: float, rng
+) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
+    """``count`` task durations of one seat over item mean seconds ``seconds`` (one per task);
+    and which tasks carried an attention check."""
+    mean = seconds * ann.mean_seconds[seat]
+    sigma = ann.sigma[seat]
+    out = mean * lognormal_factor(rng.standard_normal(count), sigma) if sigma > 0 else mean.copy()
+    checked = np.zeros(count, dtype=bool)
+    if ann.check_share[seat] > 0:
+        checked = rng.random(count) < ann.check_share[seat]
+        check_time = (
+            mean_label
+            * ann.mean_seconds[seat]
+            * lognormal_factor(rng.standard_normal(count), sigma)
+        )
+        failed = checked & (rng.random(count) < ann.fail_rate[seat])
+        out += checked * check_time + failed * ann.requal_seconds[seat]
+    return out, checked
+
+
+class _FastRun:
+    """One run of the fast computation (its seats' tasks drawn, merged and assigned)."""
+
+    def __init__(self, op: TeamOperation, ann: People, clock: Clock, base: int, rng) -> None:  # type: ignore[no-untyped-def]
+        self.op, self.ann, self.clock, self.base, self.rng = op, ann, clock, base, rng
+        self.m, self.n, self.k = len(ann.people), op.n_items, op.labels_per_item
+        strata = np.repeat(np.arange(len(op.items_per_stratum)), op.items_per_stratum)
+        self.strata = rng.permutation(strata).astype(np.int16)
+        self.stratum_seconds = np.asarray(op.seconds_per_item, dtype=float)
+        self.mean_label = float(self.stratum_seconds[strata].mean())
+
+    def fixed(self, advance: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Each seat's tasks assigned in advance: work, items, checks, last end, done times."""
+        table, counts = lists_by_annotator(advance, self.m)
+        work = np.zeros(self.m)
+        checks = np.zeros(self.m, dtype=np.int64)
+        last_end = np.zeros(self.m)
+        done = np.zeros(self.n)
+        for seat in range(self.m):
+            mine = table[seat, : counts[seat]]
+            if not mine.size:
+                continue
+            seconds = self.stratum_seconds[self.strata[mine]]
+            dur, checked = _task_seconds(
+                self.ann, seat, mine.size, seconds, self.mean_label, self.rng
+            )
+            ends = self.clock.end_time(np.full(mine.size, self.base + seat), np.cumsum(dur))
+            np.maximum.at(done, mine, ends)
+            work[seat], checks[seat], last_end[seat] = dur.sum(), checked.sum(), ends[-1]
+        return work, counts.astype(np.int64), checks, last_end, done
+
+    def seat_tasks(self, seat: int, after: float, count: int) -> tuple[np.ndarray, ...]:
+        """``count`` more tasks of ``seat`` once it has worked ``after`` seconds: start, end,
+        duration, checked."""
+        seconds = self.stratum_seconds[self.strata][self.rng.integers(0, self.n, count)]
+        dur, checked = _task_seconds(self.ann, seat, count, seconds, self.mean_label, self.rng)
+        done = after + np.cumsum(dur)
+        rows = np.full(count, self.base + seat)
+        return (
+            self.clock.start_time(rows, done - dur),
+            self.clock.end_time(rows, done),
+            dur,
+            checked,
+        )
+
+
+def _budgets(op: TeamOperation, ann: People, labels: int) -> np.ndarray:
+    """Tasks to draw per seat: its share of the labels by speed, with room to spare."""
+    weekly = np.array([p.hours_per_day * len(p.days) for p in ann.people]) / ann.mean_seconds
+    share = weekly / weekly.sum()
+    return np.minimum(op.n_items, np.ceil(labels * share * 1.25 + 20)).astype(np.int64)
+
+
+def fast_block(
+    op: TeamOperation,
+    ann: People,
+    runs: int,
+    horizon: int,
+    rng: np.random.Generator,
+    tick: Callable[[float], None] | None = None,
+) -> Labelled | None:
+    """A block of ``runs`` by the fast computation; None when the horizon is too short.
+
+    ``tick(share)`` is called with the share of the block done (for a progress bar).
+    """
+    m, n, k = len(ann.people), op.n_items, op.labels_per_item
+    day_seconds = ann.day_seconds(op.team, horizon)
+    if op.team.attrition_weekly > 0:
+        mask = attrition_mask(op.team, rng, (runs, m, horizon))
+        clock = Clock(capacity((day_seconds[None] * mask).reshape(runs * m, horizon)))
+        row_base = np.arange(runs) * m
+    else:
+        clock = Clock(capacity(day_seconds))
+        row_base = np.zeros(runs, dtype=np.int64)
+    advance = assigned_in_advance(op)
+    out: dict[str, np.ndarray] = {
+        "done": np.zeros((runs, n)),
+        "strata": np.zeros((runs, n), dtype=np.int16),
+        "rec": np.full((runs, n, k), -1, dtype=np.int32),
+        "work": np.zeros((runs, m)),
+        "items": np.zeros((runs, m), dtype=np.int64),
+        "checks": np.zeros((runs, m), dtype=np.int64),
+        "last_end": np.zeros((runs, m)),
+    }
+    out["rec"][:, : len(advance)] = advance
+    spare = max(m * k, n * k // 20)  # seats that find no open item waste tasks near the end
+    while True:
+        got = _labelled_runs(op, ann, clock, row_base, advance, out, rng, spare, tick)
+        if got is None:
+            return None
+        if not got or _assign_pool(got, out, len(advance), k, tick):
+            break
+        if spare >= n * k:
+            return None
+        spare *= 4  # seats that found no open item wasted their tasks: draw more
+    return Labelled(people=ann.people, k=k, capacity=clock.capacity, row_base=row_base, **out)
+
+
+def _labelled_runs(
+    op: TeamOperation,
+    ann: People,
+    clock: Clock,
+    row_base: np.ndarray,
+    advance: np.ndarray,
+    out: dict[str, np.ndarray],
+    rng: np.random.Generator,
+    spare: int,
+    tick: Callable[[float], None] | None = None,
+) -> list[tuple[np.ndarray, ...]] | None:
+    """Each run's tasks assigned in advance (into ``out``) and its pool tasks in start order."""
+    n = op.n_items
+    sequences = []
+    for i in range(row_base.size):
+        run = _FastRun(op, ann, clock, int(row_base[i]), rng)
+        fixed = run.fixed(advance)
+        for key, value in zip(("work", "items", "checks", "last_end", "done"), fixed, strict=True):
+            out[key][i] = value
+        out["strata"][i] = run.strata
+        if n > len(advance):
+            got = _pool(run, op, ann, fixed[0], n - len(advance), spare)
+            if got is None:
+                return None
+            sequences.append(got)
+        if tick is not None:
+            tick(0.5 * (i + 1) / row_base.size)
+    return sequences
+
+
+def _pool(
+    run: _FastRun, op: TeamOperation, ann: People, first: np.ndarray, n_pool: int, spare: int
+) -> tuple[np.ndarray, ...] | None:
+    """The pool's tasks of one run in start order: seat, end, duration, checked (the first
+    ``n k`` tasks and ``spare`` more for seats that find no open item); None when the
+    horizon ends first."""
+    labels = n_pool * op.labels_per_item
+    budget = _budgets(op, ann, labels + spare)
+    m = len(ann.people)
+    parts = [list(run.seat_tasks(seat, first[seat], int(budget[seat]))) for seat in range(m)]
+    while True:
+        seats = np.repeat(np.arange(m), [part[0].size for part in parts])
+        starts, ends, durs, checked = (np.concatenate([p[i] for p in parts]) for i in range(4))
+        order = np.argsort(starts, kind="stable")[: labels + spare]
+        counts = np.bincount(seats[order], minlength=m)
+        open_ended = np.array([np.isfinite(part[0][-1]) for part in parts])  # not past the horizon
+        short = np.flatnonzero((counts >= budget) & (budget < op.n_items) & open_ended)
+        if not short.size:
+            if order.size < labels or np.isinf(starts[order[:labels]]).any():
+                return None  # the horizon ends before the labels do
+            break
+        for seat in short:  # draw as many again, after the seat's last task so far
+            extra = int(min(op.n_items, 2 * budget[seat]) - budget[seat])
+            worked = first[seat] + float(parts[seat][2].sum())
+            more = run.seat_tasks(int(seat), worked, extra)
+            parts[seat] = [
+                np.concatenate([old, new]) for old, new in zip(parts[seat], more, strict=True)
+            ]
+            budget[seat] += extra
+    small = np.int16 if m < 2**15 else np.int32
+    return seats[order].astype(small), ends[order], durs[order].astype(np.float32), checked[order]
+
+
+def _assign_pool(
+    sequences: list[tuple[np.ndarray, ...]],
+    out: dict[str, np.ndarray],
+    first: int,
+    k: int,
+    tick: Callable[[float], None] | None = None,
+) -> bool:
+    """Give each pool task, in start order, the first open item after its seat's last one
+    (vectorised over runs); fill ``out``. False when some run's spare tasks ran out.
+
+    Flat indices into ``filled`` (runs x (items + :data:`_WINDOW`); the last columns never
+    full) and ``last`` (runs x (seats + 1); seat ``M`` pads short sequences and has no item);
+    a seat that finds no open item gets ``last = n - 1``, so it never finds one again.
+    """
+    runs, n = out["done"].shape
+    m = out["work"].shape[1]
+    longest = max(seq[0].size for seq in sequences)
+    seat = np.full((longest, runs), m, dtype=np.int32)
+    for i, seq in enumerate(sequences):
+        seat[: seq[0].size, i] = seq[0]
+    r = np.arange(runs)
+    filled = np.zeros((runs, n + _WINDOW), dtype=np.int16)
+    filled[:, :first] = k  # the block assigned in advance
+    flat_filled = filled.reshape(-1)
+    last = np.full((runs, m + 1), first - 1, dtype=np.int64)
+    last[:, m] = n - 1
+    flat_last = last.reshape(-1)
+    row, seat_row = r * (n + _WINDOW), r * (m + 1)
+    window = np.arange(_WINDOW)
+    head = np.full(runs, first, dtype=np.int64)
+    item = np.full((longest, runs), -1, dtype=np.int32)
+    for t in range(longest):  # a finished run finds no open item: its tasks take nothing
+        at = seat_row + seat[t]
+        j = np.maximum(flat_last[at] + 1, head)
+        while True:  # the first open item at or after j, a window of items at a time
+            is_open = flat_filled[(row + j)[:, None] + window] < k
+            step = is_open.argmax(axis=1)
+            found = is_open[r, step]
+            if found.all():
+                j += step
+                break
+            j = np.minimum(j + np.where(found, step, _WINDOW), n)  # n on: never full
+        ok = j < n
+        if ok.all():
+            flat_filled[row + j] += 1
+            flat_last[at] = j
+            item[t] = j
+        else:
+            flat_last[at[~ok]] = n - 1  # no open item for this seat: it stops
+            flat_filled[row[ok] + j[ok]] += 1
+            flat_last[at[ok]] = j[ok]
+            item[t, ok] = j[ok]
+        if tick is not None and t % 8192 == 8191:
+            tick(0.5 + 0.5 * t / longest)
+        if t % 64 == 63:
+            while True:
+                moves = flat_filled[row + head] >= k
+                if not moves.any():
+                    break
+                head += moves
+    if (filled[:, first:n] < k).any():
+        return False
+    rec = out["rec"]
+    for i, (seats, ends, durs, checked) in enumerate(sequences):
+        got = item[: seats.size, i] >= 0
+        who, it = seats[got], item[: seats.size, i][got]
+        np.maximum.at(out["done"][i], it, ends[got])
+        out["items"][i] += np.bincount(who, minlength=m)
+        out["work"][i] += np.bincount(who, weights=durs[got].astype(float), minlength=m)
+        out["checks"][i] += np.bincount(who, weights=checked[got], minlength=m).astype(np.int64)
+        np.maximum.at(out["last_end"][i], who, ends[got])
+        order = np.argsort(it, kind="stable")
+        rec[i, first:] = who[order].reshape(n - first, k)
+    return True

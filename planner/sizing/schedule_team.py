@@ -1,0 +1,136 @@
+"""``schedule``'s named team: from a scenario's ``[team]`` and the options to a :class:`Team`.
+
+Precedence (as for every option): the command line beats the scenario, which beats the
+defaults. The team is *named* when the scenario lists ``[[team.annotator]]`` or dates
+(``start``, ``holidays``), or when an option needs people or dates (``start``, ``deadline``,
+``add``, ``without``, ``assignment``, ``min_shared_items``); otherwise the uniform team of the
+flat keys runs through the SimPy model as before. A person's ``seconds_per_item`` replaces the
+budget's for them (a stratum's time scales by their ratio to it); their ``hourly_rate`` prices
+their hours (the budget's rate prices the hours of people who give none). ``team_size`` (the
+flat ``annotators``) with named annotators is refused: the list is the team.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from planner.data.scenario_team import NAMED_TEAM_KEYS, to_date
+from planner.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from planner.data.scenario import Scenario
+    from planner.operations.team import Team
+    from planner.operations.team_schedule import TeamOperation
+    from planner.operations.workload import Operation
+
+
+@dataclass(frozen=True)
+class TeamChanges:
+    """``schedule``'s options about people and dates (None / empty: not given).
+
+    ``add`` holds person specs (:func:`planner.operations.team.person_from_text`),
+    ``without`` names, each optionally ``NAME@DATE`` (gone from that date on).
+    """
+
+    start: dt.date | None = None
+    deadline: dt.date | None = None
+    add: tuple[str, ...] = ()
+    without: tuple[str, ...] = ()
+    assignment: str | None = None
+    min_shared_items: int | None = None
+    engine: str = "auto"
+
+    def given(self) -> list[str]:
+        """The parameters given that need a named team."""
+        keys = ("start", "deadline", "add", "without", "assignment", "min_shared_items")
+        return [k for k in keys if getattr(self, k) not in (None, ())]
+
+
+def named_values(scenario: Scenario | None) -> dict[str, Any]:
+    """The scenario's named-team keys (people, dates, policies), checked at load."""
+    if scenario is None:
+        return {}
+    return {k: v for k, v in scenario.team.items() if k in NAMED_TEAM_KEYS}
+
+
+def wants_named(scenario: Scenario | None, changes: TeamChanges | None) -> bool:
+    """Whether the schedule needs the person-by-person model."""
+    return bool(named_values(scenario)) or bool(changes and changes.given())
+
+
+def build_team(
+    scenario: Scenario | None,
+    flat: dict[str, Any],
+    changes: TeamChanges,
+    team_size_given: bool,
+) -> Team:
+    """The named team: the scenario's people (or ``annotators`` identical ones) with the
+    command line's changes applied."""
+    from planner.operations.team import person_from_text, team_from_settings
+
+    named = dict(named_values(scenario))
+    if "annotator" in named and team_size_given:
+        raise InvalidInput(
+            "team_size cannot change a team of named annotators (add or drop people by name)",
+            parameter="team_size",
+        )
+    for key in ("start", "assignment", "min_shared_items"):
+        if getattr(changes, key) is not None:
+            named[key] = getattr(changes, key)
+    team = team_from_settings(flat, named)
+    for spec in changes.add:
+        defaults: dict[str, Any] = {
+            k: flat[k]
+            for k in ("hours_per_day", "time_spread", "attention_check_share")
+            if k in flat
+        }
+        team = team.with_person(person_from_text(spec, defaults))
+    for spec in changes.without:
+        name, _, when = spec.partition("@")
+        team = team.without(name.strip(), to_date("without", when) if when else None)
+    return team
+
+
+def team_operation(
+    op: Operation, team: Team, budget_seconds: float, hourly_rate: float | None
+) -> TeamOperation:
+    """The named team's operation for the work of ``op`` (items, strata, k, adjudication)."""
+    from planner.operations.team_schedule import TeamOperation
+
+    contested = any(rate > 0 for rate in op.contested_rate)
+    if not (contested and op.adjudication_seconds > 0):  # nothing to adjudicate
+        team = replace(team, adjudicators=())
+    elif not team.adjudicators and op.adjudicators:
+        from planner.operations.team import Person
+
+        lead = team.annotators[0]
+        people = tuple(
+            Person(f"adjudicator {i}", hours_per_day=lead.hours_per_day, days=lead.days)
+            for i in range(1, op.adjudicators + 1)
+        )
+        team = replace(team, adjudicators=people)
+    return TeamOperation(
+        items_per_stratum=op.items_per_stratum,
+        seconds_per_item=op.seconds_per_item,
+        contested_rate=op.contested_rate,
+        labels_per_item=op.labels_per_item,
+        team=team,
+        budget_seconds=budget_seconds,
+        adjudication_seconds=op.adjudication_seconds,
+        hourly_rate=hourly_rate,
+    )
+
+
+def raters_work(scenario: Any, seed: int) -> tuple[int, int, list[str]]:
+    """Items and annotators per item of a several-annotator scenario, from its plan."""
+    from planner.sizing.raters_options import raters_plan_from_options
+
+    plan = raters_plan_from_options({}, scenario, rng=seed)
+    items, k = int(plan.sizing.items), int(plan.sizing.labels_per_item)
+    note = (
+        f"{scenario.path}: the several-annotator plan ({plan.sizing.metric}) sizes {items:,} "
+        f"items with {k} annotators each; the schedule labels them"
+    )
+    return items, k, [note]
