@@ -326,7 +326,7 @@ def _write_contested(
     from planner.output.safe_output import write_csv_atomically
 
     header, rows = contested_rows(ratings)
-    write_csv_atomically(contested, header, rows)
+    write_csv_atomically(contested, header, rows, inputs=[source.file] if source.file else [])
 
 
 def _emit(
