@@ -95,13 +95,21 @@ def flags_named(flags: Mapping[str, str]) -> Iterator[None]:
 
 
 def fail(message: str, code: int) -> None:
-    typer.secho(f"error: {message}", fg="red", err=True)
+    """``error: message`` on stderr (control characters shown, never sent raw), exit ``code``."""
+    from planner.output.safe_output import visible
+
+    typer.secho(f"error: {visible(message)}", fg="red", err=True)
     sys.exit(code)
 
 
 def note(message: str) -> None:
-    """One ``note:`` line on stderr (stdout stays one JSON document or the tables)."""
-    typer.echo(f"note: {message}", err=True)
+    """One ``note:`` line on stderr (stdout stays one JSON document or the tables).
+
+    Control characters in the message (from a file or a flag) are shown, never sent raw.
+    """
+    from planner.output.safe_output import visible
+
+    typer.echo(f"note: {visible(message)}", err=True)
 
 
 class _Debug:

@@ -52,7 +52,7 @@ def report_command(
 ) -> None:
     from planner.cli.common import fail, progress_bar, seed_or_draw
     from planner.output.report import check_reports, write_report
-    from planner.output.safe_output import Terminated, interruptible
+    from planner.output.safe_output import Terminated, interruptible, visible
 
     loaded = check_reports(scenarios, out, force=force)  # every location, before any work
     written: list[str] = []
@@ -62,7 +62,8 @@ def report_command(
                 chosen = seed_or_draw(seed if seed is not None else scenario.simulation.get("seed"))
                 folder = write_report(path, out, force=force, rng=chosen)
                 written.append(str(folder))
-                typer.echo(f"wrote {folder}/report.md and {folder}/report.html (seed {chosen})")
+                shown = visible(folder)
+                typer.echo(f"wrote {shown}/report.md and {shown}/report.html (seed {chosen})")
                 progress(len(written), len(scenarios))
     except KeyboardInterrupt as exc:  # 128 + the signal's number, as shells report it
         terminated = isinstance(exc, Terminated)

@@ -128,8 +128,7 @@ def schedule_command(
 
         emit_json(schedule_document(result))
         return
-    from rich.console import Console
-
+    from planner.output.render import TerminalConsole as Console
     from planner.output.render import render_schedule
 
     render_schedule(result, Console(markup=False))
