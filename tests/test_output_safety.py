@@ -438,3 +438,87 @@ def test_a_file_that_appears_before_the_swap_is_put_back_not_deleted(tmp_path):
         publish_folder(dest, fill, replace={"ours.txt"})
     assert _tree(dest) == {"ours.txt": b"old", "theirs.txt": b"arrived after the check"}
     assert [p.name for p in tmp_path.iterdir()] == ["report"]
+
+
+# --- no input file is ever written: a glob's matches and every spelling of a path --------
+
+
+def _two_parts(folder: Path) -> list[Path]:
+    rows = (ROOT / "examples" / "labels.csv").read_text().splitlines()
+    header, body = rows[0], rows[1:]
+    parts = [folder / "part1.csv", folder / "part2.csv"]
+    half = len(body) // 2
+    for part, chunk in zip(parts, (body[:half], body[half:]), strict=True):
+        part.write_text("\n".join([header, *chunk]) + "\n")
+    return parts
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "auto"])
+def test_contested_never_overwrites_a_file_a_glob_matched(tmp_path, engine, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    parts = _two_parts(tmp_path)
+    before = {p.name: p.read_bytes() for p in parts}
+    os.link(parts[0], tmp_path / "hard.csv")
+    spellings = ["part1.csv", "./part2.csv", str(parts[0]), f"../{tmp_path.name}/part2.csv",
+                 "hard.csv", str(tmp_path / "." / "part1.csv")]  # fmt: skip
+    for target in spellings:
+        result = runner.invoke(
+            app, ["agree", "part*.csv", "--engine", engine, "--positive", "unsupported",
+                  "--contested", target, "--force", "--seed", "1"],
+        )  # fmt: skip
+        line = _one_line_error(result, 2)
+        assert "is the input file (matched by part*.csv)" in line, line
+    assert {p.name: p.read_bytes() for p in parts} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hard.csv", "part1.csv", "part2.csv"]
+
+
+def test_contested_beside_a_glob_is_written_and_then_refused_as_an_input(tmp_path, monkeypatch):
+    """A contested file the glob matches on the next run is an input of that run."""
+    monkeypatch.chdir(tmp_path)
+    _two_parts(tmp_path)
+    args = ["agree", "part*.csv", "--positive", "unsupported", "--seed", "1", "--contested"]
+    first = runner.invoke(app, [*args, "part3.csv"])
+    assert first.exit_code == 0, first.output
+    written = Path("part3.csv").read_bytes()
+    again = runner.invoke(app, [*args, "part3.csv", "--force"])
+    assert "is the input file (matched by part*.csv)" in _one_line_error(again, 2)
+    assert Path("part3.csv").read_bytes() == written
+
+
+def test_case_insensitive_spelling_of_an_input_is_refused(tmp_path, labels):
+    upper = tmp_path / "LABELS.CSV"
+    if not upper.exists():
+        pytest.skip("this file system tells case apart")
+    result = _agree(str(labels), "--contested", str(upper), "--force")
+    assert "is the input file" in _one_line_error(result, 2)
+
+
+def test_library_writers_refuse_their_inputs_too(tmp_path):
+    from planner.data.engine_duckdb import write_contested_items
+    from planner.output.safe_output import write_csv_atomically
+
+    parts = _two_parts(tmp_path)
+    before = [p.read_bytes() for p in parts]
+    with pytest.raises(InvalidInput, match="is the input file"):
+        write_contested_items(str(tmp_path / "part*.csv"), parts[1])
+    with pytest.raises(InvalidInput, match="is the input file"):
+        write_csv_atomically(parts[0], ["a"], [[1]], inputs=[tmp_path / "p*"])
+    assert [p.read_bytes() for p in parts] == before
+
+
+def test_report_never_replaces_a_folder_holding_its_own_scenario_or_pilot(tmp_path):
+    out = tmp_path / "reports"
+    first = runner.invoke(app, ["report", str(_scenario(tmp_path)), "--out", str(out)])
+    assert first.exit_code == 0, first.output
+    copy = out / "tiny" / "scenario.toml"
+    before = _tree(out)
+    result = runner.invoke(app, ["report", str(copy), "--out", str(out), "--force"])
+    line = _one_line_error(result, 2)
+    assert f"{copy} is an input of this run" in line and "would be replaced" in line
+    pilot = tmp_path / "pilot.csv"
+    os.link(out / "tiny" / "plan.json", pilot)  # the same file under a name a reader takes
+    scenario = tmp_path / "piloted.toml"
+    scenario.write_text(f'name = "tiny"\n[model]\npilot_file = "{pilot}"\n')
+    result = runner.invoke(app, ["report", str(scenario), "--out", str(out), "--force"])
+    assert "is an input of this run" in _one_line_error(result, 2)
+    assert _tree(out) == before

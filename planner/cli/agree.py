@@ -10,6 +10,7 @@ import typer
 from planner.cli.common import (
     emit_json,
     flag_message,
+    note,
     parse_ints,
     progress_bar,
     seed_or_draw,
@@ -209,7 +210,9 @@ def agree_command(
         str | None,
         typer.Option(
             help="Write the contested items (ratings differ) to this CSV: a new file (--force "
-            "replaces an existing one), never the input file, a folder, a device or a link.",
+            "replaces an existing one, keeping its mode), never an input file (any file a glob "
+            "matches), a folder, a device or a link. Control characters are written as \\xNN "
+            "and a text cell starting with = + - @ gets a leading ' (spreadsheet formulas).",
             rich_help_panel="Diagnostics",
         ),
     ] = None,
@@ -330,7 +333,7 @@ def _write_contested(
     from planner.output.safe_output import write_csv_atomically
 
     header, rows = contested_rows(ratings)
-    write_csv_atomically(contested, header, rows)
+    write_csv_atomically(contested, header, rows, inputs=[source.file] if source.file else [])
 
 
 def _emit(
@@ -345,17 +348,15 @@ def _emit(
         from planner.output.jsonout import agreement_document
 
         for line in ratings.notes:  # how the input was read, also when stdout is JSON
-            typer.echo(f"note: {line}", err=True)
+            note(line)
         doc = agreement_document(
             report, input=ratings.input, engine=chosen, contested_file=contested
         )
         emit_json(doc)
         return
-    from rich.console import Console
+    from planner.output.render import TerminalConsole, render_agreement
 
-    from planner.output.render import render_agreement
-
-    console = Console(markup=False)  # labels and names from files are text, never markup
+    console = TerminalConsole()  # labels and names from files are text, never markup
     render_agreement(report, console)
     if contested is not None:
         console.print(f"contested items written to {contested}")

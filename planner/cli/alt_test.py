@@ -428,7 +428,7 @@ def _at_doc(at: PassProbability) -> dict:
 
 
 def _console() -> Console:
-    from rich.console import Console
+    from planner.output.render import TerminalConsole as Console
 
     return Console(markup=False)  # names from files are text, never markup
 

@@ -519,8 +519,7 @@ def _show_plan(
 
         emit_json(plan_result_document(result, schedule))
         return
-    from rich.console import Console
-
+    from planner.output.render import TerminalConsole as Console
     from planner.output.render import render_comparison, render_plan, render_schedule
 
     console = Console(markup=False)  # labels and names from files are text, never markup
@@ -593,8 +592,9 @@ def scenarios_command(
 
         emit_json(scenarios_document(rows))
         return
-    from rich.console import Console
     from rich.table import Table
+
+    from planner.output.render import TerminalConsole as Console
 
     table = Table("name", "strata", "team", "description", title="Shipped scenarios")
     for row in rows:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import errno
 import io
 import json
 import os
@@ -142,13 +143,21 @@ def flags_named(flags: Mapping[str, str] | tuple[str, ...]) -> Iterator[None]:
 
 
 def fail(message: str, code: int) -> None:
-    typer.secho(f"error: {message}", fg="red", err=True)
+    """``error: message`` on stderr (control characters shown, never sent raw), exit ``code``."""
+    from planner.output.safe_output import visible
+
+    typer.secho(f"error: {visible(message)}", fg="red", err=True)
     sys.exit(code)
 
 
 def note(message: str) -> None:
-    """One ``note:`` line on stderr (stdout stays one JSON document or the tables)."""
-    typer.echo(f"note: {message}", err=True)
+    """One ``note:`` line on stderr (stdout stays one JSON document or the tables).
+
+    Control characters in the message (from a file or a flag) are shown, never sent raw.
+    """
+    from planner.output.safe_output import visible
+
+    typer.echo(f"note: {visible(message)}", err=True)
 
 
 _ON_SUCCESS: list[str] = []  # notes for the end of a command that succeeds
@@ -201,12 +210,66 @@ def _quiet_broken_pipe() -> None:
 
     stdout is pointed at /dev/null so that the interpreter's final flush does not complain.
     """
+    _silence(sys.stdout)
+    sys.exit(1)
+
+
+# errno values of a write that failed for want of room or a working device
+_WRITE_ERRNOS = frozenset(
+    getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG", "EIO") if hasattr(errno, name)
+)
+
+
+def _stream_name(stream: Any, label: str) -> str:
+    """``standard output (/dev/full)``: the stream, and the file it goes to when one is named."""
+    try:
+        where = os.readlink(f"/proc/self/fd/{stream.fileno()}")
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return label
+    return f"{label} ({where})" if where.startswith("/") else label
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (ValueError, AttributeError):
+        return False
+
+
+def failed_stream(exc: BaseException) -> str | None:
+    """The standard stream a write error came from (``standard output (/dev/full)``), or None.
+
+    Every file planner writes turns an ``OSError`` into an
+    :class:`~planner.errors.OutputError` naming the file; what is left with no file name
+    and an errno of a full disk or a failed device is a write of stdout (or of stderr,
+    when stdout is a terminal and stderr is not).
+    """
+    if not isinstance(exc, OSError) or exc.filename is not None:
+        return None
+    if exc.errno not in _WRITE_ERRNOS:
+        return None
+    if _is_terminal(sys.stdout) and not _is_terminal(sys.stderr):
+        return _stream_name(sys.stderr, "standard error")
+    return _stream_name(sys.stdout, "standard output")
+
+
+def _silence(stream: Any) -> None:
+    """Point ``stream``'s descriptor at /dev/null, so the interpreter's last flush is quiet."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, stream.fileno())
     except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
         pass  # not a real file (a test runner's buffer): nothing to silence
-    sys.exit(1)
+
+
+def _output_failed(exc: OSError, where: str) -> None:
+    """One line on stderr for a failed write of stdout, exit 1 (silently if stderr fails too)."""
+    _silence(sys.stdout)
+    try:
+        fail(f"cannot write {where}: {exc.strerror or type(exc).__name__}", 1)
+    except OSError:
+        _silence(sys.stderr)
+        sys.exit(1)
 
 
 def _warnings_note(caught: list[warnings.WarningMessage]) -> str | None:
@@ -276,6 +339,8 @@ def _handle(exc: BaseException) -> None:
         raise exc
     if isinstance(exc, BrokenPipeError):
         _quiet_broken_pipe()
+    if isinstance(exc, OSError) and (where := failed_stream(exc)) is not None:
+        _output_failed(exc, where)
     if isinstance(exc, typer.TyperException):  # Typer's click errors: usage, bad values, files
         if type(exc).__name__ == "NoArgsIsHelpError":  # help was printed already
             sys.exit(2)

@@ -270,7 +270,7 @@ def _show(doc: dict[str, Any], json_output: bool) -> None:
     if json_output:
         emit_json(doc)
         return
-    from rich.console import Console
+    from planner.output.render import TerminalConsole as Console
 
     console = Console(markup=False, highlight=False, soft_wrap=True)
     for line in _lines(doc):

@@ -136,9 +136,8 @@ def fit_command(
             note(message)
         emit_json(fit_json(fit, rates, ratings, notes))
         return
-    from rich.console import Console
-
     from planner.output.fit_render import render_fit
+    from planner.output.render import TerminalConsole as Console
 
     render_fit(fit, rates, Console(markup=False), source=str(ratings.source), notes=notes)
 

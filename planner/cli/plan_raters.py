@@ -241,8 +241,7 @@ def plan_raters(options: dict[str, Any]) -> None:
 
         emit_json(raters_plan_document(plan))
         return
-    from rich.console import Console
-
+    from planner.output.render import TerminalConsole as Console
     from planner.output.render_raters import render_raters_plan
 
     render_raters_plan(plan, Console(markup=False))

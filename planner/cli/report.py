@@ -54,7 +54,7 @@ def report_command(
     from planner.cli.options import scenario_reader_error
     from planner.data.layout import LayoutUnclear, RoleConflict
     from planner.output.report import check_reports, write_report
-    from planner.output.safe_output import Terminated, interruptible
+    from planner.output.safe_output import Terminated, interruptible, visible
 
     loaded = check_reports(scenarios, out, force=force)  # every location, before any work
     written: list[str] = []
@@ -67,7 +67,8 @@ def report_command(
                 except (LayoutUnclear, RoleConflict) as exc:  # a pilot file: name its keys
                     raise scenario_reader_error(exc) from None
                 written.append(str(folder))
-                typer.echo(f"wrote {folder}/report.md and {folder}/report.html (seed {chosen})")
+                shown = visible(folder)
+                typer.echo(f"wrote {shown}/report.md and {shown}/report.html (seed {chosen})")
                 progress(len(written), len(scenarios))
     except KeyboardInterrupt as exc:  # 128 + the signal's number, as shells report it
         terminated = isinstance(exc, Terminated)

@@ -221,7 +221,7 @@ def schedule_command(
 
         emit_json(schedule_document(result))
         return
-    from rich.console import Console
+    from planner.output.render import TerminalConsole as Console
 
     if result.team is not None:
         from planner.output.render_team import render_team_schedule

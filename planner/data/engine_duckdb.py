@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import glob
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -451,7 +450,7 @@ def write_contested_items(
         files, query = _prepare(con, path, options)
         categories = _register_labels(con, files.path, query.ratings, _order(options))
         _register_annotators(con, query.annotators, len(categories))
-        write_contested(con, query, Path(target))
+        write_contested(con, query, Path(target), inputs=(str(path), *files.files))
     finally:
         con.close()
 
@@ -867,7 +866,7 @@ def _plain_groups(values: list[Any], fmt: str) -> np.ndarray:
 # --------------------------------------------------------------------------- contested items
 
 
-def write_contested(con: Any, query: Query, path: Path) -> None:
+def write_contested(con: Any, query: Query, path: Path, inputs: tuple[str, ...] = ()) -> None:
     """Write the items whose ratings differ to ``path`` from SQL, atomically.
 
     The same file as :func:`planner.measuring.diagnostics.contested_rows` writes: one row
@@ -896,7 +895,7 @@ def write_contested(con: Any, query: Query, path: Path) -> None:
             item_out=item_out.replace("{id}", "item"), order=order, labelled=labelled,
             contested=contested,
         )  # fmt: skip
-    _copy_atomically(con, sql, path)
+    _copy_atomically(con, sql, path, inputs)
 
 
 def _contested_ids(
@@ -922,27 +921,11 @@ def _contested_ids(
     return "CAST(CAST(trim(CAST({id} AS VARCHAR)) AS HUGEINT) AS VARCHAR)", number
 
 
-def _copy_atomically(con: Any, sql: str, target: Path) -> None:
-    """``COPY (sql) TO`` a temporary file beside ``target``, then move it into place."""
-    from planner.output.safe_output import interruptible, output_error, uninterrupted
+def _copy_atomically(con: Any, sql: str, target: Path, inputs: tuple[str, ...] = ()) -> None:
+    """``COPY (sql) TO`` a temporary file, written to ``target`` through the output guard."""
+    from planner.output.safe_output import write_csv_from
 
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".csv", dir=target.parent)
-    os.close(fd)
-    try:
-        with interruptible():
-            run(con, f"COPY ({sql}) TO '{_quoted(tmp)}' (HEADER, DELIMITER ',')")
-            with uninterrupted():
-                os.chmod(tmp, 0o666 & ~_umask())
-                os.replace(tmp, target)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise output_error(exc, target) from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    copy = "COPY ({sql}) TO '{tmp}' (HEADER, DELIMITER ',')"
+    write_csv_from(
+        target, lambda tmp: run(con, copy.format(sql=sql, tmp=_quoted(str(tmp)))), inputs=inputs
+    )

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from planner.output.jsonout import COEFFICIENT_LABELS
+from planner.output.safe_output import visible
 from planner.sizing.plan import Plan, interval_label
 from planner.sizing.search import SampleSizeResult
 
@@ -19,6 +20,23 @@ _CELL_LABELS = {
     "b_only": "B only (c)",
     "neither": "neither (d)",
 }
+
+
+class TerminalConsole(Console):
+    """The console every command prints through: text from files and flags stays text.
+
+    No Rich markup (``[red]`` in a label is a label), and every string it renders (table
+    cells, headers, titles, lines) passes through :func:`~planner.output.safe_output.visible`
+    first, so an ESC, OSC or CSI sequence in an annotator name, a label, an item id or a
+    group never reaches the terminal raw, and widths are measured on what is shown.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("markup", False)
+        super().__init__(**kwargs)
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        return super().render_str(visible(text), **kwargs)
 
 
 def fmt(value: Any, digits: int = 4) -> str:

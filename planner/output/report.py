@@ -41,6 +41,7 @@ from planner.output.safe_output import (
     output_error,
     probe_folder,
     publish_folder,
+    refuse_inputs_inside,
     unexpected_entries,
 )
 from planner.sizing.plan_options import (
@@ -86,6 +87,12 @@ def report_files(folder: Path) -> frozenset[str] | None:
 def _listed(entries: list[str], most: int = 5) -> str:
     more = f" and {len(entries) - most} more" if len(entries) > most else ""
     return ", ".join(entries[:most]) + more
+
+
+def scenario_inputs(scenario: Scenario) -> tuple[str, ...]:
+    """The files a report of ``scenario`` reads: the scenario file and its pilot file."""
+    pilot = scenario.model.get("pilot_file")
+    return (scenario.path, *([str(pilot)] if pilot else []))
 
 
 def check_destination(
@@ -155,7 +162,8 @@ def check_reports(
                 "reports of one call need distinct names"
             )
         seen[key] = scenario.path
-        check_destination(out_root, scenario.name, force=force)
+        dest, _ = check_destination(out_root, scenario.name, force=force)
+        refuse_inputs_inside(dest, [p for s in scenarios for p in scenario_inputs(s)])
     return scenarios
 
 
@@ -263,7 +271,10 @@ def write_report(
     created = _make_folders(root)
     try:
         publish_folder(
-            dest, lambda tmp: _fill(tmp, scenario, result, schedule, seed), replace=allowed
+            dest,
+            lambda tmp: _fill(tmp, scenario, result, schedule, seed),
+            replace=allowed,
+            inputs=scenario_inputs(scenario),
         )
     except BaseException:
         for folder in reversed(created):

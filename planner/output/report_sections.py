@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import html
 import platform
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from planner.output.report_figures import (
     metric_name,
 )
 from planner.output.report_schedule import team_section
+from planner.output.safe_output import visible
 from planner.sizing.compare import Comparison
 from planner.sizing.plan import Plan
 
@@ -552,26 +554,67 @@ def build_blocks(
 # ------------------------------------------------------------------ rendering
 
 
+# always special: escapes, code, emphasis, strikethrough, table columns; an underscore at
+# a word's edge (inside a word it emphasises nothing); a "]" that would close a link's
+# text, and a "[" that would start a line's link definition
+_MARKDOWN_SPECIAL = re.compile(
+    r"([\\`*|~])|((?<![0-9A-Za-z])_|_(?![0-9A-Za-z]))|(\](?=[(\[]))|(^\[)"
+)
+_ENTITY = re.compile(r"&(?=#?[0-9A-Za-z]+;)")
+
+
+def markdown_text(text: object) -> str:
+    r"""``text`` as literal Markdown: what a reader of the file sees is the text itself.
+
+    Control characters are shown (:func:`~planner.output.safe_output.visible`); ``<`` and
+    ``>`` become ``&lt;`` and ``&gt;`` (no HTML tag of a name reaches the file), an ``&``
+    that would start an entity becomes ``&amp;``, and the characters that Markdown reads as
+    emphasis, code, links, strikethrough or table columns (``\ ` * ~ |``, ``_`` at a
+    word's edge, ``]`` before ``(`` or ``[``, a leading ``[``) are backslash-escaped, so a
+    ``|`` in a stratum name never shifts a table's columns.
+
+    >>> markdown_text("a|b <img src=x onerror=alert(1)> *x* [t](u) snake_case _e_")
+    'a\\|b &lt;img src=x onerror=alert(1)&gt; \\*x\\* [t\\](u) snake_case \\_e\\_'
+    """
+    shown = _ENTITY.sub("&amp;", visible(text))
+    shown = shown.replace("<", "&lt;").replace(">", "&gt;")
+    return _MARKDOWN_SPECIAL.sub(lambda m: "\\" + m.group(), shown)
+
+
+def _fence(text: str) -> str:
+    """A code fence longer than any run of backticks in ``text``."""
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
 def markdown(blocks: list[Block]) -> str:
-    """The blocks as Markdown (figures as ``figures/NAME`` with their alt text)."""
+    """The blocks as Markdown (figures as ``figures/NAME`` with their alt text).
+
+    Every block's text is plain text (as :func:`html_page` shows it), escaped by
+    :func:`markdown_text`; a code block's text is shown (control characters written out)
+    inside a fence it cannot close.
+    """
+    md = markdown_text
     out = []
     for block in blocks:
         match block:
             case ("h1", text):
-                out.append(f"# {text}\n")
+                out.append(f"# {md(text)}\n")
             case ("h2", text):
-                out.append(f"## {text}\n")
+                out.append(f"## {md(text)}\n")
             case ("p", text):
-                out.append(f"{text}\n")
+                out.append(f"{md(text)}\n")
             case ("table", header, rows):
-                out.append("| " + " | ".join(header) + " |")
+                out.append("| " + " | ".join(md(h) for h in header) + " |")
                 out.append("|" + "---|" * len(header))
-                out.extend("| " + " | ".join(str(c) for c in row) + " |" for row in rows)
+                out.extend("| " + " | ".join(md(c) for c in row) + " |" for row in rows)
                 out.append("")
             case ("figure", name, caption, alt):
-                out.append(f"![{alt}](figures/{name})\n\n*{caption}*\n")
+                out.append(f"![{md(alt)}](figures/{name})\n\n*{md(caption)}*\n")
             case ("code", text):
-                out.append("```\n" + text + "\n```\n")
+                shown = visible(text)
+                fence = _fence(shown)
+                out.append(f"{fence}\n{shown}\n{fence}\n")
     return "\n".join(out)
 
 
@@ -584,27 +627,31 @@ STYLE = (
 )
 
 
+def _html(text: object) -> str:
+    """``text`` for HTML: control characters shown (:func:`visible`), then escaped."""
+    return html.escape(visible(text))
+
+
 def _html_block(block: Block, figures: Path) -> str:
     match block:
         case ("h1" | "h2" as tag, text):
-            return f"<{tag}>{html.escape(text)}</{tag}>"
+            return f"<{tag}>{_html(text)}</{tag}>"
         case ("p", text):
-            return f"<p>{html.escape(text)}</p>"
+            return f"<p>{_html(text)}</p>"
         case ("table", header, rows):
-            head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
+            head = "".join(f"<th>{_html(str(h))}</th>" for h in header)
             body = "".join(
-                "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>"
-                for row in rows
+                "<tr>" + "".join(f"<td>{_html(str(c))}</td>" for c in row) + "</tr>" for row in rows
             )
             return f"<table><tr>{head}</tr>{body}</table>"
         case ("figure", name, caption, alt):
             data = base64.b64encode((figures / name).read_bytes()).decode("ascii")
             return (
-                f"<figure><img src='data:image/png;base64,{data}' alt='{html.escape(alt)}'>"
-                f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+                f"<figure><img src='data:image/png;base64,{data}' alt='{_html(alt)}'>"
+                f"<figcaption>{_html(caption)}</figcaption></figure>"
             )
         case ("code", text):
-            return f"<pre>{html.escape(text)}</pre>"
+            return f"<pre>{_html(text)}</pre>"
     raise ValueError(f"unknown report block {block[0]!r}")
 
 
