@@ -384,17 +384,9 @@ def plan_alt_test(
         ``epsilon`` (P(pass) then falls as items grow), or ``power`` is not reached within
         ``max_items``.
     """
-    epsilon = check("epsilon", epsilon, RULES["alt_epsilon"])
-    q = check("q", q, RULES["fdr_q"])
-    power = check("power", power, RULES["power"])
-    n_reps = check("n_reps", n_reps, RULES["n_reps"])
-    min_items = check("min_items", min_items, RULES["alt_min_items"])
-    max_items = check("max_items", max_items, RULES["alt_min_items"])
-    if max_items < min_items:
-        raise InvalidInput(
-            f"max_items must be at least min_items ({min_items}), got {max_items}",
-            parameter="max_items",
-        )
+    epsilon, q, power, n_reps, min_items, max_items = _checked_plan(
+        epsilon, q, power, n_reps, min_items, max_items
+    )
     seed = seed_from(rng)
     d, prob = difference_classes(model)
     start = analytic_start(d, prob, epsilon, q, power)
@@ -438,6 +430,26 @@ def plan_alt_test(
         first_crossing=first,
         searched_to=top,
     )
+
+
+def _checked_plan(
+    epsilon: float, q: float, power: float, n_reps: int, min_items: int, max_items: int
+) -> tuple[float, float, float, int, int, int]:
+    """The plan's settings, each checked by its rule (``max_items`` at least ``min_items``)."""
+    checked = (
+        check("epsilon", epsilon, RULES["alt_epsilon"]),
+        check("q", q, RULES["fdr_q"]),
+        check("power", power, RULES["power"]),
+        check("n_reps", n_reps, RULES["n_reps"]),
+        check("min_items", min_items, RULES["alt_min_items"]),
+        check("max_items", max_items, RULES["alt_min_items"]),
+    )
+    if checked[5] < checked[4]:
+        raise InvalidInput(
+            f"max_items must be at least min_items ({checked[4]}), got {checked[5]}",
+            parameter="max_items",
+        )
+    return checked
 
 
 def _stays_from(evaluated: dict[int, float], power: float) -> int:
@@ -655,7 +667,16 @@ def alt_test_plan_summary(
             for m, r in zip((2, 3, 4, 5, 6), rows, strict=True)
         ),
         seed=seed,
-        first_crossing=None if plan is None else plan.first_crossing,
-        searched_to=None if plan is None else plan.searched_to,
-        curve=() if plan is None else plan.evaluated,
+        **_curve_fields(plan),
     )
+
+
+def _curve_fields(plan: AltTestPlan | None) -> dict[str, Any]:
+    """The summary's first crossing, range searched and P(pass) curve of ``plan``."""
+    if plan is None:
+        return {"first_crossing": None, "searched_to": None, "curve": ()}
+    return {
+        "first_crossing": plan.first_crossing,
+        "searched_to": plan.searched_to,
+        "curve": plan.evaluated,
+    }
