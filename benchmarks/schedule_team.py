@@ -28,7 +28,8 @@ def main(runs: int = 200) -> None:
         )
         for i in range(20)
     )
-    team = Team(people, adjudicators=(Person("adjudicator", hourly_rate=60),), start=dt.date(2027, 1, 4))
+    judge = Person("adjudicator", hourly_rate=60)
+    team = Team(people, adjudicators=(judge,), start=dt.date(2027, 1, 4))
     op = TeamOperation(
         (50_000,), (90.0,), (0.1,), 3, team, budget_seconds=90.0, adjudication_seconds=120.0
     )
@@ -38,8 +39,10 @@ def main(runs: int = 200) -> None:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     assert result.team is not None
     print(f"{runs} runs: {took:.1f} s, peak RSS {peak:.0f} MB")
-    print(f"finish {result.team.finish_dates}, bottleneck {result.team.bottleneck}, "
-          f"min shared {result.team.min_shared_reached}")
+    print(
+        f"finish {result.team.finish_dates}, bottleneck {result.team.bottleneck}, "
+        f"min shared {result.team.min_shared_reached}"
+    )
 
 
 if __name__ == "__main__":

@@ -156,12 +156,10 @@ def schedule_command(
 ) -> None:
     from planner.sizing.plan_options import PlanOptions, run_schedule
 
+    said = []  # shown after the run: a failing command prints its one error line only
     if annotators is not None:
-        typer.secho(
-            "note: --annotators is deprecated in schedule (it means a count elsewhere): "
-            "use --team-size",
-            fg="yellow",
-            err=True,
+        said.append(
+            "--annotators is deprecated in schedule (it means a count elsewhere): use --team-size"
         )
         if team_size is not None and team_size != annotators:
             raise InvalidInput("give --team-size once (--annotators is its old name)")
@@ -214,7 +212,7 @@ def schedule_command(
             progress=progress,
             changes=_changes(start, deadline, add, without, assignment, min_shared_items),
         )
-    for note in result.notes:
+    for note in (*said, *result.notes):
         typer.secho(f"note: {note}", fg="yellow", err=True)
     if json_output:
         from planner.output.jsonout import schedule_document

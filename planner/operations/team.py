@@ -16,8 +16,8 @@ for people who give none).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from planner.data.scenario_team import (
@@ -79,7 +79,6 @@ class Team:
     replacement_days: int = 10
     assignment: str = "next-free"
     min_shared_items: int = 30
-    named: bool = field(default=True, compare=False)
 
     def __post_init__(self) -> None:
         if not self.annotators:
@@ -164,7 +163,6 @@ def team_from_settings(flat: Mapping[str, Any], named: Mapping[str, Any] | None 
     return Team(
         annotators=people("annotator", "annotators", "annotator"),
         adjudicators=people("adjudicator", "adjudicators", "adjudicator"),
-        named="annotator" in named,
         **options,
     )
 
@@ -205,8 +203,3 @@ def person_from_text(text: str, defaults: Mapping[str, Any] | None = None) -> Pe
 def _interval_text(value: str) -> tuple[dt.date, dt.date]:
     first, _, last = value.partition("/")
     return to_date("absent", first), to_date("absent", last or first)
-
-
-def annotator_names(team: Team) -> Sequence[str]:
-    """The annotators' names, in the team's order."""
-    return [p.name for p in team.annotators]
