@@ -468,7 +468,7 @@ def _tests_table(verdict: LLMVerdict) -> Table:
     from rich import box
     from rich.table import Table
 
-    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, padding=(0, 1, 0, 0))
     t.add_column("human", overflow="fold", min_width=5)
     if verdict.domains:
         t.add_column("domain", overflow="fold", min_width=6)

@@ -272,7 +272,7 @@ def _show(doc: dict[str, Any], json_output: bool) -> None:
         return
     from planner.output.render import TerminalConsole as Console
 
-    console = Console(markup=False, highlight=False, soft_wrap=True)
+    console = Console(markup=False, highlight=False)  # wrapped between words at the width
     for line in _lines(doc):
         console.print(line)
 

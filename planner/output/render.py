@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -37,6 +39,72 @@ class TerminalConsole(Console):
 
     def render_str(self, text: str, **kwargs: Any) -> Text:
         return super().render_str(visible(text), **kwargs)
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        for item in objects:
+            if isinstance(item, Table):
+                fit_to_width(item, self, self.width)
+        super().print(*objects, **kwargs)
+
+
+def _cell_text(cell: Any) -> str | None:
+    if isinstance(cell, Text):
+        return cell.plain
+    if isinstance(cell, str):
+        return visible(cell)
+    return None  # another renderable: measured by Rich alone
+
+
+_BOX = re.compile("[\u2500-\u257f]")  # box-drawing characters: no part of a word
+
+
+def _shown_words(table: Table, console: Console, width: int) -> tuple[list[str], str]:
+    text = "".join(seg.text for seg in console.render(table, console.options.update_width(width)))
+    return _BOX.sub(" ", text).split(), text
+
+
+def _rich_keeps_words(table: Table, console: Console, width: int) -> bool:
+    """Whether Rich's own layout at ``width`` shows every word of the table whole."""
+    wide, _ = _shown_words(table, console, 10**4)
+    narrow, text = _shown_words(table, console, width)
+    return "…" not in text and set(wide) <= set(narrow)
+
+
+def fit_to_width(table: Table, console: Console, width: int) -> None:
+    """Set the widths of ``table``'s text columns so that it fits ``width`` without cutting.
+
+    Rich squeezes a table that is too wide by shrinking every column alike, which cuts
+    numbers (``w`` for ``won``) and ends long words with an ellipsis. Here only the
+    left-aligned (name and note) columns give way, the widest first, each down to its
+    longest word, so names wrap between words; right-aligned columns (numbers,
+    intervals) and ``no_wrap`` ones keep their full width. A table Rich lays out without
+    cutting a word, or one that cannot fit even so, is left to Rich.
+    """
+    columns = table.columns
+    cells = [[column.header, *column._cells] for column in columns]
+    texts = [[_cell_text(c) for c in column] for column in cells]
+    if any(t is None for column in texts for t in column):
+        return
+    lines = [[line for t in column for line in str(t).splitlines() or [""]] for column in texts]
+    natural = [max((cell_len(line) for line in column), default=0) for column in lines]
+    shrinkable = [c.justify in ("left", "default") and not c.no_wrap for c in columns]
+    least = [
+        max((cell_len(w) for line in column for w in line.split()), default=1) if ok else n
+        for column, ok, n in zip(lines, shrinkable, natural, strict=True)
+    ]
+    overhead = console.measure(table, options=console.options.update_width(10**4)).maximum
+    overhead -= sum(natural)
+    excess = sum(natural) + overhead - width
+    if excess <= 0 or sum(least) + overhead > width or _rich_keeps_words(table, console, width):
+        return
+    widths = list(natural)
+    while excess > 0:
+        i = max(range(len(widths)), key=lambda k: (widths[k] - least[k] > 0, widths[k]))
+        widths[i] -= 1
+        excess -= 1
+    for column, w, n in zip(columns, widths, natural, strict=True):
+        if w < n:
+            column.width = w
 
 
 def fmt(value: Any, digits: int = 4) -> str:
