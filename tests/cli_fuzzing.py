@@ -32,6 +32,7 @@ summarises it. Every session that ran the fuzz prints the exit-code mix at its e
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import os
@@ -59,6 +60,10 @@ EXPLORE = os.environ.get("HYPOTHESIS_PROFILE") == "explore"
 # Defects in other areas' files that the CI slice still finds: (command or "*", pattern of
 # the problem). They are logged (never hidden) under FUZZ_LOG; remove an entry when fixed.
 KNOWN: list[tuple[str, str]] = [
+    # CRITICAL: a glob's matched input replaced by --contested FILE --force
+    ("agree", r"input changed: .*/parts/part\d\.csv"),
+    # the contested CSV copies annotator names and labels with their escapes
+    ("agree", r"raw control character .* in .*\.csv"),
     # a NUL in an output path (--contested, --temp-dir) reaches os functions unchecked
     ("*", r"internal error: ValueError: embedded null byte"),
     # OSC/bare escapes in annotator names and labels reach error lines and tables
@@ -286,7 +291,16 @@ VALID_SCENARIOS += ["many-strata.toml"]
 def make_inputs(root: Path) -> Path:
     """The fuzz's folder: inputs/ (every file above), reports/ (outputs), cwd/, tmp/."""
     for name in ("inputs", "reports", "cwd", "tmp", "mpl"):
-        (root / name).mkdir()
+        (root / name).mkdir(exist_ok=True)
+    return write_inputs(root)
+
+
+def write_inputs(root: Path) -> Path:
+    """(Re)write inputs/ as it starts, extra files removed."""
+    import shutil
+
+    shutil.rmtree(root / "inputs")
+    (root / "inputs").mkdir()
     for name, content in {**LABELS, **SCENARIOS}.items():
         path = root / "inputs" / name
         path.parent.mkdir(exist_ok=True)
@@ -295,6 +309,11 @@ def make_inputs(root: Path) -> Path:
     (root / "inputs" / "late-nul.csv").write_bytes(LABELS["long.csv"].encode() * 500 + b"\x00" * 9)
     (root / "inputs" / "folder.csv").mkdir()
     return root
+
+
+def _reads(args: list[str], path: str) -> bool:
+    """Whether an invocation with ``args`` reads ``path``: named, or matched by a glob."""
+    return any(a == path or ("*" in a and fnmatch.fnmatch(path, a)) for a in args)
 
 
 def inp(root: Path, name: str) -> str:
@@ -480,8 +499,10 @@ def invoke(command: str, args: list[str], root: Path, columns: int = 80) -> tupl
     found = [f"wrote outside the temporary folder: {w}" for w in dict.fromkeys(_Writes.outside)]
     found += _raw_controls_in(dict.fromkeys(_Writes.inside))
     after = digest(root / "inputs")
-    changed = [p for p in before.keys() | after.keys() if before.get(p) != after.get(p)]
-    found += [f"input changed: {p}" for p in sorted(changed)]
+    changed = sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+    found += [f"input changed: {p}" for p in changed if _reads(args, p)]
+    if changed:  # an output named onto a file of inputs/ that this invocation did not read
+        write_inputs(root)
     if sorted(os.listdir(cwd)) != outside_cwd:
         found.append(f"wrote into the working directory {cwd}")
     if isinstance(result.exception, Hang) or "Hang" in result.stderr:

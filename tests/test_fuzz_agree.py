@@ -159,6 +159,12 @@ def test_fuzz_agree(fuzz_dir, data):
     args += data.draw(options(table))
     if data.draw(st.booleans()):
         args += ["--contested", data.draw(table["--contested"].values())]
+    if data.draw(st.integers(0, 9)) == 0:  # onto a file the glob reads, with and without force
+        part = data.draw(st.sampled_from(["part1.csv", "part2.csv"]))
+        args = [inp(fuzz_dir, "parts/*.csv"), "--positive", "yes"]
+        args += ["--contested", inp(fuzz_dir, f"parts/{part}")]
+        args += data.draw(st.sampled_from([["--force"], [], ["--force", "--engine", "pandas"]]))
+        args += data.draw(st.sampled_from([[], ["--engine", "duckdb"]]))
     args = with_defaults(args, {"--n-boot": "100", "--seed": "1"})
     run("agree", args, fuzz_dir, columns=data.draw(st.sampled_from([80, 40, 200])))
 
