@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +15,30 @@ from hypothesis import settings
 settings.register_profile("deterministic", derandomize=True, deadline=None)
 settings.register_profile("explore", deadline=None, max_examples=500)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
+
+
+@pytest.fixture(scope="session")
+def fuzz_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The command-line fuzz's folder (tests/cli_fuzzing.py); FUZZ_DIR=folder keeps it there
+    (an empty or new folder), so that a logged reproducer's input files stay for rerunning."""
+    from tests.cli_fuzzing import make_inputs
+
+    kept = os.environ.get("FUZZ_DIR")
+    if kept:
+        root = Path(kept).resolve()
+        root.mkdir(parents=True, exist_ok=True)
+        return make_inputs(root)
+    return make_inputs(tmp_path_factory.mktemp("fuzz"))
+
+
+def pytest_terminal_summary(terminalreporter) -> None:  # noqa: ANN001
+    """The command-line fuzz's exit-code mix, when this session ran it."""
+    fuzzing = sys.modules.get("tests.cli_fuzzing")
+    if fuzzing is not None and fuzzing.TALLY:
+        terminalreporter.section("command-line fuzz: exit codes")
+        for line in fuzzing.tally_lines(fuzzing.TALLY):
+            terminalreporter.write_line(line)
+
 
 # The chapter's pilot table (seed 001): 6 both, 21 A only, 14 B only, 459 neither.
 CHAPTER_TABLE = np.array([[6, 21], [14, 459]])

@@ -1,0 +1,118 @@
+"""The command-line fuzz of ``schedule``, ``report`` and ``scenarios``.
+
+``schedule`` from a scenario (one stratum, many, rare and common prevalences), from
+--items or from model options, with team settings near their edges and 2 runs;
+``report`` of cheap scenarios into a fresh folder (replicates 100); ``scenarios``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.cli_fuzzing import (
+    FLAG,
+    SCENARIOS,
+    SEEDS,
+    VALID_SCENARIOS,
+    Opt,
+    choice,
+    count,
+    fuzz_settings,
+    inp,
+    input_paths,
+    mostly,
+    num,
+    odd_integers,
+    options,
+    output_paths,
+    run,
+    with_defaults,
+)
+from tests.test_fuzz_plan import PILOT_COUNTS
+
+
+def schedule_options(root: Path) -> dict[str, Opt]:
+    return {
+        "--items": count(1, 10**5, [1, 2, 50, 10**5]),
+        "--design": Opt(choice("uniform", "enriched", "weighted")),
+        "--prevalence": num(0.01, 0.99, ["0.01", "0.5", "0.99"]),
+        "--pilot-counts": Opt(choice(*PILOT_COUNTS)),
+        "--width": num(0.05, 0.99, ["0.05", "0.99"]),
+        "--assurance": num(0.01, 0.99, ["0.01", "0.5", "0.99"]),
+        "--annotators-per-item": count(2, 6, [2, 6]),
+        "--seconds-per-item": num(0.01, 3600, ["0.01", "90", "3600"]),
+        "--adjudication-seconds": num(0, 3600, ["0", "3600"]),
+        "--contested-rate": num(0, 1, ["0", "0.001", "1"]),
+        "--hourly-rate": num(0, 1000, ["0", "1000"]),
+        "--annotators": count(1, 50, [1, 2, 6, 50]),
+        "--hours-per-day": num(0.1, 24, ["0.1", "8", "24"]),
+        "--days-per-week": count(1, 7, [1, 7]),
+        "--time-spread": num(0, 2, ["0", "0.5", "2"]),
+        "--attention-check-share": num(0, 0.999, ["0", "0.5", "0.999"]),
+        "--attention-fail-rate": num(0, 1, ["0", "0.999", "1"]),
+        "--requalification-hours": num(0, 100, ["0", "100"]),
+        "--adjudicators": count(1, 10, [1, 10]),
+        "--runs": Opt(choice("1", "2", "3"), choice("0", "-1", "abc", str(10**30))),
+        "--seed": Opt(SEEDS, odd_integers),
+        "--json": FLAG,
+        "--quiet": FLAG,
+    }
+
+
+@fuzz_settings(ci=40, explore=400)
+@given(data=st.data())
+def test_fuzz_schedule(fuzz_dir, data):
+    table = schedule_options(fuzz_dir)
+    scenario = st.sampled_from([inp(fuzz_dir, n) for n in VALID_SCENARIOS]).map(lambda p: [p])
+    args = data.draw(
+        st.one_of(
+            scenario,
+            input_paths(fuzz_dir, list(SCENARIOS)).map(lambda p: [p]),
+            st.just(["--prevalence", "0.2", "--width", "0.2"]),
+        )
+    )
+    if data.draw(st.booleans()):  # a number of items instead of planning them
+        args = ["--items", data.draw(table["--items"].values())]
+        if data.draw(st.booleans()):
+            args += ["--contested-rate", data.draw(table["--contested-rate"].values())]
+    planned = ["--design", "--prevalence", "--pilot-counts", "--width", "--assurance"]
+    team = [f for f in table if f not in planned and f not in ("--items", "--contested-rate")]
+    args += data.draw(options(table, team if "--items" in args else team + planned))
+    if data.draw(st.integers(0, 5)) == 5:  # anything at all, often clashing
+        args += data.draw(options(table, max_size=2))
+    args = with_defaults(args, {"--runs": "2", "--seed": "1"})
+    run("schedule", args, fuzz_dir, columns=data.draw(st.sampled_from([80, 40, 200])))
+
+
+REPORT_OPTIONS: dict[str, Opt] = {
+    "--out": Opt(None),  # always given, into a fresh folder (the default writes ./reports)
+    "--force": FLAG,
+    "--seed": Opt(SEEDS, odd_integers),
+    "--quiet": FLAG,
+}
+CHEAP_REPORTS = ["good.toml", "rare.toml", "escape-stratum.toml"]
+
+
+@fuzz_settings(ci=6, explore=150)
+@given(data=st.data())
+def test_fuzz_report(fuzz_dir, data):
+    cheap = st.sampled_from([inp(fuzz_dir, n) for n in CHEAP_REPORTS])
+    odd = input_paths(fuzz_dir, [n for n in SCENARIOS if n not in VALID_SCENARIOS])
+    scenarios = data.draw(
+        mostly(st.lists(cheap, min_size=1, max_size=2), st.lists(odd, min_size=0, max_size=2))
+    )
+    args = [*scenarios, "--out", data.draw(output_paths(fuzz_dir))]
+    args += data.draw(options(REPORT_OPTIONS, ["--force", "--seed", "--quiet"], 2))
+    run("report", with_defaults(args, {"--seed": "1"}), fuzz_dir)
+
+
+SCENARIOS_OPTIONS: dict[str, Opt] = {"--json": FLAG}
+
+
+@fuzz_settings(ci=2, explore=10)
+@given(data=st.data())
+def test_fuzz_scenarios(fuzz_dir, data):
+    run("scenarios", data.draw(options(SCENARIOS_OPTIONS, max_size=2)), fuzz_dir)
