@@ -1,6 +1,7 @@
 """The example label files that come with planner, found by name from any folder.
 
-The documentation's examples read these files (``examples/labels.csv`` and the others). In a
+The documentation's examples read these files (``examples/labels.csv`` and the others, and
+the team scenario ``examples/team.toml``). In a
 source checkout they are the repository's ``examples/`` folder; installed, they are the
 package data ``planner/example_files``. :func:`path` finds one by name, :func:`names` lists
 them, and :func:`copy_to` copies them into a folder (``planner examples --copy DIR``), so
@@ -31,6 +32,8 @@ DESCRIPTIONS: dict[str, str] = {
     "wide.parquet": "wide.csv as Parquet",
     "anesthesia.csv": "Dawid & Skene's (1979) anaesthesia data: 45 patients, 5 observers, "
     "observer 1 three times",
+    "team.toml": "a scenario with a named team of two (ana and bo: their own speeds, hours, "
+    "rates and an absence), for planner schedule",
 }
 
 

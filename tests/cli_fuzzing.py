@@ -59,18 +59,7 @@ EXPLORE = os.environ.get("HYPOTHESIS_PROFILE") == "explore"
 
 # Defects in other areas' files that the CI slice still finds: (command or "*", pattern of
 # the problem). They are logged (never hidden) under FUZZ_LOG; remove an entry when fixed.
-KNOWN: list[tuple[str, str]] = [
-    # CRITICAL: a glob's matched input replaced by --contested FILE --force
-    ("agree", r"input changed: .*/parts/part\d\.csv"),
-    # the contested CSV copies annotator names and labels with their escapes
-    ("agree", r"raw control character .* in .*\.csv"),
-    # a NUL in an output path (--contested, --temp-dir) reaches os functions unchecked
-    ("*", r"internal error: ValueError: embedded null byte"),
-    # OSC/bare escapes in annotator names and labels reach error lines and tables
-    ("*", r"raw control character .* on std(out|err)"),
-    # stratum names reach report.md and report.html raw
-    ("report", r"raw control character .* in .*report\.(md|html)"),
-]
+KNOWN: list[tuple[str, str]] = []
 
 #: (command, exit code) of every invocation this session, for the summary at its end
 TALLY: Counter[tuple[str, int]] = Counter()

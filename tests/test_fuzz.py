@@ -41,7 +41,12 @@ from tests.cli_fuzzing import (
 from tests.test_fuzz_agree import agree_options, fit_options
 from tests.test_fuzz_alt_test_compat import IRR_OPTIONS, KAPPASIZE_OPTIONS, alt_test_options
 from tests.test_fuzz_plan import plan_options
-from tests.test_fuzz_schedule_report import REPORT_OPTIONS, SCENARIOS_OPTIONS, schedule_options
+from tests.test_fuzz_schedule_report import (
+    EXAMPLES_OPTIONS,
+    REPORT_OPTIONS,
+    SCENARIOS_OPTIONS,
+    schedule_options,
+)
 
 NOWHERE = Path("/nonexistent")
 #: the options of the groups themselves (``planner --version``, ``planner compat``)
@@ -60,6 +65,7 @@ TABLES = {
     "schedule": schedule_options(NOWHERE),
     "report": REPORT_OPTIONS,
     "scenarios": SCENARIOS_OPTIONS,
+    "examples": {**EXAMPLES_OPTIONS, "--copy": None},
 }
 
 

@@ -1,4 +1,4 @@
-"""The command-line fuzz of ``schedule``, ``report`` and ``scenarios``.
+"""The command-line fuzz of ``schedule``, ``report``, ``scenarios`` and ``examples``.
 
 ``schedule`` from a scenario (one stratum, many, rare and common prevalences), from
 --items or from model options, with team settings near their edges and 2 runs;
@@ -116,3 +116,16 @@ SCENARIOS_OPTIONS: dict[str, Opt] = {"--json": FLAG}
 @given(data=st.data())
 def test_fuzz_scenarios(fuzz_dir, data):
     run("scenarios", data.draw(options(SCENARIOS_OPTIONS, max_size=2)), fuzz_dir)
+
+
+EXAMPLES_OPTIONS: dict[str, Opt] = {"--json": FLAG, "--force": FLAG}
+
+
+@fuzz_settings(ci=4, explore=30)
+@given(data=st.data())
+def test_fuzz_examples(fuzz_dir, data):
+    """``planner examples``, listing or copying (into a fresh folder, a file, or twice)."""
+    args = data.draw(options(EXAMPLES_OPTIONS, max_size=2))
+    if data.draw(st.booleans()):
+        args += ["--copy", data.draw(output_paths(fuzz_dir))]
+    run("examples", args, fuzz_dir)

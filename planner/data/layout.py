@@ -232,7 +232,7 @@ def find_columns(
         layout = "wide"
     # a column named by an option must be there (wide reads no annotator or label column)
     given = {role: c for role, c in names.items() if c != DEFAULT_COLUMNS[role]}
-    wanted = [given[r] for r in given if layout != "wide" or r == "item_col"]
+    wanted = {r: [given[r]] for r in given if layout != "wide" or r == "item_col"}
     _require(header, wanted, source)
     if layout != "wide":
         found, why = _long_roles(sample, header, names, by)
@@ -241,7 +241,7 @@ def find_columns(
             for role, column in found.items():
                 if column is None:
                     found[role] = names[role]  # absent: refused as a missing column
-            _require(header, [c for c in found.values() if c is not None], source)
+            _require(header, {r: [c] for r, c in found.items() if c is not None}, source)
             check_roles({**found, "by": by}, source)
             return Columns("long", found["item_col"], found["annotator_col"], found["label_col"])
     else:
@@ -249,12 +249,15 @@ def find_columns(
     return _wide_roles(sample, header, layout, names, annotator_cols, by, source, (found, why))
 
 
-def _require(header: list[Any], columns: list[Any], source: str) -> None:
-    absent = [c for c in columns if c not in header]
-    if absent:
+def _require(header: list[Any], columns: dict[str, list[Any]], source: str) -> None:
+    """Refuse columns (by the parameter that named them) that the file lacks."""
+    absent = {role: [c for c in cs if c not in header] for role, cs in columns.items()}
+    roles = [role for role, cs in absent.items() if cs]
+    if roles:
         have = ", ".join(map(str, header[:12]))
+        missing = ", ".join(repr(c) for role in roles for c in absent[role])
         raise InvalidInput(
-            f"{source}: missing column(s) {', '.join(map(repr, absent))} (columns are: {have})"
+            f"{source}: missing column(s) {missing} (columns are: {have})", parameter=roles[0]
         )
 
 
@@ -314,7 +317,7 @@ def _wide_roles(
             raise _unclear(sample, header, by, long[0], None, free, source, reason, layout)
         item = named[0] if len(named) == 1 else None
     if chosen:
-        _require(header, chosen, source)
+        _require(header, {"annotator_cols": chosen}, source)
         check_roles({"item_col": [item] if item is not None else [], "annotator_cols": chosen,
                      "by": by}, source)  # fmt: skip
         return Columns("wide", item, annotator_cols=tuple(chosen))

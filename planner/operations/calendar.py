@@ -57,7 +57,7 @@ def shift_seconds(
     ``absent`` are inclusive date intervals with no work; ``first``/``last`` are the person's own
     first and last days (inclusive).
 
-    >>> shift_seconds(4, ("mon", "wed"), 8).tolist()[:3], shift_seconds(4, ("mon",), 8).sum()
+    >>> shift_seconds(4, ("mon", "wed"), 8).tolist()[:3], float(shift_seconds(4, ("mon",), 8).sum())
     ([14400.0, 0.0, 14400.0], 28800.0)
     """
     weekday = (first_weekday(start) + np.arange(horizon)) % 7
