@@ -258,7 +258,7 @@ RULES.update(
 RULES.update(
     {
         "n_annotators": _integer(2, 6),
-        "raters_categories": _integer(2, 5),  # (not yet used: raters_model checks MAX_CATEGORIES)
+        "raters_categories": _integer(2, 5),  # raters_model's n_categories (MAX_CATEGORIES)
         "per_item": _integer(2, 5),
     }
 )

@@ -111,28 +111,8 @@ BAD = [
     2**70, 1e-300,
 ]  # fmt: skip
 
-# not yet validated at the door (a raw TypeError, or a message naming no parameter):
-# strict, so that each one fails the suite once it is fixed and must leave this list
-NOT_YET = {
-    ("alt_test_model", "categories"),
-    ("alt_test_model", "human_error"),
-    ("alt_test_model", "prevalences"),
-    ("pass_probability", "model"),
-    ("raters_model", "prevalence"),
-    ("raters_model", "n_categories"),
-    ("raters_model", "error_rate"),
-    ("raters_model", "bias"),
-    ("Operation", "hours_per_day"),
-}
-
 CASES = [
-    pytest.param(
-        name,
-        parameter,
-        marks=[pytest.mark.xfail(strict=True, reason="not yet checked at the door")]
-        if (name, parameter) in NOT_YET
-        else [],
-    )
+    (name, parameter)
     for name, baseline in BASELINES.items()
     for parameter in list(inspect.signature(getattr(planner, name)).parameters)
     if parameter not in ("progress", "arguments", "reader", "self")
@@ -175,3 +155,57 @@ def test_bad_values_raise_planner_errors_naming_the_parameter(name, parameter, v
         pass
     except Exception as exc:  # noqa: BLE001 - what the test is for
         pytest.fail(f"{name}({parameter}={value!r}) raised {type(exc).__name__}: {exc}")
+
+
+@pytest.mark.parametrize(
+    ("call", "parameter", "message"),
+    [
+        (
+            lambda: planner.alt_test_model(prevalences=0.5),
+            "prevalences",
+            "prevalences must be a list of numbers, got float",
+        ),
+        (
+            lambda: planner.alt_test_model(human_error=None),
+            "human_error",
+            "human_error must be a number or a list of numbers, got None",
+        ),
+        (
+            lambda: planner.alt_test_model(categories=1),
+            "categories",
+            "categories must be a whole number in [2, 100], got 1",
+        ),
+        (
+            lambda: planner.pass_probability(None, 40),
+            "model",
+            "model must be an AltTestModel (see alt_test_model), got None",
+        ),
+        (
+            lambda: planner.raters_model(None),
+            "prevalence",
+            "prevalence must be a number or a list of numbers, got None",
+        ),
+        (
+            lambda: planner.raters_model(0.2, bias=None),
+            "bias",
+            "bias must be a number or a list of numbers, got None",
+        ),
+        (
+            lambda: planner.raters_model(0.2, n_categories=6),
+            "n_categories",
+            "n_categories must be a whole number in [2, 5], got 6",
+        ),
+    ],
+)
+def test_the_door_names_the_parameter_and_its_rule(call, parameter, message):
+    with pytest.raises(InvalidInput) as caught:
+        call()
+    assert (caught.value.parameter, str(caught.value)) == (parameter, message)
+
+
+def test_an_operation_too_long_names_what_its_days_depend_on():
+    # 100 items x 2 labels x 30 s = 5,000 s of labelling over 2 annotators, at 1e-300 h a day
+    with pytest.raises(InvalidInput) as caught:
+        planner.Operation((100,), (30.0,), (0.1,), annotators=2, hours_per_day=1e-300)
+    assert "hours_per_day" in caught.value.parameters
+    assert "hours_per_day" in str(caught.value)

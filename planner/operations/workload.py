@@ -157,6 +157,13 @@ def _checked_fields(op: Operation) -> dict[str, Any]:
     return out
 
 
+# what an operation's working days depend on, named in the message that bounds them
+_TIME_PARAMETERS = (
+    "seconds_per_item", "adjudication_seconds", "requalification_hours", "annotators",
+    "adjudicators", "hours_per_day",
+)  # fmt: skip
+
+
 def _check_size(op: Operation) -> None:
     """Refuse an operation one run could not hold in memory or finish in bounded time."""
     n_items = sum(op.items_per_stratum)
@@ -175,8 +182,10 @@ def _check_size(op: Operation) -> None:
     if not days <= MAX_WORKING_DAYS:
         raise InvalidInput(
             f"the operation would take about {days:.3g} working days of one person, more than "
-            f"the {MAX_WORKING_DAYS:,} the schedule simulates; check the seconds per item, the "
-            "adjudication seconds, the requalification hours and the team"
+            f"the {MAX_WORKING_DAYS:,} the schedule simulates; check seconds_per_item, "
+            "adjudication_seconds, requalification_hours, annotators, adjudicators and "
+            "hours_per_day",
+            parameters=_TIME_PARAMETERS,
         )
     if op.hourly_rate is not None and not math.isfinite(100 * sum(hours.values()) * op.hourly_rate):
         raise InvalidInput(

@@ -42,6 +42,7 @@ from planner.validation import (
     Rule,
     check,
     check_choice,
+    check_instance,
     compact_repr,
     seed_from,
     shown,
@@ -121,6 +122,7 @@ def alt_test_model(
         from the prevalences, as the authors' simulation).
     """
     error_draw = check_choice("error_draw", error_draw, ERROR_DRAWS)
+    _check_model_types(humans, categories, human_error, prevalences)
     if isinstance(human_error, int | float | np.number):
         m = check("humans", 3 if humans is None else humans, RULES["n_humans"])
         errors = (check("human_error", human_error, RULES["annotator_error"]),) * m
@@ -149,6 +151,22 @@ def alt_test_model(
             parameter="humans",
         )
     return AltTestModel(errors, llm, prev, error_draw)
+
+
+_NUMBER_LIST = (list, tuple, np.ndarray)
+
+
+def _check_model_types(humans: Any, categories: Any, human_error: Any, prevalences: Any) -> None:
+    """The door of :func:`alt_test_model`: counts given are whole numbers in their range,
+    and the lists are lists (a bare number for ``prevalences`` is refused)."""
+    if humans is not None:
+        check("humans", humans, RULES["n_humans"])
+    if categories is not None:
+        check("categories", categories, RULES["n_categories"])
+    if not isinstance(human_error, int | float | np.number):
+        check_instance("human_error", human_error, _NUMBER_LIST, "a number or a list of numbers")
+    if prevalences is not None:
+        check_instance("prevalences", prevalences, _NUMBER_LIST, "a list of numbers")
 
 
 def _list_length(name: str, values: tuple[float, ...], counts: str, rule: Rule) -> None:
@@ -334,6 +352,7 @@ def pass_probability(
     tests the median, not the mean, of ``d``: with many ties it rejects far more often than
     its level at the null's boundary, so P(pass) jumps down from 29 to 30 items.
     """
+    check_instance("model", model, AltTestModel, "an AltTestModel (see alt_test_model)")
     epsilon = check("epsilon", epsilon, RULES["alt_epsilon"])
     q = check("q", q, RULES["fdr_q"])
     n_items = check("n_items", n_items, RULES["alt_min_items"])

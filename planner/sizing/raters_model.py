@@ -31,7 +31,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from planner.errors import InvalidInput
 from planner.sizing.model import annotator_rates, default_error_rate
-from planner.validation import RULES, check, shown
+from planner.validation import RULES, check, check_instance, shown
 
 MAX_ANNOTATORS = 6
 MAX_CATEGORIES = 5
@@ -155,8 +155,13 @@ def _ambiguous_patterns(rows: FloatArray, truth: int) -> FloatArray:
 # --------------------------------------------------------------------------- building models
 
 
+_NUMBER_LIST = (list, tuple, np.ndarray)
+
+
 def _per_annotator(values: Any, name: str, n_annotators: int) -> list[float]:
     """One value for every annotator or one each, each checked by ``RULES[name]``."""
+    if not isinstance(values, int | float | np.number):
+        check_instance(name, values, _NUMBER_LIST, "a number or a list of numbers")
     items = (values,) if isinstance(values, int | float | np.number) else tuple(values)
     if len(items) not in (1, n_annotators):
         raise InvalidInput(
@@ -165,6 +170,15 @@ def _per_annotator(values: Any, name: str, n_annotators: int) -> list[float]:
         )
     checked = [check(name, v, RULES[name]) for v in items]
     return checked * n_annotators if len(checked) == 1 else checked
+
+
+def _check_class_types(prevalence: Any, n_categories: Any) -> None:
+    """The door of :func:`raters_model` for its classes: ``prevalence`` a number or a list,
+    ``n_categories`` (when given) a whole number of categories the model takes."""
+    if not isinstance(prevalence, int | float | np.number):
+        check_instance("prevalence", prevalence, _NUMBER_LIST, "a number or a list of numbers")
+    if n_categories is not None:
+        check("n_categories", n_categories, RULES["raters_categories"])
 
 
 def check_prevalences(prevalences: Any, n_categories: int | None) -> tuple[float, ...]:
@@ -297,6 +311,7 @@ def raters_model(
     True
     """
     m = check("n_annotators", n_annotators, RULES["n_annotators"])
+    _check_class_types(prevalence, n_categories)
     prevalences = check_prevalences(prevalence, n_categories)
     k = len(prevalences)
     h = check("ambiguity", ambiguity, RULES["ambiguity"])
