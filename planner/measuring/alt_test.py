@@ -233,19 +233,23 @@ def _notes(verdicts: list[LLMVerdict], min_items: int) -> tuple[str, ...]:
     wilcoxon = sum(t.test == "wilcoxon" for t in tests)
     if wilcoxon:
         notes.append(
-            f"{wilcoxon} test(s) on fewer than 30 items used the Wilcoxon signed-rank test, "
-            "which tests the median of d, not its mean, and passes more easily than the t-test "
-            "(docs/methods.md section 5)"
+            f"{wilcoxon} {'test' if wilcoxon == 1 else 'tests'} on fewer than 30 items used the "
+            "Wilcoxon signed-rank test (as the Alt-Test's authors, Calderon, Reichart and Dror "
+            "2025, prescribe), which tests the median of d, not its mean, and passes more easily "
+            "than the t-test"
         )
     constant = sum(t.test == "t" and not np.isfinite(t.statistic) for t in tests)
     if constant:
         notes.append(
-            f"{constant} t-test(s) had the same d on every item (the statistic is infinite): "
-            "p = 0 when that value is below epsilon, else 1"
+            f"{constant} {'t-test' if constant == 1 else 't-tests'} had the same d on every "
+            "item (the statistic is infinite): p = 0 when that value is below epsilon, else 1"
         )
     skipped = sum(len(v.skipped) for v in verdicts)
     if skipped:
-        notes.append(f"{skipped} human test(s) skipped: fewer than min_items ({min_items}) items")
+        notes.append(
+            f"{skipped} human {'test' if skipped == 1 else 'tests'} skipped: fewer than "
+            f"min_items ({min_items}) items"
+        )
     return tuple(notes)
 
 

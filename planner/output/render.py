@@ -13,6 +13,7 @@ from rich.text import Text
 
 from planner.output.jsonout import COEFFICIENT_LABELS
 from planner.output.safe_output import visible
+from planner.output.words import counted
 from planner.sizing.plan import Plan, interval_label
 from planner.sizing.search import SampleSizeResult
 
@@ -570,8 +571,8 @@ def _print_checks(comparison: Any, console: Console) -> None:
     ratio = comparison.hours_ratio("enriched")
     bare = comparison.hours_ratio("enriched", with_slice=False)
     console.print(
-        "The PSA background text's claim (docs/methods.md 7.1) 'the same interval for a fifth "
-        f"of the hours': here the enriched "
+        "The claim often made for enriched designs, 'the same interval for a fifth of the "
+        f"hours': here the enriched "
         f"design costs {ratio:.2f} of the uniform hours ({bare:.2f} without its prevalence "
         f"slice; a fifth is 0.20), and its number describes hard cases, not traffic. The "
         f"weighted design, which does describe traffic, costs "
@@ -590,13 +591,13 @@ def render_schedule(result: Any, console: Console) -> None:
     table.add_row(
         "items",
         f"{sum(op.items_per_stratum):,}",
-        f"{op.labels_per_item} labels each, {len(op.items_per_stratum)} stratum/strata",
+        f"{op.labels_per_item} labels each, {counted(len(op.items_per_stratum), 'stratum')}",
     )
     table.add_row(
         "team",
         f"{op.annotators} annotators",
         f"{op.hours_per_day:g} h/day, {op.days_per_week} days/week; "
-        f"{op.adjudicators} adjudicator(s)",
+        f"{counted(op.adjudicators, 'adjudicator')}",
     )
     table.add_row(
         Text("calendar days", style="bold"),

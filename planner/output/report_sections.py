@@ -33,6 +33,7 @@ from planner.output.report_figures import (
 )
 from planner.output.report_schedule import team_section
 from planner.output.safe_output import visible
+from planner.output.words import counted
 from planner.sizing.compare import Comparison
 from planner.sizing.plan import Plan
 
@@ -464,7 +465,7 @@ def schedule_section(schedule: ScheduleResult, figures: ReportFigures) -> list[B
         [
             "team",
             f"{op.annotators} annotators, {op.hours_per_day:g} h/day, "
-            f"{op.days_per_week} days/week, {op.adjudicators} adjudicator(s)",
+            f"{op.days_per_week} days/week, {counted(op.adjudicators, 'adjudicator')}",
         ],
         [
             "calendar days",

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 #: what a plan from the latent-class fit of a pilot assumes, in words
 INDEPENDENCE_NOTE = (
     "the latent-class fit assumes the annotators err independently given the true class "
-    "(docs/methods.md section 9): when the same items are hard for everybody it overstates "
+    "(Dawid & Skene 1979): when the same items are hard for everybody it overstates "
     "their accuracy and the plan is too small"
 )
 
