@@ -106,3 +106,10 @@ def test_readme_output_is_what_the_command_prints(command, lines, tmp_path):
     printed = {line.rstrip() for line in (out.stdout + out.stderr).splitlines()}
     missing = [line for line in lines if line not in printed]
     assert missing == [], "\n".join(missing[:5])
+
+
+def test_the_scenario_table_lists_every_shipped_scenario():
+    from planner.data.scenario import shipped_scenarios
+
+    rows = re.findall(r"^\| `([a-z0-9-]+)` \|", README, re.M)
+    assert set(shipped_scenarios()) <= set(rows), sorted(set(shipped_scenarios()) - set(rows))
