@@ -273,6 +273,12 @@ SCENARIOS = {
     "pilot-file.toml": f'pilot_file = "../long.csv"\n{CHEAP}',
     "nested.toml": "[model]\nprevalence = " + "[" * 600 + "]" * 600 + "\n",
 }
+#: the shipped named-team scenario (``[[team.annotator]]``), planned cheaply
+SCENARIOS["team.toml"] = (
+    (Path(__file__).parent.parent / "examples" / "team.toml")
+    .read_text()
+    .replace("seed = 4\n", "seed = 4\nreplicates = 100\n")
+)
 VALID_SCENARIOS = ["good.toml", "rare.toml", "common.toml", "strata.toml"]
 VALID_SCENARIOS += ["many-strata.toml"]
 

@@ -81,6 +81,8 @@ def reader_options(root: Path) -> dict[str, Opt]:
         "--item-col": Opt(choice("item", "doc", "label")),
         "--annotator-col": Opt(choice("annotator", "rater")),
         "--label-col": Opt(choice("label", "verdict")),
+        "--annotator-cols": Opt(choice("A,B", "A,B,C", "A,A", "a1,a2,a3,a4,a5,a6", "h1,h2", "A")),
+        # the deprecated spelling of --annotator-cols
         "--annotators": Opt(choice("A,B", "A,B,C", "A,A", "a1,a2,a3,a4,a5,a6", "h1,h2")),
         "--format": Opt(choice("csv", "tsv", "parquet", "jsonl")),
         "--missing": Opt(choice("NA,n/a", "NA", "null", "0")),

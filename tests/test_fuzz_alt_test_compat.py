@@ -113,6 +113,7 @@ KAPPASIZE_OPTIONS: dict[str, Opt] = {
     "--replicates": Opt(choice("100", "101"), choice("0", "99", str(10**30))),
     "--seed": Opt(SEEDS, odd_integers),
     "--json": FLAG,
+    "--quiet": FLAG,
 }
 
 
@@ -163,6 +164,7 @@ IRR_OPTIONS: dict[str, Opt] = {
     "--replicates": Opt(choice("100", "101"), choice("0", "99", str(10**30))),
     "--seed": Opt(SEEDS, odd_integers),
     "--json": FLAG,
+    "--quiet": FLAG,
 }
 
 

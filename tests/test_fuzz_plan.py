@@ -118,6 +118,8 @@ def plan_options(root: Path) -> dict[str, Opt]:
         "--item-col": Opt(choice("item", "doc")),
         "--annotator-col": Opt(choice("annotator", "rater")),
         "--label-col": Opt(choice("label", "verdict")),
+        "--annotator-cols": Opt(choice("A,B", "A,B,C", "a1,a2,a3", "A,A", "A")),
+        # the deprecated spelling of --annotator-cols
         "--pilot-annotators": Opt(choice("A,B", "A,B,C", "a1,a2,a3")),
         "--format": Opt(choice("csv", "tsv", "parquet", "jsonl")),
         "--missing": Opt(choice("NA,n/a", "NA", "null")),

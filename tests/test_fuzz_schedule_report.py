@@ -33,6 +33,9 @@ from tests.cli_fuzzing import (
 )
 from tests.test_fuzz_plan import PILOT_COUNTS
 
+#: dates that are not dates (bad day, month, format)
+DATES = choice("2027-02-30", "2027-13-01", "04/01/2027", "2027-1-4", "", "tomorrow")
+
 
 def schedule_options(root: Path) -> dict[str, Opt]:
     return {
@@ -40,14 +43,43 @@ def schedule_options(root: Path) -> dict[str, Opt]:
         "--design": Opt(choice("uniform", "enriched", "weighted")),
         "--prevalence": num(0.01, 0.99, ["0.01", "0.5", "0.99"]),
         "--pilot-counts": Opt(choice(*PILOT_COUNTS)),
+        "--error-rate": Opt(choice("0", "0.05", "0.499", "0.05,0.1"), choice("0.5", "-0.1", "a,b")),
+        "--bias": Opt(choice("0", "0.1", "0.05,0.2"), choice("2", "-1", "0.1,0.2,0.3")),
+        "--ambiguity": num(0, 1, ["0", "0.001", "1"]),
+        "--union-rate": num(0.001, 1, ["0.001", "1"]),
+        "--psa": num(0, 1, ["0", "0.5", "0.999", "1"]),
+        "--kappa": num(0.01, 0.99, ["0.01", "0.5", "0.99"]),
+        "--pilot": Opt(st.sampled_from([inp(root, p) for p in ("long.csv", "wide.csv")])),
+        "--pair": Opt(choice("A,B", "B,A", "A,C")),
+        "--positive": Opt(choice("yes", "1", "x")),
         "--width": num(0.05, 0.99, ["0.05", "0.99"]),
+        "--confidence": num(0.5, 0.999, ["0.5", "0.95", "0.999"]),
         "--assurance": num(0.01, 0.99, ["0.01", "0.5", "0.99"]),
+        "--metric": Opt(choice("psa", "kappa", "both")),
         "--annotators-per-item": count(2, 6, [2, 6]),
         "--seconds-per-item": num(0.01, 3600, ["0.01", "90", "3600"]),
         "--adjudication-seconds": num(0, 3600, ["0", "3600"]),
         "--contested-rate": num(0, 1, ["0", "0.001", "1"]),
         "--hourly-rate": num(0, 1000, ["0", "1000"]),
+        "--team-size": count(1, 50, [1, 2, 6, 50]),
         "--annotators": count(1, 50, [1, 2, 6, 50]),
+        "--start": Opt(choice("2027-01-04", "2027-01-09", "2024-02-29", "1970-01-01"), DATES),
+        "--deadline": Opt(choice("2027-01-04", "2027-02-15", "2030-12-31", "2026-12-31"), DATES),
+        "--add": Opt(
+            choice(
+                "cy",
+                "cy,seconds_per_item=80,hours_per_day=6,hourly_rate=35",
+                "ana,seconds_per_item=1",
+                "dee,hours_per_day=24,seconds_per_item=3600",
+            ),
+            choice("", ",", "cy,seconds_per_item=0", "cy,hours_per_day=25", "cy,x=1", "cy,a"),
+        ),
+        "--without": Opt(
+            choice("ana", "bo", "ana@2027-01-11", "bo@2027-01-04", "zed"),
+            choice("", "@", "ana@2027-13-01", "ana@tomorrow"),
+        ),
+        "--assignment": Opt(choice("next-free", "balanced"), choice("round-robin", "")),
+        "--min-shared-items": count(0, 10**4, [0, 1, 30, 10**4]),
         "--hours-per-day": num(0.1, 24, ["0.1", "8", "24"]),
         "--days-per-week": count(1, 7, [1, 7]),
         "--time-spread": num(0, 2, ["0", "0.5", "2"]),
@@ -66,7 +98,8 @@ def schedule_options(root: Path) -> dict[str, Opt]:
 @given(data=st.data())
 def test_fuzz_schedule(fuzz_dir, data):
     table = schedule_options(fuzz_dir)
-    scenario = st.sampled_from([inp(fuzz_dir, n) for n in VALID_SCENARIOS]).map(lambda p: [p])
+    valid = [*VALID_SCENARIOS, "team.toml", "team.toml"]  # the named team twice as often
+    scenario = st.sampled_from([inp(fuzz_dir, n) for n in valid]).map(lambda p: [p])
     args = data.draw(
         st.one_of(
             scenario,
@@ -79,6 +112,8 @@ def test_fuzz_schedule(fuzz_dir, data):
         if data.draw(st.booleans()):
             args += ["--contested-rate", data.draw(table["--contested-rate"].values())]
     planned = ["--design", "--prevalence", "--pilot-counts", "--width", "--assurance"]
+    planned += ["--error-rate", "--bias", "--ambiguity", "--union-rate", "--psa", "--kappa"]
+    planned += ["--pilot", "--pair", "--positive", "--confidence", "--metric"]
     team = [f for f in table if f not in planned and f not in ("--items", "--contested-rate")]
     args += data.draw(options(table, team if "--items" in args else team + planned))
     if data.draw(st.integers(0, 5)) == 5:  # anything at all, often clashing
