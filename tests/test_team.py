@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -360,3 +361,18 @@ def test_schedule_takes_plans_model_options():
     assert items["0.08"] > items["0.02"]
     out = _schedule_cli("--prevalence", "0.1", "--kappa", "0.6", "--runs", "2", "--seed", "1")
     assert out.exit_code == 0, out.output
+
+
+def test_adding_someone_already_on_the_team_names_add():
+    from typer.testing import CliRunner
+
+    from planner.cli.commands import app
+
+    team = str(Path(__file__).parent.parent / "examples" / "team.toml")
+    for extra in (["--add", "ana"], ["--add", "dee", "--add", "dee"]):
+        result = CliRunner().invoke(app, ["schedule", team, *extra, "--runs", "2", "--seed", "1"])
+        assert result.exit_code == 2
+        name = extra[-1]
+        assert result.stderr.strip().splitlines() == [
+            f"error: --add names {name!r}, who is already on the team"
+        ]

@@ -86,7 +86,12 @@ def build_team(
             for k in ("hours_per_day", "time_spread", "attention_check_share")
             if k in flat
         }
-        team = team.with_person(person_from_text(spec, defaults))
+        person = person_from_text(spec, defaults)
+        if person.name in {p.name for p in team.annotators}:
+            raise InvalidInput(
+                f"add names {person.name!r}, who is already on the team", parameter="add"
+            )
+        team = team.with_person(person)
     for spec in changes.without:
         name, _, when = spec.partition("@")
         team = team.without(name.strip(), to_date("without", when) if when else None)
