@@ -35,6 +35,7 @@ from numpy.typing import NDArray
 from planner.errors import InvalidInput, TargetUnreachable
 from planner.operations.budget import Budget, labelling_budget
 from planner.sizing.alt_test_studies import BLOCK_REPLICATES, NestedPassStudies, size_grid
+from planner.sizing.sample_size_search import scan_until_stays, stays_from
 from planner.statistics.alt_test_stats import alignment_differences, by_thresholds
 from planner.validation import (
     RULES,
@@ -421,7 +422,7 @@ def plan_alt_test(
         d, prob, n_reps, seed, epsilon=epsilon, q=q, block_replicates=block_replicates
     )
     evaluated, first, top = _walk(studies, power, (min_items, max_items))
-    n = _stays_from(evaluated, power)
+    n = stays_from(evaluated, power)
     p = evaluated[n]
     budget = None
     if seconds_per_item is not None:
@@ -471,48 +472,27 @@ def _checked_plan(
     return checked
 
 
-def _stays_from(evaluated: dict[int, float], power: float) -> int:
-    """The smallest evaluated size from which every evaluated size has P(pass) >= power."""
-    sizes = sorted(evaluated)
-    n = sizes[-1]
-    for size in reversed(sizes):
-        if evaluated[size] < power:
-            break
-        n = size
-    return n
-
-
 def _walk(
     studies: NestedPassStudies, power: float, limits: tuple[int, int]
 ) -> tuple[dict[int, float], int, int]:
-    """P(pass) up the size grid: to the first crossing, then to ``max(2 n_1, n_1 + 50)``,
-    doubling the range while its last size misses ``power``; ``(curve, n_1, last size)``."""
+    """P(pass) up the size grid (:func:`~planner.sizing.sample_size_search.scan_until_stays`):
+    to the first crossing, then to ``max(2 n_1, n_1 + 50)``, doubling the range while its
+    last size misses ``power``; ``(curve, n_1, last size)``."""
     floor, max_items = limits
-    evaluated: dict[int, float] = {}
-    first: int | None = None
-    top = max_items
-    grid = iter(size_grid(floor, max_items))
-    for n in grid:
-        evaluated[n] = studies.pass_probability(n)
-        if first is None and evaluated[n] >= power:
-            first, top = n, min(max_items, max(2 * n, n + 50))
-        if n >= top:
-            if evaluated[n] >= power or top >= max_items:
-                break
-            top = min(max_items, 2 * top)
-    if first is None:
+    scan = scan_until_stays(studies.pass_probability, power, size_grid(floor, max_items), max_items)
+    if scan.first_crossing is None:
         raise TargetUnreachable(
             f"power {power:g} is not reached within max_items {max_items:,} items "
-            f"(P(pass) = {evaluated[max(evaluated)]:.3f} there)",
+            f"(P(pass) = {scan.last_value:.3f} there)",
             parameters=("power", "max_items"),
         )
-    if evaluated[max(evaluated)] < power:
+    if scan.last_value < power:
         raise TargetUnreachable(
-            f"P(pass) first reaches power {power:g} at {first:,} items but falls below it "
-            f"again up to max_items {max_items:,} ({evaluated[max(evaluated)]:.3f} there)",
+            f"P(pass) first reaches power {power:g} at {scan.first_crossing:,} items but "
+            f"falls below it again up to max_items {max_items:,} ({scan.last_value:.3f} there)",
             parameters=("power", "max_items"),
         )
-    return evaluated, first, max(evaluated)
+    return scan.evaluated, scan.first_crossing, scan.searched_to
 
 
 def plan_table(

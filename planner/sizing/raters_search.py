@@ -49,12 +49,13 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
-from planner.errors import InvalidInput, TargetUnreachable
+from planner.errors import InvalidInput
 from planner.sizing.exact import reaches_width, usable_half_width
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import RatersModel
 from planner.sizing.raters_simulation import NestedPatternStudies, simulate_pattern_counts
-from planner.sizing.search import smallest_passing_near, unreachable_error
+from planner.sizing.sample_size_search import Evaluations, first_crossing
+from planner.sizing.search import unreachable_error
 from planner.statistics import multirater as mr
 from planner.statistics.alpha_variance import LINEARISED_LEVELS, alpha_linearised
 from planner.statistics.intervals import normal_quantile
@@ -332,7 +333,8 @@ def _analytic_start(
 
 class _AssuranceSearch:
     """The Monte Carlo assurance of ``n_reps`` nested studies, and the smallest ``n``
-    whose assurance reaches a goal (bracketing from a start, then bisection)."""
+    whose assurance reaches a goal (:func:`~planner.sizing.sample_size_search.first_crossing`
+    with steps from a share of the start)."""
 
     def __init__(
         self,
@@ -346,27 +348,24 @@ class _AssuranceSearch:
     ) -> None:
         self.metric, self.patterns, self.width, self.opts = metric, patterns, width, opts
         self.studies = NestedPatternStudies(probs, n_reps, rng=rng)
-        self.evaluated: dict[int, float] = {}
+        self.share = Evaluations(self._share)
 
-    def share(self, n: int) -> float:
-        if n not in self.evaluated:
-            counts = self.studies.counts(n)
-            ci = study_intervals(self.metric, self.patterns, counts, **self.opts)
-            self.evaluated[n] = float(np.mean(reaches_width(ci.half_width, self.width)))
-        return self.evaluated[n]
+    @property
+    def evaluated(self) -> dict[int, float]:
+        return self.share.evaluated
+
+    def _share(self, n: int) -> float:
+        ci = study_intervals(self.metric, self.patterns, self.studies.counts(n), **self.opts)
+        return float(np.mean(reaches_width(ci.half_width, self.width)))
 
     def smallest(
         self, goal: float, start: int, max_items: int, step_share: float, target: float
     ) -> int:
         """Smallest ``n`` with assurance ``>= goal``; ``target`` is the user's, for errors."""
-        try:
-            return smallest_passing_near(
-                lambda n: self.share(n) >= goal, start, max_items, step_share
-            )
-        except TargetUnreachable:
-            raise unreachable_error(
-                self.metric, self.width, target, max_items, self.share(max_items)
-            ) from None
+        found = first_crossing(self.share, goal, start, max_items, step_share=step_share)
+        if not found.reached:
+            raise unreachable_error(self.metric, self.width, target, max_items, found.value)
+        return found.n
 
 
 def find_raters_sample_size(

@@ -7,7 +7,7 @@ search
 
 1. starts from the delta-method (PSA) or Fleiss-Cohen-Everitt (kappa) sample size,
 2. brackets the answer by halving or doubling,
-3. bisects on integers,
+3. bisects on integers (:func:`planner.sizing.sample_size_search.first_crossing`),
 
 evaluating the assurance by Monte Carlo on :class:`~planner.sizing.simulation.NestedStudies`
 (common random numbers across ``n``). A study whose interval is undefined or of zero width
@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from planner.errors import InvalidInput, TargetUnreachable, step_guard
+from planner.errors import InvalidInput, TargetUnreachable
 from planner.sizing.exact import (
     EXACT_PSA_METHODS,
     ExactPSAAssurance,
@@ -41,6 +41,17 @@ from planner.sizing.exact import (
 )
 from planner.sizing.exact import exact_psa_assurance as exact_psa_assurance  # kept public here
 from planner.sizing.model import PairModel
+from planner.sizing.sample_size_search import (
+    Evaluations,
+    crossing_standard_error,
+    first_crossing,
+)
+from planner.sizing.sample_size_search import (  # kept importable from here
+    smallest_passing as smallest_passing,
+)
+from planner.sizing.sample_size_search import (
+    smallest_passing_near as smallest_passing_near,
+)
 from planner.sizing.simulation import NestedStudies, simulate_tables
 from planner.statistics.intervals import (
     KAPPA_METHODS,
@@ -192,94 +203,6 @@ def analytic_items(model: PairModel, metric: str, width: float, confidence_level
     return z * z * q / width**2
 
 
-def _bisect_passing(passes: Callable[[int], bool], low: int, high: int) -> int:
-    """Smallest passing integer in ``(low, high]`` given ``passes(high)``, by bisection."""
-    guard = step_guard("the bisection over items")
-    while high - low > 1:
-        guard()
-        mid = (low + high) // 2
-        if passes(mid):
-            high = mid
-        else:
-            low = mid
-    return high
-
-
-def smallest_passing(passes: Callable[[int], bool], start: int, max_value: int) -> int:
-    """Smallest integer ``m >= 1`` with ``passes(m)``, assuming ``passes`` is monotone.
-
-    Halves down from ``start`` while it passes, or doubles up until it does (at most to
-    ``max_value``), then bisects. Used by the pair search here and the stratified search of
-    :func:`planner.sizing.design.size_stratified`.
-
-    Raises
-    ------
-    TargetUnreachable
-        When ``passes(max_value)`` is false; its message is ``max_value``.
-
-    >>> smallest_passing(lambda m: m * m >= 50, 3, 1000)
-    8
-    """
-    start = int(min(max(start, 1), max_value))
-    if passes(start):
-        high, low = start, 0
-        guard = step_guard("halving the start")
-        while high > 1:
-            guard()
-            trial = max(high // 2, 1)
-            if passes(trial):
-                high = trial
-            else:
-                low = trial
-                break
-    else:
-        low = start
-        guard = step_guard("doubling the bracket")
-        while True:
-            guard()
-            if low >= max_value:
-                raise TargetUnreachable(str(max_value))
-            trial = min(low * 2, max_value)
-            if passes(trial):
-                high = trial
-                break
-            low = trial
-    return _bisect_passing(passes, low, high)
-
-
-def smallest_passing_near(
-    passes: Callable[[int], bool], start: int, max_value: int, share: float = 0.02
-) -> int:
-    """:func:`smallest_passing` for a good ``start``: bracket with steps from 2 % of it.
-
-    Steps double away from ``start`` until ``passes`` changes, then bisection; a start
-    within a few percent of the answer costs about 8 evaluations instead of about 20.
-    """
-    start = int(min(max(start, 1), max_value))
-    step = max(1, int(share * start))
-    if passes(start):
-        high, low = start, start - step
-        guard = step_guard("stepping the bracket down")
-        while low >= 1 and passes(low):
-            guard()
-            high, step = low, 2 * step
-            low = high - step
-        low = max(low, 0)
-    else:
-        low, high = start, start + step
-        guard = step_guard("stepping the bracket up")
-        while True:
-            guard()
-            if low >= max_value:
-                raise TargetUnreachable(str(max_value))
-            high = min(high, max_value)
-            if passes(high):
-                break
-            low, step = high, 2 * step
-            high = low + step
-    return _bisect_passing(passes, low, high)
-
-
 @dataclass(frozen=True)
 class _Check:
     """Monte Carlo evidence at the planned size, from studies the search never saw."""
@@ -337,19 +260,12 @@ def _exact_search(
     cap: int,
 ) -> tuple[int, float, list[tuple[int, float]]]:
     """Smallest ``n`` whose exact PSA assurance reaches the target, by bisection."""
-    evaluated: dict[int, float] = {}
-    assurance_at = ExactPSAAssurance(model, width, level, method)
-
-    def exact(n: int) -> float:
-        if n not in evaluated:
-            evaluated[n] = assurance_at(n)
-        return evaluated[n]
-
-    try:
-        items = smallest_passing_near(lambda n: exact(n) >= assurance, start, cap)
-    except TargetUnreachable:
-        raise unreachable_error("psa", width, assurance, cap, exact(cap)) from None
-    return items, exact(items), sorted(evaluated.items())
+    found = first_crossing(
+        ExactPSAAssurance(model, width, level, method), assurance, start, cap, step_share=0.02
+    )
+    if not found.reached:
+        raise unreachable_error("psa", width, assurance, cap, found.value)
+    return found.n, found.value, list(found.curve)
 
 
 def _monte_carlo_search(
@@ -365,24 +281,16 @@ def _monte_carlo_search(
 ) -> tuple[int, float, list[tuple[int, float]]]:
     """Smallest ``n`` whose simulated assurance reaches the target, and its MC SE in items."""
     studies = NestedStudies(model.cells, n_reps, rng=rng)
-    evaluated: dict[int, float] = {}
 
     def share(n: int) -> float:
-        if n not in evaluated:
-            hw = interval(studies.tables(n)).half_width
-            evaluated[n] = float(np.mean(reaches_width(hw, width)))
-        return evaluated[n]
+        return float(np.mean(reaches_width(interval(studies.tables(n)).half_width, width)))
 
-    try:
-        items = smallest_passing(lambda n: share(n) >= assurance, start, cap)
-    except TargetUnreachable:
-        raise unreachable_error(metric, width, assurance, cap, share(cap)) from None
-    se = float(np.sqrt(share(items) * (1 - share(items)) / n_reps))
-    step = max(1, int(round(0.05 * items)))
-    lo_n, hi_n = max(items - step, 1), items + step
-    slope = (share(hi_n) - share(lo_n)) / (hi_n - lo_n)
-    items_se = se / slope if slope > 0 else float("nan")
-    return items, items_se, sorted(evaluated.items())
+    values = Evaluations(share)
+    found = first_crossing(values, assurance, start, cap)
+    if not found.reached:
+        raise unreachable_error(metric, width, assurance, cap, found.value)
+    items_se = crossing_standard_error(values, found.n, n_reps)
+    return found.n, items_se, values.curve
 
 
 def find_sample_size(

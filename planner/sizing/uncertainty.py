@@ -60,6 +60,7 @@ from numpy.typing import NDArray
 
 from planner.errors import InvalidInput, step_guard
 from planner.sizing.exact import log_gamma, usable_half_width
+from planner.sizing.sample_size_search import smallest_passing_each
 from planner.statistics.intervals import psa_conditional_interval
 from planner.validation import RULES, RngLike, check, check_choice, seed_from
 
@@ -245,28 +246,6 @@ class DrawAssurance:
         return np.clip(1.0 - np.sum(pmf * self.failure, axis=1), 0.0, 1.0)
 
 
-def _smallest_n(passes: Any, low: NDArray, high: NDArray, max_items: int) -> NDArray:
-    """Per draw, the smallest ``n`` in ``(low, max_items]`` with ``passes(n)`` (monotone),
-    ``max_items + 1`` when none; a bisection vectorised over the draws, from the bracket
-    ``(low, high]`` (widened to ``max_items`` where ``high`` does not pass)."""
-    low = np.asarray(low, dtype=float).copy()
-    high = np.minimum(np.asarray(high, dtype=float), max_items)
-    ok = passes(high)
-    high = np.where(ok, high, float(max_items))
-    ok_high = ok | passes(high)
-    guard = step_guard("the bisection over items per draw")
-    while True:
-        guard()
-        mid = np.floor((low + high) / 2)
-        active = high - low > 1
-        if not active.any():
-            break
-        ok = passes(mid)
-        high = np.where(active & ok, mid, high)
-        low = np.where(active & ~ok, mid, low)
-    return np.where(ok_high, high, max_items + 1).astype(np.int64)
-
-
 def _bracket(at: DrawAssurance, u_star: int) -> NDArray:
     """Items at which a draw almost surely has ``U* `` union positives (every outcome
     narrow): the upper end of each draw's search (checked, widened if it fails)."""
@@ -438,18 +417,18 @@ def _hybrid_items(
     the draws' smallest and largest needs)."""
     draws = at.union_rate.size
     points = draws // REPLICATES
-    per_draw = _smallest_n(
+    per_draw = smallest_passing_each(
         lambda n: at(n) >= assurance, np.zeros(draws), _bracket(at, outcomes.u_star), max_items
     )
     # every draw reaches the target from max(per_draw) on, none below min(per_draw)
     low, high = max(int(per_draw.min()) - 1, 0), int(per_draw.max())
-    pooled = _smallest_n(
+    pooled = smallest_passing_each(
         lambda n: np.array([at(n[0]).mean() >= assurance]),
         np.array([low]),
         np.array([high]),
         max_items,
     )
-    per_replicate = _smallest_n(
+    per_replicate = smallest_passing_each(
         lambda n: at(np.repeat(n, points)).reshape(REPLICATES, points).mean(axis=1) >= assurance,
         np.full(REPLICATES, low),
         np.full(REPLICATES, high),

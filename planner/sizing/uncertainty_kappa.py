@@ -35,8 +35,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from planner.errors import InvalidInput, TargetUnreachable, step_guard
+from planner.errors import InvalidInput, TargetUnreachable
 from planner.sizing.exact import reaches_width
+from planner.sizing.sample_size_search import crossing_standard_error, first_crossing
 from planner.sizing.simulation import multivariate_hypergeometric
 from planner.sizing.uncertainty import (
     PERCENTILES,
@@ -165,38 +166,6 @@ class HybridAssurance:
         return self.evaluated[n]
 
 
-def _search(assurance_at: Any, target: float, start: int, max_items: int) -> int:
-    """Smallest ``n`` in ``[1, max_items]`` with ``assurance_at(n) >= target`` (doubling up
-    or halving down from ``start``, then bisection); ``max_items + 1`` when none."""
-    high = max(1, min(start, max_items))
-    if assurance_at(high) >= target:
-        guard = step_guard("halving the start")
-        while high > 1 and assurance_at(high // 2) >= target:
-            guard()
-            high //= 2
-        low = high // 2
-    else:
-        low = high
-        guard = step_guard("doubling the bracket")
-        while high < max_items:
-            guard()
-            high = min(2 * high, max_items)
-            if assurance_at(high) >= target:
-                break
-            low = high
-        else:
-            return max_items + 1
-    guard = step_guard("the bisection over items")
-    while high - low > 1:
-        guard()
-        mid = (low + high) // 2
-        if assurance_at(mid) >= target:
-            high = mid
-        else:
-            low = mid
-    return high
-
-
 def _per_truth(
     cells: NDArray, counts: tuple[int, ...], width: float, level: float, plug_in: int
 ) -> dict[str, int]:
@@ -211,16 +180,6 @@ def _per_truth(
         f"p{round(100 * q)}": int(min(np.quantile(needs, q, method="inverted_cdf"), 2**62))
         for q in PERCENTILES
     }
-
-
-def _items_se(assurance_at: HybridAssurance, items: int, se: float, max_items: int) -> float:
-    """The standard error of ``items``: ``se`` over the assurance's slope around ``items``
-    (central difference over about 5 % of ``items``; the studies are nested, so the
-    difference is smooth). Infinite where the simulated assurance is flat there."""
-    h = max(1, round(0.05 * items))
-    low, high = max(items - h, 1), min(items + h, max_items)
-    slope = (assurance_at(high) - assurance_at(low)) / max(high - low, 1)
-    return float(se / slope) if slope > 0 else float("inf")
 
 
 def _checked_method(method: str) -> str:
@@ -286,15 +245,13 @@ def kappa_items_under_uncertainty(
     assurance_at = HybridAssurance(
         PosteriorStudies(cells, study_rng), width, confidence_level, method
     )
-    items = _search(assurance_at, assurance, plug_in_items, max_items)
+    items = first_crossing(assurance_at, assurance, plug_in_items, max_items).n
     if items > max_items:
-        raise TargetUnreachable(
-            f"width {width:g} for kappa is not reached with hybrid assurance {assurance:g} "
-            f"even at max_items {max_items}",
-            parameters=("width", "assurance", "max_items"),
-        )
+        raise _unreachable(width, assurance, max_items)
     reached = assurance_at(items)
-    standard_error = float(np.sqrt(reached * (1 - reached) / n_reps))
+    items_se = crossing_standard_error(
+        assurance_at, items, n_reps, max_value=max_items, flat=np.inf
+    )
     kappas = np.asarray(_cohen_kappa(cells), dtype=float)
     return KappaPilotUncertainty(
         counts=values,
@@ -305,13 +262,21 @@ def kappa_items_under_uncertainty(
         n_reps=n_reps,
         items=items,
         hybrid_assurance=reached,
-        standard_error=standard_error,
-        items_mc_se=_items_se(assurance_at, items, standard_error, max_items),
+        standard_error=float(np.sqrt(reached * (1 - reached) / n_reps)),
+        items_mc_se=items_se,
         plug_in_items=plug_in_items,
         plug_in_hybrid_assurance=assurance_at(plug_in_items),
         per_truth=_per_truth(cells, values, width, confidence_level, plug_in_items),
         kappa_posterior={f"p{q}": float(np.nanquantile(kappas, q / 100)) for q in (10, 50, 90)},
         seed=seed,
+    )
+
+
+def _unreachable(width: float, assurance: float, max_items: int) -> TargetUnreachable:
+    return TargetUnreachable(
+        f"width {width:g} for kappa is not reached with hybrid assurance {assurance:g} "
+        f"even at max_items {max_items}",
+        parameters=("width", "assurance", "max_items"),
     )
 
 
