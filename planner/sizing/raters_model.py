@@ -17,7 +17,7 @@ Krippendorff's alpha and Uebersax's specific agreement need. A design where ever
 ``k`` of a pool of ``M`` annotators drawn at random has count-pattern probabilities averaged
 over the ``C(M, k)`` subsets (:meth:`RatersModel.count_patterns` with ``per_item``).
 
-Everything here is deterministic; simulation lives in :mod:`planner.sizing.raters_simulation`.
+Everything here is deterministic; simulation lives in :mod:`planner.sizing.studies`.
 """
 
 from __future__ import annotations

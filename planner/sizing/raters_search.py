@@ -1,7 +1,7 @@
 """Sample-size search for several annotators: Fleiss, alpha, PSA, Conger, mean pairwise kappa.
 
 Each simulated study is a vector of count-pattern multiplicities
-(:mod:`planner.sizing.raters_simulation`); its coefficient and interval come from the
+(:mod:`planner.sizing.studies`); its coefficient and interval come from the
 closed forms on pattern counts, with the interval ``planner agree`` reports wherever one
 exists without resampling:
 
@@ -53,9 +53,9 @@ from planner.errors import InvalidInput
 from planner.sizing.exact import reaches_width, usable_half_width
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import RatersModel
-from planner.sizing.raters_simulation import NestedPatternStudies, simulate_pattern_counts
 from planner.sizing.sample_size_search import Evaluations, first_crossing
 from planner.sizing.search import unreachable_error
+from planner.sizing.studies import NestedPatternStudies, simulate_pattern_counts
 from planner.statistics import multirater as mr
 from planner.statistics.alpha_variance import LINEARISED_LEVELS, alpha_linearised
 from planner.statistics.intervals import normal_quantile

@@ -38,7 +38,7 @@ from numpy.typing import NDArray
 from planner.errors import InvalidInput, TargetUnreachable
 from planner.sizing.exact import reaches_width
 from planner.sizing.sample_size_search import crossing_standard_error, first_crossing
-from planner.sizing.simulation import multivariate_hypergeometric
+from planner.sizing.studies import multivariate_hypergeometric
 from planner.sizing.uncertainty import (
     PERCENTILES,
     checked_counts,

@@ -1,0 +1,180 @@
+"""Replicate studies drawn directly as counts of label patterns: one simulation for all plans.
+
+A study of ``n`` items by ``M`` annotators over ``K`` categories is one multinomial draw of
+``n`` over the model's pattern probabilities (the ``P`` count patterns or ``K^M`` ordered
+patterns of :mod:`planner.sizing.raters_model`; for a pair with two categories, the four
+cells ``(both, a only, b only, neither)`` of its 2x2 table); ``R`` studies are ``R`` such
+draws, never ``n * R`` items. Replicates come in fixed blocks of :data:`BLOCK_SIZE`, each
+with its own stream spawned from the caller's generator, so how many blocks are drawn at
+once never changes an answer.
+
+:class:`NestedPatternStudies` holds ``R`` studies that grow item by item (common random
+numbers across sample sizes): the study at ``n`` items contains the study at any ``m < n``.
+Going up adds a multinomial draw of the new items; going down (or between two sizes already
+drawn) takes a multivariate hypergeometric subsample of the items in between, which is
+exactly the law of the first ``m`` of the ``n`` items. A search over ``n``
+(:mod:`planner.sizing.sample_size_search`) then compares the same studies at every size, so
+its answer moves smoothly with ``n``.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable
+
+import numpy as np
+from numpy.typing import ArrayLike, DTypeLike, NDArray
+
+#: replicates per spawned stream
+BLOCK_SIZE = 1000
+IntArray = NDArray[np.int64]
+
+
+def block_streams(rng: np.random.Generator | int | None, n_reps: int) -> list[np.random.Generator]:
+    """One independent generator per block of :data:`BLOCK_SIZE` replicates."""
+    if n_reps < 1:
+        raise ValueError(f"`n_reps` must be at least 1, got {n_reps}")
+    n_blocks = -(-n_reps // BLOCK_SIZE)
+    return np.random.default_rng(rng).spawn(n_blocks)
+
+
+def block_slices(n_reps: int) -> list[slice]:
+    """The replicates of each block: ``[0, 1000), [1000, 2000), ...``."""
+    return [slice(s, min(s + BLOCK_SIZE, n_reps)) for s in range(0, n_reps, BLOCK_SIZE)]
+
+
+def check_probabilities(probabilities: ArrayLike) -> NDArray[np.float64]:
+    """A vector of pattern probabilities, nonnegative and summing to 1 (renormalised)."""
+    p = np.asarray(probabilities, dtype=float)
+    if p.ndim != 1 or p.size < 1 or np.any(p < 0) or not np.isclose(p.sum(), 1.0):
+        raise ValueError("`probabilities` must be a vector of probabilities summing to 1")
+    return p / p.sum()
+
+
+def simulate_pattern_counts(
+    probabilities: ArrayLike,
+    n_items: int,
+    n_reps: int,
+    *,
+    rng: np.random.Generator | int | None = None,
+) -> IntArray:
+    """``(n_reps, P)`` pattern counts of ``n_reps`` independent studies of ``n_items`` items.
+
+    >>> simulate_pattern_counts([0.5, 0.3, 0.2], 10, 4, rng=1).sum(axis=1).tolist()
+    [10, 10, 10, 10]
+    """
+    p = check_probabilities(probabilities)
+    if n_items < 0:
+        raise ValueError(f"`n_items` must be >= 0, got {n_items}")
+    streams = block_streams(rng, n_reps)
+    parts = [
+        gen.multinomial(int(n_items), p, size=s.stop - s.start)
+        for gen, s in zip(streams, block_slices(n_reps), strict=True)
+    ]
+    return np.concatenate(parts, axis=0).astype(np.int64)
+
+
+def multivariate_hypergeometric(
+    gen: np.random.Generator, colors: IntArray, nsample: int | IntArray
+) -> IntArray:
+    """Draw ``nsample`` items without replacement from each row of ``colors`` (shape (R, k)).
+
+    Vectorised over rows by the chain of conditional univariate hypergeometric draws.
+    """
+    colors = np.asarray(colors, dtype=np.int64)
+    left = np.broadcast_to(np.asarray(nsample, dtype=np.int64), colors.shape[:1]).copy()
+    remaining = colors.sum(axis=1)
+    out = np.empty_like(colors)
+    for k in range(colors.shape[1] - 1):
+        remaining = remaining - colors[:, k]
+        out[:, k] = gen.hypergeometric(colors[:, k], remaining, left)
+        left = left - out[:, k]
+    out[:, -1] = left
+    return out
+
+
+class NestedPatternStudies:
+    """``n_reps`` studies of label-pattern counts that can be read at any number of items.
+
+    Parameters
+    ----------
+    probabilities
+        ``(P,)`` pattern probabilities.
+    n_reps
+        Number of replicate studies.
+    rng
+        Generator or seed; each block of :data:`BLOCK_SIZE` replicates gets its own stream.
+    keep_every_size
+        False (the default): keep only the empty study and the sizes around the last one
+        read, so memory stays three ``(n_reps, P)`` tables however long the search (with the
+        ``K^M`` ordered patterns of six annotators and five categories, ~250 MB each). True:
+        keep every size read (a pair's four cells). Both give exact nested draws of the same
+        law; which sizes are kept decides which draws a later size is made from.
+    dtype
+        Integer type of the counts (``int32`` halves memory; counts stay below ``2^31``).
+
+    Examples
+    --------
+    >>> studies = NestedPatternStudies([0.6, 0.3, 0.1], n_reps=3, rng=1)
+    >>> big, small = studies.counts(100), studies.counts(40)
+    >>> bool((small <= big).all()), small.sum(axis=1).tolist()
+    (True, [40, 40, 40])
+    """
+
+    def __init__(
+        self,
+        probabilities: ArrayLike,
+        n_reps: int,
+        *,
+        rng: np.random.Generator | int | None,
+        keep_every_size: bool = False,
+        dtype: DTypeLike = np.int32,
+    ) -> None:
+        self.probabilities = check_probabilities(probabilities)
+        self.n_reps = int(n_reps)
+        self.keep_every_size, self.dtype = keep_every_size, np.dtype(dtype)
+        self._streams = block_streams(rng, self.n_reps)
+        self._slices = block_slices(self.n_reps)
+        self._sizes: list[int] = [0]
+        self._counts: list[NDArray] = [
+            np.zeros((self.n_reps, self.probabilities.size), dtype=self.dtype)
+        ]
+
+    def _per_block(self, draw: Callable[[np.random.Generator, slice], IntArray]) -> IntArray:
+        return np.concatenate(
+            [draw(gen, s) for gen, s in zip(self._streams, self._slices, strict=True)], axis=0
+        )
+
+    def counts(self, n_items: int) -> NDArray:
+        """``(n_reps, P)`` pattern counts after the studies' first ``n_items`` items."""
+        n = int(n_items)
+        if n < 0:
+            raise ValueError(f"`n_items` must be >= 0, got {n_items}")
+        pos = bisect.bisect_left(self._sizes, n)
+        if pos < len(self._sizes) and self._sizes[pos] == n:
+            return self._counts[pos]
+        below = self._counts[pos - 1]
+        extra = n - self._sizes[pos - 1]
+        if pos == len(self._sizes):
+            p = self.probabilities
+            step = self._per_block(lambda g, s: g.multinomial(extra, p, size=s.stop - s.start))
+        else:
+            gap = self._counts[pos] - below
+            step = self._per_block(lambda g, s: multivariate_hypergeometric(g, gap[s], extra))
+        out = (below + step).astype(self.dtype)
+        self._sizes.insert(pos, n)
+        self._counts.insert(pos, out)
+        if not self.keep_every_size:
+            self._forget_all_but_neighbours(pos)
+        return out
+
+    def _forget_all_but_neighbours(self, pos: int) -> None:
+        """Keep only the empty study, size ``pos`` and the sizes just below and above it.
+
+        The kept sizes are still nested with their joint law unchanged, and a later size is
+        drawn between two kept ones, so answers stay exact draws (and deterministic given the
+        calls).
+        """
+        keep = sorted({0, max(pos - 1, 0), pos, min(pos + 1, len(self._sizes) - 1)})
+        self._sizes = [self._sizes[i] for i in keep]
+        self._counts = [self._counts[i] for i in keep]

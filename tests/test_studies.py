@@ -1,0 +1,60 @@
+"""The one simulation of studies as pattern counts: law, nesting, and the pair as M = 2."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from planner.sizing.simulation import NestedStudies, simulate_tables
+from planner.sizing.studies import NestedPatternStudies, simulate_pattern_counts
+
+PATTERNS = np.array([0.30, 0.05, 0.10, 0.15, 0.25, 0.15])
+
+
+def test_a_pairs_tables_are_its_four_pattern_counts():
+    cells = [0.05, 0.04, 0.03, 0.88]
+    np.testing.assert_array_equal(
+        simulate_tables(cells, 300, 2500, rng=7).reshape(-1, 4),
+        simulate_pattern_counts(cells, 300, 2500, rng=7),
+    )
+    pair = NestedStudies(cells, 2500, rng=8)
+    patterns = NestedPatternStudies(cells, 2500, rng=8, keep_every_size=True)
+    for n in (400, 90, 1000, 250):
+        np.testing.assert_array_equal(pair.tables(n).reshape(-1, 4), patterns.counts(n))
+
+
+@pytest.mark.parametrize("keep_every_size", [False, True])
+@pytest.mark.parametrize("order", [(2000, 300), (100, 2000, 300), (50, 100, 1500, 700, 300)])
+def test_nested_counts_at_any_size_have_the_multinomial_law(keep_every_size, order):
+    """Whatever sizes were read before, and whichever are kept, the counts at 300 items are
+    Multinomial(300, p): mean n p and covariance n (diag(p) - p p^T) within Monte Carlo error."""
+    reps = 20_000
+    studies = NestedPatternStudies(PATTERNS, reps, rng=sum(order), keep_every_size=keep_every_size)
+    for n in order:
+        studies.counts(n)
+    t = studies.counts(300).astype(float)
+    assert np.all(t.sum(axis=1) == 300)
+    p = PATTERNS
+    assert np.all(np.abs(t.mean(axis=0) - 300 * p) < 4 * np.sqrt(300 * p * (1 - p) / reps))
+    true_cov = 300 * (np.diag(p) - np.outer(p, p))
+    v = np.diag(true_cov)
+    assert np.all(np.abs(np.cov(t.T) - true_cov) < 5 * np.sqrt(np.outer(v, v) / reps))
+
+
+def test_every_size_kept_gives_nested_studies_in_any_reading_order():
+    studies = NestedPatternStudies(PATTERNS, 1500, rng=3, keep_every_size=True, dtype=np.int64)
+    sizes = [1000, 100, 10_000, 550, 3000, 0, 1]
+    counts = {n: studies.counts(n) for n in sizes}
+    ordered = sorted(sizes)
+    for small, big in zip(ordered, ordered[1:], strict=False):
+        assert np.all(counts[small] <= counts[big])
+    assert counts[550].dtype == np.int64
+
+
+def test_bad_probabilities_and_sizes_are_refused():
+    with pytest.raises(ValueError, match="probabilities"):
+        simulate_pattern_counts([0.5, 0.6], 10, 10)
+    with pytest.raises(ValueError, match="n_items"):
+        simulate_pattern_counts(PATTERNS, -1, 10)
+    with pytest.raises(ValueError, match="n_reps"):
+        NestedPatternStudies(PATTERNS, 0, rng=1)
