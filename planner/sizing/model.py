@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from planner.errors import InvalidInput
+from planner.sizing.label_patterns import count_patterns, marginal
 from planner.statistics import agreement
 from planner.statistics.intervals import jaccard_from_psa
 from planner.validation import RULES, check, shown
@@ -83,6 +84,32 @@ class PairModel:
     def contested_rate(self) -> float:
         """``p_b + p_c``: share of items on which exactly one annotator flags."""
         return float(self.cells[1] + self.cells[2])
+
+    # the pair as the M-annotator study model with M = 2 (planner.sizing.label_patterns)
+    n_annotators = 2
+    n_categories = 2
+
+    def ordered_probabilities(self) -> np.ndarray:
+        """``(2, 2)`` ordered label patterns ``p[label_A, label_B]`` (category 1 positive):
+        the cells as the M-annotator models give theirs.
+
+        >>> pair_from_counts([6, 21, 14, 459]).ordered_probabilities().tolist()
+        [[0.918, 0.028], [0.042, 0.012]]
+        """
+        a, b, c, d = self.cells
+        return np.array([[d, c], [b, a]])
+
+    def count_patterns(self, per_item: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Count patterns ``(negatives, positives)`` and their probabilities, as for
+        :meth:`planner.sizing.raters_model.RatersModel.count_patterns` (``per_item`` 1:
+        one of the two annotators at random per item).
+
+        >>> rows, p = pair_from_counts([6, 21, 14, 459]).count_patterns()
+        >>> rows.tolist(), p.round(3).tolist()
+        ([[0, 2], [1, 1], [2, 0]], [0.012, 0.07, 0.918])
+        """
+        ordered = self.ordered_probabilities()
+        return count_patterns(lambda subset: marginal(ordered, subset), 2, 2, per_item)
 
     def summary(self) -> dict[str, float]:
         """Every index the model implies, as plain floats (NaN where undefined)."""
@@ -298,6 +325,29 @@ def pair_from_annotators(
             "specificity": [1 - fpr_a, 1 - fpr_b],
         },
     )
+
+
+def pair_from_ordered(
+    probabilities: ArrayLike, source: str = "patterns", assumptions: dict[str, Any] | None = None
+) -> PairModel:
+    """The pair of an M-annotator model with M = 2 and two categories, from its ordered
+    label-pattern probabilities ``p[label_A, label_B]`` (category 1 positive).
+
+    >>> pair_from_ordered([[0.918, 0.028], [0.042, 0.012]]).cells
+    (0.012, 0.042, 0.028, 0.918)
+    """
+    p = np.asarray(probabilities, dtype=float)
+    if p.shape != (2, 2) or not np.all(np.isfinite(p)) or np.any(p < 0):
+        raise InvalidInput(
+            f"a pair's label patterns are a 2 x 2 table of probabilities, got shape {p.shape}",
+            parameter="model",
+        )
+    if abs(p.sum() - 1.0) > 1e-9:
+        raise InvalidInput(
+            f"a pair's label patterns must sum to 1, got {p.sum():.6g}", parameter="model"
+        )
+    cells = as_cells([p[1, 1], p[1, 0], p[0, 1], p[0, 0]])
+    return PairModel(cells, source, dict(assumptions or {}))
 
 
 def pair_from_union_rate(union_rate: float, psa: float, a_share: float = 0.5) -> PairModel:

@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from planner.sizing.raters_model import RatersModel, check_prevalences
+from planner.sizing.model import PairModel, pair_from_ordered
+from planner.sizing.raters_model import RatersModel, check_pair_shape, check_prevalences
 from planner.validation import RULES, check
 
 FloatArray = NDArray[np.float64]
@@ -94,6 +95,12 @@ class CommonPrevalenceModel:
             ways = math.factorial(m) / math.prod(math.factorial(c) for c in counts)
             out[labels] = lookup[counts] / ways
         return out
+
+    def pair(self) -> PairModel:
+        """Two exchangeable annotators over two categories as the pair model (the
+        Bloch-Kraemer common-correlation table, Cohen's kappa equal to ``kappa``)."""
+        check_pair_shape(self.n_annotators, self.n_categories)
+        return pair_from_ordered(self.ordered_probabilities(), "common-prevalence", self.describe())
 
     def with_annotators(self, n_annotators: int) -> CommonPrevalenceModel:
         """The same model with ``n_annotators`` annotators per item."""

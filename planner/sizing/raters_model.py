@@ -30,7 +30,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from planner.errors import InvalidInput
-from planner.sizing.model import annotator_rates, default_error_rate
+from planner.sizing.label_patterns import count_patterns
+from planner.sizing.model import (
+    PairModel,
+    annotator_rates,
+    default_error_rate,
+    pair_from_ordered,
+)
 from planner.validation import RULES, check, check_instance, shown
 
 MAX_ANNOTATORS = 6
@@ -87,19 +93,24 @@ class RatersModel:
         ``per_item`` ``k < M``: each item is labelled by ``k`` annotators drawn at random
         from the ``M`` (every subset equally likely); default all ``M``.
         """
-        m = self.n_annotators
-        k_of = m if per_item is None else int(per_item)
-        total: dict[tuple[int, ...], float] = {}
-        subsets = list(itertools.combinations(range(m), k_of))
-        for subset in subsets:
-            sub = self.subset(subset)
-            probs = sub.ordered_probabilities().ravel()
-            labels = np.array(list(itertools.product(range(self.n_categories), repeat=k_of)))
-            counts = np.stack([(labels == c).sum(axis=1) for c in range(self.n_categories)], 1)
-            for row, p in zip(map(tuple, counts), probs, strict=True):
-                total[row] = total.get(row, 0.0) + p / len(subsets)
-        rows = sorted(total)
-        return np.array(rows, dtype=np.int64), np.array([total[r] for r in rows])
+        return count_patterns(
+            lambda subset: self.subset(subset).ordered_probabilities(),
+            self.n_annotators,
+            self.n_categories,
+            per_item,
+        )
+
+    def pair(self) -> PairModel:
+        """Two annotators over two categories as the pair model (its four cells), for the
+        pair's exact PSA search and its kappa intervals.
+
+        Raises
+        ------
+        InvalidInput
+            Unless the model has two annotators and two categories.
+        """
+        check_pair_shape(self.n_annotators, self.n_categories)
+        return pair_from_ordered(self.ordered_probabilities(), "annotators", self.assumptions)
 
     def subset(self, annotators: tuple[int, ...]) -> RatersModel:
         """The model of some of the annotators only (same prevalences and ambiguity)."""
@@ -118,6 +129,16 @@ class RatersModel:
             tuple(self.confusion[j] for j in order),
             self.ambiguity,
             dict(self.assumptions),
+        )
+
+
+def check_pair_shape(n_annotators: int, n_categories: int) -> None:
+    """Refuse a model that is not two annotators over two categories, where a pair is needed."""
+    if (n_annotators, n_categories) != (2, 2):
+        raise InvalidInput(
+            f"a pair is two annotators over two categories; this model has "
+            f"{n_annotators} annotators and {n_categories} categories",
+            parameter="model",
         )
 
 

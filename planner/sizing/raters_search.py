@@ -51,6 +51,7 @@ from scipy import special
 
 from planner.errors import InvalidInput
 from planner.sizing.exact import reaches_width, usable_half_width
+from planner.sizing.model import PairModel
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import RatersModel
 from planner.sizing.sample_size_search import Evaluations, first_crossing
@@ -171,7 +172,7 @@ def _pattern_order(patterns: NDArray[np.int64], sparse: mr.Patterns) -> NDArray[
 
 
 def pattern_space(
-    model: AnyRatersModel, metric: str, per_item: int | None = None
+    model: AnyRatersModel | PairModel, metric: str, per_item: int | None = None
 ) -> tuple[NDArray[np.int64], FloatArray]:
     """The patterns a metric needs and their probabilities under ``model``.
 
@@ -286,11 +287,13 @@ class RatersSampleSize:
 
 
 def _check_request(
-    model: AnyRatersModel, metric: str, level: str, per_item: int | None
+    model: AnyRatersModel | PairModel, metric: str, level: str, per_item: int | None
 ) -> tuple[str, str, int]:
-    if not isinstance(model, RatersModel | CommonPrevalenceModel):
+    if not isinstance(model, RatersModel | CommonPrevalenceModel | PairModel):
         raise InvalidInput(
-            f"model must be a RatersModel or CommonPrevalenceModel, got {type(model).__name__}"
+            "model must be a RatersModel, CommonPrevalenceModel or PairModel, got "
+            f"{type(model).__name__}",
+            parameter="model",
         )
     metric = check_choice("metric", metric, RATER_METRICS)
     level = check_choice("level", level, LINEARISED_LEVELS)
@@ -369,7 +372,7 @@ class _AssuranceSearch:
 
 
 def find_raters_sample_size(
-    model: AnyRatersModel,
+    model: AnyRatersModel | PairModel,
     metric: str = "fleiss",
     width: float = 0.1,
     *,
@@ -387,9 +390,10 @@ def find_raters_sample_size(
     Parameters
     ----------
     model
-        The annotators (:func:`planner.sizing.raters_model.raters_model`), or kappaSize's
+        The annotators (:func:`planner.sizing.raters_model.raters_model`), kappaSize's
         common-prevalence model
-        (:func:`planner.sizing.raters_common.common_prevalence_model`).
+        (:func:`planner.sizing.raters_common.common_prevalence_model`), or a pair
+        (:class:`planner.sizing.model.PairModel`: the same model with M = 2).
     metric, width
         ``"fleiss"``, ``"alpha"``, ``"psa"``, ``"conger"`` or ``"kappa"``; target half-width.
     level

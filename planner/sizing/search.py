@@ -156,14 +156,18 @@ def check_target(
     )
 
 
-def _check_model(model: PairModel) -> PairModel:
-    if not isinstance(model, PairModel):
-        raise InvalidInput(
-            f"model must be a PairModel (planner.pair_from_annotators, ...), got "
-            f"{type(model).__name__}",
-            parameter="model",
-        )
-    return model
+def _check_model(model: Any) -> PairModel:
+    """The pair to plan for: a :class:`PairModel`, or an M-annotator model with two
+    annotators over two categories (its :meth:`pair`, the same four cells)."""
+    if isinstance(model, PairModel):
+        return model
+    if callable(getattr(model, "pair", None)):
+        return model.pair()  # type: ignore[no-any-return]
+    raise InvalidInput(
+        f"model must be a PairModel (planner.pair_from_annotators, ...) or a model of two "
+        f"annotators, got {type(model).__name__}",
+        parameter="model",
+    )
 
 
 def interval_function(
