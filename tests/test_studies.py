@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import stats
 
+from planner.sizing.raters_model import raters_model
+from planner.sizing.raters_search import pattern_space, study_intervals
 from planner.sizing.simulation import NestedStudies, simulate_tables
-from planner.sizing.studies import NestedPatternStudies, simulate_pattern_counts
+from planner.sizing.studies import (
+    ROW_BY_ROW_COLUMNS,
+    NestedPatternStudies,
+    multivariate_hypergeometric,
+    simulate_pattern_counts,
+)
+from planner.statistics.ordered_kappas import mean_pairwise_kappa_patterns
 
 PATTERNS = np.array([0.30, 0.05, 0.10, 0.15, 0.25, 0.15])
 
@@ -58,3 +67,32 @@ def test_bad_probabilities_and_sizes_are_refused():
         simulate_pattern_counts(PATTERNS, -1, 10)
     with pytest.raises(ValueError, match="n_reps"):
         NestedPatternStudies(PATTERNS, 0, rng=1)
+
+
+def test_wide_subsamples_row_by_row_have_the_multivariate_hypergeometric_law():
+    """Past ROW_BY_ROW_COLUMNS columns (the ordered patterns of several annotators) each row
+    is subsampled by numpy's own draw: counts within the row's colours, ``nsample`` in all,
+    and mean ``nsample * colors / total`` within Monte Carlo error."""
+    cols = ROW_BY_ROW_COLUMNS + 6
+    colors = np.zeros((4000, cols), dtype=np.int64)
+    colors[:, :6] = [30, 0, 12, 5, 40, 13]  # 100 items in six used patterns, the rest empty
+    out = multivariate_hypergeometric(np.random.default_rng(11), colors, 25)
+    assert np.all((0 <= out) & (out <= colors)) and np.all(out.sum(axis=1) == 25)
+    p = colors[0, :6] / 100
+    # variance of a hypergeometric count: n p (1 - p) (N - n) / (N - 1)
+    sd = np.sqrt(25 * p * (1 - p) * 75 / 99 / 4000)
+    assert np.all(np.abs(out[:, :6].mean(axis=0) - 25 * p) <= 4 * sd + 1e-12)
+
+
+def test_ordered_pattern_intervals_ignore_patterns_no_study_uses():
+    """The mean pairwise kappa of studies whose counts sit on a few of the K^M ordered
+    patterns equals the one computed over every pattern (zero counts add nothing)."""
+    model = raters_model([0.4, 0.3, 0.3], 4, error_rate=0.2)
+    patterns, probs = pattern_space(model, "kappa")
+    counts = simulate_pattern_counts(probs, 12, 5, rng=2)
+    assert not counts.any(axis=0).all()  # some of the 81 patterns unused
+    narrow = study_intervals("kappa", patterns, counts, n_categories=3)
+    est, se, n = mean_pairwise_kappa_patterns(patterns, 3, counts.astype(float))
+    np.testing.assert_allclose(narrow.estimate, est, rtol=1e-12)
+    t = stats.t.ppf(0.975, n - 1)
+    np.testing.assert_allclose(narrow.half_width, t * se, rtol=1e-12)

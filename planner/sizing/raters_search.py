@@ -139,6 +139,9 @@ def study_intervals(
         return StudyIntervals(
             *(np.concatenate([getattr(p, f) for p in parts]) for f in ("estimate", "low", "high"))
         )
+    if metric in ORDERED_METRICS:  # of the K^M ordered patterns a batch uses few
+        used = np.flatnonzero(w.reshape(-1, w.shape[-1]).any(axis=0))
+        patterns, w = np.asarray(patterns)[used], w[..., used]
     w = w.astype(float)
     if metric == "conger":
         res = conger_patterns(patterns, n_categories, w)

@@ -74,15 +74,30 @@ def simulate_pattern_counts(
     return np.concatenate(parts, axis=0).astype(np.int64)
 
 
+#: from this many pattern columns on, subsamples are drawn row by row by numpy's own
+#: multivariate hypergeometric (a loop over the columns in C) instead of the chain of
+#: univariate draws vectorised over rows (a Python step per column): the ``K^M`` ordered
+#: patterns of several annotators (``5^6 = 15,625``), never a pair or count patterns (at most
+#: 210)
+ROW_BY_ROW_COLUMNS = 1024
+
+
 def multivariate_hypergeometric(
     gen: np.random.Generator, colors: IntArray, nsample: int | IntArray
 ) -> IntArray:
     """Draw ``nsample`` items without replacement from each row of ``colors`` (shape (R, k)).
 
-    Vectorised over rows by the chain of conditional univariate hypergeometric draws.
+    Vectorised over rows by the chain of conditional univariate hypergeometric draws; with
+    :data:`ROW_BY_ROW_COLUMNS` columns or more, one draw of
+    :meth:`numpy.random.Generator.multivariate_hypergeometric` per row (the same law).
     """
     colors = np.asarray(colors, dtype=np.int64)
     left = np.broadcast_to(np.asarray(nsample, dtype=np.int64), colors.shape[:1]).copy()
+    if colors.shape[1] >= ROW_BY_ROW_COLUMNS:
+        return np.stack(
+            [gen.multivariate_hypergeometric(row, int(m), method="marginals")
+             for row, m in zip(colors, left, strict=True)]
+        ).astype(np.int64).reshape(colors.shape)  # fmt: skip
     remaining = colors.sum(axis=1)
     out = np.empty_like(colors)
     for k in range(colors.shape[1] - 1):
