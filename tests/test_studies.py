@@ -96,3 +96,22 @@ def test_ordered_pattern_intervals_ignore_patterns_no_study_uses():
     np.testing.assert_allclose(narrow.estimate, est, rtol=1e-12)
     t = stats.t.ppf(0.975, n - 1)
     np.testing.assert_allclose(narrow.half_width, t * se, rtol=1e-12)
+
+
+def test_studies_with_a_truth_each_follow_their_own_row():
+    """One truth per study (posterior draws): study r's counts have mean n p_r, and a
+    study grown from one stream is the generator's own multinomial draw of that row."""
+    rows = np.where(np.arange(4000)[:, None] % 2 == 0, [0.7, 0.1, 0.1, 0.1], [0.1, 0.2, 0.3, 0.4])
+    studies = NestedPatternStudies(rows, 4000, rng=9, keep_every_size=True, one_stream=True)
+    counts = studies.counts(200).astype(float)
+    for parity in (0, 1):
+        p = rows[parity]
+        mean = counts[parity::2].mean(axis=0)
+        assert np.all(np.abs(mean - 200 * p) < 4 * np.sqrt(200 * p * (1 - p) / 2000))
+    np.testing.assert_array_equal(
+        studies.counts(200), np.random.default_rng(9).multinomial(200, rows)
+    )
+    smaller = studies.counts(50)
+    assert np.all(smaller <= studies.counts(200)) and np.all(smaller.sum(axis=1) == 50)
+    with pytest.raises(ValueError, match="one row"):
+        NestedPatternStudies(rows[:10], 4000, rng=1)

@@ -51,6 +51,16 @@ def check_probabilities(probabilities: ArrayLike) -> NDArray[np.float64]:
     return p / p.sum()
 
 
+def _study_probabilities(probabilities: ArrayLike, n_reps: int) -> NDArray[np.float64]:
+    """``(P,)`` probabilities for every study, or ``(n_reps, P)`` one row per study."""
+    p = np.asarray(probabilities, dtype=float)
+    if p.ndim != 2:
+        return check_probabilities(p)
+    if p.shape[0] != n_reps or np.any(p < 0) or not np.allclose(p.sum(axis=1), 1.0):
+        raise ValueError("`probabilities` must be one row of probabilities per study")
+    return p
+
+
 def simulate_pattern_counts(
     probabilities: ArrayLike,
     n_items: int,
@@ -114,11 +124,13 @@ class NestedPatternStudies:
     Parameters
     ----------
     probabilities
-        ``(P,)`` pattern probabilities.
+        ``(P,)`` pattern probabilities, or ``(n_reps, P)``: one truth per study (a
+        posterior draw each, :mod:`planner.sizing.uncertainty_kappa`).
     n_reps
         Number of replicate studies.
     rng
-        Generator or seed; each block of :data:`BLOCK_SIZE` replicates gets its own stream.
+        Generator or seed; each block of :data:`BLOCK_SIZE` replicates gets its own stream
+        (``one_stream``: the generator itself draws for every study).
     keep_every_size
         False (the default): keep only the empty study and the sizes around the last one
         read, so memory stays three ``(n_reps, P)`` tables however long the search (with the
@@ -127,6 +139,8 @@ class NestedPatternStudies:
         law; which sizes are kept decides which draws a later size is made from.
     dtype
         Integer type of the counts (``int32`` halves memory; counts stay below ``2^31``).
+    one_stream
+        Draw every study from ``rng`` itself rather than from spawned block streams.
 
     Examples
     --------
@@ -144,15 +158,20 @@ class NestedPatternStudies:
         rng: np.random.Generator | int | None,
         keep_every_size: bool = False,
         dtype: DTypeLike = np.int32,
+        one_stream: bool = False,
     ) -> None:
-        self.probabilities = check_probabilities(probabilities)
         self.n_reps = int(n_reps)
+        self.probabilities = _study_probabilities(probabilities, self.n_reps)
         self.keep_every_size, self.dtype = keep_every_size, np.dtype(dtype)
-        self._streams = block_streams(rng, self.n_reps)
-        self._slices = block_slices(self.n_reps)
+        if one_stream:
+            self._streams = [np.random.default_rng(rng)]
+            self._slices = [slice(0, self.n_reps)]
+        else:
+            self._streams = block_streams(rng, self.n_reps)
+            self._slices = block_slices(self.n_reps)
         self._sizes: list[int] = [0]
         self._counts: list[NDArray] = [
-            np.zeros((self.n_reps, self.probabilities.size), dtype=self.dtype)
+            np.zeros((self.n_reps, self.probabilities.shape[-1]), dtype=self.dtype)
         ]
 
     def _per_block(self, draw: Callable[[np.random.Generator, slice], IntArray]) -> IntArray:
@@ -172,7 +191,9 @@ class NestedPatternStudies:
         extra = n - self._sizes[pos - 1]
         if pos == len(self._sizes):
             p = self.probabilities
-            step = self._per_block(lambda g, s: g.multinomial(extra, p, size=s.stop - s.start))
+            step = self._per_block(
+                lambda g, s: g.multinomial(extra, p if p.ndim == 1 else p[s], size=s.stop - s.start)
+            )
         else:
             gap = self._counts[pos] - below
             step = self._per_block(lambda g, s: multivariate_hypergeometric(g, gap[s], extra))

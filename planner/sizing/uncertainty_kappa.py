@@ -28,7 +28,6 @@ O'Hagan A, Stevens JW, Campbell MJ (2005) Assurance in clinical trial design.
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,7 +37,7 @@ from numpy.typing import NDArray
 from planner.errors import InvalidInput, TargetUnreachable
 from planner.sizing.exact import reaches_width
 from planner.sizing.sample_size_search import crossing_standard_error, first_crossing
-from planner.sizing.studies import multivariate_hypergeometric
+from planner.sizing.studies import NestedPatternStudies
 from planner.sizing.uncertainty import (
     PERCENTILES,
     checked_counts,
@@ -60,36 +59,24 @@ PER_TRUTH_BASIS = (
 )
 
 
-class PosteriorStudies:
+class PosteriorStudies(NestedPatternStudies):
     """Simulated studies, each with its own truth (a row of ``cells``), that grow with ``n``.
 
-    ``tables(n)`` is ``(R, 2, 2)``: study ``r`` after its first ``n`` items. Going up adds a
-    ``multinomial(extra, cells[r])``; going between two sizes already drawn takes a
-    multivariate hypergeometric subsample of the items in between (the law of the first
-    ``m`` of ``n`` items), so the studies at every size are nested.
+    The nested pattern-count studies of :mod:`planner.sizing.studies` over four cells, one
+    truth per study, drawn from ``rng`` itself; ``tables(n)`` is ``(R, 2, 2)``: study ``r``
+    after its first ``n`` items.
     """
 
     def __init__(self, cells: NDArray, rng: np.random.Generator) -> None:
-        self.cells = np.asarray(cells, dtype=float)
-        self._rng = rng
-        self._sizes: list[int] = [0]
-        self._tables: list[NDArray] = [np.zeros(self.cells.shape, dtype=np.int64)]
+        cells = np.asarray(cells, dtype=float)
+        super().__init__(
+            cells, len(cells), rng=rng, keep_every_size=True, dtype=np.int64, one_stream=True
+        )
+        self.cells = cells
 
     def tables(self, n_items: int) -> NDArray:
         """The ``(R, 2, 2)`` tables of the studies after ``n_items`` items."""
-        n = int(n_items)
-        pos = bisect.bisect_left(self._sizes, n)
-        if pos < len(self._sizes) and self._sizes[pos] == n:
-            return self._tables[pos].reshape(-1, 2, 2)
-        below, extra = self._tables[pos - 1], n - self._sizes[pos - 1]
-        if pos == len(self._sizes):
-            step = self._rng.multinomial(extra, self.cells)
-        else:
-            step = multivariate_hypergeometric(self._rng, self._tables[pos] - below, extra)
-        table = below + step
-        self._sizes.insert(pos, n)
-        self._tables.insert(pos, table)
-        return table.reshape(-1, 2, 2)
+        return self.counts(n_items).reshape(-1, 2, 2)
 
 
 @dataclass(frozen=True)
