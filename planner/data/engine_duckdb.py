@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import glob
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -201,6 +203,22 @@ def _sniff(files: list[str], fmt: str) -> None:
         sniff(Path(f), fmt)
 
 
+@contextmanager
+def counting(
+    memory_limit: str = DEFAULT_MEMORY_LIMIT, temp_dir: str | None = None
+) -> Iterator[Any]:
+    """A connection (:func:`connect`) closed at the end; DuckDB running out of memory
+    anywhere in the block (a query, a sample read, a table registered) is one line."""
+    duckdb = import_duckdb()
+    con = connect(memory_limit, temp_dir)
+    try:
+        yield con
+    except duckdb.OutOfMemoryException:
+        raise _out_of_memory() from None
+    finally:
+        con.close()
+
+
 def _out_of_memory() -> PlannerError:
     return PlannerError(
         "DuckDB ran out of memory under memory_limit; raise memory_limit or give "
@@ -326,12 +344,9 @@ def count_labels(
     """
     from planner.data.duckdb_counts import count_query
 
-    con = connect(memory_limit, temp_dir)
-    try:
+    with counting(memory_limit, temp_dir) as con:
         files, query = _prepare(con, path, options)
         return count_query(con, files, query, _order(options))
-    finally:
-        con.close()
 
 
 def read_with_engine(
@@ -407,14 +422,11 @@ def copy_contested_items(
     """
     from planner.data.duckdb_counts import copy_contested, register_annotators, register_labels
 
-    con = connect(memory_limit, temp_dir)
-    try:
+    with counting(memory_limit, temp_dir) as con:
         files, query = _prepare(con, path, options)
         categories = register_labels(con, files.path, query.ratings, _order(options))
         register_annotators(con, query.annotators, len(categories))
         copy_contested(con, query, Path(raw), wide_annotators)
-    finally:
-        con.close()
 
 
 def _order(options: ReadOptions) -> list[str] | None:
