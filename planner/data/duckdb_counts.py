@@ -35,7 +35,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from planner.data.engine_duckdb import Files, Query, _ident, _quoted, run
-from planner.data.labels import Ratings, finished_ratings
+from planner.data.labels import Ratings, finished_ratings, is_number
 from planner.errors import InvalidInput
 
 #: per-item keys are BIGINT sums of digits base K + 1, one digit per annotator
@@ -177,7 +177,6 @@ def register_labels(con: Any, source: str, ratings: str, order: list[str] | None
     """Find the distinct labels, order them as the pandas reader does, store their codes."""
     import pandas as pd
 
-    from planner.data.labels import is_number
     from planner.data.reading import ordered_categories
 
     values = sorted(str(r[0]) for r in run(con, f"SELECT DISTINCT label FROM ({ratings})"))
@@ -191,7 +190,7 @@ def register_labels(con: Any, source: str, ratings: str, order: list[str] | None
                 parameters=("missing",),
             )
     categories, ranks = ordered_categories(np.array(values, dtype=object), order, source)
-    plain = np.asarray(categories).tolist()  # numpy scalars as Python values: 1, not 1.0
+    plain = np.asarray(categories).tolist()  # numpy scalars as Python values, as tables show them
     table = pd.DataFrame({
         "value": values,
         "code": np.asarray(ranks, dtype=np.int64),

@@ -11,12 +11,11 @@ Conger's kappa, Krippendorff's alpha, the per-annotator table and every diagnost
 from it through the same code as for a file read by pandas.
 
 This module connects, finds the files and their layout, and writes the ratings as SQL
-(:data:`LONG_RATINGS`, :data:`WIDE_RATINGS`: a :class:`Query`); the count step
-(:data:`~planner.data.duckdb_counts.ITEM_KEYS`, :data:`~planner.data.duckdb_counts.PATTERN_COUNTS`,
-...) is :mod:`planner.data.duckdb_counts`. Only SQL strings run on one connection: running
-them on a distributed SQL engine is a swap of the connection, not a rewrite. Things that
-need an item's identity (the contested-items export) are computed in SQL too and streamed
-to their file.
+(:data:`LONG_RATINGS`, :data:`WIDE_RATINGS`: a :class:`Query`); the count step is
+:mod:`planner.data.duckdb_counts` (``ITEM_KEYS``, ``PATTERN_COUNTS``, ...). Only SQL strings
+run on one connection: running them on a distributed SQL engine is a swap of the
+connection, not a rewrite. Things that need an item's identity (the contested-items export)
+are computed in SQL too and streamed to their file.
 """
 
 from __future__ import annotations
@@ -43,7 +42,6 @@ EXPANSION = {"csv": 10, "tsv": 10, "parquet": 100, "jsonl": 5}
 GZIP_EXPANSION = 5  # a .gz file's text is taken as this many times its size, for --engine auto
 DEFAULT_MEMORY_LIMIT = "2GB"
 _FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".pq": "parquet"}
-
 
 # --------------------------------------------------------------------------- the SQL
 
