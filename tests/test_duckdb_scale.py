@@ -185,3 +185,21 @@ def test_any_memory_limit_gives_an_answer_or_one_line(tmp_path, limit):
         "--temp-dir a folder with free space to spill to"
     )
     assert not contested.exists()
+
+
+def test_a_wide_file_without_annotator_columns_is_the_same_line_on_both_engines(tmp_path):
+    # the id-column count over no columns at all: no SQL to run, the reader's own refusal
+    path = tmp_path / "items.csv"
+    path.write_text("item,week\na,1\nb,2\n")
+    lines = {}
+    for engine in ("pandas", "duckdb"):
+        result = runner.invoke(
+            app, ["agree", str(path), "--engine", engine, "--layout", "wide", "--by", "week"]
+        )
+        assert result.exit_code == 2, result.output
+        lines[engine] = result.stderr.strip().splitlines()
+    assert (
+        lines["pandas"]
+        == lines["duckdb"]
+        == [f"error: {path}: fewer than two annotator columns (none)"]
+    )

@@ -675,6 +675,8 @@ def _id_columns(con: Any, table: str, columns: list[str]) -> tuple[list[str], in
     from planner.data.layout import ID_MIN_VALUES
 
     ((n,),) = run(con, f"SELECT count(*) FROM {table}")
+    if not columns:
+        return [], int(n)
     casts = ", ".join(f"CAST({_ident(c)} AS VARCHAR) AS {_ident(c)}" for c in columns)
     cells = f"""
         SELECT name, count(*) AS n_distinct, sum(n) AS n_present FROM (
