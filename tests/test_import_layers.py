@@ -22,11 +22,8 @@ LAYERS = ("statistics", "data", "operations", "measuring", "sizing", "output", "
 TOP_LEVEL = ("errors", "validation", "examples")
 
 #: upward imports still to be moved (importer, imported): results serialised by
-#: output.jsonout through their ``to_dict``, and the DuckDB engine's use of diagnostics and
-#: of the atomic writer. Each should go; none may be added.
+#: output.jsonout through their ``to_dict``. Each should go; none may be added.
 KNOWN_UPWARD = {
-    ("planner.data.engine_duckdb", "planner.measuring.diagnostics"),
-    ("planner.data.engine_duckdb", "planner.output.safe_output"),
     ("planner.measuring.alt_test", "planner.output.jsonout"),
     ("planner.measuring.measure", "planner.output.jsonout"),
     ("planner.operations.workload", "planner.output.jsonout"),

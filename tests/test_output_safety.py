@@ -494,13 +494,16 @@ def test_case_insensitive_spelling_of_an_input_is_refused(tmp_path, labels):
 
 
 def test_library_writers_refuse_their_inputs_too(tmp_path):
-    from planner.data.engine_duckdb import write_contested_items
-    from planner.output.safe_output import write_csv_atomically
+    from planner.data.engine_duckdb import copy_contested_items
+    from planner.output.safe_output import write_csv_atomically, write_csv_from
 
     parts = _two_parts(tmp_path)
     before = [p.read_bytes() for p in parts]
+    glob = str(tmp_path / "part*.csv")
     with pytest.raises(InvalidInput, match="is the input file"):
-        write_contested_items(str(tmp_path / "part*.csv"), parts[1])
+        write_csv_from(
+            parts[1], lambda raw: copy_contested_items(glob, raw, wide_annotators=50), inputs=[glob]
+        )
     with pytest.raises(InvalidInput, match="is the input file"):
         write_csv_atomically(parts[0], ["a"], [[1]], inputs=[tmp_path / "p*"])
     assert [p.read_bytes() for p in parts] == before

@@ -37,6 +37,8 @@ from planner.cli.options import (
 from planner.errors import InvalidInput
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from planner.data.engine_duckdb import ReadOptions
     from planner.data.labels import Ratings
     from planner.measuring.measure import AgreementReport
@@ -317,20 +319,27 @@ def _write_contested(
     source: _Source, chosen: str, options: ReadOptions, ratings: Ratings, contested: str
 ) -> None:
     """The contested items to their file: from SQL with DuckDB, else from the ratings."""
-    if chosen == "duckdb":
-        from planner.data.engine_duckdb import DEFAULT_MEMORY_LIMIT, write_contested_items
+    from planner.measuring.diagnostics import WIDE_CONTESTED_ANNOTATORS, contested_rows
+    from planner.output.safe_output import write_csv_atomically, write_csv_from
 
-        assert source.file is not None
-        write_contested_items(
-            source.file,
-            contested,
-            options,
-            memory_limit=source.memory_limit or DEFAULT_MEMORY_LIMIT,
-            temp_dir=source.temp_dir,
-        )
+    if chosen == "duckdb":
+        from planner.data.engine_duckdb import DEFAULT_MEMORY_LIMIT, copy_contested_items
+
+        file = source.file
+        assert file is not None
+
+        def copy(raw: Path) -> None:
+            copy_contested_items(
+                file,
+                raw,
+                options,
+                wide_annotators=WIDE_CONTESTED_ANNOTATORS,
+                memory_limit=source.memory_limit or DEFAULT_MEMORY_LIMIT,
+                temp_dir=source.temp_dir,
+            )
+
+        write_csv_from(contested, copy, inputs=[file])
         return
-    from planner.measuring.diagnostics import contested_rows
-    from planner.output.safe_output import write_csv_atomically
 
     header, rows = contested_rows(ratings)
     write_csv_atomically(contested, header, rows, inputs=[source.file] if source.file else [])

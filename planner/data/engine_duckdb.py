@@ -10,24 +10,25 @@ vectors and whose ``weights`` are their multiplicities. Pair tables, count patte
 Conger's kappa, Krippendorff's alpha, the per-annotator table and every diagnostic follow
 from it through the same code as for a file read by pandas.
 
-The count step is a handful of SQL strings (:data:`LONG_RATINGS`, :data:`ITEM_KEYS`,
-:data:`PATTERN_COUNTS`, ...) run on one connection: running it on a distributed SQL engine
-is a swap of the connection, not a rewrite. Things that need an item's identity (the
-contested-items export) are computed in SQL too and streamed to their file.
+This module connects, finds the files and their layout, and writes the ratings as SQL
+(:data:`LONG_RATINGS`, :data:`WIDE_RATINGS`: a :class:`Query`); the count step is
+:mod:`planner.data.duckdb_counts` (``ITEM_KEYS``, ``PATTERN_COUNTS``, ...). Only SQL strings
+run on one connection: running them on a distributed SQL engine is a swap of the
+connection, not a rewrite. Things that need an item's identity (the contested-items export)
+are computed in SQL too and streamed to their file.
 """
 
 from __future__ import annotations
 
 import glob
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-from numpy.typing import NDArray
-
-from planner.data.labels import Ratings, finished_ratings
+from planner.data.labels import Ratings
 from planner.data.layout import Columns
 from planner.errors import InvalidInput, PlannerError
 
@@ -41,7 +42,6 @@ EXPANSION = {"csv": 10, "tsv": 10, "parquet": 100, "jsonl": 5}
 GZIP_EXPANSION = 5  # a .gz file's text is taken as this many times its size, for --engine auto
 DEFAULT_MEMORY_LIMIT = "2GB"
 _FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".pq": "parquet"}
-_KEY_BITS = 62  # per-item keys are BIGINT sums of digits base K + 1, one digit per annotator
 
 # --------------------------------------------------------------------------- the SQL
 
@@ -60,54 +60,6 @@ SELECT item, {item_id} AS planner_item_id, annotator, label{by} FROM (
   ON {columns} INTO NAME annotator VALUE label)
 WHERE label IS NOT NULL{missing}
 """
-#: Ratings coded: annotator index and its digit weight, category code.
-CODED = """
-SELECT r.item, a.idx AS ann, a.power, l.code{by} FROM ({ratings}) r
-JOIN planner_annotators a ON r.annotator = a.name JOIN planner_labels l ON r.label = l.value
-"""
-#: Per item: the label vector as one number, the annotators seen, the ratings.
-ITEM_KEYS = """
-SELECT {key} AS key, count(*) AS n_ratings, {seen} AS n_annotators,
-       min(item) AS first_item{by_agg}
-FROM ({coded}) GROUP BY item
-"""
-#: Distinct label vectors and their multiplicities.
-PATTERN_COUNTS = """
-SELECT key{by}, count(*) AS n, sum(n_ratings - n_annotators) AS repeats,
-       min(first_item) AS first_item{extra}
-FROM ({items}) GROUP BY key{by} ORDER BY key{by}
-"""
-#: Ratings of an (item, annotator) pair given more than once with different labels.
-CONFLICTS = """
-SELECT min(planner_item_id) AS item_id, annotator, min(label) AS first, max(label) AS second
-FROM ({ratings}) GROUP BY item, annotator HAVING min(label) <> max(label) LIMIT 1
-"""
-#: Ratings with each label as the report shows it (``1``, not ``1.0``).
-LABELLED = """
-SELECT r.item, r.planner_item_id, r.annotator, a.idx AS ann, l.shown AS label
-FROM ({ratings}) r JOIN planner_labels l ON r.label = l.value
-JOIN planner_annotators a ON r.annotator = a.name
-"""
-#: Contested items: two or more annotators, and their labels differ.
-CONTESTED = """
-SELECT item FROM ({labelled}) GROUP BY item
-HAVING count(DISTINCT annotator) >= 2 AND count(DISTINCT label) > 1
-"""
-#: The contested-items file, one row per item and a column per annotator.
-CONTESTED_WIDE = """
-SELECT {item_out} AS item, {pivot} FROM ({labelled})
-WHERE item IN ({contested}) GROUP BY item ORDER BY {order}
-"""
-#: The contested-items file, one row per rating (many annotators).
-CONTESTED_LONG = """
-SELECT {item_out} AS item, annotator, label FROM (
-  SELECT DISTINCT planner_item_id AS item, annotator, label, item AS planner_key, ann
-  FROM ({labelled}) WHERE item IN ({contested}))
-ORDER BY {order}, ann
-"""
-#: Item ids pandas reads as integers (so the contested file of either engine writes them,
-#: and orders them, as numbers).
-_INTEGER_ID = r"^\s*[+-]?[0-9]+\s*$"
 
 
 @dataclass(frozen=True)
@@ -249,6 +201,22 @@ def _sniff(files: list[str], fmt: str) -> None:
         sniff(Path(f), fmt)
 
 
+@contextmanager
+def counting(
+    memory_limit: str = DEFAULT_MEMORY_LIMIT, temp_dir: str | None = None
+) -> Iterator[Any]:
+    """A connection (:func:`connect`) closed at the end; DuckDB running out of memory
+    anywhere in the block (a query, a sample read, a table registered) is one line."""
+    duckdb = import_duckdb()
+    con = connect(memory_limit, temp_dir)
+    try:
+        yield con
+    except duckdb.OutOfMemoryException:
+        raise _out_of_memory() from None
+    finally:
+        con.close()
+
+
 def _out_of_memory() -> PlannerError:
     return PlannerError(
         "DuckDB ran out of memory under memory_limit; raise memory_limit or give "
@@ -326,7 +294,7 @@ def available_memory() -> int:
         return 8 * 2**30
 
 
-# --------------------------------------------------------------------------- counting
+# --------------------------------------------------------------------------- reading, counting
 
 
 @dataclass(frozen=True)
@@ -372,12 +340,11 @@ def count_labels(
     Ratings. ``memory_limit`` caps DuckDB's memory (``"1GB"``); ``temp_dir`` is where it
     spills.
     """
-    con = connect(memory_limit, temp_dir)
-    try:
+    from planner.data.duckdb_counts import count_query
+
+    with counting(memory_limit, temp_dir) as con:
         files, query = _prepare(con, path, options)
-        return _count(con, files, query, _order(options))
-    finally:
-        con.close()
+        return count_query(con, files, query, _order(options))
 
 
 def read_with_engine(
@@ -431,28 +398,33 @@ def read_with_engine(
     return ratings, chosen, why
 
 
-def write_contested_items(
+def copy_contested_items(
     path: str | Path,
-    target: str | Path,
+    raw: str | Path,
     options: ReadOptions = ReadOptions(),
     *,
+    wide_annotators: int,
     memory_limit: str = DEFAULT_MEMORY_LIMIT,
     temp_dir: str | None = None,
 ) -> None:
-    """Write the contested items of a label file (or glob) to ``target``, from SQL.
+    """Write the contested items of a label file (or glob) to the file ``raw``, from SQL.
 
     The same rows as :func:`planner.measuring.diagnostics.contested_rows` (one row per
-    item, a column per annotator, with at most ``WIDE_CONTESTED_ANNOTATORS`` annotators;
-    else one row per rating), streamed by DuckDB to a temporary file moved into place.
+    item, a column per annotator, with at most ``wide_annotators`` annotators -- pass its
+    ``WIDE_CONTESTED_ANNOTATORS`` -- else one row per rating), streamed by DuckDB. ``raw``
+    is written in place: give it a temporary file and move that into place, refusing the
+    inputs as targets, as :func:`planner.output.safe_output.write_csv_from` does::
+
+        write_csv_from(target, lambda raw: copy_contested_items(path, raw, options,
+                       wide_annotators=WIDE_CONTESTED_ANNOTATORS), inputs=[path])
     """
-    con = connect(memory_limit, temp_dir)
-    try:
+    from planner.data.duckdb_counts import copy_contested, register_annotators, register_labels
+
+    with counting(memory_limit, temp_dir) as con:
         files, query = _prepare(con, path, options)
-        categories = _register_labels(con, files.path, query.ratings, _order(options))
-        _register_annotators(con, query.annotators, len(categories))
-        write_contested(con, query, Path(target), inputs=(str(path), *files.files))
-    finally:
-        con.close()
+        categories = register_labels(con, files.path, query.ratings, _order(options))
+        register_annotators(con, query.annotators, len(categories))
+        copy_contested(con, query, Path(raw), wide_annotators)
 
 
 def _order(options: ReadOptions) -> list[str] | None:
@@ -693,239 +665,32 @@ def _wide_item_ids(con: Any, table: str, item_col: str) -> tuple[int, int, str]:
 
 
 def _id_columns(con: Any, table: str, columns: list[str]) -> tuple[list[str], int]:
-    """The columns that hold ids (as :func:`planner.data.layout.id_columns`), and the rows."""
+    """The columns that hold ids (as :func:`planner.data.layout.id_columns`), and the rows.
+
+    Each column's distinct and present values are counted by one ``GROUP BY`` over the
+    file's cells (column name, value), which spills to disk, rather than by a
+    ``count(DISTINCT ...)`` per column: DuckDB keeps a hash table per such aggregate, so
+    thousands of annotator columns ran out of memory (or crashed) that way.
+    """
     from planner.data.layout import ID_MIN_VALUES
 
-    parts = ", ".join(f"count(DISTINCT {_ident(c)}), count({_ident(c)})" for c in columns)
-    row = run(con, f"SELECT count(*), {parts} FROM {table}")[0]
-    n = int(row[0])
-    distinct = {c: int(row[1 + 2 * k]) for k, c in enumerate(columns)}
-    present = {c: int(row[2 + 2 * k]) for k, c in enumerate(columns)}
+    ((n,),) = run(con, f"SELECT count(*) FROM {table}")
+    if not columns:
+        return [], int(n)
+    casts = ", ".join(f"CAST({_ident(c)} AS VARCHAR) AS {_ident(c)}" for c in columns)
+    cells = f"""
+        SELECT name, count(*) AS n_distinct, sum(n) AS n_present FROM (
+          SELECT name, value, count(*) AS n FROM (
+            UNPIVOT (SELECT {casts} FROM {table})
+            ON {", ".join(_ident(c) for c in columns)} INTO NAME name VALUE value)
+          GROUP BY name, value)
+        GROUP BY name"""
+    counted = {str(name): (int(d), int(p)) for name, d, p in run(con, cells)}
+    distinct = {c: counted.get(str(c), (0, 0))[0] for c in columns}
+    present = {c: counted.get(str(c), (0, 0))[1] for c in columns}
+    n = int(n)
     ids = [c for c in columns if n >= ID_MIN_VALUES and distinct[c] == n == present[c]]
     others = [c for c in columns if c not in ids]
     if not ids or not others or not all(distinct[c] <= n / 2 for c in others):
         return [], n
     return ids, n
-
-
-def _count(con: Any, files: Files, query: Query, order: list[str] | None) -> Ratings:
-    """Ratings (distinct label vectors, weighted) of a query: labels, codes, then counts."""
-    categories = _register_labels(con, files.path, query.ratings, order)
-    k, m = len(categories), len(query.annotators)
-    if m < 2:
-        raise InvalidInput(f"{files.path}: fewer than two annotators ({m})")
-    numeric_key = _register_annotators(con, query.annotators, k)
-    notes = list(query.notes)
-    rows = _pattern_rows(con, query, query.ratings, numeric_key, k)
-    repeats = int(sum(r[-1] or 0 for r in rows))
-    if repeats:
-        _refuse_conflicts(con, files.path, query.ratings)
-        notes.append(f"{repeats:,} repeated identical rating(s) kept once")
-        rows = _pattern_rows(
-            con, query, f"SELECT DISTINCT * FROM ({query.ratings})", numeric_key, k
-        )
-    by = query.by
-    weights = np.array([int(r[1 + len(by)]) for r in rows], dtype=np.int64)
-    digits = _digits([r[0] for r in rows], numeric_key, k, m)
-    if query.layout == "wide" and query.n_rows > int(weights.sum()):
-        notes.append(f"{query.n_rows - int(weights.sum())} item(s) with no rating left out")
-    groups = {b: _plain_groups([r[1 + j] for r in rows], files.fmt) for j, b in enumerate(by)}
-    item, annotator = np.nonzero(digits > 0)
-    codes = (digits[item, annotator] - 1).astype(np.int32)
-    ratings = finished_ratings(
-        (item.astype(np.int64), annotator.astype(np.int32), codes),
-        categories, tuple(query.annotators), np.arange(len(rows)), groups, files.path, notes,
-        note_unrated=False, ordered=order is not None or categories.dtype.kind in "iuf",
-        weights=weights, input={**query.input, "n_patterns": len(rows)},
-    )  # fmt: skip
-    return ratings
-
-
-def _register_annotators(con: Any, names: tuple[str, ...], k: int) -> bool:
-    """Store each annotator's index and digit weight ``(K + 1)^j``; whether keys fit 62 bits."""
-    import pandas as pd
-
-    m = len(names)
-    numeric_key = bool(m * np.log2(k + 1) < _KEY_BITS)
-    powers = [(k + 1) ** j if numeric_key else 0 for j in range(m)]
-    table = pd.DataFrame({"name": list(names), "idx": np.arange(m, dtype=np.int64),
-                          "power": np.array(powers, dtype=np.int64)})  # fmt: skip
-    con.register("planner_annotators_df", table)
-    con.execute("CREATE OR REPLACE TEMP TABLE planner_annotators AS "
-                "SELECT * FROM planner_annotators_df")  # fmt: skip
-    return numeric_key
-
-
-def _register_labels(con: Any, source: str, ratings: str, order: list[str] | None) -> np.ndarray:
-    """Find the distinct labels, order them as the pandas reader does, store their codes."""
-    import pandas as pd
-
-    from planner.data.labels import is_number
-    from planner.data.reading import ordered_categories
-    from planner.measuring.diagnostics import plain_value
-
-    values = sorted(str(r[0]) for r in run(con, f"SELECT DISTINCT label FROM ({ratings})"))
-    if not values:
-        raise InvalidInput(f"{source}: no labels at all (every label cell is empty)")
-    for value in values:
-        if is_number(value) and not np.isfinite(float(value)):
-            raise InvalidInput(
-                f"{source}: label {value!r} is not a finite number (labels must be finite; "
-                "name it in missing if it means no rating)",
-                parameters=("missing",),
-            )
-    categories, ranks = ordered_categories(np.array(values, dtype=object), order, source)
-    table = pd.DataFrame({
-        "value": values,
-        "code": np.asarray(ranks, dtype=np.int64),
-        "shown": [str(plain_value(categories[r])) for r in ranks],
-    })  # fmt: skip
-    con.register("planner_labels_df", table)
-    con.execute("CREATE OR REPLACE TEMP TABLE planner_labels AS SELECT * FROM planner_labels_df")
-    return categories
-
-
-def _pattern_rows(
-    con: Any, query: Query, ratings: str, numeric_key: bool, k: int
-) -> list[tuple[Any, ...]]:
-    """``(key, group values..., items, repeated ratings)`` of each distinct label vector.
-
-    With grouping columns the rows come in the order of the groups' first items (as the
-    pandas reader's rows), and a column that varies within an item is refused.
-    """
-    by = query.by
-    coded = CODED.format(ratings=ratings, by="".join(f", r.{_ident(b)}" for b in by))
-    key = (
-        "sum(CAST(code + 1 AS BIGINT) * power)"
-        if numeric_key
-        else f"list(ann * {k} + code ORDER BY ann)"
-    )
-    seen = "bit_count(bit_or(CAST(1 AS UBIGINT) << ann))" if numeric_key else "count(DISTINCT ann)"
-    by_agg = "".join(
-        f", min({_ident(b)}) AS {_ident(b)}, max({_ident(b)}) AS {_ident(b + ' hi')}" for b in by
-    )
-    items = ITEM_KEYS.format(key=key, seen=seen, coded=coded, by_agg=by_agg)
-    extra = "".join(f", bool_or({_ident(b)} IS DISTINCT FROM {_ident(b + ' hi')})" for b in by)
-    by_cols = "".join(f", {_ident(b)}" for b in by)
-    rows = run(con, PATTERN_COUNTS.format(items=items, by=by_cols, extra=extra))
-    for j, b in enumerate(by):
-        if any(r[4 + len(by) + j] for r in rows):
-            raise InvalidInput(
-                f"by {b!r} takes more than one value within an item; with engine duckdb "
-                "a grouping column must be constant per item (or use engine pandas, which "
-                "takes each item's first value)",
-                parameter="by",
-                parameters=("engine",),
-            )
-    if by:  # groups in the order of their first item, as diagnose() lists them
-        first: dict[tuple[Any, ...], Any] = {}
-        for r in rows:
-            g = tuple(r[1 : 1 + len(by)])
-            first[g] = r[3 + len(by)] if g not in first else min(first[g], r[3 + len(by)])
-        rows.sort(key=lambda r: first[tuple(r[1 : 1 + len(by)])])
-    return [(*r[: 1 + len(by)], r[1 + len(by)], r[2 + len(by)]) for r in rows]
-
-
-def _refuse_conflicts(con: Any, source: str, ratings: str) -> None:
-    conflict = run(con, CONFLICTS.format(ratings=ratings))
-    if conflict:
-        item, annotator, first, second = conflict[0]
-        raise InvalidInput(
-            f"{source}: item {item} is labelled by annotator {annotator} more than once "
-            f"with different labels ({first}, {second})"
-        )
-
-
-def _digits(keys: list[Any], numeric_key: bool, k: int, m: int) -> NDArray[np.int64]:
-    """``(P, m)`` each pattern's code + 1 per annotator, 0 where the annotator did not rate."""
-    out = np.zeros((len(keys), m), dtype=np.int64)
-    if numeric_key:
-        rest = np.array(keys, dtype=np.int64)
-        for j in range(m):
-            out[:, j] = rest % (k + 1)
-            rest //= k + 1
-        return out
-    for p, entries in enumerate(keys):
-        codes = np.asarray(entries, dtype=np.int64)
-        out[p, codes // k] = codes % k + 1
-    return out
-
-
-def _plain_groups(values: list[Any], fmt: str) -> np.ndarray:
-    """Group values as the pandas reader gives them (CSV text that is all numbers: numbers)."""
-    if fmt == "parquet":
-        return np.asarray(values)
-    import pandas as pd
-
-    try:
-        return np.asarray(pd.to_numeric(pd.Series(values, dtype=object)))
-    except (ValueError, TypeError):
-        return np.asarray(values, dtype=object)
-
-
-# --------------------------------------------------------------------------- contested items
-
-
-def write_contested(con: Any, query: Query, path: Path, inputs: tuple[str, ...] = ()) -> None:
-    """Write the items whose ratings differ to ``path`` from SQL, atomically.
-
-    The same file as :func:`planner.measuring.diagnostics.contested_rows` writes: one row
-    per item (its id, each annotator's label, empty where none) with at most
-    ``WIDE_CONTESTED_ANNOTATORS`` annotators, else one row per rating; streamed by DuckDB,
-    so there is no limit on the number of rows. Byte for byte the same: LF line ends, an
-    empty cell (NULL, not ``""``) where an annotator gave no label.
-    """
-    from planner.measuring.diagnostics import WIDE_CONTESTED_ANNOTATORS
-
-    labelled = LABELLED.format(ratings=query.ratings)
-    contested = CONTESTED.format(labelled=labelled)
-    if len(query.annotators) <= WIDE_CONTESTED_ANNOTATORS:
-        pivot = ", ".join(
-            f"max(label) FILTER (WHERE annotator = '{_quoted(a)}') AS {_ident(a)}"
-            for a in query.annotators
-        )
-        item_out, order = _contested_ids(con, query, labelled, "item", "min(item)")
-        sql = CONTESTED_WIDE.format(
-            item_out=item_out.replace("{id}", "any_value(planner_item_id)"), order=order,
-            pivot=pivot, labelled=labelled, contested=contested,
-        )  # fmt: skip
-    else:
-        item_out, order = _contested_ids(con, query, labelled, "planner_key", "planner_key")
-        sql = CONTESTED_LONG.format(
-            item_out=item_out.replace("{id}", "item"), order=order, labelled=labelled,
-            contested=contested,
-        )  # fmt: skip
-    _copy_atomically(con, sql, path, inputs)
-
-
-def _contested_ids(
-    con: Any, query: Query, labelled: str, key: str, row_order: str
-) -> tuple[str, str]:
-    """How the contested file writes item ids (``{id}`` stands for the id) and orders rows.
-
-    The file pandas' path writes (:func:`planner.measuring.diagnostics.contested_rows`) has
-    the wide layout's items in file order and the long layout's by id: as numbers when
-    every id is a whole number (written as pandas reads it: ``007`` is ``7``), else as text.
-    """
-    if query.layout != "long":
-        return "{id}", row_order
-    text = f"CAST({key} AS VARCHAR)"
-    ((numeric,),) = run(
-        con,
-        f"SELECT coalesce(bool_and(regexp_matches(CAST(item AS VARCHAR), '{_INTEGER_ID}')), "
-        f"false) FROM ({labelled})",
-    )
-    if not numeric:
-        return "CAST({id} AS VARCHAR)", text
-    number = f"CAST(trim({text}) AS HUGEINT)"
-    return "CAST(CAST(trim(CAST({id} AS VARCHAR)) AS HUGEINT) AS VARCHAR)", number
-
-
-def _copy_atomically(con: Any, sql: str, target: Path, inputs: tuple[str, ...] = ()) -> None:
-    """``COPY (sql) TO`` a temporary file, written to ``target`` through the output guard."""
-    from planner.output.safe_output import write_csv_from
-
-    copy = "COPY ({sql}) TO '{tmp}' (HEADER, DELIMITER ',')"
-    write_csv_from(
-        target, lambda tmp: run(con, copy.format(sql=sql, tmp=_quoted(str(tmp)))), inputs=inputs
-    )
