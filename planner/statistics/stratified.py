@@ -81,7 +81,7 @@ def pair_coefficient(name: str, n_categories: int, positive: int = 0) -> Coeffic
       ``2 [ij = pp] / d - 2 p_pp ([i = p] + [j = p]) / d^2``, ``d = r_p + c_p``);
     * ``observed_agreement``: ``sum_k p_kk``;
     * ``cohen_kappa``: ``(p_o - p_e) / (1 - p_e)``, ``p_e = sum_k r_k c_k``, gradient
-      ``d kappa / d p_ij = ([i = j] (1 - p_e) - (r_i + c_j)(1 - p_o)) / (1 - p_e)^2``.
+      ``d kappa / d p_ij = ([i = j] (1 - p_e) - (c_i + r_j)(1 - p_o)) / (1 - p_e)^2``.
     """
     k = n_categories
     eye = np.eye(k)
@@ -107,7 +107,7 @@ def pair_coefficient(name: str, n_categories: int, positive: int = 0) -> Coeffic
         _, rows, cols = unpack(p)
         p_o = (p * diag).sum(axis=-1)
         p_e = (rows * cols).sum(axis=-1)
-        d_pe = (cols[..., None, :] + rows[..., :, None]).reshape(p.shape)
+        d_pe = (cols[..., :, None] + rows[..., None, :]).reshape(p.shape)  # c_i + r_j
         with np.errstate(divide="ignore", invalid="ignore"):
             grad = (diag * (1 - p_e)[..., None] - d_pe * (1 - p_o)[..., None]) / ((1 - p_e) ** 2)[
                 ..., None
