@@ -193,7 +193,7 @@ def test_cli_weighted_psa_on_both_engines(tmp_path, engine):
          "error: --stratum-col needs the population shares: --population-shares "
          "NAME=SHARE,... or --population-shares-from SCENARIO.toml (one of them)"),
         (["--population-shares-from", "unsupported-claims-enriched"],
-         "error: --population-shares has no share for 'low', 'high' of column 'stratum' in "
+         "error: --population-shares has no share for 'high', 'low' of column 'stratum' in "
          "l.csv (every stratum in the data needs a share)"),
     ],
 )  # fmt: skip
@@ -245,3 +245,19 @@ def test_three_category_kappa_se_matches_a_finite_difference_delta_method():
     got = weighted_from_tables("cohen_kappa", tables, shares)
     assert float(got.estimate) == pytest.approx(kappa(pooled), abs=1e-12)
     assert float(got.se) == pytest.approx(np.sqrt(var), rel=1e-6)
+
+
+def _stratified(tables, names, shares):
+    rows, strata = _ratings(tables, names)
+    ratings = ratings_from_matrix(np.array(rows), annotators=["a", "b"])
+    ratings = type(ratings)(**{**ratings.__dict__, "groups": {"s": np.array(strata)}})
+    return measure_stratified(ratings, "s", dict(zip(names, shares, strict=True)), positive=1)
+
+
+def test_the_note_names_a_large_stratum_with_few_union_positives():
+    # 'rest': share 0.85 and 2 + 1 + 1 = 4 union positives; 'flagged': share 0.15, 40
+    few = _stratified([[[2, 1], [1, 60]], [[30, 5], [5, 20]]], ["rest", "flagged"], [0.85, 0.15])
+    assert any("'rest' (4, share 0.85)" in n and "0.86 to 0.93" in n for n in few.notes)
+    # the same 4 union positives in a stratum of share 0.05: no note
+    small = _stratified([[[2, 1], [1, 60]], [[30, 5], [5, 20]]], ["rare", "main"], [0.05, 0.95])
+    assert small.notes == []

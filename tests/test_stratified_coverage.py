@@ -74,3 +74,58 @@ def test_enriched_strata_without_the_slice_under_cover_as_the_note_says(planned)
     tables, shares, population = _studies(d["items_per_stratum"], 0, 12)
     for name in ("psa", "observed_agreement", "cohen_kappa"):
         assert 0.85 <= _coverage(tables, shares, population, name) <= 0.93, name
+
+
+def _three_annotator_patterns(scenario, n, seed):
+    """(R, H, 4) counts of items with 3, 2, 1, 0 positive ratings of three annotators who err
+    independently at the stratum's error rate, and the pattern probabilities (H, 4)."""
+    prevalence = np.array([s.prevalence for s in scenario.strata])
+    error = np.array([s.error_rate[0] for s in scenario.strata])
+    k = np.arange(3, -1, -1)
+    choose = np.array([1, 3, 3, 1])  # C(3, k) for k = 3, 2, 1, 0
+    p = prevalence[:, None] * choose * (1 - error[:, None]) ** k * error[:, None] ** (3 - k)
+    p += (1 - prevalence[:, None]) * choose * error[:, None] ** k * (1 - error[:, None]) ** (3 - k)
+    rng = np.random.default_rng(seed)
+    counts = np.stack([rng.multinomial(nh, p[h], size=STUDIES) for h, nh in enumerate(n)], axis=1)
+    return counts, p
+
+
+def _three_annotator_truth(name, p, shares):
+    """Population PSA (Uebersax), observed agreement and Fleiss' kappa by hand, items with
+    k = 3, 2, 1, 0 positives: agreeing pairs 1, 1/3, 1/3, 1 of the three."""
+    q = shares @ p
+    k = np.arange(3, -1, -1)
+    p_o = q @ np.array([1, 1 / 3, 1 / 3, 1])
+    if name == "observed_agreement":
+        return p_o
+    if name == "psa":
+        return (q @ (k * (k - 1))) / (q @ (2 * k))
+    rate = q @ (k / 3)
+    p_e = rate**2 + (1 - rate) ** 2
+    return (p_o - p_e) / (1 - p_e)
+
+
+@pytest.mark.parametrize("design", ["weighted", "enriched"])
+def test_three_annotators_cover_at_the_planned_design(planned, design):
+    from planner.statistics.stratified import (
+        SCALES,
+        multirater_coefficient,
+        multirater_features,
+        weighted_from_moments,
+    )
+
+    scenario = load_scenario(SCENARIO)
+    shares = np.array([s.share for s in scenario.strata])
+    d = planned[design]
+    n = np.asarray(d["items_per_stratum"]) + np.round(shares * d["prevalence_slice_items"])
+    counts, p = _three_annotator_patterns(scenario, n.astype(int), 13)
+    features = multirater_features(np.array([[3, 0], [2, 1], [1, 2], [0, 3]]), positive=0)
+    f = counts / n[None, :, None]
+    second = np.einsum("rhp,pf,pg->rhfg", f, features, features)
+    for name in ("psa", "observed_agreement", "fleiss_kappa"):
+        e = weighted_from_moments(
+            multirater_coefficient(name, 2), f @ features, second,
+            np.broadcast_to(n, f.shape[:2]), shares, SCALES[name],
+        )  # fmt: skip
+        truth = _three_annotator_truth(name, p, shares)
+        assert abs(np.mean((e.low <= truth) & (truth <= e.high)) - 0.95) <= 0.015, name

@@ -84,7 +84,10 @@ def shares_from_options(
     from planner.data.scenario import load_scenario
 
     assert scenario is not None
-    strata = load_scenario(scenario).strata
+    try:
+        strata = load_scenario(scenario).strata
+    except InvalidInput as exc:
+        raise InvalidInput(f"--population-shares-from: {exc}") from None
     if not strata:
         raise InvalidInput(f"--population-shares-from: {scenario} has no [[strata]]")
     return {s.name: s.share for s in strata}

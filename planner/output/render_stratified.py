@@ -71,6 +71,11 @@ def difference_note(report: Any) -> str:
     c = report.coefficients[name]
     total = max(1, report.n_items)
     most = max(report.strata, key=lambda s: s.n_items / total / s.share)
+    if abs(c.estimate - c.unweighted) < 0.0005:
+        return (
+            f"weighted and unweighted {label_of(name)} agree ({c.estimate:.3f}): the sample's "
+            "mix of strata is close to the population's"
+        )
     return (
         f"unweighted {label_of(name)} {c.unweighted:.3f} describes the sample's mix of strata "
         f"({most.name!r} is {most.n_items / total:.1%} of the items, {most.share:.1%} of the "
