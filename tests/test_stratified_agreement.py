@@ -261,3 +261,19 @@ def test_the_note_names_a_large_stratum_with_few_union_positives():
     # the same 4 union positives in a stratum of share 0.05: no note
     small = _stratified([[[2, 1], [1, 60]], [[30, 5], [5, 20]]], ["rare", "main"], [0.05, 0.95])
     assert small.notes == []
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.tuples(*[st.integers(0, 6)] * 4).filter(lambda t: sum(t) >= 2), min_size=2,
+             max_size=4),
+    st.floats(0.05, 0.95),
+)  # fmt: skip
+def test_limits_stay_in_range_and_hold_the_estimate(cells, first):
+    tables = np.array(cells, dtype=float).reshape(-1, 2, 2)
+    rest = (1 - first) / (len(cells) - 1)
+    shares = np.array([first] + [rest] * (len(cells) - 1))
+    for name, low_bound in (("psa", 0), ("observed_agreement", 0), ("cohen_kappa", -1)):
+        e = weighted_from_tables(name, tables, shares)
+        if np.isfinite(e.low):
+            assert low_bound <= e.low <= e.estimate + 1e-12 <= e.high + 2e-12 <= 1 + 2e-12

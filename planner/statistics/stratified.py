@@ -25,8 +25,8 @@ is
 ``nu = (sum_h a_h)^2 / sum_h a_h^2 / (n_h - 1)``, ``a_h = W_h^2 s_h^2 / n_h``, computed on the
 logit scale for the coefficients in [0, 1] (PSA, observed agreement; SE ``se / (g (1 - g))``)
 and on the scale ``log(1 - kappa)`` for the kappas (SE ``se / (1 - kappa)``), then mapped back,
-so that the limits stay in range; docs/methods/stratified-estimation.md gives the coverage
-measured by simulation.
+so that the limits stay in range (a kappa's lower limit clipped at -1);
+docs/methods/stratified-estimation.md gives the coverage measured by simulation.
 
 References
 ----------
@@ -196,6 +196,7 @@ def _interval(
             centre = np.log1p(-estimate)
             half = t * se / (1 - estimate)
             low, high = (1 - np.exp(centre + s * half) for s in (1, -1))
+            low = np.maximum(low, -1.0)  # kappa's range is [-1, 1]
     bad = ~np.isfinite(half)
     return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
 
