@@ -32,10 +32,10 @@ DESCRIPTIONS: dict[str, str] = {
     "wide.parquet": "wide.csv as Parquet",
     "anesthesia.csv": "Dawid & Skene's (1979) anaesthesia data: 45 patients, 5 observers, "
     "observer 1 three times",
-    "stratified-labels.csv": "long layout with a stratum column: 600 items of two annotators from "
-    "the four strata of unsupported-claims-enriched at an enriched allocation",
     "team.toml": "a scenario with a named team of two (ana and bo: their own speeds, hours, "
     "rates and an absence), for planner schedule",
+    "stratified-labels.csv": "long layout with a stratum column: 600 items of two annotators from "
+    "the four strata of unsupported-claims-enriched at an enriched allocation",
 }
 
 
