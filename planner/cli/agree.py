@@ -73,8 +73,8 @@ Examples:
 
   planner agree 'big/*.parquet' --engine duckdb --memory-limit 1GB --temp-dir /tmp
 
-  planner agree examples/stratified-labels.csv --stratum-col stratum
-    --population-shares-from scenarios/unsupported-claims-enriched.toml
+  planner agree examples/stratified-labels.csv --positive unsupported --stratum-col stratum \\
+    --population-shares-from unsupported-claims-enriched
 """
 
 

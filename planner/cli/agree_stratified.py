@@ -36,8 +36,9 @@ PopulationShares = Annotated[
 PopulationSharesFrom = Annotated[
     str | None,
     typer.Option(
-        help="A scenario file whose [[strata]] give each stratum's name and share. Example: "
-        "--population-shares-from scenarios/unsupported-claims-enriched.toml.",
+        help="A scenario file (or a shipped scenario's name) whose strata tables give each "
+        "stratum's name and share; for names with commas. Example: --population-shares-from "
+        "unsupported-claims-enriched.",
         rich_help_panel=_PANEL,
     ),
 ]
