@@ -277,3 +277,24 @@ def test_limits_stay_in_range_and_hold_the_estimate(cells, first):
         e = weighted_from_tables(name, tables, shares)
         if np.isfinite(e.low):
             assert low_bound <= e.low <= e.estimate + 1e-12 <= e.high + 2e-12 <= 1 + 2e-12
+
+
+def test_per_stratum_counts_equal_each_strata_own_ratings():
+    """One bincount / unique over the rows gives each stratum's own pair table and patterns."""
+    from planner.measuring.stratified import stratum_pair_tables, stratum_patterns
+
+    rng = np.random.default_rng(9)
+    labels = rng.integers(0, 3, size=(300, 3)).astype(float)
+    labels[rng.random((300, 3)) < 0.2] = np.nan
+    ratings = ratings_from_matrix(labels)
+    code = rng.integers(0, 4, size=ratings.n_rows)
+    tables = stratum_pair_tables(ratings, code, 4)
+    patterns = stratum_patterns(ratings, code, 4)
+    for h in range(4):
+        own = ratings.select_items(code == h)
+        assert (tables[h] == own.pair_table(0, 1)).all()
+        rows, mult = own.patterns()
+        keep = rows.sum(axis=1) >= 2
+        want = sorted(zip(map(tuple, rows[keep]), mult[keep], strict=True))
+        got = sorted(zip(map(tuple, patterns[h][0]), patterns[h][1], strict=True))
+        assert got == want

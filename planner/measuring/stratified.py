@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from planner.data.labels import Ratings
 from planner.errors import InvalidInput
@@ -179,13 +180,17 @@ def measure_stratified(
         a stratum with fewer than two items rated twice, or fewer than two annotators.
     """
     check("confidence_level", confidence_level, RULES["confidence_level"])
-    found, parts = _strata(ratings, stratum_col, population_shares)
+    found, code = _strata(ratings, stratum_col, population_shares)
     pos = None if positive is None else ratings.category_index(str(positive))
     shares = np.array([float(population_shares[name]) for name in found])
     if ratings.n_annotators == 2:
-        estimates, rows = _pair_estimates(parts, found, shares, pos, confidence_level)
+        tables = stratum_pair_tables(ratings, code, len(found))
+        _check_sizes(found, tables.sum(axis=(1, 2)))
+        estimates, rows = _pair_estimates(tables, found, shares, pos, confidence_level)
     else:
-        estimates, rows = _multirater_estimates(parts, found, shares, pos, confidence_level)
+        patterns = stratum_patterns(ratings, code, len(found))
+        _check_sizes(found, np.array([m.sum() for _, m in patterns]))
+        estimates, rows = _multirater_estimates(patterns, found, shares, pos, confidence_level)
     coefficients = {
         name: WeightedCoefficient(
             name, float(w.estimate), float(w.low), float(w.high), float(w.se), float(w.df),
@@ -212,8 +217,8 @@ def measure_stratified(
 
 def _strata(
     ratings: Ratings, stratum_col: str, population_shares: Mapping[str, float]
-) -> tuple[list[str], list[Ratings]]:
-    """The strata's names (in the order of the shares) and their ratings, checked."""
+) -> tuple[list[str], NDArray[np.int64]]:
+    """The strata's names (in the order of the shares, then by name) and each row's stratum."""
     check_text("stratum_col", stratum_col)
     if stratum_col not in ratings.groups:
         raise InvalidInput(
@@ -223,21 +228,64 @@ def _strata(
         )
     if ratings.n_annotators < 2:
         raise InvalidInput("a stratified analysis needs two annotators or more")
-    values = np.asarray([str(plain_value(v)) for v in ratings.groups[stratum_col]])
-    order = list(population_shares)
-    rank = {name: i for i, name in enumerate(order)}  # the shares' order, then the others'
-    found = sorted(set(values.tolist()), key=lambda n: (rank.get(n, len(order)), n))
+    values = np.asarray(ratings.groups[stratum_col])
+    try:  # one pass over the rows; text only for the distinct values
+        distinct, inverse = np.unique(values, return_inverse=True)
+    except TypeError:  # values of mixed types do not sort: compare them as text
+        distinct, inverse = np.unique(values.astype(str), return_inverse=True)
+    text = [str(plain_value(v)) for v in distinct]
+    rank = {name: i for i, name in enumerate(population_shares)}
+    found = sorted(set(text), key=lambda n: (rank.get(n, len(rank)), n))
     check_population_shares(population_shares, found, stratum_col, ratings.source)
-    parts = [ratings.select_items(values == name) for name in found]
-    for part, name in zip(parts, found, strict=True):
-        if part.n_pairable_items < 2:
+    index = {name: i for i, name in enumerate(found)}
+    return found, np.array([index[t] for t in text], dtype=np.int64)[inverse.ravel()]
+
+
+def _check_sizes(names: list[str], pairable: NDArray) -> None:
+    """Every stratum has two items rated twice or more (a variance needs two)."""
+    for name, n in zip(names, pairable, strict=True):
+        if n < 2:
             raise InvalidInput(
-                f"stratum {name!r} has {part.n_pairable_items} item(s) with two ratings or "
-                "more; a stratified interval needs at least two in every stratum",
+                f"stratum {name!r} has {int(n)} item(s) with two ratings or more; a stratified "
+                "interval needs at least two in every stratum",
                 parameter="stratum_col",
                 value=name,
             )
-    return found, parts
+
+
+def _row_weights(ratings: Ratings) -> NDArray[np.float64]:
+    return np.ones(ratings.n_rows) if ratings.weights is None else ratings.weights.astype(float)
+
+
+def stratum_pair_tables(ratings: Ratings, code: NDArray, n_strata: int) -> NDArray[np.int64]:
+    """``(H, K, K)`` tables of the first two annotators over the items both rated, per stratum
+    (one ``bincount`` over the rows)."""
+    a, b = ratings.annotator_labels(0), ratings.annotator_labels(1)
+    both = (a >= 0) & (b >= 0)
+    k = ratings.n_categories
+    cells = (code[both] * k + a[both]) * k + b[both]
+    counts = np.bincount(cells, weights=_row_weights(ratings)[both], minlength=n_strata * k * k)
+    return np.round(counts).astype(np.int64).reshape(n_strata, k, k)
+
+
+def stratum_patterns(
+    ratings: Ratings, code: NDArray, n_strata: int
+) -> list[tuple[NDArray[np.int64], NDArray[np.int64]]]:
+    """Each stratum's distinct per-item category counts and their multiplicities, over the
+    items rated twice or more (one ``unique`` over the rows)."""
+    counts = ratings.counts()
+    keep = counts.sum(axis=1) >= 2
+    keyed = np.column_stack([code[keep], counts[keep]])
+    base = int(keyed.max(initial=0)) + 1
+    if base ** keyed.shape[1] < 2**62:  # each row as one integer: a 1-d unique is fast
+        powers = base ** np.arange(keyed.shape[1] - 1, -1, -1, dtype=np.int64)
+        keys, inverse = np.unique(keyed @ powers, return_inverse=True)
+        rows = (keys[:, None] // powers) % base
+    else:
+        rows, inverse = np.unique(keyed, axis=0, return_inverse=True)
+    mult = np.round(np.bincount(inverse.ravel(), weights=_row_weights(ratings)[keep]))
+    mult = mult.astype(np.int64)
+    return [(rows[rows[:, 0] == h, 1:], mult[rows[:, 0] == h]) for h in range(n_strata)]
 
 
 Estimates = dict[str, tuple[WeightedEstimate, WeightedEstimate]]
@@ -257,14 +305,13 @@ def _weighted_and_pooled(
 
 
 def _pair_estimates(
-    parts: list[Ratings],
+    tables: NDArray[np.int64],
     names: list[str],
     shares: np.ndarray,
     pos: int | None,
     level: float,
 ) -> tuple[Estimates, list[StratumRow]]:
     """Two annotators: each stratum's ``K x K`` table, weighted and unweighted."""
-    tables = np.stack([p.pair_table(0, 1) for p in parts])  # (H, K, K)
     out = _weighted_and_pooled(
         lambda name, w: weighted_from_tables(name, tables, w, level, positive=pos or 0),
         "cohen_kappa",
@@ -284,18 +331,13 @@ def _pair_estimates(
 
 
 def _multirater_estimates(
-    parts: list[Ratings],
+    strata: list[tuple[NDArray[np.int64], NDArray[np.int64]]],
     names: list[str],
     shares: np.ndarray,
     pos: int | None,
     level: float,
 ) -> tuple[Estimates, list[StratumRow]]:
     """Several annotators: each stratum's distinct count rows (items rated twice or more)."""
-    strata = []
-    for part in parts:
-        rows, mult = part.patterns()
-        keep = rows.sum(axis=1) >= 2
-        strata.append((rows[keep], mult[keep]))
     out = _weighted_and_pooled(
         lambda name, w: weighted_from_patterns(name, strata, w, level, positive=pos or 0),
         "fleiss_kappa",

@@ -39,7 +39,7 @@ Woodruff RS (1971) A simple method for approximating the variance of a complicat
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -274,7 +274,7 @@ def weighted_from_tables(
 
 def weighted_from_patterns(
     name: str,
-    counts_by_stratum: list[tuple[ArrayLike, ArrayLike]],
+    counts_by_stratum: Sequence[tuple[ArrayLike, ArrayLike]],
     shares: ArrayLike,
     confidence_level: float = 0.95,
     positive: int = 0,
