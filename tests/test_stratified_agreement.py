@@ -298,3 +298,18 @@ def test_per_stratum_counts_equal_each_strata_own_ratings():
         want = sorted(zip(map(tuple, rows[keep]), mult[keep], strict=True))
         got = sorted(zip(map(tuple, patterns[h][0]), patterns[h][1], strict=True))
         assert got == want
+
+
+def test_se_equals_the_sizing_codes_linearised_se():
+    """planner.sizing.design.weighted_estimate (the plan's weighted design, written apart:
+    residual SD per stratum, z interval) has the same linearised variance."""
+    from planner.sizing.design import weighted_estimate
+
+    rng = np.random.default_rng(4)
+    tables = rng.integers(1, 60, size=(50, 3, 2, 2))
+    shares = np.array([0.6, 0.3, 0.1])
+    for metric, name in (("psa", "psa"), ("kappa", "cohen_kappa")):
+        estimate, low, high = weighted_estimate(metric, tables, shares)
+        ours = weighted_from_tables(name, tables, shares)
+        np.testing.assert_allclose(ours.estimate, estimate, rtol=1e-12)
+        np.testing.assert_allclose(ours.se, (high - low) / 2 / 1.959963984540054, rtol=1e-9)
