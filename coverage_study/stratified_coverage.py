@@ -5,7 +5,8 @@ stratum of a shipped scenario with ``[[strata]]``) it draws 20,000 studies, each
 2 x 2 table one ``Generator.multinomial`` draw from the scenario's cells, computes the
 weighted PSA, observed agreement and Cohen's kappa intervals
 (:func:`planner.statistics.stratified.weighted_from_tables`) and prints the share that covers
-the population's coefficient (Monte Carlo SE about 0.0015); then the same for three annotators
+the population's coefficient (Monte Carlo SE about 0.0015), and that of the plain Wald
+interval ``estimate +- z SE`` of PSA and kappa with the same SE; then the same for three annotators
 with independent errors (Fleiss' kappa, observed agreement, specific positive agreement).
 The table is docs/methods/stratified-estimation.md's. The designs are the planned ones of
 ``plan --scenario NAME`` (seeds 7 and 11), the enriched design's uniform slice split over the
@@ -57,6 +58,11 @@ def pair_coverage(name: str, items: list[int], rng: np.random.Generator) -> list
         truth = float(pair_coefficient(metric, 2)(shares @ cells)[0])
         e = weighted_from_tables(metric, tables, shares)
         out.append(float(np.mean((e.low <= truth) & (truth <= e.high))))
+    for metric in ("psa", "cohen_kappa"):  # the plain Wald interval, same variance
+        truth = float(pair_coefficient(metric, 2)(shares @ cells)[0])
+        e = weighted_from_tables(metric, tables, shares)
+        half = 1.959963984540054 * e.se
+        out.append(float(np.mean(np.abs(e.estimate - truth) <= half)))
     return out
 
 
@@ -87,8 +93,8 @@ def three_annotator_coverage(name: str, items: list[int], rng: np.random.Generat
 
 def main() -> None:
     rng = np.random.default_rng(2026)
-    print("| scenario | design | PSA | observed agreement | Cohen's kappa |")
-    print("|---|---|---|---|---|")
+    print("| scenario | design | PSA | observed agreement | Cohen's kappa | Wald: PSA | kappa |")
+    print("|---|---|---|---|---|---|---|")
     for name, designs in DESIGNS.items():
         for design, items in designs.items():
             cov = " | ".join(f"{c:.3f}" for c in pair_coverage(name, items, rng))
