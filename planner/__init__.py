@@ -51,6 +51,8 @@ _PUBLIC = {
     "AgreementReport": "planner.measuring.measure",
     "Coefficient": "planner.measuring.measure",
     "measure_agreement": "planner.measuring.measure",
+    "StratifiedReport": "planner.measuring.stratified",
+    "measure_stratified": "planner.measuring.stratified",
     # fitting annotators to a pilot (Dawid & Skene, fit)
     "LatentClassFit": "planner.statistics.dawid_skene",
     "fit_latent_classes": "planner.statistics.dawid_skene",

@@ -34,6 +34,8 @@ DESCRIPTIONS: dict[str, str] = {
     "observer 1 three times",
     "team.toml": "a scenario with a named team of two (ana and bo: their own speeds, hours, "
     "rates and an absence), for planner schedule",
+    "stratified-labels.csv": "long layout with a stratum column: 600 items of two annotators from "
+    "the four strata of unsupported-claims-enriched at an enriched allocation",
 }
 
 

@@ -117,6 +117,11 @@ def agree_options(root: Path) -> dict[str, Opt]:
         "--not-demonstrated-below": num(-1, 1, ["-1", "0.4", "1"]),
         "--demonstrated-at": num(-1, 1, ["-1", "0.65", "1"]),
         "--by": Opt(choice("week", "domain", "A", "item")),
+        "--stratum-col": Opt(choice("week", "domain", "A")),
+        "--population-shares": Opt(
+            choice("w0=0.5,w1=0.5", "d0=0.3,d1=0.7", "w0=1", "w0=0.5,w9=0.5")
+        ),
+        "--population-shares-from": Opt(choice(inp(root, "strata.toml"), "clinical-chart-review")),
         "--contested": Opt(output_paths(root, inputs)),
         "--force": FLAG,
         "--seed": Opt(SEEDS, odd_integers),

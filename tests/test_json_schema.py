@@ -34,6 +34,13 @@ WIDE = [str(EXAMPLES / "wide.csv"), "--layout", "wide", "--annotators", "alice,b
 ALT_PLAN = ["alt-test", "--plan", "--humans", "3", "--categories", "2", "--human-error", "0.3"]
 ALT_PLAN += ["--llm-error", "0.2", "--epsilon", "0.1", "--replicates", "200"]
 FAST = ["--replicates", "200"]
+STRATIFIED = [str(EXAMPLES / "stratified-labels.csv"), "--positive", "unsupported"]
+STRATIFIED += [
+    "--stratum-col",
+    "stratum",
+    "--population-shares-from",
+    "unsupported-claims-enriched",
+]
 
 #: (document's command, argv) for every kind of --json document
 VARIANTS: dict[str, tuple[str, list[str]]] = {
@@ -57,6 +64,7 @@ VARIANTS: dict[str, tuple[str, list[str]]] = {
     ),
     "agree-counts": ("agree", ["agree", "--counts", "6,21,14,459"]),
     "agree-file": ("agree", ["agree", *WIDE, "--by", "week"]),
+    "agree-stratified": ("agree", ["agree", *STRATIFIED]),
     "agree-ordinal": ("agree", ["agree", "--counts", "6,21,14,459", "--level", "ordinal"]),
     "schedule": ("schedule", ["schedule", "--items", "300", "--runs", "3"]),
     "fit": ("fit", ["fit", *WIDE, "--bootstrap", "100"]),

@@ -7,6 +7,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from planner.cli.agree_stratified import (
+    PopulationShares,
+    PopulationSharesFrom,
+    StratumCol,
+    measure_population,
+    shares_from_options,
+)
 from planner.cli.common import (
     emit_json,
     flag_message,
@@ -42,6 +49,7 @@ if TYPE_CHECKING:
     from planner.data.engine_duckdb import ReadOptions
     from planner.data.labels import Ratings
     from planner.measuring.measure import AgreementReport
+    from planner.measuring.stratified import StratifiedReport
 
 # measure_agreement's notes that start with one of its parameters, which the CLI names as flags
 _NOTE_PARAMETERS = (
@@ -66,6 +74,9 @@ Examples:
   planner agree scores.tsv --level ordinal --order low,medium,high
 
   planner agree 'big/*.parquet' --engine duckdb --memory-limit 1GB --temp-dir /tmp
+
+  planner agree examples/stratified-labels.csv --positive unsupported --stratum-col stratum \\
+    --population-shares-from unsupported-claims-enriched
 """
 
 
@@ -227,6 +238,9 @@ def agree_command(
             rich_help_panel="Diagnostics",
         ),
     ] = False,
+    stratum_col: StratumCol = None,
+    population_shares: PopulationShares = None,
+    population_shares_from: PopulationSharesFrom = None,
     engine: Engine = "auto",
     memory_limit: MemoryLimit = None,
     temp_dir: TempDir = None,
@@ -242,6 +256,9 @@ def agree_command(
         from planner.output.safe_output import check_new_file
 
         check_new_file(contested, name="--contested", force=force, inputs=[file] if file else [])
+    shares = shares_from_options(stratum_col, population_shares, population_shares_from)
+    if shares is not None and counts is not None:
+        raise InvalidInput("--stratum-col needs a label FILE with that column, not --counts")
     options = read_options(
         layout=layout,
         item_col=item_col,
@@ -254,6 +271,8 @@ def agree_command(
         by=by,
         order=order,
     )
+    if stratum_col is not None and stratum_col not in options.by:
+        options = replace(options, by=(*options.by, stratum_col))
     source = _Source(file, counts, engine, memory_limit, temp_dir)
     ratings, chosen = _read(source, options)
     with progress_bar("measuring agreement", disabled=json_output or quiet) as progress:
@@ -276,11 +295,19 @@ def agree_command(
             weighted_kappa_method=weighted_kappa_method,
             progress=progress,
         )
+    stratified = None
+    if stratum_col is not None and shares is not None:
+        stratified = measure_population(
+            ratings, stratum_col, shares, positive=report.positive, confidence=confidence,
+            decide_on=decide_on, not_demonstrated_below=not_demonstrated_below,
+            demonstrated_at=demonstrated_at,
+        )  # fmt: skip
+        report = replace(report, decision=None)  # the population's decision is stratified's
     unused = _unused_options(source, chosen, contested is not None, force, options)
     report = replace(report, notes=_flagged_notes(report.notes, ratings, order, level) + unused)
     if contested is not None:
         _write_contested(source, chosen, options, ratings, contested)
-    _emit(report, ratings, chosen, contested, json_output)
+    _emit(report, ratings, chosen, contested, json_output, stratified)
 
 
 @dataclass(frozen=True)
@@ -351,15 +378,18 @@ def _emit(
     chosen: str,
     contested: str | None,
     json_output: bool,
+    stratified: StratifiedReport | None = None,
 ) -> None:
-    """Print the report: one JSON document, or the tables."""
+    """Print the report: one JSON document, or the tables (the population's after the
+    sample's with ``--stratum-col``)."""
     if json_output:
-        from planner.output.jsonout import agreement_document
+        from planner.output.jsonout import agreement_document, stratified_json
 
         for line in ratings.notes:  # how the input was read, also when stdout is JSON
             note(line)
+        extra = {} if stratified is None else {"stratified": stratified_json(stratified)}
         doc = agreement_document(
-            report, input=ratings.input, engine=chosen, contested_file=contested
+            report, input=ratings.input, engine=chosen, contested_file=contested, **extra
         )
         emit_json(doc)
         return
@@ -367,6 +397,10 @@ def _emit(
 
     console = TerminalConsole()  # labels and names from files are text, never markup
     render_agreement(report, console)
+    if stratified is not None:
+        from planner.output.render_stratified import render_stratified
+
+        render_stratified(stratified, console)
     if contested is not None:
         console.print(f"contested items written to {contested}")
 

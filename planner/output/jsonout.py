@@ -734,3 +734,49 @@ def plan_result_document(result: Any, schedule: Any = None) -> dict[str, Any]:
     if isinstance(result, Comparison):
         return comparison_document(result, schedule)
     return plan_document(result, schedule)
+
+
+def stratified_json(report: Any) -> dict[str, Any]:
+    """``agree --stratum-col``: the population-weighted coefficients (each with its unweighted
+    figure and the t interval's degrees of freedom), the per-stratum table and the decision."""
+    level = report.confidence_level
+    coefficients = {}
+    for key, c in report.coefficients.items():
+        covers = f"{label_of(c.name)} on the population, strata weighted by their shares"
+        entry = coefficient_json(
+            c.name,
+            c.estimate,
+            interval_json(c.ci_low, c.ci_high, level=level, method=c.method, covers=covers),
+            se=c.se,
+            n_items=report.n_items,
+            label=f"{label_of(c.name)}, population-weighted",
+        )
+        coefficients[key] = {**entry, "df": _number(c.df), "unweighted": _number(c.unweighted)}
+    decision = None
+    if report.decision is not None:
+        chosen = report.coefficients[report.decision.metric]
+        decision = decision_json(
+            report.decision,
+            level=level,
+            method=chosen.method,
+            covers=f"{label_of(chosen.name)} on the population",
+        )
+    return {
+        "stratum_col": report.stratum_col,
+        "confidence_level": level,
+        "positive": report.positive,
+        "n_items": report.n_items,
+        "strata": [
+            {
+                "name": s.name,
+                "share": s.share,
+                "n_items": s.n_items,
+                "union_positives": s.union_positives,
+                "psa": _number(s.psa),
+            }
+            for s in report.strata
+        ],
+        "coefficients": coefficients,
+        "decision": decision,
+        "notes": list(report.notes),
+    }

@@ -300,7 +300,8 @@ def render_agreement(report: Any, console: Console) -> None:
     console.print(_data_table(report))
     console.print(_coefficients_table(report))
     _print_tests(report.summary, console)
-    _print_decision(report.decision, console)
+    if report.decision is not None:  # None: the decision is the population's (--stratum-col)
+        _print_decision(report.decision, console)
     _print_diagnostics(report.diagnostics, console)
     for note in report.notes:
         console.print(f"note: {note}", style="dim")

@@ -13,6 +13,7 @@ import base64
 import html
 import platform
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -165,7 +166,24 @@ def recommendation_section(
             f"{h.expected.ci_low:.3f} to {h.expected.ci_high:.3f} would read: "
             f"{h.expected.verdict}.",
         ),
-        ("code", agree_command(h)),
+        ("code", agree_command(h, scenario)),
+        *_stratified_analysis(h),
+    ]
+
+
+def _stratified_analysis(h: Headline) -> list[Block]:
+    """What the weighted command reads (a design of strata only)."""
+    if h.design is None:
+        return []
+    return [
+        (
+            "p",
+            "LABELS.csv holds a column STRATUM naming each item's stratum as the scenario's "
+            "[[strata]] do; the command weights each stratum by its population share "
+            "(planner agree --stratum-col), which is what makes the number describe traffic. "
+            "It analyses an enriched sample the same way, its uniform slice's items counted in "
+            "their strata.",
+        )
     ]
 
 
@@ -173,12 +191,17 @@ def _days(days: float) -> str:
     return f"{days:g} calendar day" + ("" if days == 1 else "s")
 
 
-def agree_command(h: Headline) -> str:
-    """The ``planner agree`` call that applies the rule fixed in advance to the labels."""
+def agree_command(h: Headline, scenario: Scenario | None = None) -> str:
+    """The ``planner agree`` call that applies the rule fixed in advance to the labels
+    (population-weighted by the scenario's strata shares for a design of strata)."""
     flags = (
         f"--not-demonstrated-below {h.not_demonstrated_below:g} "
         f"--demonstrated-at {h.demonstrated_at:g}"
     )
+    if h.design is not None and scenario is not None:
+        shipped = shipped_scenarios().get(scenario.name)
+        source = scenario.name if shipped == Path(scenario.path) else scenario.path
+        flags = f"--stratum-col STRATUM --population-shares-from {shlex.quote(source)} " + flags
     if h.metric == "kappa":
         flags += f" --decide-on {AGREE_COEFFICIENTS[h.metric]} --kappa-method {h.method}"
     if h.confidence_level != 0.95:
