@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 from coverage_study.models import POPULATION, category_rows, compress_patterns, pattern_bits
 from planner.statistics import agreement as ag
 from planner.statistics import intervals as iv
+from planner.statistics import multirater_profile as mp
 from planner.statistics.alpha import krippendorff_alpha
 from planner.statistics.conger import conger_kappa
 from planner.statistics.multirater import (
@@ -267,6 +268,54 @@ def _specific_wald_logit(rows: NDArray) -> Interval:
     return interval
 
 
+_PROFILES = {
+    "fleiss_kappa": mp.fleiss_kappa_profile_interval,
+    "krippendorff_alpha": mp.alpha_profile_interval,
+    "specific_positive": mp.specific_agreement_profile_interval,
+}
+_LAST_FLEISS: dict[bytes, tuple[FloatArray, FloatArray]] = {}
+
+
+def _fleiss_profile(rows: NDArray, mult: NDArray) -> tuple[FloatArray, FloatArray]:
+    """Fleiss' profile interval of these studies, computed once a cell (Conger reuses it)."""
+    key = rows.tobytes() + mult.tobytes()
+    if key not in _LAST_FLEISS:
+        _LAST_FLEISS.clear()
+        ci = mp.fleiss_kappa_profile_interval(rows, mult, confidence_level=CONFIDENCE)
+        _LAST_FLEISS[key] = (ci.low, ci.high)
+    return _LAST_FLEISS[key]
+
+
+def _profile(rows: NDArray, coefficient: str) -> Interval:
+    """Profile-likelihood interval on the category-count multinomial
+    (:mod:`planner.statistics.multirater_profile`)."""
+
+    def interval(mult: NDArray, rng: np.random.Generator) -> tuple[FloatArray, FloatArray]:
+        if coefficient == "fleiss_kappa":
+            return _fleiss_profile(rows, mult)
+        ci = _PROFILES[coefficient](rows, mult, confidence_level=CONFIDENCE)
+        return ci.low, ci.high
+
+    return interval
+
+
+def _conger_shifted(n_annotators: int) -> Interval:
+    """Conger's kappa: Fleiss' profile interval moved by the estimated Conger - Fleiss
+    difference (:func:`planner.statistics.multirater_profile.shifted_interval`)."""
+    ratings = _PatternRatings(n_annotators)
+    rows = category_rows(n_annotators)
+
+    def interval(patterns: NDArray, rng: np.random.Generator) -> tuple[FloatArray, FloatArray]:
+        mult = compress_patterns(patterns, n_annotators)
+        low, high = _fleiss_profile(rows, mult)
+        conger = np.array([float(ratings.fit(p).estimate) for p in patterns])
+        fleiss = chance_corrected(rows, "fleiss", multiplicity=mult).estimate
+        ci = mp.shifted_interval(iv.ConfidenceInterval(low, high), conger - fleiss)
+        return ci.low, ci.high
+
+    return interval
+
+
 def _fleiss_pair_score(rows: NDArray) -> Interval:
     """Two annotators: Fleiss' kappa is the intraclass kappa, so ``agree`` prints the
     calibrated Donner-Eliasziw score interval of the (2, 1, 0 positives) counts."""
@@ -319,12 +368,15 @@ def multi_methods(n_annotators: int, n_boot: int) -> list[Method]:
     previous defaults; Conger's kappa from three annotators on, as ``agree`` reports it."""
     rows = category_rows(n_annotators)
     on_counts = [
+        ("fleiss_kappa", "profile", _profile(rows, "fleiss_kappa")),
         ("fleiss_kappa", "gwet-t", _gwet_t(rows, "fleiss")),
         ("gwet_ac1", "gwet-t-log1m", _gwet_t(rows, "gwet", "log1m")),
         ("gwet_ac1", "gwet-t", _gwet_t(rows, "gwet")),
         ("brennan_prediger", "gwet-t-log1m", _gwet_t(rows, "brennan-prediger", "log1m")),
         ("brennan_prediger", "gwet-t", _gwet_t(rows, "brennan-prediger")),
+        ("krippendorff_alpha", "profile", _profile(rows, "krippendorff_alpha")),
         ("krippendorff_alpha", "bootstrap", _alpha_bootstrap(rows, n_boot)),
+        ("specific_positive", "profile", _profile(rows, "specific_positive")),
         ("specific_positive", "wald-logit", _specific_wald_logit(rows)),
         ("specific_positive", "wald-linearised", _specific_wald(rows)),
     ]
@@ -333,4 +385,5 @@ def multi_methods(n_annotators: int, n_boot: int) -> list[Method]:
     methods = [Method(c, name, _on_counts(fn, n_annotators)) for c, name, fn in on_counts]
     if n_annotators >= 3:
         methods.insert(1, Method("conger_kappa", "gwet-t", _conger_t(n_annotators)))
+        methods.insert(1, Method("conger_kappa", "profile-shifted", _conger_shifted(n_annotators)))
     return methods
