@@ -42,6 +42,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
 from planner.statistics.intervals import ConfidenceInterval, FloatArray
+from planner.statistics.multirater import Patterns
 
 #: pseudo-count of a row that can occur but was not observed (keeps the dual's log barrier)
 UNSEEN_ROW = 1e-4
@@ -402,3 +403,31 @@ def shifted_interval(
     return ConfidenceInterval(
         np.clip(interval.low + d, *bounds), np.clip(interval.high + d, *bounds)
     )
+
+
+#: the coefficients :func:`patterns_profile_interval` computes
+PROFILE_COEFFICIENTS = ("fleiss_kappa", "krippendorff_alpha", "specific_agreement")
+
+
+def patterns_profile_interval(
+    patterns: Patterns, coefficient: str, confidence_level: float = 0.95, category: int = 0
+) -> ConfidenceInterval:
+    """The profile interval of one of :data:`PROFILE_COEFFICIENTS` for binary
+    :class:`~planner.statistics.multirater.Patterns` (``category``: specific agreement's).
+
+    >>> from planner.statistics.multirater import patterns_from_counts
+    >>> p = patterns_from_counts([[3, 0]] * 5 + [[2, 1]] * 4 + [[1, 2]] * 6 + [[0, 3]] * 85)
+    >>> ci = patterns_profile_interval(p, "fleiss_kappa")
+    >>> round(float(ci.low), 3), round(float(ci.high), 3)
+    (0.377, 0.813)
+    """
+    if patterns.n_categories != 2:
+        raise ValueError(f"profile intervals need binary labels, got {patterns.n_categories}")
+    rows, mult = patterns.dense(), patterns.multiplicity.astype(float)
+    if coefficient == "fleiss_kappa":
+        return fleiss_kappa_profile_interval(rows, mult, confidence_level)
+    if coefficient == "krippendorff_alpha":
+        return alpha_profile_interval(rows, mult, confidence_level)
+    if coefficient == "specific_agreement":
+        return specific_agreement_profile_interval(rows, mult, category, confidence_level)
+    raise ValueError(f"`coefficient` must be one of {PROFILE_COEFFICIENTS}, got {coefficient!r}")
