@@ -42,7 +42,7 @@ MULTI_PREVALENCES = (0.05, 0.3)
 MULTI_LEVELS = (0.2, 0.3, 0.5, 0.8)  # population Fleiss kappa
 MULTI_BIASES = (0.0, 0.8)
 MULTI_UNION_POSITIVES = (20, 50, 180)
-#: below 20 union positives (the ``multi-few`` slice): where the notes of ``agree`` apply
+#: below 20 union positives (the ``multi-few`` slice, two annotators)
 MULTI_FEW_UNION_POSITIVES = (10, 15)
 SLICES = ("full", "small", "two", "multi", "multi-few", "extreme")
 
@@ -165,12 +165,13 @@ def extreme_cells(skipped: list[str]) -> Iterator[Cell]:
 def multi_cells(skipped: list[str], few: bool = False) -> Iterator[Cell]:
     """Several-annotator cells; infeasible models are appended to ``skipped``.
 
-    ``few``: the same models at 10 and 15 union positives (regime ``multi-few``)."""
+    ``few``: the two-annotator models at 10 and 15 union positives (regime ``multi-few``),
+    where ``agree``'s notes for Fleiss' kappa of a pair are read."""
     for bias in MULTI_BIASES:
         regime = "multi-unbiased" if bias == 0 else "multi-biased"
         if few:
             regime = "multi-few"
-        for m in MULTI_ANNOTATORS:
+        for m in (2,) if few else MULTI_ANNOTATORS:
             for pi in MULTI_PREVALENCES:
                 for level in MULTI_LEVELS:
                     label = f"M={m} pi={pi:g} fleiss {level:g} bias=±{bias:g}"

@@ -12,14 +12,16 @@ The PSA and Cohen's kappa methods are read by name from
 and :data:`planner.statistics.intervals.KAPPA_METHODS` when the grid runs, so a method added
 there is
 simulated without a change here. The several-annotator intervals are those ``planner agree``
-prints (see :mod:`planner.measuring.measure`; :data:`DEFAULTS` names them): Gwet's linearised
-variance
-with a ``t`` interval for Fleiss' kappa and Conger's kappa (3+ annotators), and on the
-``log(1 - c)`` scale for AC1 and Brennan-Prediger (all clipped to [-1, 1]); the item
-bootstrap (percentile, resampling items as new multiplicities of the distinct rows) for
-Krippendorff's alpha; the linearised ratio variance on the logit scale for specific positive
-agreement. The previous defaults (the linear ``t`` interval for AC1 and Brennan-Prediger, the
-plain Wald for specific agreement) are kept beside them (:data:`PREVIOUS_DEFAULTS`).
+prints (see :mod:`planner.measuring.measure`; :data:`DEFAULTS` names them): from three
+annotators the t-calibrated profile likelihood on the count-row multinomial
+(:mod:`planner.statistics.multirater_profile`) for Fleiss' kappa, Krippendorff's alpha and
+specific positive agreement, and for Conger's kappa Fleiss' profile interval moved by the
+Conger - Fleiss difference (``profile-shifted``); Gwet's linearised variance on the
+``log(1 - c)`` scale for AC1 and Brennan-Prediger (clipped to [-1, 1]). The previous
+defaults (Gwet's ``t`` interval for Fleiss' and Conger's kappa, alpha's item bootstrap --
+percentile, resampling items as new multiplicities of the distinct rows --, the logit-scale
+and plain Wald intervals for specific agreement, the linear ``t`` interval for AC1 and
+Brennan-Prediger) are kept beside them (:data:`PREVIOUS_DEFAULTS`).
 """
 
 from __future__ import annotations
@@ -56,21 +58,27 @@ DEFAULTS: dict[str, str] = {
     "cohen_kappa": "profile",
     "nsa": "wilson",
     "pabak": "wilson",
-    "fleiss_kappa": "gwet-t",  # from three annotators; two: "score-intraclass"
+    "fleiss_kappa": "profile",  # from three annotators; two: "score-intraclass"
     "gwet_ac1": "gwet-t-log1m",
     "brennan_prediger": "gwet-t-log1m",
-    "krippendorff_alpha": "bootstrap",
-    "specific_positive": "wald-logit",
-    "conger_kappa": "gwet-t",
+    "krippendorff_alpha": "profile",  # from three annotators; two: "bootstrap"
+    "specific_positive": "profile",
+    "conger_kappa": "profile-shifted",
 }
 #: agree's defaults for two annotators where they differ from the several-annotator one
-PAIR_DEFAULTS: frozenset[tuple[str, str]] = frozenset({("fleiss_kappa", "score-intraclass")})
+PAIR_DEFAULTS: frozenset[tuple[str, str]] = frozenset(
+    {("fleiss_kappa", "score-intraclass"), ("krippendorff_alpha", "bootstrap")}
+)
 #: Methods that were agree's default before the current one (kept to show the change).
 PREVIOUS_DEFAULTS: frozenset[tuple[str, str]] = frozenset(
     {
         ("gwet_ac1", "gwet-t"),
         ("brennan_prediger", "gwet-t"),
         ("specific_positive", "wald-linearised"),
+        ("specific_positive", "wald-logit"),
+        ("fleiss_kappa", "gwet-t"),
+        ("krippendorff_alpha", "bootstrap"),
+        ("conger_kappa", "gwet-t"),
         ("cohen_kappa", "score"),
     }
 )
