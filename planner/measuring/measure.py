@@ -7,21 +7,23 @@ counts for many) through the one implementation in :mod:`planner.statistics.agre
 recommended in
 docs/methods.md section 0:
 
-========================  ===========================================================
+========================  =====================================================================
 coefficient               interval (default)
-========================  ===========================================================
+========================  =====================================================================
 PSA, NSA (2 annotators)   Wilson for J = a / U given U, mapped to PSA
 Cohen's kappa             score interval for Cohen's kappa (binary), else FCE Wald
 weighted kappa            item bootstrap (``weighted_kappa_method="wald"``: FCE 1969 SE)
-Fleiss' kappa             Gwet (2021) linearised variance, t interval
-Conger's kappa (3+)       Gwet's linearised variance, t interval (:mod:`planner.statistics.conger`)
+Fleiss' kappa             Gwet (2021) linearised variance, t; binary 3+: profile likelihood [*]
+Conger's kappa (3+)       Gwet's variance, t (:mod:`planner.statistics.conger`); binary: [*]
 Gwet's AC1 / AC2          Gwet (2008) variance, t interval on log(1 - AC), mapped back
 Brennan-Prediger          Gwet's variance, t interval on log(1 - BP), mapped back
-Krippendorff's alpha      item bootstrap (percentile); P(alpha < alpha_min)
-specific agreement        linearised ratio variance, Wald on the logit scale
+Krippendorff's alpha      item bootstrap (percentile); P(alpha < alpha_min); binary 3+: [*]
+specific agreement        linearised ratio variance, Wald on the logit scale; binary 3+: [*]
 observed agreement        Wilson (2 annotators), else item bootstrap
-========================  ===========================================================
+========================  =====================================================================
 
+[*] :mod:`planner.measuring.several_profile`: the t-calibrated profile-likelihood interval
+(Conger's: Fleiss' moved by their difference), docs/methods/several-annotator-intervals.md.
 With ``bootstrap=True`` every interval is the percentile bootstrap over items instead.
 With more than :data:`MANY_VALUES` distinct ordinal, interval or ratio values (continuous
 scores) only the coefficients linear in the data are reported, Krippendorff's alpha (the

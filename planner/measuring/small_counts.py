@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from planner.data.labels import Ratings
+from planner.measuring.several_profile import CONGER_PROFILE_METHOD, PROFILE_METHOD
 from planner.statistics import multirater as mr
 from planner.statistics.intervals import coverage_note
 from planner.validation import shown
@@ -30,7 +31,17 @@ _NOTE_KEYS = {
     ),
     ("pabak", "2 p_o - 1"): ("pabak", "wilson"),
     ("conger_kappa", "Gwet variance, t"): ("conger_kappa", "gwet-t"),
+    # the profile intervals (3+ annotators, binary labels): planner.measuring.several_profile
+    ("fleiss_kappa", PROFILE_METHOD): ("fleiss_kappa", "profile"),
+    ("krippendorff_alpha", PROFILE_METHOD): ("krippendorff_alpha", "profile"),
+    ("psa", PROFILE_METHOD): ("specific_positive", "profile"),
+    ("conger_kappa", CONGER_PROFILE_METHOD): ("conger_kappa", "profile-shifted"),
 }
+
+#: The profile intervals were measured from 20 union positives on (coverage_study/, 3-5
+#: annotators); below that a note says so, with the worst coverage the study found at 20.
+PROFILE_MEASURED_FROM = 20
+PROFILE_WORST_AT_20: dict[str, float] = {}
 
 
 #: beyond this many categories (continuous scores, say) no note is drawn from the coverage
@@ -102,9 +113,25 @@ def small_count_notes(
         elif key[0] == "weighted_kappa":
             at, named = co.n_items, "items"  # its study is keyed by items
         note = coverage_note(*key, at, advice, named)
+        if note is None and key[1].startswith("profile"):
+            note = _unmeasured_note(key[0], at, named)
         if note is not None:
             out.append(note)
     return out
+
+
+def _unmeasured_note(coefficient: str, count: float, counted: str) -> str | None:
+    """Below :data:`PROFILE_MEASURED_FROM` union positives: the coverage study has no cell,
+    so the note says what it found at the fewest it measured."""
+    worst = PROFILE_WORST_AT_20.get(coefficient)
+    if count >= PROFILE_MEASURED_FROM or worst is None:
+        return None
+    return (
+        f"with {count:,.0f} {counted} (fewer than {PROFILE_MEASURED_FROM}) the coverage of the "
+        f"profile-likelihood interval is not measured: the coverage study's cells start at "
+        f"{PROFILE_MEASURED_FROM}, where it covered at least {worst:.3f} (0.95 intended); "
+        "label more items"
+    )
 
 
 #: Coverage of nominal-95 % intervals for Cohen's kappa by the rarer annotator's positives,
