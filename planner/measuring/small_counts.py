@@ -38,10 +38,17 @@ _NOTE_KEYS = {
     ("conger_kappa", CONGER_PROFILE_METHOD): ("conger_kappa", "profile-shifted"),
 }
 
-#: The profile intervals were measured from 20 union positives on (coverage_study/, 3-5
-#: annotators); below that a note says so, with the worst coverage the study found at 20.
+#: The profile intervals were measured from 20 union positives on with 3-5 annotators
+#: (coverage_study/coverage.json, 31 cells each, 2,000 studies, MC SE 0.005): below that a
+#: note says so, with the worst coverage the study found at 20. Two annotators (alpha) were
+#: measured down to 10 union positives (0.9485-0.9755), so a pair gets no such note.
 PROFILE_MEASURED_FROM = 20
-PROFILE_WORST_AT_20: dict[str, float] = {}
+PROFILE_WORST_AT_20: dict[str, float] = {
+    "fleiss_kappa": 0.9495,
+    "krippendorff_alpha": 0.9495,  # the same interval as Fleiss' with complete data
+    "specific_positive": 0.942,
+    "conger_kappa": 0.9505,
+}
 
 
 #: beyond this many categories (continuous scores, say) no note is drawn from the coverage
@@ -113,7 +120,7 @@ def small_count_notes(
         elif key[0] == "weighted_kappa":
             at, named = co.n_items, "items"  # its study is keyed by items
         note = coverage_note(*key, at, advice, named)
-        if note is None and key[1].startswith("profile"):
+        if note is None and key[1].startswith("profile") and not two:
             note = _unmeasured_note(key[0], at, named)
         if note is not None:
             out.append(note)
