@@ -186,3 +186,46 @@ def test_coverage_at_the_worst_cells():
         for row in simulate_cell(cell, methods, 1000, 7):
             se = np.sqrt(0.95 * 0.05 / 1000)
             assert abs(row.coverage - 0.95) < 0.015 + 2 * se, (cell.label, row.method)
+
+
+def test_unmeasured_note_states_the_study_worst_at_20():
+    # the worst coverage the note quotes is the study's at 20 union positives (3-5 annotators)
+    import json
+
+    from planner.measuring.small_counts import PROFILE_WORST_AT_20
+
+    rows = json.load(open("coverage_study/coverage.json"))["rows"]  # noqa: SIM115
+    key = {"fleiss_kappa": "profile", "specific_positive": "profile"}
+    key["conger_kappa"] = "profile-shifted"
+    for coef, method in key.items():
+        worst = min(
+            r["coverage"]
+            for r in rows
+            if (r["coefficient"], r["method"]) == (coef, method)
+            and r["union_positives"] == 20
+            and r["n_annotators"] >= 3
+        )
+        assert PROFILE_WORST_AT_20[coef] == pytest.approx(worst, abs=5e-4), coef
+    assert PROFILE_WORST_AT_20["krippendorff_alpha"] == PROFILE_WORST_AT_20["fleiss_kappa"]
+
+
+def test_agree_notes_below_20_union_positives_with_three_annotators():
+    from planner.data.labels import ratings_from_matrix
+    from planner.measuring.measure import measure_agreement
+
+    codes = np.zeros((200, 3))
+    codes[:6] = 1  # 6 items all positive, 6 with two, 4 with one: 16 union positives
+    codes[6:12, :2] = 1
+    codes[12:16, 0] = 1
+    report = measure_agreement(ratings_from_matrix(codes), rng=1, n_boot=100)
+    notes = [n for n in report.notes if "not measured" in n]
+    assert len(notes) == 4  # Fleiss, Conger, alpha, specific agreement
+    assert all(n.startswith("with 16 union positives (fewer than 20)") for n in notes)
+    fleiss = report.coefficients["fleiss_kappa"]
+    ci = mp.patterns_profile_interval(
+        patterns_from_counts(np.stack([codes.sum(1), 3 - codes.sum(1)], 1)), "fleiss_kappa"
+    )
+    assert (fleiss.ci_low, fleiss.ci_high) == pytest.approx((float(ci.low), float(ci.high)))
+    pair = measure_agreement(ratings_from_matrix(codes[:, :2]), rng=1, n_boot=100)
+    assert "profile" in pair.coefficients["krippendorff_alpha"].method
+    assert not any("not measured" in n for n in pair.notes)  # pairs measured down to 10
