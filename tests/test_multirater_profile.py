@@ -221,6 +221,7 @@ def test_agree_notes_below_20_union_positives_with_three_annotators():
     notes = [n for n in report.notes if "not measured" in n]
     assert len(notes) == 4  # Fleiss, Conger, alpha, specific agreement
     assert all(n.startswith("with 16 union positives (fewer than 20)") for n in notes)
+    assert any("interval for Conger's kappa is not measured" in n for n in notes)
     fleiss = report.coefficients["fleiss_kappa"]
     ci = mp.patterns_profile_interval(
         patterns_from_counts(np.stack([codes.sum(1), 3 - codes.sum(1)], 1)), "fleiss_kappa"

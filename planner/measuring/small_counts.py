@@ -43,6 +43,12 @@ _NOTE_KEYS = {
 #: note says so, with the worst coverage the study found at 20. Two annotators (alpha) were
 #: measured down to 10 union positives (0.9485-0.9755), so a pair gets no such note.
 PROFILE_MEASURED_FROM = 20
+_PROFILE_SHOWN = {
+    "fleiss_kappa": "Fleiss' kappa",
+    "krippendorff_alpha": "Krippendorff's alpha",
+    "specific_positive": "specific positive agreement",
+    "conger_kappa": "Conger's kappa",
+}
 PROFILE_WORST_AT_20: dict[str, float] = {
     "fleiss_kappa": 0.9495,
     "krippendorff_alpha": 0.9495,  # the same interval as Fleiss' with complete data
@@ -135,8 +141,8 @@ def _unmeasured_note(coefficient: str, count: float, counted: str) -> str | None
         return None
     return (
         f"with {count:,.0f} {counted} (fewer than {PROFILE_MEASURED_FROM}) the coverage of the "
-        f"profile-likelihood interval is not measured: the coverage study's cells start at "
-        f"{PROFILE_MEASURED_FROM}, where it covered at least {worst:.3f} (0.95 intended); "
+        f"profile-likelihood interval for {_PROFILE_SHOWN[coefficient]} is not measured: the "
+        f"coverage study's cells start at {PROFILE_MEASURED_FROM}, where it covered at least {worst:.3f} (0.95 intended); "
         "label more items"
     )
 
