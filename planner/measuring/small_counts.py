@@ -142,8 +142,8 @@ def _unmeasured_note(coefficient: str, count: float, counted: str) -> str | None
     return (
         f"with {count:,.0f} {counted} (fewer than {PROFILE_MEASURED_FROM}) the coverage of the "
         f"profile-likelihood interval for {_PROFILE_SHOWN[coefficient]} is not measured: the "
-        f"coverage study's cells start at {PROFILE_MEASURED_FROM}, where it covered at least {worst:.3f} (0.95 intended); "
-        "label more items"
+        f"coverage study's cells start at {PROFILE_MEASURED_FROM}, where it covered at least "
+        f"{worst:.3f} (0.95 intended); label more items"
     )
 
 
