@@ -50,10 +50,9 @@ _NEWTON_STEPS = 40
 _BISECTION_STEPS = 4
 _FALSI_STEPS = 6
 _PI_STEPS = (0.3, 0.08)
-#: half a likelihood-ratio statistic this large is beyond any critical value: "outside"
-_FAR = 50.0
-
-Constraint = Callable[[FloatArray, FloatArray], FloatArray]
+#: half a likelihood-ratio statistic this large is beyond any critical value ("outside"):
+#: the largest, t_1(0.975)^2 / 2 = 80.8, is for two items in the rarer category
+_FAR = 100.0
 
 
 def binary_support(counts: ArrayLike) -> NDArray[np.float64]:
@@ -218,7 +217,7 @@ def _limits(
             f_out_new = np.where(ok, f_out / 2 if step >= _BISECTION_STEPS else f_out, f_mid)
             inner, outer = np.where(ok, mid, inner), np.where(ok, outer, mid)
             f_in, f_out = f_in_new, f_out_new
-        out.append(np.where(at_end, end, (inner + outer) / 2 if False else inner))
+        out.append(np.where(at_end, end, inner))
     return out[0], out[1]
 
 
