@@ -182,7 +182,12 @@ def test_agrees_current_several_annotator_defaults_cover_on_a_tiny_slice():
     wanted = {"M=3 pi=0.3 fleiss 0.5 bias=±0.8 U=180", "M=4 pi=0.05 fleiss 0.8 bias=±0 U=50"}
     tiny = [c for c in cells if c.label in wanted]
     reps = 600
-    new = ["gwet-t-log1m", "specific_positive/wald-logit", "conger_kappa/gwet-t"]
+    new = [
+        "gwet-t-log1m",
+        "specific_positive/profile",
+        "conger_kappa/profile-shifted",
+        "fleiss_kappa/profile",
+    ]
     doc = coverage.run(cells=tiny, reps=reps, seed=11, wanted=new)
     keys = {(r["cell"], f"{r['coefficient']}/{r['method']}") for r in doc["rows"]}
     for cell in tiny:
@@ -197,7 +202,7 @@ def test_agrees_current_several_annotator_defaults_cover_on_a_tiny_slice():
 def test_conger_kappa_is_simulated_from_three_annotators_on():
     names = {m: {x.key for x in multi_methods(m, 10)} for m in (2, 3)}
     assert "conger_kappa/gwet-t" not in names[2]
-    assert names[3] - names[2] == {"conger_kappa/gwet-t"}
+    assert names[3] - names[2] == {"conger_kappa/gwet-t", "conger_kappa/profile-shifted"}
     assert {"gwet_ac1/gwet-t", "specific_positive/wald-linearised"} <= names[2]  # kept
 
 
