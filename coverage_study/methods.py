@@ -61,12 +61,14 @@ DEFAULTS: dict[str, str] = {
     "fleiss_kappa": "profile",  # from three annotators; two: "score-intraclass"
     "gwet_ac1": "gwet-t-log1m",
     "brennan_prediger": "gwet-t-log1m",
-    "krippendorff_alpha": "profile",  # from two annotators
+    "krippendorff_alpha": "profile",  # from three annotators; two: "bootstrap"
     "specific_positive": "profile",
     "conger_kappa": "profile-shifted",
 }
 #: agree's defaults for two annotators where they differ from the several-annotator one
-PAIR_DEFAULTS: frozenset[tuple[str, str]] = frozenset({("fleiss_kappa", "score-intraclass")})
+PAIR_DEFAULTS: frozenset[tuple[str, str]] = frozenset(
+    {("fleiss_kappa", "score-intraclass"), ("krippendorff_alpha", "bootstrap")}
+)
 #: Methods that were agree's default before the current one (kept to show the change).
 PREVIOUS_DEFAULTS: frozenset[tuple[str, str]] = frozenset(
     {

@@ -1,15 +1,17 @@
 """Which several-annotator intervals ``agree`` takes from the profile likelihood, and how.
 
-For binary labels, no agreement weights and three or more annotators (Krippendorff's
-alpha: two or more), Fleiss' kappa, Krippendorff's alpha (nominal), specific positive
-agreement and Conger's kappa get the
+For binary labels, no agreement weights and three or more annotators, Fleiss' kappa,
+Krippendorff's alpha (nominal), specific positive agreement and Conger's kappa get the
 t-calibrated profile-likelihood interval of
 :mod:`planner.statistics.multirater_profile` (Conger's: Fleiss' interval moved by the
-Conger - Fleiss difference), which coverage_study/ measured at 0.935-0.965 from 20 union
-positives where the Gwet-variance t interval and alpha's item bootstrap covered as little
-as 0.85 (docs/methods/several-annotator-intervals.md); for a pair's alpha 0.947-0.976 from
-10 union positives where the bootstrap covered 0.874. With more categories, weights or
-``--bootstrap`` the previous intervals stay.
+Conger - Fleiss difference). coverage_study/ measured them at 0.942-0.981 at 20 union
+positives and 0.933-0.971 at 50 and 180 (3-5 annotators), where the Gwet-variance t
+interval and alpha's item bootstrap covered as little as 0.85
+(docs/methods/several-annotator-intervals.md). With more categories, weights,
+``--bootstrap`` or two annotators the previous intervals stay (a pair's alpha keeps its
+bootstrap, although the study found the profile better there too: 0.947-0.976 from 10 union
+positives against 0.874-0.933; ``fewest_annotators=2`` would switch it, with the README's
+``agree --counts`` block).
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ CONGER_PROFILE_METHOD = "Fleiss' profile likelihood (t-calibrated) + (Conger - F
 
 def profile_applies(data: Any, bootstrap: bool, fewest_annotators: int = 3) -> bool:
     """Binary labels, no weights, no ``--bootstrap``, ``fewest_annotators`` or more annotators
-    (alpha: two; a pair's Fleiss' kappa keeps the intraclass score interval, specific
-    agreement of a pair is PSA with its Wilson interval)."""
+    (a pair's Fleiss' kappa keeps the intraclass score interval, specific agreement of a
+    pair is PSA with its Wilson interval)."""
     return bool(
         data.k == 2
         and not data.weights_kind

@@ -40,8 +40,8 @@ _NOTE_KEYS = {
 
 #: The profile intervals were measured from 20 union positives on with 3-5 annotators
 #: (coverage_study/coverage.json, 31 cells each, 2,000 studies, MC SE 0.005): below that a
-#: note says so, with the worst coverage the study found at 20. Two annotators (alpha) were
-#: measured down to 10 union positives (0.9485-0.9755), so a pair gets no such note.
+#: note says so, with the worst coverage the study found at 20 (pairs never get these
+#: intervals).
 PROFILE_MEASURED_FROM = 20
 _PROFILE_SHOWN = {
     "fleiss_kappa": "Fleiss' kappa",
