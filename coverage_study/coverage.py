@@ -51,8 +51,22 @@ from planner.output.jsonout import json_ready  # noqa: E402
 from planner.sizing.simulation import simulate_tables  # noqa: E402
 from planner.statistics import intervals as iv  # noqa: E402
 
-DEFAULT_REPS = {"full": 4000, "small": 400, "two": 4000, "multi": 4000, "extreme": 4000}
-DEFAULT_N_BOOT = {"full": 500, "small": 200, "two": 500, "multi": 500, "extreme": 500}
+DEFAULT_REPS = {
+    "full": 4000,
+    "small": 400,
+    "two": 4000,
+    "multi": 4000,
+    "multi-few": 4000,
+    "extreme": 4000,
+}
+DEFAULT_N_BOOT = {
+    "full": 500,
+    "small": 200,
+    "two": 500,
+    "multi": 500,
+    "multi-few": 500,
+    "extreme": 500,
+}
 FLAG_BAND = (0.935, 0.965)
 FLAG_SE = 2.0
 _TOLERANCE = 1e-9  # a limit equal to the true value (up to rounding) covers it

@@ -42,7 +42,9 @@ MULTI_PREVALENCES = (0.05, 0.3)
 MULTI_LEVELS = (0.2, 0.3, 0.5, 0.8)  # population Fleiss kappa
 MULTI_BIASES = (0.0, 0.8)
 MULTI_UNION_POSITIVES = (20, 50, 180)
-SLICES = ("full", "small", "two", "multi", "extreme")
+#: below 20 union positives (the ``multi-few`` slice, two annotators)
+MULTI_FEW_UNION_POSITIVES = (10, 15)
+SLICES = ("full", "small", "two", "multi", "multi-few", "extreme")
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,8 @@ def _sized(
 ) -> Iterator[Cell]:
     several = regime.startswith("multi")
     sizes = MULTI_UNION_POSITIVES if several else PAIR_UNION_POSITIVES
+    if regime == "multi-few":
+        sizes = MULTI_FEW_UNION_POSITIVES
     union_rate = float(1 - probs[0]) if several else float(probs[:3].sum())
     for u in sizes:
         yield Cell(
@@ -158,11 +162,16 @@ def extreme_cells(skipped: list[str]) -> Iterator[Cell]:
                 )
 
 
-def multi_cells(skipped: list[str]) -> Iterator[Cell]:
-    """Several-annotator cells; infeasible models are appended to ``skipped``."""
+def multi_cells(skipped: list[str], few: bool = False) -> Iterator[Cell]:
+    """Several-annotator cells; infeasible models are appended to ``skipped``.
+
+    ``few``: the two-annotator models at 10 and 15 union positives (regime ``multi-few``),
+    where ``agree``'s notes for Fleiss' kappa of a pair are read."""
     for bias in MULTI_BIASES:
         regime = "multi-unbiased" if bias == 0 else "multi-biased"
-        for m in MULTI_ANNOTATORS:
+        if few:
+            regime = "multi-few"
+        for m in (2,) if few else MULTI_ANNOTATORS:
             for pi in MULTI_PREVALENCES:
                 for level in MULTI_LEVELS:
                     label = f"M={m} pi={pi:g} fleiss {level:g} bias=±{bias:g}"
@@ -200,7 +209,8 @@ SLICE_FILTERS: dict[str, Callable[[Cell], bool]] = {
     "small": lambda cell: cell.label in SMALL_SLICE,
     "two": lambda cell: not cell.regime.startswith("multi"),
     "extreme": lambda cell: cell.regime.startswith("extreme"),
-    "multi": lambda cell: cell.regime.startswith("multi"),
+    "multi": lambda cell: cell.regime in ("multi-unbiased", "multi-biased"),
+    "multi-few": lambda cell: cell.regime == "multi-few",
 }
 
 
@@ -210,5 +220,6 @@ def grid(slice_name: str = "full") -> tuple[list[Cell], list[str]]:
         raise ValueError(f"slice must be one of {', '.join(SLICES)}, got {slice_name!r}")
     skipped: list[str] = []
     cells = [*pair_cells(skipped), *extreme_cells(skipped), *multi_cells(skipped)]
+    cells += multi_cells([], few=True)  # the same models: skipped already lists them
     keep = SLICE_FILTERS[slice_name]
     return [cell for cell in cells if keep(cell)], skipped

@@ -12,14 +12,16 @@ The PSA and Cohen's kappa methods are read by name from
 and :data:`planner.statistics.intervals.KAPPA_METHODS` when the grid runs, so a method added
 there is
 simulated without a change here. The several-annotator intervals are those ``planner agree``
-prints (see :mod:`planner.measuring.measure`; :data:`DEFAULTS` names them): Gwet's linearised
-variance
-with a ``t`` interval for Fleiss' kappa and Conger's kappa (3+ annotators), and on the
-``log(1 - c)`` scale for AC1 and Brennan-Prediger (all clipped to [-1, 1]); the item
-bootstrap (percentile, resampling items as new multiplicities of the distinct rows) for
-Krippendorff's alpha; the linearised ratio variance on the logit scale for specific positive
-agreement. The previous defaults (the linear ``t`` interval for AC1 and Brennan-Prediger, the
-plain Wald for specific agreement) are kept beside them (:data:`PREVIOUS_DEFAULTS`).
+prints (see :mod:`planner.measuring.measure`; :data:`DEFAULTS` names them): from three
+annotators the t-calibrated profile likelihood on the count-row multinomial
+(:mod:`planner.statistics.multirater_profile`) for Fleiss' kappa, Krippendorff's alpha and
+specific positive agreement, and for Conger's kappa Fleiss' profile interval moved by the
+Conger - Fleiss difference (``profile-shifted``); Gwet's linearised variance on the
+``log(1 - c)`` scale for AC1 and Brennan-Prediger (clipped to [-1, 1]). The previous
+defaults (Gwet's ``t`` interval for Fleiss' and Conger's kappa, alpha's item bootstrap --
+percentile, resampling items as new multiplicities of the distinct rows --, the logit-scale
+and plain Wald intervals for specific agreement, the linear ``t`` interval for AC1 and
+Brennan-Prediger) are kept beside them (:data:`PREVIOUS_DEFAULTS`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from numpy.typing import NDArray
 from coverage_study.models import POPULATION, category_rows, compress_patterns, pattern_bits
 from planner.statistics import agreement as ag
 from planner.statistics import intervals as iv
+from planner.statistics import multirater_profile as mp
 from planner.statistics.alpha import krippendorff_alpha
 from planner.statistics.conger import conger_kappa
 from planner.statistics.multirater import (
@@ -55,21 +58,27 @@ DEFAULTS: dict[str, str] = {
     "cohen_kappa": "profile",
     "nsa": "wilson",
     "pabak": "wilson",
-    "fleiss_kappa": "gwet-t",  # from three annotators; two: "score-intraclass"
+    "fleiss_kappa": "profile",  # from three annotators; two: "score-intraclass"
     "gwet_ac1": "gwet-t-log1m",
     "brennan_prediger": "gwet-t-log1m",
-    "krippendorff_alpha": "bootstrap",
-    "specific_positive": "wald-logit",
-    "conger_kappa": "gwet-t",
+    "krippendorff_alpha": "profile",  # from three annotators; two: "bootstrap"
+    "specific_positive": "profile",
+    "conger_kappa": "profile-shifted",
 }
 #: agree's defaults for two annotators where they differ from the several-annotator one
-PAIR_DEFAULTS: frozenset[tuple[str, str]] = frozenset({("fleiss_kappa", "score-intraclass")})
+PAIR_DEFAULTS: frozenset[tuple[str, str]] = frozenset(
+    {("fleiss_kappa", "score-intraclass"), ("krippendorff_alpha", "bootstrap")}
+)
 #: Methods that were agree's default before the current one (kept to show the change).
 PREVIOUS_DEFAULTS: frozenset[tuple[str, str]] = frozenset(
     {
         ("gwet_ac1", "gwet-t"),
         ("brennan_prediger", "gwet-t"),
         ("specific_positive", "wald-linearised"),
+        ("specific_positive", "wald-logit"),
+        ("fleiss_kappa", "gwet-t"),
+        ("krippendorff_alpha", "bootstrap"),
+        ("conger_kappa", "gwet-t"),
         ("cohen_kappa", "score"),
     }
 )
@@ -267,6 +276,54 @@ def _specific_wald_logit(rows: NDArray) -> Interval:
     return interval
 
 
+_PROFILES = {
+    "fleiss_kappa": mp.fleiss_kappa_profile_interval,
+    "krippendorff_alpha": mp.alpha_profile_interval,
+    "specific_positive": mp.specific_agreement_profile_interval,
+}
+_LAST_FLEISS: dict[bytes, tuple[FloatArray, FloatArray]] = {}
+
+
+def _fleiss_profile(rows: NDArray, mult: NDArray) -> tuple[FloatArray, FloatArray]:
+    """Fleiss' profile interval of these studies, computed once a cell (Conger reuses it)."""
+    key = rows.tobytes() + mult.tobytes()
+    if key not in _LAST_FLEISS:
+        _LAST_FLEISS.clear()
+        ci = mp.fleiss_kappa_profile_interval(rows, mult, confidence_level=CONFIDENCE)
+        _LAST_FLEISS[key] = (ci.low, ci.high)
+    return _LAST_FLEISS[key]
+
+
+def _profile(rows: NDArray, coefficient: str) -> Interval:
+    """Profile-likelihood interval on the category-count multinomial
+    (:mod:`planner.statistics.multirater_profile`)."""
+
+    def interval(mult: NDArray, rng: np.random.Generator) -> tuple[FloatArray, FloatArray]:
+        if coefficient == "fleiss_kappa":
+            return _fleiss_profile(rows, mult)
+        ci = _PROFILES[coefficient](rows, mult, confidence_level=CONFIDENCE)
+        return ci.low, ci.high
+
+    return interval
+
+
+def _conger_shifted(n_annotators: int) -> Interval:
+    """Conger's kappa: Fleiss' profile interval moved by the estimated Conger - Fleiss
+    difference (:func:`planner.statistics.multirater_profile.shifted_interval`)."""
+    ratings = _PatternRatings(n_annotators)
+    rows = category_rows(n_annotators)
+
+    def interval(patterns: NDArray, rng: np.random.Generator) -> tuple[FloatArray, FloatArray]:
+        mult = compress_patterns(patterns, n_annotators)
+        low, high = _fleiss_profile(rows, mult)
+        conger = np.array([float(ratings.fit(p).estimate) for p in patterns])
+        fleiss = chance_corrected(rows, "fleiss", multiplicity=mult).estimate
+        ci = mp.shifted_interval(iv.ConfidenceInterval(low, high), conger - fleiss)
+        return ci.low, ci.high
+
+    return interval
+
+
 def _fleiss_pair_score(rows: NDArray) -> Interval:
     """Two annotators: Fleiss' kappa is the intraclass kappa, so ``agree`` prints the
     calibrated Donner-Eliasziw score interval of the (2, 1, 0 positives) counts."""
@@ -319,12 +376,15 @@ def multi_methods(n_annotators: int, n_boot: int) -> list[Method]:
     previous defaults; Conger's kappa from three annotators on, as ``agree`` reports it."""
     rows = category_rows(n_annotators)
     on_counts = [
+        ("fleiss_kappa", "profile", _profile(rows, "fleiss_kappa")),
         ("fleiss_kappa", "gwet-t", _gwet_t(rows, "fleiss")),
         ("gwet_ac1", "gwet-t-log1m", _gwet_t(rows, "gwet", "log1m")),
         ("gwet_ac1", "gwet-t", _gwet_t(rows, "gwet")),
         ("brennan_prediger", "gwet-t-log1m", _gwet_t(rows, "brennan-prediger", "log1m")),
         ("brennan_prediger", "gwet-t", _gwet_t(rows, "brennan-prediger")),
+        ("krippendorff_alpha", "profile", _profile(rows, "krippendorff_alpha")),
         ("krippendorff_alpha", "bootstrap", _alpha_bootstrap(rows, n_boot)),
+        ("specific_positive", "profile", _profile(rows, "specific_positive")),
         ("specific_positive", "wald-logit", _specific_wald_logit(rows)),
         ("specific_positive", "wald-linearised", _specific_wald(rows)),
     ]
@@ -333,4 +393,5 @@ def multi_methods(n_annotators: int, n_boot: int) -> list[Method]:
     methods = [Method(c, name, _on_counts(fn, n_annotators)) for c, name, fn in on_counts]
     if n_annotators >= 3:
         methods.insert(1, Method("conger_kappa", "gwet-t", _conger_t(n_annotators)))
+        methods.insert(1, Method("conger_kappa", "profile-shifted", _conger_shifted(n_annotators)))
     return methods

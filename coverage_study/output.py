@@ -16,6 +16,7 @@ REGIME_NAMES = {
     "extreme-few": "2 annotators, extreme bias, rarer annotator 4-7 expected positives",
     "multi-unbiased": "2-5 annotators, unbiased",
     "multi-biased": "2-5 annotators, biased (±0.8)",
+    "multi-few": "2 annotators (several-annotator coefficients), 10-15 union positives",
 }
 # (row key, header, width, format); text is left-aligned, numbers right-aligned (NaN prints "nan")
 _COLUMNS = (

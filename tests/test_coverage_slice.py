@@ -182,7 +182,12 @@ def test_agrees_current_several_annotator_defaults_cover_on_a_tiny_slice():
     wanted = {"M=3 pi=0.3 fleiss 0.5 bias=±0.8 U=180", "M=4 pi=0.05 fleiss 0.8 bias=±0 U=50"}
     tiny = [c for c in cells if c.label in wanted]
     reps = 600
-    new = ["gwet-t-log1m", "specific_positive/wald-logit", "conger_kappa/gwet-t"]
+    new = [
+        "gwet-t-log1m",
+        "specific_positive/profile",
+        "conger_kappa/profile-shifted",
+        "fleiss_kappa/profile",
+    ]
     doc = coverage.run(cells=tiny, reps=reps, seed=11, wanted=new)
     keys = {(r["cell"], f"{r['coefficient']}/{r['method']}") for r in doc["rows"]}
     for cell in tiny:
@@ -197,7 +202,7 @@ def test_agrees_current_several_annotator_defaults_cover_on_a_tiny_slice():
 def test_conger_kappa_is_simulated_from_three_annotators_on():
     names = {m: {x.key for x in multi_methods(m, 10)} for m in (2, 3)}
     assert "conger_kappa/gwet-t" not in names[2]
-    assert names[3] - names[2] == {"conger_kappa/gwet-t"}
+    assert names[3] - names[2] == {"conger_kappa/gwet-t", "conger_kappa/profile-shifted"}
     assert {"gwet_ac1/gwet-t", "specific_positive/wald-linearised"} <= names[2]  # kept
 
 
@@ -211,7 +216,8 @@ def test_the_small_slice_writes_valid_json_and_markdown(tmp_path, capsys):
     cells, _ = grid("small")
     n_methods = {len(coverage.methods_for(c, 10, None)) for c in cells}
     assert len(doc["rows"]) == sum(len(coverage.methods_for(c, 10, None)) for c in cells)
-    assert len(n_methods) == 2  # pairs and several annotators
+    assert {c.regime.startswith("multi") for c in cells} == {True, False}  # both kinds
+    assert n_methods  # (a pair and three annotators may now have as many methods)
     assert doc["settings"]["reps"] == 200 and doc["settings"]["seed"] == 20261201
     assert doc["settings"]["versions"]["numpy"] == np.__version__
     assert all(0 <= r["coverage"] <= 1 and r["reps"] == 200 for r in doc["rows"])

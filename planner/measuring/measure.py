@@ -7,21 +7,23 @@ counts for many) through the one implementation in :mod:`planner.statistics.agre
 recommended in
 docs/methods.md section 0:
 
-========================  ===========================================================
+========================  =====================================================================
 coefficient               interval (default)
-========================  ===========================================================
+========================  =====================================================================
 PSA, NSA (2 annotators)   Wilson for J = a / U given U, mapped to PSA
 Cohen's kappa             score interval for Cohen's kappa (binary), else FCE Wald
 weighted kappa            item bootstrap (``weighted_kappa_method="wald"``: FCE 1969 SE)
-Fleiss' kappa             Gwet (2021) linearised variance, t interval
-Conger's kappa (3+)       Gwet's linearised variance, t interval (:mod:`planner.statistics.conger`)
+Fleiss' kappa             Gwet (2021) linearised variance, t; binary 3+: profile likelihood [*]
+Conger's kappa (3+)       Gwet's variance, t (:mod:`planner.statistics.conger`); binary: [*]
 Gwet's AC1 / AC2          Gwet (2008) variance, t interval on log(1 - AC), mapped back
 Brennan-Prediger          Gwet's variance, t interval on log(1 - BP), mapped back
-Krippendorff's alpha      item bootstrap (percentile); P(alpha < alpha_min)
-specific agreement        linearised ratio variance, Wald on the logit scale
+Krippendorff's alpha      item bootstrap (percentile); P(alpha < alpha_min); binary 3+: [*]
+specific agreement        linearised ratio variance, Wald on the logit scale; binary 3+: [*]
 observed agreement        Wilson (2 annotators), else item bootstrap
-========================  ===========================================================
+========================  =====================================================================
 
+[*] :mod:`planner.measuring.several_profile`: the t-calibrated profile-likelihood interval
+(Conger's: Fleiss' moved by their difference), docs/methods/several-annotator-intervals.md.
 With ``bootstrap=True`` every interval is the percentile bootstrap over items instead.
 With more than :data:`MANY_VALUES` distinct ordinal, interval or ratio values (continuous
 scores) only the coefficients linear in the data are reported, Krippendorff's alpha (the
@@ -50,8 +52,10 @@ from numpy.typing import NDArray
 
 from planner.data.labels import Ratings
 from planner.errors import InvalidInput
+from planner.measuring import several_profile as sp
 from planner.measuring.decision import Decision, decide, landis_koch
 from planner.measuring.diagnostics import binary_table, diagnose, plain_value, scalar
+from planner.measuring.several_profile import profile_applies, profile_at
 from planner.measuring.small_counts import cohen_kappa_note, small_count_notes
 from planner.statistics import agreement as ag
 from planner.statistics import alpha as ka
@@ -780,6 +784,8 @@ def _chance_corrected(
         table = d.ratings.pair_table()
         interval_at = lambda level: kappa_interval(table, level, "gof")  # noqa: E731
         method = "intraclass score"
+    elif chance == "fleiss" and profile_applies(d, s.bootstrap):  # several_profile.py
+        interval_at, method = profile_at(d.patterns, "fleiss_kappa"), sp.PROFILE_METHOD
     else:  # AC1/AC2 and BP on log(1 - c): see ChanceCorrected.confidence_interval
         scale = "linear" if chance == "fleiss" else "log1m"
         interval_at = _clipped(lambda level: res.confidence_interval(level, scale))
@@ -860,9 +866,11 @@ def _alpha_coefficient(
             d.boot_width,
         )
         undefined = _undefined_note(est, d.one_category)
+        profile = level == "nominal" and profile_applies(d, s.bootstrap)  # several_profile.py
         out.add_at(
-            "krippendorff_alpha", est, _percentiles_of(draws), s.confidence_level, boot.name,
-            n_items, undefined,
+            "krippendorff_alpha", est,
+            profile_at(d.patterns, "krippendorff_alpha") if profile else _percentiles_of(draws),
+            s.confidence_level, sp.PROFILE_METHOD if profile else boot.name, n_items, undefined,
         )  # fmt: skip
     threshold = 0.8 if s.alpha_min is None else s.alpha_min
     if draws is None and s.alpha_min is not None:
@@ -912,6 +920,8 @@ def _specific_agreement(
     if s.bootstrap:
         psa_at = boot.patterns(d, lambda m: mr.specific_agreement_patterns(d.patterns, m, pos))
         method = boot.name
+    elif profile_applies(d, s.bootstrap):  # several_profile.py
+        psa_at, method = profile_at(d.patterns, "specific_agreement", pos), sp.PROFILE_METHOD
     else:
 
         def psa_at(level: float) -> tuple[Any, Any]:
@@ -1204,6 +1214,9 @@ def _add_conger(m: _Run) -> None:
             "Conger's kappa keeps Gwet's variance with --bootstrap: "
             f"{n_boot:,} resamples of {len(distinct.item_index):,} ratings is too slow"
         )
+    elif profile_applies(m.d, False):  # several_profile.py
+        shift = scalar(res.estimate) - scalar(mr.chance_corrected_patterns(m.d.patterns).estimate)
+        interval_at, method = sp.conger_profile_at(m.d.patterns, shift), sp.CONGER_PROFILE_METHOD
     out.add_at(
         weighted_name("conger_kappa", weights_kind),
         res.estimate,

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from planner.data.labels import Ratings
+from planner.measuring.several_profile import CONGER_PROFILE_METHOD, PROFILE_METHOD
 from planner.statistics import multirater as mr
 from planner.statistics.intervals import coverage_note
 from planner.validation import shown
@@ -30,6 +31,29 @@ _NOTE_KEYS = {
     ),
     ("pabak", "2 p_o - 1"): ("pabak", "wilson"),
     ("conger_kappa", "Gwet variance, t"): ("conger_kappa", "gwet-t"),
+    # the profile intervals (3+ annotators, binary labels): planner.measuring.several_profile
+    ("fleiss_kappa", PROFILE_METHOD): ("fleiss_kappa", "profile"),
+    ("krippendorff_alpha", PROFILE_METHOD): ("krippendorff_alpha", "profile"),
+    ("psa", PROFILE_METHOD): ("specific_positive", "profile"),
+    ("conger_kappa", CONGER_PROFILE_METHOD): ("conger_kappa", "profile-shifted"),
+}
+
+#: The profile intervals were measured from 20 union positives on with 3-5 annotators
+#: (coverage_study/coverage.json, 31 cells each, 2,000 studies, MC SE 0.005): below that a
+#: note says so, with the worst coverage the study found at 20 (pairs never get these
+#: intervals).
+PROFILE_MEASURED_FROM = 20
+_PROFILE_SHOWN = {
+    "fleiss_kappa": "Fleiss' kappa",
+    "krippendorff_alpha": "Krippendorff's alpha",
+    "specific_positive": "specific positive agreement",
+    "conger_kappa": "Conger's kappa",
+}
+PROFILE_WORST_AT_20: dict[str, float] = {
+    "fleiss_kappa": 0.9495,
+    "krippendorff_alpha": 0.9495,  # the same interval as Fleiss' with complete data
+    "specific_positive": 0.942,
+    "conger_kappa": 0.9505,
 }
 
 
@@ -102,9 +126,25 @@ def small_count_notes(
         elif key[0] == "weighted_kappa":
             at, named = co.n_items, "items"  # its study is keyed by items
         note = coverage_note(*key, at, advice, named)
+        if note is None and key[1].startswith("profile") and not two:
+            note = _unmeasured_note(key[0], at, named)
         if note is not None:
             out.append(note)
     return out
+
+
+def _unmeasured_note(coefficient: str, count: float, counted: str) -> str | None:
+    """Below :data:`PROFILE_MEASURED_FROM` union positives: the coverage study has no cell,
+    so the note says what it found at the fewest it measured."""
+    worst = PROFILE_WORST_AT_20.get(coefficient)
+    if count >= PROFILE_MEASURED_FROM or worst is None:
+        return None
+    return (
+        f"with {count:,.0f} {counted} (fewer than {PROFILE_MEASURED_FROM}) the coverage of the "
+        f"profile-likelihood interval for {_PROFILE_SHOWN[coefficient]} is not measured: the "
+        f"coverage study's cells start at {PROFILE_MEASURED_FROM}, where it covered at least "
+        f"{worst:.3f} (0.95 intended); label more items"
+    )
 
 
 #: Coverage of nominal-95 % intervals for Cohen's kappa by the rarer annotator's positives,
