@@ -44,17 +44,19 @@ FLAGS = {
     "max_items": "--max-items",
     "seconds_per_item": "--seconds-per-item",
     "hourly_rate": "--hourly-rate",
+    "adjudication_seconds": "--adjudication-seconds",
+    "items": "--items",
+    "hours": "--hours",
+    "budget": "--budget",
 }
 # mid-sentence, names that are also words of the prose ("metric kappa") are not renamed;
 # a leading name is renamed when the error says it is the parameter (or starts with one)
-_PROSE = ("metric", "kappa", "level", "width", "prevalence", "bias", "assurance")
+_PROSE = ("metric", "kappa", "level", "width", "prevalence", "bias", "assurance", "items", "hours")
 _NAMES = re.compile(r"(?<![\w.-])(" + "|".join(n for n in FLAGS if n not in _PROSE) + r")(?![\w-])")
 _LEADING = re.compile(r"^(" + "|".join(FLAGS) + r")(?![\w-])")
 # pair-only options: an error with several annotators (they describe one pair)
 PAIR_ONLY = ("scenario", "scenario_option", "union_rate", "psa", "pilot_counts", "pilot", "pair")
-IGNORED = ("psa_method", "kappa_method", "adjudication_seconds")
-# the pair plan's fixed-size precision and curve: refused with several annotators (not ignored)
-FIXED_SIZE = {"items": "--items", "hours": "--hours", "budget": "--budget", "curve": "--curve"}
+IGNORED = ("psa_method", "kappa_method")
 # options for reading --pilot FILE (a pair-only option): refused with several annotators
 READER = {
     "positive": "--positive",
@@ -120,7 +122,11 @@ def _flagged(exc: InvalidInput) -> InvalidInput:
     and the others elsewhere except words of the prose (:data:`_PROSE`: "metric kappa needs
     ..." stays readable)."""
     text = _LEADING.sub(lambda m: FLAGS[m.group(1)], str(exc))
-    return InvalidInput(_NAMES.sub(lambda m: FLAGS[m.group(1)], text))
+    text = _NAMES.sub(lambda m: FLAGS[m.group(1)], text)
+    for name in getattr(exc, "parameters", ()):  # the others the sentence names
+        if name in FLAGS:
+            text = re.sub(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", FLAGS[name], text)
+    return InvalidInput(text)
 
 
 def _checked_options(options: dict[str, Any], with_scenario: bool = False) -> None:
@@ -134,12 +140,6 @@ def _checked_options(options: dict[str, Any], with_scenario: bool = False) -> No
                 f"{flag} describes one pair and does not combine with several annotators; "
                 "describe them by --prevalence, --error-rate, --bias or --confusion"
             )
-    fixed = [flag for name, flag in FIXED_SIZE.items() if options.get(name)]
-    if fixed:
-        raise InvalidInput(
-            f"{', '.join(fixed)}: the precision of a fixed size and the assurance curve are "
-            "planned for two annotators only; with several annotators size the study by --width"
-        )
     reader = [flag for name, flag in READER.items() if options.get(name) is not None]
     if reader:
         raise InvalidInput(
@@ -203,6 +203,11 @@ def _library_options(options: dict[str, Any]) -> dict[str, Any]:
         "max_items": options.get("max_items"),
         "seconds_per_item": options.get("seconds_per_item"),
         "hourly_rate": options.get("hourly_rate"),
+        "adjudication_seconds": options.get("adjudication_seconds"),
+        "items": options.get("items"),
+        "hours": options.get("hours"),
+        "budget": options.get("budget"),
+        "curve": bool(options.get("curve")),
     }
 
 

@@ -460,7 +460,26 @@ def raters_plan_document(plan: Any) -> dict[str, Any]:
         "precision_by_annotators": [asdict(r) for r in plan.by_annotators],
         "model": plan.model,
     }
+    if plan.precision is not None:
+        body["precision"] = raters_precision_json(plan.precision)
+    if plan.curve is not None:
+        body["assurance_curve"] = {s.metric: plan.curve}
     return document("plan-raters", body, seed=s.seed, notes=plan.notes)
+
+
+def raters_precision_json(precision: Any) -> dict[str, Any]:
+    """The precision a fixed number of items reaches with several annotators per item."""
+    p = precision
+    interval = interval_json(
+        p.interval["lower"],
+        p.interval["upper"],
+        level=p.confidence_level,
+        method=p.method,
+        covers=f"{label_of(p.metric)}, for {p.n_annotators} annotators: the median simulated "
+        "study's interval",
+    )
+    body = {k: v for k, v in asdict(p).items() if k != "interval"}
+    return {**body, "interval": interval}
 
 
 # --------------------------------------------------------------------------- agree, fit

@@ -8,6 +8,7 @@ from rich.text import Text
 
 from planner.output.render import fmt, quantity_table
 from planner.sizing.raters_plan import RatersPlan
+from planner.sizing.raters_precision import RatersPrecision
 
 METRIC_NAMES = {
     "fleiss": "Fleiss' kappa",
@@ -52,7 +53,10 @@ def _answer(plan: RatersPlan) -> Table:
     )
     table.add_row(Text("items", style="bold"), Text(f"{s.items:,}", style="bold"), design)
     table.add_row("labels", f"{b.labels:,}", f"items × {s.labels_per_item}")
-    table.add_row("person-hours", fmt(b.person_hours), f"{b.labels:,} labels")
+    spent = f"{b.labels:,} labels"
+    if b.adjudication_hours:
+        spent += f" + {fmt(b.adjudication_hours)} h adjudicating {fmt(b.contested_items)} items"
+    table.add_row("person-hours", fmt(b.person_hours), spent)
     table.add_row("hours per annotator", fmt(plan.hours_per_annotator), f"pool of {s.n_annotators}")
     if b.cost is not None:
         table.add_row("cost", f"{b.cost:,.2f}", "")
@@ -87,12 +91,59 @@ def _by_annotators(plan: RatersPlan) -> Table:
     return table
 
 
+def _precision(precision: RatersPrecision) -> Table:
+    p = precision
+    given = ", ".join(f"{k} {v:g}" for k, v in p.given.items())
+    table = quantity_table(f"Precision of {p.items:,} items ({given})")
+    design = (
+        f"{p.labels_per_item} of {p.n_annotators} annotators per item"
+        if p.labels_per_item < p.n_annotators
+        else f"{p.n_annotators} annotators label every item"
+    )
+    table.add_row("labels", f"{p.labels:,}", design)
+    adjudicated = f"; {fmt(p.contested_rate, 3)} of items contested" if p.contested_rate else ""
+    table.add_row("person-hours", fmt(p.person_hours), f"labelling plus adjudication{adjudicated}")
+    if p.cost is not None:
+        table.add_row("cost", f"{p.cost:,.2f}", "")
+    hw = p.half_width
+    table.add_row(
+        f"{p.metric}: half-width",
+        fmt(hw["p50"], 3),
+        f"median; 10-90%: {fmt(hw['p10'], 3)} to {fmt(hw['p90'], 3)} "
+        f"({p.n_reps:,} simulated studies)",
+    )
+    table.add_row(
+        f"{p.metric}: assurance",
+        fmt(p.assurance, 3),
+        f"P(half-width <= {p.width:g}) ± {p.assurance_mc_se:.3f} Monte Carlo SE",
+    )
+    low, high = p.interval["lower"], p.interval["upper"]
+    table.add_row(
+        f"{p.metric}: typical interval",
+        f"{fmt(low, 3)} to {fmt(high, 3)}",
+        f"median limits, {p.method}",
+    )
+    table.add_row(
+        f"{p.metric}: interval coverage",
+        fmt(p.coverage, 3),
+        f"true {p.metric} {fmt(p.true_value)}",
+    )
+    return table
+
+
 def render_raters_plan(plan: RatersPlan, console: Console) -> None:
-    """Print the assumptions, the answer, the fixed-hours table and the notes."""
+    """Print the assumptions, the answer, the fixed-hours table, the fixed-size precision,
+    the assurance curve and the notes."""
     console.print(_assumptions(plan))
     console.print(_answer(plan))
     if plan.by_annotators:
         console.print(_by_annotators(plan))
         console.print("* this plan; half-widths at expected counts (plug-in)", style="dim")
+    if plan.precision is not None:
+        console.print(_precision(plan.precision))
+    if plan.curve is not None:
+        from planner.output.render_precision import render_curve
+
+        render_curve({plan.sizing.metric: plan.curve}, plan.sizing.width, console)
     for line in plan.notes:
         console.print(f"note: {line}")

@@ -12,14 +12,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from planner.errors import InvalidInput
+from planner.sizing.precision import curve_items
 from planner.sizing.raters_common import AnyRatersModel, common_prevalence_model
 from planner.sizing.raters_model import raters_model
 from planner.sizing.raters_plan import RatersPlan, make_raters_plan
+from planner.sizing.raters_precision import (
+    LabelCosts,
+    RatersStudy,
+    raters_assurance_curve,
+    raters_fixed_size,
+)
+from planner.validation import RULES, check
 
 #: library parameter -> (scenario section, key) for values a scenario can give
 FROM_SCENARIO = {
@@ -41,7 +50,10 @@ FROM_SCENARIO = {
     "max_items": ("simulation", "max_items"),
     "seconds_per_item": ("budget", "seconds_per_item"),
     "hourly_rate": ("budget", "hourly_rate"),
+    "adjudication_seconds": ("budget", "adjudication_seconds"),
 }
+#: options that fix the study's size (one of them) or ask for the assurance curve
+FIXED_SIZE = ("items", "hours", "budget")
 DEFAULTS: dict[str, Any] = {
     "n_annotators": 3,
     "width": 0.08,
@@ -50,6 +62,7 @@ DEFAULTS: dict[str, Any] = {
     "n_reps": 2000,
     "max_items": 10_000_000,
     "seconds_per_item": 90.0,
+    "adjudication_seconds": 0.0,
     "level": "nominal",
 }
 _NOT_WITH_KAPPA = ("error_rate", "bias", "confusion", "ambiguity")
@@ -123,6 +136,63 @@ def _named_by_file(exc: InvalidInput, scenario: Any, from_file: set[str]) -> Inv
     return InvalidInput(f"{scenario.path}: {section}.{key} {text}")
 
 
+def _fixed_size_given(options: dict[str, Any], hourly_rate: float | None) -> dict[str, Any]:
+    """The one of items, hours and budget given (an error when several are, or a budget
+    without an hourly rate)."""
+    given = {k: check(k, options[k], RULES[k]) for k in FIXED_SIZE if options.get(k) is not None}
+    if len(given) > 1:
+        raise InvalidInput(
+            f"{' and '.join(given)} each fix the study's size: give one of them",
+            parameter=next(iter(given)),
+            parameters=tuple(given),
+        )
+    if "budget" in given and not hourly_rate:
+        raise InvalidInput(
+            "budget needs hourly_rate (the cost of one person-hour) to buy items",
+            parameter="budget",
+            parameters=("hourly_rate",),
+        )
+    return given
+
+
+def _with_fixed_size(
+    plan: RatersPlan,
+    model: AnyRatersModel,
+    metric: str,
+    values: dict[str, Any],
+    given: dict[str, Any],
+    curve_wanted: bool,
+) -> RatersPlan:
+    """The plan with the precision of a fixed size and the assurance curve, when asked."""
+    if not given and not curve_wanted:
+        return plan
+    s = plan.sizing
+    study = RatersStudy(
+        metric=metric,
+        width=s.width,
+        level=s.level,
+        per_item=values["per_item"],
+        confidence_level=s.confidence_level,
+        n_reps=s.n_reps,
+    )
+    precision = None
+    if given:
+        costs = LabelCosts(
+            annotators_per_item=s.labels_per_item,
+            seconds_per_item=values["seconds_per_item"],
+            adjudication_seconds=values["adjudication_seconds"],
+            hourly_rate=values["hourly_rate"],
+        )
+        precision = raters_fixed_size(model, study, costs, **given, rng=s.seed)
+    curve = None
+    if curve_wanted:
+        center = precision.items if precision is not None else s.items
+        curve = raters_assurance_curve(
+            model, study, curve_items(center), planned=center, rng=s.seed
+        )
+    return replace(plan, precision=precision, curve=curve)
+
+
 def raters_plan_from_options(
     options: dict[str, Any],
     scenario: Any = None,
@@ -133,6 +203,10 @@ def raters_plan_from_options(
     """The multi-rater plan for ``options`` (library parameter names, ``None`` = not given)
     over ``scenario`` (a :class:`planner.data.scenario_raters.RatersScenario`).
 
+    ``options`` may also hold one of ``items``, ``hours`` or ``budget`` (the precision a
+    study of that size buys: :func:`planner.sizing.raters_precision.raters_fixed_size`) and
+    ``curve`` (the assurance against items around the planned size, or the fixed size).
+
     Raises
     ------
     InvalidInput
@@ -141,6 +215,7 @@ def raters_plan_from_options(
     """
     values, from_file = resolve(options, scenario)
     try:
+        given = _fixed_size_given(options, values["hourly_rate"])
         model = _model(values)
         metric = values["metric"] or ("psa" if model.n_categories == 2 else "fleiss")
         plan = make_raters_plan(
@@ -155,9 +230,11 @@ def raters_plan_from_options(
             max_items=values["max_items"],
             seconds_per_item=values["seconds_per_item"],
             hourly_rate=values["hourly_rate"],
+            adjudication_seconds=values["adjudication_seconds"],
             rng=rng,
             progress=progress,
         )
+        plan = _with_fixed_size(plan, model, metric, values, given, bool(options.get("curve")))
     except InvalidInput as exc:
         raise _named_by_file(exc, scenario, from_file) from None
     if values["level"] != "nominal" and values["confusion"] is None and values["kappa"] is None:
