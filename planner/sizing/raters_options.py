@@ -136,6 +136,15 @@ def _named_by_file(exc: InvalidInput, scenario: Any, from_file: set[str]) -> Inv
     return InvalidInput(f"{scenario.path}: {section}.{key} {text}")
 
 
+def raters_model_from_options(options: dict[str, Any], scenario: Any = None) -> AnyRatersModel:
+    """The model of the annotators that :func:`raters_plan_from_options` plans for."""
+    values, from_file = resolve(options, scenario)
+    try:
+        return _model(values)
+    except InvalidInput as exc:
+        raise _named_by_file(exc, scenario, from_file) from None
+
+
 def _fixed_size_given(options: dict[str, Any], hourly_rate: float | None) -> dict[str, Any]:
     """The one of items, hours and budget given (an error when several are, or a budget
     without an hourly rate)."""
