@@ -48,14 +48,19 @@ FLAGS = {
     "items": "--items",
     "hours": "--hours",
     "budget": "--budget",
+    "pilot": "--pilot",
+    "positive": "--positive",
 }
 # mid-sentence, names that are also words of the prose ("metric kappa") are not renamed;
 # a leading name is renamed when the error says it is the parameter (or starts with one)
-_PROSE = ("metric", "kappa", "level", "width", "prevalence", "bias", "assurance", "items", "hours")
+_PROSE = (
+    "metric", "kappa", "level", "width", "prevalence", "bias", "assurance", "items", "hours",
+    "pilot", "positive",
+)  # fmt: skip
 _NAMES = re.compile(r"(?<![\w.-])(" + "|".join(n for n in FLAGS if n not in _PROSE) + r")(?![\w-])")
 _LEADING = re.compile(r"^(" + "|".join(FLAGS) + r")(?![\w-])")
 # pair-only options: an error with several annotators (they describe one pair)
-PAIR_ONLY = ("scenario", "scenario_option", "union_rate", "psa", "pilot_counts", "pilot", "pair")
+PAIR_ONLY = ("scenario", "scenario_option", "union_rate", "psa", "pilot_counts", "pair")
 IGNORED = ("psa_method", "kappa_method")
 # options for reading --pilot FILE (a pair-only option): refused with several annotators
 READER = {
@@ -141,10 +146,9 @@ def _checked_options(options: dict[str, Any], with_scenario: bool = False) -> No
                 "describe them by --prevalence, --error-rate, --bias or --confusion"
             )
     reader = [flag for name, flag in READER.items() if options.get(name) is not None]
-    if reader:
+    if reader and options.get("pilot") is None:
         raise InvalidInput(
-            f"{', '.join(reader)}: options for reading --pilot FILE, which describes one pair "
-            "and does not combine with several annotators"
+            f"{', '.join(reader)}: options for reading --pilot FILE, which is not given"
         )
     per_item = options.get("annotators_per_item")
     if per_item is not None:
@@ -208,11 +212,26 @@ def _library_options(options: dict[str, Any]) -> dict[str, Any]:
         "hours": options.get("hours"),
         "budget": options.get("budget"),
         "curve": bool(options.get("curve")),
+        "pilot": options.get("pilot"),
+        "positive": options.get("positive"),
+        "pilot_reader": _pilot_reader(options),
     }
+
+
+def _pilot_reader(options: dict[str, Any]) -> dict[str, Any]:
+    """The options for reading ``--pilot FILE``, as :func:`read_raters_pilot` takes them."""
+    skip = ("pilot_annotators", "positive")
+    reader = {name: options.get(name) for name in READER if name not in skip}
+    columns = options.get("annotator_cols") or options.get("pilot_annotators")
+    reader["annotator_cols"] = columns.split(",") if columns else None
+    missing = options.get("missing")
+    reader["missing"] = missing.split(",") if missing else None
+    return {k: v for k, v in reader.items() if v is not None}
 
 
 def plan_raters(options: dict[str, Any]) -> None:
     """Run and print the multi-rater plan for ``plan``'s options (its ``locals()``)."""
+    from planner.data.layout import LayoutUnclear, RoleConflict
     from planner.sizing.raters_options import raters_plan_from_options
 
     scenario = raters_scenario(options)
@@ -226,7 +245,7 @@ def plan_raters(options: dict[str, Any]) -> None:
             f"annotators, got {metric!r}"
         )
     library = _library_options(options)
-    if library["prevalence"] is None and scenario is None:
+    if library["prevalence"] is None and scenario is None and library["pilot"] is None:
         raise InvalidInput("--prevalence is required with several annotators: P or P1,...,PK")
     seed = options.get("seed")
     if seed is None and scenario is not None:
@@ -238,6 +257,10 @@ def plan_raters(options: dict[str, Any]) -> None:
             plan = raters_plan_from_options(library, scenario, rng=seed, progress=progress)
     except InvalidInput as exc:
         raise _flagged(exc) from None
+    except (LayoutUnclear, RoleConflict) as exc:  # the pilot file's: name plan's flags
+        from planner.cli.options import reader_error
+
+        raise reader_error(exc) from None
     plan.notes.extend(_ignored_notes(options))
     if options.get("json_output"):
         for line in plan.notes:

@@ -460,6 +460,25 @@ def raters_plan_document(plan: Any) -> dict[str, Any]:
         "precision_by_annotators": [asdict(r) for r in plan.by_annotators],
         "model": plan.model,
     }
+    if plan.pilot is not None:
+        pilot = plan.pilot
+        body["pilot"] = {
+            "source": pilot.source,
+            "annotators": list(pilot.annotators),
+            "items": pilot.items,
+            "categories": list(pilot.categories),
+            "positive": pilot.positive,
+            "bootstrap_refits": len(pilot.draws),
+            "unconverged": pilot.unconverged,
+            "seed": pilot.seed,
+        }
+    if plan.uncertainty is not None:
+        body["uncertainty"] = asdict(plan.uncertainty)
+        body["recommendation"] = {
+            "items": plan.recommended_items,
+            "basis": "under the pilot's uncertainty",
+            "budget": budget_json(plan.recommended_budget),
+        }
     if plan.precision is not None:
         body["precision"] = raters_precision_json(plan.precision)
     if plan.curve is not None:

@@ -131,11 +131,55 @@ def _precision(precision: RatersPrecision) -> Table:
     return table
 
 
+def _pilot(plan: RatersPlan) -> Table:
+    pilot = plan.pilot
+    assert pilot is not None
+    table = quantity_table(f"Pilot: {pilot.source}")
+    table.add_row("annotators", ", ".join(pilot.annotators), "all, latent-class fit")
+    table.add_row("items", f"{pilot.items:,}", "")
+    what = f"positive {pilot.positive!r}" if pilot.positive is not None else "category order"
+    table.add_row("labels", ", ".join(pilot.categories), what)
+    dropped = f"; {pilot.unconverged} did not converge" if pilot.unconverged else ""
+    table.add_row(
+        "bootstrap refits", f"{len(pilot.draws):,}", f"plausible truths, seed {pilot.seed}{dropped}"
+    )
+    return table
+
+
+def _uncertainty(plan: RatersPlan) -> Table:
+    u, b = plan.uncertainty, plan.recommended_budget
+    assert u is not None and b is not None
+    table = quantity_table(f"Under pilot uncertainty ({u.metric}): the recommendation")
+    table.add_row(
+        Text("items under uncertainty", style="bold"),
+        Text(f"{u.items:,} ± {u.items_mc_se:.1f}", style="bold"),
+        f"± Monte Carlo SE; hybrid assurance {u.hybrid_assurance:.3f} ± "
+        f"{u.hybrid_assurance_se:.3f} (target {u.target_assurance:g})",
+    )
+    table.add_row("person-hours", fmt(b.person_hours), f"{b.labels:,} labels")
+    if b.cost is not None:
+        table.add_row("cost", f"{b.cost:,.2f}", "")
+    table.add_row(
+        "plug-in items (if the pilot were the truth)",
+        f"{u.plug_in_items:,}",
+        f"hybrid assurance {u.plug_in_hybrid_assurance:.3f}",
+    )
+    p = u.posterior
+    spread = f"10-90%: {fmt(p['p10'], 3)} to {fmt(p['p90'], 3)}"
+    table.add_row(f"posterior {u.metric}", fmt(p["p50"], 3), spread)
+    table.add_row("basis", "", u.basis)
+    return table
+
+
 def render_raters_plan(plan: RatersPlan, console: Console) -> None:
     """Print the assumptions, the answer, the fixed-hours table, the fixed-size precision,
     the assurance curve and the notes."""
+    if plan.pilot is not None:
+        console.print(_pilot(plan))
     console.print(_assumptions(plan))
     console.print(_answer(plan))
+    if plan.uncertainty is not None:
+        console.print(_uncertainty(plan))
     if plan.by_annotators:
         console.print(_by_annotators(plan))
         console.print("* this plan; half-widths at expected counts (plug-in)", style="dim")

@@ -18,17 +18,24 @@ from typing import Any
 import numpy as np
 
 from planner.errors import InvalidInput
+from planner.operations.budget import labelling_budget
 from planner.sizing.precision import curve_items
 from planner.sizing.raters_common import AnyRatersModel, common_prevalence_model
 from planner.sizing.raters_model import raters_model
+from planner.sizing.raters_pilot import (
+    RatersPilot,
+    raters_items_under_uncertainty,
+    read_raters_pilot,
+)
 from planner.sizing.raters_plan import RatersPlan, make_raters_plan
 from planner.sizing.raters_precision import (
     LabelCosts,
     RatersStudy,
+    contested_share,
     raters_assurance_curve,
     raters_fixed_size,
 )
-from planner.validation import RULES, check
+from planner.validation import RULES, check, seed_from
 
 #: library parameter -> (scenario section, key) for values a scenario can give
 FROM_SCENARIO = {
@@ -164,6 +171,96 @@ def _fixed_size_given(options: dict[str, Any], hourly_rate: float | None) -> dic
     return given
 
 
+def _study(plan: RatersPlan, metric: str, values: dict[str, Any]) -> RatersStudy:
+    s = plan.sizing
+    return RatersStudy(
+        metric=metric,
+        width=s.width,
+        level=s.level,
+        per_item=values["per_item"],
+        confidence_level=s.confidence_level,
+        n_reps=s.n_reps,
+    )
+
+
+#: the model's options, which a pilot file replaces
+PILOT_REPLACES = (
+    "prevalence", "error_rate", "bias", "confusion", "ambiguity", "kappa", "n_categories",
+)  # fmt: skip
+#: spawn keys under the plan's seed: the pilot's bootstrap, the studies under uncertainty
+PILOT_STREAM, UNCERTAINTY_STREAM = 4, 5
+
+
+def _pilot(options: dict[str, Any], scenario: Any, seed: int) -> RatersPilot | None:
+    """The pilot file's fit, when ``options`` name one (its model replaces the options')."""
+    path = options.get("pilot")
+    if path is None:
+        return None
+    if scenario is not None:
+        raise InvalidInput(
+            "pilot gives the annotators' model; it does not combine with a scenario's "
+            "[annotators] section",
+            parameter="pilot",
+        )
+    clash = [name for name in PILOT_REPLACES if options.get(name) is not None]
+    if clash:
+        raise InvalidInput(
+            f"pilot gives the annotators' model; it does not combine with {clash[0]}",
+            parameter="pilot",
+            parameters=(clash[0],),
+        )
+    bootstrap = seed_from(np.random.default_rng([seed, PILOT_STREAM]))
+    pilot = read_raters_pilot(
+        path, options.get("pilot_reader"), positive=options.get("positive"), rng=bootstrap
+    )
+    m = options.get("n_annotators")
+    if m is not None and m != pilot.model.n_annotators:
+        raise InvalidInput(
+            f"n_annotators {m} does not match the pilot's {pilot.model.n_annotators} "
+            f"annotators ({', '.join(pilot.annotators)}): the plan is for them",
+            parameter="n_annotators",
+        )
+    return pilot
+
+
+def _under_uncertainty(
+    plan: RatersPlan, pilot: RatersPilot, metric: str, values: dict[str, Any], seed: int
+) -> RatersPlan:
+    """The plan with the pilot, its plan under uncertainty and that plan's budget."""
+    s = plan.sizing
+    uncertainty = raters_items_under_uncertainty(
+        pilot,
+        _study(plan, metric, values),
+        s.items,
+        assurance=s.target_assurance,
+        max_items=values["max_items"],
+        rng=seed_from(np.random.default_rng([seed, UNCERTAINTY_STREAM])),
+    )
+    adjudication = values["adjudication_seconds"]
+    budget = labelling_budget(
+        uncertainty.items,
+        annotators_per_item=s.labels_per_item,
+        seconds_per_item=values["seconds_per_item"],
+        contested_rate=contested_share(pilot.model, values["per_item"]) if adjudication else 0.0,
+        adjudication_seconds=adjudication,
+        hourly_rate=values["hourly_rate"],
+    )
+    notes = [
+        *pilot.notes,
+        f"the recommendation, {uncertainty.items:,} items, counts the pilot's uncertainty "
+        f"(hybrid assurance {uncertainty.hybrid_assurance:.3f}); {s.items:,} items reach the "
+        f"target only if the pilot's fit is the truth (hybrid assurance "
+        f"{uncertainty.plug_in_hybrid_assurance:.3f})",
+    ]
+    return replace(
+        plan,
+        pilot=pilot,
+        uncertainty=uncertainty,
+        recommended_budget=budget,
+        notes=[*notes, *plan.notes],
+    )
+
+
 def _with_fixed_size(
     plan: RatersPlan,
     model: AnyRatersModel,
@@ -176,14 +273,7 @@ def _with_fixed_size(
     if not given and not curve_wanted:
         return plan
     s = plan.sizing
-    study = RatersStudy(
-        metric=metric,
-        width=s.width,
-        level=s.level,
-        per_item=values["per_item"],
-        confidence_level=s.confidence_level,
-        n_reps=s.n_reps,
-    )
+    study = _study(plan, metric, values)
     precision = None
     if given:
         costs = LabelCosts(
@@ -223,9 +313,11 @@ def raters_plan_from_options(
         came from the scenario.
     """
     values, from_file = resolve(options, scenario)
+    seed = seed_from(rng)
     try:
         given = _fixed_size_given(options, values["hourly_rate"])
-        model = _model(values)
+        pilot = _pilot(options, scenario, seed)
+        model = _model(values) if pilot is None else pilot.model
         metric = values["metric"] or ("psa" if model.n_categories == 2 else "fleiss")
         plan = make_raters_plan(
             model,
@@ -240,9 +332,11 @@ def raters_plan_from_options(
             seconds_per_item=values["seconds_per_item"],
             hourly_rate=values["hourly_rate"],
             adjudication_seconds=values["adjudication_seconds"],
-            rng=rng,
+            rng=seed,
             progress=progress,
         )
+        if pilot is not None:
+            plan = _under_uncertainty(plan, pilot, metric, values, seed)
         plan = _with_fixed_size(plan, model, metric, values, given, bool(options.get("curve")))
     except InvalidInput as exc:
         raise _named_by_file(exc, scenario, from_file) from None

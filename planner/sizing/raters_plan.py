@@ -20,6 +20,7 @@ import numpy as np
 from planner.operations.budget import SECONDS_PER_HOUR, Budget, labelling_budget, labelling_hours
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import MAX_ANNOTATORS, RatersModel
+from planner.sizing.raters_pilot import RatersPilot, RatersUncertainty
 from planner.sizing.raters_precision import RatersPrecision, contested_share
 from planner.sizing.raters_search import (
     RatersSampleSize,
@@ -67,6 +68,10 @@ class RatersPlan:
     curve
         The assurance against items for the target width
         (:func:`planner.sizing.raters_precision.raters_assurance_curve`), or ``None``.
+    pilot, uncertainty, recommended_budget
+        A pilot file's fit (the model), the plan under its uncertainty
+        (:func:`planner.sizing.raters_pilot.raters_items_under_uncertainty`) and the budget
+        of that plan, which is the recommendation; else ``None``.
     """
 
     __repr__ = compact_repr  # shapes, not every value
@@ -79,6 +84,14 @@ class RatersPlan:
     notes: list[str] = field(default_factory=list)
     precision: RatersPrecision | None = None
     curve: list[dict[str, float]] | None = None
+    pilot: RatersPilot | None = None
+    uncertainty: RatersUncertainty | None = None
+    recommended_budget: Budget | None = None
+
+    @property
+    def recommended_items(self) -> int:
+        """The items to label: under the pilot's uncertainty when there is a pilot."""
+        return self.sizing.items if self.uncertainty is None else self.uncertainty.items
 
     def to_dict(self) -> dict[str, Any]:
         """The plan's JSON document (:func:`planner.output.jsonout.raters_plan_document`)."""
