@@ -101,8 +101,13 @@ def _precision(precision: RatersPrecision) -> Table:
         else f"{p.n_annotators} annotators label every item"
     )
     table.add_row("labels", f"{p.labels:,}", design)
-    adjudicated = f"; {fmt(p.contested_rate, 3)} of items contested" if p.contested_rate else ""
-    table.add_row("person-hours", fmt(p.person_hours), f"labelling plus adjudication{adjudicated}")
+    spent = f"{p.labels:,} labels"
+    if p.adjudication_hours:
+        spent += (
+            f" + {fmt(p.adjudication_hours)} h adjudicating the {fmt(p.contested_rate, 3)} "
+            "of items whose labels differ"
+        )
+    table.add_row("person-hours", fmt(p.person_hours), spent)
     if p.cost is not None:
         table.add_row("cost", f"{p.cost:,.2f}", "")
     hw = p.half_width

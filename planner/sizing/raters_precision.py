@@ -121,8 +121,9 @@ class RatersPrecision:
         Medians of the lower and upper limits (``None`` when no interval is defined).
     contested_rate
         Share of items whose labels do not all agree (adjudicated at ``adjudication_seconds``).
-    labels, person_hours, cost
-        The study's labels, person-hours (labelling plus adjudication) and cost.
+    labels, person_hours, adjudication_hours, cost
+        The study's labels, person-hours (labelling plus adjudication), the adjudication's
+        share of them, and the cost.
     n_reps, n_undefined, seed
         Simulated studies, those with an undefined interval, and the seed used.
     """
@@ -146,6 +147,7 @@ class RatersPrecision:
     contested_rate: float
     labels: int
     person_hours: float
+    adjudication_hours: float
     cost: float | None
     n_reps: int
     n_undefined: int
@@ -293,6 +295,7 @@ def raters_fixed_size(
         contested_rate=contested,
         labels=bill.labels,
         person_hours=bill.person_hours,
+        adjudication_hours=bill.adjudication_hours,
         cost=bill.cost,
         n_reps=study.n_reps,
         seed=seed,
