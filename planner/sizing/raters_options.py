@@ -261,6 +261,35 @@ def _under_uncertainty(
     )
 
 
+def _team_priced(plan: RatersPlan, scenario: Any, values: dict[str, Any]) -> RatersPlan:
+    """With named annotators in the scenario's ``[team]``: the budget from each person's
+    seconds per item and hourly rate (:mod:`planner.sizing.raters_team_cost`), said in a note."""
+    from planner.data.scenario_team import NAMED_TEAM_KEYS
+    from planner.operations.team import team_from_settings
+    from planner.sizing.raters_team_cost import team_budget
+
+    team = getattr(scenario, "team", None) or {}
+    if "annotator" not in team:
+        return plan
+    flat = {k: v for k, v in team.items() if k not in NAMED_TEAM_KEYS}
+    named = {k: v for k, v in team.items() if k in NAMED_TEAM_KEYS}
+    people = team_from_settings(flat, named).annotators
+    budget, shares = team_budget(
+        plan.budget, people, plan.sizing.labels_per_item, values["seconds_per_item"],
+        values["hourly_rate"],
+    )  # fmt: skip
+    each = "; ".join(
+        f"{x.name} {x.labels:,.0f} labels, {x.hours:,.1f} h"
+        + ("" if x.cost is None else f", {x.cost:,.2f}")
+        for x in shares
+    )
+    note = (
+        f"the budget bills the named team person by person (each one's seconds per item and "
+        f"hourly rate, labels shared by speed, at most one per item each): {each}"
+    )
+    return replace(plan, budget=budget, notes=[*plan.notes, note])
+
+
 def _with_fixed_size(
     plan: RatersPlan,
     model: AnyRatersModel,
@@ -335,6 +364,7 @@ def raters_plan_from_options(
             rng=seed,
             progress=progress,
         )
+        plan = _team_priced(plan, scenario, values)
         if pilot is not None:
             plan = _under_uncertainty(plan, pilot, metric, values, seed)
         plan = _with_fixed_size(plan, model, metric, values, given, bool(options.get("curve")))
