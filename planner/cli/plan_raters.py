@@ -5,8 +5,12 @@ more than two annotators, more than two categories, several class prevalences, a
 multi-rater metric, a level, a ``k``-of-``M`` design or a confusion matrix, or name a
 scenario file with an ``[annotators]`` section (:func:`wants_raters`); everything else stays
 the pair's plan. ``--kappa`` with several annotators is kappaSize's common-prevalence model
-(:mod:`planner.sizing.raters_common`). The precedence of options over the scenario over the
-defaults is :mod:`planner.sizing.raters_options`.
+(:mod:`planner.sizing.raters_common`); ``--pilot FILE`` with ``--annotators M`` plans the
+pilot's M annotators from their latent-class fit and under its uncertainty
+(:mod:`planner.sizing.raters_pilot`); ``--items``, ``--hours``, ``--budget`` and ``--curve``
+add the precision of a fixed size and the assurance curve
+(:mod:`planner.sizing.raters_precision`). The precedence of options over the scenario over
+the defaults is :mod:`planner.sizing.raters_options`.
 """
 
 from __future__ import annotations
@@ -62,7 +66,7 @@ _LEADING = re.compile(r"^(" + "|".join(FLAGS) + r")(?![\w-])")
 # pair-only options: an error with several annotators (they describe one pair)
 PAIR_ONLY = ("scenario", "scenario_option", "union_rate", "psa", "pilot_counts", "pair")
 IGNORED = ("psa_method", "kappa_method")
-# options for reading --pilot FILE (a pair-only option): refused with several annotators
+# options for reading --pilot FILE (a pilot of the several annotators): refused without it
 READER = {
     "positive": "--positive",
     "layout": "--layout",
