@@ -62,6 +62,22 @@ VARIANTS: dict[str, tuple[str, list[str]]] = {
         "plan-raters",
         ["plan", "--annotators", "3", "--prevalence", "0.1", "--width", "0.1", *FAST],
     ),
+    "plan-annotators-items-curve": (
+        "plan-raters",
+        [
+            "plan",
+            "--annotators",
+            "3",
+            "--prevalence",
+            "0.1",
+            "--width",
+            "0.1",
+            "--items",
+            "500",
+            "--curve",
+            *FAST,
+        ],
+    ),  # fmt: skip
     "agree-counts": ("agree", ["agree", "--counts", "6,21,14,459"]),
     "agree-file": ("agree", ["agree", *WIDE, "--by", "week"]),
     "agree-stratified": ("agree", ["agree", *STRATIFIED]),

@@ -35,30 +35,37 @@ def _one_line_error(result, code: int, *needles: str) -> str:
 # ------------------------------------------------ 1. options ignored with --annotators M
 
 
-def test_several_annotators_refuse_fixed_size_and_curve_instead_of_ignoring_them():
-    # reported: exit 0, --items, --hours and --curve silently ignored
+def test_several_annotators_take_one_fixed_size_and_say_so_for_two():
+    # reported: exit 0, --items, --hours and --curve silently ignored; now they are planned,
+    # and two sizes at once are one line
     result = _plan(
         "--annotators", "3", "--prevalence", "0.05", "--items", "1000", "--hours", "3", "--curve"
     )
-    _one_line_error(result, 2, "--items", "--hours", "--curve", "two annotators")
+    _one_line_error(result, 2, "--items and --hours each fix the study's size")
+
+
+@pytest.mark.parametrize(
+    ("extra", "section"),
+    [
+        (("--items", "500"), "Precision of 500 items"),
+        (("--hours", "10"), "Precision of 133 items (hours 10)"),  # 10 h / (3 x 90 s)
+        (("--budget", "100", "--hourly-rate", "40"), "Precision of 33 items (budget 100)"),  # 2.5 h
+        (("--curve",), "Assurance against items"),
+    ],
+)
+def test_fixed_sizes_and_the_curve_are_planned_with_several_annotators(extra, section):
+    result = _plan("--annotators", "3", "--prevalence", "0.05", "--replicates", "200", *extra)
+    assert result.exit_code == 0, result.output
+    assert section in result.stdout
 
 
 @pytest.mark.parametrize(
     "extra",
-    [
-        ("--items", "500"),
-        ("--hours", "10"),
-        ("--budget", "100", "--hourly-rate", "40"),
-        ("--curve",),
-        ("--positive", "yes"),
-        ("--layout", "wide"),
-        ("--item-col", "item"),
-        ("--engine", "pandas"),
-    ],
+    [("--positive", "yes"), ("--layout", "wide"), ("--item-col", "item"), ("--engine", "pandas")],
 )
 def test_no_plan_option_is_silently_ignored_with_several_annotators(extra):
     result = _plan("--annotators", "3", "--prevalence", "0.05", *extra)
-    _one_line_error(result, 2, extra[0])
+    _one_line_error(result, 2, extra[0], "--pilot")
 
 
 # ------------------------------------------------ 2. a budget beyond max_items

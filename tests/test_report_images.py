@@ -114,7 +114,10 @@ def test_committed_figure_data_matches_the_report(page):
 
 def _pair_plans() -> list[Path]:
     return [
-        p for p in PAGES if json.loads((p.parent / "figures.json").read_text()).get("assurance")
+        p
+        for p in PAGES
+        if json.loads((p.parent / "figures.json").read_text()).get("assurance")
+        and json.loads((p.parent / "plan.json").read_text())["command"] == "plan"
     ]
 
 

@@ -231,7 +231,8 @@ def plan_command(
         typer.Option(
             help="Instead of a model: a pilot label file (read as planner agree reads it); "
             "its 2x2 counts plan the study, with and without their uncertainty (three or more "
-            "annotators and no --pair: the latent-class fit of them all, as planner fit).",
+            "annotators and no --pair: the latent-class fit of them all, as planner fit; with "
+            "--annotators M, their number, those M annotators under the fit's uncertainty).",
             rich_help_panel="Pilot file",
         ),
     ] = None,

@@ -5,8 +5,12 @@ more than two annotators, more than two categories, several class prevalences, a
 multi-rater metric, a level, a ``k``-of-``M`` design or a confusion matrix, or name a
 scenario file with an ``[annotators]`` section (:func:`wants_raters`); everything else stays
 the pair's plan. ``--kappa`` with several annotators is kappaSize's common-prevalence model
-(:mod:`planner.sizing.raters_common`). The precedence of options over the scenario over the
-defaults is :mod:`planner.sizing.raters_options`.
+(:mod:`planner.sizing.raters_common`); ``--pilot FILE`` with ``--annotators M`` plans the
+pilot's M annotators from their latent-class fit and under its uncertainty
+(:mod:`planner.sizing.raters_pilot`); ``--items``, ``--hours``, ``--budget`` and ``--curve``
+add the precision of a fixed size and the assurance curve
+(:mod:`planner.sizing.raters_precision`). The precedence of options over the scenario over
+the defaults is :mod:`planner.sizing.raters_options`.
 """
 
 from __future__ import annotations
@@ -44,18 +48,25 @@ FLAGS = {
     "max_items": "--max-items",
     "seconds_per_item": "--seconds-per-item",
     "hourly_rate": "--hourly-rate",
+    "adjudication_seconds": "--adjudication-seconds",
+    "items": "--items",
+    "hours": "--hours",
+    "budget": "--budget",
+    "pilot": "--pilot",
+    "positive": "--positive",
 }
 # mid-sentence, names that are also words of the prose ("metric kappa") are not renamed;
 # a leading name is renamed when the error says it is the parameter (or starts with one)
-_PROSE = ("metric", "kappa", "level", "width", "prevalence", "bias", "assurance")
+_PROSE = (
+    "metric", "kappa", "level", "width", "prevalence", "bias", "assurance", "items", "hours",
+    "pilot", "positive",
+)  # fmt: skip
 _NAMES = re.compile(r"(?<![\w.-])(" + "|".join(n for n in FLAGS if n not in _PROSE) + r")(?![\w-])")
 _LEADING = re.compile(r"^(" + "|".join(FLAGS) + r")(?![\w-])")
 # pair-only options: an error with several annotators (they describe one pair)
-PAIR_ONLY = ("scenario", "scenario_option", "union_rate", "psa", "pilot_counts", "pilot", "pair")
-IGNORED = ("psa_method", "kappa_method", "adjudication_seconds")
-# the pair plan's fixed-size precision and curve: refused with several annotators (not ignored)
-FIXED_SIZE = {"items": "--items", "hours": "--hours", "budget": "--budget", "curve": "--curve"}
-# options for reading --pilot FILE (a pair-only option): refused with several annotators
+PAIR_ONLY = ("scenario", "scenario_option", "union_rate", "psa", "pilot_counts", "pair")
+IGNORED = ("psa_method", "kappa_method")
+# options for reading --pilot FILE (a pilot of the several annotators): refused without it
 READER = {
     "positive": "--positive",
     "layout": "--layout",
@@ -120,7 +131,11 @@ def _flagged(exc: InvalidInput) -> InvalidInput:
     and the others elsewhere except words of the prose (:data:`_PROSE`: "metric kappa needs
     ..." stays readable)."""
     text = _LEADING.sub(lambda m: FLAGS[m.group(1)], str(exc))
-    return InvalidInput(_NAMES.sub(lambda m: FLAGS[m.group(1)], text))
+    text = _NAMES.sub(lambda m: FLAGS[m.group(1)], text)
+    for name in getattr(exc, "parameters", ()):  # the others the sentence names
+        if name in FLAGS:
+            text = re.sub(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", FLAGS[name], text)
+    return InvalidInput(text)
 
 
 def _checked_options(options: dict[str, Any], with_scenario: bool = False) -> None:
@@ -134,17 +149,10 @@ def _checked_options(options: dict[str, Any], with_scenario: bool = False) -> No
                 f"{flag} describes one pair and does not combine with several annotators; "
                 "describe them by --prevalence, --error-rate, --bias or --confusion"
             )
-    fixed = [flag for name, flag in FIXED_SIZE.items() if options.get(name)]
-    if fixed:
-        raise InvalidInput(
-            f"{', '.join(fixed)}: the precision of a fixed size and the assurance curve are "
-            "planned for two annotators only; with several annotators size the study by --width"
-        )
     reader = [flag for name, flag in READER.items() if options.get(name) is not None]
-    if reader:
+    if reader and options.get("pilot") is None:
         raise InvalidInput(
-            f"{', '.join(reader)}: options for reading --pilot FILE, which describes one pair "
-            "and does not combine with several annotators"
+            f"{', '.join(reader)}: options for reading --pilot FILE, which is not given"
         )
     per_item = options.get("annotators_per_item")
     if per_item is not None:
@@ -203,11 +211,31 @@ def _library_options(options: dict[str, Any]) -> dict[str, Any]:
         "max_items": options.get("max_items"),
         "seconds_per_item": options.get("seconds_per_item"),
         "hourly_rate": options.get("hourly_rate"),
+        "adjudication_seconds": options.get("adjudication_seconds"),
+        "items": options.get("items"),
+        "hours": options.get("hours"),
+        "budget": options.get("budget"),
+        "curve": bool(options.get("curve")),
+        "pilot": options.get("pilot"),
+        "positive": options.get("positive"),
+        "pilot_reader": _pilot_reader(options),
     }
+
+
+def _pilot_reader(options: dict[str, Any]) -> dict[str, Any]:
+    """The options for reading ``--pilot FILE``, as :func:`read_raters_pilot` takes them."""
+    skip = ("pilot_annotators", "positive")
+    reader = {name: options.get(name) for name in READER if name not in skip}
+    columns = options.get("annotator_cols") or options.get("pilot_annotators")
+    reader["annotator_cols"] = columns.split(",") if columns else None
+    missing = options.get("missing")
+    reader["missing"] = missing.split(",") if missing else None
+    return {k: v for k, v in reader.items() if v is not None}
 
 
 def plan_raters(options: dict[str, Any]) -> None:
     """Run and print the multi-rater plan for ``plan``'s options (its ``locals()``)."""
+    from planner.data.layout import LayoutUnclear, RoleConflict
     from planner.sizing.raters_options import raters_plan_from_options
 
     scenario = raters_scenario(options)
@@ -221,7 +249,7 @@ def plan_raters(options: dict[str, Any]) -> None:
             f"annotators, got {metric!r}"
         )
     library = _library_options(options)
-    if library["prevalence"] is None and scenario is None:
+    if library["prevalence"] is None and scenario is None and library["pilot"] is None:
         raise InvalidInput("--prevalence is required with several annotators: P or P1,...,PK")
     seed = options.get("seed")
     if seed is None and scenario is not None:
@@ -233,6 +261,10 @@ def plan_raters(options: dict[str, Any]) -> None:
             plan = raters_plan_from_options(library, scenario, rng=seed, progress=progress)
     except InvalidInput as exc:
         raise _flagged(exc) from None
+    except (LayoutUnclear, RoleConflict) as exc:  # the pilot file's: name plan's flags
+        from planner.cli.options import reader_error
+
+        raise reader_error(exc) from None
     plan.notes.extend(_ignored_notes(options))
     if options.get("json_output"):
         for line in plan.notes:

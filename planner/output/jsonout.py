@@ -460,7 +460,45 @@ def raters_plan_document(plan: Any) -> dict[str, Any]:
         "precision_by_annotators": [asdict(r) for r in plan.by_annotators],
         "model": plan.model,
     }
+    if plan.pilot is not None:
+        pilot = plan.pilot
+        body["pilot"] = {
+            "source": pilot.source,
+            "annotators": list(pilot.annotators),
+            "items": pilot.items,
+            "categories": list(pilot.categories),
+            "positive": pilot.positive,
+            "bootstrap_refits": len(pilot.draws),
+            "unconverged": pilot.unconverged,
+            "seed": pilot.seed,
+        }
+    if plan.uncertainty is not None:
+        body["uncertainty"] = asdict(plan.uncertainty)
+        body["recommendation"] = {
+            "items": plan.recommended_items,
+            "basis": "under the pilot's uncertainty",
+            "budget": budget_json(plan.recommended_budget),
+        }
+    if plan.precision is not None:
+        body["precision"] = raters_precision_json(plan.precision)
+    if plan.curve is not None:
+        body["assurance_curve"] = {s.metric: plan.curve}
     return document("plan-raters", body, seed=s.seed, notes=plan.notes)
+
+
+def raters_precision_json(precision: Any) -> dict[str, Any]:
+    """The precision a fixed number of items reaches with several annotators per item."""
+    p = precision
+    interval = interval_json(
+        p.interval["lower"],
+        p.interval["upper"],
+        level=p.confidence_level,
+        method=p.method,
+        covers=f"{label_of(p.metric)}, for {p.n_annotators} annotators: the median simulated "
+        "study's interval",
+    )
+    body = {k: v for k, v in asdict(p).items() if k != "interval"}
+    return {**body, "interval": interval}
 
 
 # --------------------------------------------------------------------------- agree, fit

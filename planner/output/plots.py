@@ -71,8 +71,9 @@ def half_width_curve(ax: Any, curve: HalfWidthCurve) -> Any:
     ax.set_xlabel("items labelled")
     ax.set_ylabel(f"{metric_name(curve.metric)} interval half-width")
     rate = curve.union_rate
-    top = ax.secondary_xaxis("top", functions=(lambda n: n * rate, lambda u: u / rate))
-    top.set_xlabel("expected union positives (items)")
+    if np.isfinite(rate) and rate > 0:  # two categories: items someone labels positive
+        top = ax.secondary_xaxis("top", functions=(lambda n: n * rate, lambda u: u / rate))
+        top.set_xlabel("expected union positives (items)")
     ax.legend()
     ax.grid(alpha=0.3)
     return ax

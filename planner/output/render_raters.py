@@ -8,6 +8,7 @@ from rich.text import Text
 
 from planner.output.render import fmt, quantity_table
 from planner.sizing.raters_plan import RatersPlan
+from planner.sizing.raters_precision import RatersPrecision
 
 METRIC_NAMES = {
     "fleiss": "Fleiss' kappa",
@@ -52,7 +53,10 @@ def _answer(plan: RatersPlan) -> Table:
     )
     table.add_row(Text("items", style="bold"), Text(f"{s.items:,}", style="bold"), design)
     table.add_row("labels", f"{b.labels:,}", f"items × {s.labels_per_item}")
-    table.add_row("person-hours", fmt(b.person_hours), f"{b.labels:,} labels")
+    spent = f"{b.labels:,} labels"
+    if b.adjudication_hours:
+        spent += f" + {fmt(b.adjudication_hours)} h adjudicating {fmt(b.contested_items)} items"
+    table.add_row("person-hours", fmt(b.person_hours), spent)
     table.add_row("hours per annotator", fmt(plan.hours_per_annotator), f"pool of {s.n_annotators}")
     if b.cost is not None:
         table.add_row("cost", f"{b.cost:,.2f}", "")
@@ -87,12 +91,108 @@ def _by_annotators(plan: RatersPlan) -> Table:
     return table
 
 
+def _precision(precision: RatersPrecision) -> Table:
+    p = precision
+    given = ", ".join(f"{k} {v:g}" for k, v in p.given.items())
+    table = quantity_table(f"Precision of {p.items:,} items ({given})")
+    design = (
+        f"{p.labels_per_item} of {p.n_annotators} annotators per item"
+        if p.labels_per_item < p.n_annotators
+        else f"{p.n_annotators} annotators label every item"
+    )
+    table.add_row("labels", f"{p.labels:,}", design)
+    spent = f"{p.labels:,} labels"
+    if p.adjudication_hours:
+        spent += (
+            f" + {fmt(p.adjudication_hours)} h adjudicating the {fmt(p.contested_rate, 3)} "
+            "of items whose labels differ"
+        )
+    table.add_row("person-hours", fmt(p.person_hours), spent)
+    if p.cost is not None:
+        table.add_row("cost", f"{p.cost:,.2f}", "")
+    hw = p.half_width
+    table.add_row(
+        f"{p.metric}: half-width",
+        fmt(hw["p50"], 3),
+        f"median; 10-90%: {fmt(hw['p10'], 3)} to {fmt(hw['p90'], 3)} "
+        f"({p.n_reps:,} simulated studies)",
+    )
+    table.add_row(
+        f"{p.metric}: assurance",
+        fmt(p.assurance, 3),
+        f"P(half-width <= {p.width:g}) ± {p.assurance_mc_se:.3f} Monte Carlo SE",
+    )
+    low, high = p.interval["lower"], p.interval["upper"]
+    table.add_row(
+        f"{p.metric}: typical interval",
+        f"{fmt(low, 3)} to {fmt(high, 3)}",
+        f"median limits, {p.method}",
+    )
+    table.add_row(
+        f"{p.metric}: interval coverage",
+        fmt(p.coverage, 3),
+        f"true {p.metric} {fmt(p.true_value)}",
+    )
+    return table
+
+
+def _pilot(plan: RatersPlan) -> Table:
+    pilot = plan.pilot
+    assert pilot is not None
+    table = quantity_table(f"Pilot: {pilot.source}")
+    table.add_row("annotators", ", ".join(pilot.annotators), "all, latent-class fit")
+    table.add_row("items", f"{pilot.items:,}", "")
+    what = f"positive {pilot.positive!r}" if pilot.positive is not None else "category order"
+    table.add_row("labels", ", ".join(pilot.categories), what)
+    dropped = f"; {pilot.unconverged} did not converge" if pilot.unconverged else ""
+    table.add_row(
+        "bootstrap refits", f"{len(pilot.draws):,}", f"plausible truths, seed {pilot.seed}{dropped}"
+    )
+    return table
+
+
+def _uncertainty(plan: RatersPlan) -> Table:
+    u, b = plan.uncertainty, plan.recommended_budget
+    assert u is not None and b is not None
+    table = quantity_table(f"Under pilot uncertainty ({u.metric}): the recommendation")
+    table.add_row(
+        Text("items under uncertainty", style="bold"),
+        Text(f"{u.items:,} ± {u.items_mc_se:.1f}", style="bold"),
+        f"± Monte Carlo SE; hybrid assurance {u.hybrid_assurance:.3f} ± "
+        f"{u.hybrid_assurance_se:.3f} (target {u.target_assurance:g})",
+    )
+    table.add_row("person-hours", fmt(b.person_hours), f"{b.labels:,} labels")
+    if b.cost is not None:
+        table.add_row("cost", f"{b.cost:,.2f}", "")
+    table.add_row(
+        "plug-in items (if the pilot were the truth)",
+        f"{u.plug_in_items:,}",
+        f"hybrid assurance {u.plug_in_hybrid_assurance:.3f}",
+    )
+    p = u.posterior
+    spread = f"10-90%: {fmt(p['p10'], 3)} to {fmt(p['p90'], 3)}"
+    table.add_row(f"posterior {u.metric}", fmt(p["p50"], 3), spread)
+    table.add_row("basis", "", u.basis)
+    return table
+
+
 def render_raters_plan(plan: RatersPlan, console: Console) -> None:
-    """Print the assumptions, the answer, the fixed-hours table and the notes."""
+    """Print the assumptions, the answer, the fixed-hours table, the fixed-size precision,
+    the assurance curve and the notes."""
+    if plan.pilot is not None:
+        console.print(_pilot(plan))
     console.print(_assumptions(plan))
     console.print(_answer(plan))
+    if plan.uncertainty is not None:
+        console.print(_uncertainty(plan))
     if plan.by_annotators:
         console.print(_by_annotators(plan))
         console.print("* this plan; half-widths at expected counts (plug-in)", style="dim")
+    if plan.precision is not None:
+        console.print(_precision(plan.precision))
+    if plan.curve is not None:
+        from planner.output.render_precision import render_curve
+
+        render_curve({plan.sizing.metric: plan.curve}, plan.sizing.width, console)
     for line in plan.notes:
         console.print(f"note: {line}")

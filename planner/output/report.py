@@ -1,6 +1,7 @@
 """Reports: a scenario's plan, design comparison, budget and schedule, with figures; for a
-pair plan the assurance curve, and for a scenario with ``[alt_test]`` an Alt-Test section
-(:mod:`planner.output.report_alt_test`).
+pair plan the assurance curve, for a scenario with ``[alt_test]`` an Alt-Test section
+(:mod:`planner.output.report_alt_test`), and for a scenario with ``[annotators]`` the
+several-annotator plan with its curve (:mod:`planner.output.report_raters`).
 
 ``planner report scenarios/NAME.toml`` writes ``reports/NAME/`` with ``report.md``,
 a self-contained ``report.html`` (figures embedded), the PNG figures, the scenario file and
@@ -20,10 +21,12 @@ import contextlib
 import json
 import os
 import shutil
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from planner.data.scenario import Scenario, load_scenario
+from planner.data.scenario_raters import RatersScenario
 from planner.errors import InvalidInput
 from planner.operations.workload import ScheduleResult, simulate_schedule
 from planner.output.jsonout import json_ready
@@ -34,6 +37,7 @@ from planner.output.report_figures import (
     draw_figures,
     figure_data,
 )
+from planner.output.report_raters import raters_blocks, raters_figure_data
 from planner.output.report_schedule import draw_team_figure
 from planner.output.report_sections import build_blocks, html_page, markdown
 from planner.output.safe_output import (
@@ -50,8 +54,12 @@ from planner.sizing.plan_options import (
     operation_for,
     resolve_team,
     run_plan,
+    run_schedule,
     schedule_for_plan,
 )
+from planner.sizing.raters_common import AnyRatersModel
+from planner.sizing.raters_options import raters_plan_from_options
+from planner.sizing.raters_plan import RatersPlan
 from planner.sizing.schedule_team import wants_named
 from planner.validation import RngLike, seed_from
 
@@ -200,21 +208,57 @@ def _schedule(scenario: Scenario, result: PlanResult, seed: int) -> ScheduleResu
     return simulate_schedule(operation, runs=team.runs, rng=seed)
 
 
+@dataclass(frozen=True)
+class _SeveralAnnotators:
+    """A several-annotator scenario's plan (with its curve), its model and its costs."""
+
+    plan: RatersPlan
+    model: AnyRatersModel
+    costs: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.plan.to_dict()
+
+
+def _several_annotators(scenario: Scenario, seed: int) -> tuple[_SeveralAnnotators, Any]:
+    """The plan of an ``[annotators]`` scenario and the schedule that labels its items."""
+    from planner.sizing.raters_options import raters_model_from_options, resolve
+
+    plan = raters_plan_from_options({"curve": True}, scenario, rng=seed)
+    values, _ = resolve({}, scenario)
+    costs = {k: values[k] for k in ("seconds_per_item", "adjudication_seconds", "hourly_rate")}
+    model = raters_model_from_options({}, scenario)
+    _, schedule = run_schedule(scenario.path, PlanOptions(), {}, lambda _: seed)
+    return _SeveralAnnotators(plan, model, costs), schedule
+
+
+def _figures_and_blocks(
+    scenario: Scenario, result: Any, schedule: ScheduleResult, seed: int
+) -> tuple[Any, list[Any]]:
+    """The figures' data and the report's blocks, for a pair's or several annotators' plan."""
+    if isinstance(result, _SeveralAnnotators):
+        figures = raters_figure_data(
+            scenario, result.plan, result.model, schedule, seed, result.costs
+        )
+        return figures, raters_blocks(scenario, result.plan, schedule, figures)
+    figures = figure_data(result, schedule, decision_thresholds(scenario), seed=seed)
+    figures = replace(figures, alt_test=alt_test_report(scenario, seed))
+    return figures, build_blocks(scenario, result, schedule, figures)
+
+
 def _fill(
     tmp: Path,
     scenario: Scenario,
-    result: PlanResult,
+    result: PlanResult | _SeveralAnnotators,
     schedule: ScheduleResult,
     seed: int,
 ) -> None:
     """Compute the figures' data and write every file of the report into the folder ``tmp``."""
-    figures = figure_data(result, schedule, decision_thresholds(scenario), seed=seed)
-    figures = replace(figures, alt_test=alt_test_report(scenario, seed))
+    figures, blocks = _figures_and_blocks(scenario, result, schedule, seed)
     folder = tmp / "figures"
     folder.mkdir()
     draw_figures(figures, folder)
     draw_team_figure(schedule, folder)
-    blocks = build_blocks(scenario, result, schedule, figures)
     title = f"planner report: {scenario.name}"
     (tmp / "report.md").write_text(markdown(blocks), encoding="utf-8")
     (tmp / "report.html").write_text(html_page(blocks, title, folder), encoding="utf-8")
@@ -266,8 +310,12 @@ def write_report(
     dest, allowed = check_destination(root, scenario.name, force=force)
     probe_folder(root)
     seed = report_seed(scenario, rng)
-    result = run_plan(scenario.path, PlanOptions(), lambda _: seed)
-    schedule = _schedule(scenario, result, seed)
+    result: PlanResult | _SeveralAnnotators
+    if isinstance(scenario, RatersScenario):
+        result, schedule = _several_annotators(scenario, seed)
+    else:
+        result = run_plan(scenario.path, PlanOptions(), lambda _: seed)
+        schedule = _schedule(scenario, result, seed)
     created = _make_folders(root)
     try:
         publish_folder(

@@ -49,6 +49,9 @@ METRIC_NAMES = {
     "psa": "PSA",
     "kappa": "Cohen's kappa",
     HYBRID_CURVE: "PSA under the pilot's uncertainty",
+    "fleiss": "Fleiss' kappa",
+    "alpha": "Krippendorff's alpha",
+    "conger": "Conger's kappa",
 }
 AGREE_COEFFICIENTS = {"psa": "psa", "kappa": "cohen_kappa"}
 """The name ``planner agree --decide-on`` gives each planned metric."""
@@ -262,6 +265,20 @@ def half_width_curve(
 def _spread(
     values: np.ndarray, truth: float, interval: tuple[float, float], result: PlanResult, design: str
 ) -> EstimateSpread:
+    confidence, metric = result.settings.confidence_level, deciding_metric(result)[0]
+    return spread_of(values, truth, interval, confidence, metric, design)
+
+
+def spread_of(
+    values: np.ndarray,
+    truth: float,
+    interval: tuple[float, float],
+    confidence_level: float,
+    metric: str,
+    design: str = "plan",
+) -> EstimateSpread:
+    """The histogram of ``values`` (finite ones; :data:`ESTIMATE_REPLICATES` studies), with
+    the truth and the typical interval."""
     finite = values[np.isfinite(values)]
     density, edges = np.histogram(finite, bins=ESTIMATE_BINS, density=True)
     return EstimateSpread(
@@ -270,8 +287,8 @@ def _spread(
         truth=truth,
         interval_lower=float(interval[0]),
         interval_upper=float(interval[1]),
-        confidence_level=result.settings.confidence_level,
-        metric=deciding_metric(result)[0],
+        confidence_level=confidence_level,
+        metric=metric,
         replicates=ESTIMATE_REPLICATES,
         design=design,
     )

@@ -268,7 +268,7 @@ def resolve(scenario: Scenario | None, cli: Mapping[str, Any]) -> ResolvedOption
     if scenario is not None and getattr(scenario, "annotators", None) is not None:  # raters2
         raise InvalidInput(
             f"{scenario.path}: a scenario with an [annotators] section (several annotators) "
-            "is planned by `plan SCENARIO`; schedule and report take one pair's scenario"
+            "is planned by raters_plan_from_options (plan SCENARIO), not by the pair's plan"
         )
     merged: dict[str, Any] = {}
     if scenario is not None:

@@ -12,14 +12,30 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from planner.errors import InvalidInput
+from planner.operations.budget import labelling_budget
+from planner.sizing.precision import curve_items
 from planner.sizing.raters_common import AnyRatersModel, common_prevalence_model
 from planner.sizing.raters_model import raters_model
+from planner.sizing.raters_pilot import (
+    RatersPilot,
+    raters_items_under_uncertainty,
+    read_raters_pilot,
+)
 from planner.sizing.raters_plan import RatersPlan, make_raters_plan
+from planner.sizing.raters_precision import (
+    LabelCosts,
+    RatersStudy,
+    contested_share,
+    raters_assurance_curve,
+    raters_fixed_size,
+)
+from planner.validation import RULES, check, seed_from
 
 #: library parameter -> (scenario section, key) for values a scenario can give
 FROM_SCENARIO = {
@@ -41,7 +57,10 @@ FROM_SCENARIO = {
     "max_items": ("simulation", "max_items"),
     "seconds_per_item": ("budget", "seconds_per_item"),
     "hourly_rate": ("budget", "hourly_rate"),
+    "adjudication_seconds": ("budget", "adjudication_seconds"),
 }
+#: options that fix the study's size (one of them) or ask for the assurance curve
+FIXED_SIZE = ("items", "hours", "budget")
 DEFAULTS: dict[str, Any] = {
     "n_annotators": 3,
     "width": 0.08,
@@ -50,6 +69,7 @@ DEFAULTS: dict[str, Any] = {
     "n_reps": 2000,
     "max_items": 10_000_000,
     "seconds_per_item": 90.0,
+    "adjudication_seconds": 0.0,
     "level": "nominal",
 }
 _NOT_WITH_KAPPA = ("error_rate", "bias", "confusion", "ambiguity")
@@ -123,6 +143,184 @@ def _named_by_file(exc: InvalidInput, scenario: Any, from_file: set[str]) -> Inv
     return InvalidInput(f"{scenario.path}: {section}.{key} {text}")
 
 
+def raters_model_from_options(options: dict[str, Any], scenario: Any = None) -> AnyRatersModel:
+    """The model of the annotators that :func:`raters_plan_from_options` plans for."""
+    values, from_file = resolve(options, scenario)
+    try:
+        return _model(values)
+    except InvalidInput as exc:
+        raise _named_by_file(exc, scenario, from_file) from None
+
+
+def _fixed_size_given(options: dict[str, Any], hourly_rate: float | None) -> dict[str, Any]:
+    """The one of items, hours and budget given (an error when several are, or a budget
+    without an hourly rate)."""
+    given = {k: check(k, options[k], RULES[k]) for k in FIXED_SIZE if options.get(k) is not None}
+    if len(given) > 1:
+        raise InvalidInput(
+            f"{' and '.join(given)} each fix the study's size: give one of them",
+            parameter=next(iter(given)),
+            parameters=tuple(given),
+        )
+    if "budget" in given and not hourly_rate:
+        raise InvalidInput(
+            "budget needs hourly_rate (the cost of one person-hour) to buy items",
+            parameter="budget",
+            parameters=("hourly_rate",),
+        )
+    return given
+
+
+def _study(plan: RatersPlan, metric: str, values: dict[str, Any]) -> RatersStudy:
+    s = plan.sizing
+    return RatersStudy(
+        metric=metric,
+        width=s.width,
+        level=s.level,
+        per_item=values["per_item"],
+        confidence_level=s.confidence_level,
+        n_reps=s.n_reps,
+    )
+
+
+#: the model's options, which a pilot file replaces
+PILOT_REPLACES = (
+    "prevalence", "error_rate", "bias", "confusion", "ambiguity", "kappa", "n_categories",
+)  # fmt: skip
+#: spawn keys under the plan's seed: the pilot's bootstrap, the studies under uncertainty
+PILOT_STREAM, UNCERTAINTY_STREAM = 4, 5
+
+
+def _pilot(options: dict[str, Any], scenario: Any, seed: int) -> RatersPilot | None:
+    """The pilot file's fit, when ``options`` name one (its model replaces the options')."""
+    path = options.get("pilot")
+    if path is None:
+        return None
+    if scenario is not None:
+        raise InvalidInput(
+            "pilot gives the annotators' model; it does not combine with a scenario's "
+            "[annotators] section",
+            parameter="pilot",
+        )
+    clash = [name for name in PILOT_REPLACES if options.get(name) is not None]
+    if clash:
+        raise InvalidInput(
+            f"pilot gives the annotators' model; it does not combine with {clash[0]}",
+            parameter="pilot",
+            parameters=(clash[0],),
+        )
+    bootstrap = seed_from(np.random.default_rng([seed, PILOT_STREAM]))
+    pilot = read_raters_pilot(
+        path, options.get("pilot_reader"), positive=options.get("positive"), rng=bootstrap
+    )
+    m = options.get("n_annotators")
+    if m is not None and m != pilot.model.n_annotators:
+        raise InvalidInput(
+            f"n_annotators {m} does not match the pilot's {pilot.model.n_annotators} "
+            f"annotators ({', '.join(pilot.annotators)}): the plan is for them",
+            parameter="n_annotators",
+        )
+    return pilot
+
+
+def _under_uncertainty(
+    plan: RatersPlan, pilot: RatersPilot, metric: str, values: dict[str, Any], seed: int
+) -> RatersPlan:
+    """The plan with the pilot, its plan under uncertainty and that plan's budget."""
+    s = plan.sizing
+    uncertainty = raters_items_under_uncertainty(
+        pilot,
+        _study(plan, metric, values),
+        s.items,
+        assurance=s.target_assurance,
+        max_items=values["max_items"],
+        rng=seed_from(np.random.default_rng([seed, UNCERTAINTY_STREAM])),
+    )
+    adjudication = values["adjudication_seconds"]
+    budget = labelling_budget(
+        uncertainty.items,
+        annotators_per_item=s.labels_per_item,
+        seconds_per_item=values["seconds_per_item"],
+        contested_rate=contested_share(pilot.model, values["per_item"]) if adjudication else 0.0,
+        adjudication_seconds=adjudication,
+        hourly_rate=values["hourly_rate"],
+    )
+    notes = [
+        *pilot.notes,
+        f"the recommendation, {uncertainty.items:,} items, counts the pilot's uncertainty "
+        f"(hybrid assurance {uncertainty.hybrid_assurance:.3f}); {s.items:,} items reach the "
+        f"target only if the pilot's fit is the truth (hybrid assurance "
+        f"{uncertainty.plug_in_hybrid_assurance:.3f})",
+    ]
+    return replace(
+        plan,
+        pilot=pilot,
+        uncertainty=uncertainty,
+        recommended_budget=budget,
+        notes=[*notes, *plan.notes],
+    )
+
+
+def _team_priced(plan: RatersPlan, scenario: Any, values: dict[str, Any]) -> RatersPlan:
+    """With named annotators in the scenario's ``[team]``: the budget from each person's
+    seconds per item and hourly rate (:mod:`planner.sizing.raters_team_cost`), said in a note."""
+    from planner.data.scenario_team import NAMED_TEAM_KEYS
+    from planner.operations.team import team_from_settings
+    from planner.sizing.raters_team_cost import team_budget
+
+    team = getattr(scenario, "team", None) or {}
+    if "annotator" not in team:
+        return plan
+    flat = {k: v for k, v in team.items() if k not in NAMED_TEAM_KEYS}
+    named = {k: v for k, v in team.items() if k in NAMED_TEAM_KEYS}
+    people = team_from_settings(flat, named).annotators
+    budget, shares = team_budget(
+        plan.budget, people, plan.sizing.labels_per_item, values["seconds_per_item"],
+        values["hourly_rate"],
+    )  # fmt: skip
+    each = "; ".join(
+        f"{x.name} {x.labels:,.0f} labels, {x.hours:,.1f} h"
+        + ("" if x.cost is None else f", {x.cost:,.2f}")
+        for x in shares
+    )
+    note = (
+        f"the budget bills the named team person by person (each one's seconds per item and "
+        f"hourly rate, labels shared by speed, at most one per item each): {each}"
+    )
+    return replace(plan, budget=budget, notes=[*plan.notes, note])
+
+
+def _with_fixed_size(
+    plan: RatersPlan,
+    model: AnyRatersModel,
+    metric: str,
+    values: dict[str, Any],
+    given: dict[str, Any],
+    curve_wanted: bool,
+) -> RatersPlan:
+    """The plan with the precision of a fixed size and the assurance curve, when asked."""
+    if not given and not curve_wanted:
+        return plan
+    s = plan.sizing
+    study = _study(plan, metric, values)
+    precision = None
+    if given:
+        costs = LabelCosts(
+            annotators_per_item=s.labels_per_item,
+            seconds_per_item=values["seconds_per_item"],
+            adjudication_seconds=values["adjudication_seconds"],
+            hourly_rate=values["hourly_rate"],
+        )
+        precision = raters_fixed_size(model, study, costs, **given, rng=s.seed)
+    curve = None
+    if curve_wanted:
+        center = precision.items if precision is not None else s.items
+        curve = raters_assurance_curve(
+            model, study, curve_items(center), planned=center, rng=s.seed
+        )
+    return replace(plan, precision=precision, curve=curve)
+
+
 def raters_plan_from_options(
     options: dict[str, Any],
     scenario: Any = None,
@@ -133,6 +331,10 @@ def raters_plan_from_options(
     """The multi-rater plan for ``options`` (library parameter names, ``None`` = not given)
     over ``scenario`` (a :class:`planner.data.scenario_raters.RatersScenario`).
 
+    ``options`` may also hold one of ``items``, ``hours`` or ``budget`` (the precision a
+    study of that size buys: :func:`planner.sizing.raters_precision.raters_fixed_size`) and
+    ``curve`` (the assurance against items around the planned size, or the fixed size).
+
     Raises
     ------
     InvalidInput
@@ -140,8 +342,11 @@ def raters_plan_from_options(
         came from the scenario.
     """
     values, from_file = resolve(options, scenario)
+    seed = seed_from(rng)
     try:
-        model = _model(values)
+        given = _fixed_size_given(options, values["hourly_rate"])
+        pilot = _pilot(options, scenario, seed)
+        model = _model(values) if pilot is None else pilot.model
         metric = values["metric"] or ("psa" if model.n_categories == 2 else "fleiss")
         plan = make_raters_plan(
             model,
@@ -155,9 +360,14 @@ def raters_plan_from_options(
             max_items=values["max_items"],
             seconds_per_item=values["seconds_per_item"],
             hourly_rate=values["hourly_rate"],
-            rng=rng,
+            adjudication_seconds=values["adjudication_seconds"],
+            rng=seed,
             progress=progress,
         )
+        plan = _team_priced(plan, scenario, values)
+        if pilot is not None:
+            plan = _under_uncertainty(plan, pilot, metric, values, seed)
+        plan = _with_fixed_size(plan, model, metric, values, given, bool(options.get("curve")))
     except InvalidInput as exc:
         raise _named_by_file(exc, scenario, from_file) from None
     if values["level"] != "nominal" and values["confusion"] is None and values["kappa"] is None:

@@ -20,6 +20,8 @@ import numpy as np
 from planner.operations.budget import SECONDS_PER_HOUR, Budget, labelling_budget, labelling_hours
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import MAX_ANNOTATORS, RatersModel
+from planner.sizing.raters_pilot import RatersPilot, RatersUncertainty
+from planner.sizing.raters_precision import RatersPrecision, contested_share
 from planner.sizing.raters_search import (
     RatersSampleSize,
     expected_half_width,
@@ -60,6 +62,16 @@ class RatersPlan:
         prevalences, intraclass kappa and which family).
     notes
         What the reader must know (an interval that under-covers, the team cycled).
+    precision
+        What a fixed number of items (given, or bought by hours or a budget) reaches
+        (:func:`planner.sizing.raters_precision.raters_fixed_size`), or ``None``.
+    curve
+        The assurance against items for the target width
+        (:func:`planner.sizing.raters_precision.raters_assurance_curve`), or ``None``.
+    pilot, uncertainty, recommended_budget
+        A pilot file's fit (the model), the plan under its uncertainty
+        (:func:`planner.sizing.raters_pilot.raters_items_under_uncertainty`) and the budget
+        of that plan, which is the recommendation; else ``None``.
     """
 
     __repr__ = compact_repr  # shapes, not every value
@@ -70,6 +82,16 @@ class RatersPlan:
     by_annotators: list[PrecisionRow]
     model: dict[str, Any]
     notes: list[str] = field(default_factory=list)
+    precision: RatersPrecision | None = None
+    curve: list[dict[str, float]] | None = None
+    pilot: RatersPilot | None = None
+    uncertainty: RatersUncertainty | None = None
+    recommended_budget: Budget | None = None
+
+    @property
+    def recommended_items(self) -> int:
+        """The items to label: under the pilot's uncertainty when there is a pilot."""
+        return self.sizing.items if self.uncertainty is None else self.uncertainty.items
 
     def to_dict(self) -> dict[str, Any]:
         """The plan's JSON document (:func:`planner.output.jsonout.raters_plan_document`)."""
@@ -116,6 +138,17 @@ def precision_by_annotators(
     return rows
 
 
+def _coverage_notes(sizing: RatersSampleSize) -> list[str]:
+    """A note when the interval under-covers at the planned size."""
+    if not sizing.under_covers:
+        return []
+    return [
+        f"the {sizing.metric} interval under-covers here: {sizing.coverage:.3f} of "
+        f"{sizing.n_reps} simulated studies held the true value, against "
+        f"{sizing.confidence_level:g} nominal; treat the half-width as optimistic"
+    ]
+
+
 def make_raters_plan(
     model: AnyRatersModel,
     metric: str = "fleiss",
@@ -129,14 +162,17 @@ def make_raters_plan(
     max_items: int = 10_000_000,
     seconds_per_item: float = 90.0,
     hourly_rate: float | None = None,
+    adjudication_seconds: float = 0.0,
     rng: np.random.Generator | int | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> RatersPlan:
     """Size a study of several annotators and bill every label.
 
     Parameters are those of :func:`planner.sizing.raters_search.find_raters_sample_size`,
-    with ``seconds_per_item`` (one annotator, one item) and ``hourly_rate`` for the budget;
-    ``progress`` is passed to the search.
+    with ``seconds_per_item`` (one annotator, one item), ``hourly_rate`` and
+    ``adjudication_seconds`` (for each item whose labels do not all agree:
+    :func:`planner.sizing.raters_precision.contested_share`) for the budget; ``progress`` is
+    passed to the search.
 
     Examples
     --------
@@ -148,6 +184,9 @@ def make_raters_plan(
     seconds_per_item = check("seconds_per_item", seconds_per_item, RULES["seconds_per_item"])
     if hourly_rate is not None:
         hourly_rate = check("hourly_rate", hourly_rate, RULES["hourly_rate"])
+    adjudication_seconds = check(
+        "adjudication_seconds", adjudication_seconds, RULES["adjudication_seconds"]
+    )
     sizing = find_raters_sample_size(
         model,
         metric,
@@ -166,15 +205,11 @@ def make_raters_plan(
         sizing.items,
         annotators_per_item=k,
         seconds_per_item=seconds_per_item,
+        contested_rate=contested_share(model, per_item) if adjudication_seconds else 0.0,
+        adjudication_seconds=adjudication_seconds,
         hourly_rate=hourly_rate,
     )
-    notes = []
-    if sizing.under_covers:
-        notes.append(
-            f"the {sizing.metric} interval under-covers here: {sizing.coverage:.3f} of "
-            f"{sizing.n_reps} simulated studies held the true value, against "
-            f"{sizing.confidence_level:g} nominal; treat the half-width as optimistic"
-        )
+    notes = _coverage_notes(sizing)
     if per_item is None:
         table = precision_by_annotators(model, sizing, budget.labelling_hours, seconds_per_item)
         if isinstance(model, RatersModel) and len(set(model.confusion)) > 1:

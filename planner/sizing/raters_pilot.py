@@ -1,0 +1,385 @@
+"""Planning several annotators from a pilot of theirs, with and without its uncertainty.
+
+A pilot label file of ``M >= 3`` annotators (two to five categories) is fitted by Dawid &
+Skene's latent-class model (:func:`planner.statistics.dawid_skene.fit_latent_classes`); the
+fitted class prevalences and each annotator's confusion matrix are the plan's
+:class:`~planner.sizing.raters_model.RatersModel` (the plug-in model: the pilot taken as the
+truth). Binary labels put the positive label second (category 1, the class PSA is about).
+
+The pilot's uncertainty comes from ``D`` item-bootstrap refits (items drawn with replacement,
+each resample refitted, its classes matched to the point fit's): each refit is one
+plausible truth ``theta_d``. The *hybrid assurance* of ``n`` items averages the assurance
+over them,
+
+``A_h(n) = (1 / D) sum_d P(half-width <= w | theta_d, n)``,
+
+estimated from ``R`` simulated studies, study ``r`` drawn under truth ``d = r mod D`` (one
+multinomial draw of ``n`` over that truth's pattern probabilities); every ``n`` uses the
+same random stream (common random numbers). The plan under uncertainty is the smallest
+``n`` with ``A_h(n) >=`` the target (bracketing and bisection,
+:func:`planner.sizing.search.smallest_passing_near`), and its Monte Carlo SE is that of
+``A_h`` divided by the curve's slope there, ``SE(n) = sqrt(A (1 - A) / R) / A_h'(n)``
+(the slope from ``A_h`` at ``0.9 n`` and ``1.1 n``). It is the recommendation: the
+plug-in size reaches the target only if the pilot is the truth (Spiegelhalter & Freedman
+1986 and O'Hagan, Stevens & Campbell 2005 on assurance under a design prior).
+
+The bootstrap keeps the latent-class model's assumption that annotators err independently
+given the true class; correlated errors make the fit, and both plans, optimistic.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from planner.errors import InvalidInput, TargetUnreachable
+from planner.sizing.exact import reaches_width
+from planner.sizing.raters_model import MAX_ANNOTATORS, MAX_CATEGORIES, RatersModel, raters_model
+from planner.sizing.raters_precision import RatersStudy, checked_study
+from planner.sizing.raters_search import pattern_space, study_intervals, true_value
+from planner.sizing.search import smallest_passing_near
+from planner.validation import RULES, RngLike, check, check_text, seed_from
+
+#: bootstrap refits of the pilot: the plausible truths the hybrid assurance averages over
+PILOT_DRAWS = 200
+#: simulated studies of the hybrid assurance at each size (at least the plan's replicates)
+HYBRID_STUDIES = 4000
+#: the most ``studies x patterns`` cells one evaluation of the hybrid assurance holds
+HYBRID_CELLS = 4_000_000
+#: the random stream of the hybrid studies, apart from the plan's and the bootstrap's
+HYBRID_STREAM = 3
+INDEPENDENCE_NOTE = (
+    "the latent-class fit assumes the annotators err independently given the true class "
+    "(Dawid & Skene 1979): when the same items are hard for everybody it overstates their "
+    "accuracy and the plan is too small"
+)
+_BINARY_LABELS = ({"0", "1"}, {"false", "true"})
+
+
+@dataclass(frozen=True)
+class RatersPilot:
+    """A pilot of several annotators: its fitted model and the bootstrap's plausible truths.
+
+    Attributes
+    ----------
+    source, annotators, items
+        The file, its annotators (in the model's order) and its items.
+    categories
+        The labels in the model's category order (binary: the positive label second).
+    positive
+        The positive label (binary), else ``None``.
+    model
+        The plug-in model: fitted prevalences and confusion matrices.
+    draws
+        ``D`` bootstrap refits, each ``(prevalences (K,), confusion (M, K, K))``.
+    unconverged
+        Bootstrap refits left out because EM did not converge.
+    seed, notes
+        The bootstrap's seed; how the file was read and what the fit assumes.
+    """
+
+    source: str
+    annotators: tuple[str, ...]
+    items: int
+    categories: tuple[str, ...]
+    positive: str | None
+    model: RatersModel
+    draws: tuple[tuple[NDArray[np.float64], NDArray[np.float64]], ...] = field(repr=False)
+    unconverged: int
+    seed: int
+    notes: tuple[str, ...] = ()
+
+
+def _category_order(categories: tuple[Any, ...], positive: Any) -> tuple[list[int], str | None]:
+    """The model's order of the fit's categories: binary puts the positive label last."""
+    names = [str(c) for c in categories]
+    if len(names) > MAX_CATEGORIES:
+        raise InvalidInput(
+            f"the pilot has {len(names)} labels; several annotators are planned for 2 to "
+            f"{MAX_CATEGORIES} categories",
+            parameter="pilot",
+        )
+    if len(names) != 2:
+        if positive is not None:
+            raise InvalidInput(
+                f"positive names the positive label of two categories; the pilot has "
+                f"{len(names)} ({', '.join(names)})",
+                parameter="positive",
+            )
+        return list(range(len(names))), None
+    if positive is None:
+        if {n.lower() for n in names} not in _BINARY_LABELS:
+            raise InvalidInput(
+                f"positive is needed: which of the pilot's labels {names[0]!r} and "
+                f"{names[1]!r} is the positive one",
+                parameter="positive",
+            )
+        positive = "1" if "1" in names else next(n for n in names if n.lower() == "true")
+    if str(positive) not in names:
+        raise InvalidInput(
+            f"positive {str(positive)!r} is not a label of the pilot ({', '.join(names)})",
+            parameter="positive",
+        )
+    pos = names.index(str(positive))
+    return [1 - pos, pos], names[pos]
+
+
+def _aligned(
+    prevalence: NDArray[np.float64], confusion: NDArray[np.float64], reference: NDArray
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """A refit's classes permuted to match the point fit's (closest confusion rows)."""
+    k = prevalence.size
+    best = min(
+        itertools.permutations(range(k)),
+        key=lambda order: float(np.abs(confusion[:, list(order)] - reference).sum()),
+    )
+    order = list(best)
+    return prevalence[order], confusion[:, order]
+
+
+def _bootstrap_draws(
+    counts: NDArray[np.int64], fit: Any, draws: int, rng: np.random.Generator
+) -> tuple[list[tuple[NDArray, NDArray]], int]:
+    """``draws`` item-bootstrap refits of the latent-class model, aligned to ``fit``."""
+    from planner.statistics.dawid_skene import FitDidNotConverge, fit_latent_classes
+
+    out, failed = [], 0
+    n = counts.shape[0]
+    for _ in range(draws):
+        resample = counts[rng.integers(0, n, size=n)]
+        try:
+            refit = fit_latent_classes(resample, categories=fit.categories, bootstrap=0)
+        except (FitDidNotConverge, InvalidInput):  # a resample without what the fit needs
+            failed += 1
+            continue
+        out.append(_aligned(refit.prevalence, refit.confusion, fit.confusion))
+    return out, failed
+
+
+def raters_pilot_from_ratings(
+    ratings: Any, *, positive: Any = None, draws: int = PILOT_DRAWS, rng: RngLike = None
+) -> RatersPilot:
+    """The plug-in model and ``draws`` bootstrap truths of a pilot of 3 to 6 annotators.
+
+    Raises
+    ------
+    InvalidInput
+        Fewer than three or more than :data:`MAX_ANNOTATORS` annotators, more than
+        :data:`MAX_CATEGORIES` labels, a positive label that is not one, or too few
+        bootstrap refits converging (fewer than half).
+    """
+    from planner.statistics.dawid_skene import counts_from_ratings, fit_latent_classes
+
+    m = ratings.n_annotators
+    if not 3 <= m <= MAX_ANNOTATORS:
+        raise InvalidInput(
+            f"{ratings.source}: a pilot of several annotators needs 3 to {MAX_ANNOTATORS} of "
+            f"them for the latent-class fit, found {m}",
+            parameter="pilot",
+        )
+    draws = check("draws", draws, RULES["draws"])
+    seed = seed_from(rng)
+    fit = fit_latent_classes(ratings, bootstrap=0)
+    order, positive_label = _category_order(tuple(fit.categories), positive)
+    counts = counts_from_ratings(ratings)
+    weights = getattr(ratings, "weights", None)
+    if weights is not None:  # rows that stand for several items: one row per item
+        counts = np.repeat(counts, np.asarray(weights, dtype=np.int64), axis=0)
+    found, failed = _bootstrap_draws(counts, fit, draws, np.random.default_rng(seed))
+    if len(found) < draws / 2:
+        raise InvalidInput(
+            f"{ratings.source}: only {len(found)} of {draws} bootstrap refits of the "
+            "latent-class fit converged; the pilot is too small to say how uncertain it is",
+            parameter="pilot",
+        )
+    reorder = [(p[order], c[:, order][:, :, order]) for p, c in found]
+    point = fit.confusion[:, order][:, :, order]
+    model = raters_model(list(fit.prevalence[order]), m, confusion=point)
+    return RatersPilot(
+        source=str(ratings.source),
+        annotators=tuple(str(a) for a in fit.annotators),
+        items=int(counts.shape[0]),
+        categories=tuple(str(fit.categories[i]) for i in order),
+        positive=positive_label,
+        model=model,
+        draws=tuple(reorder),
+        unconverged=failed,
+        seed=seed,
+        notes=(*getattr(ratings, "notes", ()), INDEPENDENCE_NOTE),
+    )
+
+
+def read_raters_pilot(
+    path: str | Path,
+    reader: dict[str, Any] | None = None,
+    *,
+    positive: Any = None,
+    draws: int = PILOT_DRAWS,
+    rng: RngLike = None,
+) -> RatersPilot:
+    """Read a pilot label file (``reader``: the options of
+    :func:`planner.sizing.pilot.read_pilot`, with ``engine``, ``memory_limit`` and
+    ``temp_dir``) and fit it (:func:`raters_pilot_from_ratings`)."""
+    from dataclasses import replace
+
+    from planner.data.engine_duckdb import ReadOptions, read_with_engine
+
+    if not isinstance(path, str | Path) or not str(path):
+        raise InvalidInput(f"pilot must name a label file, got {path!r}", parameter="pilot")
+    given = {k: v for k, v in (reader or {}).items() if v is not None}
+    engine = str(check_text("engine", given.pop("engine", "auto")))
+    memory_limit, temp_dir = given.pop("memory_limit", None), given.pop("temp_dir", None)
+    for key in ("annotator_cols", "missing"):  # lists on the way in, tuples in the options
+        if key in given:
+            given[key] = tuple(given[key])
+    ratings, chosen, why = read_with_engine(
+        str(path), ReadOptions(**given), engine=engine, memory_limit=memory_limit,
+        temp_dir=temp_dir,
+    )  # fmt: skip
+    if engine == "auto" and chosen == "duckdb":
+        ratings = replace(ratings, notes=(why, *ratings.notes))
+    return raters_pilot_from_ratings(ratings, positive=positive, draws=draws, rng=rng)
+
+
+# --------------------------------------------------------------------------- under uncertainty
+
+
+@dataclass(frozen=True)
+class RatersUncertainty:
+    """The plan of several annotators under the pilot's uncertainty.
+
+    Attributes
+    ----------
+    items, items_mc_se
+        Smallest ``n`` whose hybrid assurance reaches the target, and its Monte Carlo SE.
+    hybrid_assurance, hybrid_assurance_se
+        ``A_h`` at ``items`` and its Monte Carlo SE ``sqrt(A (1 - A) / R)``.
+    target_assurance
+        The assurance asked for.
+    plug_in_items, plug_in_hybrid_assurance
+        The plan that takes the pilot as the truth, and its hybrid assurance.
+    posterior
+        ``{"p10", "p50", "p90"}`` of the metric's true value over the bootstrap truths.
+    draws, studies, seed
+        Plausible truths, simulated studies per size, and the seed of the studies.
+    """
+
+    metric: str
+    items: int
+    items_mc_se: float
+    hybrid_assurance: float
+    hybrid_assurance_se: float
+    target_assurance: float
+    plug_in_items: int
+    plug_in_hybrid_assurance: float
+    posterior: dict[str, float]
+    draws: int
+    studies: int
+    seed: int
+
+    @property
+    def basis(self) -> str:
+        return (
+            f"{self.studies:,} simulated studies per size, each under one of {self.draws} "
+            "bootstrap refits of the pilot's latent-class fit"
+        )
+
+
+def _draw_probabilities(
+    pilot: RatersPilot, study: RatersStudy
+) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """The patterns of ``study.metric`` and ``(D, P)`` their probabilities under each truth."""
+    tables: list[dict[tuple[int, ...], float]] = []
+    for prevalence, confusion in pilot.draws:
+        model = raters_model(list(prevalence), pilot.model.n_annotators, confusion=confusion)
+        patterns, probs = pattern_space(model, study.metric, study.per_item)
+        pairs = zip(patterns, probs, strict=True)
+        tables.append({tuple(int(x) for x in row): float(p) for row, p in pairs})
+    rows = sorted(set().union(*tables))
+    probabilities = np.array([[t.get(r, 0.0) for r in rows] for t in tables])
+    return np.array(rows, dtype=np.int64), probabilities / probabilities.sum(axis=1)[:, None]
+
+
+def _hybrid(
+    study: RatersStudy, patterns: NDArray, probabilities: NDArray, studies: int, seed: int, k: int
+) -> Callable[[int], float]:
+    """``A_h(n)``: the share of ``studies`` studies (study ``r`` under truth ``r mod D``) whose
+    interval reaches the width; the same stream at every ``n``."""
+    by_study = probabilities[np.arange(studies) % probabilities.shape[0]]
+    seen: dict[int, float] = {}
+
+    def at(n: int) -> float:
+        if n not in seen:
+            rng = np.random.default_rng([seed, HYBRID_STREAM])
+            counts = rng.multinomial(int(n), by_study)
+            ci = study_intervals(
+                study.metric, patterns, counts, level=study.level,
+                confidence_level=study.confidence_level, n_categories=k,
+            )  # fmt: skip
+            seen[n] = float(np.mean(reaches_width(ci.half_width, study.width)))
+        return seen[n]
+
+    return at
+
+
+def raters_items_under_uncertainty(
+    pilot: RatersPilot,
+    study: RatersStudy,
+    plug_in_items: int,
+    *,
+    assurance: float = 0.5,
+    max_items: int = 10_000_000,
+    rng: RngLike = None,
+) -> RatersUncertainty:
+    """Items whose assurance, averaged over the pilot's bootstrap truths, reaches the target.
+
+    Raises
+    ------
+    TargetUnreachable
+        When ``max_items`` items do not reach the hybrid assurance.
+    """
+    model = pilot.model
+    study, _ = checked_study(model, study)
+    assurance = check("assurance", assurance, RULES["assurance"])
+    max_items = check("max_items", max_items, RULES["max_items"])
+    plug_in_items = check("plug_in_items", plug_in_items, RULES["items"])
+    seed = seed_from(rng)
+    patterns, probabilities = _draw_probabilities(pilot, study)
+    studies = int(min(max(HYBRID_STUDIES, study.n_reps), max(400, HYBRID_CELLS // len(patterns))))
+    at = _hybrid(study, patterns, probabilities, studies, seed, model.n_categories)
+    try:
+        items = smallest_passing_near(lambda n: at(n) >= assurance, plug_in_items, max_items)
+    except TargetUnreachable:
+        raise TargetUnreachable(
+            f"width {study.width:g} is not reached with hybrid assurance {assurance:g} even at "
+            f"max_items {max_items}",
+            parameters=("width", "assurance", "max_items"),
+        ) from None
+    a = at(items)
+    se = float(np.sqrt(a * (1 - a) / studies))
+    low, high = max(1, int(0.9 * items)), min(max_items, int(np.ceil(1.1 * items)))
+    slope = (at(high) - at(low)) / max(high - low, 1)
+    truths = [
+        true_value(study.metric, patterns, p, study.level, model.n_categories)
+        for p in probabilities
+    ]
+    return RatersUncertainty(
+        metric=study.metric,
+        items=int(items),
+        items_mc_se=float(se / slope) if slope > 0 else float("inf"),
+        hybrid_assurance=a,
+        hybrid_assurance_se=se,
+        target_assurance=assurance,
+        plug_in_items=plug_in_items,
+        plug_in_hybrid_assurance=at(plug_in_items),
+        posterior={f"p{q}": float(np.nanquantile(truths, q / 100)) for q in (10, 50, 90)},
+        draws=len(pilot.draws),
+        studies=studies,
+        seed=seed,
+    )

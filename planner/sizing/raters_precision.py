@@ -1,0 +1,376 @@
+"""Fixed-size precision and the assurance curve for a study of several annotators.
+
+What ``n`` items (or the items that ``H`` person-hours or a budget ``C`` pay for) buy when
+every item gets ``k`` labels (``k = M``, or ``k`` of a pool of ``M``): the half-width's
+10th, 50th and 90th percentiles over ``R`` simulated studies of ``n`` items, the assurance
+``P(half-width <= w)`` with its Monte Carlo SE ``sqrt(A (1 - A) / R)``, the typical interval
+(the medians of the lower and of the upper limits) and the share of intervals that hold the
+model's true coefficient. Each study is one multinomial draw of ``n`` over the model's
+pattern probabilities (:func:`planner.sizing.raters_simulation.simulate_pattern_counts`),
+its interval the one the sample-size search uses
+(:func:`planner.sizing.raters_search.study_intervals`).
+
+Hours and budgets become items at the plan's costs: one item costs
+``k s + c a`` person-seconds, with ``s`` seconds a label, ``a`` seconds to adjudicate a
+contested item and ``c`` the model's share of contested items (the labels of an item do not
+all agree: :func:`contested_share`), so ``n = floor(3600 H / (k s + c a))`` and, at hourly
+rate ``r``, ``H = C / r`` (:func:`planner.sizing.precision.items_for_hours`).
+
+:func:`raters_assurance_curve` gives ``A(n)`` against items on nested studies (common
+random numbers across ``n``, so the curve is smooth), refined where a straight line between
+neighbouring points would misread it (:func:`planner.sizing.precision.refined_curve`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from planner.errors import InvalidInput
+from planner.operations.budget import labelling_budget
+from planner.sizing.exact import reaches_width, usable_half_width
+from planner.sizing.precision import QUANTILES, items_for_budget, items_for_hours, refined_curve
+from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
+from planner.sizing.raters_model import RatersModel
+from planner.sizing.raters_search import (
+    INTERVAL_METHODS,
+    ORDERED_METRICS,
+    RATER_METRICS,
+    pattern_space,
+    study_intervals,
+    true_value,
+)
+from planner.sizing.raters_simulation import NestedPatternStudies, simulate_pattern_counts
+from planner.statistics.alpha_variance import LINEARISED_LEVELS
+from planner.validation import RULES, RngLike, check, check_choice, check_instance, seed_from
+
+#: the random stream of fixed-size studies, apart from the sample-size search's
+FIXED_SIZE_STREAM = 1
+#: the random stream of the assurance curve's nested studies
+CURVE_STREAM = 2
+
+
+@dataclass(frozen=True)
+class RatersStudy:
+    """What a several-annotator study measures, and how well it is simulated.
+
+    Attributes
+    ----------
+    metric
+        ``"fleiss"``, ``"alpha"``, ``"psa"``, ``"conger"`` or ``"kappa"``.
+    width
+        Target half-width of the interval.
+    level
+        Krippendorff's level for alpha (``nominal``, ``ordinal``, ``interval``).
+    per_item
+        ``k < M`` annotators per item drawn at random from the pool; ``None``: all ``M``.
+    confidence_level
+        Two-sided level of the interval.
+    n_reps
+        Simulated studies.
+    """
+
+    metric: str
+    width: float
+    level: str = "nominal"
+    per_item: int | None = None
+    confidence_level: float = 0.95
+    n_reps: int = 2000
+
+
+@dataclass(frozen=True)
+class LabelCosts:
+    """What a label costs: seconds per label, adjudication and the hourly rate.
+
+    ``annotators_per_item`` is the labels an item gets (``k``); the names are those
+    :func:`planner.sizing.precision.items_for_hours` reads.
+    """
+
+    annotators_per_item: int
+    seconds_per_item: float = 90.0
+    adjudication_seconds: float = 0.0
+    hourly_rate: float | None = None
+
+
+@dataclass(frozen=True)
+class RatersPrecision:
+    """The precision a fixed number of items reaches with several annotators per item.
+
+    Attributes
+    ----------
+    items, given
+        The study's items, and what fixed them (``{"items": n}``, ``{"hours": H}`` or
+        ``{"budget": C}``).
+    metric, method, level, width, confidence_level
+        The coefficient, its interval, alpha's level and the target.
+    n_annotators, labels_per_item
+        The pool and the labels each item gets.
+    half_width
+        ``{"p10", "p50", "p90"}`` of the half-width over the simulated studies (an undefined
+        or zero-width interval counts as infinitely wide).
+    assurance, assurance_mc_se
+        ``P(half-width <= width)`` and its Monte Carlo SE.
+    coverage, coverage_mc_se
+        Share of the studies' intervals holding ``true_value``.
+    true_value
+        The coefficient the model implies.
+    interval
+        Medians of the lower and upper limits (``None`` when no interval is defined).
+    contested_rate
+        Share of items whose labels do not all agree (adjudicated at ``adjudication_seconds``).
+    labels, person_hours, adjudication_hours, cost
+        The study's labels, person-hours (labelling plus adjudication), the adjudication's
+        share of them, and the cost.
+    n_reps, n_undefined, seed
+        Simulated studies, those with an undefined interval, and the seed used.
+    """
+
+    items: int
+    given: dict[str, float]
+    metric: str
+    method: str
+    level: str
+    width: float
+    confidence_level: float
+    n_annotators: int
+    labels_per_item: int
+    half_width: dict[str, float]
+    assurance: float
+    assurance_mc_se: float
+    coverage: float
+    coverage_mc_se: float
+    true_value: float
+    interval: dict[str, float | None]
+    contested_rate: float
+    labels: int
+    person_hours: float
+    adjudication_hours: float
+    cost: float | None
+    n_reps: int
+    n_undefined: int
+    seed: int
+
+
+def checked_study(model: AnyRatersModel, study: RatersStudy) -> tuple[RatersStudy, int]:
+    """``study`` with its values checked against ``model``, and the labels per item ``k``."""
+    check_instance("model", model, (RatersModel, CommonPrevalenceModel), "a RatersModel")
+    check_instance("study", study, RatersStudy, "a RatersStudy")
+    metric = check_choice("metric", study.metric, RATER_METRICS)
+    level = check_choice("level", study.level, LINEARISED_LEVELS)
+    if metric == "psa" and model.n_categories != 2:
+        raise InvalidInput(
+            f"metric psa needs two categories, got {model.n_categories}; use fleiss or alpha",
+            parameter="metric",
+        )
+    m = model.n_annotators
+    per_item = study.per_item
+    if per_item is not None:
+        per_item = check("per_item", per_item, RULES["per_item"])
+        if per_item >= m:
+            raise InvalidInput(
+                f"per_item must be less than the {m} annotators of the pool, got {per_item}",
+                parameter="per_item",
+            )
+        if metric in ORDERED_METRICS:
+            raise InvalidInput(
+                f"metric {metric} needs every annotator on every item; with per_item use "
+                "alpha, fleiss or psa",
+                parameter="metric",
+            )
+    checked = RatersStudy(
+        metric=metric,
+        width=check("width", study.width, RULES["width"]),
+        level=level,
+        per_item=per_item,
+        confidence_level=check(
+            "confidence_level", study.confidence_level, RULES["confidence_level"]
+        ),
+        n_reps=check("n_reps", study.n_reps, RULES["n_reps"]),
+    )
+    return checked, m if per_item is None else per_item
+
+
+def contested_share(model: AnyRatersModel, per_item: int | None = None) -> float:
+    """``P(the labels of an item do not all agree)``: 1 minus the unanimous patterns' mass.
+
+    >>> from planner.sizing.raters_model import raters_model
+    >>> m = raters_model(0.5, 2, error_rate=0.1)   # two annotators: 2 e (1 - e)
+    >>> round(contested_share(m), 6)
+    0.18
+    """
+    patterns, probs = model.count_patterns(per_item)
+    labels = patterns.sum(axis=1)
+    unanimous = patterns.max(axis=1) == labels
+    return float(max(0.0, 1.0 - probs[unanimous].sum()))
+
+
+def _items(
+    given: dict[str, float | None], costs: LabelCosts, contested: float
+) -> tuple[int, dict[str, float]]:
+    """The study's items from exactly one of items, hours and budget."""
+    named = [k for k, v in given.items() if v is not None]
+    if len(named) != 1:
+        raise InvalidInput(
+            f"give one of items, hours or budget; got {' and '.join(named) or 'none'}",
+            parameter="items",
+            parameters=tuple(named),
+        )
+    name = named[0]
+    value = float(given[name])  # type: ignore[arg-type]
+    if name == "items":
+        n = check("items", value, RULES["items"])
+    elif name == "hours":
+        n = items_for_hours(value, costs, contested)
+    else:
+        n = items_for_budget(value, costs, contested)
+    return check("items", n, RULES["items"]), {name: float(value)}
+
+
+def _typical_interval(low: NDArray, high: NDArray) -> dict[str, float | None]:
+    defined = np.isfinite(low) & np.isfinite(high)
+    if not defined.any():
+        return {"lower": None, "upper": None}
+    return {"lower": float(np.median(low[defined])), "upper": float(np.median(high[defined]))}
+
+
+def raters_fixed_size(
+    model: AnyRatersModel,
+    study: RatersStudy,
+    costs: LabelCosts,
+    *,
+    items: int | None = None,
+    hours: float | None = None,
+    budget: float | None = None,
+    rng: RngLike = None,
+) -> RatersPrecision:
+    """The precision a study of several annotators of fixed size buys.
+
+    Give exactly one of ``items``, ``hours`` (person-hours) or ``budget`` (at
+    ``costs.hourly_rate``); hours and budgets buy ``floor(3600 H / (k s + c a))`` items
+    (module docstring). ``costs.annotators_per_item`` must be the study's labels per item.
+
+    Examples
+    --------
+    >>> from planner.sizing.raters_model import raters_model
+    >>> model = raters_model(0.3, 3, error_rate=0.1)
+    >>> p = raters_fixed_size(model, RatersStudy("fleiss", 0.1, n_reps=200), LabelCosts(3),
+    ...                       hours=50, rng=1)
+    >>> p.items, p.labels   # 50 h at 3 labels of 90 s an item
+    (666, 1998)
+    """
+    study, k = checked_study(model, study)
+    check_instance("costs", costs, LabelCosts, "a LabelCosts")
+    if costs.annotators_per_item != k:
+        raise InvalidInput(
+            f"costs.annotators_per_item is {costs.annotators_per_item}, but the study gives "
+            f"each item {k} labels",
+            parameter="costs",
+        )
+    contested = contested_share(model, study.per_item)
+    n, given = _items({"items": items, "hours": hours, "budget": budget}, costs, contested)
+    seed = seed_from(rng)
+    evidence = _simulated(model, study, n, seed)
+    bill = labelling_budget(
+        n,
+        annotators_per_item=k,
+        seconds_per_item=costs.seconds_per_item,
+        contested_rate=contested,
+        adjudication_seconds=costs.adjudication_seconds,
+        hourly_rate=costs.hourly_rate,
+    )
+    return RatersPrecision(
+        items=n,
+        given=given,
+        metric=study.metric,
+        method=INTERVAL_METHODS[study.metric],
+        level=study.level,
+        width=study.width,
+        confidence_level=study.confidence_level,
+        n_annotators=model.n_annotators,
+        labels_per_item=k,
+        **evidence,
+        contested_rate=contested,
+        labels=bill.labels,
+        person_hours=bill.person_hours,
+        adjudication_hours=bill.adjudication_hours,
+        cost=bill.cost,
+        n_reps=study.n_reps,
+        seed=seed,
+    )
+
+
+def _simulated(model: AnyRatersModel, study: RatersStudy, n: int, seed: int) -> dict[str, Any]:
+    """Half-width quantiles, assurance, coverage and typical interval of ``study.n_reps``
+    simulated studies of ``n`` items."""
+    patterns, probs = pattern_space(model, study.metric, study.per_item)
+    opts = dict(
+        level=study.level, confidence_level=study.confidence_level, n_categories=model.n_categories
+    )
+    stream = np.random.default_rng([seed, FIXED_SIZE_STREAM])
+    counts = simulate_pattern_counts(probs, n, study.n_reps, rng=stream)
+    ci = study_intervals(study.metric, patterns, counts, **opts)  # type: ignore[arg-type]
+    hw = usable_half_width(ci.half_width)
+    with np.errstate(invalid="ignore"):  # undefined intervals are infinitely wide
+        quantiles = {f"p{round(100 * q)}": float(np.quantile(hw, q)) for q in QUANTILES}
+    truth = true_value(study.metric, patterns, probs, study.level, model.n_categories)
+    reached = float(np.mean(reaches_width(ci.half_width, study.width)))
+    covered = float(np.mean((ci.low <= truth) & (truth <= ci.high)))
+    r = study.n_reps
+    return {
+        "half_width": quantiles,
+        "assurance": reached,
+        "assurance_mc_se": float(np.sqrt(reached * (1 - reached) / r)),
+        "coverage": covered,
+        "coverage_mc_se": float(np.sqrt(covered * (1 - covered) / r)),
+        "true_value": truth,
+        "interval": _typical_interval(np.asarray(ci.low, float), np.asarray(ci.high, float)),
+        "n_undefined": int((~np.isfinite(ci.half_width)).sum()),
+    }
+
+
+def raters_assurance_curve(
+    model: AnyRatersModel,
+    study: RatersStudy,
+    items: list[int],
+    *,
+    planned: int | None = None,
+    rng: RngLike = None,
+) -> list[dict[str, float]]:
+    """``[{"items": n, "assurance": A(n)}, ...]``: ``P(half-width <= width)`` against items.
+
+    ``A(n)`` is the share of ``study.n_reps`` nested studies (the study at ``n`` items holds
+    the study at every smaller size: common random numbers) whose interval reaches the
+    width. The points are ``items``, ``planned`` (the plan's size, when given) and those
+    :func:`planner.sizing.precision.refined_curve` adds.
+
+    Examples
+    --------
+    >>> from planner.sizing.raters_model import raters_model
+    >>> model = raters_model(0.3, 3, error_rate=0.1)
+    >>> curve = raters_assurance_curve(model, RatersStudy("fleiss", 0.1, n_reps=200),
+    ...                                [50, 400, 3000], rng=1)
+    >>> curve[0]["assurance"], curve[-1]["assurance"]
+    (0.0, 1.0)
+    """
+    study, _ = checked_study(model, study)
+    ns = [
+        check("items", n, RULES["items"])
+        for n in check_instance("items", items, (list, tuple), "a list of item counts")
+    ]
+    if planned is not None:
+        ns.append(check("items", planned, RULES["items"]))
+    patterns, probs = pattern_space(model, study.metric, study.per_item)
+    opts = dict(
+        level=study.level, confidence_level=study.confidence_level, n_categories=model.n_categories
+    )
+    stream = np.random.default_rng([seed_from(rng), CURVE_STREAM])
+    studies = NestedPatternStudies(probs, study.n_reps, rng=stream)
+
+    def evaluate(n: int) -> float:
+        ci = study_intervals(study.metric, patterns, studies.counts(n), **opts)  # type: ignore[arg-type]
+        return float(np.mean(reaches_width(ci.half_width, study.width)))
+
+    return refined_curve(evaluate, ns)
