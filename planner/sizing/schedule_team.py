@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.data.scenario_team import NAMED_TEAM_KEYS, to_date
@@ -135,7 +136,7 @@ def raters_work(scenario: Any, seed: int) -> tuple[int, int, list[str]]:
     plan = raters_plan_from_options({}, scenario, rng=seed)
     items, k = int(plan.sizing.items), int(plan.sizing.labels_per_item)
     note = (
-        f"{scenario.path}: the several-annotator plan ({plan.sizing.metric}) sizes {items:,} "
-        f"items with {k} annotators each; the schedule labels them"
+        f"{Path(scenario.path).name}: the several-annotator plan ({plan.sizing.metric}) "
+        f"sizes {items:,} items with {k} annotators each; the schedule labels them"
     )
     return items, k, [note]
