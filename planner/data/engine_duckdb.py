@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from planner.data.cell_values import canonical, sql_not_missing, sql_text
 from planner.data.labels import Ratings, finished_ratings
 from planner.data.layout import Columns
 from planner.errors import InvalidInput, PlannerError
@@ -45,10 +46,12 @@ _KEY_BITS = 62  # per-item keys are BIGINT sums of digits base K + 1, one digit 
 
 # --------------------------------------------------------------------------- the SQL
 
-#: One row per rating, the label as text; missing ratings (null or ``--missing``) dropped.
+#: One row per rating: item id, annotator and label as text under the value rule
+#: (:func:`planner.data.cell_values.sql_text`); missing ratings (null, empty or ``--missing``)
+#: dropped.
 LONG_RATINGS = """
-SELECT {item} AS item, {item} AS planner_item_id, CAST({annotator} AS VARCHAR) AS annotator,
-       CAST({label} AS VARCHAR) AS label{by}
+SELECT {item_key} AS item, {item} AS planner_item_id, {annotator} AS annotator,
+       {label} AS label{by}
 FROM {source} WHERE {label} IS NOT NULL{missing}
 """
 #: The wide layout as ratings: each row is an item, each annotator column a rating; the rows
@@ -107,7 +110,7 @@ ORDER BY {order}, ann
 """
 #: Item ids pandas reads as integers (so the contested file of either engine writes them,
 #: and orders them, as numbers).
-_INTEGER_ID = r"^\s*[+-]?[0-9]+\s*$"
+_INTEGER_ID = r"^[+-]?[0-9]+$"
 
 
 @dataclass(frozen=True)
@@ -205,6 +208,11 @@ def format_of(files: list[str], file_format: str | None) -> str:
 
 
 def _table(files: tuple[str, ...] | list[str], fmt: str) -> str:
+    """The files as a DuckDB table. CSV and TSV are read as the text written in each cell
+    (``all_varchar``: no type guessed from a sample), quoted as RFC 4180 (``"`` around a
+    cell, ``""`` inside one: stated, not sniffed, so a quote first seen late in the file
+    is read as one), every row checked (``strict_mode``: an unterminated quote is an error),
+    a short row padded with empty cells (as pandas reads it)."""
     listed = "[" + ", ".join(f"'{_quoted(f)}'" for f in files) + "]"
     if fmt == "parquet":
         return f"read_parquet({listed})"
@@ -213,7 +221,10 @@ def _table(files: tuple[str, ...] | list[str], fmt: str) -> str:
     delim = "," if fmt == "csv" else "\\t"
     # gzip by content (DuckDB's "auto" goes by the .gz name only), when every file is gzip
     gz = ", compression = 'gzip'" if all(is_gzip(Path(f)) for f in files) else ""
-    return f"read_csv({listed}, header = true, all_varchar = true, delim = '{delim}'{gz})"
+    return (
+        f"read_csv({listed}, header = true, all_varchar = true, delim = '{delim}', "
+        f"quote = '\"', escape = '\"', strict_mode = true, null_padding = true{gz})"
+    )
 
 
 def open_files(con: Any, path: str | Path, file_format: str | None = None) -> Files:
@@ -471,13 +482,6 @@ def _prepare(con: Any, path: str | Path, options: ReadOptions) -> tuple[Files, Q
     return files, _query(con, files, options)
 
 
-def _missing_sql(missing: tuple[str, ...], column: str = "label") -> str:
-    if not missing:
-        return ""
-    listed = ", ".join(f"'{_quoted(m)}'" for m in missing)
-    return f" AND CAST({column} AS VARCHAR) NOT IN ({listed})"
-
-
 def _query(con: Any, files: Files, options: ReadOptions) -> Query:
     """The ratings SQL of the layout given or found (``auto`` reads a sample, as pandas does)."""
     from planner.data.layout import SAMPLE_ROWS, find_columns
@@ -518,11 +522,13 @@ def _long_query(
     missing: tuple[str, ...],
 ) -> Query:
     _require(files, [item_col, annotator_col, label_col, *by])
-    i, a, lab = _ident(item_col), _ident(annotator_col), _ident(label_col)
+    i, a = sql_text(_ident(item_col)), sql_text(_ident(annotator_col))
+    lab = sql_text(_ident(label_col), label=True)
     by_sql = "".join(f", {_ident(b)} AS {_ident(b)}" for b in by)
-    ratings = LONG_RATINGS.format(item=i, annotator=a, label=lab, by=by_sql, source=table,
-                                  missing=_missing_sql(missing, lab))  # fmt: skip
-    present = f"{lab} IS NOT NULL{_missing_sql(missing, lab)}"
+    key = _ident(item_col) if _is_integer(con, table, item_col) else i  # ids in order
+    ratings = LONG_RATINGS.format(item_key=key, item=i, annotator=a, label=lab, by=by_sql,
+                                  source=table, missing=sql_not_missing(lab, missing))  # fmt: skip
+    present = f"{lab} IS NOT NULL{sql_not_missing(lab, missing)}"
     ((n_missing, no_item, no_annotator),) = run(con, f"""
         SELECT count(*) FILTER (WHERE NOT ({present})),
                count(*) FILTER (WHERE {present} AND {i} IS NULL),
@@ -537,7 +543,7 @@ def _long_query(
     ]
     if n_missing:
         notes.append(f"{n_missing:,} missing rating(s) (empty {label_col!r}) left out")
-    names = _annotators_in_order(con, files, ratings, a, present)
+    names = _annotators_in_order(con, files, ratings, (annotator_col, a), present)
     return Query(
         ratings, "long", names, by,
         {"layout": "long", "item_col": item_col, "annotator_col": annotator_col,
@@ -547,18 +553,31 @@ def _long_query(
     )  # fmt: skip
 
 
+def _is_integer(con: Any, table: str, column: str) -> bool:
+    """Whether a column is typed as integers (Parquet): its ids are then ordered as numbers,
+    as the pandas reader orders them (text ids are ordered as text on both engines)."""
+    described = run(con, f"DESCRIBE SELECT {_ident(column)} FROM {table}")
+    return bool(described) and str(described[0][1]).upper() in _INTEGER_TYPES
+
+
+_INTEGER_TYPES = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT"}
+_INTEGER_TYPES |= {"U" + t for t in _INTEGER_TYPES}
+
+
 def _annotators_in_order(
-    con: Any, files: Files, ratings: str, column: str, present: str
+    con: Any, files: Files, ratings: str, column: tuple[str, str], present: str
 ) -> tuple[str, ...]:
     """The annotators in the pandas reader's order: sorted for CSV (read as categoricals),
-    first appearance for Parquet (files in sorted order)."""
+    first appearance for Parquet (files in sorted order). ``column``: the annotator
+    column's name and its values under the value rule, in SQL."""
+    name_col, names_sql = column
     if files.fmt != "parquet":
         return tuple(
             sorted(str(r[0]) for r in run(con, f"SELECT DISTINCT annotator FROM ({ratings})"))
         )
     listed = "[" + ", ".join(f"'{_quoted(f)}'" for f in files.files) + "]"
     rows = run(con, f"""
-        SELECT CAST({column} AS VARCHAR) AS name, filename, min(file_row_number) AS first
+        SELECT {names_sql} AS name, filename, min(file_row_number) AS first
         FROM read_parquet({listed}, filename = true, file_row_number = true)
         WHERE {present} GROUP BY name, filename""")  # fmt: skip
     rank = {f: k for k, f in enumerate(files.files)}
@@ -566,7 +585,7 @@ def _annotators_in_order(
     for name, filename, row in rows:
         key = (rank.get(filename, len(rank)), int(row))
         first[name] = min(first.get(name, key), key)
-    declared = _dictionary_order(files, column)
+    declared = _dictionary_order(files, name_col)
     if declared is not None:  # pandas reads a dictionary column as a categorical: its order
         return tuple(name for name in declared if name in first)
     return tuple(sorted(first, key=first.__getitem__))
@@ -574,7 +593,8 @@ def _annotators_in_order(
 
 def _dictionary_order(files: Files, column: str) -> list[str] | None:
     """The values of a dictionary-encoded Parquet column in the order pandas gives its
-    categories (the dictionaries of the row groups, unified in order); None otherwise."""
+    categories (the dictionaries of the row groups, unified in order), under the value
+    rule; None otherwise."""
     if len(files.files) != 1:
         return None
     try:
@@ -583,7 +603,7 @@ def _dictionary_order(files: Files, column: str) -> list[str] | None:
     except ImportError:  # pandas cannot read Parquet either
         return None
 
-    name = column.strip('"').replace('""', '"')
+    name = column
     handle = pq.ParquetFile(files.files[0])
     if not pa.types.is_dictionary(handle.schema_arrow.field(name).type):
         return None
@@ -592,7 +612,9 @@ def _dictionary_order(files: Files, column: str) -> list[str] | None:
         chunks = handle.read_row_group(group, columns=[name]).column(0).chunks
         for chunk in chunks:
             for value in chunk.dictionary.to_pylist():
-                seen.setdefault(str(value), None)
+                text = canonical(value)
+                if text is not None:
+                    seen.setdefault(text, None)
     return list(seen)
 
 
@@ -635,18 +657,19 @@ def _wide_query(
     n_items, shared, said = n_rows, 0, ""
     if has_item:
         n_items, shared, said = _wide_item_ids(con, table, item_col)
-    casts = ", ".join(f"CAST({_ident(c)} AS VARCHAR) AS {_ident(c)}" for c in columns)
+    casts = ", ".join(f"{sql_text(_ident(c), label=True)} AS {_ident(c)}" for c in columns)
+    item_sql = sql_text(_ident(item_col))
     ratings = WIDE_RATINGS.format(
         by="".join(f", {_ident(b)}" for b in by),
         item_id="planner_item_id" if has_item else "item - 1",
-        row_key=f"min(planner_row) OVER (PARTITION BY {_ident(item_col)})"
+        row_key=f"min(planner_row) OVER (PARTITION BY {item_sql})"
         if shared
         else "planner_row",  # the rows of an id on several rows: keyed by the first
-        inner_id=f", {_ident(item_col)} AS planner_item_id" if has_item else "",
+        inner_id=f", {item_sql} AS planner_item_id" if has_item else "",
         casts=casts,
         columns=", ".join(_ident(c) for c in columns),
         source=table,
-        missing=_missing_sql(missing),
+        missing=sql_not_missing("label", missing),
     )
     ((n_ratings, unnamed),) = run(
         con,
@@ -679,11 +702,11 @@ def _wide_item_ids(con: Any, table: str, item_col: str) -> tuple[int, int, str]:
     (the rows of such an id are one item, as the pandas reader reads them)."""
     from planner.validation import shown
 
-    i = _ident(item_col)
+    i = sql_text(_ident(item_col))
     ((n_items, shared, example),) = run(con, f"""
         SELECT count(*), count(*) FILTER (WHERE n > 1), arg_min(id, first) FILTER (WHERE n > 1)
         FROM (SELECT {i} AS id, count(*) AS n, min(planner_row) AS first
-              FROM (SELECT row_number() OVER () AS planner_row, {i} FROM {table})
+              FROM (SELECT row_number() OVER () AS planner_row, {_ident(item_col)} FROM {table})
               WHERE {i} IS NOT NULL GROUP BY {i})""")  # fmt: skip
     said = (
         f"{shared:,} item id(s) on more than one row (such as {shown(example)}): the rows of an "
@@ -884,13 +907,13 @@ def write_contested(con: Any, query: Query, path: Path, inputs: tuple[str, ...] 
             f"max(label) FILTER (WHERE annotator = '{_quoted(a)}') AS {_ident(a)}"
             for a in query.annotators
         )
-        item_out, order = _contested_ids(con, query, labelled, "item", "min(item)")
+        item_out, order = _contested_ids(con, query, contested, "item", "min(item)")
         sql = CONTESTED_WIDE.format(
             item_out=item_out.replace("{id}", "any_value(planner_item_id)"), order=order,
             pivot=pivot, labelled=labelled, contested=contested,
         )  # fmt: skip
     else:
-        item_out, order = _contested_ids(con, query, labelled, "planner_key", "planner_key")
+        item_out, order = _contested_ids(con, query, contested, "planner_key", "planner_key")
         sql = CONTESTED_LONG.format(
             item_out=item_out.replace("{id}", "item"), order=order, labelled=labelled,
             contested=contested,
@@ -899,13 +922,15 @@ def write_contested(con: Any, query: Query, path: Path, inputs: tuple[str, ...] 
 
 
 def _contested_ids(
-    con: Any, query: Query, labelled: str, key: str, row_order: str
+    con: Any, query: Query, contested: str, key: str, row_order: str
 ) -> tuple[str, str]:
     """How the contested file writes item ids (``{id}`` stands for the id) and orders rows.
 
     The file pandas' path writes (:func:`planner.measuring.diagnostics.contested_rows`) has
-    the wide layout's items in file order and the long layout's by id: as numbers when
-    every id is a whole number (written as pandas reads it: ``007`` is ``7``), else as text.
+    the wide layout's items in file order and the long layout's by id
+    (:func:`planner.data.cell_values.id_order`): as numbers when every contested id is a
+    whole number (``7`` before ``007`` before ``10``), else as text; ids are written as the
+    text of the file.
     """
     if query.layout != "long":
         return "{id}", row_order
@@ -913,12 +938,11 @@ def _contested_ids(
     ((numeric,),) = run(
         con,
         f"SELECT coalesce(bool_and(regexp_matches(CAST(item AS VARCHAR), '{_INTEGER_ID}')), "
-        f"false) FROM ({labelled})",
+        f"false) FROM ({contested})",
     )
     if not numeric:
         return "CAST({id} AS VARCHAR)", text
-    number = f"CAST(trim({text}) AS HUGEINT)"
-    return "CAST(CAST(trim(CAST({id} AS VARCHAR)) AS HUGEINT) AS VARCHAR)", number
+    return "CAST({id} AS VARCHAR)", f"CAST({text} AS HUGEINT), {text}"
 
 
 def _copy_atomically(con: Any, sql: str, target: Path, inputs: tuple[str, ...] = ()) -> None:
