@@ -460,6 +460,7 @@ def write_contested_items(
     try:
         files, query = _prepare(con, path, options)
         categories = _register_labels(con, files.path, query.ratings, _order(options))
+        query = _one_spelling(query)
         _register_annotators(con, query.annotators, len(categories))
         write_contested(con, query, Path(target), inputs=(str(path), *files.files))
     finally:
@@ -734,6 +735,7 @@ def _id_columns(con: Any, table: str, columns: list[str]) -> tuple[list[str], in
 def _count(con: Any, files: Files, query: Query, order: list[str] | None) -> Ratings:
     """Ratings (distinct label vectors, weighted) of a query: labels, codes, then counts."""
     categories = _register_labels(con, files.path, query.ratings, order)
+    query = _one_spelling(query)
     k, m = len(categories), len(query.annotators)
     if m < 2:
         raise InvalidInput(f"{files.path}: fewer than two annotators ({m})")
@@ -802,10 +804,25 @@ def _register_labels(con: Any, source: str, ratings: str, order: list[str] | Non
         "value": values,
         "code": np.asarray(ranks, dtype=np.int64),
         "shown": [str(plain_value(categories[r])) for r in ranks],
+        # one spelling per category (``1`` for ``1.0`` too), so that SQL compares labels
+        # as the pandas reader does (repeats, conflicts)
+        "spelling": [values[int(np.flatnonzero(ranks == r)[0])] for r in ranks],
     })  # fmt: skip
     con.register("planner_labels_df", table)
     con.execute("CREATE OR REPLACE TEMP TABLE planner_labels AS SELECT * FROM planner_labels_df")
     return categories
+
+
+def _one_spelling(query: Query) -> Query:
+    """The query with each label replaced by its category's one spelling (as registered by
+    :func:`_register_labels`): labels equal as numbers are then equal in SQL too."""
+    from dataclasses import replace
+
+    spelled = (
+        "SELECT r.* REPLACE (l.spelling AS label) FROM "
+        f"({query.ratings}) r JOIN planner_labels l ON r.label = l.value"
+    )
+    return replace(query, ratings=spelled)
 
 
 def _pattern_rows(
