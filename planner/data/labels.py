@@ -234,7 +234,7 @@ class Ratings:
     def category_index(self, label: str) -> int:
         """Index of the category whose label is ``label`` (compared as text or number;
         ``True``, ``TRUE`` and ``true`` name the label ``true``, as the readers read them)."""
-        folded = label.strip().lower()
+        folded = label.strip().lower() if isinstance(label, str) else None
         for i, value in enumerate(self.categories):
             if str(value) == label:
                 return i
