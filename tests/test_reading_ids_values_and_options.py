@@ -30,7 +30,7 @@ def test_ids_and_annotators_are_shown_as_typed_not_as_numpy_reprs(tmp_path):
     path = tmp_path / "twice.csv"
     path.write_text("item,annotator,label\n7,1.5,1\n7,1.5,2\n2,a,1\n2,b,1\n")
     line = _one_line(runner.invoke(app, ["agree", str(path)]))
-    assert "item 7 is labelled by annotator '1.5'" in line
+    assert "item '7' is labelled by annotator '1.5'" in line  # ids are text, as written
     assert "np." not in line
 
 

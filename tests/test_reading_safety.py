@@ -197,7 +197,7 @@ def test_files_that_are_not_label_files_are_refused_after_a_sniff(tmp_path):
     _one_line_exit_2(_agree(str(tmp_path / "nope.csv")), "no such file")
 
 
-def test_sniff_reads_only_the_first_bytes(tmp_path, monkeypatch):
+def test_sniff_reads_the_first_bytes_then_scans_the_rest_in_blocks(tmp_path, monkeypatch):
     import builtins
 
     path = tmp_path / "big.csv"
@@ -227,7 +227,11 @@ def test_sniff_reads_only_the_first_bytes(tmp_path, monkeypatch):
 
     monkeypatch.setattr(builtins, "open", spy_open)
     sniff.sniff(path, "csv")
-    assert sizes == [SNIFF_BYTES] and SNIFF_BYTES <= 64 * 1024
+    # the first bytes, then bounded blocks to the end (the scan for NUL bytes), never all
+    from planner.data.sniff import SCAN_BYTES
+
+    assert sizes[0] == SNIFF_BYTES <= 64 * 1024 and set(sizes[1:]) == {SCAN_BYTES}
+    assert SCAN_BYTES <= 4 * 2**20
 
 
 # --------------------------------------------------------------------------- agree tracebacks

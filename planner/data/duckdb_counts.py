@@ -28,6 +28,7 @@ Art of Computer Programming*, vol. 2, section 4.1 (positional number systems).
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -88,12 +89,13 @@ ORDER BY {order}, ann
 """
 #: Item ids pandas reads as integers (so the contested file of either engine writes them,
 #: and orders them, as numbers).
-_INTEGER_ID = r"^\s*[+-]?[0-9]+\s*$"
+_INTEGER_ID = r"^[+-]?[0-9]+$"
 
 
 def count_query(con: Any, files: Files, query: Query, order: list[str] | None) -> Ratings:
     """Ratings (distinct label vectors, weighted) of a query: labels, codes, then counts."""
     categories = register_labels(con, files.path, query.ratings, order)
+    query = one_spelling(query)
     k, m = len(categories), len(query.annotators)
     if m < 2:
         raise InvalidInput(f"{files.path}: fewer than two annotators ({m})")
@@ -195,10 +197,23 @@ def register_labels(con: Any, source: str, ratings: str, order: list[str] | None
         "value": values,
         "code": np.asarray(ranks, dtype=np.int64),
         "shown": [str(plain[r]) for r in ranks],
+        # one spelling per category (``1`` for ``1.0`` too), so that SQL compares labels
+        # as the pandas reader does (repeats, conflicts)
+        "spelling": [values[int(np.flatnonzero(ranks == r)[0])] for r in ranks],
     })  # fmt: skip
     con.register("planner_labels_df", table)
     con.execute("CREATE OR REPLACE TEMP TABLE planner_labels AS SELECT * FROM planner_labels_df")
     return categories
+
+
+def one_spelling(query: Query) -> Query:
+    """The query with each label replaced by its category's one spelling (as registered by
+    :func:`register_labels`): labels equal as numbers are then equal in SQL too."""
+    spelled = (
+        "SELECT r.* REPLACE (l.spelling AS label) FROM "
+        f"({query.ratings}) r JOIN planner_labels l ON r.label = l.value"
+    )
+    return replace(query, ratings=spelled)
 
 
 def _pattern_rows(
@@ -284,13 +299,13 @@ def copy_contested(con: Any, query: Query, raw: Path, wide_annotators: int) -> N
             f"max(label) FILTER (WHERE annotator = '{_quoted(a)}') AS {_ident(a)}"
             for a in query.annotators
         )
-        item_out, order = _contested_ids(con, query, labelled, "item", "min(item)")
+        item_out, order = _contested_ids(con, query, contested, "item", "min(item)")
         sql = CONTESTED_WIDE.format(
             item_out=item_out.replace("{id}", "any_value(planner_item_id)"), order=order,
             pivot=pivot, labelled=labelled, contested=contested,
         )  # fmt: skip
     else:
-        item_out, order = _contested_ids(con, query, labelled, "planner_key", "planner_key")
+        item_out, order = _contested_ids(con, query, contested, "planner_key", "planner_key")
         sql = CONTESTED_LONG.format(
             item_out=item_out.replace("{id}", "item"), order=order, labelled=labelled,
             contested=contested,
@@ -299,13 +314,15 @@ def copy_contested(con: Any, query: Query, raw: Path, wide_annotators: int) -> N
 
 
 def _contested_ids(
-    con: Any, query: Query, labelled: str, key: str, row_order: str
+    con: Any, query: Query, contested: str, key: str, row_order: str
 ) -> tuple[str, str]:
     """How the contested file writes item ids (``{id}`` stands for the id) and orders rows.
 
     The file pandas' path writes (:func:`planner.measuring.diagnostics.contested_rows`) has
-    the wide layout's items in file order and the long layout's by id: as numbers when
-    every id is a whole number (written as pandas reads it: ``007`` is ``7``), else as text.
+    the wide layout's items in file order and the long layout's by id
+    (:func:`planner.data.cell_values.id_order`): as numbers when every contested id is a
+    whole number (``7`` before ``007`` before ``10``), else as text; ids are written as the
+    text of the file.
     """
     if query.layout != "long":
         return "{id}", row_order
@@ -313,9 +330,8 @@ def _contested_ids(
     ((numeric,),) = run(
         con,
         f"SELECT coalesce(bool_and(regexp_matches(CAST(item AS VARCHAR), '{_INTEGER_ID}')), "
-        f"false) FROM ({labelled})",
+        f"false) FROM ({contested})",
     )
     if not numeric:
         return "CAST({id} AS VARCHAR)", text
-    number = f"CAST(trim({text}) AS HUGEINT)"
-    return "CAST(CAST(trim(CAST({id} AS VARCHAR)) AS HUGEINT) AS VARCHAR)", number
+    return "CAST({id} AS VARCHAR)", f"CAST({text} AS HUGEINT), {text}"

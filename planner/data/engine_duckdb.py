@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from planner.data.cell_values import canonical, sql_not_missing, sql_text
 from planner.data.labels import Ratings
 from planner.data.layout import Columns
 from planner.errors import InvalidInput, PlannerError
@@ -45,10 +46,12 @@ _FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", 
 
 # --------------------------------------------------------------------------- the SQL
 
-#: One row per rating, the label as text; missing ratings (null or ``--missing``) dropped.
+#: One row per rating: item id, annotator and label as text under the value rule
+#: (:func:`planner.data.cell_values.sql_text`); missing ratings (null, empty or ``--missing``)
+#: dropped.
 LONG_RATINGS = """
-SELECT {item} AS item, {item} AS planner_item_id, CAST({annotator} AS VARCHAR) AS annotator,
-       CAST({label} AS VARCHAR) AS label{by}
+SELECT {item_key} AS item, {item} AS planner_item_id, {annotator} AS annotator,
+       {label} AS label{by}
 FROM {source} WHERE {label} IS NOT NULL{missing}
 """
 #: The wide layout as ratings: each row is an item, each annotator column a rating; the rows
@@ -157,6 +160,11 @@ def format_of(files: list[str], file_format: str | None) -> str:
 
 
 def _table(files: tuple[str, ...] | list[str], fmt: str) -> str:
+    """The files as a DuckDB table. CSV and TSV are read as the text written in each cell
+    (``all_varchar``: no type guessed from a sample), quoted as RFC 4180 (``"`` around a
+    cell, ``""`` inside one: stated, not sniffed, so a quote first seen late in the file
+    is read as one), every row checked (``strict_mode``: an unterminated quote is an error),
+    a short row padded with empty cells (as pandas reads it)."""
     listed = "[" + ", ".join(f"'{_quoted(f)}'" for f in files) + "]"
     if fmt == "parquet":
         return f"read_parquet({listed})"
@@ -165,7 +173,10 @@ def _table(files: tuple[str, ...] | list[str], fmt: str) -> str:
     delim = "," if fmt == "csv" else "\\t"
     # gzip by content (DuckDB's "auto" goes by the .gz name only), when every file is gzip
     gz = ", compression = 'gzip'" if all(is_gzip(Path(f)) for f in files) else ""
-    return f"read_csv({listed}, header = true, all_varchar = true, delim = '{delim}'{gz})"
+    return (
+        f"read_csv({listed}, header = true, all_varchar = true, delim = '{delim}', "
+        f"quote = '\"', escape = '\"', strict_mode = true, null_padding = true{gz})"
+    )
 
 
 def open_files(con: Any, path: str | Path, file_format: str | None = None) -> Files:
@@ -418,11 +429,17 @@ def copy_contested_items(
         write_csv_from(target, lambda raw: copy_contested_items(path, raw, options,
                        wide_annotators=WIDE_CONTESTED_ANNOTATORS), inputs=[path])
     """
-    from planner.data.duckdb_counts import copy_contested, register_annotators, register_labels
+    from planner.data.duckdb_counts import (
+        copy_contested,
+        one_spelling,
+        register_annotators,
+        register_labels,
+    )
 
     with counting(memory_limit, temp_dir) as con:
         files, query = _prepare(con, path, options)
         categories = register_labels(con, files.path, query.ratings, _order(options))
+        query = one_spelling(query)
         register_annotators(con, query.annotators, len(categories))
         copy_contested(con, query, Path(raw), wide_annotators)
 
@@ -441,13 +458,6 @@ def _prepare(con: Any, path: str | Path, options: ReadOptions) -> tuple[Files, Q
     _order(options)
     files = open_files(con, path, options.file_format)
     return files, _query(con, files, options)
-
-
-def _missing_sql(missing: tuple[str, ...], column: str = "label") -> str:
-    if not missing:
-        return ""
-    listed = ", ".join(f"'{_quoted(m)}'" for m in missing)
-    return f" AND CAST({column} AS VARCHAR) NOT IN ({listed})"
 
 
 def _query(con: Any, files: Files, options: ReadOptions) -> Query:
@@ -490,11 +500,13 @@ def _long_query(
     missing: tuple[str, ...],
 ) -> Query:
     _require(files, [item_col, annotator_col, label_col, *by])
-    i, a, lab = _ident(item_col), _ident(annotator_col), _ident(label_col)
+    i, a = sql_text(_ident(item_col)), sql_text(_ident(annotator_col))
+    lab = sql_text(_ident(label_col), label=True)
     by_sql = "".join(f", {_ident(b)} AS {_ident(b)}" for b in by)
-    ratings = LONG_RATINGS.format(item=i, annotator=a, label=lab, by=by_sql, source=table,
-                                  missing=_missing_sql(missing, lab))  # fmt: skip
-    present = f"{lab} IS NOT NULL{_missing_sql(missing, lab)}"
+    key = _ident(item_col) if _is_integer(con, table, item_col) else i  # ids in order
+    ratings = LONG_RATINGS.format(item_key=key, item=i, annotator=a, label=lab, by=by_sql,
+                                  source=table, missing=sql_not_missing(lab, missing))  # fmt: skip
+    present = f"{lab} IS NOT NULL{sql_not_missing(lab, missing)}"
     ((n_missing, no_item, no_annotator),) = run(con, f"""
         SELECT count(*) FILTER (WHERE NOT ({present})),
                count(*) FILTER (WHERE {present} AND {i} IS NULL),
@@ -509,7 +521,7 @@ def _long_query(
     ]
     if n_missing:
         notes.append(f"{n_missing:,} missing rating(s) (empty {label_col!r}) left out")
-    names = _annotators_in_order(con, files, ratings, a, present)
+    names = _annotators_in_order(con, files, ratings, (annotator_col, a), present)
     return Query(
         ratings, "long", names, by,
         {"layout": "long", "item_col": item_col, "annotator_col": annotator_col,
@@ -519,18 +531,31 @@ def _long_query(
     )  # fmt: skip
 
 
+def _is_integer(con: Any, table: str, column: str) -> bool:
+    """Whether a column is typed as integers (Parquet): its ids are then ordered as numbers,
+    as the pandas reader orders them (text ids are ordered as text on both engines)."""
+    described = run(con, f"DESCRIBE SELECT {_ident(column)} FROM {table}")
+    return bool(described) and str(described[0][1]).upper() in _INTEGER_TYPES
+
+
+_INTEGER_TYPES = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT"}
+_INTEGER_TYPES |= {"U" + t for t in _INTEGER_TYPES}
+
+
 def _annotators_in_order(
-    con: Any, files: Files, ratings: str, column: str, present: str
+    con: Any, files: Files, ratings: str, column: tuple[str, str], present: str
 ) -> tuple[str, ...]:
     """The annotators in the pandas reader's order: sorted for CSV (read as categoricals),
-    first appearance for Parquet (files in sorted order)."""
+    first appearance for Parquet (files in sorted order). ``column``: the annotator
+    column's name and its values under the value rule, in SQL."""
+    name_col, names_sql = column
     if files.fmt != "parquet":
         return tuple(
             sorted(str(r[0]) for r in run(con, f"SELECT DISTINCT annotator FROM ({ratings})"))
         )
     listed = "[" + ", ".join(f"'{_quoted(f)}'" for f in files.files) + "]"
     rows = run(con, f"""
-        SELECT CAST({column} AS VARCHAR) AS name, filename, min(file_row_number) AS first
+        SELECT {names_sql} AS name, filename, min(file_row_number) AS first
         FROM read_parquet({listed}, filename = true, file_row_number = true)
         WHERE {present} GROUP BY name, filename""")  # fmt: skip
     rank = {f: k for k, f in enumerate(files.files)}
@@ -538,7 +563,7 @@ def _annotators_in_order(
     for name, filename, row in rows:
         key = (rank.get(filename, len(rank)), int(row))
         first[name] = min(first.get(name, key), key)
-    declared = _dictionary_order(files, column)
+    declared = _dictionary_order(files, name_col)
     if declared is not None:  # pandas reads a dictionary column as a categorical: its order
         return tuple(name for name in declared if name in first)
     return tuple(sorted(first, key=first.__getitem__))
@@ -546,7 +571,8 @@ def _annotators_in_order(
 
 def _dictionary_order(files: Files, column: str) -> list[str] | None:
     """The values of a dictionary-encoded Parquet column in the order pandas gives its
-    categories (the dictionaries of the row groups, unified in order); None otherwise."""
+    categories (the dictionaries of the row groups, unified in order), under the value
+    rule; None otherwise."""
     if len(files.files) != 1:
         return None
     try:
@@ -555,7 +581,7 @@ def _dictionary_order(files: Files, column: str) -> list[str] | None:
     except ImportError:  # pandas cannot read Parquet either
         return None
 
-    name = column.strip('"').replace('""', '"')
+    name = column
     handle = pq.ParquetFile(files.files[0])
     if not pa.types.is_dictionary(handle.schema_arrow.field(name).type):
         return None
@@ -564,7 +590,9 @@ def _dictionary_order(files: Files, column: str) -> list[str] | None:
         chunks = handle.read_row_group(group, columns=[name]).column(0).chunks
         for chunk in chunks:
             for value in chunk.dictionary.to_pylist():
-                seen.setdefault(str(value), None)
+                text = canonical(value)
+                if text is not None:
+                    seen.setdefault(text, None)
     return list(seen)
 
 
@@ -607,18 +635,19 @@ def _wide_query(
     n_items, shared, said = n_rows, 0, ""
     if has_item:
         n_items, shared, said = _wide_item_ids(con, table, item_col)
-    casts = ", ".join(f"CAST({_ident(c)} AS VARCHAR) AS {_ident(c)}" for c in columns)
+    casts = ", ".join(f"{sql_text(_ident(c), label=True)} AS {_ident(c)}" for c in columns)
+    item_sql = sql_text(_ident(item_col))
     ratings = WIDE_RATINGS.format(
         by="".join(f", {_ident(b)}" for b in by),
         item_id="planner_item_id" if has_item else "item - 1",
-        row_key=f"min(planner_row) OVER (PARTITION BY {_ident(item_col)})"
+        row_key=f"min(planner_row) OVER (PARTITION BY {item_sql})"
         if shared
         else "planner_row",  # the rows of an id on several rows: keyed by the first
-        inner_id=f", {_ident(item_col)} AS planner_item_id" if has_item else "",
+        inner_id=f", {item_sql} AS planner_item_id" if has_item else "",
         casts=casts,
         columns=", ".join(_ident(c) for c in columns),
         source=table,
-        missing=_missing_sql(missing),
+        missing=sql_not_missing("label", missing),
     )
     ((n_ratings, unnamed),) = run(
         con,
@@ -651,11 +680,11 @@ def _wide_item_ids(con: Any, table: str, item_col: str) -> tuple[int, int, str]:
     (the rows of such an id are one item, as the pandas reader reads them)."""
     from planner.validation import shown
 
-    i = _ident(item_col)
+    i = sql_text(_ident(item_col))
     ((n_items, shared, example),) = run(con, f"""
         SELECT count(*), count(*) FILTER (WHERE n > 1), arg_min(id, first) FILTER (WHERE n > 1)
         FROM (SELECT {i} AS id, count(*) AS n, min(planner_row) AS first
-              FROM (SELECT row_number() OVER () AS planner_row, {i} FROM {table})
+              FROM (SELECT row_number() OVER () AS planner_row, {_ident(item_col)} FROM {table})
               WHERE {i} IS NOT NULL GROUP BY {i})""")  # fmt: skip
     said = (
         f"{shared:,} item id(s) on more than one row (such as {shown(example)}): the rows of an "

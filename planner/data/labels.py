@@ -232,9 +232,13 @@ class Ratings:
         return values
 
     def category_index(self, label: str) -> int:
-        """Index of the category whose label is ``label`` (compared as text or number)."""
+        """Index of the category whose label is ``label`` (compared as text or number;
+        ``True``, ``TRUE`` and ``true`` name the label ``true``, as the readers read them)."""
+        folded = label.strip().lower() if isinstance(label, str) else None
         for i, value in enumerate(self.categories):
             if str(value) == label:
+                return i
+            if folded in ("true", "false") and str(value).lower() == folded:
                 return i
             if is_number(value) and is_number(label) and float(value) == float(label):
                 return i

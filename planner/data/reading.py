@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from planner.data.cell_values import canonical_codes
 from planner.data.labels import Ratings, finished_ratings, is_number
 from planner.data.layout import (
     SAMPLE_ROWS,
@@ -88,13 +89,36 @@ def _factorize(column: Any, *, ids: bool = False) -> tuple[NDArray[np.integer], 
             codes, categories = lookup[codes], categories[used]
         return codes, categories
     if ids and pd.api.types.is_integer_dtype(column.dtype) and len(column):
-        values = column.to_numpy()
+        if column.isna().any():  # a nullable integer column with nulls: no id for those rows
+            codes, uniques = pd.factorize(column, sort=False)
+            return codes, np.asarray(uniques, dtype=np.int64)
+        values = column.to_numpy(dtype=np.int64)
         low, high = int(values.min()), int(values.max())
         if high - low <= 2 * values.size + 1024:
             shifted = values - low if low else values
             return shifted, np.arange(low, high + 1, dtype=values.dtype)
     codes, uniques = pd.factorize(column, sort=False)
     return codes, np.asarray(uniques)
+
+
+def _rule_codes(
+    column: Any,
+    *,
+    label: bool = False,
+    ids: bool = False,
+    missing: tuple[str, ...] = (),
+    sort: bool = False,
+) -> tuple[NDArray[np.integer], np.ndarray]:
+    """Codes (-1: missing) and the values they stand for, under the one value rule.
+
+    :func:`_factorize`, then :func:`planner.data.cell_values.canonical_codes` on the
+    distinct values (``sort``: sorted as text). A column of integers, whose text is already
+    distinct and bare, is kept as numbers, in numeric order, unless ``missing`` names some.
+    """
+    codes, uniques = _factorize(column, ids=ids)
+    if np.asarray(uniques).dtype.kind in "iu" and not missing:
+        return codes, uniques
+    return canonical_codes(codes, uniques, label=label, missing=missing, sort=sort)
 
 
 _NOT_LABELS = (dict, list, tuple, set, np.ndarray, bytes, datetime.date, datetime.time)
@@ -241,25 +265,24 @@ def ratings_from_long(
     _require_columns(frame, [item_col, annotator_col, label_col, *by], source)
     roles = {"item_col": item_col, "annotator_col": annotator_col, "label_col": label_col}
     check_roles({**roles, "by": by}, source)
-    frame = _mark_missing(frame, [label_col], missing)
     notes: list[str] = []
-    labels = frame[label_col]
-    present = labels.notna().to_numpy()
+    for col in (item_col, annotator_col, label_col, *by):
+        _refuse_containers(frame[col], source, lambda pos: _row_number(frame, pos))
+    label_codes, uniques = _rule_codes(frame[label_col], label=True, missing=missing)
+    present = label_codes >= 0
     n_missing = int((~present).sum())
     if not present.all():
-        frame = frame[present]
-        labels = frame[label_col]
+        frame, label_codes = frame[present], label_codes[present]
         notes.append(f"{n_missing:,} missing rating(s) (empty {label_col!r}) left out")
-    for col in (item_col, annotator_col):
-        absent = frame[col].isna().to_numpy()
+    # item ids in order (text sorted, integers as numbers): groups are listed by their
+    # first item, as the DuckDB engine lists them
+    item_codes, item_ids = _rule_codes(frame[item_col], ids=True, sort=True)
+    ann_codes, ann_names = _rule_codes(frame[annotator_col])
+    for col, col_codes in ((item_col, item_codes), (annotator_col, ann_codes)):
+        absent = np.asarray(col_codes) < 0
         if absent.any():
             row = int(np.flatnonzero(absent)[0])
             raise InvalidInput(f"{source}: row {_row_number(frame, row)} has no {col!r}")
-    for col in (item_col, annotator_col, label_col, *by):
-        _refuse_containers(frame[col], source, lambda pos: _row_number(frame, pos))
-    item_codes, item_ids = _factorize(frame[item_col], ids=True)
-    ann_codes, ann_names = _factorize(frame[annotator_col])
-    label_codes, uniques = _factorize(labels)
     _refuse_non_finite(uniques, label_codes, lambda pos: _row_number(frame, pos), source)
     categories, ranks = ordered_categories(uniques, order, source)
     if not np.array_equal(ranks, np.arange(len(ranks))):
@@ -403,15 +426,16 @@ def ratings_from_wide(
     item_col, has_item, columns = _wide_columns(
         frame, item_col, annotator_cols, by, source, id_fallback, notes
     )
-    block = _mark_missing(frame[columns], columns, missing)
-    stacked = block.to_numpy(dtype=object).ravel()
-    present = np.asarray(pd.notna(stacked), dtype=bool)
+    for col in (*columns, *by):
+        _refuse_containers(frame[col], source, lambda pos: _row_number(frame, pos))
+    stacked = frame[columns].to_numpy(dtype=object).ravel()
+    all_codes, uniques = pd.factorize(stacked, sort=False)
+    all_codes, uniques = canonical_codes(all_codes, uniques, label=True, missing=missing)
+    present = all_codes >= 0
     n_missing = int((~present).sum())
     if n_missing:
         notes.append(f"{n_missing:,} missing rating(s) (empty cells) left out")
-    for col in (*columns, *by):
-        _refuse_containers(frame[col], source, lambda pos: _row_number(frame, pos))
-    label_codes, uniques = pd.factorize(stacked[present], sort=False)
+    label_codes = all_codes[present]
     cells = np.flatnonzero(present)
     _refuse_non_finite(
         np.asarray(uniques, dtype=object),
@@ -467,7 +491,10 @@ def _wide_items(
     if item_col is None:
         groups = {col: frame[col].to_numpy() for col in by}
         return (rows, annotators, codes), np.arange(len(frame)), groups
+    # in the order ids first appear (not a categorical's order): rows stay in item order
     item_codes, item_ids = pd.factorize(frame[item_col], sort=False)
+    if np.asarray(item_ids).dtype.kind not in "iu":
+        item_codes, item_ids = canonical_codes(item_codes, item_ids)
     unnamed = np.flatnonzero(item_codes[rows] < 0)
     if unnamed.size:
         row = int(rows[unnamed[0]])
@@ -570,22 +597,6 @@ def _wide_note(item_col: str | None, columns: list[Any]) -> str:
     return f"read as wide: {ids}; annotator columns {listed}"
 
 
-def _mark_missing(frame: Any, columns: list[Any], missing: tuple[str, ...]) -> Any:
-    """``frame`` with the values of ``columns`` listed in ``missing`` set to missing."""
-    if not missing:
-        return frame
-    frame = frame.copy()
-    for col in columns:
-        values = frame[col]
-        text = values.astype(object).map(lambda v: v if isinstance(v, str) else str(v))
-        hit = text.isin(list(missing)).to_numpy() & values.notna().to_numpy()
-        if hit.any():
-            if hasattr(values, "cat"):
-                values = values.astype(object)
-            frame[col] = values.where(~hit, None)
-    return frame
-
-
 def _require_columns(frame: Any, columns: list[str], source: str) -> None:
     missing = [c for c in columns if c not in frame.columns]
     if missing:
@@ -627,19 +638,25 @@ def _format_of(p: Path, file_format: str | None) -> str:
 def read_table(
     path: str | Path,
     file_format: str | None = None,
-    categories_for: tuple[str, ...] | None = (),
+    text_for: tuple[str, ...] | None = (),
     missing: tuple[str, ...] = (),
     nrows: int | None = None,
     missing_in: tuple[str, ...] | None = None,
+    ids: tuple[str, ...] = (),
 ) -> Any:
-    """Read a label file with pandas, after checking the path and sniffing the first bytes.
+    """Read a label file with pandas, after checking the path and sniffing its bytes.
 
-    Only empty cells are missing in CSV/TSV (pandas' ``NA``/``null``/``n/a`` defaults are
-    off) besides the strings in ``missing``; JSON Lines keep their types (null is
-    missing). ``categories_for`` names CSV/TSV columns to read as categoricals (``None``:
-    every column); ``nrows`` reads only the first rows (CSV/TSV); ``missing_in`` limits the
-    ``missing`` strings to those columns (the label cells: an item id or a group called
-    ``NA`` stays one). Errors name the file.
+    ``text_for`` names the CSV/TSV columns read as the text written in them (no type
+    guessed) and put under the value rule (:mod:`planner.data.cell_values`), as
+    categoricals of sorted values (the item ids of ``ids``: in the order they first
+    appear); the columns of ``missing_in`` (the label cells: an item id or a group called
+    ``NA`` stays one) take the label rule and the ``missing`` markers. ``None``
+    reads every column as categoricals whose types pandas finds (the sample that
+    :func:`planner.data.layout.find_columns` looks at), with ``missing`` markers as empty.
+    Only empty cells are missing otherwise (pandas' ``NA``/``null``/``n/a`` defaults are
+    off); ``nrows`` reads only the first rows (CSV/TSV). Parquet and JSON Lines keep their
+    types (null is missing); a UTF-8 byte order mark before JSON Lines is read past, as
+    before CSV. Errors name the file.
     """
     import pandas as pd
 
@@ -653,32 +670,45 @@ def read_table(
             options: dict[str, Any] = {
                 "sep": "," if fmt == "csv" else "\t",
                 "keep_default_na": False,
-                "na_values": ["", *missing],
                 "compression": compression,
+                "encoding": "utf-8-sig",
             }
-            if missing and missing_in is not None:
-                names = pd.read_csv(p, nrows=0, **options).columns
-                options["na_values"] = {
-                    c: ["", *missing] if c in missing_in else [""] for c in names
-                }
-            if categories_for is None:
-                return pd.read_csv(p, dtype="category", nrows=nrows, **options)
+            if text_for is None:
+                na = ["", *missing]
+                return pd.read_csv(p, dtype="category", nrows=nrows, na_values=na, **options)
             header = pd.read_csv(p, nrows=0, **options).columns
-            # repeated text columns are dictionary-encoded while parsing: faster to read and
-            # already factorized
-            codes = {c: "category" for c in categories_for if c in header}
-            return pd.read_csv(p, dtype=codes or None, nrows=nrows, **options)
+            text = [c for c in text_for if c in header]
+            frame = pd.read_csv(
+                p, dtype=dict.fromkeys(text, str), nrows=nrows, na_values=[""], **options
+            )
+            labels = set(text if missing_in is None else missing_in)
+            for c in text:
+                rule = (c in labels, missing if c in labels else (), c not in ids)
+                frame[c] = _rule_categorical(frame[c], *rule)
+            return frame
         if fmt == "parquet":
             if importlib.util.find_spec("pyarrow") is None:
                 raise PlannerError(
                     f"{p}: reading Parquet needs the pyarrow package: pip install pyarrow "
                     "(the extra planner[parquet])"
                 )
-            return pd.read_parquet(p)
-        return pd.read_json(p, lines=True, dtype=False, compression=compression)
+            # integers with nulls stay integers (7, not 7.0), as DuckDB reads them
+            return pd.read_parquet(p, dtype_backend="numpy_nullable")
+        return pd.read_json(
+            p, lines=True, dtype=False, compression=compression, encoding="utf-8-sig"
+        )
     except (ValueError, OSError, EOFError, zlib.error, pd.errors.ParserError, ImportError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise InvalidInput(f"{p}: cannot be read as {fmt}: {first}") from None
+
+
+def _rule_categorical(column: Any, label: bool, missing: tuple[str, ...], sort: bool) -> Any:
+    """A column of text under the value rule, as a categorical (of sorted values)."""
+    import pandas as pd
+
+    codes, uniques = pd.factorize(column, sort=False)
+    codes, values = canonical_codes(codes, uniques, label=label, missing=missing, sort=sort)
+    return pd.Categorical.from_codes(codes, categories=pd.Index(values, dtype=object))
 
 
 def _read_arguments(
@@ -785,7 +815,7 @@ def _read_long(
     """:func:`read_labels` of a long file (``frame``: the file, when already read whole)."""
     item_col, annotator_col, label_col = columns
     if frame is None:
-        frame = read_table(p, fmt, (annotator_col, label_col), missing, missing_in=(label_col,))
+        frame = read_table(p, fmt, columns, missing, missing_in=(label_col,))
     ratings = ratings_from_long(
         frame,
         item_col=item_col,
@@ -818,8 +848,9 @@ def _read_wide(
     """:func:`read_labels` of a wide file (``frame``: the file, when already read whole)."""
     text = fmt in ("csv", "tsv")
     if frame is None:
-        labels_in = columns.annotator_cols
-        frame = read_table(p, fmt, labels_in, missing, missing_in=labels_in)
+        labels_in = tuple(columns.annotator_cols)
+        ids = (str(columns.item_col),) if columns.item_col is not None else ()
+        frame = read_table(p, fmt, (*ids, *labels_in), missing, missing_in=labels_in, ids=ids)
     ratings = ratings_from_wide(
         frame,
         item_col=columns.item_col,

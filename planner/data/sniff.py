@@ -1,9 +1,11 @@
 """What a label file is, before it is read: the path, the first bytes, the header.
 
 Nothing is guessed silently. A path must be a regular file (a directory or a device is
-named as such); the first ``SNIFF_BYTES`` bytes must fit the format (no NUL bytes, UTF-8
-text, a delimiter on the first CSV line, a JSON object first, Parquet's magic bytes);
+named as such); the first ``SNIFF_BYTES`` bytes must fit the format (UTF-8 text, a
+delimiter on the first CSV line, a JSON object first, Parquet's magic bytes);
 gzip-compressed text (``labels.csv.gz``: :data:`GZIP_MAGIC`) is looked at decompressed.
+A NUL byte anywhere in a text file (CSV, TSV, JSON Lines) refuses it: the whole file is
+scanned for one, so binary after the first bytes is refused by both engines alike.
 A CSV or TSV header that names a column twice is refused (pandas and DuckDB would rename
 the second ``a`` to ``a.1`` or ``a_1``). The layout and the role of each column are found
 in :mod:`planner.data.layout`.
@@ -18,6 +20,7 @@ import io
 import stat
 import zlib
 from pathlib import Path
+from typing import BinaryIO
 
 from planner.data.layout import SAMPLE_ROWS, id_columns, looks_like_ids
 from planner.errors import InvalidInput
@@ -67,10 +70,13 @@ def check_path(p: Path, kind: str = "file") -> None:
 
 
 def sniff(p: Path, fmt: str) -> None:
-    """Look at the first ``SNIFF_BYTES`` bytes and refuse what cannot be a ``fmt`` file."""
+    """Look at the first ``SNIFF_BYTES`` bytes and refuse what cannot be a ``fmt`` file;
+    scan the rest of a text file for NUL bytes (:func:`_has_nul`)."""
     try:
         with open(p, "rb") as handle:
             head = handle.read(SNIFF_BYTES)
+            text_file = fmt != "parquet" and not head.startswith(GZIP_MAGIC)
+            nul_later = text_file and _has_nul(handle)
     except OSError as exc:
         raise InvalidInput(f"{p}: cannot be read ({exc.strerror or type(exc).__name__})") from None
     if not head:
@@ -80,8 +86,8 @@ def sniff(p: Path, fmt: str) -> None:
             raise InvalidInput(f"{p}: is not a Parquet file (it does not start with PAR1)")
         return
     if head.startswith(GZIP_MAGIC):
-        head = _gunzipped_head(p)
-    if b"\x00" in head:
+        head, nul_later = _gunzipped_head(p)
+    if b"\x00" in head or nul_later:
         raise InvalidInput(f"{p}: contains NUL bytes, so it is not a {fmt} text file")
     try:  # an incremental decoder accepts a character cut at the end of the window
         text = codecs.getincrementaldecoder("utf-8-sig")().decode(head, final=False)
@@ -103,16 +109,38 @@ def sniff(p: Path, fmt: str) -> None:
         raise InvalidInput(f"{p}: is not JSON Lines (the first line is not a JSON object)")
 
 
-def _gunzipped_head(p: Path) -> bytes:
-    """The first ``SNIFF_BYTES`` bytes of a gzip file, decompressed."""
+SCAN_BYTES = 1 << 20  # the block size of the scan for NUL bytes past the sniffed bytes
+
+
+def _has_nul(handle: BinaryIO) -> bool:
+    """Whether the rest of an open file (decompressed, for gzip) has a NUL byte.
+
+    The whole file is scanned, block by block in bounded memory, so that binary after the
+    first ``SNIFF_BYTES`` is refused by both engines before either reads a cell (a
+    memory-speed scan). A file that cannot be read further is left to the reader, which
+    names the problem.
+    """
+    try:
+        while block := handle.read(SCAN_BYTES):
+            if b"\x00" in block:
+                return True
+    except (OSError, EOFError, zlib.error):
+        return False
+    return False
+
+
+def _gunzipped_head(p: Path) -> tuple[bytes, bool]:
+    """The first ``SNIFF_BYTES`` bytes of a gzip file, decompressed, and whether the rest
+    has a NUL byte."""
     try:
         with gzip.open(p, "rb") as handle:
             head = handle.read(SNIFF_BYTES)
+            nul_later = bool(head) and _has_nul(handle)  # type: ignore[arg-type]
     except (OSError, EOFError, zlib.error) as exc:
         raise InvalidInput(f"{p}: is not a readable gzip file ({exc})") from None
     if not head:
         raise InvalidInput(f"{p}: is empty (once decompressed)")
-    return head
+    return head, nul_later
 
 
 HEADER_BYTES = 1 << 24  # the longest header line read to check its names (16 MiB)

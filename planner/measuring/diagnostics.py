@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from planner.data.cell_values import id_order
 from planner.data.labels import Ratings
 from planner.errors import InvalidInput
 from planner.statistics import agreement as ag
@@ -258,9 +259,7 @@ def _file_order(ratings: Ratings, rows: NDArray[np.int64]) -> NDArray[np.int64]:
     order, the long layout's by item id (as numbers for integer ids, else as text)."""
     if ratings.input.get("layout") != "long" or rows.size == 0:
         return rows
-    ids = ratings.items[rows]
-    key = ids if ids.dtype.kind in "iu" else np.array([str(plain_value(v)) for v in ids])
-    return rows[np.argsort(key, kind="stable")]
+    return rows[id_order(ratings.items[rows])]
 
 
 def contested_rows(ratings: Ratings) -> tuple[list[str], list[list[Any]]]:

@@ -1,0 +1,164 @@
+"""How a cell of a label file becomes a label, an item id or an annotator name: one rule
+for the pandas reader and the DuckDB engine.
+
+Both engines apply the same steps, in this order, so that every file they both accept
+gives the same labels (``docs/value-rules.md`` states the rule for users):
+
+1. **The text written.** A CSV or TSV cell is the text between its delimiters, with RFC
+   4180 quoting (``"a, b"`` is one cell, ``""`` inside quotes is one ``"``); no type is
+   guessed, from a sample or otherwise. A typed value (Parquet, JSON Lines) becomes text
+   by :func:`text_of`: ``7`` is ``"7"``, ``7.0`` is ``"7.0"``, ``True`` is ``"true"``;
+   null and NaN are missing.
+2. **Spaces around removed** (:data:`AROUND`: space, tab, CR, LF), then the text put in
+   Unicode normal form NFC, so ``café`` typed as one character or as ``e`` + a combining
+   accent is one value.
+3. **Empty is missing**, and so is a label equal (after steps 1-2) to one of the
+   ``missing`` markers; item ids and annotator names are never missing markers.
+4. **Labels only:** ``true`` and ``false`` in any case are the labels ``true`` and
+   ``false`` (``True``, ``TRUE`` and ``true`` are one category). Labels that all read as
+   numbers are then numbers (``1`` and ``1.0`` one category), by
+   :func:`planner.data.reading.ordered_categories`, on either engine.
+
+Item ids and annotator names stay text: ``007`` and ``7``, ``1e3`` and ``1000``, ``7`` and
+``7.0``, annotators ``1`` and ``01`` are different.
+
+The pandas reader applies :func:`canonical_codes` to the distinct values of a column (never
+cell by cell); DuckDB runs :func:`sql_text` in SQL on every cell. ``nfc_normalize`` in DuckDB
+and :func:`unicodedata.normalize` in Python implement the same Unicode normal form.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+#: characters removed around every value (the same in SQL: :data:`SQL_AROUND`)
+AROUND = " \t\r\n"
+#: :data:`AROUND` as a DuckDB string expression
+SQL_AROUND = "' ' || chr(9) || chr(13) || chr(10)"
+#: the boolean labels, in any case
+BOOLEANS = ("false", "true")
+#: an item id written as a whole number (sorted as a number in the contested-items file)
+INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
+
+
+def text_of(value: Any) -> str | None:
+    """The text of a typed value (None for null and NaN).
+
+    >>> [text_of(v) for v in (7, 7.0, True, "007", None, float("nan"))]
+    ['7', '7.0', 'true', '007', None, None]
+    """
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool | np.bool_):
+        return "true" if value else "false"
+    if isinstance(value, int | np.integer):
+        return str(int(value))
+    if isinstance(value, float | np.floating):
+        return None if math.isnan(float(value)) else str(float(value))
+    try:  # pandas' NA and NaT
+        import pandas as pd
+
+        if pd.isna(value):
+            return None
+    except (TypeError, ValueError):
+        pass
+    return str(value)
+
+
+def canonical(value: Any, *, label: bool = False) -> str | None:
+    """A value under the rule: its text, stripped, in NFC; None when nothing is left.
+
+    With ``label``, ``true``/``false`` in any case become ``"true"``/``"false"``.
+
+    >>> canonical(" cafe\\u0301\\t") == "caf\\u00e9", canonical("  "), canonical("TRUE", label=True)
+    (True, None, 'true')
+    """
+    text = text_of(value)
+    if text is None:
+        return None
+    text = text.strip(AROUND)
+    if not text.isascii():
+        text = unicodedata.normalize("NFC", text)
+    if not text:
+        return None
+    if label and len(text) in (4, 5) and text.lower() in BOOLEANS:
+        return text.lower()
+    return text
+
+
+def canonical_codes(
+    codes: NDArray[np.integer],
+    uniques: Any,
+    *,
+    label: bool = False,
+    missing: tuple[str, ...] = (),
+    sort: bool = False,
+) -> tuple[NDArray[np.int64], np.ndarray]:
+    """Codes (-1: missing) and distinct values of a factorized column, under the rule.
+
+    ``codes`` and ``uniques`` are a column factorized as it was read (-1 for a null).
+    Each distinct value is put under the rule once (:func:`canonical`); values that become
+    equal share a code, values that become empty or a ``missing`` marker get -1. The
+    values keep the order of their first value in ``uniques`` (``sort``: sorted as text).
+    """
+    raw = np.asarray(uniques, dtype=object)
+    markers = {canonical(m, label=label) for m in missing} - {None}
+    texts = [canonical(v, label=label) for v in raw.tolist()]
+    position: dict[str, int] = {}
+    mapping = np.full(len(texts) + 1, -1, dtype=np.int64)  # the last entry keeps -1
+    for i, text in enumerate(texts):
+        if text is None or text in markers:
+            continue
+        mapping[i] = position.setdefault(text, len(position))
+    values = np.array(list(position), dtype=object)
+    if sort and len(values) > 1:
+        order = np.argsort(values.astype(str), kind="stable")
+        rank = np.empty(len(order) + 1, dtype=np.int64)
+        rank[order], rank[-1] = np.arange(len(order)), -1
+        mapping, values = rank[mapping], values[order]
+    if len(values) == len(raw) and np.array_equal(mapping[:-1], np.arange(len(raw))):
+        return np.asarray(codes, dtype=np.int64), values
+    return mapping[np.asarray(codes, dtype=np.int64)], values
+
+
+def sql_text(expression: str, *, label: bool = False) -> str:
+    """:func:`canonical` in DuckDB SQL, of an expression of any type (NULL: missing).
+
+    Booleans cast to ``true``/``false``, integers to their digits, doubles to the shortest
+    text that reads back (as Python's ``str``), so typed Parquet columns follow
+    :func:`text_of`.
+    """
+    text = f"nullif(nfc_normalize(trim(CAST({expression} AS VARCHAR), {SQL_AROUND})), '')"
+    if not label:
+        return text
+    return f"(CASE WHEN lower({text}) IN ('false', 'true') THEN lower({text}) ELSE {text} END)"
+
+
+def sql_not_missing(expression: str, missing: tuple[str, ...]) -> str:
+    """`` AND expression NOT IN (markers)`` for the ``missing`` markers under the rule."""
+    markers = sorted({m for m in (canonical(m, label=True) for m in missing) if m is not None})
+    if not markers:
+        return ""
+    listed = ", ".join("'" + m.replace("'", "''") + "'" for m in markers)
+    return f" AND {expression} NOT IN ({listed})"
+
+
+def id_order(ids: np.ndarray) -> NDArray[np.intp]:
+    """The order item ids are written in: as numbers when every id is a whole number
+    (ties, such as ``7`` and ``007``, by their text), else as text."""
+    values = np.asarray(ids)
+    if values.dtype.kind in "iu":
+        return np.argsort(values, kind="stable")
+    texts = [str(text_of(v)) for v in values.tolist()]
+    if texts and all(INTEGER_TEXT.fullmatch(t) for t in texts):
+        ranked = sorted(range(len(texts)), key=lambda i: (int(texts[i]), texts[i]))
+        return np.array(ranked, dtype=np.intp)
+    return np.argsort(np.array(texts, dtype=object), kind="stable")
