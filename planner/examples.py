@@ -34,6 +34,8 @@ DESCRIPTIONS: dict[str, str] = {
     "observer 1 three times",
     "team.toml": "a scenario with a named team of two (ana and bo: their own speeds, hours, "
     "rates and an absence), for planner schedule",
+    "labelled-600.csv": "a study in progress: the first 600 items of a study of the headline "
+    "model (prevalence 0.08), two annotators, labels 1 and 0, for plan --labelled",
 }
 
 

@@ -55,6 +55,11 @@ VARIANTS: dict[str, tuple[str, list[str]]] = {
         "plan-raters",
         ["plan", "--annotators", "3", "--prevalence", "0.1", "--width", "0.1", *FAST],
     ),
+    "plan-labelled": (
+        "plan-labelled",
+        ["plan", "--labelled", str(EXAMPLES / "labelled-600.csv"), "--metric", "both"]
+        + ["--planned-items", "1280", "--batch-size", "200", *FAST],
+    ),
     "agree-counts": ("agree", ["agree", "--counts", "6,21,14,459"]),
     "agree-file": ("agree", ["agree", *WIDE, "--by", "week"]),
     "agree-ordinal": ("agree", ["agree", "--counts", "6,21,14,459", "--level", "ordinal"]),

@@ -29,6 +29,7 @@ def test_every_example_file_is_found_by_name_and_is_the_checkout_file():
         "wide.parquet",
         "anesthesia.csv",
         "team.toml",
+        "labelled-600.csv",
     ]
     for name in examples.names():
         assert examples.path(name).read_bytes() == (ROOT / "examples" / name).read_bytes()
@@ -75,7 +76,7 @@ def test_examples_command_lists_copies_and_names_its_flags(tmp_path, monkeypatch
     assert again.exit_code == 2
     assert again.stderr.strip().splitlines() == [
         "error: --copy 'here' already holds labels.csv, pilot.csv, wide.csv, wide.parquet, "
-        "anesthesia.csv, team.toml (--force replaces them)"
+        "anesthesia.csv, team.toml, labelled-600.csv (--force replaces them)"
     ]
     assert runner.invoke(app, ["examples", "--copy", "here", "--force"]).exit_code == 0
 
