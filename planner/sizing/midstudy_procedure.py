@@ -36,12 +36,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from planner.errors import InvalidInput, step_guard
+from planner.errors import InvalidInput
 from planner.sizing.exact import usable_half_width
 from planner.validation import RULES, RngLike, check, seed_from
 
 #: coverage below nominal by more than this many points gets a note with the remedy
 COVERAGE_SLACK = 0.015
+#: the most batches a simulated procedure runs (then batch_size is too small to simulate)
+MAX_BATCHES = 2000
 
 
 def _interval(tables: NDArray, metric: str, level: float, method: str) -> Any:
@@ -102,15 +104,18 @@ def run_batches(
     stopped because it was narrow."""
     tables = np.array(start, dtype=np.int64, copy=True)
     done = np.asarray(narrow(tables), dtype=bool)
-    guard = step_guard("the batches of the simulated procedure")
-    while True:
-        guard()
+    for _ in range(MAX_BATCHES + 1):
         room = tables.sum(axis=1) + batch_size <= max_items
         active = ~done & room
         if not active.any():
             return tables, done
         tables[active] += rng.multinomial(batch_size, cells[active])
         done[active] = np.asarray(narrow(tables[active]), dtype=bool)
+    raise InvalidInput(
+        f"batch_size {batch_size:,} needs more than {MAX_BATCHES:,} batches before some "
+        "simulated procedures reach the width; use a larger batch_size",
+        parameter="batch_size",
+    )
 
 
 @dataclass(frozen=True)
