@@ -278,6 +278,7 @@ def test_batches_from_the_labels_in_hand_against_the_own_simulation():
         (["--metric", "fleiss"], "--metric"),
         (["--psa-method", "wald"], "--psa-method"),
         (["--replicates", "5"], "--replicates"),
+        (["--width", "0.001"], "--width"),  # refused before any grid is built
     ],
 )
 def test_bad_options_with_labelled_are_one_line_naming_the_flag(args, flag):

@@ -159,7 +159,17 @@ def _psa_remaining(counts: tuple[int, ...], target: _Target, seed: int, draws: i
         narrow_outcomes,
     )
 
+    from planner.sizing.search import worst_case_union_positives
+    from planner.sizing.uncertainty import MAX_UNION_POSITIVES
+
     a0, u0 = counts[0], sum(counts[:3])
+    if worst_case_union_positives(target.width, target.level)["delta"] > MAX_UNION_POSITIVES:
+        raise InvalidInput(  # checked before the grid of narrow outcomes is built
+            f"width {target.width:g} is below what the mid-study plan of PSA serves (every "
+            f"outcome is narrow only from more than {MAX_UNION_POSITIVES:,} union positives); "
+            "use a width of at least 0.02",
+            parameter="width",
+        )
     outcomes = narrow_outcomes(target.width, target.level, target.method)
     more = max(outcomes.u_star - u0, 0)
     sizes = [m for m in LATTICE_POINTS[1:] if REPLICATES * m >= draws] or [LATTICE_POINTS[-1]]
