@@ -150,17 +150,16 @@ def _interval_now(
 def _psa_remaining(counts: tuple[int, ...], target: _Target, seed: int, draws: int) -> Any:
     """``(remaining, mc_se, assurance, assurance_se, assurance_at)`` for PSA."""
     from planner.sizing.midstudy_assurance import StageAssurance
+    from planner.sizing.search import worst_case_union_positives
     from planner.sizing.uncertainty import (
         LATTICE_POINTS,
         MAX_RELATIVE_SE,
+        MAX_UNION_POSITIVES,
         REPLICATES,
         _hybrid_items,
         lattice_cells,
         narrow_outcomes,
     )
-
-    from planner.sizing.search import worst_case_union_positives
-    from planner.sizing.uncertainty import MAX_UNION_POSITIVES
 
     a0, u0 = counts[0], sum(counts[:3])
     if worst_case_union_positives(target.width, target.level)["delta"] > MAX_UNION_POSITIVES:
