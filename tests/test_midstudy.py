@@ -132,6 +132,16 @@ def test_hours_cost_and_the_original_plan():
     assert doc["assurance_planned"] > doc["assurance"]  # 1,280 > the total planned now
 
 
+def test_the_worked_value_of_the_shared_methods_notes():
+    # /work/shared/METHODS.md section 6.5 (computed there independently): the headline model's
+    # first stage of 600 items with counts 29/14/20/537 needs about 609 more items (total about
+    # 1,209) for Wilson PSA +-0.08 at assurance 0.5; at 0.8 x 609 the assurance is about 0.21
+    result = plan_remaining((29, 14, 20, 537), 0.08, planned_items=600 + 487, rng=1)
+    assert abs(result.remaining_items - 609) <= 6
+    assert abs(result.total_items - 1209) <= 6
+    assert result.assurance_planned == pytest.approx(0.21, abs=0.015)
+
+
 # --------------------------------------------------------------------------- the exact sums
 
 

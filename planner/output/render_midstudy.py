@@ -16,7 +16,7 @@ def render_labelled(result: Any, console: Console) -> None:
         console.print(_stage_table(result.stage))
     plans = result.by_metric or {result.metric: result}
     for plan in plans.values():
-        console.print(_remaining_table(plan, deciding=len(plans) > 1 and plan is result))
+        console.print(_remaining_table(plan, deciding=len(plans) > 1 and plan.metric == result.metric))
     if len(plans) > 1:
         console.print(
             f"the {label_of(result.metric)} needs more items: its {result.remaining_items:,} "
@@ -72,7 +72,7 @@ def _remaining_table(r: Any, *, deciding: bool = False) -> Any:
     table.add_row(
         "assurance at the total",
         fmt(r.assurance, 3),
-        f"± {r.assurance_se:.3f}, averaged over what the labels in hand leave open "
+        f"± {r.assurance_se:.4f}, averaged over what the labels in hand leave open "
         f"(target {r.target_assurance:g})",
     )
     stop = "the interval in hand is narrow enough" if r.assurance_now else "it is not narrow yet"

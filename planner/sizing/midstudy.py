@@ -372,10 +372,10 @@ def _checked_effort(
 
 #: how the remaining items are computed, per metric (``{n_reps}``: kappa's simulated studies)
 BASIS = {
-    "psa": "exact binomial sums for the second stage, averaged over posterior draws of the "
-    "first stage (Jeffreys: Dirichlet(counts + 1/2), randomly shifted lattices)",
-    "kappa": "{n_reps:,} simulated second stages, each from its own posterior truth (Jeffreys: "
-    "Dirichlet(counts + 1/2)), added to the first stage",
+    "psa": "exact binomial sums over the second stage, averaged over the first stage's "
+    "posterior (Jeffreys)",
+    "kappa": "{n_reps:,} simulated second stages, each from its own posterior truth "
+    "(Jeffreys), added to the first stage",
 }
 
 
