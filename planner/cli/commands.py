@@ -240,15 +240,16 @@ def plan_command(
     pair: Annotated[
         str | None,
         typer.Option(
-            help="With --pilot: the two annotators 'A,B' to plan from; without it a pilot of "
-            "three or more annotators plans from the latent-class fit of all of them.",
+            help="With --pilot or --labelled: the two annotators 'A,B' to plan from; without it "
+            "a pilot of three or more annotators plans from the latent-class fit of all of them.",
             rich_help_panel="Pilot file",
         ),
     ] = None,
     positive: Annotated[
         str | None,
         typer.Option(
-            help="With --pilot: the positive label (0/1 and false/true labels need none).",
+            help="With --pilot or --labelled: the positive label (0/1 and false/true labels "
+            "need none).",
             rich_help_panel="Pilot file",
         ),
     ] = None,
