@@ -16,7 +16,9 @@ def render_labelled(result: Any, console: Console) -> None:
         console.print(_stage_table(result.stage))
     plans = result.by_metric or {result.metric: result}
     for plan in plans.values():
-        console.print(_remaining_table(plan, deciding=len(plans) > 1 and plan.metric == result.metric))
+        console.print(
+            _remaining_table(plan, deciding=len(plans) > 1 and plan.metric == result.metric)
+        )
     if len(plans) > 1:
         console.print(
             f"the {label_of(result.metric)} needs more items: its {result.remaining_items:,} "
