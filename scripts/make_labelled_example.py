@@ -41,6 +41,6 @@ def labels(items: int = ITEMS, seed: int = SEED) -> list[tuple[str, str, int]]:
 
 if __name__ == "__main__":
     with open(ROOT / "examples" / "labelled-600.csv", "w", newline="") as handle:
-        writer = csv.writer(handle)
+        writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(["item", "annotator", "label"])
         writer.writerows(labels())
