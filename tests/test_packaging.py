@@ -90,7 +90,7 @@ def test_an_installed_planner_finds_its_examples_from_an_empty_folder(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     count, path = out.stdout.split()
-    assert int(count) == 6 and Path(path).is_file()
+    assert int(count) == 7 and Path(path).is_file()
 
 
 def test_the_package_is_typed_and_licensed():
