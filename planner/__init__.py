@@ -86,6 +86,11 @@ _PUBLIC = {
     "fixed_size_precision": "planner.sizing.precision",
     "assurance_curve": "planner.sizing.precision",
     "pair_from_agreement": "planner.sizing.model_targets",
+    # a study in progress: its labels so far are the first stage (an internal pilot)
+    "RemainingPlan": "planner.sizing.midstudy",
+    "plan_remaining": "planner.sizing.midstudy",
+    "plan_remaining_from_file": "planner.sizing.midstudy",
+    "batch_procedure": "planner.sizing.midstudy_procedure",
     # operations and reports
     "Operation": "planner.operations.workload",
     "ScheduleResult": "planner.operations.workload",

@@ -36,6 +36,8 @@ DESCRIPTIONS: dict[str, str] = {
     "rates and an absence), for planner schedule",
     "stratified-labels.csv": "long layout with a stratum column: 600 items of two annotators from "
     "the four strata of unsupported-claims-enriched at an enriched allocation",
+    "labelled-600.csv": "a study in progress: the first 600 items of a study of the headline "
+    "model (prevalence 0.08), two annotators, labels 1 and 0, for plan --labelled",
 }
 
 

@@ -112,6 +112,9 @@ def plan_options(root: Path) -> dict[str, Opt]:
         ),
         "--kappa": num(0.01, 0.99, ["0.01", "0.5", "0.99"]),
         "--pilot": Opt(st.sampled_from([inp(root, p) for p in pilots])),
+        "--labelled": Opt(st.sampled_from([inp(root, p) for p in pilots])),
+        "--planned-items": count(1, 10**6, [1, 600, 10**6]),
+        "--batch-size": count(1, 10**4, [1, 100, 10**4]),
         "--pair": Opt(choice("A,B", "B,A", "A,C", "a1,a6")),
         "--positive": Opt(choice("1", "yes", "0", "x")),
         "--layout": Opt(choice("auto", "long", "wide")),
@@ -156,6 +159,7 @@ FIXED = ["--items", "--hours", "--budget", "--hourly-rate", "--curve", "--second
 FIXED += ["--annotators-per-item", "--adjudication-seconds", "--max-items"]
 READER = ["--pair", "--positive", "--layout", "--missing", "--engine", "--memory-limit"]
 READER += ["--temp-dir", "--format"]
+LABELLED = ["--planned-items", "--batch-size", "--metric", "--hourly-rate", "--max-items"]
 
 
 def several(root: Path) -> st.SearchStrategy[list[str]]:
@@ -201,6 +205,9 @@ def model(root: Path) -> st.SearchStrategy[list[str]]:
         ),
         table["--pilot-counts"].values().map(lambda v: ["--pilot-counts", v]),
         st.tuples(st.one_of(pilot, glob), options(table, READER, 3)).map(lambda t: t[0] + t[1]),
+        st.tuples(pilot, options(table, [*READER, *LABELLED], 3)).map(  # a study in progress
+            lambda t: ["--labelled", *t[0][1:], *t[1]]
+        ),
         several(root),
         st.one_of(scenario.map(lambda p: [p]), scenario.map(lambda p: ["--scenario", p])),
         input_paths(root, list(SCENARIOS)).map(lambda p: [p]),

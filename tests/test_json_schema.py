@@ -78,6 +78,11 @@ VARIANTS: dict[str, tuple[str, list[str]]] = {
             *FAST,
         ],
     ),  # fmt: skip
+    "plan-labelled": (
+        "plan-labelled",
+        ["plan", "--labelled", str(EXAMPLES / "labelled-600.csv"), "--metric", "both"]
+        + ["--planned-items", "1280", "--batch-size", "200", *FAST],
+    ),
     "agree-counts": ("agree", ["agree", "--counts", "6,21,14,459"]),
     "agree-file": ("agree", ["agree", *WIDE, "--by", "week"]),
     "agree-stratified": ("agree", ["agree", *STRATIFIED]),

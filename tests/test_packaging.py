@@ -30,6 +30,7 @@ def test_every_example_file_is_found_by_name_and_is_the_checkout_file():
         "anesthesia.csv",
         "team.toml",
         "stratified-labels.csv",
+        "labelled-600.csv",
     ]
     for name in examples.names():
         assert examples.path(name).read_bytes() == (ROOT / "examples" / name).read_bytes()
@@ -76,7 +77,8 @@ def test_examples_command_lists_copies_and_names_its_flags(tmp_path, monkeypatch
     assert again.exit_code == 2
     assert again.stderr.strip().splitlines() == [
         "error: --copy 'here' already holds labels.csv, pilot.csv, wide.csv, wide.parquet, "
-        "anesthesia.csv, team.toml, stratified-labels.csv (--force replaces them)"
+        "anesthesia.csv, team.toml, stratified-labels.csv, labelled-600.csv (--force "
+        "replaces them)"
     ]
     assert runner.invoke(app, ["examples", "--copy", "here", "--force"]).exit_code == 0
 
@@ -90,7 +92,7 @@ def test_an_installed_planner_finds_its_examples_from_an_empty_folder(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     count, path = out.stdout.split()
-    assert int(count) == 6 and Path(path).is_file()
+    assert int(count) == len(examples.names()) and Path(path).is_file()
 
 
 def test_the_package_is_typed_and_licensed():

@@ -27,6 +27,8 @@ COMMANDS = {
                           "--seed", "1", "--replicates", "200"],
     "plan --pilot": ["plan", "--pilot", "examples/pilot.csv", "--positive", "1",
                      "--seed", "1"],
+    "plan --labelled": ["plan", "--labelled", "examples/labelled-600.csv", "--metric", "both",
+                        "--batch-size", "200", "--planned-items", "1280", "--seed", "1"],
     "agree": ["agree", "examples/labels.csv", "--positive", "unsupported", "--seed", "1"],
     "agree --by": ["agree", "examples/wide.csv", *WIDE, "--by", "week", "--seed", "1"],
     "fit": ["fit", "examples/anesthesia.csv", "--item-col", "patient", "--annotator-col",

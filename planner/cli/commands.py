@@ -100,6 +100,8 @@ Examples:
 
   plan --pilot examples/pilot.csv --width 0.08   (planner examples --copy examples first)
 
+  plan --labelled examples/labelled-600.csv --width 0.08 --planned-items 1280
+
   plan --prevalence 0.08 --psa 0.6
 
   plan --prevalence 0.08 --width 0.08 --items 1000 --curve
@@ -239,16 +241,43 @@ def plan_command(
     pair: Annotated[
         str | None,
         typer.Option(
-            help="With --pilot: the two annotators 'A,B' to plan from; without it a pilot of "
-            "three or more annotators plans from the latent-class fit of all of them.",
+            help="With --pilot or --labelled: the two annotators 'A,B' to plan from; without it "
+            "a pilot of three or more annotators plans from the latent-class fit of all of them.",
             rich_help_panel="Pilot file",
         ),
     ] = None,
     positive: Annotated[
         str | None,
         typer.Option(
-            help="With --pilot: the positive label (0/1 and false/true labels need none).",
+            help="With --pilot or --labelled: the positive label (0/1 and false/true labels "
+            "need none).",
             rich_help_panel="Pilot file",
+        ),
+    ] = None,
+    labelled: Annotated[
+        str | None,
+        typer.Option(
+            help="A study in progress: the label file of the items labelled so far (read as "
+            "--pilot reads one), kept in the final analysis; plans the items still to label. "
+            "Example: plan --labelled examples/labelled-600.csv --width 0.08",
+            rich_help_panel="Study in progress",
+        ),
+    ] = None,
+    planned_items: Annotated[
+        int | None,
+        typer.Option(
+            help="With --labelled: the original plan's total items; adds the assurance of "
+            "continuing to it. Example: --planned-items 1280",
+            rich_help_panel="Study in progress",
+        ),
+    ] = None,
+    batch_size: Annotated[
+        int | None,
+        typer.Option(
+            help="With --labelled: label in batches of this many items, re-plan after each and "
+            "stop when no more are asked for; simulates that procedure (its final coverage and "
+            "total items). Example: --batch-size 100",
+            rich_help_panel="Study in progress",
         ),
     ] = None,
     layout: Annotated[str | None, reader_option("layout", pilot=True)] = None,
@@ -403,8 +432,12 @@ def plan_command(
     version: VersionFlag = False,
 ) -> None:
     """Size a two-annotator agreement study: items, union positives, hours and cost."""
+    from planner.cli.plan_labelled import plan_labelled, refuse_labelled_only
     from planner.cli.plan_raters import plan_raters, single_prevalence, wants_raters
 
+    if labelled is not None:
+        return plan_labelled(locals(), _labelled_reader(locals()))
+    refuse_labelled_only(locals())
     if wants_raters(locals()):
         return plan_raters(locals())
     from planner.sizing.plan_options import PlanOptions, run_plan, schedule_for_plan
@@ -476,6 +509,16 @@ _READER_FLAGS = {
     "memory_limit": "--memory-limit",
     "temp_dir": "--temp-dir",
 }
+
+
+def _labelled_reader(given: dict[str, Any]) -> dict[str, object]:
+    """The reader options given for ``--labelled FILE`` (as ``--pilot``'s)."""
+    columns = _pilot_annotator_cols(given["annotator_cols"], given["pilot_annotators"])
+    missing = given["missing"]
+    reader = {k: given[k] for k in _READER_FLAGS if k not in ("annotator_cols", "missing")}
+    reader["annotator_cols"] = columns
+    reader["missing"] = tuple(missing.split(",")) if missing else None
+    return {k: v for k, v in reader.items() if v is not None}
 
 
 def _pilot_annotator_cols(given: str | None, old: str | None) -> list[str] | None:

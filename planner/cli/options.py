@@ -82,7 +82,7 @@ def reader_option(
     text = READER_HELP[name] + (f" {also}" if also else "")
     if pilot:
         lead = text[0].lower() if text[1:2].islower() else text[0]  # "DuckDB" stays
-        text = f"With --pilot: {lead}{text[1:]}"
+        text = f"With --pilot or --labelled: {lead}{text[1:]}"
         if name in _DEFAULTS:
             text += f" Default {_DEFAULTS[name]}."
     panel = "Pilot file" if pilot else _INPUT

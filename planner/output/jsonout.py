@@ -29,6 +29,7 @@ COMMANDS = (
     "plan",
     "plan-comparison",
     "plan-raters",
+    "plan-labelled",
     "agree",
     "schedule",
     "fit",
@@ -762,6 +763,69 @@ def scenarios_document(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def examples_document(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """``planner examples``: the example label files shipped with planner (or copied)."""
     return document("examples", {"examples": rows}, seed=None)
+
+
+def _remaining_json(r: Any) -> dict[str, Any]:
+    """One metric's mid-study plan (:class:`planner.sizing.midstudy.RemainingPlan`)."""
+    label = label_of(r.metric)
+    low, high = r.interval_now
+    covers = f"{label}, for the annotator pair, on the {r.labelled_items:,} items labelled so far"
+    return {
+        "metric": r.metric,
+        "estimate_now": _number(r.estimate),
+        "interval_now": interval_json(
+            low, high, level=r.confidence_level, method=r.method, covers=covers
+        ),
+        "half_width_now": _number(r.half_width_now),
+        "coverage_now": _number(r.coverage_now),
+        "remaining_items": r.remaining_items,
+        "remaining_items_mc_se": _number(r.remaining_mc_se),
+        "total_items": r.total_items,
+        "assurance": _number(r.assurance),
+        "assurance_se": _number(r.assurance_se),
+        "assurance_now": _number(r.assurance_now),
+        "assurance_planned": _number(r.assurance_planned),
+        "final_coverage": {"coverage": r.final_coverage, "se": r.final_coverage_se},
+        "budget": budget_json(r.budget),
+        "basis": r.basis,
+    }
+
+
+def labelled_document(r: Any) -> dict[str, Any]:
+    """``plan --labelled``: a study in progress, its first stage kept in the final analysis.
+
+    The body holds the deciding metric's numbers at top level (``remaining_items``,
+    ``total_items``, ``assurance``, ``half_width_now``, ...), ``recommendation.items`` the items
+    still to label, ``labelled`` the first stage, ``batches`` the batch procedure (or null) and,
+    with ``--metric both``, ``by_metric``.
+    """
+    counts = dict(zip(("both", "a_only", "b_only", "neither"), r.counts, strict=True))
+    body: dict[str, Any] = {
+        "inputs": {
+            "width": r.width,
+            "confidence_level": r.confidence_level,
+            "assurance": r.target_assurance,
+            "metric": r.metric,
+            "method": r.method,
+            "planned_items": r.planned_items,
+        },
+        "labelled": {"items": r.labelled_items, "counts": counts},
+        **_remaining_json(r),
+        "planned_items": r.planned_items,
+        "recommendation": {
+            "metric": r.metric,
+            "items": r.remaining_items,
+            "total_items": r.total_items,
+            "budget": budget_json(r.budget),
+            "basis": r.basis,
+        },
+        "batches": None if r.batches is None else asdict(r.batches),
+    }
+    if r.stage is not None:
+        body["labelled"]["file"] = pilot_json(r.stage)
+    if r.by_metric:
+        body["by_metric"] = {m: _remaining_json(p) for m, p in r.by_metric.items()}
+    return document("plan-labelled", body, seed=r.seed, notes=r.notes)
 
 
 def plan_result_document(result: Any, schedule: Any = None) -> dict[str, Any]:

@@ -1,0 +1,132 @@
+"""``plan --labelled FILE``: a study in progress; how many more items, kept with the first stage.
+
+``plan_command`` (:mod:`planner.cli.commands`) hands its options here when ``--labelled`` is
+given. The file is read as ``--pilot`` reads one (the same reader options, ``--pair``,
+``--positive``); :func:`planner.sizing.midstudy.plan_remaining_from_file` plans the rest.
+Options that describe a fresh study's model or size do not apply and are refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planner.cli.common import emit_json, flags_named, note, progress_bar, seed_or_draw
+from planner.errors import InvalidInput
+
+#: plan's options that a study in progress cannot take (the labels in hand are the model)
+NOT_WITH_LABELLED = {
+    "scenario": "a scenario file",
+    "scenario_option": "--scenario",
+    "prevalence": "--prevalence",
+    "annotators": "--annotators",
+    "categories": "--categories",
+    "level": "--level",
+    "per_item": "--per-item",
+    "confusion": "--confusion",
+    "error_rate": "--error-rate",
+    "bias": "--bias",
+    "ambiguity": "--ambiguity",
+    "union_rate": "--union-rate",
+    "psa": "--psa",
+    "pilot_counts": "--pilot-counts",
+    "kappa": "--kappa",
+    "pilot": "--pilot",
+    "items": "--items",
+    "hours": "--hours",
+    "budget": "--budget",
+    "curve": "--curve",
+}
+#: the options only --labelled takes
+LABELLED_ONLY = {"planned_items": "--planned-items", "batch_size": "--batch-size"}
+#: library parameters and the flags that set them
+FLAGS = {
+    "confidence_level": "--confidence",
+    "n_reps": "--replicates",
+    "max_items": "--max-items",
+    "planned_items": "--planned-items",
+    "batch_size": "--batch-size",
+    "psa_method": "--psa-method",
+    "kappa_method": "--kappa-method",
+    "annotators_per_item": "--annotators-per-item",
+    "seconds_per_item": "--seconds-per-item",
+    "adjudication_seconds": "--adjudication-seconds",
+    "hourly_rate": "--hourly-rate",
+    "pair": "--pair",
+    "positive": "--positive",
+    "replicates": "--replicates",
+}
+
+
+def refuse_labelled_only(options: dict[str, Any]) -> None:
+    """``--planned-items`` and ``--batch-size`` without ``--labelled``: one line, exit 2."""
+    given = [flag for key, flag in LABELLED_ONLY.items() if options.get(key) is not None]
+    if given:
+        raise InvalidInput(
+            f"{' and '.join(given)} apply only with --labelled FILE (a study in progress)"
+        )
+
+
+def _refused(options: dict[str, Any]) -> None:
+    given = [
+        flag
+        for key, flag in NOT_WITH_LABELLED.items()
+        if options.get(key) not in (None, False)
+        and not (key == "annotators" and options.get(key) == 2)
+    ]
+    if given:
+        raise InvalidInput(
+            f"--labelled FILE plans a study in progress from its labels: {', '.join(given)} "
+            "cannot be used with it (the labels in hand are the model and the first stage)"
+        )
+
+
+def plan_labelled(options: dict[str, Any], reader: dict[str, Any]) -> None:
+    """Read the labels so far, plan the rest, print tables or one JSON document."""
+    from planner.data.layout import LayoutUnclear, RoleConflict
+    from planner.sizing.midstudy import plan_remaining_from_file
+
+    _refused(options)
+    pair = options.get("pair")
+    given: dict[str, Any] = {
+        "width": options.get("width"),
+        "confidence_level": options.get("confidence"),
+        "assurance": options.get("assurance"),
+        "metric": options.get("metric"),
+        "psa_method": options.get("psa_method"),
+        "kappa_method": options.get("kappa_method"),
+        "planned_items": options.get("planned_items"),
+        "annotators_per_item": options.get("annotators_per_item"),
+        "seconds_per_item": options.get("seconds_per_item"),
+        "adjudication_seconds": options.get("adjudication_seconds"),
+        "hourly_rate": options.get("hourly_rate"),
+        "max_items": options.get("max_items"),
+        "n_reps": options.get("replicates"),
+        "batch_size": options.get("batch_size"),
+    }
+    plan = {k: v for k, v in given.items() if v is not None}
+    quiet = bool(options.get("json_output") or options.get("quiet"))
+    with flags_named(FLAGS), progress_bar("planning the rest", disabled=quiet):
+        plan["rng"] = seed_or_draw(options.get("seed"))
+        try:
+            result = plan_remaining_from_file(
+                str(options["labelled"]),
+                pair=tuple(p.strip() for p in pair.split(",")) if pair is not None else None,
+                positive=options.get("positive"),
+                reader=reader,
+                **plan,
+            )
+        except (LayoutUnclear, RoleConflict) as exc:
+            from planner.cli.options import reader_error
+
+            raise reader_error(exc) from None
+    if options.get("json_output"):
+        for message in result.notes:
+            note(message)
+        from planner.output.jsonout import labelled_document
+
+        emit_json(labelled_document(result))
+        return
+    from planner.output.render import TerminalConsole as Console
+    from planner.output.render_midstudy import render_labelled
+
+    render_labelled(result, Console(markup=False))

@@ -1,0 +1,123 @@
+"""Rich tables of ``plan --labelled``: the labels in hand, what is left to label, the procedure."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+
+from planner.output.jsonout import label_of
+from planner.output.render import fmt, quantity_table
+
+
+def render_labelled(result: Any, console: Console) -> None:
+    """The first stage (the file's pair and counts), the plan of each metric, the batches."""
+    if result.stage is not None:
+        console.print(_stage_table(result.stage))
+    plans = result.by_metric or {result.metric: result}
+    for plan in plans.values():
+        console.print(
+            _remaining_table(plan, deciding=len(plans) > 1 and plan.metric == result.metric)
+        )
+    if len(plans) > 1:
+        console.print(
+            f"the {label_of(result.metric)} needs more items: its {result.remaining_items:,} "
+            "are the recommendation"
+        )
+    if result.batches is not None:
+        console.print(_batches_table(result.batches, result))
+    for note in result.notes:
+        console.print(f"note: {note}")
+    console.print(f"seed {result.seed} (rerun with --seed {result.seed} for identical output)")
+
+
+def _stage_table(stage: Any) -> Any:
+    """What the file of the labels so far holds: the pair and its 2x2 counts."""
+    table = quantity_table(f"Labelled so far: {stage.source}")
+    assert stage.pair is not None  # a study in progress is planned for one pair
+    table.add_row("annotators", ", ".join(stage.annotators), "pair " + ", ".join(stage.pair))
+    table.add_row("items", fmt(stage.items), "rated by both")
+    names = ("both positive (a)", "A only (b)", "B only (c)", "neither (d)")
+    for name, count in zip(names, stage.counts, strict=True):
+        table.add_row(name, fmt(count), f"positive label {stage.positive!r}")
+    for message in stage.notes:
+        table.add_row("note", "", message)
+    return table
+
+
+def _remaining_table(r: Any, *, deciding: bool = False) -> Any:
+    label = label_of(r.metric)
+    title = (
+        f"Study in progress: {label}, half-width <= {r.width:g} at {r.confidence_level:.0%} "
+        f"confidence, assurance {r.target_assurance:g}"
+    )
+    table = quantity_table(title + (" (decides)" if deciding else ""))
+    low, high = r.interval_now
+    table.add_row("labelled so far", fmt(r.labelled_items), "the first stage, kept in the analysis")
+    table.add_row(
+        f"{r.metric} now",
+        fmt(r.estimate, 3),
+        f"{r.confidence_level:.0%} {r.method} interval {fmt(low, 3)} to {fmt(high, 3)}",
+    )
+    table.add_row(
+        "half-width now",
+        fmt(r.half_width_now),
+        f"coverage {r.coverage_now:.3f} at {r.labelled_items:,} items if the estimate were "
+        "the truth",
+    )
+    table.add_row(
+        "remaining items",
+        f"{r.remaining_items:,} ± {r.remaining_mc_se:.1f}",
+        f"± Monte Carlo SE; {r.basis}",
+    )
+    table.add_row("total items", fmt(r.total_items), "labelled + remaining")
+    table.add_row(
+        "assurance at the total",
+        fmt(r.assurance, 3),
+        f"± {r.assurance_se:.4f}, averaged over what the labels in hand leave open "
+        f"(target {r.target_assurance:g})",
+    )
+    stop = "the interval in hand is narrow enough" if r.assurance_now else "it is not narrow yet"
+    table.add_row("assurance of stopping now", fmt(r.assurance_now, 3), stop)
+    if r.planned_items is not None and r.assurance_planned is not None:
+        table.add_row(
+            "assurance of the original plan",
+            fmt(r.assurance_planned, 3),
+            f"continuing to {r.planned_items:,} items in all",
+        )
+    b = r.budget
+    table.add_row("person-hours still to spend", fmt(b.person_hours), "for the remaining items")
+    if b.cost is not None:
+        table.add_row("cost still to spend", f"{b.cost:,.2f}", "at the hourly rate")
+    table.add_row(
+        "final interval's coverage",
+        fmt(r.final_coverage, 3),
+        f"± {r.final_coverage_se:.3f}: simulated finished studies, truths from the posterior "
+        f"(nominal {r.confidence_level:g})",
+    )
+    return table
+
+
+def _batches_table(batches: Any, r: Any) -> Any:
+    table = quantity_table(
+        f"Label in batches of {batches.batch_size:,}, re-plan after each, stop when no more "
+        "are asked for"
+    )
+    table.add_row(
+        "final interval's coverage",
+        fmt(batches.coverage, 3),
+        f"± {batches.coverage_se:.3f} over {batches.replicates:,} simulated procedures "
+        f"(nominal {batches.nominal:g}); truths from {batches.truth}",
+    )
+    totals = batches.total_items
+    table.add_row(
+        "total items",
+        fmt(round(totals["p50"])),
+        f"median; mean {totals['mean']:,.0f}, 10-90%: {totals['p10']:,.0f} to {totals['p90']:,.0f}",
+    )
+    table.add_row(
+        "stopped at the width",
+        fmt(batches.stopped_share, 3),
+        "share of the procedures that reached the width within the largest total searched",
+    )
+    return table

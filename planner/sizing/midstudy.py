@@ -1,0 +1,519 @@
+"""Mid-study planning: the labels in hand are the study's first stage; how many more items?
+
+A study of two annotators has labelled ``n0`` items, with counts ``(a0, b0, c0, d0)``
+(both flag, only A, only B, neither). The first stage is kept in the final analysis (an
+internal pilot, Wittes & Brittain 1990), so the question is not a fresh study's size but the
+items ``m`` still to label for the final interval, on all ``n0 + m`` items, to reach the
+half-width ``width`` with probability ``assurance``. :func:`plan_remaining` answers it:
+
+* the interval now (estimate, half-width, and the interval's coverage if the estimate were
+  the truth),
+* ``remaining_items``: the smallest ``m`` whose hybrid assurance, averaged over the first
+  stage's posterior ``Dirichlet(counts + 1/2)``, reaches the target
+  (:mod:`planner.sizing.midstudy_assurance`: exact binomial sums for PSA, simulation for
+  Cohen's kappa), with its Monte Carlo standard error,
+* the total, the hours and cost still to spend, the assurance of stopping now (known: the
+  interval in hand is narrow enough or not) and of continuing to ``planned_items``,
+* the final interval's coverage when the remaining items are labelled, by simulation
+  (:mod:`planner.sizing.midstudy_procedure`).
+
+References
+----------
+Wittes J, Brittain E (1990) The role of internal pilot studies in increasing the efficiency
+    of clinical trials. Stat Med 9:65-72.
+O'Hagan A, Stevens JW, Campbell MJ (2005) Assurance in clinical trial design.
+    Pharm Stat 4:187-201.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from planner.errors import InvalidInput, TargetUnreachable
+from planner.operations.budget import Budget, labelling_budget
+from planner.sizing.exact import usable_half_width
+from planner.validation import RULES, RngLike, check, check_choice, seed_from
+
+#: the metrics a mid-study plan sizes ("both": the one that needs more items decides)
+METRICS = ("psa", "kappa", "both")
+
+
+@dataclass(frozen=True)
+class RemainingPlan:
+    """How many more items a study in progress needs (:func:`plan_remaining`).
+
+    Attributes
+    ----------
+    counts, labelled_items
+        The first stage: ``(both, a_only, b_only, neither)`` and their sum ``n0``.
+    estimate, interval_now, half_width_now
+        The coefficient on the labels in hand, its interval and half-width.
+    coverage_now
+        The interval's coverage at the first stage's size if the estimate were the truth.
+    remaining_items, remaining_mc_se
+        Items still to label, and their Monte Carlo standard error.
+    total_items
+        ``labelled_items + remaining_items``.
+    assurance, assurance_se
+        The hybrid assurance at ``remaining_items`` (and its standard error).
+    assurance_now
+        The assurance of stopping now: 1 if the interval in hand is narrow enough, else 0.
+    planned_items, assurance_planned
+        The original plan's total, and the hybrid assurance of continuing to it.
+    budget
+        Hours (and cost) of the remaining items.
+    final_coverage, final_coverage_se
+        Share of simulated finished studies (truths from the posterior) whose final interval
+        covers the truth.
+    """
+
+    counts: tuple[int, int, int, int]
+    labelled_items: int
+    metric: str
+    method: str
+    width: float
+    confidence_level: float
+    target_assurance: float
+    estimate: float
+    interval_now: tuple[float, float]
+    half_width_now: float
+    coverage_now: float
+    remaining_items: int
+    remaining_mc_se: float
+    total_items: int
+    assurance: float
+    assurance_se: float
+    assurance_now: float
+    planned_items: int | None
+    assurance_planned: float | None
+    budget: Budget
+    final_coverage: float
+    final_coverage_se: float
+    basis: str
+    seed: int
+    notes: list[str] = field(default_factory=list)
+    #: with ``batch_size``: the batch procedure (a
+    #: :class:`planner.sizing.midstudy_procedure.BatchProcedure`)
+    batches: Any = None
+    #: ``metric="both"``: each metric's plan (this one is the metric that needs more items)
+    by_metric: dict[str, RemainingPlan] = field(default_factory=dict)
+    #: read from a label file: what it held (a :class:`planner.sizing.pilot.Pilot`)
+    stage: Any = None
+
+
+@dataclass(frozen=True)
+class _Target:
+    width: float
+    level: float
+    assurance: float
+    method: str
+    max_items: int
+
+
+def _checked(counts: Any) -> tuple[int, int, int, int]:
+    if not isinstance(counts, list | tuple | np.ndarray) or len(counts) != 4:
+        raise InvalidInput(
+            "counts takes the first stage's four counts both,a_only,b_only,neither",
+            parameter="counts",
+        )
+    values = tuple(int(check("counts", v, RULES["pilot_count"])) for v in counts)
+    if sum(values[:3]) == 0:
+        raise InvalidInput(
+            "counts has no item flagged by either annotator: the labels in hand say nothing "
+            "about agreement on positives",
+            parameter="counts",
+        )
+    return values  # type: ignore[return-value]
+
+
+def _interval_now(
+    counts: tuple[int, ...], metric: str, target: _Target
+) -> tuple[float, tuple[float, float], float]:
+    """The estimate, interval and (usable) half-width of the labels in hand."""
+    from planner.statistics import agreement
+    from planner.statistics.intervals import kappa_interval, psa_interval
+
+    table = np.asarray(counts, dtype=float).reshape(2, 2)
+    if metric == "psa":
+        estimate = agreement.positive_agreement(table)
+        ci = psa_interval(table, target.level, target.method)
+    else:
+        estimate = agreement.cohen_kappa(table)
+        ci = kappa_interval(table, target.level, target.method)
+    half = float(usable_half_width(ci.half_width))
+    return float(estimate), (float(ci.low), float(ci.high)), half
+
+
+def _psa_remaining(counts: tuple[int, ...], target: _Target, seed: int, draws: int) -> Any:
+    """``(remaining, mc_se, assurance, assurance_se, assurance_at)`` for PSA."""
+    from planner.sizing.midstudy_assurance import StageAssurance
+    from planner.sizing.search import worst_case_union_positives
+    from planner.sizing.uncertainty import (
+        LATTICE_POINTS,
+        MAX_RELATIVE_SE,
+        MAX_UNION_POSITIVES,
+        REPLICATES,
+        _hybrid_items,
+        lattice_cells,
+        narrow_outcomes,
+    )
+
+    a0, u0 = counts[0], sum(counts[:3])
+    if worst_case_union_positives(target.width, target.level)["delta"] > MAX_UNION_POSITIVES:
+        raise InvalidInput(  # checked before the grid of narrow outcomes is built
+            f"width {target.width:g} is below what the mid-study plan of PSA serves (every "
+            f"outcome is narrow only from more than {MAX_UNION_POSITIVES:,} union positives); "
+            "use a width of at least 0.02",
+            parameter="width",
+        )
+    outcomes = narrow_outcomes(target.width, target.level, target.method)
+    more = max(outcomes.u_star - u0, 0)
+    sizes = [m for m in LATTICE_POINTS[1:] if REPLICATES * m >= draws] or [LATTICE_POINTS[-1]]
+    max_more = target.max_items - sum(counts)
+    for points in sizes:  # the same shifts for every size: the seed's first draws
+        cells = lattice_cells(counts, points, np.random.default_rng(seed))
+        at = StageAssurance(cells, outcomes, a0, u0)
+        # the bracket of each draw's search: K more union positives make every outcome narrow
+        found = _hybrid_items(at, replace(outcomes, u_star=more), target.assurance, max_more)
+        if found.items > max_more or found.mc_se <= MAX_RELATIVE_SE * found.items:
+            break
+    if found.items > max_more:
+        _unreachable(target)
+    reached = at(found.items).reshape(REPLICATES, -1).mean(axis=1)
+
+    def assurance_at(m: int) -> float:
+        return float(at(m).mean())
+
+    se = float(np.std(reached, ddof=1) / np.sqrt(REPLICATES))
+    return found.items, found.mc_se, float(reached.mean()), se, assurance_at
+
+
+def _kappa_remaining(counts: tuple[int, ...], target: _Target, seed: int, n_reps: int) -> Any:
+    """``(remaining, mc_se, assurance, assurance_se, assurance_at)`` for Cohen's kappa."""
+    from planner.sizing.midstudy_assurance import FirstStageStudies
+    from planner.sizing.sample_size_search import crossing_standard_error, first_crossing
+    from planner.sizing.uncertainty import posterior_cells
+    from planner.sizing.uncertainty_kappa import HybridAssurance
+
+    truth_rng, study_rng = np.random.default_rng(seed).spawn(2)
+    cells = posterior_cells(counts, n_reps, truth_rng)
+    studies = FirstStageStudies(cells, np.asarray(counts), study_rng)
+    at = HybridAssurance(studies, target.width, target.level, target.method)
+    max_more = target.max_items - sum(counts)
+    remaining = first_crossing(at, target.assurance, max(sum(counts) // 2, 1), max_more).n
+    if remaining > max_more:
+        _unreachable(target)
+    reached = at(remaining)
+    se = float(np.sqrt(reached * (1 - reached) / n_reps))
+    items_se = crossing_standard_error(at, remaining, n_reps, max_value=max_more, flat=np.inf)
+    return remaining, items_se, reached, se, at
+
+
+def _unreachable(target: _Target) -> None:
+    raise TargetUnreachable(
+        f"width {target.width:g} is not reached with assurance {target.assurance:g} even when "
+        f"the study grows to max_items {target.max_items}",
+        parameters=("width", "assurance", "max_items"),
+    )
+
+
+def _coverage_now(counts: tuple[int, ...], metric: str, target: _Target, seed: int) -> float:
+    """The interval's coverage at the first stage's size, if its estimate were the truth:
+    exact for PSA (a sum over ``a ~ Bin(U0, J)``), simulated (4,000 tables) for kappa."""
+    from planner.statistics.intervals import kappa_interval, psa_conditional_interval
+
+    a0, u0 = counts[0], sum(counts[:3])
+    if metric == "psa":
+        from scipy import stats
+
+        j = a0 / u0
+        truth = 2 * j / (1 + j)
+        a = np.arange(u0 + 1)
+        ci = psa_conditional_interval(a, np.full(a.shape, u0), target.level, target.method)
+        covers = (ci.low <= truth + 1e-12) & (truth - 1e-12 <= ci.high)
+        return float(np.sum(stats.binom.pmf(a, u0, j) * covers))
+    from planner.statistics.agreement import cohen_kappa
+
+    p = np.asarray(counts, dtype=float) / sum(counts)
+    tables = np.random.default_rng(seed).multinomial(sum(counts), p, size=4000)
+    ci = kappa_interval(tables.reshape(-1, 2, 2), target.level, target.method)
+    truth = float(cohen_kappa(p.reshape(2, 2)))
+    with np.errstate(invalid="ignore"):
+        return float(np.mean((ci.low <= truth) & (truth <= ci.high)))
+
+
+def _target(
+    width: float, confidence_level: float, assurance: float, metric: str, method: str
+) -> _Target:
+    from planner.sizing.uncertainty import METHODS
+    from planner.sizing.uncertainty_kappa import _checked_method
+
+    width = check("width", width, RULES["width"])
+    level = check("confidence_level", confidence_level, RULES["confidence_level"])
+    assurance = check("assurance", assurance, RULES["assurance"])
+    if metric == "psa":
+        chosen = check_choice("psa_method", method, METHODS)
+    else:
+        try:
+            chosen = _checked_method(method)
+        except InvalidInput as exc:  # the kappa plan's own parameter
+            raise InvalidInput(
+                str(exc).replace("method", "kappa_method", 1), parameter="kappa_method"
+            ) from None
+    return _Target(width, level, assurance, chosen, 0)
+
+
+def plan_remaining(
+    counts: Any,
+    width: float = 0.08,
+    *,
+    confidence_level: float = 0.95,
+    assurance: float = 0.5,
+    metric: str = "psa",
+    psa_method: str = "wilson",
+    kappa_method: str = "score",
+    planned_items: int | None = None,
+    annotators_per_item: int = 2,
+    seconds_per_item: float = 90.0,
+    adjudication_seconds: float = 0.0,
+    hourly_rate: float | None = None,
+    max_items: int = 10_000_000,
+    draws: int = 880,
+    n_reps: int = 4000,
+    batch_size: int | None = None,
+    rng: RngLike = None,
+) -> RemainingPlan:
+    """The items still to label when the first stage's labels stay in the final analysis.
+
+    Parameters
+    ----------
+    counts
+        The first stage's counts ``(both, a_only, b_only, neither)``.
+    width, confidence_level, assurance
+        The final interval's target half-width, its level, and the probability of reaching it.
+    metric, psa_method, kappa_method
+        ``"psa"`` (interval ``psa_method``: ``"wilson"``, ``"clopper-pearson"`` or
+        ``"jeffreys"``), ``"kappa"`` (``kappa_method``: ``"score"``, ``"profile"``, ``"gof"`` or
+        ``"fce"``), or ``"both"``: each metric's plan in ``by_metric``, the result itself
+        the one that needs more items.
+    planned_items
+        The original plan's total items: adds the hybrid assurance of continuing to it.
+    annotators_per_item, seconds_per_item, adjudication_seconds, hourly_rate
+        The budget of the remaining items (:func:`planner.operations.budget.labelling_budget`;
+        the contested share is the first stage's ``(b0 + c0) / n0``).
+    max_items
+        Largest total (first stage included) searched.
+    draws, n_reps
+        PSA's posterior draws to start from (more until the Monte Carlo SE is at most 0.5 % of
+        the answer); kappa's simulated studies, and the finished studies of ``final_coverage``.
+    batch_size
+        Label in batches of this many items and re-plan after each: adds the simulated
+        procedure (:func:`planner.sizing.midstudy_procedure.batch_procedure`).
+    rng
+        Anything :func:`numpy.random.default_rng` takes; the seed used is recorded.
+
+    Raises ``InvalidInput`` (a value outside its range, named by its parameter) or
+    ``TargetUnreachable`` (the target is not reached below ``max_items`` in all).
+
+    Examples
+    --------
+    >>> r = plan_remaining([27, 20, 21, 532], 0.08, rng=1)
+    >>> r.total_items == r.labelled_items + r.remaining_items
+    True
+    """
+    values = _checked(counts)
+    metric = check_choice("metric", metric, METRICS)
+    targets = {
+        m: _target(
+            width, confidence_level, assurance, m, psa_method if m == "psa" else kappa_method
+        )
+        for m in (("psa", "kappa") if metric == "both" else (metric,))
+    }
+    max_items, planned_items, draws, n_reps, batch_size = _checked_effort(
+        sum(values), max_items, planned_items, draws, n_reps, batch_size
+    )
+    costs = (annotators_per_item, seconds_per_item, adjudication_seconds, hourly_rate)
+    seed = seed_from(rng)
+    plans = {
+        m: _plan(values, m, replace(t, max_items=max_items), (draws, n_reps), planned_items,
+                 costs, batch_size, seed)
+        for m, t in targets.items()
+    }  # fmt: skip
+    if len(plans) == 1:
+        return next(iter(plans.values()))
+    deciding = max(plans.values(), key=lambda p: p.remaining_items)
+    return replace(deciding, by_metric=plans)
+
+
+def _checked_effort(
+    labelled: int,
+    max_items: int,
+    planned_items: int | None,
+    draws: int,
+    n_reps: int,
+    batch_size: int | None,
+) -> tuple[int, int | None, int, int, int | None]:
+    """The search's bounds and effort, each checked by its rule."""
+    max_items = check("max_items", max_items, RULES["max_items"])
+    if max_items <= labelled:
+        raise InvalidInput(
+            f"max_items must exceed the {labelled:,} items already labelled, got {max_items}",
+            parameter="max_items",
+        )
+    if planned_items is not None:
+        planned_items = check("planned_items", planned_items, RULES["items"])
+    if batch_size is not None:
+        batch_size = check("batch_size", batch_size, RULES["items"])
+    draws = check("draws", draws, RULES["draws"])
+    n_reps = check("n_reps", n_reps, RULES["n_reps"])
+    return max_items, planned_items, draws, n_reps, batch_size
+
+
+#: how the remaining items are computed, per metric (``{n_reps}``: kappa's simulated studies)
+BASIS = {
+    "psa": "exact binomial sums over the second stage, averaged over the first stage's "
+    "posterior (Jeffreys)",
+    "kappa": "{n_reps:,} simulated second stages, each from its own posterior truth "
+    "(Jeffreys), added to the first stage",
+}
+
+
+def _search(
+    values: tuple[int, int, int, int], metric: str, target: _Target, seed: int, effort: Any
+) -> tuple[int, float, float, float, Any]:
+    """``(remaining, mc_se, assurance, assurance_se, assurance_at)``; 0 more items (and no
+    ``assurance_at``) when the interval in hand is already narrow enough."""
+    draws, n_reps = effort
+    if _interval_now(values, metric, target)[2] <= target.width:
+        return 0, 0.0, 1.0, 0.0, None
+    if metric == "psa":
+        return _psa_remaining(values, target, seed, draws)
+    return _kappa_remaining(values, target, seed, n_reps)
+
+
+def _planned(
+    planned_items: int | None, labelled: int, narrow_now: bool, assurance_at: Any
+) -> tuple[float | None, list[str]]:
+    """The assurance of continuing to the original plan's total, and a note when it is
+    already reached."""
+    if planned_items is None:
+        return None, []
+    more = planned_items - labelled
+    if more <= 0:
+        return 1.0 if narrow_now else 0.0, [
+            f"the original plan's {planned_items:,} items are already labelled "
+            f"({labelled:,}): continuing to it is stopping now"
+        ]
+    return (1.0 if assurance_at is None else float(assurance_at(more))), []
+
+
+def _plan(
+    values: tuple[int, int, int, int],
+    metric: str,
+    target: _Target,
+    effort: tuple[int, int],
+    planned_items: int | None,
+    costs: tuple[Any, ...],
+    batch_size: int | None,
+    seed: int,
+) -> RemainingPlan:
+    from planner.sizing.midstudy_procedure import batch_procedure, final_coverage
+
+    labelled = sum(values)
+    n_reps = effort[1]
+    estimate, interval, half_now = _interval_now(values, metric, target)
+    narrow_now = half_now <= target.width
+    remaining, mc_se, reached, reached_se, assurance_at = _search(
+        values, metric, target, seed, effort
+    )
+    planned, notes = _planned(planned_items, labelled, narrow_now, assurance_at)
+    if narrow_now:
+        notes.insert(
+            0,
+            f"the interval in hand already has half-width {half_now:.4g} <= {target.width:g}: "
+            "no more items are needed",
+        )
+    annotators, seconds, adjudication, rate = costs
+    budget = labelling_budget(
+        remaining,
+        annotators_per_item=annotators,
+        seconds_per_item=seconds,
+        contested_rate=(values[1] + values[2]) / labelled,
+        adjudication_seconds=adjudication,
+        hourly_rate=rate,
+    )
+    coverage, coverage_se = final_coverage(
+        values, remaining, metric, target.level, target.method, n_reps, seed
+    )
+    batches = None
+    if batch_size is not None:
+        batches = batch_procedure(
+            values, batch_size, metric=metric, width=target.width,
+            confidence_level=target.level, method=target.method,
+            max_items=target.max_items, replicates=n_reps, rng=seed,
+        )  # fmt: skip
+        notes.extend(batches.notes)
+    return RemainingPlan(
+        counts=values,
+        labelled_items=labelled,
+        metric=metric,
+        method=target.method,
+        width=target.width,
+        confidence_level=target.level,
+        target_assurance=target.assurance,
+        estimate=estimate,
+        interval_now=interval,
+        half_width_now=half_now,
+        coverage_now=_coverage_now(values, metric, target, seed),
+        remaining_items=int(remaining),
+        remaining_mc_se=float(mc_se),
+        total_items=labelled + int(remaining),
+        assurance=float(reached),
+        assurance_se=float(reached_se),
+        assurance_now=1.0 if narrow_now else 0.0,
+        planned_items=planned_items,
+        assurance_planned=planned,
+        budget=budget,
+        final_coverage=coverage,
+        final_coverage_se=coverage_se,
+        basis=BASIS[metric].format(n_reps=n_reps),
+        seed=seed,
+        notes=notes,
+        batches=batches,
+    )
+
+
+def plan_remaining_from_file(
+    path: str,
+    *,
+    pair: tuple[str, str] | None = None,
+    positive: str | None = None,
+    reader: dict[str, Any] | None = None,
+    **plan: Any,
+) -> RemainingPlan:
+    """:func:`plan_remaining` from a label file of the items labelled so far.
+
+    The file is read as ``plan --pilot`` reads a pilot (:func:`planner.sizing.pilot.
+    read_pilot`: ``pair`` chooses two annotators, ``positive`` the positive label, ``reader``
+    the reader's options: layout, columns, format, missing, engine); ``plan`` are
+    :func:`plan_remaining`'s keyword arguments. The result's ``stage`` is what the file held.
+
+    Raises
+    ------
+    InvalidInput
+        A file of three or more annotators without ``pair`` (a study in progress is planned
+        for one pair), or any of :func:`plan_remaining`'s.
+    """
+    from planner.sizing.pilot import read_pilot
+
+    stage = read_pilot(path, pair=pair, positive=positive, **(reader or {}))
+    if stage.counts is None:
+        raise InvalidInput(
+            f"{stage.source}: {len(stage.annotators)} annotators; say which two the study in "
+            "progress is planned for with pair A,B",
+            parameter="pair",
+        )
+    return replace(plan_remaining(stage.counts, **plan), stage=stage)

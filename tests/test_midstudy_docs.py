@@ -1,0 +1,59 @@
+"""docs/mid-study.md: every ``$`` command runs from an empty folder (after ``planner examples
+--copy examples``) and prints, line for line at 80 columns, the output the page shows."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PAGE = Path(__file__).parent.parent / "docs" / "mid-study.md"
+
+
+def _shown() -> list[tuple[str, list[str]]]:
+    shown = []
+    for body in re.findall(r"```text\n(.*?)```", PAGE.read_text(), re.S):
+        command, lines = None, []
+        for line in [*body.splitlines(), "$ "]:
+            if line.startswith("$ "):
+                if command:
+                    shown.append((command, lines))
+                command, lines = line[2:].strip(), []
+            elif line.strip():
+                lines.append(line.rstrip())
+    return shown
+
+
+SHOWN = _shown()
+
+
+def test_the_page_shows_the_commands():
+    assert [c.split()[:3] for c, _ in SHOWN] == [
+        ["plan", "--labelled", "examples/labelled-600.csv"]
+    ] * 2
+
+
+@pytest.mark.parametrize(("command", "lines"), SHOWN, ids=[c for c, _ in SHOWN])
+def test_the_page_shows_what_the_command_prints(command, lines, tmp_path):
+    copy = [sys.executable, "-m", "planner", "examples", "--copy", "examples"]
+    subprocess.run(copy, cwd=tmp_path, capture_output=True, text=True, check=True, timeout=120)
+    words = shlex.split(command)
+    argv = [sys.executable, "-m", "planner", *words]
+    env = {**os.environ, "COLUMNS": "80", "TERM": "dumb"}
+    out = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
+    assert out.returncode == 0, out.stderr[-2000:]
+    printed = [line.rstrip() for line in (out.stdout + out.stderr).splitlines() if line.strip()]
+    assert printed == lines
+
+
+def test_the_library_example_gives_the_page_s_numbers():
+    from planner.sizing.midstudy import plan_remaining
+
+    result = plan_remaining((30, 27, 13, 530), 0.08, planned_items=1280, rng=1)
+    assert (result.remaining_items, result.total_items) == (570, 1170)
+    assert "(570, 1170)" in PAGE.read_text()
