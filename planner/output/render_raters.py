@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from planner.output.render import fmt, quantity_table
+from planner.output.render import fmt, print_notes, quantity_table
 from planner.sizing.raters_plan import RatersPlan
 
 METRIC_NAMES = {
@@ -94,5 +94,4 @@ def render_raters_plan(plan: RatersPlan, console: Console) -> None:
     if plan.by_annotators:
         console.print(_by_annotators(plan))
         console.print("* this plan; half-widths at expected counts (plug-in)", style="dim")
-    for line in plan.notes:
-        console.print(f"note: {line}")
+    print_notes(plan.notes, console, style=None)
