@@ -2,7 +2,7 @@
 
 Independent checks: the two engines against each other on the same small files, and the
 plan of a three-annotator pilot against ``plan`` from the 2x2 cells of the fitted average
-annotator written out here in closed form (docs/methods.md 6.1).
+annotator written out here in closed form (docs/methods/annotator-models.md 6.1).
 """
 
 from __future__ import annotations
