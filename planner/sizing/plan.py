@@ -302,6 +302,21 @@ def _stop_rule(
     }
 
 
+def _size_metrics(
+    model: PairModel,
+    settings: PlanSettings,
+    streams: dict[str, np.random.Generator],
+    step: Callable[[int], None],
+) -> dict[str, SampleSizeResult]:
+    """Each metric's sample size, ``step(done)`` before the first and after each."""
+    step(0)
+    results: dict[str, SampleSizeResult] = {}
+    for done, metric in enumerate(settings.metrics, start=1):
+        results[metric] = size_metric(model, metric, settings, streams[metric])
+        step(done)
+    return results
+
+
 def make_plan(
     model: PairModel,
     settings: PlanSettings,
@@ -342,11 +357,7 @@ def make_plan(
     streams = {"psa": psa_rng, "kappa": kappa_rng}
     step = progress if progress is not None else (lambda done, total: None)
     steps = len(settings.metrics) + 1
-    step(0, steps)
-    results: dict[str, SampleSizeResult] = {}
-    for done, metric in enumerate(settings.metrics, start=1):
-        results[metric] = size_metric(model, metric, settings, streams[metric])
-        step(done, steps)
+    results = _size_metrics(model, settings, streams, lambda done: step(done, steps))
     budget_for = _budget_function(model, settings)
     budgets = {metric: budget_for(res.items) for metric, res in results.items()}
     deciding = max(results, key=lambda m: results[m].items)
