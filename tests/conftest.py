@@ -50,7 +50,8 @@ def chapter_table() -> np.ndarray:
 
 
 def cells_from_margins(p_a: float, p_b: float, kappa: float) -> tuple[float, float, float, float]:
-    """Cells (a, b, c, d) from the two positive rates and Cohen's kappa (docs/methods.md 2.3)."""
+    """Cells (a, b, c, d) from the two positive rates and Cohen's kappa
+    (docs/methods/sample-size.md 2.3)."""
     p_e = p_a * p_b + (1 - p_a) * (1 - p_b)
     p_o = kappa * (1 - p_e) + p_e
     a = (p_o - 1 + p_a + p_b) / 2

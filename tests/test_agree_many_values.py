@@ -101,7 +101,7 @@ def test_text_table_with_many_values_prints(tmp_path):
     frame.rename_axis("item").reset_index().to_csv(path, index=False)
     result = runner.invoke(app, ["agree", str(path), "--layout", "wide", "--level", "ratio"])
     assert result.exit_code == 0, result.output
-    assert "Krippendorff" in result.stdout and "not reported" in result.stdout
+    assert "Krippendorff" in result.output and "not reported" in result.output  # notes: stderr
 
 
 @pytest.mark.parametrize("level", ["ordinal", "interval", "ratio"])

@@ -14,7 +14,7 @@ tables_2x2 = arrays(np.int64, (2, 2), elements=st.integers(0, 500)).filter(lambd
 
 
 def test_chapter_table_reference_values(chapter_table):
-    # Seed 001 (the PSA chapter) and docs/methods.md 1.1 "Check on the table".
+    # Seed 001 (the PSA chapter) and docs/methods/two-annotators.md 1.1 "Check on the table".
     assert ag.positive_agreement(chapter_table) == pytest.approx(0.255319, abs=1e-6)
     assert ag.negative_agreement(chapter_table) == pytest.approx(0.963274, abs=1e-6)
     assert ag.cohen_kappa(chapter_table) == pytest.approx(0.219447, abs=1e-6)
@@ -72,7 +72,7 @@ def test_psa_and_kappa_symmetric_in_annotators(table):
 
 @given(tables_2x2)
 def test_byrt_identity(table):
-    # kappa = (PABAK - PI^2 + BI^2) / (1 - PI^2 + BI^2)  (docs/methods.md 1.1)
+    # kappa = (PABAK - PI^2 + BI^2) / (1 - PI^2 + BI^2)  (docs/methods/two-annotators.md 1.1)
     kappa = ag.cohen_kappa(table)
     pi, bi = ag.prevalence_index(table), ag.bias_index(table)
     den = 1 - pi**2 + bi**2

@@ -1,4 +1,5 @@
-"""Stratified designs: docs/methods.md 3.5 values, optimal allocation, estimator coverage."""
+"""Stratified designs: docs/methods/stratified-sampling.md 3.5 values, optimal allocation,
+estimator coverage."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from planner.sizing.design import (
 )
 from planner.sizing.simulation import simulate_tables
 
-# docs/methods.md 3.5: three strata, cells (a, b, c, d) per stratum.
+# docs/methods/stratified-sampling.md 3.5: three strata, cells (a, b, c, d) per stratum.
 SHARES = np.array([0.80, 0.15, 0.05])
 CELLS = np.array([[0.002, 0.006, 0.004, 0.988], [0.04, 0.05, 0.04, 0.87], [0.40, 0.12, 0.10, 0.38]])
 POPULATION = (SHARES[:, None] * CELLS).sum(axis=0)
@@ -85,7 +86,8 @@ def test_allocation_floor_is_respected_and_budget_kept():
 
 
 def test_gradient_form_equals_the_closed_form_psa_residual():
-    # docs/methods.md 3.2: S^2_{z,h} = 4(1-R)^2 p_a + R^2 q - (2(1-R) p_a - R q)^2, u = z / X
+    # docs/methods/stratified-sampling.md 3.2:
+    # S^2_{z,h} = 4(1-R)^2 p_a + R^2 q - (2(1-R) p_a - R q)^2, u = z / X
     r = metric_value("psa", POPULATION)
     x = 2 * POPULATION[0] + POPULATION[1] + POPULATION[2]
     p_a, q = CELLS[:, 0], CELLS[:, 1] + CELLS[:, 2]
@@ -95,7 +97,8 @@ def test_gradient_form_equals_the_closed_form_psa_residual():
 
 @pytest.mark.parametrize("metric", ["psa", "kappa"])
 def test_weighted_estimator_bias_sd_and_coverage_by_simulation(metric):
-    # docs/methods.md 3.5: at the Neyman allocation the simulated SD matches the analytic one
+    # docs/methods/stratified-sampling.md 3.5: at the Neyman allocation the simulated SD matches
+    # the analytic one
     # and the linearised Wald interval covers about 0.945.
     sds = residual_sd(metric, CELLS, POPULATION)
     n = np.round(optimal_allocation(SHARES, sds, [1, 1, 1], 1500)).astype(int)
@@ -121,4 +124,5 @@ def test_stratified_bootstrap_coverage_by_simulation():
         tables = np.stack([rng.multinomial(n[h], CELLS[h]) for h in range(3)]).reshape(3, 2, 2)
         lo, hi = stratified_bootstrap_interval("psa", tables, SHARES, n_boot=400, rng=rng)
         covered += lo <= truth <= hi
-    assert 0.91 <= covered / reps <= 0.98  # docs/methods.md reports 0.940-0.942; MC SE 0.013
+    # docs/methods/stratified-sampling.md reports 0.940-0.942; MC SE 0.013
+    assert 0.91 <= covered / reps <= 0.98

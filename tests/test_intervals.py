@@ -13,7 +13,7 @@ from planner.statistics import agreement as ag
 from planner.statistics import intervals as iv
 from tests.conftest import cells_from_margins
 
-# docs/methods.md 1.3 and 1.4, 95 % intervals on the chapter's table.
+# docs/methods/two-annotators.md 1.3 and 1.4, 95 % intervals on the chapter's table.
 REFERENCE = {
     ("psa", "wilson"): (0.1288, 0.4429),
     ("psa", "clopper-pearson"): (0.1054, 0.4517),
@@ -31,14 +31,16 @@ def test_reference_intervals_on_chapter_table(chapter_table, metric, method):
 
 
 def test_plain_gof_matches_methods_reference(chapter_table):
-    # docs/methods.md 1.3 (ii): Donner-Eliasziw GOF (0.0853, 0.3935) on the chapter's table.
+    # docs/methods/two-annotators.md 1.3 (ii): Donner-Eliasziw GOF (0.0853, 0.3935) on the
+    # chapter's table.
     ci = iv.kappa_gof_interval(chapter_table, 0.95, calibrated=False)
     assert (float(ci.low), float(ci.high)) == pytest.approx((0.0853, 0.3935), abs=1e-4)
 
 
 def test_bootstrap_of_chapter_table_is_not_the_chapters_interval(chapter_table):
     # The chapter claims "roughly 0.13 to 0.41"; a percentile bootstrap gives about
-    # 0.09 to 0.42 (seeds README; docs/methods.md 1.4: 0.0870 to 0.4186 with B = 20 000).
+    # 0.09 to 0.42 (seeds README; docs/methods/two-annotators.md 1.4: 0.0870 to 0.4186 with B = 20
+    # 000).
     ci = iv.psa_interval(chapter_table, method="bootstrap", n_boot=20_000, rng=7)
     assert float(ci.low) == pytest.approx(0.087, abs=0.01)
     assert float(ci.high) == pytest.approx(0.4186, abs=0.01)
@@ -50,7 +52,7 @@ def test_standard_errors_match_statsmodels(chapter_table):
 
     res = cohens_kappa(chapter_table)
     assert iv.kappa_standard_error(chapter_table) == pytest.approx(res.std_kappa, rel=1e-10)
-    # docs/methods.md 1.4: delta-method SE of PSA 0.08401 on the chapter table.
+    # docs/methods/two-annotators.md 1.4: delta-method SE of PSA 0.08401 on the chapter table.
     assert iv.psa_standard_error(chapter_table) == pytest.approx(0.08401, abs=1e-5)
 
 
@@ -136,7 +138,7 @@ def _exact_unconditional_psa_coverage(cells, n, method, confidence_level=0.95):
 @pytest.mark.parametrize("method", ["wilson", "clopper-pearson"])
 @pytest.mark.parametrize(("psa", "n"), [(0.25, 500), (0.65, 1220)])
 def test_psa_interval_coverage_by_simulation(method, psa, n):
-    # docs/methods.md 1.4 design: union rate 0.082, b:c = 0.6:0.4.
+    # docs/methods/two-annotators.md 1.4 design: union rate 0.082, b:c = 0.6:0.4.
     j = psa / (2 - psa)
     r = 0.082
     cells = (j * r, 0.6 * (1 - j) * r, 0.4 * (1 - j) * r, 1 - r)
@@ -167,12 +169,13 @@ def test_kappa_gof_coverage_by_simulation(cells, n):
     tables = simulate_tables(cells, n, reps, rng=99)
     ci = iv.kappa_interval(tables, 0.95, "gof")
     covered = np.mean((ci.low <= true_kappa) & (true_kappa <= ci.high))
-    # docs/methods.md 1.3 reports 0.941-0.951 for these designs; MC SE here is 0.003.
+    # docs/methods/two-annotators.md 1.3 reports 0.941-0.951 for these designs; MC SE here is 0.003.
     assert abs(covered - 0.95) < 0.015
 
 
 def test_fce_wald_undercovers_where_gof_does_not():
-    # docs/methods.md 1.3: at n = 100 with the chapter's cells Wald-FCE covers about 0.70.
+    # docs/methods/two-annotators.md 1.3: at n = 100 with the chapter's cells Wald-FCE covers about
+    # 0.70.
     cells = (0.012, 0.042, 0.028, 0.918)
     true_kappa = float(ag.cohen_kappa(np.array(cells).reshape(2, 2)))
     tables = simulate_tables(cells, 100, 4000, rng=5)

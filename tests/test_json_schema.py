@@ -233,7 +233,7 @@ def test_library_to_dict_is_the_cli_document():
 
 
 def _contains(whole: Any, part: Any, path: str = "$") -> None:
-    """``part`` (a README excerpt) is ``whole`` with keys left out and lists cut by "..."."""
+    """``part`` (a docs page's excerpt) is ``whole`` with keys left out and lists cut by "..."."""
     if isinstance(part, dict):
         assert isinstance(whole, dict), path
         for key, value in part.items():
@@ -248,8 +248,8 @@ def _contains(whole: Any, part: Any, path: str = "$") -> None:
         assert whole == part, path
 
 
-def test_the_readme_plan_excerpt_is_the_command_output():
-    readme = (ROOT / "README.md").read_text()
+def test_the_documented_plan_excerpt_is_the_command_output():
+    readme = (ROOT / "docs" / "plan.md").read_text()  # the page on plan's --json
     command = "plan --pilot-counts 6,21,14,459 --width 0.08 --json --seed 1"
     after = readme.index(f"Excerpt of `{command}`:")
     block = readme[readme.index("```json\n", after) + 8 : readme.index("```\n", after + 10)]

@@ -54,7 +54,7 @@ def test_chapter_table_end_to_end():
     assert c["cohen_kappa"].method.endswith("for Cohen's kappa")
     assert c["cohen_kappa"].ci_low < c["cohen_kappa"].estimate < c["cohen_kappa"].ci_high
     fce = measure_agreement(ratings_from_counts(6, 21, 14, 459), kappa_method="fce", rng=3)
-    # docs/methods.md 1.3: Wald with the FCE SE 0.08625, (0.0504, 0.3885).
+    # docs/methods/two-annotators.md 1.3: Wald with the FCE SE 0.08625, (0.0504, 0.3885).
     assert (fce.coefficients["cohen_kappa"].ci_low, fce.coefficients["cohen_kappa"].ci_high) == (
         pytest.approx((0.0504, 0.3885), abs=1e-4)
     )

@@ -1,4 +1,5 @@
-"""The annotator-pair model against docs/methods.md section 6 and an item-level simulation."""
+"""The annotator-pair model against docs/methods/annotator-models.md section 6 and an item-level
+simulation."""
 
 from __future__ import annotations
 

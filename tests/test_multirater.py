@@ -132,7 +132,8 @@ def test_batched_multiplicities_equal_looped(krippendorff_counts):
 
 
 def _beta_binomial_counts(rng, n_items, m, pi, rho):
-    """Exchangeable binary annotators: true kappa = alpha = rho (docs/methods.md 6.3)."""
+    """Exchangeable binary annotators: true kappa = alpha = rho (docs/methods/annotator-models.md
+    6.3)."""
     tau = 1 / rho - 1
     p = rng.beta(pi * tau, (1 - pi) * tau, size=n_items)
     positives = rng.binomial(m, p)
@@ -140,7 +141,8 @@ def _beta_binomial_counts(rng, n_items, m, pi, rho):
 
 
 def test_fleiss_gwet_interval_coverage_by_simulation():
-    # docs/methods.md 4.1: binary, m = 4, N = 80, kappa = 0.6: Gwet's SE covers about 0.944,
+    # docs/methods/several-annotators.md 4.1: binary, m = 4, N = 80, kappa = 0.6: Gwet's SE covers
+    # about 0.944,
     # the Fleiss-Nee-Landis null SE only about 0.82.
     rng = np.random.default_rng(2024)
     reps = 1500
@@ -157,7 +159,8 @@ def test_fleiss_gwet_interval_coverage_by_simulation():
 
 
 def test_alpha_item_bootstrap_coverage_by_simulation():
-    # docs/methods.md 4.4: resampling items covers about 0.93 at pi 0.3, rho 0.6, N = 200, m = 3.
+    # docs/methods/several-annotators.md 4.4: resampling items covers about 0.93 at pi 0.3, rho
+    # 0.6, N = 200, m = 3.
     rng = np.random.default_rng(7)
     reps, n_boot = 400, 500
     covered = 0

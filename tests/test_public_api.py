@@ -1,5 +1,6 @@
-"""The library as a notebook user meets it: the public API, the README's Python example,
-the orientation of a ratings matrix, and CLI conventions (flags shown as flags, --version)."""
+"""The library as a notebook user meets it: the public API, the Python examples of
+docs/python-api.md, the orientation of a ratings matrix, and CLI conventions (flags shown as
+flags, --version)."""
 
 from __future__ import annotations
 
@@ -42,8 +43,8 @@ def test_invalid_input_is_a_value_error():
         planner.PlanSettings(width=1.5)
 
 
-def test_readme_python_example_runs_and_prints_the_values_it_claims(tmp_path):
-    text = (ROOT / "README.md").read_text()
+def test_documented_python_example_runs_and_prints_the_values_it_claims(tmp_path):
+    text = (ROOT / "docs" / "python-api.md").read_text()
     code = text.split("<!-- python-example -->\n```python\n", 1)[1].split("```", 1)[0]
     claimed = re.findall(r"#\s*([0-9][0-9. ]*[0-9])\b", code)  # "# 1280, the exact n"
     out = io.StringIO()
@@ -51,7 +52,7 @@ def test_readme_python_example_runs_and_prints_the_values_it_claims(tmp_path):
     os.chdir(tmp_path)  # an empty folder: the example finds its files by name
     try:
         with contextlib.redirect_stdout(out):
-            exec(compile(code, "README.md", "exec"), {})
+            exec(compile(code, "docs/python-api.md", "exec"), {})
     finally:
         os.chdir(cwd)
     printed = out.getvalue().split()
@@ -187,9 +188,9 @@ def test_the_notebook_functions_of_the_new_features_are_public():
         assert getattr(planner, name) is getattr(module, name)
 
 
-def test_readme_example_of_the_newer_capabilities_prints_what_it_claims(tmp_path):
-    """README "Use from Python", second example: every number in its comments is printed."""
-    text = (ROOT / "README.md").read_text()
+def test_documented_example_of_the_newer_capabilities_prints_what_it_claims(tmp_path):
+    """docs/python-api.md, second example: every number in its comments is printed."""
+    text = (ROOT / "docs" / "python-api.md").read_text()
     code = text.split("<!-- python-example-2 -->\n```python\n", 1)[1].split("```", 1)[0]
     claimed = re.findall(r"#\s*([0-9][0-9. ]*[0-9])\s*$", code, re.M)
     out = io.StringIO()
@@ -197,7 +198,7 @@ def test_readme_example_of_the_newer_capabilities_prints_what_it_claims(tmp_path
     os.chdir(tmp_path)  # an empty folder: the example finds its files by name
     try:
         with contextlib.redirect_stdout(out):
-            exec(compile(code, "README.md", "exec"), {})
+            exec(compile(code, "docs/python-api.md", "exec"), {})
     finally:
         os.chdir(cwd)
     printed = out.getvalue().replace("[", " ").replace("]", " ").split()

@@ -2,7 +2,7 @@
 
 Independent checks: the two engines against each other on the same small files, and the
 plan of a three-annotator pilot against ``plan`` from the 2x2 cells of the fitted average
-annotator written out here in closed form (docs/methods.md 6.1).
+annotator written out here in closed form (docs/methods/annotator-models.md 6.1).
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def test_pilot_of_three_annotators_plans_from_the_fitted_average_annotator(pilot
 def test_pilot_of_three_annotators_says_how_in_the_table(pilot3):
     result = _run("plan", "--pilot", pilot3, "--width", "0.08", "--seed", "1")
     assert result.exit_code == 0, result.output
-    text = " ".join(result.stdout.split())
+    text = " ".join(result.output.split())  # the table on stdout, the model's note on stderr
     assert "latent-class (Dawid & Skene) fit" in text and "independently" in text
 
 

@@ -92,8 +92,8 @@ def test_options_without_effect_in_agree_say_so():
         app, ["agree", "--counts", "6,21,14,459", "--force", "--layout", "wide", "--seed", "1"]
     )
     assert result.exit_code == 0
-    assert "--force has no effect without --contested" in result.stdout
-    assert "--layout: options for label files, no effect with --counts" in result.stdout
+    assert "--force has no effect without --contested" in result.stderr  # notes: stderr
+    assert "--layout: options for label files, no effect with --counts" in result.stderr
 
 
 def test_an_empty_out_is_refused_not_read_as_the_current_folder(tmp_path, monkeypatch):

@@ -44,7 +44,8 @@ def _model(cells) -> PairModel:
 
 @pytest.mark.parametrize(("width", "delta", "wilson"), [(0.08, 186, 182), (0.05, 477, 472)])
 def test_worst_case_union_positives(width, delta, wilson):
-    # docs/methods.md 2.2: delta 186 / 477, Wilson guarantee for every outcome 182 / 472.
+    # docs/methods/sample-size.md 2.2: delta 186 / 477, Wilson guarantee for every outcome 182 /
+    # 472.
     assert worst_case_union_positives(width) == {"delta": delta, "wilson": wilson}
 
 
@@ -72,7 +73,8 @@ def test_stop_rule_union_positives_match_methods_table(width, psa, u80, u90):
 
 
 def test_inverse_sampling_items_match_methods():
-    # docs/methods.md 2.2: at r = 0.082, U = 186 needs 2 268 items on average (p90 2 475),
+    # docs/methods/sample-size.md 2.2: at r = 0.082, U = 186 needs 2 268 items on average (p90 2
+    # 475),
     # U = 477 needs 5 817 (p90 6 147).
     out = inverse_sampling_items(186, 0.082)
     assert round(out["expected"]) == 2268 and out["p90"] == 2475
@@ -87,13 +89,14 @@ def test_inverse_sampling_items_match_methods():
     [(0.05, 0.2, 1313), (0.05, 0.8, 768), (0.10, 0.6, 705), (0.30, 0.6, 296), (0.50, 0.8, 139)],
 )
 def test_kappa_analytic_start_matches_methods_fce_table(prevalence, kappa, n):
-    # docs/methods.md 2.3: n = z^2 Q / w^2 at w = 0.10 with no rater bias.
+    # docs/methods/sample-size.md 2.3: n = z^2 Q / w^2 at w = 0.10 with no rater bias.
     model = _model(cells_from_margins(prevalence, prevalence, kappa))
     assert np.ceil(analytic_items(model, "kappa", 0.10, 0.95)) == n
 
 
 def test_kappa_analytic_start_on_the_example_margins():
-    # docs/methods.md 2.3: the example margins (kappa 0.219) need 1 429 items for w = 0.10 and
+    # docs/methods/sample-size.md 2.3: the example margins (kappa 0.219) need 1 429 items for w =
+    # 0.10 and
     # 5 716 for w = 0.05.
     model = pair_from_counts([6, 21, 14, 459])
     assert np.ceil(analytic_items(model, "kappa", 0.10, 0.95)) == 1429
@@ -156,7 +159,8 @@ def test_search_is_reproducible_and_reports_its_precision():
 
 
 def test_psa_headline_is_the_exact_n():
-    # README / docs/methods.md: plan --prevalence 0.08 --width 0.08 needs exactly 1,280 items.
+    # README / docs/methods/sample-size.md: plan --prevalence 0.08 --width 0.08 needs exactly 1,280
+    # items.
     model = pair_from_annotators(0.08)
     res = find_sample_size(model, "psa", 0.08, rng=5)
     assert res.basis == "exact" and res.items_mc_se == 0.0
@@ -297,7 +301,7 @@ def test_degenerate_models_are_refused_or_named():
 
 def test_plan_notes_a_method_that_undercovers_at_the_planned_union_positives():
     # NEAR_PERFECT at width 0.1 needs about 13 union positives: Wald covers about 0.88 there
-    # (docs/methods.md 1.4: 0.880 at 20 union positives).
+    # (docs/methods/two-annotators.md 1.4: 0.880 at 20 union positives).
     plan = make_plan(NEAR_PERFECT, PlanSettings(width=0.1, psa_method="wald", n_reps=500), rng=2)
     assert plan.results["psa"].union_positives < 35
     assert any("wald interval for psa covers as little as" in n for n in plan.notes)
@@ -315,7 +319,8 @@ def test_cli_headline_plan_is_the_exact_n():
     )
     assert result.exit_code == 0, result.output
     psa = json.loads(result.stdout)["results"]["psa"]
-    # README / docs/methods.md: the exact n is 1,280; the Monte Carlo check is a fresh estimate.
+    # README / docs/methods/sample-size.md: the exact n is 1,280; the Monte Carlo check is a fresh
+    # estimate.
     assert (psa["items"], psa["exact_items"], psa["basis"]) == (1280, 1280, "exact")
     assert psa["items_mc_se"] == 0.0
     assert abs(psa["assurance"] - psa["exact_assurance"]) < 4 * psa["assurance_mc_se"]

@@ -456,7 +456,7 @@ def _render_test(result: AltTestResult) -> None:
             where = f" in {domain}" if domain else ""
             console.print(f"not tested: {human}{where} ({n} items < {result.min_items})")
     for message in result.notes:
-        console.print(f"note: {message.replace('min_items', '--min-items')}")
+        note(message.replace("min_items", "--min-items"))
 
 
 def _tests_table(verdict: LLMVerdict) -> Table:
@@ -506,8 +506,8 @@ def _render_plan(plan: AltTestPlan, rows: tuple[AltTestPlan | None, ...]) -> Non
         f"above {plan.power:g} up to {plan.searched_to:,} items"
     )
     if plan.dips_above_first_crossing:
-        console.print(
-            f"note: P(pass) first reaches {plan.power:g} at {plan.first_crossing:,} items but "
+        note(
+            f"P(pass) first reaches {plan.power:g} at {plan.first_crossing:,} items but "
             f"falls below it again before {plan.n_items:,} (it is saw-toothed in the items)"
         )
     if plan.budget is not None:

@@ -335,7 +335,8 @@ def plan_command(
     width: Annotated[
         float | None,
         typer.Option(
-            help="Target half-width (upper - lower)/2 of the interval, in (0, 1). Default 0.08.",
+            help="Target half-width (upper - lower)/2 of the interval, in [0.001, 1). "
+            "Default 0.08.",
             rich_help_panel="Target",
         ),
     ] = None,
@@ -488,9 +489,9 @@ def plan_command(
     said: list[str] = []
     from planner.data.layout import LayoutUnclear, RoleConflict
 
-    with progress_bar("planning", disabled=json_output or quiet):
+    with progress_bar("planning", disabled=json_output or quiet) as progress:
         try:
-            result = run_plan(path, options, seed_or_draw, said)
+            result = run_plan(path, options, seed_or_draw, said, progress)
         except (LayoutUnclear, RoleConflict) as exc:  # the pilot file's: name plan's flags
             raise reader_error(exc) from None
     _show_plan(result, schedule_for_plan(path, result), said, json_output)

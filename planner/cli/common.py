@@ -485,11 +485,16 @@ def progress_bar(label: str, *, disabled: bool = False) -> Iterator[Progress]:
         TimeRemainingColumn,
     )
     from rich.progress import Progress as RichProgress
+    from rich.text import Text
+
+    class StepsColumn(MofNCompleteColumn):  # "2/4"; nothing (never "0/?") before a total
+        def render(self, task: Any) -> Any:
+            return Text("") if task.total is None else super().render(task)
 
     columns = (
         TextColumn(label),
         BarColumn(),
-        MofNCompleteColumn(),
+        StepsColumn(),
         TimeElapsedColumn(),
         TextColumn("eta"),
         TimeRemainingColumn(),

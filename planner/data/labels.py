@@ -589,8 +589,12 @@ def ratings_from_matrix(
         and a matrix with fewer rows than columns is refused as ambiguous: more annotators
         than items is rare, and a transposed matrix gives a wrong answer, not an error.
 
+    Notes
+    -----
     Infinite numeric labels are refused.
 
+    Examples
+    --------
     >>> ratings_from_matrix([[1, 1, 2], [1, 2, 2]], rows="annotators").n_items
     3
     """

@@ -5,7 +5,7 @@ coefficient comes from counts (the pair table of two annotators, or per-item cat
 counts for many) through the one implementation in :mod:`planner.statistics.agreement`,
 :mod:`planner.statistics.multirater` and :mod:`planner.statistics.alpha`, with the interval
 recommended in
-docs/methods.md section 0:
+docs/methods/index.md section 0:
 
 ========================  =====================================================================
 coefficient               interval (default)
@@ -780,7 +780,8 @@ def _chance_corrected(
         method = boot.name
     elif chance == "fleiss" and _complete_binary_pair(d):
         # two annotators: Fleiss' kappa is the intraclass kappa, whose calibrated
-        # Donner-Eliasziw score interval keeps 0.94-0.96 from 20 union positives (methods.md 4.1)
+        # Donner-Eliasziw score interval keeps 0.94-0.96 from 20 union positives
+        # (docs/methods/several-annotators.md 4.1)
         table = d.ratings.pair_table()
         interval_at = lambda level: kappa_interval(table, level, "gof")  # noqa: E731
         method = "intraclass score"

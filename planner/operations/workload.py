@@ -521,6 +521,8 @@ def simulate_schedule(
     progress
         Called as ``progress(done, runs)`` after each run.
 
+    Notes
+    -----
     Memory is O(runs + items): each run is reduced to its :class:`RunRecord` and its
     burn-down on the common grid before the next starts.
     """

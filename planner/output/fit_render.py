@@ -7,6 +7,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from planner.output.render import print_notes
+
 
 def _limits(interval: Any) -> str:
     lower, upper = (float(x) for x in interval)
@@ -100,5 +102,4 @@ def render_fit(
         f"EM from vote shares: converged in {fit.iterations} iterations (largest parameter "
         f"change < {fit.tolerance:g}), log-likelihood {fit.log_likelihood:.4f}; {boot}"
     )
-    for message in notes:
-        console.print(f"note: {message}")
+    print_notes(notes, console, style=None)

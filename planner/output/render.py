@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from rich.cells import cell_len
@@ -46,6 +47,22 @@ class TerminalConsole(Console):
             if isinstance(item, Table):
                 fit_to_width(item, self, self.width)
         super().print(*objects, **kwargs)
+
+
+def print_notes(lines: Iterable[str], console: Console, *, style: str | None = "dim") -> None:
+    """Each of ``lines`` as ``note: line`` on standard error, wrapped at ``console``'s width.
+
+    Notes (what was assumed, how a file was read, where a number is weak) are about the
+    run, not its result: standard output holds the result alone, so that ``> file`` or a
+    pipe keeps the tables and a terminal still shows both. Text passes through
+    :class:`TerminalConsole`, so nothing from a file reaches the terminal raw.
+    """
+    notes = list(lines)
+    if not notes:
+        return
+    stderr = TerminalConsole(stderr=True, width=console.width, highlight=False)
+    for line in notes:
+        stderr.print(f"note: {line}", style=style)
 
 
 def _cell_text(cell: Any) -> str | None:
@@ -136,8 +153,7 @@ def render_plan(plan: Plan, console: Console) -> None:
     console.print(_assumptions_table(plan))
     console.print(_answer_table(plan))
     console.print(_checks_table(plan))
-    for note in plan.notes:
-        console.print(f"note: {note}", style="dim")
+    print_notes(plan.notes, console)
     console.print(
         f"seed {plan.seed} (rerun with --seed {plan.seed} for identical output)", style="dim"
     )
@@ -303,8 +319,7 @@ def render_agreement(report: Any, console: Console) -> None:
     if report.decision is not None:  # None: the decision is the population's (--stratum-col)
         _print_decision(report.decision, console)
     _print_diagnostics(report.diagnostics, console)
-    for note in report.notes:
-        console.print(f"note: {note}", style="dim")
+    print_notes(report.notes, console)
     console.print(f"seed {report.seed}", style="dim")
 
 
@@ -465,8 +480,7 @@ def render_comparison(comparison: Any, console: Console) -> None:
         console.print(Text.assemble((d.design, "bold"), f": {d.describes}"))
     console.print(_per_stratum_table(comparison))
     _print_checks(comparison, console)
-    for note in comparison.notes:
-        console.print(f"note: {note}", style="dim")
+    print_notes(comparison.notes, console)
     console.print(f"seed {comparison.seed}", style="dim")
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from planner.output.render import fmt
+from planner.output.render import fmt, print_notes
 
 
 def _table(title: str, *columns: str) -> Table:
@@ -64,8 +64,7 @@ def render_pilot(plan: Any, console: Console) -> None:
 def _print_with_notes(table: Any, notes: tuple[str, ...], console: Console) -> None:
     """The pilot's table, then how the file was read and what the model assumes."""
     console.print(table)
-    for line in notes:
-        console.print(f"note: {line}")
+    print_notes(notes, console, style=None)
 
 
 def render_uncertainty(uncertainty: Any, console: Console) -> None:

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from planner.output.render import fmt, quantity_table
+from planner.output.render import fmt, print_notes, quantity_table
 from planner.sizing.raters_plan import RatersPlan
 from planner.sizing.raters_precision import RatersPrecision
 
@@ -194,5 +194,4 @@ def render_raters_plan(plan: RatersPlan, console: Console) -> None:
         from planner.output.render_precision import render_curve
 
         render_curve({plan.sizing.metric: plan.curve}, plan.sizing.width, console)
-    for line in plan.notes:
-        console.print(f"note: {line}")
+    print_notes(plan.notes, console, style=None)

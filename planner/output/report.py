@@ -300,6 +300,8 @@ def write_report(
         scenario's ``simulation.seed``, else fresh entropy). The seed is recorded in the
         report; the same seed gives byte-identical files.
 
+    Notes
+    -----
     The destination is checked before any work; the folder is built beside it under a hidden
     name and moved into place, with a :data:`MARKER` file listing what it holds, so that
     ``force`` later replaces exactly those files. Any failure, ``SIGTERM`` included, leaves

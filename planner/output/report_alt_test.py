@@ -1,7 +1,8 @@
 """A report's Alt-Test section: can the scenario's LLM judge replace one of its humans?
 
 A scenario with an ``[alt_test]`` table (:mod:`planner.data.scenario`) names a planning model
-for the alternative annotator test (Calderon, Reichart & Dror 2025; ``docs/methods.md``): the
+for the alternative annotator test (Calderon, Reichart & Dror 2025; ``docs/methods/alt-test.md``):
+the
 humans' and the LLM's error rates, the categories and the test's margin. The report shows the
 items the test needs (:func:`planner.sizing.alt_test_plan.alt_test_plan_summary`), P(pass)
 there and at the study's own items, the humans' person-hours, the table over 2 to 6 humans,

@@ -73,7 +73,7 @@ class IrrResult:
 
 def binary_cells(rate1: float, rate2: float, kappa: float) -> FloatArray:
     """The 2 x 2 cell probabilities with positive rates ``rate1`` (rows), ``rate2`` (columns)
-    and Cohen's kappa ``kappa`` (docs/methods.md 2.3).
+    and Cohen's kappa ``kappa`` (docs/methods/sample-size.md 2.3).
 
     >>> binary_cells(0.5, 0.5, 0.7).round(3).tolist()
     [[0.425, 0.075], [0.075, 0.425]]

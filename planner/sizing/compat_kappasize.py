@@ -36,7 +36,7 @@ larger one is refused, as is ``power <= alpha`` (no non-centrality gives it) and
 ``alpha >= 0.5`` (its level ``1 - 2 alpha`` would not be positive).
 
 The CI criterion puts the *expected* limit at ``kappaL``: about half the studies of that
-size get a lower limit below it (docs/methods.md, "Compatibility with kappaSize and irr";
+size get a lower limit below it (docs/methods/compat.md, "Compatibility with kappaSize and irr";
 :mod:`planner.sizing.compat_check` simulates it).
 
 References

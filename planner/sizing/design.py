@@ -2,7 +2,7 @@
 
 Traffic is split into strata h with population shares ``W_h`` and cell probabilities
 ``p_h`` (a :class:`~planner.sizing.model.PairModel` each). Three designs answer different
-questions (docs/methods.md section 3):
+questions (docs/methods/stratified-sampling.md section 3):
 
 * **uniform**: items drawn at random from all traffic; the pooled table estimates
   agreement on traffic.
@@ -190,7 +190,8 @@ def optimal_allocation(
 ) -> FloatArray:
     """Cost-constrained optimum ``n_h = C (W_h S_h / sqrt c_h) / sum_k W_k S_k sqrt c_k``.
 
-    Minimises ``sum_h W_h^2 S_h^2 / n_h`` subject to ``sum_h c_h n_h = C`` (docs/methods.md 3.3),
+    Minimises ``sum_h W_h^2 S_h^2 / n_h`` subject to ``sum_h c_h n_h = C``
+    (docs/methods/stratified-sampling.md 3.3),
     with every stratum given at least ``floor`` items: strata the formula puts below the
     floor are fixed there and the rest is re-optimised with the remaining budget.
 

@@ -1,7 +1,8 @@
 """Exact binomial sums for PSA sizing: no simulation.
 
 The joint positives given the union positives are exactly ``a | U ~ Bin(U, J)`` and
-``U ~ Bin(n, r)`` (docs/methods.md 1.2), and every PSA interval in :data:`EXACT_PSA_METHODS`
+``U ~ Bin(n, r)`` (docs/methods/two-annotators.md 1.2), and every PSA interval in
+:data:`EXACT_PSA_METHODS`
 has a half-width that depends on ``(a, U)`` only. So the assurance
 ``P(half-width <= width)`` of a study of ``n`` items, and the half-width's quantiles, are
 finite sums over a ``(U, a)`` grid. :mod:`planner.sizing.search` sizes PSA on them and uses Monte
@@ -357,7 +358,8 @@ def exact_psa_assurance(
     """Exact assurance of a PSA interval for studies of ``n_items`` items.
 
     ``sum_U Bin(U; n, r) sum_a Bin(a; U, J) 1[hw(a, U) <= width]``: the union positives
-    are ``Bin(n, r)`` and, given them, the joint positives ``Bin(U, J)`` (docs/methods.md 1.2).
+    are ``Bin(n, r)`` and, given them, the joint positives ``Bin(U, J)``
+    (docs/methods/two-annotators.md 1.2).
     Exact for every method whose half-width depends only on ``(a, U)``
     (:data:`EXACT_PSA_METHODS`). No simulation.
     """

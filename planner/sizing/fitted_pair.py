@@ -2,7 +2,8 @@
 
 ``ratings -> fit_latent_classes -> pair_model_from_fit -> PairModel``: the fitted prevalence
 and each annotator's sensitivity and specificity become plan's prevalence, error rate and
-bias (docs/methods.md 6.2 (a)), through :func:`planner.sizing.model.pair_from_annotators`.
+bias (docs/methods/annotator-models.md 6.2 (a)), through
+:func:`planner.sizing.model.pair_from_annotators`.
 The model's ``assumptions["description"]`` says which annotators it stands for.
 """
 

@@ -8,7 +8,7 @@ Three ways to build one:
   ``e_j = P(label != truth)`` and a bias in [-1, 1], the direction of its errors
   (+1 all false positives, -1 all false negatives, 0 half and half); and a share
   ``h`` of ambiguous items on which the two annotators' errors are driven by one shared
-  difficulty (docs/methods.md section 6.2 (a) and 6.3).
+  difficulty (docs/methods/annotator-models.md section 6.2 (a) and 6.3).
 * :func:`pair_from_union_rate`: the union rate ``P(a or b or c)`` and PSA stated directly.
 * :func:`pair_from_counts`: pilot counts, used as plug-in probabilities.
 
@@ -186,7 +186,8 @@ def annotator_rates(
     """False-negative and false-positive rates of one annotator.
 
     With error share ``beta = (1 + bias) / 2`` going to false positives,
-    ``FPR = beta e / (1 - pi)`` and ``FNR = (1 - beta) e / pi`` (docs/methods.md 6.2 (a)).
+    ``FPR = beta e / (1 - pi)`` and ``FNR = (1 - beta) e / pi`` (docs/methods/annotator-models.md
+    6.2 (a)).
 
     Raises
     ------
@@ -289,7 +290,8 @@ def pair_from_annotators(
 
     Examples
     --------
-    docs/methods.md 6.1: pi = .06 with (Se, Sp) = (.75, .99) and (.65, .995) gives PSA 0.597
+    docs/methods/annotator-models.md 6.1: pi = .06 with (Se, Sp) = (.75, .99) and (.65, .995) gives
+    PSA 0.597
     and kappa 0.577:
 
     >>> e_a, bias_a = error_and_bias(0.06, 0.75, 0.99)

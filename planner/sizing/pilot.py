@@ -13,7 +13,7 @@ with the latent-class model of Dawid & Skene (1979)
 average fitted annotator (:func:`planner.sizing.fitted_pair.pair_model_from_fit`); the
 :class:`Pilot` then carries that model (``model``, said in ``description``) instead of a
 pair's 2x2 counts. The fit assumes that the annotators err independently given the true
-class (docs/methods.md section 9).
+class (docs/methods/dawid-skene.md section 9).
 
 The file is read by :func:`planner.data.engine_duckdb.read_with_engine`: pandas, or DuckDB
 out of core (``engine``, ``memory_limit``, ``temp_dir``), as ``planner agree`` reads it.

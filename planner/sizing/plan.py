@@ -10,6 +10,7 @@ until ``U`` union positives".
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -301,12 +302,28 @@ def _stop_rule(
     }
 
 
+def _size_metrics(
+    model: PairModel,
+    settings: PlanSettings,
+    streams: dict[str, np.random.Generator],
+    step: Callable[[int], None],
+) -> dict[str, SampleSizeResult]:
+    """Each metric's sample size, ``step(done)`` before the first and after each."""
+    step(0)
+    results: dict[str, SampleSizeResult] = {}
+    for done, metric in enumerate(settings.metrics, start=1):
+        results[metric] = size_metric(model, metric, settings, streams[metric])
+        step(done)
+    return results
+
+
 def make_plan(
     model: PairModel,
     settings: PlanSettings,
     *,
     rng: RngLike = None,
     pilot_draws: int = 0,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Plan:
     """Size a two-annotator study for ``model`` and ``settings``.
 
@@ -326,6 +343,9 @@ def make_plan(
         That plan is called with the plan's own seed (``rng=seed``), so the library function
         called with the same seed gives the same answer; it then decides the recommendation
         (``recommended``), the plug-in answer staying in ``results``.
+    progress
+        Called as ``progress(done, total)``: ``total`` is one step per metric and one for the
+        checks (worst case, stop rule, pilot uncertainty); ``progress(0, total)`` first.
     """
     check_instance("model", model, PairModel, "a PairModel (pair_from_annotators, ...)")
     check_instance("settings", settings, PlanSettings, "a PlanSettings")
@@ -335,7 +355,9 @@ def make_plan(
     degenerate = _degenerate_model(model)
     psa_rng, kappa_rng = np.random.default_rng(seed).spawn(2)
     streams = {"psa": psa_rng, "kappa": kappa_rng}
-    results = {m: size_metric(model, m, settings, streams[m]) for m in settings.metrics}
+    step = progress if progress is not None else (lambda done, total: None)
+    steps = len(settings.metrics) + 1
+    results = _size_metrics(model, settings, streams, lambda done: step(done, steps))
     budget_for = _budget_function(model, settings)
     budgets = {metric: budget_for(res.items) for metric, res in results.items()}
     deciding = max(results, key=lambda m: results[m].items)
@@ -359,6 +381,7 @@ def make_plan(
     recommended = _recommended(model, results, by_metric, budget_for)
     if recommended is not None:
         deciding = recommended.metric
+    step(steps, steps)
     return Plan(
         model=model,
         settings=settings,

@@ -372,7 +372,13 @@ def _cli_model(cli: dict[str, Any]) -> bool:
 
 
 def _stratified(  # type: ignore[no-untyped-def]
-    scenario: Scenario, cli: dict[str, Any], merged: ResolvedOptions, settings, seed_fn, notes
+    scenario: Scenario,
+    cli: dict[str, Any],
+    merged: ResolvedOptions,
+    settings,
+    seed_fn,
+    notes,
+    progress,
 ) -> Any:
     """The design comparison of a stratified scenario."""
     annotator = [k for k in ("error_rate", "bias", "ambiguity") if cli.get(k) is not None]
@@ -399,6 +405,7 @@ def _stratified(  # type: ignore[no-untyped-def]
         rng=seed,
         floor_items=merged.floor_items,
         prevalence_width=merged.prevalence_width,
+        progress=progress,
     )
     comparison.notes.extend(notes)
     return comparison
@@ -512,6 +519,7 @@ def run_plan(
     options: PlanOptions,
     seed_fn: Callable[[int | None], int],
     option_notes_out: list[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Plan | Comparison:
     """Plan a study from a scenario file and/or options: a Plan, or a design Comparison.
 
@@ -521,7 +529,8 @@ def run_plan(
     refused (the strata carry their own), unless ``--prevalence`` describes one population.
     A pilot file (``pilot`` or the scenario's ``model.pilot_file``) is read into pilot
     counts; ``items``, ``hours`` or ``budget`` add the precision a fixed study buys, and
-    ``curve`` the assurance against items.
+    ``curve`` the assurance against items. ``progress(done, total)`` is called after each
+    step of the search (each metric of a plan, each design of a comparison).
     """
     scenario = load_scenario(scenario_path) if scenario_path else None
     cli = options.given()
@@ -531,7 +540,7 @@ def run_plan(
     if option_notes_out is not None:
         option_notes_out.extend(notes)
     if scenario is not None and scenario.strata and not _cli_model(cli):
-        return _stratified(scenario, cli, merged, settings, seed_fn, notes)
+        return _stratified(scenario, cli, merged, settings, seed_fn, notes, progress)
     given = [k for k in _FIXED_SIZE if cli.get(k) is not None]
     if len(given) > 1:
         raise InvalidInput(
@@ -543,7 +552,7 @@ def run_plan(
     model = pilot.model if fitted else build_model(model_options, origin)
     seed = seed_fn(merged.seed)
     draws = PILOT_DRAWS if model.source == "pilot-counts" else 0
-    plan: Plan = make_plan(model, settings, rng=seed, pilot_draws=draws)
+    plan: Plan = make_plan(model, settings, rng=seed, pilot_draws=draws, progress=progress)
     plan.notes.extend(notes + _solved_note(model))
     extra: dict[str, Any] = {"pilot": pilot, "precision": _fixed_size(model, settings, cli, seed)}
     if cli.get("curve"):

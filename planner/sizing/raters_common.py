@@ -5,7 +5,8 @@ prevalences ``pi_1..pi_K`` and one intraclass kappa. With two categories every i
 follow kappaSize's mixture (with probability kappa all annotators give one label drawn from
 the prevalences, otherwise each labels independently; with two annotators this is the
 Bloch-Kraemer common-correlation model); with three to five categories they follow the
-Dirichlet-multinomial with ``kappa = 1 / (tau + 1)`` (docs/methods.md section 11). Both
+Dirichlet-multinomial with ``kappa = 1 / (tau + 1)`` (docs/methods/sizing-several-annotators.md
+section 11). Both
 models have Fleiss' kappa exactly equal to kappa, and the pattern probabilities are those
 ``planner compat`` simulates kappaSize's answers with
 (:func:`planner.sizing.compat_check.common_prevalence_patterns`).

@@ -322,7 +322,7 @@ def raters_model(
 
     Examples
     --------
-    Two annotators reduce to the pair model (docs/methods.md 6.2 (a)):
+    Two annotators reduce to the pair model (docs/methods/annotator-models.md 6.2 (a)):
 
     >>> m = raters_model(0.06, 2, error_rate=0.03, ambiguity=0.3)
     >>> from planner.sizing.model import pair_from_annotators

@@ -256,7 +256,8 @@ class RatersSampleSize:
     search_reps, assurance_goal
         Studies of the refining search, and the assurance it asked of them: the target
         plus one Monte Carlo SE of the fresh check, so that the fresh check meets the
-        target within its own Monte Carlo error (docs/methods.md section 11).
+        target within its own Monte Carlo error (docs/methods/sizing-several-annotators.md section
+        11).
     """
 
     metric: str

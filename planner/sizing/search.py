@@ -188,7 +188,8 @@ def interval_function(
 
 
 def psa_variance_factor(jaccard: float) -> float:
-    """``f(J) = U Var(PSA) = 4 J (1 - J) / (1 + J)^4`` (delta method, docs/methods.md 2.2)."""
+    """``f(J) = U Var(PSA) = 4 J (1 - J) / (1 + J)^4`` (delta method, docs/methods/sample-size.md
+    2.2)."""
     return 4.0 * jaccard * (1.0 - jaccard) / (1.0 + jaccard) ** 4
 
 
@@ -326,7 +327,7 @@ def find_sample_size(
     metric
         ``"psa"`` or ``"kappa"``.
     width
-        Target half-width, ``(upper - lower) / 2``, in (0, 1).
+        Target half-width, ``(upper - lower) / 2``, in [0.001, 1).
     confidence_level
         Level of each study's interval.
     assurance

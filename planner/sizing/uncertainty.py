@@ -11,7 +11,8 @@ probabilities ``p`` get the posterior ``Dirichlet(counts + 1/2)`` (the Jeffreys 
   90th percentiles say how much the answer depends on what the pilot could not pin down.
 
 **One grid for every draw.** ``A(n; p) = sum_U Bin(U; n, r) A(U; J)`` with the union rate
-``r = a + b + c`` and ``J = a / r`` (docs/methods.md 1.2). Whether a study's interval is
+``r = a + b + c`` and ``J = a / r`` (docs/methods/two-annotators.md 1.2). Whether a study's
+interval is
 narrow depends only on ``(a, U)``, not on ``p``: the narrow outcomes are computed once, as
 runs of ``a`` for each ``U`` below ``U*``, the union positives from which on *every*
 outcome is narrow. So ``A(U; J) = sum over runs of Bin-cdf differences`` for all draws at

@@ -5,7 +5,7 @@ flags): given ``U``, the joint positives are ``Bin(U, J)``. So a study can be si
 whatever the prevalence (:func:`worst_case_union_positives` whatever the agreement too), run
 as a stop rule (label until ``U`` union positives, :func:`union_positives_for_assurance`),
 and turned back into items at a union rate (:func:`inverse_sampling_items`,
-:func:`items_for_union_positives`). docs/methods.md 2.2.
+:func:`items_for_union_positives`). docs/methods/sample-size.md 2.2.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ def worst_case_union_positives(width: float, confidence_level: float = 0.95) -> 
     """Union positives that reach ``width`` for PSA whatever the true agreement.
 
     ``delta``: ``ceil(z^2 f* / w^2)`` with ``f* = max_J 4J(1-J)/(1+J)^4 = 0.309842`` at
-    ``J* = (5 - sqrt 17)/4`` (docs/methods.md 2.2). ``wilson``: the smallest ``U`` from which on
+    ``J* = (5 - sqrt 17)/4`` (docs/methods/sample-size.md 2.2). ``wilson``: the smallest ``U`` from
+    which on
     the Wilson-for-J interval has half-width at most ``width`` for *every* outcome
     ``a = 0..U``, a guarantee that needs no assumption about ``J`` at all.
 

@@ -28,7 +28,7 @@ intervals of the ``bootstrap`` refits.
 
 Identifiability needs at least three annotators (conditionally independent given the truth);
 two are refused. When errors are correlated (the same items are hard for everybody), the fit
-overstates accuracy: see docs/methods.md, "Fitting annotators to a pilot: Dawid & Skene".
+overstates accuracy: see docs/methods/dawid-skene.md.
 
 References
 ----------
@@ -83,7 +83,7 @@ class BinaryAnnotators:
         ``(m,)`` ``e_j = P(Y != T) = pi (1 - Se_j) + (1 - pi)(1 - Sp_j)``.
     false_positive_share
         ``(m,)`` ``beta_j = P(error is a false positive) = (1 - pi)(1 - Sp_j) / e_j``
-        (docs/methods.md 6.2 (a)); 0.5 where ``e_j = 0``.
+        (docs/methods/annotator-models.md 6.2 (a)); 0.5 where ``e_j = 0``.
     bias
         ``(m,)`` plan's ``--bias``: ``2 beta_j - 1`` (+1 all false positives, -1 all false
         negatives).

@@ -222,7 +222,7 @@ def psa_conditional_interval(
 def psa_standard_error(table: ArrayLike) -> FloatArray:
     """Delta-method standard error of PSA, ``sqrt(4a(b+c)(a+b+c)) / (2a+b+c)^2``.
 
-    (Graham & Bull 1998 form, re-derived in docs/methods.md section 1.4.)
+    (Graham & Bull 1998 form, re-derived in docs/methods/two-annotators.md section 1.4.)
     """
     a, b, c, _ = binary_cells(table)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -416,7 +416,8 @@ def kappa_score_interval(table: ArrayLike, confidence_level: float = 0.95) -> Co
 
     The set of ``k0`` with ``n (k_hat - k0)^2 <= z^2 V(k0)``, where ``V(k0)`` is ``n`` times
     the Fleiss-Cohen-Everitt variance evaluated at the cells that have the observed positive
-    rates ``p_A``, ``p_B`` and Cohen's kappa ``k0`` (docs/methods.md 2.3 builds the same cells).
+    rates ``p_A``, ``p_B`` and Cohen's kappa ``k0`` (docs/methods/sample-size.md 2.3 builds the
+    same cells).
     As the Wilson interval does for a proportion, the variance is taken under the
     hypothesised value, not at the estimate, so the interval never collapses when a cell is
     empty. Beyond the kappas the observed rates allow (:func:`kappa_range`) the variance at

@@ -311,7 +311,8 @@ def specific_agreement_se(counts: ArrayLike, multiplicity: ArrayLike | None = No
 
     ``p_s(j)`` is a ratio of item totals ``R = sum y_i / sum x_i`` with
     ``y_i = n_ij (n_ij - 1)`` and ``x_i = n_ij (r_i - 1)``; its Taylor variance is
-    ``sum_i (y_i - R x_i)^2 / (sum_i x_i)^2 * n / (n - 1)`` (docs/methods.md 4.2 and 3.2).
+    ``sum_i (y_i - R x_i)^2 / (sum_i x_i)^2 * n / (n - 1)`` (docs/methods/several-annotators.md 4.2
+    and 3.2).
     """
     c = as_counts(counts)
     r = c.sum(axis=-1, keepdims=True)
