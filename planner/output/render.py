@@ -361,9 +361,11 @@ def _data_table(report: Any) -> Table:
 def _coefficients_table(report: Any) -> Table:
     """One row per coefficient: estimate, interval, SE, method, items."""
     level = f"{report.confidence_level:.0%}"
-    coefs = Table(title="Agreement", title_justify="left", header_style="bold")
+    coefs = Table(title="Agreement", title_justify="left", header_style="bold", pad_edge=False)
+    names = [_COEFFICIENT_NAMES.get(name, name) for name in report.coefficients]
+    longest_word = max((len(w) for n in names for w in n.split()), default=0)
+    coefs.add_column("coefficient", justify="left", min_width=longest_word)  # never cut a name
     for col, justify in [
-        ("coefficient", "left"),
         ("estimate", "right"),
         (f"{level} interval", "right"),
         ("SE", "right"),
