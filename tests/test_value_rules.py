@@ -131,3 +131,21 @@ def test_typed_parquet_values_are_their_text(tmp_path, engine):
     ratings = _read(path, engine, layout="long")
     assert [str(c) for c in ratings.categories] == ["false", "true"]
     assert ratings.category_index("True") == 1  # --positive True names the label true
+
+
+def test_ids_longer_than_38_digits_are_ordered_as_text_on_both_engines(tmp_path, monkeypatch):
+    # 40 digits overflow DuckDB's HUGEINT: both engines then order the contested ids as text
+    # ("10..." before "9"), and neither fails
+    long_id = "1" + "0" * 39
+    path = tmp_path / "long_ids.csv"
+    path.write_text(f"item,annotator,label\n9,a,x\n9,b,y\n{long_id},a,x\n{long_id},b,y\n")
+    monkeypatch.chdir(tmp_path)
+    written = {}
+    for engine in ENGINES:
+        out = tmp_path / f"contested_{engine}.csv"
+        result = runner.invoke(
+            app, ["agree", str(path), "--engine", engine, "--contested", str(out), "--seed", "1"]
+        )
+        assert result.exit_code == 0, result.output
+        written[engine] = [line.split(",")[0] for line in out.read_text().splitlines()[1:]]
+    assert written["pandas"] == written["duckdb"] == [long_id, "9"]

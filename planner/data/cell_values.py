@@ -44,7 +44,9 @@ SQL_AROUND = "' ' || chr(9) || chr(13) || chr(10)"
 #: the boolean labels, in any case
 BOOLEANS = ("false", "true")
 #: an item id written as a whole number (sorted as a number in the contested-items file)
-INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
+#: Whole-number ids of at most 38 digits (DuckDB's HUGEINT); longer ones are ordered as text
+#: on both engines.
+INTEGER_TEXT = re.compile(r"[+-]?[0-9]{1,38}")
 
 
 def text_of(value: Any) -> str | None:

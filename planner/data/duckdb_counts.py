@@ -89,7 +89,7 @@ ORDER BY {order}, ann
 """
 #: Item ids pandas reads as integers (so the contested file of either engine writes them,
 #: and orders them, as numbers).
-_INTEGER_ID = r"^[+-]?[0-9]+$"
+_INTEGER_ID = r"^[+-]?[0-9]{1,38}$"  # at most HUGEINT's 38 digits, as cell_values
 
 
 def count_query(con: Any, files: Files, query: Query, order: list[str] | None) -> Ratings:
