@@ -258,3 +258,18 @@ def test_the_rule_in_one_function_reads_each_spelling_as_one_value():
     assert canonical("007") != canonical("7") and canonical("1e3") != canonical("1000")
     assert canonical(" 5") == canonical("5") == "5"
     assert canonical("") is None and canonical(" \t") is None
+
+
+@pytest.mark.parametrize("kind", ["long", "wide"])
+@settings(max_examples=8, **SETTINGS)
+@given(study=studies())
+def test_both_engines_find_the_same_layout_and_labels_on_their_own(tmp_path, kind, study):
+    # no layout and no annotator columns given: each engine detects them (layout="auto")
+    rows = _long_rows(study) if kind == "long" else _wide_rows(study)
+    path = tmp_path / f"{kind}-auto.csv"
+    _write(path, rows, study, ",")
+    pandas, duck = _both(path, "auto", None, study["missing"])
+    if pandas == "refused" or duck == "refused":
+        assert pandas == duck, (pandas if duck == "refused" else duck, path.read_text())
+        return
+    assert pandas == duck
