@@ -14,7 +14,7 @@ from rich.text import Text
 
 from planner.output.jsonout import COEFFICIENT_LABELS
 from planner.output.safe_output import visible
-from planner.output.words import counted
+from planner.output.words import adjudication_said, counted
 from planner.sizing.plan import Plan, interval_label
 from planner.sizing.search import SampleSizeResult
 
@@ -604,6 +604,7 @@ def render_schedule(result: Any, console: Console) -> None:
 
         return render_team_schedule(result, console)
     op = result.operation
+    adjudication = adjudication_said(op.adjudicators, op.adjudication_seconds, op.contested_rate)
     table = quantity_table(f"Schedule: {result.runs} simulated runs")
     table.add_row(
         "items",
@@ -613,8 +614,7 @@ def render_schedule(result: Any, console: Console) -> None:
     table.add_row(
         "team",
         f"{op.annotators} annotators",
-        f"{op.hours_per_day:g} h/day, {op.days_per_week} days/week; "
-        f"{counted(op.adjudicators, 'adjudicator')}",
+        f"{op.hours_per_day:g} h/day, {op.days_per_week} days/week; {adjudication}",
     )
     table.add_row(
         Text("calendar days", style="bold"),
@@ -632,7 +632,7 @@ def render_schedule(result: Any, console: Console) -> None:
         f"{result.annotator_utilisation:.0%}",
         "busy share of the shifts until the last item",
     )
-    if math.isfinite(result.adjudicator_utilisation):
+    if math.isfinite(result.adjudicator_utilisation) and adjudication != "no adjudication":
         table.add_row("adjudicator utilisation", f"{result.adjudicator_utilisation:.0%}", "")
     if result.cost_median is not None:
         table.add_row("cost", f"{result.cost_median:,.0f}", f"median, at {op.hourly_rate:g}/hour")

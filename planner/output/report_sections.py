@@ -34,7 +34,7 @@ from planner.output.report_figures import (
 )
 from planner.output.report_schedule import team_section
 from planner.output.safe_output import visible
-from planner.output.words import counted
+from planner.output.words import adjudication_said
 from planner.sizing.compare import Comparison
 from planner.sizing.plan import Plan
 
@@ -488,7 +488,8 @@ def schedule_section(schedule: ScheduleResult, figures: ReportFigures) -> list[B
         [
             "team",
             f"{op.annotators} annotators, {op.hours_per_day:g} h/day, "
-            f"{op.days_per_week} days/week, {counted(op.adjudicators, 'adjudicator')}",
+            f"{op.days_per_week} days/week, "
+            f"{adjudication_said(op.adjudicators, op.adjudication_seconds, op.contested_rate)}",
         ],
         [
             "calendar days",

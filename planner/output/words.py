@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 #: irregular plurals of the nouns planner counts
 PLURALS = {"stratum": "strata", "analysis": "analyses"}
 
@@ -16,3 +18,15 @@ def counted(n: int, noun: str) -> str:
     """
     word = noun if n == 1 else PLURALS.get(noun, noun + "s")
     return f"{n:,} {word}"
+
+
+def adjudication_said(adjudicators: int, adjudication_seconds: float, contested_rate: Any) -> str:
+    """``"1 adjudicator"``, or ``"no adjudication"`` when no item is adjudicated (no seconds
+    per adjudicated item, or no contested share), so a team is not shown an idle adjudicator.
+
+    >>> adjudication_said(1, 60.0, (0.1,)), adjudication_said(1, 0.0, (0.1,))
+    ('1 adjudicator', 'no adjudication')
+    """
+    if adjudication_seconds <= 0 or not any(rate > 0 for rate in contested_rate):
+        return "no adjudication"
+    return counted(adjudicators, "adjudicator")
