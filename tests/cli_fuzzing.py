@@ -306,9 +306,16 @@ def write_inputs(root: Path) -> Path:
     return root
 
 
+#: options whose value is a file the command writes, not one it reads
+WRITTEN = ("--contested", "--out", "--temp-dir")
+
+
 def _reads(args: list[str], path: str) -> bool:
-    """Whether an invocation with ``args`` reads ``path``: named, or matched by a glob."""
-    return any(a == path or ("*" in a and fnmatch.fnmatch(path, a)) for a in args)
+    """Whether an invocation with ``args`` reads ``path``: named (not as the value of an
+    option that names what it writes, such as ``--contested`` with ``--counts``, where
+    ``--force`` may replace it), or matched by a glob."""
+    read = [a for i, a in enumerate(args) if i == 0 or args[i - 1] not in WRITTEN]
+    return any(a == path or ("*" in a and fnmatch.fnmatch(path, a)) for a in read)
 
 
 def inp(root: Path, name: str) -> str:

@@ -525,3 +525,25 @@ def test_report_never_replaces_a_folder_holding_its_own_scenario_or_pilot(tmp_pa
     result = runner.invoke(app, ["report", str(scenario), "--out", str(out), "--force"])
     assert "is an input of this run" in _one_line_error(result, 2)
     assert _tree(out) == before
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (
+            ["agree", "--counts", "1,1,1,1", "--contested", "\x00", "--seed", "1"],
+            "error: --contested '\\x00': a path cannot hold a NUL byte",
+        ),
+        (
+            ["report", "unsupported-claims", "--out", "a\x00b", "--quiet"],
+            "error: --out 'a\\x00b': a path cannot hold a NUL byte",
+        ),
+    ],
+)
+def test_a_path_with_a_nul_byte_is_refused_in_one_line(args, line, tmp_path, monkeypatch):
+    # a NUL byte cannot reach argv from a shell, but it can from Python (the CLI fuzz found it)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [line]
+    assert list(tmp_path.iterdir()) == []

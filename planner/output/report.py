@@ -112,6 +112,10 @@ def check_destination(
     ``out_root`` and is free, or (with ``force``) is a report planner wrote that holds no
     other file.
     """
+    from planner.output.safe_output import refuse_nul
+
+    refuse_nul(out_root, "out_root")
+    refuse_nul(name, "name")
     root = Path(out_root)
     dest = root / name
     if (

@@ -104,6 +104,19 @@ def _umask() -> int:
     return mask
 
 
+def refuse_nul(path: str | Path, name: str) -> None:
+    """Refuse a path holding a NUL byte (no file system takes one), in one line naming it.
+
+    >>> refuse_nul("a\\x00b", "--out")
+    Traceback (most recent call last):
+    planner.errors.InvalidInput: --out 'a\\x00b': a path cannot hold a NUL byte
+    """
+    if "\x00" in str(path):
+        raise InvalidInput(
+            f"{name} {visible(repr(str(path)))}: a path cannot hold a NUL byte", parameter=name
+        )
+
+
 def output_error(exc: OSError, path: str | Path) -> OutputError:
     """One line for a failed write of ``path`` (the destination, not a temporary name).
 
@@ -220,6 +233,7 @@ def check_new_file(
     target = Path(path)
     if not str(path) or target.name in ("", ".", ".."):
         raise InvalidInput(f"{name} must name a file, got {str(path)!r}")
+    refuse_nul(path, name)
     try:
         mode = os.lstat(target).st_mode
     except FileNotFoundError:
@@ -347,6 +361,7 @@ def write_file_atomically(
     """
     target = Path(path)
     label = name or str(target)
+    refuse_nul(target, label)
     refuse_input(target, inputs, name=label)
     remove_stale_temporaries(target)
     tmp: str | None = None
