@@ -389,7 +389,8 @@ RULES.update(
         "compat_kappa": UNIT_OPEN,  # kappaSize: kappa0, kappaL, kappaU, kappa1 and props
         "compat_raters": _integer(2, 6),
         "compat_n": _integer(11, 10**9),  # FixedN*: R requires more than 10 items
-        "compat_alpha": UNIT_OPEN,
+        # below 1e-12 the normal quantile of 1 - alpha is no longer a finite float
+        "compat_alpha": _number("[1e-12, 1)", lambda x: 1e-12 <= x < 1),
         "compat_power": UNIT_OPEN,
         "irr_rate": UNIT_OPEN,
         "irr_kappa": _number("[-1, 1]", lambda x: -1 <= x <= 1),

@@ -616,3 +616,21 @@ def test_compat_quiet_is_accepted_and_changes_nothing_on_stdout():
     irr_quiet = _run("irr", "N.cohen.kappa", "--rate1", "0.5", "--rate2", "0.5", "--k1", "0.7",
                      "--k0", "0.85", "--replicates", "100", "--quiet")  # fmt: skip
     assert irr_quiet.exit_code == 0, irr_quiet.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["compat", "kappasize", "Power5Cats", "--kappa0", "0.134", "--raters", "2", "--props",
+         "0.301067,0.240481,0.043448,0.127178,0.287826", "--kappa1", "0.277", "--power",
+         "0.6758", "--alpha", "1e-200"],
+        ["compat", "irr", "N.cohen.kappa", "--k0", "0.308", "--k1", "0.482", "--rate1", "0.5",
+         "--rate2", "0.5", "--alpha", "1.1754943508222875e-38"],
+    ],
+)  # fmt: skip
+def test_an_alpha_too_small_for_a_normal_quantile_is_refused_in_one_line(args):
+    # found by the CLI fuzz: 1 - alpha rounds to 1.0, whose normal quantile is infinite
+    result = CliRunner().invoke(app, [*args, "--seed", "1"])
+    assert result.exit_code == 2
+    [line] = result.output.strip().splitlines()
+    assert line.startswith("error: --alpha must be a number in [1e-12, 1), got ")
