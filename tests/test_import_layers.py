@@ -18,7 +18,7 @@ ROOT = Path(__file__).parent.parent
 PACKAGE = ROOT / "planner"
 
 #: bottom to top; the order docs/design.md states
-LAYERS = ("statistics", "data", "operations", "measuring", "sizing", "output", "cli")
+LAYERS = ("statistics", "data", "operations", "measuring", "sizing", "output", "cli", "web")
 TOP_LEVEL = ("errors", "validation", "examples")
 
 #: upward imports still to be moved (importer, imported): results serialised by

@@ -1,0 +1,1 @@
+"""One module per page of the planning app; each exposes ``PAGE``, a ``planner.web.page.Page``."""
