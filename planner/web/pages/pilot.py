@@ -91,7 +91,7 @@ def planned(values: Mapping[str, Any], content: bytes | None, progress: Progress
     from planner.sizing.plan import Plan
 
     if not isinstance(result, Plan):  # only a stratified scenario gives a comparison
-        raise TypeError("plan --pilot gave a design comparison")
+        raise TypeError("a plan from a pilot file gave a design comparison")
     plan = result
     if plan.pilot is not None:
         plan = replace(plan, pilot=replace(plan.pilot, source=shown))
