@@ -359,7 +359,15 @@ def test_schedule_page_gives_schedules_numbers(in_tmp: Path) -> None:
 
 
 def test_schedule_page_with_a_team_size_and_fixed_items(in_tmp: Path) -> None:
-    query = {"runs": "30", "people": "", "start": "", "items": "2000", "hourly_rate": "30"}
+    query = {
+        "runs": "30",
+        "people": "",
+        "start": "",
+        "items": "2000",
+        "hourly_rate": "30",
+        "team_size": "4",
+        "hours_per_day": "6",
+    }
     result = computed(schedule.PAGE, query)
     assert result.toml is not None and "[[team.annotator]]" not in result.toml
     (in_tmp / schedule.SCENARIO_FILE).write_text(result.toml)
@@ -369,12 +377,16 @@ def test_schedule_page_with_a_team_size_and_fixed_items(in_tmp: Path) -> None:
         cli["person_hours_median"], abs=0.05
     )
     assert result.headline["finish-p50"] == f"{cli['calendar_days_median']:.1f} days"
+    # 2,000 items x 2 labels x 90 s = 100 person-hours of labelling, by 4 people at 6 h a day
+    assert cli["analytic_person_hours"] == pytest.approx(2000 * 2 * 90 / 3600)
+    assert (cli["operation"]["annotators"], cli["operation"]["hours_per_day"]) == (4, 6)
 
 
 @pytest.mark.parametrize(
     ("query", "field"),
     [
         ({"people": "", "team_size": "0"}, "team_size"),
+        ({"team_size": "3"}, "team_size"),  # and the people table: two teams
         ({"people": "name,hours_per_day\nx,30\n"}, "people"),
         ({"people": "name,hours_per_day\nx,many\n"}, "people"),
         ({"deadline": "tomorrow"}, "deadline"),

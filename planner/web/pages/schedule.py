@@ -39,7 +39,7 @@ FIELDS = (
         "hourly_rate, days (mon+tue+...), absent (FROM/TO dates, '+' between). Empty: a "
         "uniform team of team_size.",
     ),
-    Field("team_size", "Team size (no named annotators)", "integer", "5"),
+    Field("team_size", "Team size (no named annotators)", "integer", None, "Empty: 5."),
     Field("start", "First working day (YYYY-MM-DD)", "text", "2027-01-04"),
     Field("deadline", "Deadline (YYYY-MM-DD)", "text", None),
     Field("items", "Items (instead of planning them)", "integer", None),
@@ -51,8 +51,8 @@ FIELDS = (
     Field("seconds_per_item", "Seconds per label", "number", "90"),
     Field("adjudication_seconds", "Seconds per adjudicated item", "number", "0"),
     Field("hourly_rate", "Hourly rate", "number", None),
-    Field("hours_per_day", "Hours per day (uniform team)", "number", "8"),
-    Field("days_per_week", "Working days a week (uniform team)", "integer", "5"),
+    Field("hours_per_day", "Hours per day", "number", None, "Empty: 8 (named people: their own)."),
+    Field("days_per_week", "Working days a week (uniform team)", "integer", None, "Empty: 5."),
     Field("adjudicators", "Adjudicators", "integer", "1"),
     Field("runs", "Simulated runs", "integer", "200"),
     Field("seed", "Seed", "integer", "4"),
@@ -64,7 +64,7 @@ SECTIONS = {
     "budget": ("annotators_per_item", "seconds_per_item", "adjudication_seconds", "hourly_rate"),
     "simulation": ("seed",),
 }
-UNIFORM = ("hours_per_day", "days_per_week")  # a uniform team's [team] keys
+UNIFORM = ("hours_per_day", "days_per_week")  # [team] keys (defaults of named people too)
 #: scenario keys whose field has another name
 KEYS = {"team.annotators": "team_size", "team.annotator": "people", "team.runs": "runs"}
 FIELD_OF = {"annotators": "team_size", "n_items": "items", "add": "people"}
@@ -109,11 +109,15 @@ def scenario_toml(values: Mapping[str, Any]) -> str:
         if given:
             lines += _lines(section, given)
     named = people(values.get("people"))
-    team: dict[str, Any] = {k: values[k] for k in ("start",) if values.get(k) is not None}
-    if not named:
-        team["annotators"] = values.get("team_size")
-        team.update({k: values.get(k) for k in UNIFORM})
-    team.update(adjudicators=values.get("adjudicators"), runs=values.get("runs"))
+    if named and values.get("team_size") is not None:
+        raise InvalidInput(
+            "team_size and people both give the team: empty the people table for a team of "
+            "team_size identical annotators, or leave team_size empty",
+            parameter="team_size",
+            parameters=("people",),
+        )
+    team: dict[str, Any] = {"start": values.get("start"), "annotators": values.get("team_size")}
+    team.update({k: values.get(k) for k in (*UNIFORM, "adjudicators", "runs")})
     lines += _lines("team", {k: v for k, v in team.items() if v is not None})
     for person in named:
         lines += _lines("[team.annotator]", person)
