@@ -397,3 +397,12 @@ def test_schedule_page_with_a_team_size_and_fixed_items(in_tmp: Path) -> None:
 )
 def test_schedule_page_refuses_a_bad_value_on_its_field(query: dict[str, str], field: str) -> None:
     assert refused(schedule.PAGE, {**SCHEDULE_QUERY, **query}) == field
+
+
+def test_the_documentation_lists_every_url_key_of_every_page() -> None:
+    text = (Path(__file__).resolve().parent.parent / "docs" / "app-pages.md").read_text()
+    for page in (designs.PAGE, several.PAGE, pilot.PAGE, alt_test.PAGE, agree.PAGE, schedule.PAGE):
+        section = text.split(f"URL: `/{page.slug}`")[1].split("\n## ")[0]
+        keys = {f.name for f in page.fields if f.kind != "file"}
+        missing = [k for k in sorted(keys) if f"`{k}`" not in section]
+        assert missing == [], (page.slug, missing)
