@@ -31,12 +31,24 @@ def number(text: str) -> float:
 
 
 def run_command(result: PageResult) -> dict[str, Any]:
-    """The page's command, run with ``--json`` in the current folder: its document."""
+    """The page's command, run with ``--json`` in the current folder: its document.
+
+    The page's own ``document`` is checked first: plain JSON (no NaN) in the shape of
+    ``planner-output.schema.json``, the document of the same command.
+    """
+    from jsonschema import Draft202012Validator
+
+    from planner.output.jsonout import load_schema
+
+    text = json.dumps(result.document, allow_nan=False)
+    Draft202012Validator(load_schema()).validate(json.loads(text))
     words = shlex.split(result.command)
     assert words[0] == "planner"
     out = CliRunner().invoke(app, [*words[1:], "--json"])
     assert out.exit_code == 0, out.stderr or out.stdout
-    return json.loads(out.stdout)  # type: ignore[no-any-return]
+    cli = json.loads(out.stdout)
+    assert cli["command"] == result.document["command"]
+    return cli  # type: ignore[no-any-return]
 
 
 def run_python(result: PageResult) -> dict[str, Any]:
