@@ -418,3 +418,10 @@ def test_the_documentation_lists_every_url_key_of_every_page() -> None:
         keys = {f.name for f in page.fields if f.kind != "file"}
         missing = [k for k in sorted(keys) if f"`{k}`" not in section]
         assert missing == [], (page.slug, missing)
+
+
+def test_the_documented_alt_test_command_is_the_pages() -> None:
+    text = (Path(__file__).resolve().parent.parent / "docs" / "app-pages.md").read_text()
+    result = computed(alt_test.PAGE, {"replicates": "300", "seed": "2"})
+    assert f"$ {result.command}\n" in text
+    assert result.headline["items"] == "35"  # the documented number, which the block prints
