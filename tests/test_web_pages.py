@@ -425,3 +425,14 @@ def test_the_documented_alt_test_command_is_the_pages() -> None:
     result = computed(alt_test.PAGE, {"replicates": "300", "seed": "2"})
     assert f"$ {result.command}\n" in text
     assert result.headline["items"] == "35"  # the documented number, which the block prints
+
+
+def test_agree_page_reads_parquet_bytes_as_the_csv_they_hold() -> None:
+    # examples/wide.parquet is examples/wide.csv as Parquet: 600 items, three annotators
+    query = {"positive": "unsupported", "seed": "3", "n_boot": "200"}
+    as_csv = computed(agree.PAGE, query, {"labels": (EXAMPLES / "wide.csv").read_bytes()})
+    parquet = {"labels": (EXAMPLES / "wide.parquet").read_bytes()}
+    as_parquet = computed(agree.PAGE, {**query, "file_format": "parquet"}, parquet)
+    assert as_parquet.headline == as_csv.headline
+    assert as_parquet.headline["items"] == "600"
+    assert "labels.parquet" in as_parquet.command

@@ -125,13 +125,13 @@ def field_errors(
         elif isinstance(exc, RoleConflict):
             exc = InvalidInput(str(exc), parameter=exc.roles[0], parameters=exc.roles)
         moved = on_field(exc, fields, names or {}, fallback)
-        if upload is not None and str(upload[0]) in str(moved):
+        if upload is not None and str(upload[0].parent) in str(moved):
             text = str(moved).replace(str(upload[0]), upload[1])
+            text = text.replace(str(upload[0].parent), "the upload")
             moved = InvalidInput(text, parameter=moved.parameter, value=moved.value)
         raise moved from None
 
 
-#: the fields that say how to read an uploaded label file (the readers' parameters)
 def reader_fields(default_item_col: str | None = None) -> tuple[Field, ...]:
     """The reader's fields: the upload's format, the layout and the columns."""
     return (
@@ -167,13 +167,7 @@ def upload_name(field: str, values: Mapping[str, Any]) -> str:
 
 
 #: suffixes of the formats the label readers know (the upload is saved under one of them)
-SUFFIXES = {
-    "csv": ".csv",
-    "tsv": ".tsv",
-    "parquet": ".parquet",
-    "jsonl": ".jsonl",
-    "json": ".json",
-}
+SUFFIXES = {"csv": ".csv", "tsv": ".tsv", "parquet": ".parquet", "jsonl": ".jsonl"}
 
 
 @contextmanager
