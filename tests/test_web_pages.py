@@ -179,6 +179,8 @@ def test_several_page_gives_plan_annotators_numbers(in_tmp: Path) -> None:
         ({"replicates": "5"}, "replicates"),
         ({"per_item": "7"}, "per_item"),
         ({"error_rate": "x"}, "error_rate"),
+        ({"confusion": "0.98,0.02;0.3"}, "confusion"),
+        ({"confusion": "0.9,0.02;0.3,0.7"}, "confusion"),
     ],
 )
 def test_several_page_refuses_a_bad_value_on_its_field(query: dict[str, str], field: str) -> None:
@@ -331,6 +333,7 @@ def test_agree_page_measures_the_uploaded_bytes() -> None:
         ({"decide_on": "nothing"}, "decide_on"),
         ({"kappa_method": "bad"}, "kappa_method"),
         ({"level": "ordinal", "order": "a,b"}, "order"),
+        ({"by": "nope"}, "by"),
     ],
 )
 def test_agree_page_refuses_a_bad_value_on_its_field(query: dict[str, str], field: str) -> None:
@@ -436,3 +439,24 @@ def test_agree_page_reads_parquet_bytes_as_the_csv_they_hold() -> None:
     assert as_parquet.headline == as_csv.headline
     assert as_parquet.headline["items"] == "600"
     assert "labels.parquet" in as_parquet.command
+
+
+def test_several_page_with_a_confusion_matrix_gives_plans_numbers(in_tmp: Path) -> None:
+    query = {"confusion": "0.98,0.02;0.3,0.7", "replicates": "300"}
+    result = computed(several.PAGE, query)
+    cli = run_command(result)
+    assert number(result.headline["items"]) == cli["items"]
+    # the model is the matrix given, for each of the three annotators
+    assert cli["model"]["confusion"] == [[[0.98, 0.02], [0.3, 0.7]]] * 3
+
+
+def test_agree_page_by_a_column_gives_agrees_groups(in_tmp: Path) -> None:
+    query = {"positive": "unsupported", "seed": "3", "n_boot": "200", "by": "week"}
+    labels = (EXAMPLES / "wide.csv").read_bytes()
+    result = computed(agree.PAGE, query, {"labels": labels})
+    (in_tmp / "labels.csv").write_bytes(labels)
+    cli = run_command(result)
+    groups = {row[0]: row for row in result.tables[2].rows}
+    assert set(groups) == {g["group"] for g in cli["diagnostics"]["by"]["groups"]}
+    # examples/wide.csv: 600 items over six weeks of 100
+    assert all(row[1] == "100" for row in groups.values())

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from planner.errors import InvalidInput
 from planner.web.page import Download, Field, Page, PageResult, Progress
 from planner.web.pages import shared
 from planner.web.reproduce import command_line
@@ -36,6 +37,7 @@ FIELDS = (
     Field("not_demonstrated_below", "Not demonstrated below", "number", "0.4"),
     Field("demonstrated_at", "Demonstrated at", "number", "0.65"),
     Field("kappa_method", "Cohen's kappa interval", "text", None),
+    Field("by", "Grouping column (agreement per group)", "text", None),
     Field("n_boot", "Bootstrap resamples", "integer", "1000"),
     Field("seed", "Seed", "integer", "1"),
 )  # fmt: skip
@@ -43,7 +45,7 @@ NAMES = tuple(f.name for f in FIELDS)
 FIELD_OF = {"confidence_level": "confidence", "ratings": "labels", "contested": "labels"}
 MEASURE_FIELDS = (
     "positive", "level", "decide_on", "not_demonstrated_below", "demonstrated_at",
-    "kappa_method", "n_boot",
+    "kappa_method", "n_boot", "by",
 )  # fmt: skip
 
 
@@ -55,6 +57,8 @@ def read_options(values: Mapping[str, Any]) -> Any:
     for key in ("annotator_cols", "missing"):
         if key in given:
             given[key] = tuple(given[key])
+    if values.get("by") is not None:
+        given["by"] = (values["by"],)
     order = values.get("order")
     if order is not None:
         given["order"] = tuple(part.strip() for part in str(order).split(","))
@@ -77,12 +81,22 @@ def measured(values: Mapping[str, Any], content: bytes | None, progress: Progres
     shown = shared.upload_name("labels", values)
     with shared.uploaded(content, "labels", values.get("file_format")) as path:
         with shared.field_errors(NAMES, "labels", FIELD_OF, upload=(path, shown)):
-            ratings, engine, _ = read_with_engine(path, read_options(values), engine="auto")
+            try:
+                ratings, engine, _ = read_with_engine(path, read_options(values), engine="auto")
+            except InvalidInput as exc:
+                raise _on_by(exc, values.get("by")) from None
             ratings = replace(ratings, source=shown)
             report = measure_agreement(
                 ratings, **measure_options(values), rng=seed, progress=progress
             )
     return ratings, engine, replace(report, source=shown), seed
+
+
+def _on_by(exc: InvalidInput, by: str | None) -> InvalidInput:
+    """A reader's refusal of the file's columns that names the grouping column, on ``by``."""
+    if exc.parameter is None and by is not None and f"column(s) {by!r}" in str(exc):
+        return InvalidInput(str(exc), parameter="by", value=by)
+    return exc
 
 
 def contested_csv(ratings: Any) -> bytes:
@@ -146,6 +160,22 @@ def _annotators(report: Any) -> Any:
     return shared.table("Per annotator", ("annotator", *keys), rows, "annotators-table")
 
 
+def _cell(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return shared.whole(value) if isinstance(value, int) else shared.share(value, 3)
+
+
+def _groups(report: Any) -> tuple[Any, ...]:
+    """Agreement per group of ``by`` (none without it)."""
+    by = report.diagnostics.get("by")
+    if not by:
+        return ()
+    keys = [k for k in by["groups"][0] if k != "group"] if by["groups"] else []
+    rows = [(g["group"], *(_cell(g[k]) for k in keys)) for g in by["groups"]]
+    return (shared.table(f"Agreement by {by['column']}", ("group", *keys), rows, "groups-table"),)
+
+
 def headline_of(report: Any) -> dict[str, str]:
     """Items, the main coefficients and the decision, keyed by ``data-testid``."""
     c = report.coefficients
@@ -181,8 +211,8 @@ def compute(
         headline=headline_of(report),
         command=command_line(["agree"], cli_options(values, seed), positional=[shown]),
         python=_python(values, shown, seed),
-        tables=(_coefficients(report), _annotators(report)),
-        notes=(*notes, *ratings.notes),
+        tables=(_coefficients(report), _annotators(report), *_groups(report)),
+        notes=tuple(notes),
         document=agreement_document(
             report, input=ratings.input, engine=engine, contested_file=CONTESTED_FILE
         ),

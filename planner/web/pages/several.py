@@ -31,6 +31,14 @@ FIELDS = (
     Field("error_rate", "Error rate", "text", None, "One for all annotators, or one each."),
     Field("bias", "Bias", "text", None, "Two categories: the direction of the errors, in [-1, 1]."),
     Field(
+        "confusion",
+        "Confusion matrix",
+        "text",
+        None,
+        "Instead of error rates: P(label | true class), rows by ';' ('0.98,0.02;0.3,0.7'), "
+        "one for all annotators or one each separated by '|'.",
+    ),
+    Field(
         "metric",
         "Metric",
         "choice",
@@ -59,10 +67,20 @@ FIELD_OF = {
     "n_categories": "categories",
     "confidence_level": "confidence",
     "n_reps": "replicates",
-    "confusion": "error_rate",
 }
 #: the page's field -> the library parameter (the inverse)
 PARAMETER_OF = {v: k for k, v in FIELD_OF.items() if k != "confusion"}
+
+
+def _confusion(text: str | None) -> list[list[list[float]]] | None:
+    """The confusion matrices as ``plan --confusion`` parses them (refusals on the field)."""
+    from planner.cli.plan_raters import parse_confusion
+
+    try:
+        return parse_confusion(text)
+    except InvalidInput as exc:
+        message = str(exc).replace("--confusion", "confusion", 1)
+        raise InvalidInput(message, parameter="confusion", value=text) from None
 
 
 def library_options(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -70,6 +88,7 @@ def library_options(values: Mapping[str, Any]) -> dict[str, Any]:
     options: dict[str, Any] = {PARAMETER_OF.get(k, k): values.get(k) for k in NAMES}
     for name in ("prevalence", "error_rate", "bias"):
         options[name] = shared.numbers(values.get(name), name)
+    options["confusion"] = _confusion(values.get("confusion"))
     options.pop("seed")
     return options
 
