@@ -69,7 +69,7 @@ FIELD_OF = {
     "n_reps": "replicates",
 }
 #: the page's field -> the library parameter (the inverse)
-PARAMETER_OF = {v: k for k, v in FIELD_OF.items() if k != "confusion"}
+PARAMETER_OF = {v: k for k, v in FIELD_OF.items()}
 
 
 def _confusion(text: str | None) -> list[list[list[float]]] | None:
