@@ -9,18 +9,23 @@ from bytes. Small replicate counts and fixed seeds keep them fast.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import shlex
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from planner.cli.commands import app
 from planner.errors import InvalidInput
 from planner.web.page import Page, PageResult, parse_values
-from planner.web.pages import PAGES, agree, alt_test, designs, pilot, schedule, several
+from planner.web.pages import PAGES, agree, alt_test, designs, pilot, schedule, several, shared
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -129,6 +134,30 @@ def test_designs_page_reads_the_strata_table() -> None:
         {"name": "hard", "share": 0.2, "prevalence": 0.4, "error_rate": [0.08, 0.06]},
         {"name": "easy", "share": 0.8, "prevalence": 0.05, "error_rate": 0.02},
     ]
+
+
+@given(st.text())
+def test_any_text_survives_the_scenario_file(text: str) -> None:
+    assert tomllib.loads(f"key = {shared.toml_value(text)}")["key"] == text
+
+
+names = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), min_size=1).map(
+    str.strip
+)
+
+
+@given(st.lists(names.filter(bool), min_size=2, max_size=5, unique=True))
+def test_the_strata_table_is_the_scenarios_strata(strata: list[str]) -> None:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(["name", "size", "prevalence", "error_rate"])
+    for i, name in enumerate(strata, start=1):
+        writer.writerow([name, i, 0.1, "0.02;0.04"])
+    toml = designs.scenario_toml({"strata": buffer.getvalue(), "seed": 1})
+    read = tomllib.loads(toml)["strata"]
+    assert [s["name"] for s in read] == strata
+    assert [s["size"] for s in read] == list(range(1, len(strata) + 1))
+    assert all(s["error_rate"] == [0.02, 0.04] for s in read)
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 import secrets
 import tempfile
@@ -267,10 +266,18 @@ def python_call(lines: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# what a TOML basic string may not hold raw: the quote, the backslash, control characters
+_TOML_ESCAPES = re.compile(r'["\\\x00-\x1f\x7f]')
+
+
+def _toml_escape(found: re.Match[str]) -> str:
+    return f"\\u{ord(found.group()):04x}"
+
+
 def toml_value(value: Any) -> str:
     """A value as TOML: text quoted, numbers in their shortest form, lists bracketed."""
     if isinstance(value, str):
-        return json.dumps(value)  # a TOML basic string (JSON escapes are TOML's)
+        return '"' + _TOML_ESCAPES.sub(_toml_escape, value) + '"'  # a TOML basic string
     if isinstance(value, list | tuple):
         return "[" + ", ".join(toml_value(v) for v in value) + "]"
     return option_text(value)
