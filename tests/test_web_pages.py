@@ -489,3 +489,14 @@ def test_agree_page_by_a_column_gives_agrees_groups(in_tmp: Path) -> None:
     assert set(groups) == {g["group"] for g in cli["diagnostics"]["by"]["groups"]}
     # examples/wide.csv: 600 items over six weeks of 100
     assert all(row[1] == "100" for row in groups.values())
+
+
+def test_pilot_page_with_three_annotators_plans_from_their_fit(in_tmp: Path) -> None:
+    labels = (EXAMPLES / "wide.csv").read_bytes()  # alice, bob and carol
+    query = {**PILOT_QUERY, "positive": "unsupported"}
+    result = computed(pilot.PAGE, query, {"pilot": labels})
+    (in_tmp / "pilot.csv").write_bytes(labels)
+    cli = run_command(result)
+    assert number(result.headline["items"]) == cli["recommendation"]["items"]
+    assert cli["pilot"]["pair"] is None and cli["pilot"]["annotators"] == ["alice", "bob", "carol"]
+    assert dict(result.tables[0].rows)["annotators"] == "alice, bob, carol"
