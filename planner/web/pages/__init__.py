@@ -1,1 +1,14 @@
-"""One module per page of the planning app; each exposes ``PAGE``, a ``planner.web.page.Page``."""
+"""One module per page of the planning app; each exposes ``PAGE``, a ``planner.web.page.Page``.
+
+:data:`PAGES` is the registry the server serves, in the order of its navigation.
+"""
+
+from __future__ import annotations
+
+from planner.web.page import Page
+from planner.web.pages import budget, plan
+
+PAGES: tuple[Page, ...] = (
+    plan.PAGE,
+    budget.PAGE,
+)

@@ -1,0 +1,147 @@
+"""The Plan page: ``plan`` in a browser (the pair model in any of its four forms, the target,
+the costs) and its answer: items, union positives, person-hours, cost, the assurance curve,
+the worst case and the stop rule."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from planner.web import plan_fields
+from planner.web.figures import png
+from planner.web.page import Figure, Page, PageResult, Progress, Table
+
+
+def number(value: float | None, digits: int = 1) -> str:
+    """A value as the page shows it: thousands separated, ``—`` when there is none."""
+    return "—" if value is None else f"{value:,.{digits}f}"
+
+
+def _answer_table(document: Mapping[str, Any]) -> Table:
+    rows = []
+    for metric, r in document["results"].items():
+        interval = r["interval"]
+        rows.append(
+            (
+                metric,
+                f"{r['items']:,}",
+                number(r["union_positives"]),
+                number(r["budget"]["person_hours"]),
+                f"{r['half_width']['median']:.4f}",
+                f"{interval['lower']:.3f} – {interval['upper']:.3f}",
+                f"{r['assurance']:.3f}",
+            )
+        )
+    columns = ("metric", "items", "union positives", "person-hours", "median half-width")
+    return Table(
+        "The answer, per metric",
+        (*columns, "typical interval", "assurance"),
+        tuple(rows),
+        "answer",
+    )
+
+
+def _robust_table(document: Mapping[str, Any]) -> Table | None:
+    worst, stop = document.get("worst_case"), document.get("stop_rule")
+    rows = []
+    if worst:
+        rows.append(
+            ("worst case: union positives", f"{worst['union_positives_wilson_every_outcome']:,}")
+        )
+        rows.append(
+            (
+                "worst case: items, person-hours",
+                f"{worst['items_at_model_union_rate']:,}, {number(worst['person_hours'])} h",
+            )
+        )
+    if stop:
+        rows.append(
+            ("stop rule: label until this many union positives", f"{stop['union_positives']:,}")
+        )
+        rows.append(
+            (
+                "stop rule: expected items, person-hours",
+                f"{stop['expected_items']:,.0f}, {number(stop['person_hours_expected'])} h",
+            )
+        )
+    if not rows:
+        return None
+    return Table("PSA without trusting the model", ("quantity", "value"), tuple(rows), "robust")
+
+
+def _model_table(document: Mapping[str, Any]) -> Table:
+    model = document["model"]
+    keys = ("source", "union_rate", "psa", "kappa", "positive_rate_a", "positive_rate_b")
+    rows = tuple(
+        (k.replace("_", " "), v if isinstance(v, str) else f"{v:.4g}")
+        for k in keys
+        if (v := model.get(k)) is not None
+    )
+    return Table("The annotator pair", ("quantity", "value"), rows, "model")
+
+
+def _curve_figure(result: Any) -> Figure | None:
+    if not result.curve:
+        return None
+    from planner.output.plot_curve import assurance_curve_figure
+
+    s = result.settings
+    image = png(assurance_curve_figure, result.curve, s.width, s.assurance, result.items)
+    alt = (
+        f"Assurance P(half-width <= {s.width:g}) against items labelled; "
+        f"the plan: {result.items:,} items for assurance {s.assurance:g}"
+    )
+    return Figure("assurance-curve", image, alt)
+
+
+def headline(result: Any, document: Mapping[str, Any]) -> dict[str, str]:
+    """The Plan page's headline values (their ``data-testid`` keys) from the plan."""
+    recommendation = document["recommendation"]
+    deciding = document["results"][recommendation["metric"]]
+    budget = recommendation["budget"]
+    return {
+        "items": f"{result.items:,}",
+        "union-positives": number(recommendation["union_positives"]),
+        "person-hours": number(budget["person_hours"]),
+        "cost": number(budget["cost"], 0),
+        "assurance": f"{deciding['assurance']:.3f}",
+    }
+
+
+def compute(
+    values: Mapping[str, Any], files: Mapping[str, bytes], progress: Progress | None
+) -> PageResult:
+    """Plan the study the values describe, with the assurance curve."""
+    result, options, notes = plan_fields.run({**values, "curve": True}, files, progress)
+    document = result.to_dict()
+    pilot = values.get("pilot") if "pilot" in files else None
+    tables = [t for t in (_answer_table(document), _robust_table(document)) if t is not None]
+    figure = _curve_figure(result)
+    return PageResult(
+        headline=headline(result, document),
+        command=plan_fields.plan_command(options, pilot),
+        python=plan_fields.python_code(options, pilot),
+        toml=plan_fields.scenario_toml({k: v for k, v in options.items() if k != "curve"}, pilot),
+        tables=(*tables, _model_table(document)),
+        figures=(figure,) if figure else (),
+        notes=tuple(notes) + tuple(result.notes),
+        document=document,
+    )
+
+
+PAGE = Page(
+    slug="plan",
+    title="Plan",
+    summary=(
+        "How many items two annotators must label so that the agreement's interval is as "
+        "narrow as you need: give the pair in one of its forms (prevalence with error rates, "
+        "a target PSA or kappa, the union rate with PSA, or a pilot), the target and the costs."
+    ),
+    fields=(
+        *plan_fields.MODEL_FIELDS,
+        *plan_fields.TARGET_FIELDS,
+        *plan_fields.COST_FIELDS,
+        plan_fields.SEED_FIELD,
+    ),
+    compute=compute,
+)
