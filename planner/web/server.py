@@ -20,6 +20,8 @@ import ipaddress
 import logging
 import re
 import socket
+import threading
+import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -104,6 +106,11 @@ def safe_filename(name: str | None) -> str:
     return base or "upload"
 
 
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
 class PlannerApp:
     """The app's pages, its runner and its routes (one instance per server)."""
 
@@ -160,8 +167,10 @@ class PlannerApp:
         job = self.runner.compute(page, values, {k: v[1] for k, v in files.items()})
         job.context = page
         assert job.future is not None
+        waiter = asyncio.wrap_future(job.future)
+        waiter.add_done_callback(_retrieved)  # its outcome is read from job.future
         try:
-            await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(job.future)), wait)
+            await asyncio.wait_for(asyncio.shield(waiter), wait)
         except TimeoutError:
             return {"status": "running", "job": job.id, "done": job.done, "total": job.total}
         except Exception:  # the job's own error: reported by _finished
@@ -307,3 +316,45 @@ def serve(sock: socket.socket, upload_limit_mb: float = UPLOAD_LIMIT_MB) -> None
 
     config = uvicorn.Config(create_app(upload_limit_mb=upload_limit_mb), log_level="warning")
     uvicorn.Server(config).run(sockets=[sock])
+
+
+class BackgroundServer:
+    """The app served from a thread on a free port, for tests and automation.
+
+    >>> with BackgroundServer() as server:  # doctest: +SKIP
+    ...     server.url
+    'http://127.0.0.1:53411/'
+    """
+
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        upload_limit_mb: float = UPLOAD_LIMIT_MB,
+        pages: Sequence[Page] | None = None,
+    ) -> None:
+        import uvicorn
+
+        self.socket = bind(host, port)
+        self.url = f"http://{host}:{self.socket.getsockname()[1]}/"
+        app = create_app(pages, upload_limit_mb)
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> BackgroundServer:
+        self._thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True
+        )
+        self._thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise RuntimeError("the app did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self.socket.close()
