@@ -58,21 +58,23 @@ def test_the_link_of_the_issue_shows_1280_items_without_javascript(server):
 
 
 def test_twenty_concurrent_sessions_each_get_their_own_answer(server):
-    questions = [(p, w) for p in (0.06, 0.1) for w in (0.09, 0.12)] * 5  # 20 sessions
-    expected = {q: library_items(*q) for q in set(questions)}
+    # each session its own question: h person-hours at 2 annotators x 90 s buy h * 3600 / 180
+    # items, and its own prevalence (the Budget page runs a whole plan for each)
+    questions = [(10 + i, 0.05 + 0.005 * i) for i in range(20)]
 
     def session(question):
-        p, w = question
-        body = answer(server.url, "plan", {"prevalence": str(p), "width": str(w), "seed": "1"})
-        return question, body
+        hours, prevalence = question
+        data = {"prevalence": f"{prevalence:g}", "hours": str(hours), "seed": str(hours)}
+        return question, answer(server.url, "budget", data)
 
     with ThreadPoolExecutor(max_workers=20) as pool:
         results = list(pool.map(session, questions))
     assert len(results) == 20
-    for (p, w), body in results:
+    for (hours, prevalence), body in results:
         assert body["status"] == "done", body
-        assert body["headline"]["items"] == f"{expected[(p, w)]:,}"
-        assert dict(parse_qsl(body["query"]))["prevalence"] == str(p)
+        assert body["headline"]["items"] == f"{hours * 20:,}"
+        state = dict(parse_qsl(body["query"]))
+        assert state["prevalence"] == f"{prevalence:g}" and state["seed"] == str(hours)
 
 
 def test_a_bad_value_is_an_error_beside_its_field_in_parameter_words(server):
@@ -157,7 +159,9 @@ def _slow_page(started: threading.Event) -> Page:
             time.sleep(0.01)
         return PageResult(headline={"items": "never"}, command="", python="")
 
-    return Page("slow", "Slow", "ten seconds of steps", (Field("seed", "Seed", "integer"),), compute)
+    return Page(
+        "slow", "Slow", "ten seconds of steps", (Field("seed", "Seed", "integer"),), compute
+    )
 
 
 def test_a_cancelled_job_stops_at_its_next_step():
