@@ -101,6 +101,15 @@ def wait_text(driver, testid, expected):
     return WebDriverWait(driver, WAIT, ignored_exceptions=()).until(shown)
 
 
+def wait_done(driver):
+    """Wait for the whole result (the headline shows first, the figures after)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, WAIT).until(
+        lambda d: by_testid(d, "result").get_attribute("data-state") == "done"
+    )
+
+
 def retype(driver, testid, text):
     from selenium.webdriver.common.keys import Keys
 
@@ -156,6 +165,7 @@ def test_a_bad_value_shows_its_error_beside_the_field(server, browser):
 def test_the_figures_decode(server, browser):
     browser.get(server.url + "plan?prevalence=0.08")
     wait_text(browser, "items", "1,280")
+    wait_done(browser)
     image = by_testid(browser, "figure-assurance-curve")
     assert (
         browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth", image)
@@ -170,12 +180,14 @@ def test_an_uploaded_pilot_gives_plan_pilots_answer(server, browser):
     expected = cli_json("planner plan --pilot examples/pilot.csv --seed 1")
     items = f"{expected['recommendation']['items']:,}"
     assert wait_text(browser, "items", items)
+    wait_done(browser)
     assert "--pilot pilot.csv" in by_testid(browser, "command").text
 
 
 def test_the_shown_command_run_gives_the_pages_number(server, browser):
     browser.get(server.url + "plan?prevalence=0.05&error_rate=0.03,0.05&width=0.1&hourly_rate=40")
-    items = wait_text(browser, "items", lambda t: t[:1].isdigit())
+    wait_done(browser)
+    items = by_testid(browser, "items").text
     cost = by_testid(browser, "cost").text
     document = cli_json(by_testid(browser, "command").text)
     recommendation = document["recommendation"]

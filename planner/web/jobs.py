@@ -62,24 +62,44 @@ class ResultCache:
                 self._items.popitem(last=False)
 
 
+class Computation:
+    """One computation of a page for one cache key, shared by every job that asks for it
+    while it runs; it stops (at its next step) once every one of those jobs is cancelled."""
+
+    def __init__(self) -> None:
+        self.jobs: list[Job] = []
+        self.done = 0
+        self.total = 0
+        self.future: Future[PageResult] | None = None
+
+    def progress(self, done: int, total: int) -> None:
+        """The progress callback handed to ``Page.compute``; raises once all cancelled."""
+        if self.jobs and all(job.cancel.is_set() for job in self.jobs):
+            raise Cancelled("cancelled")
+        self.done, self.total = done, total
+
+
 @dataclass
 class Job:
-    """One computation in flight: its progress, its cancel flag and, at the end, its future."""
+    """One request's view of a computation: its cancel flag, and the computation's future."""
 
     id: str
     future: Future[PageResult] | None = None
-    done: int = 0
-    total: int = 0
     cancel: threading.Event = field(default_factory=threading.Event)
     finished_at: float | None = None
     #: what the server needs to answer for the job (the page it computes)
     context: Any = None
+    computation: Computation | None = None
 
-    def progress(self, done: int, total: int) -> None:
-        """The progress callback handed to ``Page.compute``; raises once cancelled."""
-        if self.cancel.is_set():
-            raise Cancelled("cancelled")
-        self.done, self.total = done, total
+    @property
+    def done(self) -> int:
+        """Steps done so far."""
+        return self.computation.done if self.computation else 0
+
+    @property
+    def total(self) -> int:
+        """Steps in all (0 while unknown)."""
+        return self.computation.total if self.computation else 0
 
 
 class Runner:
@@ -89,40 +109,52 @@ class Runner:
         self.cache = cache or ResultCache()
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="planner-page")
         self._jobs: dict[str, Job] = {}
+        self._running: dict[Hashable, Computation] = {}
         self._lock = threading.Lock()
 
     def compute(self, page: Page, values: Mapping[str, Any], files: Mapping[str, bytes]) -> Job:
-        """Start (or answer from the cache) the page's computation; the job that holds it."""
+        """Start (join, or answer from the cache) the page's computation; the job that holds it."""
         job = Job(id=secrets.token_urlsafe(12))
         key = cache_key(page, values, files)
         cached = self.cache.get(key)
-        if cached is not None:
-            future: Future[PageResult] = Future()
-            future.set_result(cached)
-            job.future, job.finished_at = future, time.monotonic()
-        else:
-            job.future = self._pool.submit(self._run, job, key, page, values, files)
         with self._lock:
             self._forget_old()
             self._jobs[job.id] = job
+            if cached is not None:
+                job.future = Future()
+                job.future.set_result(cached)
+                job.finished_at = time.monotonic()
+                return job
+            computation = self._running.get(key)
+            if computation is None or computation.future is None or computation.future.done():
+                computation = Computation()
+                self._running[key] = computation
+                computation.future = self._pool.submit(
+                    self._run, computation, key, page, values, files
+                )
+            computation.jobs.append(job)
+            job.computation, job.future = computation, computation.future
         return job
 
     def _run(
         self,
-        job: Job,
+        computation: Computation,
         key: Hashable,
         page: Page,
         values: Mapping[str, Any],
         files: Mapping[str, bytes],
     ) -> PageResult:
         try:
-            if job.cancel.is_set():
-                raise Cancelled("cancelled")
-            result = page.compute(values, files, job.progress)
+            computation.progress(0, 0)
+            result = page.compute(values, files, computation.progress)
             self.cache.put(key, result)
             return result
         finally:
-            job.finished_at = time.monotonic()
+            with self._lock:
+                if self._running.get(key) is computation:
+                    del self._running[key]
+                for job in computation.jobs:
+                    job.finished_at = time.monotonic()
 
     def job(self, job_id: str) -> Job | None:
         """The job with this id, or None (unknown, or forgotten after :data:`JOB_TTL`)."""

@@ -100,6 +100,8 @@ class Page:
     ``compute(values, files, progress)`` receives the values parsed by :func:`parse_values`
     (absent fields as ``None``), the uploaded files by field name, and a progress callback
     ``progress(done, total)`` for long computations (``None`` when nobody listens).
+    A ``file`` field's value is the uploaded file's base name (reduced to safe characters),
+    or ``None`` when nothing was uploaded; its content is ``files[name]``.
     """
 
     slug: str
@@ -107,6 +109,9 @@ class Page:
     summary: str
     fields: tuple[Field, ...]
     compute: Compute
+    #: optional: a quick part of ``compute`` (the headline without the slow figures), shown
+    #: while the whole result is computed
+    preview: Compute | None = None
 
 
 def _parse_one(spec: Field, text: str) -> Any:

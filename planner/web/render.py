@@ -166,9 +166,15 @@ def message_html(text: str, testid: str = "error") -> str:
 
 
 def document_html(
-    page: Page, pages: Sequence[Page], form: str, result: str, asset_version: str
+    page: Page,
+    pages: Sequence[Page],
+    form: str,
+    result: str,
+    asset_version: str,
+    state: str = "done",
 ) -> str:
-    """The whole HTML document of a page: navigation, the form, the result."""
+    """The whole HTML document of a page: navigation, the form, the result (its ``state``:
+    ``done``, ``error``, or ``preview`` while the page's script fetches the rest)."""
     nav = "".join(
         f'<a href="/{p.slug}"{" aria-current=page" if p.slug == page.slug else ""}>'
         f"{escape(p.title)}</a>"
@@ -183,7 +189,8 @@ def document_html(
         f'<header><strong>planner</strong><nav aria-label="pages">{nav}</nav></header>'
         f'<main><h1>{escape(page.title)}</h1><p class="summary">{escape(page.summary)}</p>'
         f'<div class="layout"><section class="inputs">{form}</section>'
-        f'<section id="result" class="result" aria-live="polite" data-testid="result">'
+        f'<section id="result" class="result" aria-live="polite" data-testid="result" '
+        f'data-state="{escape(state)}">'
         f"{result}</section></div></main></body></html>"
     )
 

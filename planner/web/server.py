@@ -23,6 +23,7 @@ import socket
 import threading
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -45,6 +46,8 @@ STATIC = Path(__file__).parent / "static"
 UPLOAD_LIMIT_MB = 20.0
 #: seconds ``POST /api/<page>`` waits for an answer before handing back a job to poll
 ANSWER_WAIT = 1.0
+#: seconds to wait for the whole result before computing a page's quick preview
+PREVIEW_WAIT = 0.05
 _FLAG = re.compile(r"--([a-z][a-z0-9-]*)")
 
 
@@ -111,6 +114,22 @@ def _retrieved(future: asyncio.Future[Any]) -> None:
         future.exception()
 
 
+async def _finishes(job: Job, wait: float | None) -> bool:
+    """Whether the job ends within ``wait`` seconds (None: wait for it)."""
+    assert job.future is not None
+    if job.future.done():
+        return True
+    waiter = asyncio.wrap_future(job.future)
+    waiter.add_done_callback(_retrieved)  # its outcome is read from job.future
+    try:
+        await asyncio.wait_for(asyncio.shield(waiter), wait)
+    except TimeoutError:
+        return False
+    except Exception:  # the job's own error: reported by _finished
+        pass
+    return True
+
+
 class PlannerApp:
     """The app's pages, its runner and its routes (one instance per server)."""
 
@@ -164,18 +183,24 @@ class PlannerApp:
         for spec in page.fields:  # a file field's value: the uploaded file's safe base name
             if spec.kind == "file":
                 values[spec.name] = files[spec.name][0] if spec.name in files else None
-        job = self.runner.compute(page, values, {k: v[1] for k, v in files.items()})
+        contents = {k: v[1] for k, v in files.items()}
+        job = self.runner.compute(page, values, contents)
         job.context = page
-        assert job.future is not None
-        waiter = asyncio.wrap_future(job.future)
-        waiter.add_done_callback(_retrieved)  # its outcome is read from job.future
-        try:
-            await asyncio.wait_for(asyncio.shield(waiter), wait)
-        except TimeoutError:
-            return {"status": "running", "job": job.id, "done": job.done, "total": job.total}
-        except Exception:  # the job's own error: reported by _finished
-            pass
-        return self._finished(page, job)
+        if await _finishes(job, wait if page.preview is None else PREVIEW_WAIT):
+            return self._finished(page, job)
+        running = {"status": "running", "job": job.id, "done": job.done, "total": job.total}
+        if page.preview is not None:  # the quick part while the rest is computed
+            quick = replace(page, slug=page.slug + "#preview", compute=page.preview, preview=None)
+            preview = self.runner.compute(quick, values, contents)
+            if await _finishes(preview, wait):
+                shown = self._finished(page, preview)
+                if shown["status"] != "done":
+                    return shown  # an input error shows at once
+                running["html"] = shown["html"]
+                running["headline"] = shown["headline"]
+            if await _finishes(job, 0):
+                return self._finished(page, job)
+        return running
 
     # ------------------------------------------------------------------ routes
     def _page(self, request: Request) -> Page | None:
@@ -190,14 +215,17 @@ class PlannerApp:
             return HTMLResponse(message_html("no such page", "not-found"), status_code=404)
         query = dict(request.query_params)
         answer = await self.answer(page, query, {}, wait=None)
-        if answer["status"] == "done":
+        state = answer["status"]
+        if "html" in answer:  # done, or the preview while the rest is computed
             result = answer["html"]
-        elif answer["error"]:
+            state = "done" if state == "done" else "preview"
+        elif answer.get("error"):
             result = message_html(answer["error"])
         else:
             result = message_html("Correct the value marked beside its field.", "hint")
-        form = form_html(page, query, answer["errors"])
-        body = document_html(page, list(self.pages.values()), form, result, self.asset_version)
+        form = form_html(page, query, answer.get("errors", {}))
+        pages = list(self.pages.values())
+        body = document_html(page, pages, form, result, self.asset_version, state)
         return HTMLResponse(body)
 
     async def _read_form(

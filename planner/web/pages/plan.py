@@ -112,7 +112,20 @@ def compute(
     values: Mapping[str, Any], files: Mapping[str, bytes], progress: Progress | None
 ) -> PageResult:
     """Plan the study the values describe, with the assurance curve."""
-    result, options, notes = plan_fields.run({**values, "curve": True}, files, progress)
+    return _plan_page(values, files, progress, curve=True)
+
+
+def preview(
+    values: Mapping[str, Any], files: Mapping[str, bytes], progress: Progress | None
+) -> PageResult:
+    """The plan without its assurance curve (the headline, at once)."""
+    return _plan_page(values, files, progress, curve=False)
+
+
+def _plan_page(
+    values: Mapping[str, Any], files: Mapping[str, bytes], progress: Progress | None, curve: bool
+) -> PageResult:
+    result, options, notes = plan_fields.run({**values, "curve": curve or None}, files, progress)
     document = result.to_dict()
     pilot = values.get("pilot") if "pilot" in files else None
     tables = [t for t in (_answer_table(document), _robust_table(document)) if t is not None]
@@ -144,4 +157,5 @@ PAGE = Page(
         plan_fields.SEED_FIELD,
     ),
     compute=compute,
+    preview=preview,
 )

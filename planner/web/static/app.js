@@ -65,6 +65,11 @@
       history.replaceState(null, "", location.pathname + search);
     }
     if (answer.status === "running") {
+      if (answer.html) { // the quick part: the headline while the figures are drawn
+        showErrors({});
+        result.innerHTML = answer.html;
+        result.dataset.state = "preview";
+      }
       currentJob = answer.job || currentJob;
       busy(true, answer);
       setTimeout(function () { poll(currentJob, mine); }, 200);
@@ -115,11 +120,16 @@
     event.preventDefault();
     compute();
   });
+  if (result.dataset.state === "preview") compute(); // the server sent the quick part
   cancelButton.addEventListener("click", function () {
     const job = currentJob;
     generation += 1;
     busy(false);
-    message("Cancelled.", "cancelled");
+    const line = document.createElement("p");
+    line.className = "message";
+    line.dataset.testid = "cancelled";
+    line.textContent = "Cancelled: the figures and tables below may be missing or older.";
+    result.prepend(line);
     if (job) fetch("/api/jobs/" + encodeURIComponent(job) + "/cancel", { method: "POST" });
   });
 })();
