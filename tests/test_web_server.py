@@ -199,3 +199,16 @@ def test_an_uploaded_name_never_names_a_path():
     assert safe_filename("../../etc/passwd") == "passwd"
     assert safe_filename("C:\\Users\\me\\pilot labels.csv").endswith("pilot_labels.csv")
     assert "/" not in safe_filename("/tmp/x/..") and safe_filename(None) == "upload"
+
+
+def test_the_plan_pages_report_is_planner_reports_page_for_its_scenario(server):
+    body = answer(server.url, "plan", {"prevalence": "0.08", "seed": "1"})
+    link = re.search(r'href="(/plan/report\?[^"]*)" data-testid="download-report"', body["html"])
+    assert link is not None
+    response = httpx.get(server.url + link.group(1).lstrip("/").replace("&amp;", "&"), timeout=300)
+    assert response.status_code == 200 and "attachment" in response.headers["content-disposition"]
+    assert "1,280" in response.text and "<html" in response.text.lower()
+    refused = httpx.get(server.url + "plan/report?prevalence=2", timeout=60)
+    assert (
+        refused.status_code == 400 and "(0, 1)" in refused.text and "Traceback" not in refused.text
+    )

@@ -112,6 +112,9 @@ class Page:
     #: optional: a quick part of ``compute`` (the headline without the slow figures), shown
     #: while the whole result is computed
     preview: Compute | None = None
+    #: optional: the page's report for its values (an HTML :class:`Download`), built only
+    #: when asked for, from the URL's values (not for uploads)
+    report: Callable[[Mapping[str, Any]], Download] | None = None
 
 
 def _parse_one(spec: Field, text: str) -> Any:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import InvalidInput, PlannerError
-from planner.web.page import Field, Progress
+from planner.web.page import Download, Field, Progress
 from planner.web.reproduce import command_line, option_text
 
 #: the pair model, in its four forms (give one): annotators, union rate with PSA, a target
@@ -171,3 +171,23 @@ def run(
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
     return result, options, notes + said
+
+
+def report(values: Mapping[str, Any]) -> Download:
+    """The report ``planner report`` writes for the scenario of these values (its HTML page,
+    self-contained), built in a private temporary folder that is removed afterwards."""
+    from planner.output.report import write_report
+
+    options = plan_values(values)
+    seed = options.get("seed")
+    if seed is None:
+        seed = options["seed"] = secrets.randbelow(2**31)
+    folder = Path(tempfile.mkdtemp(prefix="planner-report-"))
+    try:
+        scenario = folder / "from-the-app.toml"
+        scenario.write_text(scenario_toml(options, None), encoding="utf-8")
+        written = write_report(scenario, folder / "reports", rng=seed)
+        content = (written / "report.html").read_bytes()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return Download("report.html", "text/html; charset=utf-8", content)

@@ -116,8 +116,10 @@ def _reproduce(result: PageResult) -> str:
     return "".join(parts)
 
 
-def _downloads(result: PageResult) -> str:
+def _downloads(result: PageResult, report: str | None) -> str:
     links = []
+    if report is not None:
+        links.append(f'<a href="{escape(report)}" data-testid="download-report">report (HTML)</a>')
     if result.document:
         body = json.dumps(result.document, indent=2).encode()
         uri = _data_uri("application/json", body)
@@ -136,8 +138,9 @@ def _downloads(result: PageResult) -> str:
     return '<h3>Downloads</h3><p class="downloads">' + " ".join(links) + "</p>"
 
 
-def result_html(result: PageResult) -> str:
-    """The result: headline values, notes, tables, figures, how to reproduce it, downloads."""
+def result_html(result: PageResult, report: str | None = None) -> str:
+    """The result: headline values, notes, tables, figures, how to reproduce it, downloads
+    (``report``: the address of its report, built on request)."""
     cards = "".join(
         f'<div class="value"><dt>{escape(_label(k))}</dt>'
         f'<dd data-testid="{escape(k)}">{escape(v)}</dd></div>'
@@ -156,7 +159,7 @@ def result_html(result: PageResult) -> str:
         + "".join(_table(t) for t in result.tables)
         + figures
         + _reproduce(result)
-        + _downloads(result)
+        + _downloads(result, report)
     )
 
 

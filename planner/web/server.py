@@ -144,8 +144,9 @@ class PlannerApp:
         self.asset_version = digest.hexdigest()[:10]
 
     # ------------------------------------------------------------------ computing
-    def _finished(self, page: Page, job: Job) -> dict[str, Any]:
-        """The answer of a finished job: the result, the errors beside fields, or one line."""
+    def _finished(self, page: Page, job: Job, report: str | None = None) -> dict[str, Any]:
+        """The answer of a finished job: the result, the errors beside fields, or one line
+        (``report``: the address of the result's report, when the page writes one)."""
         assert job.future is not None
         try:
             result = job.future.result()
@@ -163,7 +164,7 @@ class PlannerApp:
             "errors": {},
             "error": "",
             "headline": dict(result.headline),
-            "html": result_html(result),
+            "html": result_html(result, report),
         }
 
     async def answer(
@@ -185,9 +186,12 @@ class PlannerApp:
                 values[spec.name] = files[spec.name][0] if spec.name in files else None
         contents = {k: v[1] for k, v in files.items()}
         job = self.runner.compute(page, values, contents)
-        job.context = page
+        report = None
+        if page.report is not None and not files:  # a report is built from the URL alone
+            report = f"/{page.slug}/report?{canonical_query(page, query)}"
+        job.context = (page, report)
         if await _finishes(job, wait if page.preview is None else PREVIEW_WAIT):
-            return self._finished(page, job)
+            return self._finished(page, job, report)
         running = {"status": "running", "job": job.id, "done": job.done, "total": job.total}
         if page.preview is not None:  # the quick part while the rest is computed
             quick = replace(page, slug=page.slug + "#preview", compute=page.preview, preview=None)
@@ -199,7 +203,7 @@ class PlannerApp:
                 running["html"] = shown["html"]
                 running["headline"] = shown["headline"]
             if await _finishes(job, 0):
-                return self._finished(page, job)
+                return self._finished(page, job, report)
         return running
 
     # ------------------------------------------------------------------ routes
@@ -274,13 +278,38 @@ class PlannerApp:
         answer["query"] = canonical_query(page, query)
         return JSONResponse(answer)
 
+    async def report(self, request: Request) -> Response:
+        """The page's report for the URL's values, built on request (an HTML download)."""
+        page = self._page(request)
+        if page is None or page.report is None:
+            return HTMLResponse(message_html("no such report", "not-found"), status_code=404)
+        try:
+            values = parse_values(page, dict(request.query_params))
+            loop = asyncio.get_running_loop()
+            download = await loop.run_in_executor(None, page.report, values)
+        except InvalidInput as exc:
+            errors, general = field_errors(page, exc)
+            line = general or next(iter(errors.values()))
+            return HTMLResponse(message_html(line), status_code=400)
+        except Exception as exc:  # one line here, the rest in the log
+            LOG.exception("report of %s failed", page.slug)
+            line = f"internal error ({type(exc).__name__}): {exc}".splitlines()[0]
+            return HTMLResponse(message_html(line + " (logged by the server)"), status_code=500)
+        disposition = f'attachment; filename="{safe_filename(download.filename)}"'
+        return Response(
+            download.content,
+            media_type=download.media_type,
+            headers={"content-disposition": disposition},
+        )
+
     async def job(self, request: Request) -> Response:
         job = self.runner.job(request.path_params["job_id"])
         if job is None or job.future is None:
             return JSONResponse({"status": "error", "error": "no such job"}, status_code=404)
         if not job.future.done():
             return JSONResponse({"status": "running", "done": job.done, "total": job.total})
-        return JSONResponse(self._finished(job.context, job))
+        page, report = job.context
+        return JSONResponse(self._finished(page, job, report))
 
     async def cancel(self, request: Request) -> Response:
         job = self.runner.job(request.path_params["job_id"])
@@ -297,6 +326,7 @@ class PlannerApp:
             Route("/api/jobs/{job_id}/cancel", self.cancel, methods=["POST"]),
             Route("/api/{slug}", self.api, methods=["POST"]),
             Route("/{slug}", self.page),
+            Route("/{slug}/report", self.report),
         ]
 
 

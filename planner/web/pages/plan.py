@@ -158,4 +158,5 @@ PAGE = Page(
     ),
     compute=compute,
     preview=preview,
+    report=plan_fields.report,
 )
