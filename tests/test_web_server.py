@@ -7,6 +7,7 @@ import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from urllib.parse import parse_qsl
 
 import pytest
@@ -212,3 +213,11 @@ def test_the_plan_pages_report_is_planner_reports_page_for_its_scenario(server):
     assert (
         refused.status_code == 400 and "(0, 1)" in refused.text and "Traceback" not in refused.text
     )
+
+
+def test_an_uploaded_pilots_errors_name_the_file_as_uploaded_never_a_server_path(server):
+    content = (Path(__file__).parent.parent / "examples" / "labels.csv").read_bytes()
+    files = {"pilot": ("labels.csv", content, "text/csv")}
+    body = answer(server.url, "plan", {"positive": "nope", "seed": "1"}, files)
+    assert set(body["errors"]) == {"positive"}
+    assert "labels.csv" in body["errors"]["positive"] and "planner-app-" not in str(body)

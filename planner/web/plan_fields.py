@@ -39,6 +39,8 @@ MODEL_FIELDS = (
     Field(
         "pilot", "Pilot label file", "file", help="Instead: a pilot's labels (CSV, TSV, Parquet)."
     ),
+    Field("positive", "Positive label", "text", help="With a pilot: the label that counts."),
+    Field("pair", "Annotator pair", "text", help="With a pilot of 3+ annotators: A,B."),
 )
 TARGET_FIELDS = (
     Field("width", "Half-width", "number", "0.08", "Target half-width of the interval."),
@@ -93,6 +95,8 @@ def plan_values(values: Mapping[str, Any]) -> dict[str, Any]:
             and float(_DEFAULTS[name] or "nan") == value
         ):
             continue
+        if name == "pair":
+            value = tuple(part.strip() for part in value.split(","))
         given[name] = _numbers(name, value) if name in _LISTS else value
     return given
 
@@ -114,6 +118,11 @@ def scenario_toml(options: Mapping[str, Any], pilot_name: str | None) -> str:
             body.append(f"pilot_counts = {_toml_value(options['pilot_counts'])}")
         if section == "model" and pilot_name:
             body.append(f"pilot_file = {_toml_value(pilot_name)}")
+            for key in ("positive", "pair"):
+                if key in options:
+                    value = options[key]
+                    text = ",".join(value) if isinstance(value, tuple) else value
+                    body.append(f"pilot_{key} = {_toml_value(text)}")
         if body:
             lines += ["", f"[{section}]", *body]
     return "\n".join(lines) + "\n"
@@ -166,7 +175,9 @@ def run(
         if folder is None or str(folder) not in str(exc):
             raise
         message = str(exc).replace(str(folder) + os.sep, "")
-        raise InvalidInput(message, parameter="pilot") from None
+        first = message.lstrip("-").split(" ", 1)[0]
+        parameter = first if first in ("positive", "pair") else "pilot"  # beside that field
+        raise InvalidInput(message, parameter=parameter) from None
     finally:
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
