@@ -188,6 +188,7 @@ def report(values: Mapping[str, Any]) -> Download:
     """The report ``planner report`` writes for the scenario of these values (its HTML page,
     self-contained), built in a private temporary folder that is removed afterwards."""
     from planner.output.report import write_report
+    from planner.web.figures import DRAWING
 
     options = plan_values(values)
     seed = options.get("seed")
@@ -197,7 +198,8 @@ def report(values: Mapping[str, Any]) -> Download:
     try:
         scenario = folder / "from-the-app.toml"
         scenario.write_text(scenario_toml(options, None), encoding="utf-8")
-        written = write_report(scenario, folder / "reports", rng=seed)
+        with DRAWING:  # the report's figures set matplotlib's global style
+            written = write_report(scenario, folder / "reports", rng=seed)
         content = (written / "report.html").read_bytes()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
