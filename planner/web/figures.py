@@ -12,7 +12,6 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-#: held while matplotlib draws (its rcParams are global): take it around any figure code
 #: held while matplotlib draws (its style settings are global): take it around figure code
 DRAWING = threading.Lock()
 
