@@ -209,5 +209,7 @@ def index_html(pages: Sequence[Page], asset_version: str) -> str:
         "<title>planner</title>"
         f'<link rel="stylesheet" href="/static/app.css?v={asset_version}"></head><body>'
         "<header><strong>planner</strong></header><main><h1>Plan an agreement study</h1>"
-        f"<ul class='pages'>{items}</ul></main></body></html>"
+        f"<ul class='pages'>{items}</ul>"
+        '<p>For example: <a href="/plan?prevalence=0.08&amp;width=0.08&amp;seed=1">'
+        "two annotators, prevalence 8 %, half-width 0.08</a>.</p></main></body></html>"
     )

@@ -223,6 +223,10 @@ class PlannerApp:
         if "html" in answer:  # done, or the preview while the rest is computed
             result = answer["html"]
             state = "done" if state == "done" else "preview"
+        elif not query:  # a first visit: what the page needs, as a hint, not an error
+            needs = answer.get("error") or " ".join(answer.get("errors", {}).values())
+            result = message_html(f"To start: {needs}.", "hint")
+            answer["errors"] = {}
         elif answer.get("error"):
             result = message_html(answer["error"])
         else:
