@@ -182,13 +182,21 @@ def test_a_cancelled_job_stops_at_its_next_step():
     assert state["status"] == "cancelled"
 
 
+def _state(page: Page) -> dict[str, str]:
+    """A value of each number, whole number, choice and flag field (not a default's)."""
+    texts = {"number": "0.05", "integer": "7", "flag": "1"}
+    state = {f.name: texts[f.kind] for f in page.fields if f.kind in texts}
+    state.update({f.name: f.choices[-1] for f in page.fields if f.kind == "choice"})
+    return state
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.slug)
 def test_the_url_of_a_state_gives_back_the_same_values(page):
-    query = {"prevalence": "0.05", "width": "0.1", "metric": "both", "seed": "7", "items": "300"}
-    query = {k: v for k, v in query.items() if k in {f.name for f in page.fields}}
+    query = _state(page)
     again = dict(parse_qsl(canonical_query(page, query), keep_blank_values=True))
     assert parse_values(page, again) == parse_values(page, query)
-    assert again["seed"] == "7"
+    if "seed" in query:
+        assert again["seed"] == "7"
 
 
 def test_a_field_cleared_from_its_default_stays_cleared_in_the_url():
