@@ -21,6 +21,7 @@ import pytest
 pytest.importorskip("starlette")
 
 from planner import PlanSettings, make_plan, pair_from_annotators  # noqa: E402
+from planner.web.pages import PAGES  # noqa: E402
 from planner.web.server import BackgroundServer  # noqa: E402
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -243,3 +244,20 @@ def test_the_budget_page_shows_what_hours_buy(server, browser):
     assert by_testid(browser, "cost").text == "1,200"
     retype(browser, "input-hours", "20")
     assert wait_text(browser, "items", "400")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.slug)
+def test_every_page_has_labelled_inputs_and_its_hooks(server, browser, page):
+    from selenium.webdriver.common.by import By
+
+    browser.get(server.url + page.slug)
+    by_testid(browser, "result")
+    for spec in page.fields:
+        testid = f"{spec.name}-file" if spec.kind == "file" else f"input-{spec.name}"
+        control = by_testid(browser, testid)
+        labels = browser.find_elements(
+            By.CSS_SELECTOR, f'label[for="{control.get_attribute("id")}"]'
+        )
+        assert labels and labels[0].text.strip(), spec.name
+        assert browser.find_elements(By.CSS_SELECTOR, f'[data-testid="error-{spec.name}"]')
+    assert "Traceback" not in browser.page_source
