@@ -229,3 +229,25 @@ def test_an_uploaded_pilots_errors_name_the_file_as_uploaded_never_a_server_path
     body = answer(server.url, "plan", {"positive": "nope", "seed": "1"}, files)
     assert set(body["errors"]) == {"positive"}
     assert "labels.csv" in body["errors"]["positive"] and "planner-app-" not in str(body)
+
+
+def test_calendar_days_are_those_of_the_schedule_command_the_page_names(server):
+    import json
+    import shlex
+    import subprocess
+    import sys
+
+    data = {"prevalence": "0.08", "team_size": "3", "hours_per_day": "6", "seed": "3"}
+    body = answer(server.url, "plan", data)
+    note = re.search(r"the median of (planner schedule [^(]*) \(", body["html"])
+    assert note is not None
+    words = shlex.split(note.group(1).replace("&#x27;", "'"))
+    assert words[:4] == ["planner", "schedule", "--items", "1280"]
+    printed = subprocess.run(
+        [sys.executable, "-m", "planner", *words[1:], "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    days = json.loads(printed.stdout)["calendar_days_median"]
+    assert body["headline"]["calendar-days"] == f"{days:g}"

@@ -9,7 +9,8 @@ from typing import Any
 
 from planner.web import plan_fields
 from planner.web.figures import png
-from planner.web.page import Figure, Page, PageResult, Progress, Table
+from planner.web.page import Field, Figure, Page, PageResult, Progress, Table
+from planner.web.reproduce import command_line
 
 
 def number(value: float | None, digits: int = 1) -> str:
@@ -122,16 +123,57 @@ def preview(
     return _plan_page(values, files, progress, curve=False)
 
 
+#: the team that carries the plan out (optional): calendar days by ``planner schedule``
+TEAM_FIELDS = (
+    Field("team_size", "Team size", "integer", help="Annotators in the team: adds calendar days."),
+    Field("hours_per_day", "Hours per day", "number", "8", "Each annotator's shift."),
+)
+
+
+def calendar_days(
+    plan_options: Mapping[str, Any], team: Mapping[str, Any], items: int, document: Any
+) -> tuple[str, str] | None:
+    """Calendar days of the planned items with the team (``planner schedule --items``): the
+    median over the schedule's runs, and the note that says how to get them again."""
+    if team.get("team_size") is None:
+        return None
+    from planner.sizing.plan_options import PlanOptions, run_schedule
+
+    costs = ("seconds_per_item", "adjudication_seconds", "hourly_rate", "seed")
+    options = {k: plan_options[k] for k in costs if k in plan_options}
+    if "adjudication_seconds" in options:  # the plan's expected share of contested items
+        budget = document["recommendation"]["budget"]
+        options["contested_rate"] = round(budget["contested_items"] / budget["items"], 6)
+    cli_team = {"annotators": team["team_size"], "hours_per_day": team.get("hours_per_day")}
+    seed = options["seed"]
+    _, schedule = run_schedule(None, PlanOptions(**options), cli_team, lambda _: seed, items=items)
+    shown = {"items": items, **dict(cli_team), **options}
+    shown["team_size"] = shown.pop("annotators")
+    command = command_line(["schedule"], shown)
+    return (
+        f"{schedule.calendar_days_median:g}",
+        f"Calendar days: the median of {command} (90th percentile "
+        f"{schedule.calendar_days_p90:g} days).",
+    )
+
+
 def _plan_page(
     values: Mapping[str, Any], files: Mapping[str, bytes], progress: Progress | None, curve: bool
 ) -> PageResult:
-    result, options, notes = plan_fields.run({**values, "curve": curve or None}, files, progress)
+    team = {f.name: values.get(f.name) for f in TEAM_FIELDS}
+    chosen = {k: v for k, v in values.items() if k not in team}
+    result, options, notes = plan_fields.run({**chosen, "curve": curve or None}, files, progress)
     document = result.to_dict()
     pilot = values.get("pilot") if "pilot" in files else None
     tables = [t for t in (_answer_table(document), _robust_table(document)) if t is not None]
     figure = _curve_figure(result)
+    shown = headline(result, document)
+    days = calendar_days(options, team, result.items, document) if curve else None
+    if days is not None:
+        shown["calendar-days"] = days[0]
+        notes.append(days[1])
     return PageResult(
-        headline=headline(result, document),
+        headline=shown,
         command=plan_fields.plan_command(options, pilot),
         python=plan_fields.python_code(options, pilot),
         toml=plan_fields.scenario_toml({k: v for k, v in options.items() if k != "curve"}, pilot),
@@ -154,6 +196,7 @@ PAGE = Page(
         *plan_fields.MODEL_FIELDS,
         *plan_fields.TARGET_FIELDS,
         *plan_fields.COST_FIELDS,
+        *TEAM_FIELDS,
         plan_fields.SEED_FIELD,
     ),
     compute=compute,
