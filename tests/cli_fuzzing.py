@@ -165,6 +165,15 @@ def count(lo: int, hi: int, edges: list[int]) -> Opt:
     return Opt(whole(lo, hi, edges), odd_integers)
 
 
+#: ``planner app``'s options, known to the fuzz but never run: a valid run serves until stopped
+APP_OPTIONS: dict[str, Opt] = {
+    "--host": Opt(st.just("127.0.0.1")),
+    "--port": count(1, 65535, [1, 65535]),
+    "--upload-limit-mb": num(0.001, 100, ["0.001", "20"]),
+    "--no-browser": FLAG,
+}
+
+
 def options(
     table: dict[str, Opt], names: list[str] | None = None, max_size: int = 5
 ) -> st.SearchStrategy[list[str]]:

@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 from planner.cli.commands import app, plan_app
 from tests.cli_fuzzing import (
+    APP_OPTIONS,
     FLAG,
     Opt,
     choice,
@@ -75,6 +76,7 @@ TABLES = {
     "report": REPORT_OPTIONS,
     "scenarios": SCENARIOS_OPTIONS,
     "examples": {**EXAMPLES_OPTIONS, "--copy": None},
+    "app": APP_OPTIONS,  # never run: it serves until stopped
 }
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from planner.cli.agree import AGREE_EPILOG, AGREE_HELP, agree_command
+from planner.cli.app import APP_EPILOG, APP_HELP, app_command
 from planner.cli.common import (
     DEBUG_HELP,
     emit_json,
@@ -707,6 +708,7 @@ def examples_command(
 
 
 app.command("examples", help=EXAMPLES_HELP, epilog=EXAMPLES_EPILOG)(examples_command)
+app.command("app", help=APP_HELP, epilog=APP_EPILOG)(app_command)
 
 
 def main() -> None:

@@ -100,6 +100,8 @@ class Page:
     ``compute(values, files, progress)`` receives the values parsed by :func:`parse_values`
     (absent fields as ``None``), the uploaded files by field name, and a progress callback
     ``progress(done, total)`` for long computations (``None`` when nobody listens).
+    A ``file`` field's value is the uploaded file's base name (reduced to safe characters),
+    or ``None`` when nothing was uploaded; its content is ``files[name]``.
     """
 
     slug: str
@@ -107,6 +109,12 @@ class Page:
     summary: str
     fields: tuple[Field, ...]
     compute: Compute
+    #: optional: a quick part of ``compute`` (the headline without the slow figures), shown
+    #: while the whole result is computed
+    preview: Compute | None = None
+    #: optional: the page's report for its values (an HTML :class:`Download`), built only
+    #: when asked for, from the URL's values (not for uploads)
+    report: Callable[[Mapping[str, Any]], Download] | None = None
 
 
 def _parse_one(spec: Field, text: str) -> Any:

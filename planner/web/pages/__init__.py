@@ -1,5 +1,20 @@
-"""One module per page of the planning app; each exposes ``PAGE``, a ``planner.web.page.Page``."""
+"""One module per page of the planning app; each exposes ``PAGE``, a ``planner.web.page.Page``.
 
-from planner.web.pages import agree, alt_test, designs, pilot, schedule, several  # noqa: E402
+:data:`PAGES` is the registry the server serves, in the order of its navigation.
+"""
 
-PAGES = (designs.PAGE, several.PAGE, pilot.PAGE, alt_test.PAGE, agree.PAGE, schedule.PAGE)
+from __future__ import annotations
+
+from planner.web.page import Page
+from planner.web.pages import agree, alt_test, budget, designs, pilot, plan, schedule, several
+
+PAGES: tuple[Page, ...] = (
+    plan.PAGE,
+    budget.PAGE,
+    designs.PAGE,
+    several.PAGE,
+    pilot.PAGE,
+    alt_test.PAGE,
+    agree.PAGE,
+    schedule.PAGE,
+)
