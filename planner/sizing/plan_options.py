@@ -10,7 +10,6 @@ scenario and options is a :class:`ResolvedOptions`; the team is a :class:`TeamSe
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
@@ -440,7 +439,7 @@ def _model_options(
                 **{**pilot_reader(options), **(cli.get("pilot_reader") or {})},  # flags win
             )
         except InvalidInput as exc:
-            raise _pilot_flags(exc) from None
+            raise _pilot_parameters(exc) from None
         if pilot.counts is not None:  # else the pilot carries its fitted model
             options["pilot_counts"] = list(pilot.counts)
         options["pilot_read"] = True
@@ -473,12 +472,18 @@ def _solved_note(model: PairModel) -> list[str]:
     return []
 
 
-def _pilot_flags(exc: InvalidInput) -> InvalidInput:
-    """A pilot error naming ``pair`` and ``positive`` as the flags ``--pair``, ``--positive``."""
+def _pilot_parameters(exc: InvalidInput) -> InvalidInput:
+    """A pilot error about ``pair`` or ``positive``, with that parameter also named inside its
+    sentence (``"... with pair ..."``), so that the CLI shows it as a flag there too."""
     if exc.parameter not in ("pair", "positive"):
         return exc
-    message = re.sub(r"(^| with )(pair|positive)\b", r"\1--\2", str(exc))
-    return InvalidInput(message)
+    return InvalidInput(
+        str(exc),
+        parameter=exc.parameter,
+        value=exc.value,
+        rule=exc.rule,
+        parameters=(*exc.parameters, exc.parameter),
+    )
 
 
 def _fixed_size(model: PairModel, settings: PlanSettings, cli: dict[str, Any], seed: int) -> Any:

@@ -9,12 +9,10 @@ latent-class fit of them all).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from planner.errors import InvalidInput
 from planner.web.page import Field, Page, PageResult, Progress
 from planner.web.pages import shared
 from planner.web.reproduce import command_line
@@ -83,11 +81,8 @@ def planned(values: Mapping[str, Any], content: bytes | None, progress: Progress
     shown = shared.upload_name("pilot", values)
     with shared.uploaded(content, "pilot", values.get("file_format")) as path:
         with shared.field_errors(NAMES, "pilot", FIELD_OF, upload=(path, shown)):
-            try:
-                options = plan_options(values, str(path), seed)
-                result = run_plan(None, options, lambda _: seed, [], progress)
-            except InvalidInput as exc:
-                raise _unflagged(exc) from None
+            options = plan_options(values, str(path), seed)
+            result = run_plan(None, options, lambda _: seed, [], progress)
     from planner.sizing.plan import Plan
 
     if not isinstance(result, Plan):  # only a stratified scenario gives a comparison
@@ -96,15 +91,6 @@ def planned(values: Mapping[str, Any], content: bytes | None, progress: Progress
     if plan.pilot is not None:
         plan = replace(plan, pilot=replace(plan.pilot, source=shown))
     return plan, shown, seed
-
-
-def _unflagged(exc: InvalidInput) -> InvalidInput:
-    """A pilot error that names ``--pair`` or ``--positive`` as a flag (run_plan renames
-    them) as the field it is about."""
-    found = re.search(r"--(pair|positive)\b", str(exc))
-    if exc.parameter is not None or found is None:
-        return exc
-    return InvalidInput(re.sub(r"--(pair|positive)\b", r"\1", str(exc)), parameter=found.group(1))
 
 
 def _python(values: Mapping[str, Any], shown: str, seed: int) -> str:
