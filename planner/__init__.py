@@ -48,6 +48,7 @@ _PUBLIC = {
     "read_labels": "planner.data.reading",
     "ratings_from_long": "planner.data.reading",
     "ratings_from_wide": "planner.data.reading",
+    "ratings_from_vector_counts": "planner.data.vector_counts",
     "AgreementReport": "planner.measuring.measure",
     "Coefficient": "planner.measuring.measure",
     "measure_agreement": "planner.measuring.measure",
