@@ -99,6 +99,7 @@ def agree_options(root: Path) -> dict[str, Opt]:
         "--vector-counts": Opt(
             choice(inp(root, "vectors.csv"), inp(root, "bad-vectors.csv"), inp(root, "six.csv"))
         ),
+        "--category-counts": Opt(choice(inp(root, "patterns.csv"), inp(root, "vectors.csv"))),
         "--count-col": Opt(choice("count", "A", "n")),
         "--counts": Opt(
             choice("6,21,14,459", "1,0,0,0", "0,0,0,1", "1,1,1,1", "1000000,1,1,1000000"),
@@ -167,8 +168,9 @@ def test_fuzz_agree(fuzz_dir, data):
     table = agree_options(fuzz_dir)
     counts = table["--counts"].values().map(lambda c: ["--counts", c])
     vectors = table["--vector-counts"].values().map(lambda c: ["--vector-counts", c])
+    patterns = table["--category-counts"].values().map(lambda c: ["--category-counts", c])
     files = source(fuzz_dir, list(READ))
-    args = data.draw(st.one_of(files, files, counts, vectors))
+    args = data.draw(st.one_of(files, files, counts, vectors, patterns))
     args += data.draw(options(table))
     if data.draw(st.booleans()):
         args += ["--contested", data.draw(table["--contested"].values())]

@@ -81,8 +81,7 @@ def _counts(frame: Any, count_col: str, source: str) -> NDArray[np.int64]:
             parameter="count_col",
         )
     column = frame[count_col]
-    raw = column.astype(object).where(column.notna(), None)
-    text = raw.map(lambda v: None if v is None else str(v).strip())
+    text = column.astype(object).map(lambda v: None if pd.isna(v) else str(v).strip())
     numbers = pd.to_numeric(text.where(text != "", None), errors="coerce")
     values = numbers.to_numpy(dtype=float, na_value=np.nan)
     whole = np.isfinite(values) & (values == np.round(values))
@@ -92,7 +91,7 @@ def _counts(frame: Any, count_col: str, source: str) -> NDArray[np.int64]:
         value = text.iloc[row]
         why = (
             "is empty"
-            if value in (None, "")
+            if value is None or pd.isna(value) or value == ""
             else f"is {shown(value)}, negative"
             if whole[row]
             else f"is {shown(value)}, not a whole number"
@@ -396,5 +395,153 @@ def _vector_ratings(
             "n_patterns": len(vectors),
             "n_missing_ratings": n_missing,
             "missing_values": list(missing),
+        },
+    )
+
+
+# --------------------------------------------------------------------------- category counts
+
+
+def _category_columns(
+    header: list[Any],
+    category_cols: tuple[str, ...] | None,
+    by: tuple[str, ...],
+    count_col: str,
+    source: str,
+) -> list[str]:
+    """The category columns: ``category_cols``, or every column but the count and ``by``."""
+    names = [str(c) for c in header]
+    for c in (*by, *(category_cols or ())):
+        if c not in names:
+            raise InvalidInput(
+                f"{source}: no column {c!r} (columns are: {', '.join(names[:12])})",
+                parameters=("category_cols", "by"),
+            )
+    others = [c for c in names if c != count_col and c not in by]
+    columns = list(category_cols) if category_cols is not None else others
+    unnamed = [c for c in others if c not in columns]
+    if unnamed or count_col in columns or set(columns) & set(by):
+        raise InvalidInput(
+            f"{source}: category_cols must name every column but {count_col!r} and the "
+            f"grouping columns, each once (columns are: {', '.join(names[:12])})",
+            parameter="category_cols",
+        )
+    if not columns:
+        raise InvalidInput(f"{source}: no category column besides {count_col!r}")
+    return columns
+
+
+def ratings_from_category_counts(
+    data: Any,
+    *,
+    category_cols: list[str] | None = None,
+    by: tuple[str, ...] = (),
+    count_col: str = COUNT_COL,
+    order: list[str] | None = None,
+    file_format: str | None = None,
+) -> Ratings:
+    """Weighted :class:`Ratings` from per-item category-count patterns and their counts.
+
+    Parameters
+    ----------
+    data
+        A DataFrame, or a CSV, TSV or Parquet file: one row per distinct pattern, one
+        column per category holding how many annotators put the item in it (whole numbers,
+        0 or more), a ``count_col`` column (how many items have this pattern) and the
+        ``by`` columns. The category columns' names are the labels (numbers when they all
+        read as numbers, in numeric order; else text, or ``order``).
+    category_cols
+        The category columns (default: every column but ``count_col`` and ``by``).
+    by, count_col, order, file_format
+        As :func:`ratings_from_vector_counts`.
+
+    Returns
+    -------
+    Ratings
+        One row per distinct (groups, pattern), ``weights`` the counts. Who gave which
+        rating is not in the file: the ratings of an item are put on the annotators
+        ``rating 1``, ``rating 2``, ... in category order, so only statistics of the
+        per-item counts mean anything -- Fleiss' kappa, Krippendorff's alpha, specific
+        agreement, observed agreement, Gwet's AC1 and Brennan-Prediger --
+        (:func:`planner.measuring.category_counts.measure_category_counts` leaves the others
+        out).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"0": [3, 1, 0], "1": [0, 2, 3], "count": [40, 10, 5]})
+    >>> r = ratings_from_category_counts(frame)
+    >>> r.n_items, r.patterns()[0].tolist(), r.patterns()[1].tolist()
+    (55, [[0, 3], [1, 2], [3, 0]], [5, 10, 40])
+    """
+    cols = check_texts("category_cols", category_cols, optional=True)
+    by = tuple(check_texts("by", by) or ())
+    check_text("count_col", count_col)
+    from planner.data.reading import check_order, ordered_categories
+
+    order = check_order(list(check_texts("order", order, optional=True) or []) or None)
+    frame, source, _ = _frame_and_source(data, file_format, lambda header: [], (), count_col)
+    columns = _category_columns(list(frame.columns), cols, by, count_col, source)
+    if len(frame) == 0:
+        raise InvalidInput(f"{source}: no rows (a header only): no pattern to read")
+    counts = _counts(frame, count_col, source)
+    cells = np.column_stack([_counts(frame, c, source) for c in columns])
+    categories, ranks = ordered_categories(np.array(columns, dtype=object), order, source)
+    if len(set(ranks.tolist())) < len(columns):
+        raise InvalidInput(f"{source}: two category columns name the same label")
+    sorted_cells = np.zeros_like(cells)
+    sorted_cells[:, ranks] = cells
+    return _pattern_ratings(frame, sorted_cells, counts, categories, (by, count_col, order), source)
+
+
+def _pattern_ratings(
+    frame: Any,
+    cells: NDArray[np.int64],
+    counts: NDArray[np.int64],
+    categories: np.ndarray,
+    how: tuple[tuple[str, ...], str, list[str] | None],
+    source: str,
+) -> Ratings:
+    """The Ratings of category-count patterns (``cells``: rows x categories, in order)."""
+    by, count_col, order = how
+    notes = [
+        f"read as category counts: column {count_col!r} counts the items of each row; "
+        f"categories {', '.join(map(str, categories[:8]))}; who gave which rating is not known"
+    ]
+    keep = counts > 0
+    if not keep.all():
+        zero = int((~keep).sum())
+        notes.append(f"{zero:,} row(s) with count 0 left out (they stand for no item)")
+    unrated = keep & (cells.sum(axis=1) == 0)
+    if unrated.any():
+        notes.append(f"{int(counts[unrated].sum()):,} item(s) with no rating left out")
+    keep &= ~unrated
+    if not keep.any():
+        raise InvalidInput(f"{source}: no row counts an item with a rating")
+    frame, cells, counts = frame[keep].reset_index(drop=True), cells[keep], counts[keep]
+    patterns, weights, first = _merged(cells, _group_codes(frame, by), counts)
+    per_row = patterns.sum(axis=1)
+    k = patterns.shape[1]
+    rows = np.repeat(np.arange(len(patterns), dtype=np.int64), per_row)
+    labels = np.repeat(np.tile(np.arange(k, dtype=np.int32), len(patterns)), patterns.ravel())
+    starts = np.repeat(np.cumsum(per_row) - per_row, per_row)
+    slots = (np.arange(len(rows)) - starts).astype(np.int32)
+    r_max = int(per_row.max())
+    return finished_ratings(
+        (rows, slots, labels),
+        categories,
+        tuple(f"rating {j + 1}" for j in range(r_max)),
+        np.arange(len(patterns)),
+        {b: frame[b].to_numpy()[first] for b in by},
+        source,
+        notes,
+        note_unrated=False,
+        ordered=order is not None or categories.dtype.kind in "iuf",
+        weights=weights,
+        input={
+            "layout": CATEGORY_LAYOUT,
+            "category_cols": [str(c) for c in categories],
+            "count_col": count_col,
+            "n_patterns": len(patterns),
         },
     )
