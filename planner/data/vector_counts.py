@@ -368,34 +368,54 @@ def _vector_ratings(
         keep = ~unrated
         frame, codes, counts = frame[keep].reset_index(drop=True), codes[keep], counts[keep]
     vectors, weights, first = _merged(codes, _group_codes(frame, by), counts)
-    if len(vectors) < len(codes):
+    _merge_notes(notes, len(codes), len(vectors), by)
+    n_missing = int(((vectors < 0).sum(axis=1) * weights).sum())
+    return _weighted_ratings(
+        triplets_from_codes(vectors), categories, tuple(columns), (frame, first, by), source,
+        notes, order, weights,
+        {"layout": VECTOR_LAYOUT, "annotator_cols": list(columns), "count_col": count_col,
+         "n_patterns": len(vectors), "n_missing_ratings": n_missing,
+         "missing_values": list(missing)},
+    )  # fmt: skip
+
+
+def _merge_notes(notes: list[str], rows: int, distinct: int, by: tuple[str, ...]) -> None:
+    """The notes on rows merged and on the groups' order."""
+    if distinct < rows:
         notes.append(
-            f"{len(codes) - len(vectors):,} row(s) repeat a label vector"
+            f"{rows - distinct:,} row(s) repeat a label vector"
             + (" within their group" if by else "")
             + ": their counts are added"
         )
     if by:
         notes.append(f"groups of {', '.join(by)} in sorted order (a count file has no item order)")
-    n_missing = int(((vectors < 0).sum(axis=1) * weights).sum())
+
+
+def _weighted_ratings(
+    triplets: tuple[NDArray[Any], NDArray[Any], NDArray[Any]],
+    categories: np.ndarray,
+    annotators: tuple[str, ...],
+    rows: tuple[Any, NDArray[np.int64], tuple[str, ...]],
+    source: str,
+    notes: list[str],
+    order: list[str] | None,
+    weights: NDArray[np.int64],
+    input: dict[str, Any],
+) -> Ratings:
+    """Ratings of distinct rows (``rows``: the frame, one original row of each, by)."""
+    frame, first, by = rows
     return finished_ratings(
-        triplets_from_codes(vectors),
+        triplets,
         categories,
-        tuple(columns),
-        np.arange(len(vectors)),
+        annotators,
+        np.arange(len(weights)),
         {b: frame[b].to_numpy()[first] for b in by},
         source,
         notes,
         note_unrated=False,
         ordered=order is not None or categories.dtype.kind in "iuf",
         weights=weights,
-        input={
-            "layout": VECTOR_LAYOUT,
-            "annotator_cols": list(columns),
-            "count_col": count_col,
-            "n_patterns": len(vectors),
-            "n_missing_ratings": n_missing,
-            "missing_values": list(missing),
-        },
+        input=input,
     )
 
 
@@ -526,22 +546,11 @@ def _pattern_ratings(
     labels = np.repeat(np.tile(np.arange(k, dtype=np.int32), len(patterns)), patterns.ravel())
     starts = np.repeat(np.cumsum(per_row) - per_row, per_row)
     slots = (np.arange(len(rows)) - starts).astype(np.int32)
-    r_max = int(per_row.max())
-    return finished_ratings(
-        (rows, slots, labels),
-        categories,
-        tuple(f"rating {j + 1}" for j in range(r_max)),
-        np.arange(len(patterns)),
-        {b: frame[b].to_numpy()[first] for b in by},
-        source,
-        notes,
-        note_unrated=False,
-        ordered=order is not None or categories.dtype.kind in "iuf",
-        weights=weights,
-        input={
-            "layout": CATEGORY_LAYOUT,
-            "category_cols": [str(c) for c in categories],
-            "count_col": count_col,
-            "n_patterns": len(patterns),
-        },
-    )
+    _merge_notes(notes, len(cells), len(patterns), by)
+    return _weighted_ratings(
+        (rows, slots, labels), categories,
+        tuple(f"rating {j + 1}" for j in range(int(per_row.max()))), (frame, first, by),
+        source, notes, order, weights,
+        {"layout": CATEGORY_LAYOUT, "category_cols": [str(c) for c in categories],
+         "count_col": count_col, "n_patterns": len(patterns)},
+    )  # fmt: skip
