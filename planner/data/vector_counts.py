@@ -41,7 +41,7 @@ CATEGORY_LAYOUT = "category_counts"
 
 
 def _frame_and_source(
-    data: Any, file_format: str | None, labels_of: Any, missing: tuple[str, ...], count_col: str
+    path: Any, file_format: str | None, labels_of: Any, missing: tuple[str, ...], count_col: str
 ) -> tuple[Any, str, bool]:
     """``(frame, source, whether cells are text)``: a DataFrame as given, or a file read.
 
@@ -50,22 +50,22 @@ def _frame_and_source(
     """
     import pandas as pd
 
-    if isinstance(data, pd.DataFrame):
-        return data.reset_index(drop=True), "vector counts", False
-    if not isinstance(data, str | Path) or not str(data):
+    if isinstance(path, pd.DataFrame):
+        return path.reset_index(drop=True), "vector counts", False
+    if not isinstance(path, str | Path) or not str(path):
         raise InvalidInput(
-            f"data must be a DataFrame or the path of a CSV or Parquet file, got {shown(data)}",
-            parameter="data",
+            f"path must name a CSV, TSV or Parquet file (or be a DataFrame), got {shown(path)}",
+            parameter="path",
         )
     from planner.data.reading import _format_of, read_table
 
-    source = str(data)
-    fmt = _format_of(Path(data), file_format)
+    source = str(path)
+    fmt = _format_of(Path(path), file_format)
     if fmt not in ("csv", "tsv"):
-        return read_table(data, fmt, (), missing), source, False
-    header = list(read_table(data, fmt, (), missing, nrows=0).columns)
+        return read_table(path, fmt, (), missing), source, False
+    header = list(read_table(path, fmt, (), missing, nrows=0).columns)
     labels = tuple(labels_of(header))
-    frame = read_table(data, fmt, (*labels, count_col), missing, missing_in=labels)
+    frame = read_table(path, fmt, (*labels, count_col), missing, missing_in=labels)
     return frame, source, True
 
 
@@ -262,7 +262,7 @@ def _refuse_empty_columns(codes: NDArray[np.int64], columns: list[str], source: 
 
 
 def ratings_from_vector_counts(
-    data: Any,
+    path: Any,
     *,
     annotator_cols: list[str] | None = None,
     by: tuple[str, ...] = (),
@@ -275,8 +275,8 @@ def ratings_from_vector_counts(
 
     Parameters
     ----------
-    data
-        A DataFrame, or a CSV, TSV or Parquet file: one row per distinct label vector, one
+    path
+        A CSV, TSV or Parquet file, or a DataFrame: one row per distinct label vector, one
         column per annotator holding that annotator's label (empty or null: no rating), a
         ``count_col`` column (how many items have this vector) and the ``by`` columns.
     annotator_cols
@@ -318,6 +318,7 @@ def ratings_from_vector_counts(
     cols = check_texts("annotator_cols", annotator_cols, optional=True)
     by = tuple(check_texts("by", by) or ())
     check_text("count_col", count_col)
+    check_text("file_format", file_format, optional=True)
     from planner.data.reading import check_order
 
     order = check_order(list(check_texts("order", order, optional=True) or []) or None)
@@ -326,11 +327,11 @@ def ratings_from_vector_counts(
 
     def labels_of(header: list[Any]) -> list[str]:
         wanted["columns"], wanted["note"] = vector_columns(
-            header, annotator_cols=cols, by=by, count_col=count_col, source=str(data)
+            header, annotator_cols=cols, by=by, count_col=count_col, source=str(path)
         )
         return list(wanted["columns"])
 
-    frame, source, text = _frame_and_source(data, file_format, labels_of, missing, count_col)
+    frame, source, text = _frame_and_source(path, file_format, labels_of, missing, count_col)
     if "columns" not in wanted:
         labels_of(list(frame.columns))
     columns, note = wanted["columns"], wanted["note"]
@@ -452,7 +453,7 @@ def _category_columns(
 
 
 def ratings_from_category_counts(
-    data: Any,
+    path: Any,
     *,
     category_cols: list[str] | None = None,
     by: tuple[str, ...] = (),
@@ -464,8 +465,8 @@ def ratings_from_category_counts(
 
     Parameters
     ----------
-    data
-        A DataFrame, or a CSV, TSV or Parquet file: one row per distinct pattern, one
+    path
+        A CSV, TSV or Parquet file, or a DataFrame: one row per distinct pattern, one
         column per category holding how many annotators put the item in it (whole numbers,
         0 or more), a ``count_col`` column (how many items have this pattern) and the
         ``by`` columns. The category columns' names are the labels (numbers when they all
@@ -497,10 +498,11 @@ def ratings_from_category_counts(
     cols = check_texts("category_cols", category_cols, optional=True)
     by = tuple(check_texts("by", by) or ())
     check_text("count_col", count_col)
+    check_text("file_format", file_format, optional=True)
     from planner.data.reading import check_order, ordered_categories
 
     order = check_order(list(check_texts("order", order, optional=True) or []) or None)
-    frame, source, _ = _frame_and_source(data, file_format, lambda header: [], (), count_col)
+    frame, source, _ = _frame_and_source(path, file_format, lambda header: [], (), count_col)
     columns = _category_columns(list(frame.columns), cols, by, count_col, source)
     if len(frame) == 0:
         raise InvalidInput(f"{source}: no rows (a header only): no pattern to read")
