@@ -48,9 +48,12 @@ _PUBLIC = {
     "read_labels": "planner.data.reading",
     "ratings_from_long": "planner.data.reading",
     "ratings_from_wide": "planner.data.reading",
+    "ratings_from_vector_counts": "planner.data.vector_counts",
+    "ratings_from_category_counts": "planner.data.vector_counts",
     "AgreementReport": "planner.measuring.measure",
     "Coefficient": "planner.measuring.measure",
     "measure_agreement": "planner.measuring.measure",
+    "measure_category_counts": "planner.measuring.category_counts",
     "StratifiedReport": "planner.measuring.stratified",
     "measure_stratified": "planner.measuring.stratified",
     # fitting annotators to a pilot (Dawid & Skene, fit)

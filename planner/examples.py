@@ -30,6 +30,10 @@ DESCRIPTIONS: dict[str, str] = {
     "wide.csv": "wide layout: 600 items, a week column and three annotators (alice, bob, "
     "carol; carol leaves 10 % unrated)",
     "wide.parquet": "wide.csv as Parquet",
+    "vector-counts.csv": "wide.csv's 50 distinct label vectors (week, alice, bob, carol) with "
+    "their counts, for agree --vector-counts",
+    "category-counts.csv": "wide.csv's per-item category counts (supported, unsupported) with "
+    "their counts, for agree --category-counts",
     "anesthesia.csv": "Dawid & Skene's (1979) anaesthesia data: 45 patients, 5 observers, "
     "observer 1 three times",
     "team.toml": "a scenario with a named team of two (ana and bo: their own speeds, hours, "

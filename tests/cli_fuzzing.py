@@ -241,6 +241,9 @@ LABELS = {
     + "".join(f"{i},d{i % 2},{i % 2},{i % 2},{(i // 2) % 2},{i % 2}\n" for i in range(40)),
     "alt-scores.csv": "item,h1,h2,h3,llm\n"
     + "".join(f"{i},{i % 5},{(i + 1) % 5},{i % 5},{i % 4}\n" for i in range(12)),
+    "vectors.csv": "week,A,B,count\nw0,yes,yes,3\nw0,yes,no,1\nw1,no,,2\nw1,no,no,0\n",
+    "patterns.csv": "yes,no,count\n2,0,3\n1,1,2\n0,3,1\n0,0,4\n",
+    "bad-vectors.csv": "A,B,count\nyes,yes,-1\nyes,no,1.5\n,,2\n",
     "parts/part1.csv": "item,annotator,label\n1,A,yes\n1,B,no\n2,A,no\n2,B,no\n",
     "parts/part2.csv": "item,annotator,label\n3,A,yes\n3,B,yes\n4,A,no\n4,B,yes\n",
 }

@@ -96,6 +96,11 @@ def agree_options(root: Path) -> dict[str, Opt]:
     inputs = [inp(root, n) for n in ("long.csv", "parts/part1.csv", "parts/part2.csv")]
     return {
         **reader_options(root),
+        "--vector-counts": Opt(
+            choice(inp(root, "vectors.csv"), inp(root, "bad-vectors.csv"), inp(root, "six.csv"))
+        ),
+        "--category-counts": Opt(choice(inp(root, "patterns.csv"), inp(root, "vectors.csv"))),
+        "--count-col": Opt(choice("count", "A", "n")),
         "--counts": Opt(
             choice("6,21,14,459", "1,0,0,0", "0,0,0,1", "1,1,1,1", "1000000,1,1,1000000"),
             st.sampled_from(["0,0,0,0", "-1,2,3,4", "1e3,1,1,1", f"1,1,1,{10**30}", "1,2,3"]),
@@ -162,7 +167,10 @@ def source(
 def test_fuzz_agree(fuzz_dir, data):
     table = agree_options(fuzz_dir)
     counts = table["--counts"].values().map(lambda c: ["--counts", c])
-    args = data.draw(st.one_of(source(fuzz_dir, list(READ)), source(fuzz_dir, list(READ)), counts))
+    vectors = table["--vector-counts"].values().map(lambda c: ["--vector-counts", c])
+    patterns = table["--category-counts"].values().map(lambda c: ["--category-counts", c])
+    files = source(fuzz_dir, list(READ))
+    args = data.draw(st.one_of(files, files, counts, vectors, patterns))
     args += data.draw(options(table))
     if data.draw(st.booleans()):
         args += ["--contested", data.draw(table["--contested"].values())]

@@ -31,6 +31,7 @@ from planner.output.jsonout import (
 ROOT = Path(__file__).parent.parent
 EXAMPLES = ROOT / "examples"
 WIDE = [str(EXAMPLES / "wide.csv"), "--layout", "wide", "--annotators", "alice,bob,carol"]
+VECTORS, PATTERNS = str(EXAMPLES / "vector-counts.csv"), str(EXAMPLES / "category-counts.csv")
 ALT_PLAN = ["alt-test", "--plan", "--humans", "3", "--categories", "2", "--human-error", "0.3"]
 ALT_PLAN += ["--llm-error", "0.2", "--epsilon", "0.1", "--replicates", "200"]
 FAST = ["--replicates", "200"]
@@ -85,6 +86,8 @@ VARIANTS: dict[str, tuple[str, list[str]]] = {
     ),
     "agree-counts": ("agree", ["agree", "--counts", "6,21,14,459"]),
     "agree-file": ("agree", ["agree", *WIDE, "--by", "week"]),
+    "agree-vector-counts": ("agree", ["agree", "--vector-counts", VECTORS, "--by", "week"]),
+    "agree-category-counts": ("agree", ["agree", "--category-counts", PATTERNS]),
     "agree-stratified": ("agree", ["agree", *STRATIFIED]),
     "agree-ordinal": ("agree", ["agree", "--counts", "6,21,14,459", "--level", "ordinal"]),
     "schedule": ("schedule", ["schedule", "--items", "300", "--runs", "3"]),

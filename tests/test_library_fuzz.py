@@ -26,6 +26,8 @@ from planner.errors import InvalidInput, PlannerError
 ROOT = Path(__file__).resolve().parent.parent
 WIDE = str(ROOT / "examples" / "labels.csv")
 PILOT = str(ROOT / "examples" / "pilot.csv")
+VECTORS = str(ROOT / "examples" / "vector-counts.csv")
+PATTERNS = str(ROOT / "examples" / "category-counts.csv")
 
 
 def _ratings():
@@ -63,6 +65,8 @@ BASELINES = {
         {"annotators": ["a", "b"], "rows": "annotators"},
     ),
     "read_labels": lambda: ((WIDE,), {"layout": "auto", "missing": ()}),
+    "ratings_from_vector_counts": lambda: ((VECTORS,), {"by": ("week",), "missing": ()}),
+    "ratings_from_category_counts": lambda: ((PATTERNS,), {"count_col": "count"}),
     "measure_agreement": lambda: (
         (_ratings(),),
         {"confidence_level": 0.9, "n_boot": 200, "rng": 1, "level": "nominal"},

@@ -41,6 +41,14 @@ from planner.cli.options import (
     read_options,
     read_ratings,
 )
+from planner.cli.vector_counts import (
+    CategoryCounts,
+    CountCol,
+    VectorCounts,
+    read_category_counts,
+    read_vector_counts,
+    unused_options,
+)
 from planner.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -70,6 +78,8 @@ Examples:
   planner agree wide.csv --layout wide --annotator-cols alice,bob,carol --by week --json
 
   planner agree --counts 6,21,14,459 --contested contested.csv
+
+  planner agree --vector-counts examples/vector-counts.csv --by week
 
   planner agree scores.tsv --level ordinal --order low,medium,high
 
@@ -101,6 +111,9 @@ def agree_command(
             rich_help_panel="Input",
         ),
     ] = None,
+    vector_counts: VectorCounts = None,
+    category_counts: CategoryCounts = None,
+    count_col: CountCol = "count",
     layout: Layout = "auto",
     item_col: ItemCol = "item",
     annotator_col: AnnotatorCol = "annotator",
@@ -248,17 +261,18 @@ def agree_command(
     quiet: Quiet = False,
     json_output: JsonFlag = False,
 ) -> None:
+    from planner.measuring.category_counts import measure_category_counts
     from planner.measuring.measure import measure_agreement
 
-    if (file is None) == (counts is None):
-        raise InvalidInput("give a label FILE or --counts both,a_only,b_only,neither (one of them)")
+    _one_source(file, counts, vector_counts, category_counts, contested)
     if contested is not None:  # before any work: never the input, never a clobber
         from planner.output.safe_output import check_new_file
 
         check_new_file(contested, name="--contested", force=force, inputs=[file] if file else [])
     shares = shares_from_options(stratum_col, population_shares, population_shares_from)
-    if shares is not None and counts is not None:
-        raise InvalidInput("--stratum-col needs a label FILE with that column, not --counts")
+    if shares is not None and (counts or category_counts) is not None:
+        flag = "--counts" if counts is not None else "--category-counts"
+        raise InvalidInput(f"--stratum-col needs a label FILE with that column, not {flag}")
     options = read_options(
         layout=layout,
         item_col=item_col,
@@ -273,10 +287,12 @@ def agree_command(
     )
     if stratum_col is not None and stratum_col not in options.by:
         options = replace(options, by=(*options.by, stratum_col))
-    source = _Source(file, counts, engine, memory_limit, temp_dir)
+    source = _Source(
+        file, counts, engine, memory_limit, temp_dir, vector_counts, count_col, category_counts
+    )
     ratings, chosen = _read(source, options)
     with progress_bar("measuring agreement", disabled=json_output or quiet) as progress:
-        report = measure_agreement(
+        report = (measure_category_counts if category_counts else measure_agreement)(
             ratings,
             positive=positive,
             level=level,
@@ -319,10 +335,38 @@ class _Source:
     engine: str
     memory_limit: str | None
     temp_dir: str | None
+    vector_counts: str | None = None
+    count_col: str = "count"
+    category_counts: str | None = None
+
+
+def _one_source(
+    file: str | None,
+    counts: str | None,
+    vector_counts: str | None,
+    category_counts: str | None,
+    contested: str | None,
+) -> None:
+    """Exactly one input; ``--contested`` refused where there are no items."""
+    if sum(x is not None for x in (file, counts, vector_counts, category_counts)) != 1:
+        raise InvalidInput(
+            "give a label FILE or --counts both,a_only,b_only,neither or --vector-counts "
+            "FILE or --category-counts FILE (one of them)"
+        )
+    if (vector_counts or category_counts) is not None and contested is not None:
+        flag = "--category-counts" if category_counts else "--vector-counts"
+        raise InvalidInput(
+            f"--contested needs item ids: a {flag} file holds label vectors or patterns "
+            "and their counts, not items (give the label FILE instead)"
+        )
 
 
 def _read(source: _Source, options: ReadOptions) -> tuple[Ratings, str]:
-    """The ratings, and the engine that read them (``counts`` for a 2x2 table)."""
+    """The ratings, and what read them (``counts`` for a 2x2 table, ``vector-counts``)."""
+    if source.category_counts is not None:
+        return read_category_counts(source.category_counts, options, source.count_col)
+    if source.vector_counts is not None:
+        return read_vector_counts(source.vector_counts, options, source.count_col)
     if source.counts is not None:
         from planner.data.labels import ratings_from_counts
 
@@ -415,6 +459,8 @@ def _unused_options(
     if force and not contested:
         notes.append("--force has no effect without --contested (it replaces that file)")
     default = ReadOptions()
+    if source.vector_counts is not None or source.category_counts is not None:
+        notes.extend(unused_options(options, source.engine, source.category_counts is not None))
     if source.counts is not None:
         reader = {
             "--layout": options.layout != default.layout,
@@ -430,6 +476,8 @@ def _unused_options(
         given = [flag for flag, on in reader.items() if on]
         if given:
             notes.append(f"{', '.join(given)}: options for label files, no effect with --counts")
+    if source.vector_counts is source.category_counts is None and source.count_col != "count":
+        notes.append("--count-col has no effect without --vector-counts")
     if chosen != "duckdb":
         given = [
             flag

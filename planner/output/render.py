@@ -446,7 +446,7 @@ def _print_diagnostics(diag: dict[str, Any], console: Console) -> None:
         title_justify="left",
         header_style="bold",
     )
-    keys = list(next(iter(diag["per_annotator"].values())).keys())
+    keys = list(next(iter(diag["per_annotator"].values()), {}).keys())  # {}: no annotators
     people.add_column("annotator")
     for key in keys:
         people.add_column(key.replace("_", " "), justify="right")
