@@ -228,5 +228,37 @@ def test_agree_notes_below_20_union_positives_with_three_annotators():
     )
     assert (fleiss.ci_low, fleiss.ci_high) == pytest.approx((float(ci.low), float(ci.high)))
     pair = measure_agreement(ratings_from_matrix(codes[:, :2]), rng=1, n_boot=100)
-    assert pair.coefficients["krippendorff_alpha"].method.startswith("bootstrap")
-    assert not any("not measured" in n for n in pair.notes)
+    assert pair.coefficients["krippendorff_alpha"].method == "profile likelihood, t-calibrated"
+    assert not any("not measured" in n for n in pair.notes)  # a pair's was measured from 10
+
+
+def _alpha_of_pair(p: np.ndarray) -> float:
+    """Population Krippendorff's alpha of a pair from the probabilities of (2, 1, 0)
+    positives: 1 - D_o / D_e with D_o = P(1 positive), D_e = 2 pi (1 - pi)."""
+    pi = p[0] + p[1] / 2
+    return 1 - p[1] / (2 * pi * (1 - pi))
+
+
+def test_pair_alpha_is_the_profile_interval_with_the_calibrated_likelihood_ratio():
+    # agree --counts 6,21,14,459: 6 items both positive, 35 with one, 459 neither
+    from planner.data.labels import ratings_from_matrix
+    from planner.measuring.measure import measure_agreement
+
+    codes = np.zeros((500, 2))
+    codes[:6] = 1
+    codes[6:27, 0] = 1
+    codes[27:41, 1] = 1
+    alpha = measure_agreement(ratings_from_matrix(codes), rng=1).coefficients["krippendorff_alpha"]
+    assert alpha.method == "profile likelihood, t-calibrated"
+    counts = np.array([6.0, 35.0, 459.0])
+    crit = _critical(41)  # 41 union positives
+    for limit in (alpha.ci_low, alpha.ci_high):
+        assert _lr_statistic(counts, _alpha_of_pair, limit) == pytest.approx(crit, rel=2e-3)
+    assert alpha.ci_low < alpha.estimate < alpha.ci_high
+
+
+def test_likelihood_ratio_at_a_value_is_the_constrained_multinomial_maximum():
+    for value in (0.2, 0.45, 0.7):
+        stat, crit = mp.likelihood_ratio(ROWS, MULT, value)
+        assert float(stat) == pytest.approx(_lr_statistic(MULT, _fleiss_of, value), rel=2e-3)
+        assert float(crit) == pytest.approx(_critical(MULT[:3].sum()), rel=1e-9)
