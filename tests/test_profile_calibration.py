@@ -34,3 +34,23 @@ def test_cell_statistics_reproduce_the_interval_coverage_of_the_study():
     fleiss = [m for m in multi_methods(3, 10) if m.key == "fleiss_kappa/profile"]
     (row,) = simulate_cell(cell, fleiss, 200, 3)
     assert calibrate(stat, crit, sign)["t"]["coverage"] == pytest.approx(row.coverage, abs=0.006)
+
+
+def test_kappa_calibration_chi2_is_the_coverage_study_profile_row():
+    # the chi2 column is agree's Cohen's kappa profile interval: on the same 2,000 studies it
+    # reproduces the study's row (coverage_study/coverage.json) for the cell it fails most
+    import json
+
+    from coverage_study.kappa_calibration import cell_coverage
+
+    label = "pi=0.1 kappa 0.2 h=0 U=20"
+    rows = json.load(open("coverage_study/coverage.json"))["rows"]  # noqa: SIM115
+    (row,) = [
+        r
+        for r in rows
+        if (r["cell"], r["coefficient"], r["method"]) == (label, "cohen_kappa", "profile")
+    ]
+    cell = next(c for c in grid("two")[0] if c.label == label)
+    cov = cell_coverage(cell, row["reps"], 20261201)
+    assert cov["chi2"] == pytest.approx(row["coverage"], abs=1.5e-3)
+    assert cov["t-union"] > cov["chi2"]  # t_nu^2 > chi2_1 for every nu
