@@ -8,7 +8,7 @@ Conger - Fleiss difference). coverage_study/ measured them at 0.942-0.981 at 20 
 positives and 0.933-0.971 at 50 and 180 (3-5 annotators), where the Gwet-variance t
 interval and alpha's item bootstrap covered as little as 0.85
 (docs/methods/several-annotator-intervals.md). A pair's alpha gets it too
-(``fewest_annotators=2``): 0.947-0.976 from 10 union positives, where the item bootstrap
+(``fewest_annotators=2``): 0.942-0.976 from 10 union positives, where the item bootstrap
 covered 0.874-0.933 (docs/checks.md). With more categories, weights or ``--bootstrap`` the
 previous intervals stay; a pair's Fleiss' kappa keeps the intraclass score interval and its
 specific agreement is PSA with the Wilson interval.
