@@ -303,6 +303,31 @@ def carry_over(document: dict[str, Any], previous: dict[str, Any]) -> dict[str, 
     return {"settings": settings, "skipped": skipped, "rows": document["rows"] + kept}
 
 
+def merge(document: dict[str, Any], into: dict[str, Any]) -> dict[str, Any]:
+    """``into`` with ``document``'s rows added, each replacing the row of the same cell,
+    coefficient and method; ``settings.merged_runs`` records the run (slice, methods, reps,
+    seconds, commit). For a few methods rerun or added on part of the grid, where
+    :func:`carry_over` (by regime) would drop the other cells' rows of those methods."""
+
+    def key(row: dict[str, Any]) -> tuple[str, str, str]:
+        return row["cell"], row["coefficient"], row["method"]
+
+    new = {key(row) for row in document["rows"]}
+    rows = [row for row in into["rows"] if key(row) not in new] + document["rows"]
+    s = document["settings"]
+    run_record = {
+        "slice": s["slice"],
+        "methods": s["methods"],
+        "reps": s["reps"],
+        "seconds": s["seconds"],
+        "git_commit": s["versions"]["git_commit"],
+    }
+    settings = {**into["settings"]}
+    settings["merged_runs"] = [*settings.get("merged_runs", []), run_record]
+    skipped = list(dict.fromkeys([*into["skipped"], *document["skipped"]]))
+    return {"settings": settings, "skipped": skipped, "rows": rows}
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """Command-line options (see the module docstring and README.md)."""
     parser = argparse.ArgumentParser(
@@ -326,6 +351,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         type=Path,
         default=None,
         help="a JSON file of an earlier run: keep its rows for the regimes this run skips",
+    )
+    parser.add_argument(
+        "--merge-into",
+        type=Path,
+        default=None,
+        help="a JSON file of an earlier run: this run's rows replace its rows of the same "
+        "cell, coefficient and method (or are added); the result is what --json writes",
     )
     args = parser.parse_args(argv)
     if args.reps is not None and args.reps < 10:
@@ -360,6 +392,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if args.keep is not None:
         document = carry_over(document, json.loads(args.keep.read_text()))
+    if args.merge_into is not None:
+        document = merge(document, json.loads(args.merge_into.read_text()))
     rows = document["rows"]
     print(text_table(rows))
     flagged = [r for r in rows if r["flag"]]

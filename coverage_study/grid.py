@@ -42,7 +42,7 @@ MULTI_PREVALENCES = (0.05, 0.3)
 MULTI_LEVELS = (0.2, 0.3, 0.5, 0.8)  # population Fleiss kappa
 MULTI_BIASES = (0.0, 0.8)
 MULTI_UNION_POSITIVES = (20, 50, 180)
-#: below 20 union positives (the ``multi-few`` slice, two annotators)
+#: below 20 union positives (the ``multi-few`` slice)
 MULTI_FEW_UNION_POSITIVES = (10, 15)
 SLICES = ("full", "small", "two", "multi", "multi-few", "extreme")
 
@@ -90,7 +90,7 @@ def _sized(
 ) -> Iterator[Cell]:
     several = regime.startswith("multi")
     sizes = MULTI_UNION_POSITIVES if several else PAIR_UNION_POSITIVES
-    if regime == "multi-few":
+    if regime.startswith("multi-few"):
         sizes = MULTI_FEW_UNION_POSITIVES
     union_rate = float(1 - probs[0]) if several else float(probs[:3].sum())
     for u in sizes:
@@ -165,13 +165,14 @@ def extreme_cells(skipped: list[str]) -> Iterator[Cell]:
 def multi_cells(skipped: list[str], few: bool = False) -> Iterator[Cell]:
     """Several-annotator cells; infeasible models are appended to ``skipped``.
 
-    ``few``: the two-annotator models at 10 and 15 union positives (regime ``multi-few``),
-    where ``agree``'s notes for Fleiss' kappa of a pair are read."""
+    ``few``: the same models at 10 and 15 union positives (regime ``multi-few`` for two
+    annotators, ``multi-few-several`` for 3-5), where ``agree``'s notes below 20 union
+    positives are read."""
     for bias in MULTI_BIASES:
         regime = "multi-unbiased" if bias == 0 else "multi-biased"
-        if few:
-            regime = "multi-few"
-        for m in (2,) if few else MULTI_ANNOTATORS:
+        for m in MULTI_ANNOTATORS:
+            if few:
+                regime = "multi-few" if m == 2 else "multi-few-several"
             for pi in MULTI_PREVALENCES:
                 for level in MULTI_LEVELS:
                     label = f"M={m} pi={pi:g} fleiss {level:g} bias=±{bias:g}"
@@ -210,7 +211,7 @@ SLICE_FILTERS: dict[str, Callable[[Cell], bool]] = {
     "two": lambda cell: not cell.regime.startswith("multi"),
     "extreme": lambda cell: cell.regime.startswith("extreme"),
     "multi": lambda cell: cell.regime in ("multi-unbiased", "multi-biased"),
-    "multi-few": lambda cell: cell.regime == "multi-few",
+    "multi-few": lambda cell: cell.regime.startswith("multi-few"),
 }
 
 

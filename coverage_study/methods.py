@@ -12,16 +12,17 @@ The PSA and Cohen's kappa methods are read by name from
 and :data:`planner.statistics.intervals.KAPPA_METHODS` when the grid runs, so a method added
 there is
 simulated without a change here. The several-annotator intervals are those ``planner agree``
-prints (see :mod:`planner.measuring.measure`; :data:`DEFAULTS` names them): from three
-annotators the t-calibrated profile likelihood on the count-row multinomial
-(:mod:`planner.statistics.multirater_profile`) for Fleiss' kappa, Krippendorff's alpha and
-specific positive agreement, and for Conger's kappa Fleiss' profile interval moved by the
-Conger - Fleiss difference (``profile-shifted``); Gwet's linearised variance on the
-``log(1 - c)`` scale for AC1 and Brennan-Prediger (clipped to [-1, 1]). The previous
-defaults (Gwet's ``t`` interval for Fleiss' and Conger's kappa, alpha's item bootstrap --
-percentile, resampling items as new multiplicities of the distinct rows --, the logit-scale
-and plain Wald intervals for specific agreement, the linear ``t`` interval for AC1 and
-Brennan-Prediger) are kept beside them (:data:`PREVIOUS_DEFAULTS`).
+prints (see :mod:`planner.measuring.measure`; :data:`DEFAULTS` names them): the
+t-calibrated profile likelihood on the count-row multinomial
+(:mod:`planner.statistics.multirater_profile`) for Krippendorff's alpha (from two
+annotators), Fleiss' kappa and specific positive agreement (from three), and for Conger's
+kappa Fleiss' profile interval moved by the Conger - Fleiss difference
+(``profile-shifted``); Gwet's linearised variance on the ``log(1 - c)`` scale for AC1 and
+Brennan-Prediger (clipped to [-1, 1]). The previous defaults (Gwet's ``t`` interval for
+Fleiss' and Conger's kappa, alpha's item bootstrap -- percentile, resampling items as new
+multiplicities of the distinct rows --, the logit-scale and plain Wald intervals for
+specific agreement, the linear ``t`` interval for AC1 and Brennan-Prediger) are kept beside
+them (:data:`PREVIOUS_DEFAULTS`).
 """
 
 from __future__ import annotations
@@ -61,14 +62,12 @@ DEFAULTS: dict[str, str] = {
     "fleiss_kappa": "profile",  # from three annotators; two: "score-intraclass"
     "gwet_ac1": "gwet-t-log1m",
     "brennan_prediger": "gwet-t-log1m",
-    "krippendorff_alpha": "profile",  # from three annotators; two: "bootstrap"
+    "krippendorff_alpha": "profile",  # from two annotators
     "specific_positive": "profile",
     "conger_kappa": "profile-shifted",
 }
 #: agree's defaults for two annotators where they differ from the several-annotator one
-PAIR_DEFAULTS: frozenset[tuple[str, str]] = frozenset(
-    {("fleiss_kappa", "score-intraclass"), ("krippendorff_alpha", "bootstrap")}
-)
+PAIR_DEFAULTS: frozenset[tuple[str, str]] = frozenset({("fleiss_kappa", "score-intraclass")})
 #: Methods that were agree's default before the current one (kept to show the change).
 PREVIOUS_DEFAULTS: frozenset[tuple[str, str]] = frozenset(
     {

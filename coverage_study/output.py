@@ -17,6 +17,7 @@ REGIME_NAMES = {
     "multi-unbiased": "2-5 annotators, unbiased",
     "multi-biased": "2-5 annotators, biased (±0.8)",
     "multi-few": "2 annotators (several-annotator coefficients), 10-15 union positives",
+    "multi-few-several": "3-5 annotators, 10-15 union positives",
 }
 # (row key, header, width, format); text is left-aligned, numbers right-aligned (NaN prints "nan")
 _COLUMNS = (
@@ -100,6 +101,16 @@ def _carried_over(settings: dict[str, Any]) -> str:
     )
 
 
+def _merged(settings: dict[str, Any]) -> str:
+    """A sentence per run merged in by :func:`coverage_study.coverage.merge` with methods."""
+    runs = [r for r in settings.get("merged_runs", []) if r.get("methods") not in (None, "all")]
+    return "".join(
+        f" Merged in: {', '.join(r['methods'])} on `{r['slice']}` at "
+        f"{str(r['git_commit'])[:10]} ({r['reps']:,} studies per cell)."
+        for r in runs
+    )
+
+
 def _in_order(regimes: Iterable[str]) -> list[str]:
     """Regimes in the order of :data:`REGIME_NAMES` (two annotators first), others last."""
     order = list(REGIME_NAMES)
@@ -113,7 +124,9 @@ def markdown(document: dict[str, Any]) -> str:
         f"Coverage of nominal 95% intervals: {s['reps']:,} simulated studies per grid cell "
         f"(seed {s['seed']}, bootstrap B = {s['n_boot']}, slice `{s['slice']}`, "
         f"planner {s['versions']['planner']} at {str(s['versions']['git_commit'])[:10]}). "
-        f"Flagged: {s['flag_rule']}. Undefined intervals count as misses." + _carried_over(s),
+        f"Flagged: {s['flag_rule']}. Undefined intervals count as misses."
+        + _carried_over(s)
+        + _merged(s),
         "",
         "| coefficient | method | regime | flagged | cells | flagged (under / over) "
         "| worst coverage (MC SE) | where | best coverage |",

@@ -188,25 +188,28 @@ def test_coverage_at_the_worst_cells():
             assert abs(row.coverage - 0.95) < 0.015 + 2 * se, (cell.label, row.method)
 
 
-def test_unmeasured_note_states_the_study_worst_at_20():
-    # the worst coverage the note quotes is the study's at 20 union positives (3-5 annotators)
+def test_few_union_positive_bands_are_the_coverage_study_ranges():
+    # each band of the notes below 20 union positives is the range of the coverage study's
+    # cells at both of its ends (coverage_study/coverage.json: 10 and 15, 15 and 20)
     import json
 
-    from planner.measuring.small_counts import PROFILE_WORST_AT_20
+    from planner.measuring.small_counts import PROFILE_FEW_BANDS
 
     rows = json.load(open("coverage_study/coverage.json"))["rows"]  # noqa: SIM115
-    key = {"fleiss_kappa": "profile", "specific_positive": "profile"}
-    key["conger_kappa"] = "profile-shifted"
-    for coef, method in key.items():
-        worst = min(
-            r["coverage"]
-            for r in rows
-            if (r["coefficient"], r["method"]) == (coef, method)
-            and r["union_positives"] == 20
-            and r["n_annotators"] >= 3
-        )
-        assert PROFILE_WORST_AT_20[coef] == pytest.approx(worst, abs=5e-4), coef
-    assert PROFILE_WORST_AT_20["krippendorff_alpha"] == PROFILE_WORST_AT_20["fleiss_kappa"]
+    method = {"conger_kappa": "profile-shifted"}
+    for (annotators, coef), bands in PROFILE_FEW_BANDS.items():
+        measured = "fleiss_kappa" if (annotators, coef) == ("3+", "krippendorff_alpha") else coef
+        for below, worst, best in bands:
+            values = [
+                r["coverage"]
+                for r in rows
+                if (r["coefficient"], r["method"]) == (measured, method.get(coef, "profile"))
+                and r["regime"].startswith("multi")
+                and (r["n_annotators"] >= 3) == (annotators == "3+")
+                and r["union_positives"] in (below - 5, below)
+            ]
+            assert len(values) >= 24, (annotators, coef, below)
+            assert (worst, best) == pytest.approx((min(values), max(values)), abs=5e-4)
 
 
 def test_agree_notes_below_20_union_positives_with_three_annotators():
@@ -218,15 +221,66 @@ def test_agree_notes_below_20_union_positives_with_three_annotators():
     codes[6:12, :2] = 1
     codes[12:16, 0] = 1
     report = measure_agreement(ratings_from_matrix(codes), rng=1, n_boot=100)
-    notes = [n for n in report.notes if "not measured" in n]
+    notes = [n for n in report.notes if "in the coverage study at 15-20 union positives" in n]
     assert len(notes) == 4  # Fleiss, Conger, alpha, specific agreement
-    assert all(n.startswith("with 16 union positives (fewer than 20)") for n in notes)
-    assert any("interval for Conger's kappa is not measured" in n for n in notes)
+    assert all(n.startswith("with 16 union positives the profile-likelihood") for n in notes)
+    assert any("interval for Conger's kappa covered" in n for n in notes)
+    few = measure_agreement(ratings_from_matrix(codes[8:]), rng=1, n_boot=100)  # 8 union positives
+    assert sum("is not measured" in n for n in few.notes) == 4
     fleiss = report.coefficients["fleiss_kappa"]
     ci = mp.patterns_profile_interval(
         patterns_from_counts(np.stack([codes.sum(1), 3 - codes.sum(1)], 1)), "fleiss_kappa"
     )
     assert (fleiss.ci_low, fleiss.ci_high) == pytest.approx((float(ci.low), float(ci.high)))
     pair = measure_agreement(ratings_from_matrix(codes[:, :2]), rng=1, n_boot=100)
-    assert pair.coefficients["krippendorff_alpha"].method.startswith("bootstrap")
-    assert not any("not measured" in n for n in pair.notes)
+    assert pair.coefficients["krippendorff_alpha"].method == "profile likelihood, t-calibrated"
+    assert not any("not measured" in n for n in pair.notes)  # a pair's was measured from 10
+
+
+def _alpha_of_pair(p: np.ndarray) -> float:
+    """Population Krippendorff's alpha of a pair from the probabilities of (2, 1, 0)
+    positives: 1 - D_o / D_e with D_o = P(1 positive), D_e = 2 pi (1 - pi)."""
+    pi = p[0] + p[1] / 2
+    return 1 - p[1] / (2 * pi * (1 - pi))
+
+
+def test_pair_alpha_is_the_profile_interval_with_the_calibrated_likelihood_ratio():
+    # agree --counts 6,21,14,459: 6 items both positive, 35 with one, 459 neither
+    from planner.data.labels import ratings_from_matrix
+    from planner.measuring.measure import measure_agreement
+
+    codes = np.zeros((500, 2))
+    codes[:6] = 1
+    codes[6:27, 0] = 1
+    codes[27:41, 1] = 1
+    alpha = measure_agreement(ratings_from_matrix(codes), rng=1).coefficients["krippendorff_alpha"]
+    assert alpha.method == "profile likelihood, t-calibrated"
+    counts = np.array([6.0, 35.0, 459.0])
+    crit = _critical(41)  # 41 union positives
+    for limit in (alpha.ci_low, alpha.ci_high):
+        assert _lr_statistic(counts, _alpha_of_pair, limit) == pytest.approx(crit, rel=2e-3)
+    assert alpha.ci_low < alpha.estimate < alpha.ci_high
+
+
+def test_likelihood_ratio_at_a_value_is_the_constrained_multinomial_maximum():
+    for value in (0.2, 0.45, 0.7):
+        stat, crit = mp.likelihood_ratio(ROWS, MULT, value)
+        assert float(stat) == pytest.approx(_lr_statistic(MULT, _fleiss_of, value), rel=2e-3)
+        assert float(crit) == pytest.approx(_critical(MULT[:3].sum()), rel=1e-9)
+
+
+def test_statistic_at_the_truth_decides_coverage_as_the_interval_does():
+    # coverage_study/profile_calibration.py reads coverage off W(truth) <= t_nu^2: on
+    # simulated studies of three annotators at 20 union positives, each study's interval
+    # holds the value exactly when the statistic there is within the critical value
+    # (studies within 1e-3 of the boundary, where the root finder's tolerance decides, aside)
+    rng = np.random.default_rng(5)
+    probs = np.array([0.02, 0.03, 0.06, 0.89])  # 3, 2, 1, 0 positives of three
+    mult = rng.multinomial(180, probs, size=300).astype(float)
+    truth = 0.35
+    ci = mp.fleiss_kappa_profile_interval(ROWS, mult)
+    stat, crit = mp.likelihood_ratio(ROWS, mult, np.full(300, truth))
+    ok = np.isfinite(stat) & (np.abs(stat - crit) > 1e-3)
+    inside = (ci.low <= truth) & (truth <= ci.high)
+    assert ok.sum() > 250
+    assert np.array_equal(inside[ok], (stat <= crit)[ok])

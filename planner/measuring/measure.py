@@ -17,7 +17,7 @@ Fleiss' kappa             Gwet (2021) linearised variance, t; binary 3+: profile
 Conger's kappa (3+)       Gwet's variance, t (:mod:`planner.statistics.conger`); binary: [*]
 Gwet's AC1 / AC2          Gwet (2008) variance, t interval on log(1 - AC), mapped back
 Brennan-Prediger          Gwet's variance, t interval on log(1 - BP), mapped back
-Krippendorff's alpha      item bootstrap (percentile); P(alpha < alpha_min); binary 3+: [*]
+Krippendorff's alpha      item bootstrap (percentile); P(alpha < alpha_min); binary: [*]
 specific agreement        linearised ratio variance, Wald on the logit scale; binary 3+: [*]
 observed agreement        Wilson (2 annotators), else item bootstrap
 ========================  =====================================================================
@@ -867,7 +867,8 @@ def _alpha_coefficient(
             d.boot_width,
         )
         undefined = _undefined_note(est, d.one_category)
-        profile = level == "nominal" and profile_applies(d, s.bootstrap)  # several_profile.py
+        # the profile interval from two annotators on (several_profile.py)
+        profile = level == "nominal" and profile_applies(d, s.bootstrap, fewest_annotators=2)
         out.add_at(
             "krippendorff_alpha", est,
             profile_at(d.patterns, "krippendorff_alpha") if profile else _percentiles_of(draws),

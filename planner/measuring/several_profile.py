@@ -7,11 +7,11 @@ t-calibrated profile-likelihood interval of
 Conger - Fleiss difference). coverage_study/ measured them at 0.942-0.981 at 20 union
 positives and 0.933-0.971 at 50 and 180 (3-5 annotators), where the Gwet-variance t
 interval and alpha's item bootstrap covered as little as 0.85
-(docs/methods/several-annotator-intervals.md). With more categories, weights,
-``--bootstrap`` or two annotators the previous intervals stay (a pair's alpha keeps its
-bootstrap, although the study found the profile better there too: 0.947-0.976 from 10 union
-positives against 0.874-0.933; ``fewest_annotators=2`` would switch it, with the README's
-``agree --counts`` block).
+(docs/methods/several-annotator-intervals.md). A pair's alpha gets it too
+(``fewest_annotators=2``): 0.942-0.976 from 10 union positives, where the item bootstrap
+covered 0.874-0.933 (docs/checks.md). With more categories, weights or ``--bootstrap`` the
+previous intervals stay; a pair's Fleiss' kappa keeps the intraclass score interval and its
+specific agreement is PSA with the Wilson interval.
 """
 
 from __future__ import annotations

@@ -38,23 +38,30 @@ _NOTE_KEYS = {
     ("conger_kappa", CONGER_PROFILE_METHOD): ("conger_kappa", "profile-shifted"),
 }
 
-#: The profile intervals were measured from 20 union positives on with 3-5 annotators
-#: (coverage_study/coverage.json, 31 cells each, 2,000 studies, MC SE 0.005): below that a
-#: note says so, with the worst coverage the study found at 20 (pairs never get these
-#: intervals).
-PROFILE_MEASURED_FROM = 20
+#: Below 20 union positives the coverage study's ``multi-few`` cells (10 and 15 union
+#: positives; coverage_study/coverage.json, 2,000 studies a cell, MC SE 0.005) measured the
+#: profile intervals; a note states the range they covered for the data's count:
+#: ``(annotators, coefficient) -> ((below, worst, best), ...)``, the first band whose
+#: ``below`` exceeds the count, each over the cells at both of its ends (10-14 union
+#: positives: the cells at 10 and 15; 15-19: at 15 and 20). ``"3+"`` is 3-5 annotators,
+#: ``"2"`` a pair (only alpha: a pair's Fleiss' kappa and PSA have other intervals).
+#: Krippendorff's alpha is Fleiss' interval with complete data (tested), so it shares its bands.
+PROFILE_MEASURED_FROM = 10
+PROFILE_FEW_BANDS: dict[tuple[str, str], tuple[tuple[int, float, float], ...]] = {
+    ("3+", "fleiss_kappa"): ((15, 0.9485, 0.994), (20, 0.9485, 0.9805)),
+    ("3+", "specific_positive"): ((15, 0.948, 0.992), (20, 0.942, 0.9835)),
+    ("3+", "conger_kappa"): ((15, 0.9485, 0.9935), (20, 0.9485, 0.98)),
+    ("2", "krippendorff_alpha"): ((15, 0.9485, 0.9755), (20, 0.9485, 0.9695)),
+}
+PROFILE_FEW_BANDS[("3+", "krippendorff_alpha")] = PROFILE_FEW_BANDS[("3+", "fleiss_kappa")]
 _PROFILE_SHOWN = {
     "fleiss_kappa": "Fleiss' kappa",
     "krippendorff_alpha": "Krippendorff's alpha",
     "specific_positive": "specific positive agreement",
     "conger_kappa": "Conger's kappa",
 }
-PROFILE_WORST_AT_20: dict[str, float] = {
-    "fleiss_kappa": 0.9495,
-    "krippendorff_alpha": 0.9495,  # the same interval as Fleiss' with complete data
-    "specific_positive": 0.942,
-    "conger_kappa": 0.9505,
-}
+#: a band inside this range needs no note (the coverage study's flag band)
+_NOMINAL_BAND = (0.935, 0.965)
 
 
 #: beyond this many categories (continuous scores, say) no note is drawn from the coverage
@@ -126,24 +133,48 @@ def small_count_notes(
         elif key[0] == "weighted_kappa":
             at, named = co.n_items, "items"  # its study is keyed by items
         note = coverage_note(*key, at, advice, named)
-        if note is None and key[1].startswith("profile") and not two:
-            note = _unmeasured_note(key[0], at, named)
+        if note is None and key[1].startswith("profile"):
+            note = profile_few_note(key[0], at, named, "2" if two else "3+")
         if note is not None:
             out.append(note)
     return out
 
 
-def _unmeasured_note(coefficient: str, count: float, counted: str) -> str | None:
-    """Below :data:`PROFILE_MEASURED_FROM` union positives: the coverage study has no cell,
-    so the note says what it found at the fewest it measured."""
-    worst = PROFILE_WORST_AT_20.get(coefficient)
-    if count >= PROFILE_MEASURED_FROM or worst is None:
+def profile_few_note(
+    coefficient: str, count: float, counted: str = "union positives", annotators: str = "3+"
+) -> str | None:
+    """Below 20 union positives: the coverage the study measured for a profile interval
+    (:data:`PROFILE_FEW_BANDS`), or below :data:`PROFILE_MEASURED_FROM`, that it is not
+    measured; ``None`` from 20 on, or where the measured band is within 0.935-0.965.
+
+    >>> profile_few_note("fleiss_kappa", 16)[:63]
+    'with 16 union positives the profile-likelihood interval for Fle'
+    >>> profile_few_note("fleiss_kappa", 25) is None
+    True
+    """
+    bands = PROFILE_FEW_BANDS.get((annotators, coefficient))
+    if bands is None or count >= bands[-1][0]:
         return None
+    shown = _PROFILE_SHOWN[coefficient]
+    if count < PROFILE_MEASURED_FROM:
+        _, worst, best = bands[0]
+        return (
+            f"with {count:,.0f} {counted} (fewer than {PROFILE_MEASURED_FROM}) the coverage of "
+            f"the profile-likelihood interval for {shown} is not measured: the coverage study's "
+            f"cells start at {PROFILE_MEASURED_FROM}; at {PROFILE_MEASURED_FROM}-{bands[0][0]} "
+            f"union positives it covered {worst:.2f}-{best:.2f} (0.95 intended); label more items"
+        )
+    below, worst, best = next(band for band in bands if count < band[0])
+    if _NOMINAL_BAND[0] <= worst and best <= _NOMINAL_BAND[1]:
+        return None
+    low = below - 5
+    side = "label more items"
+    if worst >= _NOMINAL_BAND[0]:
+        side = "it over-covers in some cells there (wider than needed)"
     return (
-        f"with {count:,.0f} {counted} (fewer than {PROFILE_MEASURED_FROM}) the coverage of the "
-        f"profile-likelihood interval for {_PROFILE_SHOWN[coefficient]} is not measured: the "
-        f"coverage study's cells start at {PROFILE_MEASURED_FROM}, where it covered at least "
-        f"{worst:.3f} (0.95 intended); label more items"
+        f"with {count:,.0f} {counted} the profile-likelihood interval for {shown} covered "
+        f"{worst:.2f}-{best:.2f} (0.95 intended) in the coverage study at {low}-{below} "
+        f"union positives; {side}"
     )
 
 

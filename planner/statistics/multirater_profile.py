@@ -305,6 +305,50 @@ def _alpha_terms(support: FloatArray) -> tuple[FloatArray, FloatArray, FloatArra
     return np.where(pairable, n1, 0.0), values, disagree, values
 
 
+_TERMS = {"fleiss_kappa": _fleiss_terms, "krippendorff_alpha": _alpha_terms}
+
+
+def likelihood_ratio(
+    counts: ArrayLike,
+    multiplicity: ArrayLike | None,
+    value: ArrayLike,
+    coefficient: str = "fleiss_kappa",
+) -> tuple[FloatArray, FloatArray]:
+    """The profile likelihood-ratio statistic of ``coefficient = value`` and its critical value.
+
+    ``2 min_pi max_lambda sum_k n_k log(1 + lambda' h_k(pi, value))`` per study (the
+    statistic whose level set is the interval) and ``t_nu^2`` (:func:`critical_value`,
+    doubled); ``coefficient`` is ``"fleiss_kappa"`` or ``"krippendorff_alpha"``. The
+    interval covers ``value`` exactly when the statistic is at most the critical value (up
+    to the root finder's tolerance), so one evaluation per study at the true value gives the
+    coverage of any critical value (coverage_study/profile_calibration.py). NaN where the
+    coefficient is undefined.
+
+    >>> stat, crit = likelihood_ratio([[3, 0], [2, 1], [1, 2], [0, 3]], [5, 4, 6, 85], 0.377)
+    >>> round(float(stat), 2), round(float(crit), 2)
+    (4.6, 4.6)
+    """
+    support, seen, w, shape = _prepare(counts, multiplicity)
+    u, v, o, v2 = _TERMS[coefficient](support)
+    t0 = np.broadcast_to(np.asarray(value, dtype=float), shape).reshape(-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        seen_pi = (seen @ u) / (seen @ v)
+        defined = (seen_pi > 0) & (seen_pi < 1) & ((seen @ v2) > 0)
+        pi_hat = (w @ u) / (w @ v)
+    t_ok, pi_ok = t0[defined], pi_hat[defined]
+
+    def h_of(pi: FloatArray) -> FloatArray:
+        pp = (2 * (1 - t_ok) * pi * (1 - pi))[:, None]
+        return np.stack([u - pi[:, None] * v, o - pp * v2], axis=-1)
+
+    stat = np.full(w.shape[0], np.nan)
+    if defined.any():
+        half, _ = _profile(w[defined], np.log(pi_ok / (1 - pi_ok)), h_of, [None])
+        stat[defined] = 2 * half
+    crit = 2 * critical_value(support, seen, 0.95)
+    return stat.reshape(shape), crit.reshape(shape)
+
+
 def fleiss_kappa_profile_interval(
     counts: ArrayLike, multiplicity: ArrayLike | None = None, confidence_level: float = 0.95
 ) -> ConfidenceInterval:
