@@ -306,14 +306,15 @@ def test_labelled_only_options_without_labelled_are_refused(flag):
     assert "--labelled" in result.stderr and flag in result.stderr
 
 
-def test_three_annotators_need_a_pair():
+def test_three_annotators_are_planned_as_three_or_as_the_chosen_pair():
     wide = ["--layout", "wide", "--annotator-cols", "alice,bob,carol"]
     args = ["plan", "--labelled", str(ROOT / "examples" / "wide.csv"), *wide]
-    result = runner.invoke(app, [*args, "--positive", "unsupported", "--seed", "1"])
-    assert result.exit_code == 2
-    assert "--pair" in result.stderr
+    every = runner.invoke(app, [*args, "--positive", "unsupported", "--seed", "1", "--json"])
+    assert every.exit_code == 0, every.output
+    assert json.loads(every.stdout)["labelled"]["annotators"] == ["alice", "bob", "carol"]
     chosen = runner.invoke(app, [*args, "--positive", "unsupported", "--pair", "alice,bob"])
     assert chosen.exit_code == 0, chosen.output
+    assert "pair alice, bob" in chosen.stdout
 
 
 def test_library_names_its_parameters():

@@ -259,6 +259,8 @@ def plan_command(
         typer.Option(
             help="A study in progress: the label file of the items labelled so far (read as "
             "--pilot reads one), kept in the final analysis; plans the items still to label. "
+            "A file of 3 to 6 annotators without --pair is planned for all of them (--metric "
+            "psa, fleiss, alpha, conger or kappa). "
             "Example: plan --labelled examples/labelled-600.csv --width 0.08",
             rich_help_panel="Study in progress",
         ),

@@ -20,7 +20,6 @@ NOT_WITH_LABELLED = {
     "prevalence": "--prevalence",
     "annotators": "--annotators",
     "categories": "--categories",
-    "level": "--level",
     "per_item": "--per-item",
     "confusion": "--confusion",
     "error_rate": "--error-rate",
@@ -54,6 +53,7 @@ FLAGS = {
     "pair": "--pair",
     "positive": "--positive",
     "replicates": "--replicates",
+    "level": "--level",
 }
 
 
@@ -71,12 +71,22 @@ def _refused(options: dict[str, Any]) -> None:
         flag
         for key, flag in NOT_WITH_LABELLED.items()
         if options.get(key) not in (None, False)
-        and not (key == "annotators" and options.get(key) == 2)
+        and key != "annotators"  # checked against the file's annotators
     ]
     if given:
         raise InvalidInput(
             f"--labelled FILE plans a study in progress from its labels: {', '.join(given)} "
             "cannot be used with it (the labels in hand are the model and the first stage)"
+        )
+
+
+def _check_annotators(given: int | None, result: Any) -> None:
+    """``--annotators`` must be the number the plan is for: the file's (or the pair's 2)."""
+    found = len(getattr(result, "annotators", ())) or 2
+    if given is not None and given != found:
+        raise InvalidInput(
+            f"--annotators {given} does not match the labels in hand: the study in progress "
+            f"is planned for their {found} annotators"
         )
 
 
@@ -102,6 +112,7 @@ def plan_labelled(options: dict[str, Any], reader: dict[str, Any]) -> None:
         "max_items": options.get("max_items"),
         "n_reps": options.get("replicates"),
         "batch_size": options.get("batch_size"),
+        "level": options.get("level"),
     }
     plan = {k: v for k, v in given.items() if v is not None}
     quiet = bool(options.get("json_output") or options.get("quiet"))
@@ -119,6 +130,7 @@ def plan_labelled(options: dict[str, Any], reader: dict[str, Any]) -> None:
             from planner.cli.options import reader_error
 
             raise reader_error(exc) from None
+    _check_annotators(options.get("annotators"), result)
     if options.get("json_output"):
         for message in result.notes:
             note(message)

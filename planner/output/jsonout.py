@@ -769,7 +769,8 @@ def _remaining_json(r: Any) -> dict[str, Any]:
     """One metric's mid-study plan (:class:`planner.sizing.midstudy.RemainingPlan`)."""
     label = label_of(r.metric)
     low, high = r.interval_now
-    covers = f"{label}, for the annotator pair, on the {r.labelled_items:,} items labelled so far"
+    who = "the annotator pair" if r.counts is not None else f"the {len(r.annotators)} annotators"
+    covers = f"{label}, for {who}, on the {r.labelled_items:,} items labelled so far"
     return {
         "metric": r.metric,
         "estimate_now": _number(r.estimate),
@@ -799,7 +800,15 @@ def labelled_document(r: Any) -> dict[str, Any]:
     still to label, ``labelled`` the first stage, ``batches`` the batch procedure (or null) and,
     with ``--metric both``, ``by_metric``.
     """
-    counts = dict(zip(("both", "a_only", "b_only", "neither"), r.counts, strict=True))
+    if r.counts is None:  # several annotators: who, and the fit's plausible truths
+        labelled: dict[str, Any] = {
+            "items": r.labelled_items, "annotators": list(r.annotators),
+            "categories": list(r.categories), "positive": r.positive,
+            "bootstrap_refits": len(r.pilot.draws),
+        }  # fmt: skip
+    else:
+        counts = dict(zip(("both", "a_only", "b_only", "neither"), r.counts, strict=True))
+        labelled = {"items": r.labelled_items, "counts": counts}
     body: dict[str, Any] = {
         "inputs": {
             "width": r.width,
@@ -809,7 +818,7 @@ def labelled_document(r: Any) -> dict[str, Any]:
             "method": r.method,
             "planned_items": r.planned_items,
         },
-        "labelled": {"items": r.labelled_items, "counts": counts},
+        "labelled": labelled,
         **_remaining_json(r),
         "planned_items": r.planned_items,
         "recommendation": {

@@ -14,6 +14,8 @@ def render_labelled(result: Any, console: Console) -> None:
     """The first stage (the file's pair and counts), the plan of each metric, the batches."""
     if result.stage is not None:
         console.print(_stage_table(result.stage))
+    if result.counts is None:  # several annotators: the first stage and its fit
+        console.print(_raters_stage_table(result))
     plans = result.by_metric or {result.metric: result}
     for plan in plans.values():
         console.print(
@@ -45,6 +47,23 @@ def _stage_table(stage: Any) -> Any:
     return table
 
 
+def _raters_stage_table(r: Any) -> Any:
+    """The labels in hand of several annotators: who, how many items, the fit's truths."""
+    pilot = r.pilot
+    table = quantity_table(f"Labelled so far: {r.source}")
+    table.add_row("annotators", ", ".join(r.annotators), "all, latent-class fit")
+    table.add_row("items", fmt(r.labelled_items), "the first stage")
+    positive = f"positive {r.positive!r}" if r.positive is not None else ""
+    table.add_row("labels", ", ".join(r.categories), positive)
+    failed = f"; {pilot.unconverged} did not converge" if pilot.unconverged else ""
+    table.add_row(
+        "bootstrap refits",
+        fmt(len(pilot.draws)),
+        f"plausible truths, seed {pilot.seed}{failed}",
+    )
+    return table
+
+
 def _remaining_table(r: Any, *, deciding: bool = False) -> Any:
     label = label_of(r.metric)
     title = (
@@ -62,8 +81,8 @@ def _remaining_table(r: Any, *, deciding: bool = False) -> Any:
     table.add_row(
         "half-width now",
         fmt(r.half_width_now),
-        f"coverage {r.coverage_now:.3f} at {r.labelled_items:,} items if the estimate were "
-        "the truth",
+        f"coverage {r.coverage_now:.3f} at {r.labelled_items:,} items if the "
+        + ("estimate were the truth" if r.counts is not None else "fit were the truth"),
     )
     table.add_row(
         "remaining items",
@@ -92,8 +111,9 @@ def _remaining_table(r: Any, *, deciding: bool = False) -> Any:
     table.add_row(
         "final interval's coverage",
         fmt(r.final_coverage, 3),
-        f"± {r.final_coverage_se:.3f}: simulated finished studies, truths from the posterior "
-        f"(nominal {r.confidence_level:g})",
+        f"± {r.final_coverage_se:.3f}: simulated finished studies, truths from the "
+        + ("posterior" if r.counts is not None else "bootstrap refits")
+        + f" (nominal {r.confidence_level:g})",
     )
     return table
 
