@@ -34,8 +34,10 @@ SHOWN = _shown()
 
 def test_the_page_shows_the_commands():
     assert [c.split()[:3] for c, _ in SHOWN] == [
-        ["plan", "--labelled", "examples/labelled-600.csv"]
-    ] * 2
+        ["plan", "--labelled", "examples/labelled-600.csv"],
+        ["plan", "--labelled", "examples/wide.csv"],
+        ["plan", "--labelled", "examples/labelled-600.csv"],
+    ]
 
 
 @pytest.mark.parametrize(("command", "lines"), SHOWN, ids=[c for c, _ in SHOWN])
