@@ -35,8 +35,6 @@ NOT_WITH_LABELLED = {
     "budget": "--budget",
     "curve": "--curve",
 }
-#: the options only --labelled takes
-LABELLED_ONLY = {"planned_items": "--planned-items", "batch_size": "--batch-size"}
 #: library parameters and the flags that set them
 FLAGS = {
     "confidence_level": "--confidence",
@@ -57,13 +55,34 @@ FLAGS = {
 }
 
 
-def refuse_labelled_only(options: dict[str, Any]) -> None:
-    """``--planned-items`` and ``--batch-size`` without ``--labelled``: one line, exit 2."""
-    given = [flag for key, flag in LABELLED_ONLY.items() if options.get(key) is not None]
-    if given:
+def refuse_labelled_only(options: dict[str, Any], *, raters: bool = False) -> None:
+    """``--planned-items`` without ``--labelled``, and ``--batch-size`` with several
+    annotators or a scenario (it simulates a pair's plan from its model): one line, exit 2."""
+    if options.get("planned_items") is not None:
         raise InvalidInput(
-            f"{' and '.join(given)} apply only with --labelled FILE (a study in progress)"
+            "--planned-items applies only with --labelled FILE (a study in progress)"
         )
+    if options.get("batch_size") is not None and (
+        raters or options.get("scenario") or options.get("scenario_option")
+    ):
+        raise InvalidInput(
+            "--batch-size without --labelled simulates a pair's plan from its model; it does not "
+            "apply to several annotators or to a scenario file"
+        )
+
+
+def batches_without_labelled(result: Any, batch_size: int | None) -> Any:
+    """``plan --batch-size B`` without ``--labelled``: the batch procedure from the plan's
+    model, re-planning every ``B`` items from the start (None without ``--batch-size``)."""
+    if batch_size is None:
+        return None
+    from planner.sizing.compare import Comparison
+    from planner.sizing.midstudy_procedure import batches_for_plan
+
+    if isinstance(result, Comparison):  # a scenario of strata: compared designs, no one model
+        raise InvalidInput("--batch-size does not apply to a comparison of stratified designs")
+    with flags_named(FLAGS):
+        return batches_for_plan(result, batch_size)
 
 
 def _refused(options: dict[str, Any]) -> None:

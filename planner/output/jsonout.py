@@ -837,6 +837,15 @@ def labelled_document(r: Any) -> dict[str, Any]:
     return document("plan-labelled", body, seed=r.seed, notes=r.notes)
 
 
+def with_batches(doc: dict[str, Any], batches: Any) -> dict[str, Any]:
+    """``plan --batch-size`` without ``--labelled``: the plan's document with ``batches``, the
+    batch procedure from the plan's model (its notes added to the document's)."""
+    if batches is None:
+        return doc
+    notes = [*doc.get("notes", []), *batches.notes]
+    return {**doc, "notes": notes, "batches": json_ready(asdict(batches))}
+
+
 def plan_result_document(result: Any, schedule: Any = None) -> dict[str, Any]:
     """``plan``'s document: :func:`comparison_document` for a ``Comparison``, else
     :func:`plan_document`; with ``schedule``, its numbers as the ``schedule`` section."""

@@ -118,10 +118,18 @@ def _remaining_table(r: Any, *, deciding: bool = False) -> Any:
     return table
 
 
-def _batches_table(batches: Any, r: Any) -> Any:
+def render_batches(batches: Any, console: Console) -> None:
+    """``plan --batch-size`` without ``--labelled``: the procedure from the plan's model,
+    re-planned every batch from the start, and its notes."""
+    console.print(_batches_table(batches, None, " from the start"))
+    for note in batches.notes:
+        console.print(f"note: {note}")
+
+
+def _batches_table(batches: Any, r: Any, start: str = "") -> Any:
     table = quantity_table(
-        f"Label in batches of {batches.batch_size:,}, re-plan after each, stop when no more "
-        "are asked for"
+        f"Label in batches of {batches.batch_size:,}{start}, re-plan after each, stop when no "
+        "more are asked for"
     )
     table.add_row(
         "final interval's coverage",
