@@ -283,6 +283,16 @@ def plan_command(
             rich_help_panel="Study in progress",
         ),
     ] = None,
+    stratum_col: Annotated[
+        str | None,
+        typer.Option(
+            help="With --labelled and a stratified --scenario: the column naming each item's "
+            "stratum; plans the remaining items per stratum of the scenario's population-"
+            "weighted design. Example: plan --labelled examples/stratified-labels.csv "
+            "--scenario unsupported-claims-enriched --stratum-col stratum",
+            rich_help_panel="Study in progress",
+        ),
+    ] = None,
     layout: Annotated[str | None, reader_option("layout", pilot=True)] = None,
     item_col: Annotated[str | None, reader_option("item_col", pilot=True)] = None,
     annotator_col: Annotated[str | None, reader_option("annotator_col", pilot=True)] = None,

@@ -149,3 +149,55 @@ def _batches_table(batches: Any, r: Any, start: str = "") -> Any:
         "share of the procedures that reached the width within the largest total searched",
     )
     return table
+
+
+def render_labelled_strata(r: Any, console: Console) -> None:
+    """A stratified study in progress: each stratum's items in hand and still to label, then
+    the population-weighted interval now and the plan of the rest."""
+    from rich.table import Table
+
+    table = Table(
+        title=f"Labelled so far, by stratum: {r.source}", title_justify="left",
+        header_style="bold",
+    )  # fmt: skip
+    table.add_column("stratum")
+    for column in ("share", "design", "labelled", "union +", "remaining", "total"):
+        table.add_column(column, justify="right")
+    for s in r.strata:
+        table.add_row(
+            s.name, f"{s.share:g}", f"{s.design_share:.3f}", fmt(s.labelled),
+            fmt(s.union_positives), fmt(s.remaining), fmt(s.total),
+        )  # fmt: skip
+    console.print(table)
+    summary = quantity_table(
+        f"Stratified study in progress: population-weighted PSA, half-width <= {r.width:g} at "
+        f"{r.confidence_level:.0%} confidence, assurance {r.target_assurance:g}"
+    )
+    low, high = r.interval_now
+    summary.add_row("labelled so far", fmt(r.labelled_items), "the first stage, kept")
+    summary.add_row(
+        "psa now", fmt(r.estimate, 3), f"population-weighted, {fmt(low, 3)} to {fmt(high, 3)}"
+    )
+    summary.add_row("half-width now", fmt(r.half_width_now), "")
+    summary.add_row("remaining items", fmt(r.remaining_items), r.basis)
+    summary.add_row("total items", fmt(r.total_items), "labelled + remaining")
+    summary.add_row("assurance at the total", fmt(r.assurance, 3), f"± {r.assurance_se:.4f}")
+    stop = "the interval in hand is narrow enough" if r.assurance_now else "it is not narrow yet"
+    summary.add_row("assurance of stopping now", fmt(r.assurance_now, 3), stop)
+    summary.add_row("person-hours still to spend", fmt(r.budget.person_hours), "")
+    if r.budget.cost is not None:
+        summary.add_row("cost still to spend", f"{r.budget.cost:,.2f}", "at the hourly rate")
+    c = r.shares_check
+    summary.add_row(
+        "strata shares vs design", f"p = {c.p_value:.2g}",
+        f"chi-square goodness of fit {c.statistic:.1f} on {c.df} df",
+    )  # fmt: skip
+    summary.add_row(
+        "final interval's coverage", fmt(r.final_coverage, 3),
+        f"± {r.final_coverage_se:.3f}: simulated finished studies, truths from the posterior "
+        f"(nominal {r.confidence_level:g})",
+    )  # fmt: skip
+    console.print(summary)
+    for message in r.notes:
+        console.print(f"note: {message}")
+    console.print(f"seed {r.seed} (rerun with --seed {r.seed} for identical output)")
