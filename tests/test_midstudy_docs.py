@@ -36,6 +36,7 @@ def test_the_page_shows_the_commands():
     assert [c.split()[:3] for c, _ in SHOWN] == [
         ["plan", "--labelled", "examples/labelled-600.csv"],
         ["plan", "--labelled", "examples/wide.csv"],
+        ["plan", "--labelled", "examples/stratified-labels.csv"],
         ["plan", "--labelled", "examples/labelled-600.csv"],
         ["plan", "--prevalence", "0.08"],
     ]
