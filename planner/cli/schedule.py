@@ -53,6 +53,14 @@ def schedule_command(
     items: Annotated[
         int | None, typer.Option(help="Items to label (instead of planning them).")
     ] = None,
+    labelled: Annotated[
+        str | None,
+        typer.Option(
+            help="A study in progress: the label file of the items labelled so far (as plan "
+            "--labelled); schedules the items still to label. Example: planner schedule "
+            "--labelled examples/labelled-600.csv --width 0.08 --start 2027-01-04",
+        ),
+    ] = None,
     design: Annotated[
         str | None,
         typer.Option(
@@ -164,6 +172,12 @@ def schedule_command(
         if team_size is not None and team_size != annotators:
             raise InvalidInput("give --team-size once (--annotators is its old name)")
         team_size = annotators if team_size is None else team_size
+    study = None
+    if labelled is not None:  # a study in progress: schedule the items still to label
+        from planner.cli.schedule_labelled import in_progress, in_progress_json, render_in_progress
+
+        study, items, contested_rate, seed = in_progress(labelled, locals())
+        width = confidence = assurance = metric = pair = positive = None  # used by the plan
     cli = PlanOptions(
         prevalence=prevalence,
         error_rate=parse_floats(error_rate, "--error-rate"),
@@ -217,9 +231,13 @@ def schedule_command(
     if json_output:
         from planner.output.jsonout import schedule_document
 
-        emit_json(schedule_document(result))
+        emit_json(in_progress_json(schedule_document(result), study) if study else
+                  schedule_document(result))  # fmt: skip
         return
     from planner.output.render import TerminalConsole as Console
+
+    if study is not None:
+        render_in_progress(study, Console(markup=False))
 
     if result.team is not None:
         from planner.output.render_team import render_team_schedule
