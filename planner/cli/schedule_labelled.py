@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from planner.cli.common import flags_named, seed_or_draw
+from planner.cli.plan_labelled import FLAGS
 from planner.errors import InvalidInput
 
 #: schedule's options that describe a fresh study's model or size (the labels in hand replace
@@ -28,15 +29,6 @@ NOT_WITH_LABELLED = {
     "pilot_counts": "--pilot-counts",
     "pilot": "--pilot",
     "design": "--design",
-}
-FLAGS = {
-    "confidence_level": "--confidence",
-    "annotators_per_item": "--annotators-per-item",
-    "seconds_per_item": "--seconds-per-item",
-    "adjudication_seconds": "--adjudication-seconds",
-    "hourly_rate": "--hourly-rate",
-    "pair": "--pair",
-    "positive": "--positive",
 }
 
 
