@@ -39,6 +39,7 @@ def test_the_page_shows_the_commands():
         ["plan", "--labelled", "examples/stratified-labels.csv"],
         ["plan", "--labelled", "examples/labelled-600.csv"],
         ["plan", "--prevalence", "0.08"],
+        ["planner", "schedule", "--labelled"],
     ]
 
 
@@ -47,6 +48,7 @@ def test_the_page_shows_what_the_command_prints(command, lines, tmp_path):
     copy = [sys.executable, "-m", "planner", "examples", "--copy", "examples"]
     subprocess.run(copy, cwd=tmp_path, capture_output=True, text=True, check=True, timeout=120)
     words = shlex.split(command)
+    words = words[1:] if words[0] == "planner" else words  # `planner schedule`, `plan`
     argv = [sys.executable, "-m", "planner", *words]
     env = {**os.environ, "COLUMNS": "80", "TERM": "dumb"}
     out = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
