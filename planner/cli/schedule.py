@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from planner.cli import schedule_labelled as in_progress_study
 from planner.cli.common import (
     emit_json,
     parse_floats,
@@ -53,14 +54,7 @@ def schedule_command(
     items: Annotated[
         int | None, typer.Option(help="Items to label (instead of planning them).")
     ] = None,
-    labelled: Annotated[
-        str | None,
-        typer.Option(
-            help="A study in progress: the label file of the items labelled so far (as plan "
-            "--labelled); schedules the items still to label. Example: planner schedule "
-            "--labelled examples/labelled-600.csv --width 0.08 --start 2027-01-04",
-        ),
-    ] = None,
+    labelled: Annotated[str | None, typer.Option(help=in_progress_study.LABELLED_HELP)] = None,
     design: Annotated[
         str | None,
         typer.Option(
@@ -174,9 +168,7 @@ def schedule_command(
         team_size = annotators if team_size is None else team_size
     study = None
     if labelled is not None:  # a study in progress: schedule the items still to label
-        from planner.cli.schedule_labelled import in_progress, in_progress_json, render_in_progress
-
-        study, items, contested_rate, seed = in_progress(labelled, locals())
+        study, items, contested_rate, seed = in_progress_study.in_progress(labelled, locals())
         width = confidence = assurance = metric = pair = positive = None  # used by the plan
     cli = PlanOptions(
         prevalence=prevalence,
@@ -231,14 +223,11 @@ def schedule_command(
     if json_output:
         from planner.output.jsonout import schedule_document
 
-        emit_json(in_progress_json(schedule_document(result), study) if study else
-                  schedule_document(result))  # fmt: skip
+        emit_json(in_progress_study.in_progress_json(schedule_document(result), study))
         return
     from planner.output.render import TerminalConsole as Console
 
-    if study is not None:
-        render_in_progress(study, Console(markup=False))
-
+    in_progress_study.render_in_progress(study, Console(markup=False))
     if result.team is not None:
         from planner.output.render_team import render_team_schedule
 

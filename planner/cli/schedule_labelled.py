@@ -15,6 +15,11 @@ from planner.cli.common import flags_named, seed_or_draw
 from planner.cli.plan_labelled import FLAGS
 from planner.errors import InvalidInput
 
+LABELLED_HELP = (
+    "A study in progress: the label file of the items labelled so far (as plan --labelled); "
+    "schedules the items still to label. Example: planner schedule --labelled "
+    "examples/labelled-600.csv --width 0.08 --start 2027-01-04"
+)
 #: schedule's options that describe a fresh study's model or size (the labels in hand replace
 #: them)
 NOT_WITH_LABELLED = {
@@ -101,7 +106,10 @@ def in_progress_json(doc: dict[str, Any], plan: Any) -> dict[str, Any]:
 
 
 def render_in_progress(plan: Any, console: Any) -> None:
-    """Done so far and still to do, before the schedule of the remaining items."""
+    """Done so far and still to do, before the schedule of the remaining items (nothing
+    without a study in progress)."""
+    if plan is None:
+        return
     from planner.output.render import fmt, quantity_table
 
     table = quantity_table("Study in progress: done so far and still to do")
