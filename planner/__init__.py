@@ -94,6 +94,12 @@ _PUBLIC = {
     "plan_remaining": "planner.sizing.midstudy",
     "plan_remaining_from_file": "planner.sizing.midstudy",
     "batch_procedure": "planner.sizing.midstudy_procedure",
+    "batches_for_plan": "planner.sizing.midstudy_procedure",
+    "RatersRemaining": "planner.sizing.midstudy_raters",
+    "plan_remaining_raters": "planner.sizing.midstudy_raters",
+    "StratifiedRemaining": "planner.sizing.midstudy_strata",
+    "plan_remaining_strata": "planner.sizing.midstudy_strata",
+    "plan_remaining_strata_from_file": "planner.sizing.midstudy_strata",
     # operations and reports
     "Operation": "planner.operations.workload",
     "ScheduleResult": "planner.operations.workload",

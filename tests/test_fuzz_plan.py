@@ -115,6 +115,7 @@ def plan_options(root: Path) -> dict[str, Opt]:
         "--labelled": Opt(st.sampled_from([inp(root, p) for p in pilots])),
         "--planned-items": count(1, 10**6, [1, 600, 10**6]),
         "--batch-size": count(1, 10**4, [1, 100, 10**4]),
+        "--stratum-col": Opt(choice("stratum", "week", "missing")),
         "--pair": Opt(choice("A,B", "B,A", "A,C", "a1,a6")),
         "--positive": Opt(choice("1", "yes", "0", "x")),
         "--layout": Opt(choice("auto", "long", "wide")),

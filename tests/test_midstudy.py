@@ -299,21 +299,21 @@ def test_bad_options_with_labelled_are_one_line_naming_the_flag(args, flag):
     assert len(lines) == 1 and lines[0].startswith("error:") and flag in lines[0], lines
 
 
-@pytest.mark.parametrize("flag", ["--planned-items", "--batch-size"])
-def test_labelled_only_options_without_labelled_are_refused(flag):
-    result = runner.invoke(app, ["plan", "--prevalence", "0.08", flag, "100"])
+def test_planned_items_without_labelled_is_refused():
+    result = runner.invoke(app, ["plan", "--prevalence", "0.08", "--planned-items", "100"])
     assert result.exit_code == 2
-    assert "--labelled" in result.stderr and flag in result.stderr
+    assert "--labelled" in result.stderr and "--planned-items" in result.stderr
 
 
-def test_three_annotators_need_a_pair():
+def test_three_annotators_are_planned_as_three_or_as_the_chosen_pair():
     wide = ["--layout", "wide", "--annotator-cols", "alice,bob,carol"]
     args = ["plan", "--labelled", str(ROOT / "examples" / "wide.csv"), *wide]
-    result = runner.invoke(app, [*args, "--positive", "unsupported", "--seed", "1"])
-    assert result.exit_code == 2
-    assert "--pair" in result.stderr
+    every = runner.invoke(app, [*args, "--positive", "unsupported", "--seed", "1", "--json"])
+    assert every.exit_code == 0, every.output
+    assert json.loads(every.stdout)["labelled"]["annotators"] == ["alice", "bob", "carol"]
     chosen = runner.invoke(app, [*args, "--positive", "unsupported", "--pair", "alice,bob"])
     assert chosen.exit_code == 0, chosen.output
+    assert "pair alice, bob" in chosen.stdout
 
 
 def test_library_names_its_parameters():

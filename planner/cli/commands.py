@@ -260,6 +260,8 @@ def plan_command(
         typer.Option(
             help="A study in progress: the label file of the items labelled so far (read as "
             "--pilot reads one), kept in the final analysis; plans the items still to label. "
+            "A file of 3 to 6 annotators without --pair is planned for all of them (--metric "
+            "psa, fleiss, alpha, conger or kappa). "
             "Example: plan --labelled examples/labelled-600.csv --width 0.08",
             rich_help_panel="Study in progress",
         ),
@@ -275,9 +277,20 @@ def plan_command(
     batch_size: Annotated[
         int | None,
         typer.Option(
-            help="With --labelled: label in batches of this many items, re-plan after each and "
-            "stop when no more are asked for; simulates that procedure (its final coverage and "
-            "total items). Example: --batch-size 100",
+            help="Label in batches of this many items, re-plan after each and stop when no "
+            "more are asked for; simulates that procedure (its final coverage and total items), "
+            "from the labels in hand with --labelled, else from the plan's model from the start. "
+            "Example: plan --prevalence 0.08 --width 0.08 --batch-size 100",
+            rich_help_panel="Study in progress",
+        ),
+    ] = None,
+    stratum_col: Annotated[
+        str | None,
+        typer.Option(
+            help="With --labelled and a stratified --scenario: the column naming each item's "
+            "stratum; plans the remaining items per stratum of the scenario's population-"
+            "weighted design. Example: plan --labelled examples/stratified-labels.csv "
+            "--scenario unsupported-claims-enriched --stratum-col stratum",
             rich_help_panel="Study in progress",
         ),
     ] = None,
@@ -434,12 +447,16 @@ def plan_command(
     version: VersionFlag = False,
 ) -> None:
     """Size a two-annotator agreement study: items, union positives, hours and cost."""
-    from planner.cli.plan_labelled import plan_labelled, refuse_labelled_only
+    from planner.cli.plan_labelled import (
+        batches_without_labelled,
+        plan_labelled,
+        refuse_labelled_only,
+    )
     from planner.cli.plan_raters import plan_raters, single_prevalence, wants_raters
 
     if labelled is not None:
         return plan_labelled(locals(), _labelled_reader(locals()))
-    refuse_labelled_only(locals())
+    refuse_labelled_only(locals(), raters=wants_raters(locals()))
     if wants_raters(locals()):
         return plan_raters(locals())
     from planner.sizing.plan_options import PlanOptions, run_plan, schedule_for_plan
@@ -495,7 +512,8 @@ def plan_command(
             result = run_plan(path, options, seed_or_draw, said, progress)
         except (LayoutUnclear, RoleConflict) as exc:  # the pilot file's: name plan's flags
             raise reader_error(exc) from None
-    _show_plan(result, schedule_for_plan(path, result), said, json_output)
+    batches = batches_without_labelled(result, batch_size)
+    _show_plan(result, schedule_for_plan(path, result), said, json_output, batches)
 
 
 # the reader options of --pilot, by their flags
@@ -553,17 +571,22 @@ def _pilot_options(
 
 
 def _show_plan(
-    result: Plan | Comparison, schedule: ScheduleResult | None, said: list[str], json_output: bool
+    result: Plan | Comparison,
+    schedule: ScheduleResult | None,
+    said: list[str],
+    json_output: bool,
+    batches: Any = None,
 ) -> None:
-    """Print the plan (or the comparison) as tables, or as one JSON document."""
+    """Print the plan (or the comparison) as tables, or as one JSON document; with
+    ``batches`` (``--batch-size``), the batch procedure after the plan."""
     from planner.sizing.compare import Comparison
 
     if json_output:
         for message in said:  # options not used: the tables show them, JSON readers see them
             note(message)
-        from planner.output.jsonout import plan_result_document
+        from planner.output.jsonout import plan_result_document, with_batches
 
-        emit_json(plan_result_document(result, schedule))
+        emit_json(with_batches(plan_result_document(result, schedule), batches))
         return
     from planner.output.render import TerminalConsole as Console
     from planner.output.render import render_comparison, render_plan, render_schedule
@@ -579,6 +602,10 @@ def _show_plan(
         render_plan_sections(result, console)
     if schedule is not None:
         render_schedule(schedule, console)
+    if batches is not None:
+        from planner.output.render_midstudy import render_batches
+
+        render_batches(batches, console)
 
 
 PLAN_HELP = (

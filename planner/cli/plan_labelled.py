@@ -20,7 +20,6 @@ NOT_WITH_LABELLED = {
     "prevalence": "--prevalence",
     "annotators": "--annotators",
     "categories": "--categories",
-    "level": "--level",
     "per_item": "--per-item",
     "confusion": "--confusion",
     "error_rate": "--error-rate",
@@ -36,8 +35,12 @@ NOT_WITH_LABELLED = {
     "budget": "--budget",
     "curve": "--curve",
 }
-#: the options only --labelled takes
-LABELLED_ONLY = {"planned_items": "--planned-items", "batch_size": "--batch-size"}
+#: the options a stratified study in progress does not take
+STRATA_REFUSE = {
+    "pair": "--pair", "metric": "--metric", "planned_items": "--planned-items",
+    "batch_size": "--batch-size", "psa_method": "--psa-method", "seconds_per_item":
+    "--seconds-per-item", "level": "--level",
+}  # fmt: skip
 #: library parameters and the flags that set them
 FLAGS = {
     "confidence_level": "--confidence",
@@ -54,29 +57,111 @@ FLAGS = {
     "pair": "--pair",
     "positive": "--positive",
     "replicates": "--replicates",
+    "level": "--level",
+    "stratum_col": "--stratum-col",
+    "design_shares": "the scenario's design",
 }
 
 
-def refuse_labelled_only(options: dict[str, Any]) -> None:
-    """``--planned-items`` and ``--batch-size`` without ``--labelled``: one line, exit 2."""
-    given = [flag for key, flag in LABELLED_ONLY.items() if options.get(key) is not None]
-    if given:
+def refuse_labelled_only(options: dict[str, Any], *, raters: bool = False) -> None:
+    """``--planned-items`` without ``--labelled``, and ``--batch-size`` with several
+    annotators or a scenario (it simulates a pair's plan from its model): one line, exit 2."""
+    if options.get("stratum_col") is not None:
+        raise InvalidInput("--stratum-col applies only with --labelled FILE (a study in progress)")
+    if options.get("planned_items") is not None:
         raise InvalidInput(
-            f"{' and '.join(given)} apply only with --labelled FILE (a study in progress)"
+            "--planned-items applies only with --labelled FILE (a study in progress)"
+        )
+    if options.get("batch_size") is not None and (
+        raters or options.get("scenario") or options.get("scenario_option")
+    ):
+        raise InvalidInput(
+            "--batch-size without --labelled simulates a pair's plan from its model; it does not "
+            "apply to several annotators or to a scenario file"
         )
 
 
+def batches_without_labelled(result: Any, batch_size: int | None) -> Any:
+    """``plan --batch-size B`` without ``--labelled``: the batch procedure from the plan's
+    model, re-planning every ``B`` items from the start (None without ``--batch-size``)."""
+    if batch_size is None:
+        return None
+    from planner.sizing.compare import Comparison
+    from planner.sizing.midstudy_procedure import batches_for_plan
+
+    if isinstance(result, Comparison):  # a scenario of strata: compared designs, no one model
+        raise InvalidInput("--batch-size does not apply to a comparison of stratified designs")
+    with flags_named(FLAGS):
+        return batches_for_plan(result, batch_size)
+
+
 def _refused(options: dict[str, Any]) -> None:
+    strata = ("scenario", "scenario_option") if options.get("stratum_col") else ()
     given = [
         flag
         for key, flag in NOT_WITH_LABELLED.items()
         if options.get(key) not in (None, False)
-        and not (key == "annotators" and options.get(key) == 2)
+        and key != "annotators"  # checked against the file's annotators
+        and key not in strata  # a stratified study's design
     ]
     if given:
         raise InvalidInput(
             f"--labelled FILE plans a study in progress from its labels: {', '.join(given)} "
             "cannot be used with it (the labels in hand are the model and the first stage)"
+        )
+
+
+def _plan_strata(options: dict[str, Any], reader: dict[str, Any]) -> None:
+    """``--labelled FILE --scenario S --stratum-col COL``: the remaining items per stratum."""
+    from planner.sizing.midstudy_strata import plan_remaining_strata_from_file
+
+    scenario = options.get("scenario") or options.get("scenario_option")
+    if scenario is None:
+        raise InvalidInput("--stratum-col with --labelled needs the stratified design: --scenario")
+    given = [f for k, f in STRATA_REFUSE.items() if options.get(k) is not None]
+    if given:
+        raise InvalidInput(f"{given[0]} does not apply to a stratified study in progress")
+    plan = {
+        "width": options.get("width"), "confidence_level": options.get("confidence"),
+        "assurance": options.get("assurance"), "max_items": options.get("max_items"),
+        "n_reps": options.get("replicates"), "hourly_rate": options.get("hourly_rate"),
+        "annotators_per_item": options.get("annotators_per_item"),
+        "adjudication_seconds": options.get("adjudication_seconds"),
+    }  # fmt: skip
+    quiet = bool(options.get("json_output") or options.get("quiet"))
+    with flags_named(FLAGS), progress_bar("planning the rest", disabled=quiet):
+        plan["rng"] = seed_or_draw(options.get("seed"))
+        result = plan_remaining_strata_from_file(
+            str(options["labelled"]), scenario, options["stratum_col"],
+            positive=options.get("positive"), reader=reader, **plan,
+        )  # fmt: skip
+    _show(result, bool(options.get("json_output")), strata=True)
+
+
+def _show(result: Any, json_output: bool, *, strata: bool = False) -> None:
+    """One JSON document (the notes on stderr), or the tables."""
+    from planner.output import jsonout
+
+    if json_output:
+        for message in result.notes:
+            note(message)
+        doc = jsonout.labelled_strata_document if strata else jsonout.labelled_document
+        emit_json(doc(result))
+        return
+    from planner.output import render_midstudy
+    from planner.output.render import TerminalConsole as Console
+
+    render = render_midstudy.render_labelled_strata if strata else render_midstudy.render_labelled
+    render(result, Console(markup=False))
+
+
+def _check_annotators(given: int | None, result: Any) -> None:
+    """``--annotators`` must be the number the plan is for: the file's (or the pair's 2)."""
+    found = len(getattr(result, "annotators", ())) or 2
+    if given is not None and given != found:
+        raise InvalidInput(
+            f"--annotators {given} does not match the labels in hand: the study in progress "
+            f"is planned for their {found} annotators"
         )
 
 
@@ -86,6 +171,8 @@ def plan_labelled(options: dict[str, Any], reader: dict[str, Any]) -> None:
     from planner.sizing.midstudy import plan_remaining_from_file
 
     _refused(options)
+    if options.get("stratum_col") is not None:
+        return _plan_strata(options, reader)
     pair = options.get("pair")
     given: dict[str, Any] = {
         "width": options.get("width"),
@@ -102,6 +189,7 @@ def plan_labelled(options: dict[str, Any], reader: dict[str, Any]) -> None:
         "max_items": options.get("max_items"),
         "n_reps": options.get("replicates"),
         "batch_size": options.get("batch_size"),
+        "level": options.get("level"),
     }
     plan = {k: v for k, v in given.items() if v is not None}
     quiet = bool(options.get("json_output") or options.get("quiet"))
@@ -119,14 +207,5 @@ def plan_labelled(options: dict[str, Any], reader: dict[str, Any]) -> None:
             from planner.cli.options import reader_error
 
             raise reader_error(exc) from None
-    if options.get("json_output"):
-        for message in result.notes:
-            note(message)
-        from planner.output.jsonout import labelled_document
-
-        emit_json(labelled_document(result))
-        return
-    from planner.output.render import TerminalConsole as Console
-    from planner.output.render_midstudy import render_labelled
-
-    render_labelled(result, Console(markup=False))
+    _check_annotators(options.get("annotators"), result)
+    _show(result, bool(options.get("json_output")))

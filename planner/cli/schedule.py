@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from planner.cli import schedule_labelled as in_progress_study
 from planner.cli.common import (
     emit_json,
     parse_floats,
@@ -53,6 +54,7 @@ def schedule_command(
     items: Annotated[
         int | None, typer.Option(help="Items to label (instead of planning them).")
     ] = None,
+    labelled: Annotated[str | None, typer.Option(help=in_progress_study.LABELLED_HELP)] = None,
     design: Annotated[
         str | None,
         typer.Option(
@@ -164,6 +166,10 @@ def schedule_command(
         if team_size is not None and team_size != annotators:
             raise InvalidInput("give --team-size once (--annotators is its old name)")
         team_size = annotators if team_size is None else team_size
+    study = None
+    if labelled is not None:  # a study in progress: schedule the items still to label
+        study, items, contested_rate, seed = in_progress_study.in_progress(labelled, locals())
+        width = confidence = assurance = metric = pair = positive = None  # used by the plan
     cli = PlanOptions(
         prevalence=prevalence,
         error_rate=parse_floats(error_rate, "--error-rate"),
@@ -217,10 +223,11 @@ def schedule_command(
     if json_output:
         from planner.output.jsonout import schedule_document
 
-        emit_json(schedule_document(result))
+        emit_json(in_progress_study.in_progress_json(schedule_document(result), study))
         return
     from planner.output.render import TerminalConsole as Console
 
+    in_progress_study.render_in_progress(study, Console(markup=False))
     if result.team is not None:
         from planner.output.render_team import render_team_schedule
 

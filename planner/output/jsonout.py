@@ -30,6 +30,7 @@ COMMANDS = (
     "plan-comparison",
     "plan-raters",
     "plan-labelled",
+    "plan-labelled-strata",
     "agree",
     "schedule",
     "fit",
@@ -769,7 +770,8 @@ def _remaining_json(r: Any) -> dict[str, Any]:
     """One metric's mid-study plan (:class:`planner.sizing.midstudy.RemainingPlan`)."""
     label = label_of(r.metric)
     low, high = r.interval_now
-    covers = f"{label}, for the annotator pair, on the {r.labelled_items:,} items labelled so far"
+    who = "the annotator pair" if r.counts is not None else f"the {len(r.annotators)} annotators"
+    covers = f"{label}, for {who}, on the {r.labelled_items:,} items labelled so far"
     return {
         "metric": r.metric,
         "estimate_now": _number(r.estimate),
@@ -799,7 +801,15 @@ def labelled_document(r: Any) -> dict[str, Any]:
     still to label, ``labelled`` the first stage, ``batches`` the batch procedure (or null) and,
     with ``--metric both``, ``by_metric``.
     """
-    counts = dict(zip(("both", "a_only", "b_only", "neither"), r.counts, strict=True))
+    if r.counts is None:  # several annotators: who, and the fit's plausible truths
+        labelled: dict[str, Any] = {
+            "items": r.labelled_items, "annotators": list(r.annotators),
+            "categories": list(r.categories), "positive": r.positive,
+            "bootstrap_refits": len(r.pilot.draws),
+        }  # fmt: skip
+    else:
+        counts = dict(zip(("both", "a_only", "b_only", "neither"), r.counts, strict=True))
+        labelled = {"items": r.labelled_items, "counts": counts}
     body: dict[str, Any] = {
         "inputs": {
             "width": r.width,
@@ -809,7 +819,7 @@ def labelled_document(r: Any) -> dict[str, Any]:
             "method": r.method,
             "planned_items": r.planned_items,
         },
-        "labelled": {"items": r.labelled_items, "counts": counts},
+        "labelled": labelled,
         **_remaining_json(r),
         "planned_items": r.planned_items,
         "recommendation": {
@@ -826,6 +836,73 @@ def labelled_document(r: Any) -> dict[str, Any]:
     if r.by_metric:
         body["by_metric"] = {m: _remaining_json(p) for m, p in r.by_metric.items()}
     return document("plan-labelled", body, seed=r.seed, notes=r.notes)
+
+
+def labelled_strata_document(r: Any) -> dict[str, Any]:
+    """``plan --labelled --stratum-col``: a stratified study in progress; the keys of
+    :func:`labelled_document` that apply, and ``strata`` (each stratum's items in hand and
+    still to label) and ``shares_check`` (the first stage's strata shares against the
+    design's)."""
+    low, high = r.interval_now
+    covers = f"population-weighted PSA on the {r.labelled_items:,} items labelled so far"
+    body: dict[str, Any] = {
+        "inputs": {
+            "width": r.width,
+            "confidence_level": r.confidence_level,
+            "assurance": r.target_assurance,
+            "metric": r.metric,
+        },  # fmt: skip
+        "labelled": {"items": r.labelled_items, "file": r.source},
+        "metric": r.metric,
+        "estimate_now": _number(r.estimate),
+        "interval_now": interval_json(
+            low,
+            high,
+            level=r.confidence_level,
+            method="linearised ratio estimator, t",
+            covers=covers,
+        ),  # fmt: skip
+        "half_width_now": _number(r.half_width_now),
+        "remaining_items": r.remaining_items,
+        "total_items": r.total_items,
+        "design_total": r.design_total,
+        "assurance": _number(r.assurance),
+        "assurance_se": _number(r.assurance_se),
+        "assurance_now": _number(r.assurance_now),
+        "final_coverage": {"coverage": r.final_coverage, "se": r.final_coverage_se},
+        "budget": budget_json(r.budget),
+        "basis": r.basis,
+        "strata": [
+            {
+                "name": s.name,
+                "share": s.share,
+                "design_share": s.design_share,
+                "labelled": s.labelled,
+                "union_positives": s.union_positives,
+                "remaining": s.remaining,
+                "total": s.total,
+            }
+            for s in r.strata
+        ],  # fmt: skip
+        "shares_check": asdict(r.shares_check),
+        "recommendation": {
+            "metric": r.metric,
+            "items": r.remaining_items,
+            "total_items": r.total_items,
+            "budget": budget_json(r.budget),
+            "basis": r.basis,
+        },  # fmt: skip
+    }
+    return document("plan-labelled-strata", body, seed=r.seed, notes=r.notes)
+
+
+def with_batches(doc: dict[str, Any], batches: Any) -> dict[str, Any]:
+    """``plan --batch-size`` without ``--labelled``: the plan's document with ``batches``, the
+    batch procedure from the plan's model (its notes added to the document's)."""
+    if batches is None:
+        return doc
+    notes = [*doc.get("notes", []), *batches.notes]
+    return {**doc, "notes": notes, "batches": json_ready(asdict(batches))}
 
 
 def plan_result_document(result: Any, schedule: Any = None) -> dict[str, Any]:

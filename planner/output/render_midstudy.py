@@ -14,6 +14,8 @@ def render_labelled(result: Any, console: Console) -> None:
     """The first stage (the file's pair and counts), the plan of each metric, the batches."""
     if result.stage is not None:
         console.print(_stage_table(result.stage))
+    if result.counts is None:  # several annotators: the first stage and its fit
+        console.print(_raters_stage_table(result))
     plans = result.by_metric or {result.metric: result}
     for plan in plans.values():
         console.print(
@@ -45,6 +47,23 @@ def _stage_table(stage: Any) -> Any:
     return table
 
 
+def _raters_stage_table(r: Any) -> Any:
+    """The labels in hand of several annotators: who, how many items, the fit's truths."""
+    pilot = r.pilot
+    table = quantity_table(f"Labelled so far: {r.source}")
+    table.add_row("annotators", ", ".join(r.annotators), "all, latent-class fit")
+    table.add_row("items", fmt(r.labelled_items), "the first stage")
+    positive = f"positive {r.positive!r}" if r.positive is not None else ""
+    table.add_row("labels", ", ".join(r.categories), positive)
+    failed = f"; {pilot.unconverged} did not converge" if pilot.unconverged else ""
+    table.add_row(
+        "bootstrap refits",
+        fmt(len(pilot.draws)),
+        f"plausible truths, seed {pilot.seed}{failed}",
+    )
+    return table
+
+
 def _remaining_table(r: Any, *, deciding: bool = False) -> Any:
     label = label_of(r.metric)
     title = (
@@ -62,8 +81,8 @@ def _remaining_table(r: Any, *, deciding: bool = False) -> Any:
     table.add_row(
         "half-width now",
         fmt(r.half_width_now),
-        f"coverage {r.coverage_now:.3f} at {r.labelled_items:,} items if the estimate were "
-        "the truth",
+        f"coverage {r.coverage_now:.3f} at {r.labelled_items:,} items if the "
+        + ("estimate were the truth" if r.counts is not None else "fit were the truth"),
     )
     table.add_row(
         "remaining items",
@@ -92,16 +111,25 @@ def _remaining_table(r: Any, *, deciding: bool = False) -> Any:
     table.add_row(
         "final interval's coverage",
         fmt(r.final_coverage, 3),
-        f"± {r.final_coverage_se:.3f}: simulated finished studies, truths from the posterior "
-        f"(nominal {r.confidence_level:g})",
+        f"± {r.final_coverage_se:.3f}: simulated finished studies, truths from the "
+        + ("posterior" if r.counts is not None else "bootstrap refits")
+        + f" (nominal {r.confidence_level:g})",
     )
     return table
 
 
-def _batches_table(batches: Any, r: Any) -> Any:
+def render_batches(batches: Any, console: Console) -> None:
+    """``plan --batch-size`` without ``--labelled``: the procedure from the plan's model,
+    re-planned every batch from the start, and its notes."""
+    console.print(_batches_table(batches, None, " from the start"))
+    for note in batches.notes:
+        console.print(f"note: {note}")
+
+
+def _batches_table(batches: Any, r: Any, start: str = "") -> Any:
     table = quantity_table(
-        f"Label in batches of {batches.batch_size:,}, re-plan after each, stop when no more "
-        "are asked for"
+        f"Label in batches of {batches.batch_size:,}{start}, re-plan after each, stop when no "
+        "more are asked for"
     )
     table.add_row(
         "final interval's coverage",
@@ -121,3 +149,55 @@ def _batches_table(batches: Any, r: Any) -> Any:
         "share of the procedures that reached the width within the largest total searched",
     )
     return table
+
+
+def render_labelled_strata(r: Any, console: Console) -> None:
+    """A stratified study in progress: each stratum's items in hand and still to label, then
+    the population-weighted interval now and the plan of the rest."""
+    from rich.table import Table
+
+    table = Table(
+        title=f"Labelled so far, by stratum: {r.source}", title_justify="left",
+        header_style="bold",
+    )  # fmt: skip
+    table.add_column("stratum")
+    for column in ("share", "design", "labelled", "union +", "remaining", "total"):
+        table.add_column(column, justify="right")
+    for s in r.strata:
+        table.add_row(
+            s.name, f"{s.share:g}", f"{s.design_share:.3f}", fmt(s.labelled),
+            fmt(s.union_positives), fmt(s.remaining), fmt(s.total),
+        )  # fmt: skip
+    console.print(table)
+    summary = quantity_table(
+        f"Stratified study in progress: population-weighted PSA, half-width <= {r.width:g} at "
+        f"{r.confidence_level:.0%} confidence, assurance {r.target_assurance:g}"
+    )
+    low, high = r.interval_now
+    summary.add_row("labelled so far", fmt(r.labelled_items), "the first stage, kept")
+    summary.add_row(
+        "psa now", fmt(r.estimate, 3), f"population-weighted, {fmt(low, 3)} to {fmt(high, 3)}"
+    )
+    summary.add_row("half-width now", fmt(r.half_width_now), "")
+    summary.add_row("remaining items", fmt(r.remaining_items), r.basis)
+    summary.add_row("total items", fmt(r.total_items), "labelled + remaining")
+    summary.add_row("assurance at the total", fmt(r.assurance, 3), f"± {r.assurance_se:.4f}")
+    stop = "the interval in hand is narrow enough" if r.assurance_now else "it is not narrow yet"
+    summary.add_row("assurance of stopping now", fmt(r.assurance_now, 3), stop)
+    summary.add_row("person-hours still to spend", fmt(r.budget.person_hours), "")
+    if r.budget.cost is not None:
+        summary.add_row("cost still to spend", f"{r.budget.cost:,.2f}", "at the hourly rate")
+    c = r.shares_check
+    summary.add_row(
+        "strata shares vs design", f"p = {c.p_value:.2g}",
+        f"chi-square goodness of fit {c.statistic:.1f} on {c.df} df",
+    )  # fmt: skip
+    summary.add_row(
+        "final interval's coverage", fmt(r.final_coverage, 3),
+        f"± {r.final_coverage_se:.3f}: simulated finished studies, truths from the posterior "
+        f"(nominal {r.confidence_level:g})",
+    )  # fmt: skip
+    console.print(summary)
+    for message in r.notes:
+        console.print(f"note: {message}")
+    console.print(f"seed {r.seed} (rerun with --seed {r.seed} for identical output)")

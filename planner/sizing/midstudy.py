@@ -501,15 +501,34 @@ def plan_remaining_from_file(
     the reader's options: layout, columns, format, missing, engine); ``plan`` are
     :func:`plan_remaining`'s keyword arguments. The result's ``stage`` is what the file held.
 
+    A file of 3 to 6 annotators without ``pair`` is a study of several annotators:
+    :func:`planner.sizing.midstudy_raters.plan_remaining_raters_from_file` plans it (with
+    ``level``, Krippendorff's, among ``plan``) and its result is returned.
+
     Raises
     ------
     InvalidInput
-        A file of three or more annotators without ``pair`` (a study in progress is planned
-        for one pair), or any of :func:`plan_remaining`'s.
+        A file of more than six annotators without ``pair``, ``level`` for a pair, or any of
+        :func:`plan_remaining`'s.
     """
     from planner.sizing.pilot import read_pilot
 
+    level = plan.pop("level", None)
     stage = read_pilot(path, pair=pair, positive=positive, **(reader or {}))
+    if stage.counts is None and pair is None and 3 <= len(stage.annotators) <= 6:
+        from planner.sizing.midstudy_raters import plan_remaining_raters_from_file
+
+        if level is not None:
+            plan["level"] = level
+        return plan_remaining_raters_from_file(  # type: ignore[return-value]
+            path, positive=positive, reader=reader, **plan
+        )
+    if level is not None:
+        raise InvalidInput(
+            "level is Krippendorff's alpha's, planned for several annotators; a pair's study "
+            "in progress plans psa or kappa",
+            parameter="level",
+        )
     if stage.counts is None:
         raise InvalidInput(
             f"{stage.source}: {len(stage.annotators)} annotators; say which two the study in "

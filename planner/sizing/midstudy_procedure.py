@@ -274,3 +274,32 @@ def batches_from_model(
     )
     truth = np.full(replicates, float(true_value(p, metric)[0]))
     return _summary(tables, stopped, truth, setting, "the model")
+
+
+#: the random stream of the batch procedure of a fresh plan, apart from the plan's own
+PLAN_BATCH_STREAM = 26
+
+
+def batches_for_plan(plan: Any, batch_size: int) -> BatchProcedure:
+    """The batch procedure of a whole study from a pair's plan (a
+    :class:`planner.sizing.plan.Plan`): re-plan every ``batch_size`` items from the start.
+
+    The first stage is the first batch, drawn from the plan's model; the study then grows
+    batch by batch until its interval of the plan's deciding metric reaches the plan's width
+    (:func:`batches_from_model`), with the plan's interval method, ``max_items`` and
+    replicates. Truths are the model's: a plan from a pilot uses its plug-in model.
+    """
+    s = plan.settings
+    metric = plan.deciding_metric
+    return batches_from_model(
+        np.asarray(plan.model.cells, dtype=float).reshape(4),
+        batch_size,
+        batch_size,
+        metric=metric,
+        width=s.width,
+        confidence_level=s.confidence_level,
+        method=s.psa_method if metric == "psa" else s.kappa_method,
+        max_items=s.max_items,
+        replicates=s.n_reps,
+        rng=np.random.default_rng([plan.seed, PLAN_BATCH_STREAM]),
+    )

@@ -226,6 +226,13 @@ def read_raters_pilot(
     """Read a pilot label file (``reader``: the options of
     :func:`planner.sizing.pilot.read_pilot`, with ``engine``, ``memory_limit`` and
     ``temp_dir``) and fit it (:func:`raters_pilot_from_ratings`)."""
+    ratings = read_raters_ratings(path, reader)
+    return raters_pilot_from_ratings(ratings, positive=positive, draws=draws, rng=rng)
+
+
+def read_raters_ratings(path: str | Path, reader: dict[str, Any] | None = None) -> Any:
+    """The :class:`planner.data.labels.Ratings` of a label file, read as
+    :func:`read_raters_pilot` reads a pilot (``reader``: its options)."""
     from dataclasses import replace
 
     from planner.data.engine_duckdb import ReadOptions, read_with_engine
@@ -244,7 +251,7 @@ def read_raters_pilot(
     )  # fmt: skip
     if engine == "auto" and chosen == "duckdb":
         ratings = replace(ratings, notes=(why, *ratings.notes))
-    return raters_pilot_from_ratings(ratings, positive=positive, draws=draws, rng=rng)
+    return ratings
 
 
 # --------------------------------------------------------------------------- under uncertainty

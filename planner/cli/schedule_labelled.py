@@ -1,0 +1,132 @@
+"""``planner schedule --labelled FILE``: the schedule of a study in progress.
+
+The labels in hand are the study's first stage (:mod:`planner.sizing.midstudy`, or
+:mod:`planner.sizing.midstudy_raters` for 3 to 6 annotators): the items still to label are
+planned from them, and the schedule is simulated for those items only, so its dates are the
+finish dates of the remaining work. What is done so far, what is still to do and what the rest
+costs come first; the schedule's own tables follow.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planner.cli.common import flags_named, seed_or_draw
+from planner.cli.plan_labelled import FLAGS
+from planner.errors import InvalidInput
+
+LABELLED_HELP = (
+    "A study in progress: the label file of the items labelled so far (as plan --labelled); "
+    "schedules the items still to label. Example: planner schedule --labelled "
+    "examples/labelled-600.csv --width 0.08 --start 2027-01-04"
+)
+#: schedule's options that describe a fresh study's model or size (the labels in hand replace
+#: them)
+NOT_WITH_LABELLED = {
+    "items": "--items",
+    "prevalence": "--prevalence",
+    "error_rate": "--error-rate",
+    "bias": "--bias",
+    "ambiguity": "--ambiguity",
+    "union_rate": "--union-rate",
+    "psa": "--psa",
+    "kappa": "--kappa",
+    "pilot_counts": "--pilot-counts",
+    "pilot": "--pilot",
+    "design": "--design",
+}
+
+
+def in_progress(labelled: str, options: dict[str, Any]) -> tuple[Any, int, float | None, int]:
+    """The plan of the rest from the labels in hand: ``(plan, remaining items, contested
+    share of the first stage (or the one given), seed)``."""
+    from planner.sizing.midstudy import plan_remaining_from_file
+
+    given = [flag for key, flag in NOT_WITH_LABELLED.items() if options.get(key) is not None]
+    if given:
+        raise InvalidInput(
+            f"--labelled FILE schedules the items still to label of a study in progress: "
+            f"{', '.join(given)} cannot be used with it"
+        )
+    seed = seed_or_draw(options.get("seed"))
+    pair = options.get("pair")
+    plan = {
+        "width": options.get("width"),
+        "confidence_level": options.get("confidence"),
+        "assurance": options.get("assurance"),
+        "metric": options.get("metric"),
+        "annotators_per_item": options.get("annotators_per_item"),
+        "seconds_per_item": options.get("seconds_per_item"),
+        "adjudication_seconds": options.get("adjudication_seconds"),
+        "hourly_rate": options.get("hourly_rate"),
+    }
+    with flags_named(FLAGS):
+        result = plan_remaining_from_file(
+            labelled,
+            pair=tuple(p.strip() for p in pair.split(",")) if pair is not None else None,
+            positive=options.get("positive"),
+            **{k: v for k, v in plan.items() if v is not None},
+            rng=seed,
+        )
+    if result.remaining_items == 0:
+        raise InvalidInput(
+            f"--labelled: the interval in hand already has half-width "
+            f"{result.half_width_now:.4g} <= {result.width:g}; no items are left to schedule"
+        )
+    contested = options.get("contested_rate")
+    if contested is None and result.counts is not None:
+        contested = (result.counts[1] + result.counts[2]) / result.labelled_items
+    return result, result.remaining_items, contested, seed
+
+
+def in_progress_json(doc: dict[str, Any], plan: Any) -> dict[str, Any]:
+    """The schedule's document with ``in_progress``: done so far, still to do, the rest's
+    budget (the schedule's dates are those of the remaining items)."""
+    if plan is None:
+        return doc
+    from planner.output.jsonout import budget_json, json_ready
+
+    low, high = plan.interval_now
+    return {
+        **doc,
+        "in_progress": json_ready(
+            {
+                "labelled_items": plan.labelled_items,
+                "metric": plan.metric,
+                "estimate_now": plan.estimate,
+                "interval_now": [low, high],
+                "half_width_now": plan.half_width_now,
+                "remaining_items": plan.remaining_items,
+                "total_items": plan.total_items,
+                "assurance": plan.assurance,
+                "budget": budget_json(plan.budget),
+            }
+        ),
+    }
+
+
+def render_in_progress(plan: Any, console: Any) -> None:
+    """Done so far and still to do, before the schedule of the remaining items (nothing
+    without a study in progress)."""
+    if plan is None:
+        return
+    from planner.output.render import fmt, quantity_table
+
+    table = quantity_table("Study in progress: done so far and still to do")
+    low, high = plan.interval_now
+    table.add_row("labelled so far", fmt(plan.labelled_items), "done")
+    table.add_row(
+        f"{plan.metric} now", fmt(plan.estimate, 3), f"interval {fmt(low, 3)} to {fmt(high, 3)}"
+    )
+    table.add_row(
+        "remaining items", fmt(plan.remaining_items),
+        f"still to do: half-width <= {plan.width:g} with assurance {plan.target_assurance:g}",
+    )  # fmt: skip
+    table.add_row("total items", fmt(plan.total_items), "labelled + remaining")
+    table.add_row(
+        "person-hours still to spend", fmt(plan.budget.person_hours), "the plan's, for the rest"
+    )
+    if plan.budget.cost is not None:
+        table.add_row("cost still to spend", f"{plan.budget.cost:,.2f}", "at the hourly rate")
+    table.add_row("schedule below", "", "the remaining items only: its dates finish the study")
+    console.print(table)

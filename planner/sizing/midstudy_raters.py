@@ -1,0 +1,459 @@
+"""A study of several annotators in progress: how many more items, the first stage kept.
+
+The labels in hand of ``M = 3`` to ``6`` annotators are the study's first stage: their
+patterns (per item, how many labels fell in each category; for Conger's and the mean pairwise
+Cohen's kappa, each annotator's label) stay in the final analysis. The truth is not known;
+as for a pilot of several annotators (:mod:`planner.sizing.raters_pilot`), the first stage is
+fitted by Dawid & Skene's latent-class model and ``D`` item-bootstrap refits of the fit are
+its plausible truths ``theta_d``. With ``m`` items still to label, the final multiplicities
+are the first stage's ``c0`` plus a second stage ``Multinomial(m, pi(theta_d))`` over the
+model's patterns, and the hybrid assurance is
+
+``A_h(m) = (1 / D) sum_d P(half-width on c0 + c2 <= w | theta_d)``,
+
+estimated from ``R`` simulated second stages (stage ``r`` under truth ``r mod D``, the same
+random stream at every ``m``). :func:`plan_remaining_raters` gives the smallest ``m`` with
+``A_h(m) >=`` the target (its Monte Carlo SE: that of ``A_h`` over the curve's slope), the
+interval now, the assurance of stopping now (0 or 1: the first stage is observed) and of
+continuing to a planned total, the budget of the remaining items, and the final interval's
+coverage (the share of the simulated finished studies whose interval holds the truth's
+coefficient).
+
+References
+----------
+Wittes J, Brittain E (1990) The role of internal pilot studies in increasing the efficiency
+    of clinical trials. Stat Med 9:65-72.
+Dawid AP, Skene AM (1979) Maximum likelihood estimation of observer error-rates using the
+    EM algorithm. J R Stat Soc C 28:20-28.
+O'Hagan A, Stevens JW, Campbell MJ (2005) Assurance in clinical trial design.
+    Pharm Stat 4:187-201.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from planner.errors import InvalidInput, TargetUnreachable
+from planner.operations.budget import Budget, labelling_budget
+from planner.sizing.exact import reaches_width, usable_half_width
+from planner.sizing.raters_pilot import (
+    HYBRID_CELLS,
+    HYBRID_STUDIES,
+    PILOT_DRAWS,
+    RatersPilot,
+    raters_pilot_from_ratings,
+)
+from planner.sizing.raters_precision import RatersStudy, checked_study, contested_share
+from planner.sizing.raters_search import (
+    INTERVAL_METHODS,
+    ORDERED_METRICS,
+    pattern_space,
+    study_intervals,
+    true_value,
+)
+from planner.validation import RULES, RngLike, check, seed_from
+
+#: spawn keys under the plan's seed: the bootstrap, the second stages, the coverage now
+BOOTSTRAP_STREAM, STAGE_STREAM, NOW_STREAM = 4, 5, 6
+
+
+@dataclass(frozen=True)
+class RatersRemaining:
+    """How many more items a study of several annotators needs (:func:`plan_remaining_raters`).
+
+    The attributes a pair's :class:`planner.sizing.midstudy.RemainingPlan` has mean the same
+    here (``counts`` is ``None``: the first stage is ``patterns`` and ``multiplicity``);
+    ``coverage_now`` is the interval's coverage at the first stage's size under the plug-in
+    fit. ``pilot`` is the latent-class fit of the first stage and its bootstrap truths;
+    ``studies`` the simulated second stages per size.
+    """
+
+    labelled_items: int
+    annotators: tuple[str, ...]
+    categories: tuple[str, ...]
+    positive: str | None
+    patterns: NDArray[np.int64] = field(repr=False)
+    multiplicity: NDArray[np.int64] = field(repr=False)
+    metric: str
+    method: str
+    level: str
+    width: float
+    confidence_level: float
+    target_assurance: float
+    estimate: float
+    interval_now: tuple[float, float]
+    half_width_now: float
+    coverage_now: float
+    remaining_items: int
+    remaining_mc_se: float
+    total_items: int
+    assurance: float
+    assurance_se: float
+    assurance_now: float
+    planned_items: int | None
+    assurance_planned: float | None
+    budget: Budget
+    final_coverage: float
+    final_coverage_se: float
+    basis: str
+    seed: int
+    studies: int
+    pilot: RatersPilot = field(repr=False)
+    notes: list[str] = field(default_factory=list)
+    counts: None = None
+    batches: Any = None
+    by_metric: dict[str, Any] = field(default_factory=dict)
+    stage: Any = None
+    source: str = ""
+
+
+def first_stage_patterns(
+    ratings: Any, pilot: RatersPilot, metric: str
+) -> tuple[NDArray[np.int64], NDArray[np.int64], int]:
+    """The first stage's distinct patterns (categories in the fit's order), their items, and
+    how many items an ordered metric leaves out (an annotator's label missing).
+
+    Count patterns ``(P, K)`` for fleiss, alpha and psa; each annotator's label ``(P, M)``
+    for conger and kappa (only the items every annotator labelled).
+    """
+    from planner.statistics.dawid_skene import counts_from_ratings
+
+    names = [str(c) for c in ratings.categories]
+    order = [names.index(c) for c in pilot.categories]
+    who = [list(ratings.annotators).index(a) for a in pilot.annotators]
+    counts = counts_from_ratings(ratings)[:, who][:, :, order]  # (N, M, K)
+    weights = getattr(ratings, "weights", None)
+    if weights is not None:  # rows that stand for several items
+        counts = np.repeat(counts, np.asarray(weights, dtype=np.int64), axis=0)
+    left_out = 0
+    if metric in ORDERED_METRICS:
+        complete = (counts.sum(axis=2) == 1).all(axis=1)
+        left_out = int((~complete).sum())
+        rows = counts[complete].argmax(axis=2)
+    else:
+        rows = counts.sum(axis=1)
+        rows = rows[rows.sum(axis=1) > 0]
+    if rows.shape[0] == 0:
+        raise InvalidInput(
+            f"{ratings.source}: no item has every annotator's label, which metric {metric} "
+            "needs; use fleiss, alpha or psa",
+            parameter="metric",
+        )
+    patterns, multiplicity = np.unique(rows, axis=0, return_counts=True)
+    return patterns.astype(np.int64), multiplicity.astype(np.int64), left_out
+
+
+class FinalStudies:
+    """Finished studies: the first stage plus ``m`` simulated items, study ``r`` under the
+    bootstrap truth ``r mod D``; ``narrow(m)`` and ``covers(m)`` per study, the same random
+    stream at every ``m`` (common random numbers)."""
+
+    def __init__(
+        self,
+        pilot: RatersPilot,
+        study: RatersStudy,
+        first: tuple[NDArray[np.int64], NDArray[np.int64]],
+        studies: int,
+        seed: int,
+    ) -> None:
+        self.study, self.seed, self.k = study, seed, pilot.model.n_categories
+        model_patterns, by_truth = _truth_probabilities(pilot, study)
+        index = {tuple(int(x) for x in row): i for i, row in enumerate(first[0])}
+        for row in model_patterns:
+            index.setdefault(tuple(int(x) for x in row), len(index))
+        self.patterns = np.array(list(index), dtype=np.int64)
+        self.embed = np.array([index[tuple(int(x) for x in r)] for r in model_patterns])
+        self.first = np.zeros(len(index), dtype=np.int64)
+        self.first[: len(first[1])] = first[1]
+        self.studies = int(min(max(studies, 400), max(400, HYBRID_CELLS // len(index))))
+        which = np.arange(self.studies) % by_truth.shape[0]
+        self.by_study = by_truth[which]
+        truths = [
+            true_value(study.metric, model_patterns, p, study.level, self.k) for p in by_truth
+        ]
+        self.truth = np.asarray(truths, dtype=float)[which]
+        self._seen: dict[int, tuple[NDArray, NDArray]] = {}
+
+    def _outcomes(self, m: int) -> tuple[NDArray, NDArray]:
+        if m not in self._seen:
+            rng = np.random.default_rng([self.seed, STAGE_STREAM])
+            counts = np.repeat(self.first[None, :], self.studies, axis=0)
+            counts[:, self.embed] += rng.multinomial(int(m), self.by_study)
+            s = self.study
+            ci = study_intervals(
+                s.metric, self.patterns, counts, level=s.level,
+                confidence_level=s.confidence_level, n_categories=self.k,
+            )  # fmt: skip
+            narrow = np.asarray(reaches_width(ci.half_width, s.width))
+            with np.errstate(invalid="ignore"):
+                covers = np.asarray(
+                    (ci.low <= self.truth + 1e-12) & (self.truth - 1e-12 <= ci.high)
+                )
+            self._seen[m] = (narrow, covers)
+        return self._seen[m]
+
+    def __call__(self, m: int) -> float:
+        """``A_h(m)``: the share of finished studies whose interval reaches the width."""
+        return float(self._outcomes(m)[0].mean())
+
+    def coverage(self, m: int) -> float:
+        """The share of finished studies whose interval holds its truth's coefficient."""
+        return float(self._outcomes(m)[1].mean())
+
+
+def _truth_probabilities(
+    pilot: RatersPilot, study: RatersStudy
+) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """The model's patterns of ``study.metric`` and ``(D, P)`` their probabilities under each
+    bootstrap truth."""
+    from planner.sizing.raters_model import raters_model
+
+    tables: list[dict[tuple[int, ...], float]] = []
+    for prevalence, confusion in pilot.draws:
+        model = raters_model(list(prevalence), pilot.model.n_annotators, confusion=confusion)
+        patterns, probs = pattern_space(model, study.metric)
+        tables.append(
+            {tuple(int(x) for x in r): float(p) for r, p in zip(patterns, probs, strict=True)}
+        )
+    rows = sorted(set().union(*tables))
+    probabilities = np.array([[t.get(r, 0.0) for r in rows] for t in tables])
+    return np.array(rows, dtype=np.int64), probabilities / probabilities.sum(axis=1)[:, None]
+
+
+def _interval_now(
+    study: RatersStudy, first: tuple[NDArray, NDArray], k: int
+) -> tuple[float, tuple[float, float], float]:
+    ci = study_intervals(
+        study.metric, first[0], first[1].astype(float), level=study.level,
+        confidence_level=study.confidence_level, n_categories=k,
+    )  # fmt: skip
+    low, high = float(ci.low), float(ci.high)
+    return float(ci.estimate), (low, high), float(usable_half_width((high - low) / 2))
+
+
+def _coverage_now(pilot: RatersPilot, study: RatersStudy, items: int, seed: int) -> float:
+    """The interval's coverage at ``items`` items if the plug-in fit were the truth (4,000
+    simulated studies)."""
+    k = pilot.model.n_categories
+    patterns, probs = pattern_space(pilot.model, study.metric)
+    truth = true_value(study.metric, patterns, probs, study.level, k)
+    counts = np.random.default_rng([seed, NOW_STREAM]).multinomial(items, probs, size=4000)
+    ci = study_intervals(
+        study.metric, patterns, counts, level=study.level,
+        confidence_level=study.confidence_level, n_categories=k,
+    )  # fmt: skip
+    with np.errstate(invalid="ignore"):
+        return float(np.mean((ci.low <= truth + 1e-12) & (truth - 1e-12 <= ci.high)))
+
+
+def _remaining(
+    at: FinalStudies, target: float, half_now: float, max_items: int
+) -> tuple[int, float]:
+    """The smallest ``m`` with ``A_h(m) >= target`` and its Monte Carlo SE (that of
+    ``A_h`` over the slope between ``0.9 m`` and ``1.1 m``); the search starts where the
+    half-width now, shrinking as ``1 / sqrt(n)``, would reach the width."""
+    from planner.sizing.search import smallest_passing_near
+
+    n0 = int(at.first.sum())
+    max_more = max_items - n0
+    ratio = half_now / at.study.width
+    start = max(int(n0 * ratio**2) - n0, 1) if np.isfinite(ratio) else n0
+
+    try:
+        m = smallest_passing_near(lambda n: at(n) >= target, start, max_more)
+    except TargetUnreachable:
+        m = max_more + 1
+    if m > max_more or at(m) < target:
+        raise TargetUnreachable(
+            f"width {at.study.width:g} is not reached with assurance {target:g} even when the "
+            f"study grows by {max_more:,} more items (max_items)",
+            parameters=("width", "assurance", "max_items"),
+        )
+    a = at(m)
+    low, high = max(1, int(0.9 * m)), min(max_more, int(np.ceil(1.1 * m)))
+    slope = (at(high) - at(low)) / max(high - low, 1)
+    se = float(np.sqrt(a * (1 - a) / at.studies))
+    return int(m), float(se / slope) if slope > 0 else float("inf")
+
+
+def plan_remaining_raters(
+    ratings: Any,
+    width: float = 0.08,
+    *,
+    confidence_level: float = 0.95,
+    assurance: float = 0.5,
+    metric: str | None = None,
+    level: str = "nominal",
+    positive: Any = None,
+    planned_items: int | None = None,
+    seconds_per_item: float = 90.0,
+    adjudication_seconds: float = 0.0,
+    hourly_rate: float | None = None,
+    max_items: int = 10_000_000,
+    n_reps: int = HYBRID_STUDIES,
+    draws: int = PILOT_DRAWS,
+    rng: RngLike = None,
+) -> RatersRemaining:
+    """The items still to label when the labels in hand of 3 to 6 annotators stay in the
+    final analysis (the module docstring gives the method).
+
+    Parameters
+    ----------
+    ratings
+        The labels so far (:class:`planner.data.labels.Ratings`).
+    width, confidence_level, assurance
+        The final interval's target half-width, its level and the probability of reaching it.
+    metric, level
+        ``"fleiss"``, ``"alpha"`` (Krippendorff's ``level``), ``"psa"`` (specific positive
+        agreement, two categories), ``"conger"`` or ``"kappa"`` (mean pairwise Cohen's);
+        ``None``: psa for two categories, fleiss for more.
+    positive
+        The positive label of two categories (0/1 and false/true labels need none).
+    planned_items
+        The original plan's total items: adds the hybrid assurance of continuing to it.
+    seconds_per_item, adjudication_seconds, hourly_rate
+        The budget of the remaining items: every annotator labels every item; the contested
+        share is the fit's.
+    max_items
+        Largest total (first stage included) searched.
+    n_reps, draws
+        Simulated second stages per size (at least 400, fewer when the patterns are many);
+        bootstrap refits of the first stage (its plausible truths).
+    rng
+        Anything :func:`numpy.random.default_rng` takes; the seed used is recorded.
+
+    Raises ``InvalidInput`` (a value outside its range, named by its parameter; not 3 to 6
+    annotators) or ``TargetUnreachable``.
+    """
+    seed = seed_from(rng)
+    bootstrap = seed_from(np.random.default_rng([seed, BOOTSTRAP_STREAM]))
+    pilot = raters_pilot_from_ratings(ratings, positive=positive, draws=draws, rng=bootstrap)
+    chosen = metric or ("psa" if pilot.model.n_categories == 2 else "fleiss")
+    study, labels = checked_study(
+        pilot.model, RatersStudy(chosen, width, level, None, confidence_level, n_reps)
+    )
+    first = first_stage_patterns(ratings, pilot, study.metric)
+    n0 = int(first[1].sum())
+    target, max_items, planned_items = _checked_target(assurance, max_items, planned_items, n0)
+    costs = {
+        "annotators_per_item": labels, "seconds_per_item": seconds_per_item,
+        "contested_rate": contested_share(pilot.model) if adjudication_seconds else 0.0,
+        "adjudication_seconds": adjudication_seconds, "hourly_rate": hourly_rate,
+    }  # fmt: skip
+    return _plan(pilot, study, first, (target, max_items, planned_items), costs, seed)
+
+
+def _plan(
+    pilot: RatersPilot,
+    study: RatersStudy,
+    first: tuple[NDArray[np.int64], NDArray[np.int64], int],
+    targets: tuple[float, int, int | None],
+    costs: dict[str, Any],
+    seed: int,
+) -> RatersRemaining:
+    """The search, the assurances, the budget and the coverage of a checked plan."""
+    target, max_items, planned_items = targets
+    n0 = int(first[1].sum())
+    estimate, interval, half_now = _interval_now(study, first[:2], pilot.model.n_categories)
+    at = FinalStudies(pilot, study, first[:2], study.n_reps, seed)
+    narrow_now = half_now <= study.width
+    remaining, mc_se = (0, 0.0) if narrow_now else _remaining(at, target, half_now, max_items)
+    planned = None
+    if planned_items is not None:
+        more = planned_items - n0
+        planned = at(more) if more > 0 else float(narrow_now)
+    budget = labelling_budget(remaining, **costs)
+    reached = at(remaining)
+    return RatersRemaining(
+        labelled_items=n0, annotators=pilot.annotators, categories=pilot.categories,
+        positive=pilot.positive, patterns=first[0], multiplicity=first[1],
+        metric=study.metric, method=INTERVAL_METHODS[study.metric], level=study.level,
+        width=study.width, confidence_level=study.confidence_level, target_assurance=target,
+        estimate=estimate, interval_now=interval, half_width_now=half_now,
+        coverage_now=_coverage_now(pilot, study, n0, seed), remaining_items=remaining,
+        remaining_mc_se=mc_se, total_items=n0 + remaining, assurance=reached,
+        assurance_se=_binomial_se(reached, at.studies), assurance_now=float(narrow_now),
+        planned_items=planned_items, assurance_planned=planned, budget=budget,
+        final_coverage=at.coverage(remaining),
+        final_coverage_se=_binomial_se(at.coverage(remaining), at.studies),
+        basis=f"{at.studies:,} simulated second stages, each under one of {len(pilot.draws)} "
+        "bootstrap refits of the first stage's latent-class fit, added to the first stage",
+        seed=seed, studies=at.studies, pilot=pilot, source=pilot.source,
+        notes=_notes(pilot, study, first[2], half_now, narrow_now),
+    )  # fmt: skip
+
+
+def _checked_target(
+    assurance: float, max_items: int, planned_items: int | None, labelled: int
+) -> tuple[float, int, int | None]:
+    """The assurance, the largest total and the planned total, each checked by its rule."""
+    target = check("assurance", assurance, RULES["assurance"])
+    max_items = check("max_items", max_items, RULES["max_items"])
+    if max_items <= labelled:
+        raise InvalidInput(
+            f"max_items must exceed the {labelled:,} items already labelled, got {max_items}",
+            parameter="max_items",
+        )
+    if planned_items is not None:
+        planned_items = check("planned_items", planned_items, RULES["items"])
+    return target, max_items, planned_items
+
+
+def _binomial_se(share: float, n: int) -> float:
+    return float(np.sqrt(share * (1 - share) / n))
+
+
+def _notes(
+    pilot: RatersPilot,
+    study: RatersStudy,
+    left_out: int,
+    half_now: float,
+    narrow_now: bool,
+) -> list[str]:
+    notes = list(pilot.notes)
+    if left_out:
+        notes.append(
+            f"{left_out:,} items lack some annotator's label and are left out of the first "
+            f"stage of {study.metric} (it needs every annotator on every item)"
+        )
+    if narrow_now:
+        notes.insert(
+            0,
+            f"the interval in hand already has half-width {half_now:.4g} <= {study.width:g}: "
+            "no more items are needed",
+        )
+    return notes
+
+
+#: the pair's options that a study of several annotators does not take
+PAIR_ONLY = ("psa_method", "kappa_method", "annotators_per_item", "batch_size", "pair")
+
+
+def plan_remaining_raters_from_file(
+    path: str, *, positive: Any = None, reader: dict[str, Any] | None = None, **plan: Any
+) -> RatersRemaining:
+    """:func:`plan_remaining_raters` from a label file of the items labelled so far (read as
+    :func:`planner.sizing.raters_pilot.read_raters_pilot` reads a pilot; ``reader``: its
+    options); ``plan`` are :func:`plan_remaining_raters`'s keyword arguments.
+
+    Raises
+    ------
+    InvalidInput
+        One of the pair's options (:data:`PAIR_ONLY`), or any of
+        :func:`plan_remaining_raters`'s.
+    """
+    from planner.sizing.raters_pilot import read_raters_ratings
+
+    given = [name for name in PAIR_ONLY if plan.get(name) is not None]
+    if given:
+        raise InvalidInput(
+            f"{given[0]} applies to a study of two annotators; the labels in hand are of "
+            "several, every one labelling every item",
+            parameter=given[0],
+        )
+    ratings = read_raters_ratings(path, reader)
+    return plan_remaining_raters(ratings, positive=positive, **plan)

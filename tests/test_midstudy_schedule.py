@@ -1,0 +1,53 @@
+"""planner schedule --labelled FILE: the schedule of the items a study in progress still needs.
+
+The dates are checked against a hand computation for a deterministic team (no spread in the
+time per label): two annotators, both labelling every item at 90 s, 4 hours a working day, so
+the rest takes ceil(90 m / 3600 / 4) working days from the start (weekends skipped, numpy's
+business-day calendar).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+from jsonschema import Draft202012Validator
+from typer.testing import CliRunner
+
+from planner.cli.commands import app
+from planner.output.jsonout import load_schema
+from planner.sizing.midstudy import plan_remaining_from_file
+
+ROOT = Path(__file__).parent.parent
+LABELLED = str(ROOT / "examples" / "labelled-600.csv")
+runner = CliRunner()
+
+
+def test_finish_dates_of_the_rest_match_a_hand_computation():
+    args = ["schedule", "--labelled", LABELLED, "--width", "0.08", "--team-size", "2"]
+    args += ["--hours-per-day", "4", "--time-spread", "0", "--start", "2027-01-08"]
+    result = runner.invoke(app, [*args, "--runs", "20", "--seed", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    Draft202012Validator(load_schema()).validate(doc)
+    remaining = plan_remaining_from_file(LABELLED, width=0.08, rng=1).remaining_items
+    assert doc["in_progress"]["remaining_items"] == remaining
+    assert doc["in_progress"]["labelled_items"] == 600
+    assert doc["in_progress"]["total_items"] == 600 + remaining
+    days = math.ceil(remaining * 90 / 3600 / 4)  # each annotator labels every item
+    finish = np.busday_offset(np.datetime64("2027-01-08"), days - 1, roll="forward")
+    assert doc["team"]["finish"] == {"p10": str(finish), "p50": str(finish), "p90": str(finish)}
+    assert doc["person_hours_median"] == remaining * 2 * 90 / 3600
+
+
+def test_tables_and_refusals():
+    base = ["schedule", "--labelled", LABELLED, "--width", "0.08", "--runs", "20", "--seed", "1"]
+    tables = runner.invoke(app, base)
+    assert tables.exit_code == 0, tables.output
+    assert "Study in progress: done so far and still to do" in tables.stdout
+    both = runner.invoke(app, [*base, "--items", "100"])
+    assert both.exit_code == 2 and "--items" in both.stderr
+    done = runner.invoke(app, ["schedule", "--labelled", LABELLED, "--width", "0.2"])
+    assert done.exit_code == 2 and "no items are left" in done.stderr
