@@ -33,7 +33,8 @@ def ci_marker_expression() -> str:
     """The ``-m`` expression of the README's pytest command (what CI runs)."""
     words = shlex.split(readme_test_command().split("&&")[-1])
     assert words[:3] == ["python", "-m", "pytest"], words
-    return words[words.index("-m") + 1]
+    options = words[3:]
+    return options[options.index("-m") + 1]
 
 
 def test_the_slow_marker_is_registered_and_skipped_by_default():
