@@ -274,6 +274,7 @@ def test_cli_plan_refuses_a_file_and_unreachable_is_exit_1(tmp_path):
     assert result.exit_code == 1 and len(result.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_cli_same_seed_same_document():
     args = ["alt-test", "--plan", "--human-error", "0.2", "--llm-error", "0.2", "--epsilon", "0.15",
             "--table", "--seed", "5", "--json"]  # fmt: skip
