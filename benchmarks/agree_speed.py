@@ -3,7 +3,8 @@
     python benchmarks/agree_speed.py            # needs the test extras (krippendorff, statsmodels)
     python benchmarks/agree_speed.py --rows 10000000   # the 10^7-row file of the issue
 
-Prints medians of several runs and ratios:
+Prints medians of several runs and ratios (targets: alpha from the raw matrix at least 20x
+the ``krippendorff`` package, Fleiss' kappa from it at least 22x statsmodels, 10x elsewhere):
 
 1. 10^6 items x 10 annotators (4 categories, 10 % missing) in memory: Krippendorff's alpha
    (nominal and interval) against the ``krippendorff`` package, both from the same raw
@@ -24,6 +25,9 @@ from pathlib import Path
 
 import numpy as np
 from timing import median_time
+
+#: Speed-up targets against the peer package (10x where not named).
+TARGETS = {"alpha nominal, raw matrix": 20, "Fleiss kappa, raw matrix": 22}
 
 
 def ratings_matrix(n: int, m: int, seed: int = 0) -> np.ndarray:
@@ -100,10 +104,11 @@ def in_memory(runs: int) -> None:
         t_ours = median_time(ours, runs)
         t_peer = median_time(peer, max(1, runs // 2))
         ratio = t_peer / t_ours
-        verdict = "met" if ratio >= 10 else "not met"
+        target = TARGETS.get(name, 10)
+        verdict = "met" if ratio >= target else "not met"
         print(
             f"   {name:30s} planner {t_ours:7.3f} s   peer {t_peer:7.3f} s   "
-            f"{ratio:6.1f}x  (target >= 10x: {verdict})"
+            f"{ratio:6.1f}x  (target >= {target}x: {verdict})"
         )
 
 
@@ -168,10 +173,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=3_000_000, help="rows of the label file")
     parser.add_argument("--runs", type=int, default=5, help="runs per median")
+    parser.add_argument(
+        "--sections", default="1,2,3", help="which parts to run, e.g. 1 (in memory only)"
+    )
     args = parser.parse_args()
-    in_memory(args.runs)
-    memory()
-    reading(args.rows, max(1, args.runs // 2))
+    sections = set(args.sections.split(","))
+    if "1" in sections:
+        in_memory(args.runs)
+    if "2" in sections:
+        memory()
+    if "3" in sections:
+        reading(args.rows, max(1, args.runs // 2))
 
 
 if __name__ == "__main__":

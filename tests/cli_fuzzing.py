@@ -620,6 +620,7 @@ def explore(folder: str) -> int:
     env |= {"FUZZ_DIR": str(root / "sandbox"), "FUZZ_TIMEOUT": env.get("FUZZ_TIMEOUT", "60")}
     tests = sorted(str(p) for p in Path(__file__).parent.glob("test_fuzz*.py"))
     command = [sys.executable, "-m", "pytest", *tests, "-q", "-p", "no:cacheprovider"]
+    command += ["-m", "slow or not slow"]  # the fuzz modules are marked slow
     code = subprocess.call(command, env=env)
     summarise(str(log))
     return code

@@ -23,6 +23,8 @@ from planner.measuring.measure import MANY_VALUES, measure_agreement
 from planner.output.jsonout import load_schema
 from planner.statistics import alpha as ka
 
+pytestmark = pytest.mark.slow
+
 runner = CliRunner()
 _PEAK_LIMIT = 400_000_000  # bytes; one 10^5 x 10^5 float table alone is 80 GB
 

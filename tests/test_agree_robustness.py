@@ -310,6 +310,7 @@ def _all_finite_or_explained(report):
     assert all("np." not in n for n in report.notes)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "matrix",
     [
@@ -339,6 +340,7 @@ def test_degenerate_ratings_give_nan_with_a_note(matrix):
             _all_finite_or_explained(report)
 
 
+@pytest.mark.slow
 def test_five_thousand_categories_with_one_pair_each():
     k = 5_000
     codes = np.repeat(np.arange(k), 2).reshape(k, 2).astype(float)
@@ -348,6 +350,7 @@ def test_five_thousand_categories_with_one_pair_each():
     assert math.isfinite(report.coefficients["krippendorff_alpha"].ci_low)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(code_matrices(max_items=12, max_annotators=4, max_categories=4), st.booleans())
 def test_random_small_ratings_never_raise_anything_but_invalid_input(data, bootstrap):

@@ -53,6 +53,7 @@ def _independent_pass_rate(n, reps, k, human_error, llm_error, epsilon, seed, m=
     return passes / reps
 
 
+@pytest.mark.slow
 def test_planned_items_verified_by_an_independent_simulation():
     model = alt_test_model(humans=3, categories=2, human_error=0.3, llm_error=0.2)
     plan = plan_alt_test(model, epsilon=0.1, power=0.8, rng=11)
@@ -141,6 +142,7 @@ def test_search_brackets_the_answer_on_its_own_sequence_of_studies():
     assert 0.5 * plan.n_items <= plan.analytic_start <= 2 * plan.n_items
 
 
+@pytest.mark.slow
 def test_the_plan_is_where_pass_probability_stays_above_the_target():
     # P(pass) is saw-toothed in n: this model first reaches 0.8 well before it stays there
     model = alt_test_model(humans=3, categories=2, human_error=0.1, llm_error=0.1)
@@ -162,6 +164,7 @@ def test_the_plan_is_where_pass_probability_stays_above_the_target():
         assert abs(curve[n] - independent) <= 3.5 * se, n
 
 
+@pytest.mark.slow
 def test_the_block_size_bounds_memory_and_leaves_the_answer_as_it_was():
     model = alt_test_model(humans=3, categories=3, human_error=0.2, llm_error=0.2)
     plans = [
@@ -188,6 +191,7 @@ def test_classes_drawn_in_groups_keep_the_multinomial_law():
     assert np.all(studies.state.sum(axis=2) == 60)
 
 
+@pytest.mark.slow
 def test_same_seed_same_plan():
     model = alt_test_model(humans=3, categories=2, human_error=0.2, llm_error=0.2)
     assert plan_alt_test(model, epsilon=0.1, rng=8) == plan_alt_test(model, epsilon=0.1, rng=8)
@@ -209,6 +213,7 @@ def test_table_over_humans_has_hours_from_the_budget():
         assert row.budget is not None and np.isclose(row.budget.person_hours, row.n_items * m / 60)
 
 
+@pytest.mark.slow
 def test_summary_for_a_report():
     model = alt_test_model(humans=3, categories=2, human_error=0.2, llm_error=0.2)
     s = alt_test_plan_summary(model, epsilon=0.15, items=60, n_reps=500, rng=2)
@@ -269,6 +274,7 @@ def test_cli_plan_refuses_a_file_and_unreachable_is_exit_1(tmp_path):
     assert result.exit_code == 1 and len(result.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_cli_same_seed_same_document():
     args = ["alt-test", "--plan", "--human-error", "0.2", "--llm-error", "0.2", "--epsilon", "0.15",
             "--table", "--seed", "5", "--json"]  # fmt: skip

@@ -48,6 +48,7 @@ def test_headline_command_json_has_the_promised_fields():
     assert doc["recommendation"]["items"] == psa["items"]
 
 
+@pytest.mark.slow
 def test_same_seed_gives_byte_identical_output():
     args = ("--pilot-counts", "6,21,14,459", "--width", "0.08", "--seed", "11", "--metric", "both")
     first = _plan(*args, "--json")

@@ -163,6 +163,7 @@ def _strata_toml(path: Path, n: int) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_uniform_design_reports_the_searched_n_at_1000_strata(tmp_path):
     # before the fix: 0 items (each stratum's share rounded to 0) and divide-by-zero warnings
     path = _strata_toml(tmp_path / "many.toml", 1000)

@@ -29,6 +29,8 @@ from planner.sizing.model import pair_from_annotators
 from planner.statistics.agreement import positive_agreement
 from planner.statistics.intervals import psa_standard_error
 
+pytestmark = pytest.mark.slow
+
 Z = 1.959963984540054
 
 

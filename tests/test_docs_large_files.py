@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("duckdb", reason="duckdb is not installed (pip install planner[duckdb])")
 
 PAGE = Path(__file__).parent.parent / "docs" / "large-files.md"

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 PAGE = (Path(__file__).parent.parent / "docs" / "several-annotators.md").read_text()
 
 

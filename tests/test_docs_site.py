@@ -19,6 +19,8 @@ import pytest
 
 import planner
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).parent.parent
 MKDOCS = ROOT / "mkdocs.yml"
 

@@ -24,6 +24,8 @@ from planner.data.reading import read_labels
 from planner.errors import PlannerError
 from planner.measuring.measure import measure_agreement
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("duckdb", reason="duckdb is not installed (pip install planner[duckdb])")
 
 from planner.data.duckdb_counts import KEY_BITS, pattern_entries  # noqa: E402

@@ -122,6 +122,7 @@ SHORT += [["agree", "--counts", "6,21,14,459"], ["compat", "irr", "N.cohen.kappa
 SHORT += [["scenarios"], ["nothing"], ["compat"], []]
 
 
+@pytest.mark.slow
 @fuzz_settings(ci=8, explore=60)
 @given(data=st.data())
 def test_fuzz_group_options(fuzz_dir, data):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -32,6 +33,8 @@ from tests.cli_fuzzing import (
     run,
     with_defaults,
 )
+
+pytestmark = pytest.mark.slow
 
 #: file -> the reader options that read it (the fuzz adds others, sometimes clashing)
 READ = {

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -32,6 +33,8 @@ from tests.cli_fuzzing import (
     with_defaults,
 )
 from tests.test_fuzz_agree import reader_options, source
+
+pytestmark = pytest.mark.slow
 
 ALT_FILES = ["alt.csv", "alt-scores.csv", "wide.csv", "six.csv", "all-agree.csv", "long.csv"]
 ALT_FILES += ["missing-but-one.csv", "escapes.csv", "one-item.csv", "parts/*.csv"]

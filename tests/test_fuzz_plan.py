@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -36,6 +37,8 @@ from tests.cli_fuzzing import (
     unit,
     with_defaults,
 )
+
+pytestmark = pytest.mark.slow
 
 PILOT_FILES = {
     "long.csv": ["--positive", "yes"],

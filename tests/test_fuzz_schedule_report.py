@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -32,6 +33,8 @@ from tests.cli_fuzzing import (
     with_defaults,
 )
 from tests.test_fuzz_plan import PILOT_COUNTS
+
+pytestmark = pytest.mark.slow
 
 #: dates that are not dates (bad day, month, format)
 DATES = choice("2027-02-30", "2027-13-01", "04/01/2027", "2027-1-4", "", "tomorrow")

@@ -374,6 +374,7 @@ def _rarer_band_coverage(rows, method, low, high, strong_bias_only):
     return min(found), max(found)
 
 
+@pytest.mark.slow
 def test_kappa_notes_state_the_coverage_the_study_measured():
     # each band of small_counts.KAPPA_RARER_BANDS is the worst and best coverage the study
     # found for cells with that many expected positives of the rarer annotator

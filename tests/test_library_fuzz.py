@@ -23,6 +23,8 @@ from hypothesis import strategies as st
 import planner
 from planner.errors import InvalidInput, PlannerError
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 WIDE = str(ROOT / "examples" / "labels.csv")
 PILOT = str(ROOT / "examples" / "pilot.csv")

@@ -27,6 +27,8 @@ from planner.sizing.model import pair_from_annotators
 from planner.sizing.uncertainty import narrow_outcomes
 from planner.statistics.intervals import psa_conditional_interval
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).parent.parent
 LABELLED = ROOT / "examples" / "labelled-600.csv"
 Z95 = 1.959963984540054  # the standard normal's 0.975 quantile

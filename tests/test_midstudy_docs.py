@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 PAGE = Path(__file__).parent.parent / "docs" / "mid-study.md"
 
 

@@ -21,6 +21,8 @@ from typer.testing import CliRunner
 from planner.cli.commands import app
 from planner.examples import copy_to
 
+pytestmark = pytest.mark.slow
+
 runner = CliRunner()
 
 WIDE = ["examples/wide.csv", "--layout", "wide", "--annotator-cols", "alice,bob,carol"]

@@ -29,6 +29,8 @@ from planner.output import report as report_module
 from planner.output.report import MARKER, MARKER_VERSION
 from planner.output.safe_output import publish_folder, unexpected_entries, write_text_atomically
 
+pytestmark = pytest.mark.slow
+
 runner = CliRunner()
 ROOT = Path(__file__).parent.parent
 TINY = """\

@@ -559,6 +559,7 @@ def test_logit_specific_agreement_interval_beats_the_wald_at_few_union_positives
     assert logit > 0.90  # the band UNDER_COVERAGE states for it at 20 union positives
 
 
+@pytest.mark.slow
 def test_fleiss_kappa_of_a_pair_is_the_intraclass_score_interval_and_covers():
     # two annotators: Fleiss' kappa = the intraclass kappa 1 - (b + c) / (2 n pi (1 - pi));
     # agree's interval is the calibrated Donner-Eliasziw one. Coverage by simulation of the

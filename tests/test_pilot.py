@@ -216,6 +216,7 @@ def test_hybrid_assurance_matches_an_independent_simulation():
     assert below < 0.8 - 8 * se_below  # ... and clearly fails 15 % below it
 
 
+@pytest.mark.slow
 def test_pilot_answer_spread_across_seeds_matches_its_standard_error():
     # the pilot at width 0.08: seeds 1-30 of 400 iid draws spanned 1,892-1,986;
     # now the spread over seeds stays within 1 % of n and agrees with the printed SE
@@ -350,6 +351,7 @@ def test_impossible_fixed_sizes_are_one_line(args, needles):
     _one_line_error(_plan("--prevalence", "0.08", *args, "--seed", "1"), 2, *needles)
 
 
+@pytest.mark.slow
 def test_curve_is_a_json_array_of_exact_assurances():
     doc = _json("--prevalence", "0.08", "--curve", "--seed", "1")
     curve = doc["assurance_curve"]["psa"]

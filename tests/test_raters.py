@@ -135,6 +135,7 @@ def ordered_half_widths(metric, labels, k):
     return np.asarray(out)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("prev", "m", "metric", "width"),
     [((0.3,), 3, "conger", 0.08), ((0.3, 0.3, 0.4), 4, "kappa", 0.08)],
@@ -201,6 +202,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("prev", "m", "metric", "level", "per_item", "width", "assurance", "kw"), CASES
 )

@@ -72,6 +72,7 @@ def psa_half_widths(positives, k):
     return (hi - lo) / 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("m", "per_item", "items"), [(3, None, 3400), (5, 3, 3400)])
 def test_assurance_at_n_matches_an_item_level_simulation(m, per_item, items):
     width = 0.05

@@ -14,6 +14,8 @@ from typer.testing import CliRunner
 
 from planner.cli.commands import app
 
+pytestmark = pytest.mark.slow
+
 runner = CliRunner()
 _HUGE = "item,a,b,c\n1,1e19,2e19,1.5e19\n2,1e19,1e19,3e19\n3,5e19,1e19,1e19\n4,2e19,2e19,2e19\n"
 _HUGE_VALUES = np.array(

@@ -28,6 +28,8 @@ from planner.statistics import agreement as ag
 from planner.statistics import alpha as ka
 from planner.statistics import multirater as mr
 
+pytestmark = pytest.mark.slow
+
 runner = CliRunner()
 
 

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).parent.parent
 README = (ROOT / "README.md").read_text()
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -89,7 +91,7 @@ def test_the_readme_is_a_quickstart_with_one_example_of_every_job():
     assert len(README.splitlines()) <= 300
     bash = re.findall(r"```bash\n(.*?)```", README, re.S)
     assert bash[0].strip().endswith("pip install . && plan --prevalence 0.08 --width 0.08")
-    assert bash[1].strip().endswith("pip install '.[test]' && python -m pytest")
+    assert bash[1].strip().endswith("'.[test]' && python -m pytest -m 'slow or not slow'")
     shown = [c for c, _ in _commands(README)]
     jobs = {" ".join(shlex.split(c)[:2]) for c in shown if c.startswith("planner ")}
     for job in ("agree", "fit", "alt-test", "compat", "schedule", "report"):

@@ -23,6 +23,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).parent.parent
 REPORTS = sorted(p.name for p in (ROOT / "reports").iterdir() if (p / "report.md").is_file())
 TEXT_FILES = ("report.md", "scenario.toml", ".planner-report")

@@ -5,9 +5,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from planner.cli.commands import app
+
+pytestmark = pytest.mark.slow
 
 runner = CliRunner()
 SCENARIOS = Path(__file__).parent.parent / "scenarios"

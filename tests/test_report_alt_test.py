@@ -23,6 +23,8 @@ from planner.sizing.model import pair_from_annotators
 from planner.sizing.plan import Plan, PlanSettings, make_plan
 from planner.sizing.plan_options import TeamSettings, operation_for
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).parent.parent
 LLM_JUDGE = ROOT / "scenarios" / "llm-judge.toml"
 SEED = 20261201  # llm-judge.toml's simulation.seed

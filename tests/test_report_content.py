@@ -24,6 +24,8 @@ from planner.sizing.model import pair_from_counts, pair_from_union_rate
 from planner.sizing.plan import PlanSettings, make_plan
 from planner.sizing.plan_options import PlanOptions, run_schedule
 
+pytestmark = pytest.mark.slow
+
 runner = CliRunner()
 SCENARIOS = Path(__file__).parent.parent / "scenarios"
 SMALL = """\

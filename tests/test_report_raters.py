@@ -21,6 +21,8 @@ from planner.output.report import write_report
 from planner.sizing.raters_model import raters_model
 from planner.sizing.raters_search import pattern_space, study_intervals
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).parent.parent
 SCENARIO = ROOT / "scenarios" / "web-toxicity-three-annotators.toml"
 

@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from planner.output.report import write_report
+
+pytestmark = pytest.mark.slow
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "team.toml"
 

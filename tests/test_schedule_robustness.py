@@ -223,6 +223,7 @@ def _peak_bytes(runs: int) -> int:
     return peak
 
 
+@pytest.mark.slow
 def test_memory_does_not_grow_with_runs_times_items():
     # before the fix every run's completion times were kept: 40 runs held 10x what 4 held
     assert _peak_bytes(40) < 1.5 * _peak_bytes(4)

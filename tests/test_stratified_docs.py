@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).parent.parent
 PAGE = (ROOT / "docs" / "stratified-analysis.md").read_text()
 

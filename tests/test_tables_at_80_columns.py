@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).parent.parent
 WIDE = ["--layout", "wide", "--annotators", "alice,bob,carol"]
 COMMANDS = {

@@ -61,6 +61,7 @@ def _stochastic(deadline=None, runs=60, engine="auto", k=2):
     return simulate_team(op, runs=runs, rng=11, deadline=deadline, engine=engine)
 
 
+@pytest.mark.slow
 def test_deadline_probability_is_the_share_of_runs_finished_by_it():
     first = _stochastic()
     days = first.team.finish_by_run

@@ -22,6 +22,8 @@ from planner.output.safe_output import (
     write_text_atomically,
 )
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).parent.parent
 LABELS = str(ROOT / "examples" / "labels.csv")
 runner = CliRunner()

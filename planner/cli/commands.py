@@ -739,7 +739,18 @@ app.command("app", help=APP_HELP, epilog=APP_EPILOG)(app_command)
 
 
 def main() -> None:
-    """Entry point of the ``planner`` script."""
+    """Entry point of the ``planner`` script.
+
+    ``planner plan ...`` runs the ``plan`` command alone (the same command, help and errors
+    as under the group, whose other commands then need not be built at start-up).
+    """
+    import os
+    import sys
+
+    if sys.argv[1:2] == ["plan"] and "_PLANNER_COMPLETE" not in os.environ:
+        del sys.argv[1]
+        typer.main.get_command(plan_app)(prog_name="planner plan")
+        return
     typer.main.get_command(app)(prog_name="planner")
 
 

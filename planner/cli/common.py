@@ -19,6 +19,7 @@ from typing import Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
+from planner.cli.coercion import defer_coercion
 from planner.errors import InvalidInput, PlannerError
 from planner.validation import RULES, check
 
@@ -302,6 +303,10 @@ class _OneLineErrors:
         except KeyboardInterrupt:
             raise _Interrupted from None
 
+    def parse_args(self, ctx, args):  # type: ignore[no-untyped-def]
+        defer_coercion(self.get_params(ctx))  # type: ignore[attr-defined]
+        return super().parse_args(ctx, args)  # type: ignore[misc]
+
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # type: ignore[no-untyped-def]
         _Debug.flag = False
         _ON_SUCCESS.clear()
@@ -403,6 +408,7 @@ class FlagHelpGroup(PlannerGroup):  # type: ignore[misc]
         command = super().get_command(ctx, cmd_name)
         if command is not None:
             _flag_help(command.get_help_option(ctx))  # cached on the command: kept for its help
+            defer_coercion(command.get_params(ctx))
         return command
 
 
@@ -477,6 +483,11 @@ def progress_bar(label: str, *, disabled: bool = False) -> Iterator[Progress]:
     ...     progress(1, 4)
     """
     from rich.console import Console
+
+    console = Console(stderr=True)
+    if disabled or not console.is_terminal:  # a bar only where someone watches it
+        yield lambda done, total: None
+        return
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -499,8 +510,6 @@ def progress_bar(label: str, *, disabled: bool = False) -> Iterator[Progress]:
         TextColumn("eta"),
         TimeRemainingColumn(),
     )
-    console = Console(stderr=True)
-    disabled = disabled or not console.is_terminal  # a bar only where someone watches it
-    with RichProgress(*columns, console=console, transient=True, disable=disabled) as bar:
+    with RichProgress(*columns, console=console, transient=True) as bar:
         task = bar.add_task(label, total=None)
         yield lambda done, total: bar.update(task, completed=done, total=total)

@@ -506,8 +506,9 @@ def patterns_from_values(values: Any) -> tuple[NDArray[np.int64], NDArray[np.int
     The statistics of :mod:`planner.statistics.multirater` and :mod:`planner.statistics.alpha`
     take these
     directly (``multiplicity=``). Integer labels in a small range go block by block from
-    ratings to a pattern code without building the ``(N, K)`` counts; anything else goes
-    through :func:`counts_from_values` and :func:`planner.statistics.multirater.compress`.
+    ratings to a pattern code (:func:`_pattern_codes`) without building the ``(N, K)``
+    counts; anything else goes through :func:`counts_from_values` and
+    :func:`planner.statistics.multirater.compress`.
 
     >>> rows, mult, cats = patterns_from_values([[1, 2], [1, 2], [2, float("nan")]])
     >>> rows.tolist(), mult.tolist(), cats.tolist()
@@ -518,38 +519,72 @@ def patterns_from_values(values: Any) -> tuple[NDArray[np.int64], NDArray[np.int
     v = np.asarray(values, dtype=float)
     span = _small_range(v) if v.ndim == 2 else None
     codes = None
-    if span is not None:
+    if span is not None and -(2**31) < span[0] and span[1] < 2**31:
         low, high = span
         base = v.shape[1] + 1
-        width = int(high - low) + 2
-        if width * np.log2(base) <= 24:
-            codes = _pattern_codes(v, low, width, base)
+        n_categories = int(high - low) + 1
+        if n_categories * np.log2(base) <= 24:
+            codes = _pattern_codes(v, low, n_categories, base)
     if codes is not None:
-        mult = np.bincount(codes, minlength=base**width)
+        mult = np.bincount(codes, minlength=base**n_categories)
         present = np.flatnonzero(mult)
-        powers = base ** np.arange(width - 1, -1, -1, dtype=np.int64)
-        rows = ((present[:, None] // powers) % base)[:, 1:]  # drop the missing slot
+        powers = base ** np.arange(n_categories, dtype=np.int64)
+        rows = (present[:, None] // powers) % base
         used = rows.sum(axis=0) > 0
         rows, mult = rows[:, used], mult[present]
         order = np.lexsort(rows.T[::-1])  # the same order as compress()
-        categories = low + np.arange(width - 1, dtype=float)
+        categories = low + np.arange(n_categories, dtype=float)
         return rows[order], mult[order], categories[used]
     counts, categories = counts_from_values(v)
     rows, mult = compress(counts)
     return rows, mult, categories
 
 
-def _pattern_codes(v: NDArray, low: float, width: int, base: int) -> NDArray[np.int64] | None:
-    """Per-item pattern code ``sum_k n_ik base^(width-1-k)`` (slot 0 = missing), by blocks."""
-    n = v.shape[0]
-    out = np.empty(n, dtype=np.int64)
-    powers = base ** np.arange(width - 1, -1, -1, dtype=np.int64)
+_TABLE_SIZE = 4096  # entries of a column group's lookup table: it stays in the CPU cache
+
+
+def _group_table(weights: NDArray[np.float64], size: int) -> tuple[NDArray[np.float64], int]:
+    """``T[s_1 S^(g-1) + ... + s_g] = sum_p w[s_p]`` over ``g`` slots of ``S`` values, and ``g``.
+
+    ``g`` is the largest group whose ``S^g`` entries fit in ``size`` (at least 1).
+    """
+    table, group = weights, 1
+    while table.size * weights.size <= size:
+        table, group = (table[:, None] + weights[None, :]).ravel(), group + 1
+    return table, group
+
+
+def _pattern_codes(v: NDArray, low: float, n_categories: int, base: int) -> NDArray[Any] | None:
+    """Per-item pattern code ``sum_k n_ik base^k`` of integer labels ``low + k``, by blocks.
+
+    A cell's slot is ``label - low + 1`` (0 = missing) and weighs ``w[s] = base^(s - 1)``
+    (``w[0] = 0``). Columns go in groups of ``g``: one matrix product turns a block's slots
+    into one index per group (``sum_p s_p S^(g-1-p)``, exact in floating point), a lookup
+    table gives the group's summed weights, and a second product adds the groups. All
+    integers stay below ``2^53``, so every step is exact. None if a label is not an integer.
+    """
+    n, m = v.shape
+    slots = n_categories + 1
+    weights = np.zeros(slots)
+    weights[1:] = float(base) ** np.arange(n_categories)
+    table, group = _group_table(weights, _TABLE_SIZE)
+    n_groups = -(-m // group)
+    digits = np.zeros((m, n_groups))
+    for j in range(m):  # column j is digit j % group of group j // group
+        width = min(group, m - j // group * group)
+        digits[j, j // group] = float(slots) ** (width - 1 - j % group)
+    floor = low - 1.0  # a missing rating becomes slot 0
+    offset = floor * digits.sum(axis=0)
+    ones = np.ones(n_groups)
+    out = np.empty(n)
     for start in range(0, n, _BLOCK_ROWS):
-        block = _block_counts(v[start : start + _BLOCK_ROWS], low, width)
-        if block is None:
+        filled = np.fmax(v[start : start + _BLOCK_ROWS], floor)  # NaN -> floor
+        if (np.rint(filled) != filled).any():
             return None
-        out[start : start + block.shape[0]] = block @ powers
-    return out
+        index = filled @ digits
+        index -= offset
+        np.matmul(table.take(index.astype(np.intp)), ones, out=out[start : start + len(index)])
+    return out.astype(np.int64)
 
 
 def counts_from_values(values: Any) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
