@@ -32,6 +32,8 @@ from planner.sizing.plan import Plan, PlanSettings, make_plan
 from planner.sizing.schedule_team import (
     TeamChanges,
     build_team,
+    plan_pricing,
+    pricing_note,
     raters_work,
     team_operation,
     wants_named,
@@ -491,9 +493,12 @@ def _fixed_size(model: PairModel, settings: PlanSettings, cli: dict[str, Any], s
             f"{' and '.join(given)} each fix the study's size: give one of them",
             parameters=tuple(given),
         )
-    if "budget" in given and settings.hourly_rate is None:
+    from planner.sizing.raters_team_cost import priced_budget
+
+    if "budget" in given and priced_budget(settings, 1, model.contested_rate).cost is None:
         raise InvalidInput(
-            "budget needs hourly_rate (the cost of one person-hour)",
+            "budget needs hourly_rate (the cost of one person-hour; with a named team, of "
+            "everyone without their own)",
             parameter="budget",
             parameters=("hourly_rate",),
         )
@@ -552,8 +557,16 @@ def run_plan(
     model = pilot.model if fitted else build_model(model_options, origin)
     seed = seed_fn(merged.seed)
     draws = PILOT_DRAWS if model.source == "pilot-counts" else 0
+    s = settings  # a named team bills each person (sizing/raters_team_cost.py)
+    pricing = plan_pricing(
+        scenario, asdict(resolve_team(scenario)), s.annotators_per_item, s.seconds_per_item,
+        s.adjudication_seconds, s.hourly_rate,
+    )  # fmt: skip
+    settings = replace(settings, team=pricing)
     plan: Plan = make_plan(model, settings, rng=seed, pilot_draws=draws, progress=progress)
     plan.notes.extend(notes + _solved_note(model))
+    if pricing is not None:
+        plan.notes.append(pricing_note(pricing, plan.items))
     extra: dict[str, Any] = {"pilot": pilot, "precision": _fixed_size(model, settings, cli, seed)}
     if cli.get("curve"):
         center = extra["precision"].items if extra["precision"] is not None else plan.items

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from planner.operations.team import Team
     from planner.operations.team_schedule import TeamOperation
     from planner.operations.workload import Operation
+    from planner.sizing.raters_team_cost import TeamPricing
 
 
 @dataclass(frozen=True)
@@ -140,3 +141,48 @@ def raters_work(scenario: Any, seed: int) -> tuple[int, int, list[str]]:
         f"sizes {items:,} items with {k} annotators each; the schedule labels them"
     )
     return items, k, [note]
+
+
+def plan_pricing(
+    scenario: Scenario | None,
+    team_flat: dict[str, Any],
+    labels_per_item: int,
+    seconds_per_item: float,
+    adjudication_seconds: float,
+    hourly_rate: float | None,
+) -> TeamPricing | None:
+    """The price of an item by the scenario's named annotators (None without
+    ``[[team.annotator]]``): the people ``schedule`` runs, priced as its runs bill them
+    (:func:`planner.sizing.raters_team_cost.team_pricing`). ``team_flat`` holds the team's
+    flat values (:class:`planner.sizing.plan_options.TeamSettings`)."""
+    if "annotator" not in named_values(scenario):
+        return None
+    from planner.sizing.raters_team_cost import team_pricing
+
+    team = build_team(scenario, team_flat, TeamChanges(), False)
+    return team_pricing(
+        team.annotators,
+        labels_per_item,
+        seconds_per_item,
+        adjudicators=team.adjudicators if adjudication_seconds > 0 else (),
+        adjudication_seconds=adjudication_seconds,
+        hourly_rate=hourly_rate,
+        assignment=team.assignment,
+        min_shared_items=team.min_shared_items,
+    )
+
+
+def pricing_note(pricing: TeamPricing, items: int) -> str:
+    """One line: how the named team's budget bills ``items`` items, person by person."""
+    each = []
+    labels = pricing.labels(items)
+    for p, count in zip(pricing.annotators, labels, strict=True):
+        hours = count * p.seconds_per_item / 3600
+        cost = "" if p.hourly_rate is None else f" at {p.hourly_rate:g}/h"
+        done = f"{count:,.0f} labels at {p.seconds_per_item:g} s"
+        each.append(f"{p.name} {done}, {hours:,.1f} h{cost}")
+    return (
+        "the budget bills the named team person by person (each one's seconds per label and "
+        f"hourly rate, labels shared as the {pricing.assignment} assignment shares them, at "
+        f"most one per item each): {'; '.join(each)}"
+    )
