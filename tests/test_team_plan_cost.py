@@ -58,8 +58,9 @@ PAIR_SECONDS = 60 + 120
 PAIR_COST = (60 * 30 + 120 * 40) / 3600
 
 THREE = (
-    PAIR.replace("seconds_per_item = 90\n", "seconds_per_item = 90\nhourly_rate = 20\n")
-    .replace("hours_per_day = 4\n", "hours_per_day = 8\n")
+    PAIR.replace("seconds_per_item = 90\n", "seconds_per_item = 90\nhourly_rate = 20\n").replace(
+        "hours_per_day = 4\n", "hours_per_day = 8\n"
+    )
     + """
 [[team.annotator]]
 name = "cy"

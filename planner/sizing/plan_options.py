@@ -715,18 +715,19 @@ def run_schedule(
     cli = options.given()
     several = isinstance(scenario, RatersScenario)
     merged = resolve(None if several else scenario, cli)
-    if several:
-        budget = _budget_of(scenario)
+    if several:  # its budget and seed (the rest of it is its own plan's)
+        budget = {**_budget_of(scenario), "seed": scenario.simulation.get("seed")}
         merged = replace(merged, **{k: v for k, v in budget.items() if cli.get(k) is None})
     team = resolve_team(scenario, cli_team)
     notes = _schedule_notes(scenario, cli, items, design)
     seed = seed_fn(merged.seed)
     check("seed", seed, RULES["seed"])
     plan = None
+    contested = options.contested_rate or 0.0
     if several and items is None:
-        items, labels_each, said = raters_work(scenario, seed)
-        notes += said
-        merged = replace(merged, annotators_per_item=labels_each)
+        work = raters_work(scenario, seed, cli)
+        items, contested, notes = work.items, work.contested_rate, [*notes, *work.notes]
+        merged = replace(merged, annotators_per_item=work.labels_per_item)
     named = wants_named(scenario, changes)
     if named:  # the flat team may be smaller than k: the named team is checked instead
         team = replace(team, annotators=max(team.annotators, merged.annotators_per_item))
@@ -736,7 +737,7 @@ def run_schedule(
         operation = Operation(
             items_per_stratum=(items,),
             seconds_per_item=(merged.seconds_per_item,),
-            contested_rate=(options.contested_rate or 0.0,),
+            contested_rate=(contested,),
             labels_per_item=labels,
             **team.operation_fields(),
             adjudication_seconds=merged.adjudication_seconds,

@@ -130,17 +130,77 @@ def team_operation(
     )
 
 
-def raters_work(scenario: Any, seed: int) -> tuple[int, int, list[str]]:
-    """Items and annotators per item of a several-annotator scenario, from its plan."""
+#: ``plan``'s options (by name) as the several-annotator plan's parameters
+SEVERAL_OPTIONS = {
+    "prevalence": "prevalence",
+    "error_rate": "error_rate",
+    "bias": "bias",
+    "ambiguity": "ambiguity",
+    "kappa": "kappa",
+    "width": "width",
+    "confidence": "confidence_level",
+    "assurance": "assurance",
+    "metric": "metric",
+    "replicates": "n_reps",
+    "max_items": "max_items",
+    "seconds_per_item": "seconds_per_item",
+    "adjudication_seconds": "adjudication_seconds",
+    "hourly_rate": "hourly_rate",
+}
+#: options that describe one pair (refused with a several-annotator scenario)
+PAIR_ONLY = ("union_rate", "psa", "pilot_counts", "pilot", "pair", "positive", "psa_method",
+             "kappa_method", "annotators_per_item")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class SeveralWork:
+    """What a several-annotator plan gives its schedule: items, labels per item, the share
+    of items whose labels are not unanimous (adjudicated), and a note."""
+
+    items: int
+    labels_per_item: int
+    contested_rate: float
+    notes: tuple[str, ...]
+
+
+def raters_work(scenario: Any, seed: int, options: dict[str, Any] | None = None) -> SeveralWork:
+    """The work of a several-annotator scenario, from its plan with ``plan``'s options.
+
+    The contested share is the plan's: ``1 - sum`` of the unanimous count patterns'
+    probabilities for the ``k`` labels an item gets
+    (:func:`planner.sizing.raters_precision.contested_share` of the plan's model; every subset
+    of ``k`` of the ``M`` equally likely), when an adjudication takes time (else 0).
+
+    Raises
+    ------
+    InvalidInput
+        An option that describes one pair (``psa``, ``union_rate``, ...), named.
+    """
     from planner.sizing.raters_options import raters_plan_from_options
 
-    plan = raters_plan_from_options({}, scenario, rng=seed)
+    given = {k: v for k, v in (options or {}).items() if v is not None}
+    for name in PAIR_ONLY:
+        if name in given:
+            raise InvalidInput(
+                f"{name} describes one pair and does not combine with the several-annotator "
+                f"scenario {Path(scenario.path).name}",
+                parameter=name,
+            )
+    library = {SEVERAL_OPTIONS[k]: v for k, v in given.items() if k in SEVERAL_OPTIONS}
+    for key in ("prevalence", "error_rate", "bias"):  # the several-annotator plan takes lists
+        value = library.get(SEVERAL_OPTIONS[key])
+        if value is not None and not isinstance(value, list | tuple):
+            library[SEVERAL_OPTIONS[key]] = [value] if key != "prevalence" else value
+    plan = raters_plan_from_options(library, scenario, rng=seed)
     items, k = int(plan.sizing.items), int(plan.sizing.labels_per_item)
+    contested = plan.budget.contested_items / max(plan.budget.items, 1)
     note = (
         f"{Path(scenario.path).name}: the several-annotator plan ({plan.sizing.metric}) "
         f"sizes {items:,} items with {k} annotators each; the schedule labels them"
     )
-    return items, k, [note]
+    if contested > 0:
+        note += f" and adjudicates the {contested:.1%} whose labels are not unanimous"
+    return SeveralWork(items, k, contested, (note,))
 
 
 def plan_pricing(
