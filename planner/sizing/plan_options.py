@@ -715,7 +715,7 @@ def run_schedule(
     cli = options.given()
     several = isinstance(scenario, RatersScenario)
     merged = resolve(None if several else scenario, cli)
-    if several:  # its budget and seed (the rest of it is its own plan's)
+    if several and scenario is not None:  # its budget and seed (the rest: its own plan's)
         budget = {**_budget_of(scenario), "seed": scenario.simulation.get("seed")}
         merged = replace(merged, **{k: v for k, v in budget.items() if cli.get(k) is None})
     team = resolve_team(scenario, cli_team)
