@@ -177,3 +177,16 @@ def test_a_balanced_team_gives_everyone_the_same_labels(tmp_path):
     assert plan["recommendation"]["budget"]["cost"] == pytest.approx(cost)
     schedule = _json("schedule", _write(tmp_path, text, "b.toml"))
     assert schedule["cost_median"] == pytest.approx(cost)
+
+
+@pytest.mark.parametrize("command", ["plan", "schedule"])
+def test_more_labels_an_item_than_named_people_is_one_line_naming_the_key(tmp_path, command):
+    text = PAIR.replace("annotators_per_item = 2", "annotators_per_item = 3")
+    path = _write(tmp_path, text)
+    result = runner.invoke(app, [command, path])
+    assert result.exit_code in (1, 2)
+    lines = result.output.strip().splitlines()
+    assert lines == [
+        f"error: {path}: budget.annotators_per_item must be at most the team's 2 annotator(s) "
+        "(each item needs 3 distinct annotators), got 3"
+    ]

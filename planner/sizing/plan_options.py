@@ -560,7 +560,7 @@ def run_plan(
     s = settings  # a named team bills each person (sizing/raters_team_cost.py)
     pricing = plan_pricing(
         scenario, asdict(resolve_team(scenario)), s.annotators_per_item, s.seconds_per_item,
-        s.adjudication_seconds, s.hourly_rate,
+        s.adjudication_seconds, s.hourly_rate, cli.get("annotators_per_item") is None,
     )  # fmt: skip
     settings = replace(settings, team=pricing)
     plan: Plan = make_plan(model, settings, rng=seed, pilot_draws=draws, progress=progress)

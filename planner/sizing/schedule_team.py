@@ -210,16 +210,30 @@ def plan_pricing(
     seconds_per_item: float,
     adjudication_seconds: float,
     hourly_rate: float | None,
+    from_file: bool = True,
 ) -> TeamPricing | None:
     """The price of an item by the scenario's named annotators (None without
     ``[[team.annotator]]``): the people ``schedule`` runs, priced as its runs bill them
     (:func:`planner.sizing.raters_team_cost.team_pricing`). ``team_flat`` holds the team's
-    flat values (:class:`planner.sizing.plan_options.TeamSettings`)."""
+    flat values (:class:`planner.sizing.plan_options.TeamSettings`); ``from_file``: the labels
+    per item came from the scenario (unless the command line gave them), for the error's name.
+    """
     if "annotator" not in named_values(scenario):
         return None
     from planner.sizing.raters_team_cost import team_pricing
 
     team = build_team(scenario, team_flat, TeamChanges(), False)
+    m, k = len(team.annotators), labels_per_item
+    if k > m:  # named as the file's key when the scenario gave it
+        name = "annotators_per_item"
+        if from_file and scenario is not None:
+            default = "" if name in scenario.budget else " (the default)"
+            name = f"{scenario.path}: budget.{name}{default}"
+        raise InvalidInput(
+            f"{name} must be at most the team's {m} annotator(s) (each item needs {k} distinct "
+            f"annotators), got {k}",
+            parameter=None if from_file else "annotators_per_item",
+        )
     return team_pricing(
         team.annotators,
         labels_per_item,
