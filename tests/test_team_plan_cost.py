@@ -15,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from planner.cli.commands import app
+from tests.test_raters_team_cost import SCENARIO as FOUR_PEOPLE
 
 runner = CliRunner()
 
@@ -190,3 +191,23 @@ def test_more_labels_an_item_than_named_people_is_one_line_naming_the_key(tmp_pa
         f"error: {path}: budget.annotators_per_item must be at most the team's 2 annotator(s) "
         "(each item needs 3 distinct annotators), got 3"
     ]
+
+
+SEVERAL = FOUR_PEOPLE.replace("seed = 3\n", "seed = 3\nreplicates = 300\n")
+# weekly labels 4,800, 2,400, 1,600 and 600: ana and bo label every item, cy and di share the
+# third label 1,600 : 600 (cy at the budget's 20 an hour)
+CY, DI = 1600 / 2200, 600 / 2200
+SEVERAL_SECONDS = 30 + 60 + CY * 90 + DI * 120
+SEVERAL_COST = (30 * 50 + 60 * 30 + CY * 90 * 20 + DI * 120 * 10) / 3600
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "items"),
+    [("--hours", "20", 20 * 3600 / SEVERAL_SECONDS), ("--budget", "500", 500 / SEVERAL_COST)],
+)
+def test_several_annotators_buy_items_at_the_teams_cost(tmp_path, option, value, items):
+    doc = _json("plan", _write(tmp_path, SEVERAL), option, value)
+    precision = doc["precision"]
+    assert precision["items"] == math.floor(items)
+    assert precision["cost"] == pytest.approx(precision["items"] * SEVERAL_COST)
+    assert precision["person_hours"] == pytest.approx(precision["items"] * SEVERAL_SECONDS / 3600)
