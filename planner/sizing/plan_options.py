@@ -32,6 +32,7 @@ from planner.sizing.plan import Plan, PlanSettings, make_plan
 from planner.sizing.schedule_team import (
     TeamChanges,
     build_team,
+    named_values,
     plan_pricing,
     pricing_note,
     raters_work,
@@ -410,6 +411,11 @@ def _stratified(  # type: ignore[no-untyped-def]
         progress=progress,
     )
     comparison.notes.extend(notes)
+    if "annotator" in named_values(scenario):
+        comparison.notes.append(
+            "the design comparison bills the [budget] rate and seconds per item; the named "
+            "team's people, each at their own, are billed by schedule"
+        )
     return comparison
 
 
