@@ -277,9 +277,13 @@ def plan_document(plan: Any, schedule: Any = None) -> dict[str, Any]:
 
 
 def _settings_json(settings: Any) -> dict[str, Any]:
-    """A plan's settings; a named team (``team``) as its people's seconds, rates and shares."""
-    team = settings.team
-    return {**asdict(replace(settings, team=None)), "team": team and team.summary()}
+    """A plan's settings; a named team (``team``) as its people's seconds, rates and shares
+    (no ``team`` key without one)."""
+    body = asdict(replace(settings, team=None))
+    body.pop("team")
+    if settings.team is not None:
+        body["team"] = settings.team.summary()
+    return body
 
 
 def _recommendation_json(plan: Any) -> dict[str, Any]:
@@ -425,7 +429,7 @@ def comparison_document(comparison: Any, schedule: Any = None) -> dict[str, Any]
             "path": c.scenario.path,
             "description": c.scenario.description,
         },
-        "inputs": asdict(c.settings),
+        "inputs": _settings_json(c.settings),
         "strata": c.strata,
         "population": c.population,
         "designs": designs,

@@ -329,15 +329,17 @@ def plan_hours(plan: Plan) -> HoursBars:
     the plan's items, which reach the width with that assurance.
     """
     budget = plan.budget
+    rate = plan.settings.hourly_rate
     bars = [("fixed n\n(the plan)", plan.items, budget.person_hours, budget.cost, "plan")]
     rule = plan.stop_rule
     if rule:
-        for label, items, hours, cost in (
+        for label, items, hours, key in (
             ("stop rule,\nexpected", rule["expected_items"], rule["person_hours_expected"],
-             rule["cost_expected"]),
+             "cost_expected"),
             ("stop rule,\n90th percentile", rule["items_p90"], rule["person_hours_p90"],
-             rule["cost_p90"]),
+             "cost_p90"),
         ):  # fmt: skip
+            cost = rule[key] if key in rule else None if rate is None else hours * rate
             bars.append((label, items, hours, cost, "stop"))
     worst = plan.worst_case
     label = f"worst case: any agreement,\nassurance {worst['items_probability']:g}"

@@ -292,17 +292,18 @@ def _stop_rule(
     )
     items = inverse_sampling_items(u_stop, model.union_rate)
     expected, p90 = budget_for(items["expected"]), budget_for(items["p90"])
-    return {
+    rule = {
         "union_positives": u_stop,
         "expected_items": items["expected"],
         "items_p90": items["p90"],
         "person_hours_expected": expected.person_hours,
         "person_hours_p90": p90.person_hours,
-        "cost_expected": expected.cost,
-        "cost_p90": p90.cost,
         "method": method,
         "description": "label items until this many union positives, then stop",
     }
+    if settings.team is not None:  # a named team's cost is not hours times one rate
+        rule.update(cost_expected=expected.cost, cost_p90=p90.cost)
+    return rule
 
 
 def _size_metrics(
