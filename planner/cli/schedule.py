@@ -25,8 +25,10 @@ SCHEDULE_HELP = (
     "utilisation and cost for a team, over many runs.\n\n"
     "Items come from planning the scenario or the model options (every model option plan "
     "takes: --prevalence, --error-rate, --bias, --ambiguity, --union-rate, --psa, --kappa, "
-    "--pilot-counts, --pilot with --pair/--positive, and the target --width, --confidence, "
-    "--assurance, --metric), or from --items. Team settings come from the scenario's "
+    "--pilot-counts, --pilot with --pair/--positive, the target --width, --confidence, "
+    "--assurance, --metric, and the search's --psa-method, --kappa-method, --replicates, "
+    "--max-items; over a several-annotator scenario's \\[annotators] those of them that "
+    "describe several annotators), or from --items. Team settings come from the scenario's "
     "\\[team] table, overridden here; named annotators (\\[\\[team.annotator]]) run person "
     "by person, as do --start, --deadline, --add and --without."
 )
@@ -77,6 +79,10 @@ def schedule_command(
     confidence: Annotated[float | None, typer.Option(help=_MODEL)] = None,
     assurance: Annotated[float | None, typer.Option(help=_MODEL)] = None,
     metric: Annotated[str | None, typer.Option(help=_MODEL + " psa, kappa or both.")] = None,
+    psa_method: Annotated[str | None, typer.Option(help=_MODEL + " E.g. wilson.")] = None,
+    kappa_method: Annotated[str | None, typer.Option(help=_MODEL + " E.g. score.")] = None,
+    replicates: Annotated[int | None, typer.Option(help=_MODEL + " E.g. 4000.")] = None,
+    max_items: Annotated[int | None, typer.Option(help=_MODEL + " E.g. 100000.")] = None,
     annotators_per_item: Annotated[
         int | None, typer.Option(help="Distinct annotators per item. Default 2.")
     ] = None,
@@ -186,6 +192,10 @@ def schedule_command(
         confidence=confidence,
         assurance=assurance,
         metric=metric,
+        psa_method=psa_method,
+        kappa_method=kappa_method,
+        replicates=replicates,
+        max_items=max_items,
         annotators_per_item=annotators_per_item,
         seconds_per_item=seconds_per_item,
         adjudication_seconds=adjudication_seconds,

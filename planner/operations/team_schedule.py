@@ -37,7 +37,7 @@ from planner.operations.assignment import (
     shared_items,
 )
 from planner.operations.calendar import Clock, capacity, day_of, finish_day, shift_seconds
-from planner.operations.team import Person, Team
+from planner.operations.team import Person, Team, person_rate
 
 BATCH_RUNS = 50
 """Runs simulated together (one block of the vectorised simulation)."""
@@ -468,7 +468,7 @@ def reduce_block(
 
 def rate_of(person: Person, op: TeamOperation) -> float | None:
     """A person's hourly rate: their own, else the budget's (None: no cost)."""
-    return person.hourly_rate if person.hourly_rate is not None else op.hourly_rate
+    return person_rate(person, op.hourly_rate)
 
 
 def expected_label_seconds(op: TeamOperation) -> float:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, fields
+from dataclasses import asdict, fields, replace
 from importlib import resources
 from typing import Any
 
@@ -252,7 +252,7 @@ def plan_document(plan: Any, schedule: Any = None) -> dict[str, Any]:
     """``plan`` for an annotator pair: inputs, model, results per metric, recommendation."""
     results = {name: _sized_metric(plan, name) for name in plan.results}
     body: dict[str, Any] = {
-        "inputs": {"model": plan.model.assumptions, **asdict(plan.settings)},
+        "inputs": {"model": plan.model.assumptions, **_settings_json(plan.settings)},
         "model": {"source": plan.model.source, **plan.model.summary()},
         "results": results,
         "recommendation": _recommendation_json(plan),
@@ -275,6 +275,16 @@ def plan_document(plan: Any, schedule: Any = None) -> dict[str, Any]:
     if schedule is not None:
         body["schedule"] = {**schedule_body(schedule), "notes": list(schedule.notes)}
     return document("plan", body, seed=plan.seed, notes=plan.notes)
+
+
+def _settings_json(settings: Any) -> dict[str, Any]:
+    """A plan's settings; a named team (``team``) as its people's seconds, rates and shares
+    (no ``team`` key without one)."""
+    body = asdict(replace(settings, team=None))
+    body.pop("team")
+    if settings.team is not None:
+        body["team"] = settings.team.summary()
+    return body
 
 
 def _recommendation_json(plan: Any) -> dict[str, Any]:
@@ -420,7 +430,7 @@ def comparison_document(comparison: Any, schedule: Any = None) -> dict[str, Any]
             "path": c.scenario.path,
             "description": c.scenario.description,
         },
-        "inputs": asdict(c.settings),
+        "inputs": _settings_json(c.settings),
         "strata": c.strata,
         "population": c.population,
         "designs": designs,

@@ -230,7 +230,11 @@ def _answer_rows(answer: Table, plan: Plan, metric: str, res: SampleSizeResult) 
     answer.add_row(
         f"{metric}: person-hours",
         fmt(budget.person_hours, 4),
-        f"{settings.annotators_per_item} annotators × {settings.seconds_per_item:g} s"
+        (
+            f"{settings.annotators_per_item} annotators × {settings.seconds_per_item:g} s"
+            if settings.team is None
+            else f"{settings.annotators_per_item} labels an item, each person's seconds"
+        )
         + (
             f" + adjudication {budget.adjudication_hours:.3g} h"
             if budget.adjudication_hours
@@ -239,7 +243,11 @@ def _answer_rows(answer: Table, plan: Plan, metric: str, res: SampleSizeResult) 
     )
     if budget.cost is not None:
         answer.add_row(
-            f"{metric}: cost", f"{budget.cost:,.2f}", f"at {settings.hourly_rate:g} per hour"
+            f"{metric}: cost",
+            f"{budget.cost:,.2f}",
+            f"at {settings.hourly_rate:g} per hour"
+            if settings.team is None
+            else "each person at their rate",
         )
     answer.add_row(
         f"{metric}: half-width",

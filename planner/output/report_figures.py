@@ -333,11 +333,14 @@ def plan_hours(plan: Plan) -> HoursBars:
     bars = [("fixed n\n(the plan)", plan.items, budget.person_hours, budget.cost, "plan")]
     rule = plan.stop_rule
     if rule:
-        for label, items, hours in (
-            ("stop rule,\nexpected", rule["expected_items"], rule["person_hours_expected"]),
-            ("stop rule,\n90th percentile", rule["items_p90"], rule["person_hours_p90"]),
-        ):
-            bars.append((label, items, hours, None if rate is None else hours * rate, "stop"))
+        for label, items, hours, key in (
+            ("stop rule,\nexpected", rule["expected_items"], rule["person_hours_expected"],
+             "cost_expected"),
+            ("stop rule,\n90th percentile", rule["items_p90"], rule["person_hours_p90"],
+             "cost_p90"),
+        ):  # fmt: skip
+            cost = rule[key] if key in rule else None if rate is None else hours * rate
+            bars.append((label, items, hours, cost, "stop"))
     worst = plan.worst_case
     label = f"worst case: any agreement,\nassurance {worst['items_probability']:g}"
     bars.append(

@@ -443,10 +443,10 @@ def assurance_figure(figures: ReportFigures) -> Block:
     return ("figure", ASSURANCE_FILE, caption, alt)
 
 
-def burndown_figure(figures: ReportFigures) -> Block:
+def burndown_figure(figures: ReportFigures, model: str = "SimPy") -> Block:
     b = figures.burndown
     caption = (
-        f"Burn-down over {b.runs} simulated runs of the operation (SimPy): the share of items "
+        f"Burn-down over {b.runs} simulated runs of the operation ({model}): the share of items "
         "not finished on each calendar day, median and 10-90 % band of the runs on that day."
     )
     alt = (
@@ -482,6 +482,7 @@ def estimates_figure(figures: ReportFigures) -> Block:
 
 def schedule_section(schedule: ScheduleResult, figures: ReportFigures) -> list[Block]:
     op = schedule.operation
+    named = schedule.team is not None  # a named team: each person's own model and rate
     cost = "-" if schedule.cost_median is None else f"{schedule.cost_median:,.0f}"
     rows = [
         ["items", f"{sum(op.items_per_stratum):,} ({op.labels_per_item} labels each)"],
@@ -499,16 +500,17 @@ def schedule_section(schedule: ScheduleResult, figures: ReportFigures) -> list[B
         [
             "person-hours",
             f"median {schedule.person_hours_median:,.1f}, 90th percentile "
-            f"{schedule.person_hours_p90:,.1f} (analytic {schedule.analytic_person_hours:,.1f})",
+            f"{schedule.person_hours_p90:,.1f}"
+            + ("" if named else f" (analytic {schedule.analytic_person_hours:,.1f})"),
         ],
         ["annotator utilisation", f"{schedule.annotator_utilisation:.0%}"],
-        ["cost (median; hourly rate × person-hours)", cost],
+        [f"cost (median; {'each person' if named else 'hourly'} rate × person-hours)", cost],
         ["runs", f"{schedule.runs}"],
     ]
     return [
         ("h2", "Schedule"),
         ("table", ["quantity", "value"], rows),
-        burndown_figure(figures),
+        burndown_figure(figures, "person by person" if named else "SimPy"),
         *team_section(schedule),
     ]
 

@@ -9,7 +9,6 @@ until ``U`` union positives".
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,9 +16,10 @@ from typing import Any
 import numpy as np
 
 from planner.errors import InvalidInput, PlannerError
-from planner.operations.budget import Budget, labelling_budget
+from planner.operations.budget import Budget
 from planner.sizing.exact import EXACT_PSA_METHODS
 from planner.sizing.model import PairModel
+from planner.sizing.raters_team_cost import TeamPricing, priced_budget
 from planner.sizing.search import (
     DEFAULT_METHOD,
     SampleSizeResult,
@@ -52,7 +52,8 @@ class PlanSettings:
     Defaults: half-width 0.08 at 95 % confidence with assurance 0.5 (the median study
     reaches the width), both metrics' recommended intervals (Wilson-for-J for PSA, the
     score interval for Cohen's kappa), 4,000 replicate studies per evaluated size, two annotators
-    at 90 s per item and no adjudication.
+    at 90 s per item and no adjudication. With ``team`` (a named team) each person's seconds
+    and rate bill the budget (:func:`~planner.sizing.raters_team_cost.priced_budget`).
 
     Every value is checked on construction by its rule in
     :data:`planner.validation.RULES` (``width`` in [0.001, 1): below 0.001 a study would
@@ -72,6 +73,9 @@ class PlanSettings:
     seconds_per_item: float = 90.0
     adjudication_seconds: float = 0.0
     hourly_rate: float | None = None
+    #: a named team's price of an item (:class:`~planner.sizing.raters_team_cost.TeamPricing`):
+    #: each person's seconds and rate bill the budget instead of the single rate
+    team: TeamPricing | None = None
 
     def __post_init__(self) -> None:
         # every value by the rule it obeys wherever it comes from (planner.validation), in
@@ -93,6 +97,8 @@ class PlanSettings:
         check_choice("metric", self.metric, ("psa", "kappa", "both"))
         check_choice("psa_method", self.psa_method, PSA_METHODS)
         check_choice("kappa_method", self.kappa_method, KAPPA_METHODS)
+        if self.team is not None:
+            check_instance("team", self.team, TeamPricing, "a TeamPricing (team_pricing)")
 
     @property
     def metrics(self) -> tuple[str, ...]:
@@ -258,17 +264,11 @@ def _worst_case(model: PairModel, settings: PlanSettings, budget_for: Any) -> di
 
 
 def _budget_function(model: PairModel, settings: PlanSettings) -> Any:
-    """Items -> :class:`~planner.operations.budget.Budget` at the settings' costs."""
+    """Items -> :class:`~planner.operations.budget.Budget` at the settings' costs (a named
+    team's, person by person, or the single rate: :func:`priced_budget`)."""
 
     def budget_for(items: float) -> Budget:
-        return labelling_budget(
-            int(math.ceil(items)),
-            annotators_per_item=settings.annotators_per_item,
-            seconds_per_item=settings.seconds_per_item,
-            contested_rate=model.contested_rate,
-            adjudication_seconds=settings.adjudication_seconds,
-            hourly_rate=settings.hourly_rate,
-        )
+        return priced_budget(settings, items, model.contested_rate)
 
     return budget_for
 
@@ -291,15 +291,19 @@ def _stop_rule(
         method,
     )
     items = inverse_sampling_items(u_stop, model.union_rate)
-    return {
+    expected, p90 = budget_for(items["expected"]), budget_for(items["p90"])
+    rule = {
         "union_positives": u_stop,
         "expected_items": items["expected"],
         "items_p90": items["p90"],
-        "person_hours_expected": budget_for(items["expected"]).person_hours,
-        "person_hours_p90": budget_for(items["p90"]).person_hours,
+        "person_hours_expected": expected.person_hours,
+        "person_hours_p90": p90.person_hours,
         "method": method,
         "description": "label items until this many union positives, then stop",
     }
+    if settings.team is not None:  # a named team's cost is not hours times one rate
+        rule.update(cost_expected=expected.cost, cost_p90=p90.cost)
+    return rule
 
 
 def _size_metrics(

@@ -31,6 +31,9 @@ from planner.sizing.plan import Plan, PlanSettings, make_plan
 from planner.sizing.schedule_team import (
     TeamChanges,
     build_team,
+    named_values,
+    plan_pricing,
+    pricing_note,
     raters_work,
     team_operation,
     wants_named,
@@ -407,6 +410,11 @@ def _stratified(  # type: ignore[no-untyped-def]
         progress=progress,
     )
     comparison.notes.extend(notes)
+    if "annotator" in named_values(scenario):
+        comparison.notes.append(
+            "the design comparison bills the [budget] rate and seconds per item; the named "
+            "team's people, each at their own, are billed by schedule"
+        )
     return comparison
 
 
@@ -496,9 +504,12 @@ def _fixed_size(model: PairModel, settings: PlanSettings, cli: dict[str, Any], s
             f"{' and '.join(given)} each fix the study's size: give one of them",
             parameters=tuple(given),
         )
-    if "budget" in given and settings.hourly_rate is None:
+    from planner.sizing.raters_team_cost import priced_budget
+
+    if "budget" in given and priced_budget(settings, 1, model.contested_rate).cost is None:
         raise InvalidInput(
-            "budget needs hourly_rate (the cost of one person-hour)",
+            "budget needs hourly_rate (the cost of one person-hour; with a named team, of "
+            "everyone without their own)",
             parameter="budget",
             parameters=("hourly_rate",),
         )
@@ -557,8 +568,16 @@ def run_plan(
     model = pilot.model if fitted else build_model(model_options, origin)
     seed = seed_fn(merged.seed)
     draws = PILOT_DRAWS if model.source == "pilot-counts" else 0
+    s = settings  # a named team bills each person (sizing/raters_team_cost.py)
+    pricing = plan_pricing(
+        scenario, asdict(resolve_team(scenario)), s.annotators_per_item, s.seconds_per_item,
+        s.adjudication_seconds, s.hourly_rate, cli.get("annotators_per_item") is None,
+    )  # fmt: skip
+    settings = replace(settings, team=pricing)
     plan: Plan = make_plan(model, settings, rng=seed, pilot_draws=draws, progress=progress)
     plan.notes.extend(notes + _solved_note(model))
+    if pricing is not None:
+        plan.notes.append(pricing_note(pricing, plan.items))
     extra: dict[str, Any] = {"pilot": pilot, "precision": _fixed_size(model, settings, cli, seed)}
     if cli.get("curve"):
         center = extra["precision"].items if extra["precision"] is not None else plan.items
@@ -707,18 +726,19 @@ def run_schedule(
     cli = options.given()
     several = isinstance(scenario, RatersScenario)
     merged = resolve(None if several else scenario, cli)
-    if several:
-        budget = _budget_of(scenario)
+    if several and scenario is not None:  # its budget and seed (the rest: its own plan's)
+        budget = {**_budget_of(scenario), "seed": scenario.simulation.get("seed")}
         merged = replace(merged, **{k: v for k, v in budget.items() if cli.get(k) is None})
     team = resolve_team(scenario, cli_team)
     notes = _schedule_notes(scenario, cli, items, design)
     seed = seed_fn(merged.seed)
     check("seed", seed, RULES["seed"])
     plan = None
+    contested = options.contested_rate or 0.0
     if several and items is None:
-        items, labels_each, said = raters_work(scenario, seed)
-        notes += said
-        merged = replace(merged, annotators_per_item=labels_each)
+        work = raters_work(scenario, seed, cli)
+        items, contested, notes = work.items, work.contested_rate, [*notes, *work.notes]
+        merged = replace(merged, annotators_per_item=work.labels_per_item)
     named = wants_named(scenario, changes)
     if named:  # the flat team may be smaller than k: the named team is checked instead
         team = replace(team, annotators=max(team.annotators, merged.annotators_per_item))
@@ -728,7 +748,7 @@ def run_schedule(
         operation = Operation(
             items_per_stratum=(items,),
             seconds_per_item=(merged.seconds_per_item,),
-            contested_rate=(options.contested_rate or 0.0,),
+            contested_rate=(contested,),
             labels_per_item=labels,
             **team.operation_fields(),
             adjudication_seconds=merged.adjudication_seconds,

@@ -25,7 +25,6 @@ from typing import Any
 import numpy as np
 
 from planner.errors import InvalidInput
-from planner.operations.budget import labelling_budget
 from planner.sizing.exact import (
     EXACT_PSA_METHODS,
     exact_half_width_quantiles,
@@ -34,6 +33,7 @@ from planner.sizing.exact import (
     usable_half_width,
 )
 from planner.sizing.model import PairModel
+from planner.sizing.raters_team_cost import priced_budget
 from planner.sizing.simulation import NestedStudies, simulate_tables
 from planner.validation import RULES, RngLike, check, check_choice, check_instance, seed_from
 
@@ -78,7 +78,10 @@ class Precision:
 
 
 def seconds_per_study_item(settings: Any, contested_rate: float) -> float:
-    """Person-seconds one item costs: labels plus its expected adjudication."""
+    """Person-seconds one item costs: labels plus its expected adjudication (a named team's,
+    ``settings.team``: each person's share, :mod:`planner.sizing.raters_team_cost`)."""
+    if getattr(settings, "team", None) is not None:
+        return float(sum(settings.team.item_seconds(contested_rate)))
     return (
         settings.annotators_per_item * settings.seconds_per_item
         + contested_rate * settings.adjudication_seconds
@@ -107,6 +110,10 @@ def _items_bought(
             parameter=name,
         )
     items = int(math.floor(exact))
+    team = getattr(settings, "team", None)
+    if team is not None:  # a named team's overlap block makes the first items dearer
+        unit = "person_hours" if name == "hours" else "cost"
+        items = team.most_items(value, unit, contested_rate, items)
     if items < 1:
         raise InvalidInput(
             f"{name} {value:g} does not pay for one item ({seconds:g} person-seconds an item)",
@@ -116,7 +123,7 @@ def _items_bought(
 
 
 def items_for_hours(hours: float, settings: Any, contested_rate: float) -> int:
-    """The most items whose person-hours (:func:`labelling_budget`) fit in ``hours``."""
+    """The most items whose person-hours (:func:`priced_budget`) fit in ``hours``."""
     hours = check("hours", hours, RULES["hours"])
     return _items_bought("hours", hours, hours, settings, contested_rate, 1.0)
 
@@ -124,12 +131,16 @@ def items_for_hours(hours: float, settings: Any, contested_rate: float) -> int:
 def items_for_budget(budget: float, settings: Any, contested_rate: float) -> int:
     """The most items a budget pays for at ``settings.hourly_rate``."""
     budget = check("budget", budget, RULES["budget"])
-    if not settings.hourly_rate:
+    team = getattr(settings, "team", None)
+    item_cost = settings.hourly_rate if team is None else team.item_cost(contested_rate)
+    if not item_cost:
         raise InvalidInput(
             "budget needs hourly_rate (the cost of one person-hour) to buy items",
             parameter="budget",
         )
-    rate = float(settings.hourly_rate)
+    rate = float(settings.hourly_rate or 0.0)
+    if team is not None:  # a person-hour's cost, averaged over an item's work as they share it
+        rate = item_cost * 3600.0 / seconds_per_study_item(settings, contested_rate)
     return _items_bought("budget", budget, budget / rate, settings, contested_rate, rate)
 
 
@@ -214,14 +225,7 @@ def fixed_size_precision(
     seed = seed_from(rng)
     streams = dict(zip(("psa", "kappa"), np.random.default_rng(seed).spawn(2), strict=True))
     metrics = {m: _metric_precision(model, m, n, settings, streams[m]) for m in settings.metrics}
-    cost = labelling_budget(
-        n,
-        annotators_per_item=settings.annotators_per_item,
-        seconds_per_item=settings.seconds_per_item,
-        contested_rate=model.contested_rate,
-        adjudication_seconds=settings.adjudication_seconds,
-        hourly_rate=settings.hourly_rate,
-    )
+    cost = priced_budget(settings, n, model.contested_rate)
     return Precision(
         items=n,
         given={k: float(v) for k, v in given.items()},

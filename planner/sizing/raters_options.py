@@ -261,19 +261,27 @@ def _under_uncertainty(
     )
 
 
-def _team_priced(plan: RatersPlan, scenario: Any, values: dict[str, Any]) -> RatersPlan:
-    """With named annotators in the scenario's ``[team]``: the budget from each person's
-    seconds per item and hourly rate (:mod:`planner.sizing.raters_team_cost`), said in a note."""
+def _named_people(scenario: Any) -> Any:
+    """The scenario's named annotators (``[[team.annotator]]``), or None."""
     from planner.data.scenario_team import NAMED_TEAM_KEYS
     from planner.operations.team import team_from_settings
-    from planner.sizing.raters_team_cost import team_budget
 
     team = getattr(scenario, "team", None) or {}
     if "annotator" not in team:
-        return plan
+        return None
     flat = {k: v for k, v in team.items() if k not in NAMED_TEAM_KEYS}
     named = {k: v for k, v in team.items() if k in NAMED_TEAM_KEYS}
-    people = team_from_settings(flat, named).annotators
+    return team_from_settings(flat, named).annotators
+
+
+def _team_priced(plan: RatersPlan, scenario: Any, values: dict[str, Any]) -> RatersPlan:
+    """With named annotators in the scenario's ``[team]``: the budget from each person's
+    seconds per item and hourly rate (:mod:`planner.sizing.raters_team_cost`), said in a note."""
+    from planner.sizing.raters_team_cost import team_budget
+
+    people = _named_people(scenario)
+    if people is None:
+        return plan
     budget, shares = team_budget(
         plan.budget, people, plan.sizing.labels_per_item, values["seconds_per_item"],
         values["hourly_rate"],
@@ -290,6 +298,19 @@ def _team_priced(plan: RatersPlan, scenario: Any, values: dict[str, Any]) -> Rat
     return replace(plan, budget=budget, notes=[*plan.notes, note])
 
 
+def _team_pricing(scenario: Any, k: int, values: dict[str, Any]) -> Any:
+    """The named team's steady-state price of an item, as the plan's budget bills it
+    (:mod:`planner.sizing.raters_team_cost`), or None without named annotators."""
+    from planner.sizing.raters_team_cost import team_pricing
+
+    people = _named_people(scenario)
+    if people is None:
+        return None
+    seconds, rate = values["seconds_per_item"], values["hourly_rate"]
+    adjudication = values["adjudication_seconds"]
+    return team_pricing(people, k, seconds, adjudication_seconds=adjudication, hourly_rate=rate)
+
+
 def _with_fixed_size(
     plan: RatersPlan,
     model: AnyRatersModel,
@@ -297,6 +318,7 @@ def _with_fixed_size(
     values: dict[str, Any],
     given: dict[str, Any],
     curve_wanted: bool,
+    scenario: Any = None,
 ) -> RatersPlan:
     """The plan with the precision of a fixed size and the assurance curve, when asked."""
     if not given and not curve_wanted:
@@ -310,6 +332,7 @@ def _with_fixed_size(
             seconds_per_item=values["seconds_per_item"],
             adjudication_seconds=values["adjudication_seconds"],
             hourly_rate=values["hourly_rate"],
+            team=_team_pricing(scenario, s.labels_per_item, values),
         )
         precision = raters_fixed_size(model, study, costs, **given, rng=s.seed)
     curve = None
@@ -367,7 +390,9 @@ def raters_plan_from_options(
         plan = _team_priced(plan, scenario, values)
         if pilot is not None:
             plan = _under_uncertainty(plan, pilot, metric, values, seed)
-        plan = _with_fixed_size(plan, model, metric, values, given, bool(options.get("curve")))
+        plan = _with_fixed_size(
+            plan, model, metric, values, given, bool(options.get("curve")), scenario
+        )
     except InvalidInput as exc:
         raise _named_by_file(exc, scenario, from_file) from None
     if values["level"] != "nominal" and values["confusion"] is None and values["kappa"] is None:

@@ -30,7 +30,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from planner.errors import InvalidInput
-from planner.operations.budget import labelling_budget
 from planner.sizing.exact import reaches_width, usable_half_width
 from planner.sizing.precision import QUANTILES, items_for_budget, items_for_hours, refined_curve
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
@@ -44,6 +43,7 @@ from planner.sizing.raters_search import (
     true_value,
 )
 from planner.sizing.raters_simulation import NestedPatternStudies, simulate_pattern_counts
+from planner.sizing.raters_team_cost import priced_budget
 from planner.statistics.alpha_variance import LINEARISED_LEVELS
 from planner.validation import RULES, RngLike, check, check_choice, check_instance, seed_from
 
@@ -93,6 +93,8 @@ class LabelCosts:
     seconds_per_item: float = 90.0
     adjudication_seconds: float = 0.0
     hourly_rate: float | None = None
+    #: a named team's pricing (:class:`planner.sizing.raters_team_cost.TeamPricing`)
+    team: Any = None
 
 
 @dataclass(frozen=True)
@@ -273,14 +275,7 @@ def raters_fixed_size(
     n, given = _items({"items": items, "hours": hours, "budget": budget}, costs, contested)
     seed = seed_from(rng)
     evidence = _simulated(model, study, n, seed)
-    bill = labelling_budget(
-        n,
-        annotators_per_item=k,
-        seconds_per_item=costs.seconds_per_item,
-        contested_rate=contested,
-        adjudication_seconds=costs.adjudication_seconds,
-        hourly_rate=costs.hourly_rate,
-    )
+    bill = priced_budget(costs, n, contested)  # a named team's, or the single rate
     return RatersPrecision(
         items=n,
         given=given,

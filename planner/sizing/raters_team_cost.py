@@ -1,28 +1,45 @@
-"""The several-annotator plan's budget with a named team: each person's time and rate.
+"""A plan's budget with a named team: each person's time and rate (pair and several annotators).
 
 With ``[[team.annotator]]`` people in the scenario, ``schedule`` gives the next item to the
-next free annotator who has not labelled it, so faster people label more. The plan bills the
-same way on average: person ``j`` works ``h_j`` hours a day on ``d_j`` days a week at
-``s_j`` seconds a label (the budget's seconds when they give none), a throughput
-``t_j = 3600 h_j d_j / s_j`` labels a week; every item needs ``k`` labels from ``k``
-different people, so nobody labels an item twice. The ``k n`` labels are shared in proportion
-to throughput with that cap (water-filling):
+next free annotator who has not labelled it, so faster people label more. A plan bills the
+same way on average: person ``j`` works ``h_j`` hours a day on ``d_j`` days a week and spends
+``e_j`` busy seconds on a label, their ``seconds_per_item`` ``s_j`` (the budget's when they
+give none) plus their attention checks, ``e_j = s_j (1 + a_j) + a_j f_j R_j`` (check share
+``a_j``, fail rate ``f_j``, requalification seconds ``R_j``, as a schedule run draws them).
+Their throughput is ``t_j = 3600 h_j d_j / e_j`` labels a week; every item needs ``k`` labels
+from ``k`` different people, so nobody labels an item twice. The ``k`` labels of an item are
+shared in proportion to throughput with that cap (water-filling):
 
-``L_j = min(n, c t_j)``, with ``c`` such that ``sum_j L_j = k n``.
+``l_j = min(1, c t_j)``, with ``c`` such that ``sum_j l_j = k``,
 
-Person-hours are ``sum_j L_j s_j / 3600`` and the cost ``sum_j L_j s_j r_j / 3600``, with
-``r_j`` their ``hourly_rate`` (the budget's when they give none). Absences, holidays, start and
-end dates and the time spread move who labels what in a schedule run; this is the steady
-state, and ``schedule`` simulates the rest.
+so ``n`` items cost ``n sum_j l_j e_j / 3600`` labelling hours and
+``n sum_j l_j e_j r_j / 3600`` (rate ``r_j``: their ``hourly_rate``, else the budget's,
+:func:`~planner.operations.team.person_rate`, the rule a schedule run prices hours by).
+The ``n c`` contested items (``c`` the contested share) are shared by the adjudicators in
+proportion to theirs (``l_a = t_a / sum t``, at their own seconds, else the adjudication
+seconds, and rate); without adjudicators they are billed at the budget's rate. Absences,
+holidays, start and end dates and the time spread move who labels what in a schedule run;
+this is the steady state, and ``schedule`` simulates the rest (a team where every person
+labels every item, ``k = M``, is billed exactly).
+
+:func:`priced_budget` is the one budget of a plan: the team's when the plan's settings carry a
+:class:`TeamPricing`, else the single rate (:func:`planner.operations.budget.labelling_budget`);
+``plan``'s budget, worst case, stop rule and the items ``--hours`` and ``--budget`` buy all
+use it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import math
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+
 from planner.errors import InvalidInput
-from planner.operations.budget import SECONDS_PER_HOUR, Budget
+from planner.operations.assignment import overlap_block
+from planner.operations.budget import SECONDS_PER_HOUR, Budget, labelling_budget
+from planner.operations.team import Person, person_rate
 
 
 @dataclass(frozen=True)
@@ -35,6 +52,125 @@ class PersonShare:
     hours: float
     hourly_rate: float | None
     cost: float | None
+
+
+@dataclass(frozen=True)
+class PersonPrice:
+    """One person of a priced team: busy seconds per task, rate and share of each item.
+
+    ``share`` is the labels of an item this person gives (annotators; they add up to ``k``)
+    or their share of the adjudicated items (adjudicators; they add up to 1).
+    """
+
+    name: str
+    seconds_per_item: float
+    hourly_rate: float | None
+    share: float
+
+
+@dataclass(frozen=True)
+class TeamPricing:
+    """A named team's price of items (module description): annotators and adjudicators.
+
+    ``assignment`` is the schedule's policy: ``next-free`` shares the labels by throughput
+    (``weekly``, labels a week each), ``balanced`` gives everyone ``k / M`` of them; either
+    way the first items of the queue are the ``overlap`` block (rows of annotator indices,
+    :func:`planner.operations.assignment.overlap_block`) assigned in advance, as a schedule
+    run assigns them, and a person's labels are at least their block's and at most their
+    block's plus every other item.
+    """
+
+    annotators: tuple[PersonPrice, ...]
+    adjudicators: tuple[PersonPrice, ...] = ()
+    labels_per_item: int = 2
+    weekly: tuple[float, ...] = ()
+    assignment: str = "next-free"
+    overlap: tuple[tuple[int, ...], ...] = field(default=(), repr=False)
+
+    def labels(self, items: int) -> np.ndarray:
+        """Each annotator's labels of ``items`` items (block, then the policy's share)."""
+        m, k = len(self.annotators), self.labels_per_item
+        n = float(items)
+        block = np.array(self.overlap[: int(items)], dtype=np.int64).reshape(-1, k)
+        low = np.bincount(block.ravel(), minlength=m).astype(float)
+        rest = n - len(block)
+        if self.assignment == "balanced":  # round robin: label j of item i to (i k + j) mod M
+            total, offset = int(rest) * k, (len(block) * k) % m
+            extra = (np.arange(m) - offset) % m < total % m
+            return low + total // m + extra
+        high = low + rest
+        weekly = np.asarray(self.weekly, dtype=float)
+        lo, hi = 0.0, float(np.max(high / weekly)) + 1.0
+        for _ in range(200):  # bisection on c: sum_j clip(c t_j, low_j, high_j) = k n
+            c = (lo + hi) / 2
+            if np.clip(c * weekly, low, high).sum() < k * n:
+                lo = c
+            else:
+                hi = c
+        return np.clip(hi * weekly, low, high)
+
+    def item_seconds(self, contested_rate: float) -> tuple[float, float]:
+        """Labelling and adjudication person-seconds of one item, in the steady state."""
+        labelling = sum(p.share * p.seconds_per_item for p in self.annotators)
+        adjudication = contested_rate * sum(p.share * p.seconds_per_item for p in self.adjudicators)
+        return labelling, adjudication
+
+    def item_cost(self, contested_rate: float) -> float | None:
+        """The cost of one item in the steady state (None: someone who works has no rate)."""
+        return replace(self, weekly=()).budget(1, self.labels_per_item, contested_rate).cost
+
+    def summary(self) -> dict[str, Any]:
+        """The people's seconds, rates and steady-state shares (the plan's JSON inputs)."""
+
+        def rows(people: tuple[PersonPrice, ...]) -> list[dict[str, Any]]:
+            return [
+                {"name": p.name, "seconds_per_item": p.seconds_per_item,
+                 "hourly_rate": p.hourly_rate, "share": p.share}
+                for p in people
+            ]  # fmt: skip
+
+        return {
+            "assignment": self.assignment,
+            "overlap_items": len(self.overlap),
+            "annotators": rows(self.annotators),
+            "adjudicators": rows(self.adjudicators),
+        }
+
+    def budget(self, items: int, labels_per_item: int, contested_rate: float) -> Budget:
+        """The budget of ``items`` items (``labels_per_item`` is the team's ``k``); without
+        ``weekly``, each person's steady-state share of every item."""
+        labels = self.labels(items) if self.weekly else None
+        shares = [p.share * items for p in self.annotators] if labels is None else labels
+        seconds = [x * p.seconds_per_item for x, p in zip(shares, self.annotators, strict=True)]
+        judged = [items * contested_rate * p.share * p.seconds_per_item for p in self.adjudicators]
+        paid = [
+            (s, p.hourly_rate)
+            for s, p in zip(
+                [*seconds, *judged], [*self.annotators, *self.adjudicators], strict=True
+            )
+            if s > 0
+        ]
+        unpriced = any(rate is None for _, rate in paid)
+        labelling, adjudication = sum(seconds), sum(judged)
+        return Budget(
+            items=int(items),
+            labels=int(items) * int(labels_per_item),
+            labelling_hours=labelling / SECONDS_PER_HOUR,
+            contested_items=items * contested_rate,
+            adjudication_hours=adjudication / SECONDS_PER_HOUR,
+            person_hours=(labelling + adjudication) / SECONDS_PER_HOUR,
+            cost=None if unpriced else sum(s * (r or 0.0) for s, r in paid) / SECONDS_PER_HOUR,
+        )
+
+    def most_items(self, limit: float, unit: str, contested_rate: float, guess: int) -> int:
+        """The most items whose ``unit`` (``person_hours`` or ``cost``) stays within ``limit``
+        (bisection over items; ``guess`` is the steady state's answer)."""
+        lo, hi = 0, max(2 * guess, guess + len(self.overlap)) + 2
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            value = getattr(self.budget(mid, self.labels_per_item, contested_rate), unit)
+            lo, hi = (mid, hi) if value <= limit * (1 + 1e-12) else (lo, mid)
+        return lo
 
 
 def label_shares(throughput: list[float], items: int, labels_per_item: int) -> list[float]:
@@ -55,10 +191,97 @@ def label_shares(throughput: list[float], items: int, labels_per_item: int) -> l
         free = [j for j in range(len(throughput)) if j not in capped]
         left = k * n - n * len(capped)
         c = left / sum(throughput[j] for j in free)
-        over = {j for j in free if c * throughput[j] > n}
+        over = {j for j in free if c * throughput[j] > n * (1 + 1e-12)}
         if not over:
             return [n if j in capped else c * throughput[j] for j in range(len(throughput))]
         capped |= over
+
+
+def _busy_seconds(person: Person, seconds: float) -> float:
+    """Expected busy seconds of one label: the label, attention checks and requalification."""
+    check = person.attention_check_share
+    requal = person.attention_fail_rate * person.requalification_hours * SECONDS_PER_HOUR
+    return seconds * (1 + check) + check * requal
+
+
+def _weekly(person: Person) -> float:
+    return SECONDS_PER_HOUR * person.hours_per_day * len(person.days)
+
+
+def team_pricing(
+    annotators: tuple[Person, ...],
+    labels_per_item: int,
+    seconds_per_item: float,
+    *,
+    adjudicators: tuple[Person, ...] = (),
+    adjudication_seconds: float = 0.0,
+    hourly_rate: float | None = None,
+    assignment: str = "next-free",
+    min_shared_items: int = 0,
+) -> TeamPricing:
+    """The price of items by a named team (module description).
+
+    Parameters
+    ----------
+    annotators, adjudicators
+        The people (:class:`~planner.operations.team.Person`); without adjudicators,
+        adjudication is billed at ``hourly_rate``.
+    labels_per_item
+        ``k``, labels from different annotators per item (at most the team's size).
+    seconds_per_item, adjudication_seconds
+        The budget's seconds, for people who give none.
+    hourly_rate
+        The budget's rate, for people who give none (None: no cost for them).
+    assignment, min_shared_items
+        The schedule's policy (``next-free`` or ``balanced``) and the items every pair of
+        annotators shares (the overlap block assigned first; 0: none).
+    """
+    busy = [_busy_seconds(p, p.seconds_per_item or seconds_per_item) for p in annotators]
+    weekly = [_weekly(p) / e for p, e in zip(annotators, busy, strict=True)]
+    k, m = int(labels_per_item), len(annotators)
+    shares = label_shares(weekly, 1, k) if assignment == "next-free" else [k / m] * m
+    priced = tuple(
+        PersonPrice(p.name, e, person_rate(p, hourly_rate), share)
+        for p, e, share in zip(annotators, busy, shares, strict=True)
+    )
+    block = overlap_block(m, k, int(min_shared_items), 10**9)
+    common = {
+        "labels_per_item": k,
+        "weekly": tuple(weekly),
+        "assignment": assignment,
+        "overlap": tuple(tuple(int(a) for a in row) for row in block),
+    }
+    if not adjudicators or adjudication_seconds <= 0:
+        judge = PersonPrice("adjudication", adjudication_seconds, hourly_rate, 1.0)
+        return TeamPricing(priced, (judge,), **common)  # type: ignore[arg-type]
+    seconds = [p.seconds_per_item or adjudication_seconds for p in adjudicators]
+    speed = [_weekly(p) / s for p, s in zip(adjudicators, seconds, strict=True)]
+    judges = tuple(
+        PersonPrice(p.name, s, person_rate(p, hourly_rate), t / sum(speed))
+        for p, s, t in zip(adjudicators, seconds, speed, strict=True)
+    )
+    return TeamPricing(priced, judges, **common)  # type: ignore[arg-type]
+
+
+def priced_budget(settings: Any, items: float, contested_rate: float) -> Budget:
+    """The budget of ``ceil(items)`` items at ``settings``' costs: its named team's
+    (``settings.team``, a :class:`TeamPricing`) or the single rate.
+
+    ``settings`` has ``annotators_per_item``, ``seconds_per_item``, ``adjudication_seconds``,
+    ``hourly_rate`` and ``team`` (:class:`planner.sizing.plan.PlanSettings`).
+    """
+    n = int(math.ceil(items))
+    team = getattr(settings, "team", None)
+    if team is not None:
+        return team.budget(n, settings.annotators_per_item, contested_rate)
+    return labelling_budget(
+        n,
+        annotators_per_item=settings.annotators_per_item,
+        seconds_per_item=settings.seconds_per_item,
+        contested_rate=contested_rate,
+        adjudication_seconds=settings.adjudication_seconds,
+        hourly_rate=settings.hourly_rate,
+    )
 
 
 def team_budget(
@@ -67,18 +290,16 @@ def team_budget(
 ) -> tuple[Budget, list[PersonShare]]:  # fmt: skip
     """``budget`` with its labelling hours and cost from each person's time and rate
     (adjudication at the budget's rate), and each person's share."""
-    seconds = [p.seconds_per_item or seconds_per_item for p in people]
-    throughput = [
-        SECONDS_PER_HOUR * p.hours_per_day * len(p.days) / s
-        for p, s in zip(people, seconds, strict=True)
-    ]
-    labels = label_shares(throughput, budget.items, labels_per_item)
+    pricing = team_pricing(people, labels_per_item, seconds_per_item, hourly_rate=hourly_rate)
     shares = []
-    for person, s, count in zip(people, seconds, labels, strict=True):
-        hours = count * s / SECONDS_PER_HOUR
-        rate = person.hourly_rate if person.hourly_rate is not None else hourly_rate
-        cost = None if rate is None else hours * rate
-        shares.append(PersonShare(person.name, count, s, hours, rate, cost))
+    for x in pricing.annotators:
+        hours = budget.items * x.share * x.seconds_per_item / SECONDS_PER_HOUR
+        cost = None if x.hourly_rate is None else hours * x.hourly_rate
+        shares.append(
+            PersonShare(
+                x.name, budget.items * x.share, x.seconds_per_item, hours, x.hourly_rate, cost
+            )
+        )
     labelling = sum(x.hours for x in shares)
     parts = [x.cost for x in shares]
     if budget.adjudication_hours:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from planner.operations.team import Team
     from planner.operations.team_schedule import TeamOperation
     from planner.operations.workload import Operation
+    from planner.sizing.raters_team_cost import TeamPricing
 
 
 @dataclass(frozen=True)
@@ -129,14 +130,133 @@ def team_operation(
     )
 
 
-def raters_work(scenario: Any, seed: int) -> tuple[int, int, list[str]]:
-    """Items and annotators per item of a several-annotator scenario, from its plan."""
+#: ``plan``'s options (by name) as the several-annotator plan's parameters
+SEVERAL_OPTIONS = {
+    "prevalence": "prevalence",
+    "error_rate": "error_rate",
+    "bias": "bias",
+    "ambiguity": "ambiguity",
+    "kappa": "kappa",
+    "width": "width",
+    "confidence": "confidence_level",
+    "assurance": "assurance",
+    "metric": "metric",
+    "replicates": "n_reps",
+    "max_items": "max_items",
+    "seconds_per_item": "seconds_per_item",
+    "adjudication_seconds": "adjudication_seconds",
+    "hourly_rate": "hourly_rate",
+}
+#: options that describe one pair (refused with a several-annotator scenario)
+PAIR_ONLY = ("union_rate", "psa", "pilot_counts", "pilot", "pair", "positive", "psa_method",
+             "kappa_method", "annotators_per_item")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class SeveralWork:
+    """What a several-annotator plan gives its schedule: items, labels per item, the share
+    of items whose labels are not unanimous (adjudicated), and a note."""
+
+    items: int
+    labels_per_item: int
+    contested_rate: float
+    notes: tuple[str, ...]
+
+
+def raters_work(scenario: Any, seed: int, options: dict[str, Any] | None = None) -> SeveralWork:
+    """The work of a several-annotator scenario, from its plan with ``plan``'s options.
+
+    The contested share is the plan's: ``1 - sum`` of the unanimous count patterns'
+    probabilities for the ``k`` labels an item gets
+    (:func:`planner.sizing.raters_precision.contested_share` of the plan's model; every subset
+    of ``k`` of the ``M`` equally likely), when an adjudication takes time (else 0).
+
+    Raises
+    ------
+    InvalidInput
+        An option that describes one pair (``psa``, ``union_rate``, ...), named.
+    """
     from planner.sizing.raters_options import raters_plan_from_options
 
-    plan = raters_plan_from_options({}, scenario, rng=seed)
+    given = {k: v for k, v in (options or {}).items() if v is not None}
+    for name in PAIR_ONLY:
+        if name in given:
+            raise InvalidInput(
+                f"{name} describes one pair and does not combine with the several-annotator "
+                f"scenario {Path(scenario.path).name}",
+                parameter=name,
+            )
+    library = {SEVERAL_OPTIONS[k]: v for k, v in given.items() if k in SEVERAL_OPTIONS}
+    for key in ("prevalence", "error_rate", "bias"):  # the several-annotator plan takes lists
+        value = library.get(SEVERAL_OPTIONS[key])
+        if value is not None and not isinstance(value, list | tuple):
+            library[SEVERAL_OPTIONS[key]] = [value] if key != "prevalence" else value
+    plan = raters_plan_from_options(library, scenario, rng=seed)
     items, k = int(plan.sizing.items), int(plan.sizing.labels_per_item)
+    contested = plan.budget.contested_items / max(plan.budget.items, 1)
     note = (
         f"{Path(scenario.path).name}: the several-annotator plan ({plan.sizing.metric}) "
         f"sizes {items:,} items with {k} annotators each; the schedule labels them"
     )
-    return items, k, [note]
+    if contested > 0:
+        note += f" and adjudicates the {contested:.1%} whose labels are not unanimous"
+    return SeveralWork(items, k, contested, (note,))
+
+
+def plan_pricing(
+    scenario: Scenario | None,
+    team_flat: dict[str, Any],
+    labels_per_item: int,
+    seconds_per_item: float,
+    adjudication_seconds: float,
+    hourly_rate: float | None,
+    from_file: bool = True,
+) -> TeamPricing | None:
+    """The price of an item by the scenario's named annotators (None without
+    ``[[team.annotator]]``): the people ``schedule`` runs, priced as its runs bill them
+    (:func:`planner.sizing.raters_team_cost.team_pricing`). ``team_flat`` holds the team's
+    flat values (:class:`planner.sizing.plan_options.TeamSettings`); ``from_file``: the labels
+    per item came from the scenario (unless the command line gave them), for the error's name.
+    """
+    if "annotator" not in named_values(scenario):
+        return None
+    from planner.sizing.raters_team_cost import team_pricing
+
+    team = build_team(scenario, team_flat, TeamChanges(), False)
+    m, k = len(team.annotators), labels_per_item
+    if k > m:  # named as the file's key when the scenario gave it
+        name = "annotators_per_item"
+        if from_file and scenario is not None:
+            default = "" if name in scenario.budget else " (the default)"
+            name = f"{scenario.path}: budget.{name}{default}"
+        raise InvalidInput(
+            f"{name} must be at most the team's {m} annotator(s) (each item needs {k} distinct "
+            f"annotators), got {k}",
+            parameter=None if from_file else "annotators_per_item",
+        )
+    return team_pricing(
+        team.annotators,
+        labels_per_item,
+        seconds_per_item,
+        adjudicators=team.adjudicators if adjudication_seconds > 0 else (),
+        adjudication_seconds=adjudication_seconds,
+        hourly_rate=hourly_rate,
+        assignment=team.assignment,
+        min_shared_items=team.min_shared_items,
+    )
+
+
+def pricing_note(pricing: TeamPricing, items: int) -> str:
+    """One line: how the named team's budget bills ``items`` items, person by person."""
+    each = []
+    labels = pricing.labels(items)
+    for p, count in zip(pricing.annotators, labels, strict=True):
+        hours = count * p.seconds_per_item / 3600
+        cost = "" if p.hourly_rate is None else f" at {p.hourly_rate:g}/h"
+        done = f"{count:,.0f} labels at {p.seconds_per_item:g} s"
+        each.append(f"{p.name} {done}, {hours:,.1f} h{cost}")
+    return (
+        "the budget bills the named team person by person (each one's seconds per label and "
+        f"hourly rate, labels shared as the {pricing.assignment} assignment shares them, at "
+        f"most one per item each): {'; '.join(each)}"
+    )
