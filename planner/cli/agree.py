@@ -37,6 +37,7 @@ from planner.cli.options import (
     OptionalLabelFile,
     Quiet,
     Seed,
+    SparkMaster,
     TempDir,
     read_options,
     read_ratings,
@@ -74,6 +75,8 @@ Examples:
   planner agree scores.tsv --level ordinal --order low,medium,high
 
   planner agree 'big/*.parquet' --engine duckdb --memory-limit 1GB --temp-dir /tmp
+
+  planner agree 's3a://lake/labels/*.parquet' --engine spark --spark-master spark://head:7077
 
   planner agree examples/stratified-labels.csv --positive unsupported --stratum-col stratum \\
     --population-shares-from unsupported-claims-enriched
@@ -244,6 +247,7 @@ def agree_command(
     engine: Engine = "auto",
     memory_limit: MemoryLimit = None,
     temp_dir: TempDir = None,
+    spark_master: SparkMaster = None,
     seed: Seed = None,
     quiet: Quiet = False,
     json_output: JsonFlag = False,
@@ -252,6 +256,11 @@ def agree_command(
 
     if (file is None) == (counts is None):
         raise InvalidInput("give a label FILE or --counts both,a_only,b_only,neither (one of them)")
+    if contested is not None and engine == "spark":
+        raise InvalidInput(
+            "--contested needs each item's labels: --engine spark counts items into label "
+            "vectors on the cluster; use --engine duckdb for the contested items"
+        )
     if contested is not None:  # before any work: never the input, never a clobber
         from planner.output.safe_output import check_new_file
 
@@ -273,7 +282,7 @@ def agree_command(
     )
     if stratum_col is not None and stratum_col not in options.by:
         options = replace(options, by=(*options.by, stratum_col))
-    source = _Source(file, counts, engine, memory_limit, temp_dir)
+    source = _Source(file, counts, engine, memory_limit, temp_dir, spark_master)
     ratings, chosen = _read(source, options)
     with progress_bar("measuring agreement", disabled=json_output or quiet) as progress:
         report = measure_agreement(
@@ -319,6 +328,7 @@ class _Source:
     engine: str
     memory_limit: str | None
     temp_dir: str | None
+    spark_master: str | None = None
 
 
 def _read(source: _Source, options: ReadOptions) -> tuple[Ratings, str]:
@@ -339,6 +349,7 @@ def _read(source: _Source, options: ReadOptions) -> tuple[Ratings, str]:
         engine=source.engine,
         memory_limit=source.memory_limit,
         temp_dir=source.temp_dir,
+        spark_master=source.spark_master,
     )
 
 
@@ -441,6 +452,8 @@ def _unused_options(
         ]
         if given:
             notes.append(f"{', '.join(given)}: options of --engine duckdb, no effect here")
+    if chosen != "spark" and source.spark_master is not None:
+        notes.append("--spark-master: an option of --engine spark, no effect here")
     return notes
 
 
