@@ -113,7 +113,8 @@ def run_once(engine: str, path: Path) -> dict[str, Any]:
     out = child.stdout.read() if child.stdout else ""
     if child.returncode != 0:
         raise SystemExit(f"{engine} failed (exit {child.returncode})")
-    figures = json.loads([line for line in out.splitlines() if line.startswith("{")][-1])
+    # the figures are the last JSON object written (after DuckDB's progress bar, if any)
+    figures = json.loads(out[out.rindex("{") :].splitlines()[0])
     return {**figures, "wall": time.perf_counter() - t, "peak": peak}
 
 
