@@ -279,3 +279,19 @@ def test_agree_json_is_the_same_on_spark_and_duckdb(spark, files):
     assert docs[0]["engine"] == "duckdb" and docs[1]["engine"] == "spark"
     for key in ("coefficients", "summary", "diagnostics"):
         _close(docs[0][key], docs[1][key], key)
+
+
+def test_a_bad_master_and_contested_items_are_one_line_each(files):
+    pytest.importorskip("pyspark")
+    path = str(files / "long.csv")
+    for args, code, words in (
+        (["--spark-master", "bogus"], 2, "--spark-master must be local"),
+        (["--contested", str(files / "c.csv")], 2, "--contested needs each item's labels"),
+    ):
+        result = subprocess.run(
+            [sys.executable, "-m", "planner", "agree", path, "--engine", "spark", *args],
+            capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "300"},
+        )  # fmt: skip
+        lines = result.stderr.strip().splitlines()
+        assert result.returncode == code and len(lines) == 1 and words in lines[0], result.stderr
+    assert not (files / "c.csv").exists()
