@@ -226,7 +226,7 @@ def test_bad_inputs_are_one_line(files, tmp_path):
     jsonl = tmp_path / "r.jsonl"
     _long(_study()).to_json(jsonl, orient="records", lines=True)
     _one_line_error(_agree(str(jsonl), "--engine", "duckdb"), 2, "--engine pandas")
-    _one_line_error(_agree(str(folder / "long.csv"), "--engine", "spark"), 2, "--engine")
+    _one_line_error(_agree(str(folder / "long.csv"), "--engine", "dask"), 2, "--engine")
 
 
 def test_no_contested_file_when_the_count_fails(files, tmp_path):

@@ -108,6 +108,8 @@ def agree_options(root: Path) -> dict[str, Opt]:
             choice("6,21,14,459", "1,0,0,0", "0,0,0,1", "1,1,1,1", "1000000,1,1,1000000"),
             st.sampled_from(["0,0,0,0", "-1,2,3,4", "1e3,1,1,1", f"1,1,1,{10**30}", "1,2,3"]),
         ),
+        # the Spark engine is not fuzzed (a JVM per call); without it the master is a note
+        "--spark-master": Opt(choice("local[2]", "spark://127.0.0.1:9")),
         "--positive": Opt(choice("yes", "1", "x", "no")),
         "--level": Opt(choice("nominal", "ordinal", "interval", "ratio")),
         "--weights": Opt(choice("quadratic", "linear")),

@@ -37,6 +37,7 @@ from planner.cli.options import (
     OptionalLabelFile,
     Quiet,
     Seed,
+    SparkMaster,
     TempDir,
     read_options,
     read_ratings,
@@ -84,6 +85,8 @@ Examples:
   planner agree scores.tsv --level ordinal --order low,medium,high
 
   planner agree 'big/*.parquet' --engine duckdb --memory-limit 1GB --temp-dir /tmp
+
+  planner agree 's3a://lake/labels/*.parquet' --engine spark --spark-master spark://head:7077
 
   planner agree examples/stratified-labels.csv --positive unsupported --stratum-col stratum \\
     --population-shares-from unsupported-claims-enriched
@@ -257,6 +260,7 @@ def agree_command(
     engine: Engine = "auto",
     memory_limit: MemoryLimit = None,
     temp_dir: TempDir = None,
+    spark_master: SparkMaster = None,
     seed: Seed = None,
     quiet: Quiet = False,
     json_output: JsonFlag = False,
@@ -265,6 +269,11 @@ def agree_command(
     from planner.measuring.measure import measure_agreement
 
     _one_source(file, counts, vector_counts, category_counts, contested)
+    if contested is not None and engine == "spark":
+        raise InvalidInput(
+            "--contested needs each item's labels: --engine spark counts items into label "
+            "vectors on the cluster; use --engine duckdb for the contested items"
+        )
     if contested is not None:  # before any work: never the input, never a clobber
         from planner.output.safe_output import check_new_file
 
@@ -288,7 +297,15 @@ def agree_command(
     if stratum_col is not None and stratum_col not in options.by:
         options = replace(options, by=(*options.by, stratum_col))
     source = _Source(
-        file, counts, engine, memory_limit, temp_dir, vector_counts, count_col, category_counts
+        file,
+        counts,
+        engine,
+        memory_limit,
+        temp_dir,
+        vector_counts,
+        count_col,
+        category_counts,
+        spark_master=spark_master,
     )
     ratings, chosen = _read(source, options)
     with progress_bar("measuring agreement", disabled=json_output or quiet) as progress:
@@ -338,6 +355,7 @@ class _Source:
     vector_counts: str | None = None
     count_col: str = "count"
     category_counts: str | None = None
+    spark_master: str | None = None
 
 
 def _one_source(
@@ -383,6 +401,7 @@ def _read(source: _Source, options: ReadOptions) -> tuple[Ratings, str]:
         engine=source.engine,
         memory_limit=source.memory_limit,
         temp_dir=source.temp_dir,
+        spark_master=source.spark_master,
     )
 
 
@@ -489,6 +508,8 @@ def _unused_options(
         ]
         if given:
             notes.append(f"{', '.join(given)}: options of --engine duckdb, no effect here")
+    if chosen != "spark" and source.spark_master is not None:
+        notes.append("--spark-master: an option of --engine spark, no effect here")
     return notes
 
 

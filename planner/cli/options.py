@@ -36,8 +36,11 @@ READER_HELP = {
     "missing": "Comma-separated label strings that mean no rating (e.g. NA,n/a); "
     "otherwise only empty cells and nulls are missing, and NA, None, null are labels.",
     "engine": "pandas (in memory), duckdb (out of core: CSV, TSV, Parquet or a quoted glob "
-    "of them, such as 'data/*.parquet') or auto (duckdb for a glob or for files over "
+    "of them, such as 'data/*.parquet'), spark (the count on Spark, --spark-master; "
+    "the extra planner[spark]) or auto (duckdb for a glob or for files over "
     "a quarter of the free memory, said on stderr).",
+    "spark_master": "Spark engine: the master URL, e.g. spark://host:7077 or local[4] "
+    "(default local[2]); paths may be URLs Spark reads, e.g. 's3a://bucket/labels/*.parquet'.",
     "memory_limit": "DuckDB engine: most memory the count may use (default 2GB), e.g. 1GB.",
     "temp_dir": "DuckDB engine: folder to spill to when the count exceeds --memory-limit.",
 }
@@ -129,6 +132,7 @@ Missing = Annotated[str | None, reader_option("missing")]
 Engine = Annotated[str, reader_option("engine")]
 MemoryLimit = Annotated[str | None, reader_option("memory_limit")]
 TempDir = Annotated[str | None, reader_option("temp_dir")]
+SparkMaster = Annotated[str | None, reader_option("spark_master", flag="--spark-master")]
 
 REPEATS = ("keep", "refuse")
 Repeats = Annotated[
@@ -250,6 +254,7 @@ def read_ratings(
     memory_limit: str | None = None,
     temp_dir: str | None = None,
     repeats: str = "refuse",
+    spark_master: str | None = None,
 ) -> tuple[Ratings, str]:
     """The ratings of ``file`` and the engine that read them (``"pandas"`` or ``"duckdb"``).
 
@@ -268,6 +273,7 @@ def read_ratings(
             memory_limit=memory_limit,
             temp_dir=temp_dir,
             repeats=repeats,
+            spark_master=spark_master,
         )
     except (LayoutUnclear, RoleConflict) as exc:
         raise reader_error(exc) from None

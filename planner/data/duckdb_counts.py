@@ -28,6 +28,7 @@ Art of Computer Programming*, vol. 2, section 4.1 (positional number systems).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -232,17 +233,35 @@ def _pattern_rows(
         else f"list(ann * {k} + code ORDER BY ann)"
     )
     seen = "bit_count(bit_or(CAST(1 AS UBIGINT) << ann))" if numeric_key else "count(DISTINCT ann)"
+    rows = run(con, pattern_counts_sql(coded, by, key, seen, _ident))
+    return rows_in_group_order(rows, by, "duckdb")
+
+
+def pattern_counts_sql(
+    coded: str, by: tuple[str, ...], key: str, seen: str, ident: Callable[[str], str]
+) -> str:
+    """:data:`PATTERN_COUNTS` over :data:`ITEM_KEYS` of the coded ratings, in the dialect
+    whose key and annotator-count expressions (``key``, ``seen``) and quoting (``ident``)
+    are given: the one count query of the DuckDB and the Spark engines."""
     by_agg = "".join(
-        f", min({_ident(b)}) AS {_ident(b)}, max({_ident(b)}) AS {_ident(b + ' hi')}" for b in by
+        f", min({ident(b)}) AS {ident(b)}, max({ident(b)}) AS {ident(b + ' hi')}" for b in by
     )
     items = ITEM_KEYS.format(key=key, seen=seen, coded=coded, by_agg=by_agg)
-    extra = "".join(f", bool_or({_ident(b)} IS DISTINCT FROM {_ident(b + ' hi')})" for b in by)
-    by_cols = "".join(f", {_ident(b)}" for b in by)
-    rows = run(con, PATTERN_COUNTS.format(items=items, by=by_cols, extra=extra))
+    extra = "".join(f", bool_or({ident(b)} IS DISTINCT FROM {ident(b + ' hi')})" for b in by)
+    by_cols = "".join(f", {ident(b)}" for b in by)
+    return PATTERN_COUNTS.format(items=items, by=by_cols, extra=extra)
+
+
+def rows_in_group_order(
+    rows: list[tuple[Any, ...]], by: tuple[str, ...], engine: str
+) -> list[tuple[Any, ...]]:
+    """``(key, group values..., items, repeated ratings)`` of the rows of
+    :func:`pattern_counts_sql`, the groups in the order of their first items (as the pandas
+    reader's rows); a grouping column that varies within an item is refused."""
     for j, b in enumerate(by):
         if any(r[4 + len(by) + j] for r in rows):
             raise InvalidInput(
-                f"by {b!r} takes more than one value within an item; with engine duckdb "
+                f"by {b!r} takes more than one value within an item; with engine {engine} "
                 "a grouping column must be constant per item (or use engine pandas, which "
                 "takes each item's first value)",
                 parameter="by",

@@ -33,7 +33,7 @@ from planner.data.labels import Ratings
 from planner.data.layout import Columns
 from planner.errors import InvalidInput, PlannerError
 
-ENGINES = ("pandas", "duckdb", "auto")
+ENGINES = ("pandas", "duckdb", "spark", "auto")
 #: ``--engine auto`` counts with DuckDB when the memory pandas would need (the files' size
 #: times :data:`EXPANSION`) is more than this share of the memory available.
 AUTO_SHARE = 0.25
@@ -42,6 +42,7 @@ AUTO_SHARE = 0.25
 EXPANSION = {"csv": 10, "tsv": 10, "parquet": 100, "jsonl": 5}
 GZIP_EXPANSION = 5  # a .gz file's text is taken as this many times its size, for --engine auto
 DEFAULT_MEMORY_LIMIT = "2GB"
+_ENGINE_NAMES = {"duckdb": "DuckDB", "spark": "Spark"}
 _FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".pq": "parquet"}
 
 # --------------------------------------------------------------------------- the SQL
@@ -366,8 +367,11 @@ def read_with_engine(
     memory_limit: str | None = None,
     temp_dir: str | None = None,
     repeats: str = "refuse",
+    spark_master: str | None = None,
 ) -> tuple[Ratings, str, str]:
-    """``(ratings, engine used, why)``: a label file read by pandas or counted by DuckDB.
+    """``(ratings, engine used, why)``: a label file read by pandas or counted by DuckDB
+    (or by Spark: ``engine="spark"`` on ``spark_master``, see
+    :func:`planner.data.engine_spark.count_labels`).
 
     ``engine`` is ``"pandas"``, ``"duckdb"`` or ``"auto"`` (:func:`choose_engine`);
     ``memory_limit`` (default :data:`DEFAULT_MEMORY_LIMIT`) and ``temp_dir`` apply to
@@ -378,12 +382,18 @@ def read_with_engine(
     from planner.validation import check_choice
 
     check_choice("repeats", repeats, ("keep", "refuse"))
-    if repeats == "keep" and engine == "duckdb":
+    if repeats == "keep" and engine in ("duckdb", "spark"):
         raise InvalidInput(
             "repeats keep counts repeated ratings with the pandas engine only: use engine "
-            "pandas, or repeats refuse to count with DuckDB",
+            f"pandas, or repeats refuse to count with {_ENGINE_NAMES[engine]}",
             parameter="repeats",
         )
+    if engine == "spark":
+        from planner.data import engine_spark
+
+        master = spark_master or engine_spark.DEFAULT_MASTER
+        ratings = engine_spark.count_labels(path, options, master=master)
+        return ratings, "spark", "--engine spark"
     if repeats == "keep":
         chosen, why = choose_engine("pandas", path, options.file_format)
     else:
