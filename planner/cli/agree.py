@@ -268,12 +268,7 @@ def agree_command(
     from planner.measuring.category_counts import measure_category_counts
     from planner.measuring.measure import measure_agreement
 
-    _one_source(file, counts, vector_counts, category_counts, contested)
-    if contested is not None and engine == "spark":
-        raise InvalidInput(
-            "--contested needs each item's labels: --engine spark counts items into label "
-            "vectors on the cluster; use --engine duckdb for the contested items"
-        )
+    _one_source(file, counts, vector_counts, category_counts, contested, engine)
     if contested is not None:  # before any work: never the input, never a clobber
         from planner.output.safe_output import check_new_file
 
@@ -364,8 +359,15 @@ def _one_source(
     vector_counts: str | None,
     category_counts: str | None,
     contested: str | None,
+    engine: str,
 ) -> None:
-    """Exactly one input; ``--contested`` refused where there are no items."""
+    """Exactly one input; ``--contested`` refused where there are no items (vector or
+    category counts) or where the items stay on the cluster (``--engine spark``)."""
+    if contested is not None and engine == "spark":
+        raise InvalidInput(
+            "--contested needs each item's labels: --engine spark counts items into label "
+            "vectors on the cluster; use --engine duckdb for the contested items"
+        )
     if sum(x is not None for x in (file, counts, vector_counts, category_counts)) != 1:
         raise InvalidInput(
             "give a label FILE or --counts both,a_only,b_only,neither or --vector-counts "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -17,6 +17,9 @@ from planner.cli.common import (
     seed_or_draw,
 )
 from planner.errors import InvalidInput
+
+if TYPE_CHECKING:  # the library loads when the command runs
+    from planner.sizing.plan_options import PlanOptions
 
 _MODEL = "As for plan."
 
@@ -47,6 +50,24 @@ Examples:
 
   planner schedule clinical-chart-review --design enriched --json
 """
+
+
+AddPerson = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="Add an annotator: 'name,seconds_per_item=80,hours_per_day=6,hourly_rate=35"
+        ",days=mon+wed' (repeatable).",
+        show_default=False,
+    ),
+]
+DropPerson = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="Drop an annotator by name, or NAME@DATE: gone from that date on "
+        "(repeatable). E.g. ana@2027-01-11.",
+        show_default=False,
+    ),
+]
 
 
 def schedule_command(
@@ -110,22 +131,8 @@ def schedule_command(
         str | None,
         typer.Option(help="A date (YYYY-MM-DD): the probability of finishing by it."),
     ] = None,
-    add: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="Add an annotator: 'name,seconds_per_item=80,hours_per_day=6,hourly_rate=35"
-            ",days=mon+wed' (repeatable).",
-            show_default=False,
-        ),
-    ] = None,
-    without: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="Drop an annotator by name, or NAME@DATE: gone from that date on "
-            "(repeatable). E.g. ana@2027-01-11.",
-            show_default=False,
-        ),
-    ] = None,
+    add: AddPerson = None,
+    without: DropPerson = None,
     assignment: Annotated[
         str | None,
         typer.Option(help="next-free (default: whoever is free takes the next item) or balanced."),
@@ -162,7 +169,7 @@ def schedule_command(
         bool, typer.Option("--quiet", metavar="", help="Show no progress bar on stderr.")
     ] = False,
 ) -> None:
-    from planner.sizing.plan_options import PlanOptions, run_schedule
+    from planner.sizing.plan_options import run_schedule
 
     said = []  # shown after the run: a failing command prints its one error line only
     if annotators is not None:
@@ -176,33 +183,7 @@ def schedule_command(
     if labelled is not None:  # a study in progress: schedule the items still to label
         study, items, contested_rate, seed = in_progress_study.in_progress(labelled, locals())
         width = confidence = assurance = metric = pair = positive = None  # used by the plan
-    cli = PlanOptions(
-        prevalence=prevalence,
-        error_rate=parse_floats(error_rate, "--error-rate"),
-        bias=parse_floats(bias, "--bias"),
-        ambiguity=ambiguity,
-        union_rate=union_rate,
-        psa=psa,
-        kappa=kappa,
-        pilot_counts=parse_ints(pilot_counts, "--pilot-counts") if pilot_counts else None,
-        pilot=pilot,
-        pair=tuple(part.strip() for part in pair.split(",")) if pair is not None else None,
-        positive=positive,
-        width=width,
-        confidence=confidence,
-        assurance=assurance,
-        metric=metric,
-        psa_method=psa_method,
-        kappa_method=kappa_method,
-        replicates=replicates,
-        max_items=max_items,
-        annotators_per_item=annotators_per_item,
-        seconds_per_item=seconds_per_item,
-        adjudication_seconds=adjudication_seconds,
-        hourly_rate=hourly_rate,
-        contested_rate=contested_rate,
-        seed=seed,
-    )
+    cli = _plan_options(locals())
     team = {
         "annotators": team_size,
         "hours_per_day": hours_per_day,
@@ -246,6 +227,39 @@ def schedule_command(
     from planner.output.render import render_schedule
 
     render_schedule(result, Console(markup=False))
+
+
+def _plan_options(v: dict[str, Any]) -> PlanOptions:
+    """The plan's options among schedule's values (``locals()`` of the command)."""
+    from planner.sizing.plan_options import PlanOptions
+
+    return PlanOptions(
+        prevalence=v["prevalence"],
+        error_rate=parse_floats(v["error_rate"], "--error-rate"),
+        bias=parse_floats(v["bias"], "--bias"),
+        ambiguity=v["ambiguity"],
+        union_rate=v["union_rate"],
+        psa=v["psa"],
+        kappa=v["kappa"],
+        pilot_counts=parse_ints(v["pilot_counts"], "--pilot-counts") if v["pilot_counts"] else None,
+        pilot=v["pilot"],
+        pair=None if v["pair"] is None else tuple(part.strip() for part in v["pair"].split(",")),
+        positive=v["positive"],
+        width=v["width"],
+        confidence=v["confidence"],
+        assurance=v["assurance"],
+        metric=v["metric"],
+        psa_method=v["psa_method"],
+        kappa_method=v["kappa_method"],
+        replicates=v["replicates"],
+        max_items=v["max_items"],
+        annotators_per_item=v["annotators_per_item"],
+        seconds_per_item=v["seconds_per_item"],
+        adjudication_seconds=v["adjudication_seconds"],
+        hourly_rate=v["hourly_rate"],
+        contested_rate=v["contested_rate"],
+        seed=v["seed"],
+    )
 
 
 @contextmanager
