@@ -176,13 +176,14 @@ def register_annotators(con: Any, names: tuple[str, ...], k: int) -> bool:
     return numeric_key
 
 
-def register_labels(con: Any, source: str, ratings: str, order: list[str] | None) -> np.ndarray:
-    """Find the distinct labels, order them as the pandas reader does, store their codes."""
-    import pandas as pd
-
+def ordered_labels(
+    values: list[str], order: list[str] | None, source: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct labels an engine found (sorted text), checked and ordered as the pandas
+    reader orders them: ``(categories, rank of each value)``. Refuses no labels at all and
+    labels that are not finite numbers."""
     from planner.data.reading import ordered_categories
 
-    values = sorted(str(r[0]) for r in run(con, f"SELECT DISTINCT label FROM ({ratings})"))
     if not values:
         raise InvalidInput(f"{source}: no labels at all (every label cell is empty)")
     for value in values:
@@ -192,7 +193,15 @@ def register_labels(con: Any, source: str, ratings: str, order: list[str] | None
                 "name it in missing if it means no rating)",
                 parameters=("missing",),
             )
-    categories, ranks = ordered_categories(np.array(values, dtype=object), order, source)
+    return ordered_categories(np.array(values, dtype=object), order, source)
+
+
+def register_labels(con: Any, source: str, ratings: str, order: list[str] | None) -> np.ndarray:
+    """Find the distinct labels, order them as the pandas reader does, store their codes."""
+    import pandas as pd
+
+    values = sorted(str(r[0]) for r in run(con, f"SELECT DISTINCT label FROM ({ratings})"))
+    categories, ranks = ordered_labels(values, order, source)
     plain = np.asarray(categories).tolist()  # numpy scalars as Python values, as tables show them
     table = pd.DataFrame({
         "value": values,

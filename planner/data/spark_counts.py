@@ -27,13 +27,14 @@ from planner.data.duckdb_counts import (
     CODED,
     KEY_BITS,
     _plain_groups,
+    ordered_labels,
     pattern_counts_sql,
     pattern_entries,
     rows_in_group_order,
 )
 from planner.data.engine_duckdb import Files
 from planner.data.engine_spark import SparkQuery, ident, run
-from planner.data.labels import Ratings, finished_ratings, is_number
+from planner.data.labels import Ratings, finished_ratings
 from planner.errors import InvalidInput
 
 #: Ratings of an (item, annotator) pair given more than once with different labels.
@@ -80,23 +81,13 @@ def register_labels(
     """Each distinct label cell under the value rule, ordered as the pandas reader orders
     the labels; stored as the table ``planner_labels(value, code)`` (cells that are missing
     have no row, so a join leaves their ratings out)."""
-    from planner.data.reading import ordered_categories
 
     markers = {canonical(v, label=True) for v in query.input.get("missing_values", [])}
     cells = [r[0] for r in run(spark, f"SELECT DISTINCT label FROM ({query.ratings})")]
     spelled = {c: canonical(c, label=True) for c in cells if c is not None}
     read = {c: v for c, v in spelled.items() if v is not None and v not in markers}
     values = sorted(set(read.values()))
-    if not values:
-        raise InvalidInput(f"{source}: no labels at all (every label cell is empty)")
-    for value in values:
-        if is_number(value) and not np.isfinite(float(value)):
-            raise InvalidInput(
-                f"{source}: label {value!r} is not a finite number (labels must be finite; "
-                "name it in missing if it means no rating)",
-                parameters=("missing",),
-            )
-    categories, ranks = ordered_categories(np.array(values, dtype=object), order, source)
+    categories, ranks = ordered_labels(values, order, source)
     code = {v: int(r) for v, r in zip(values, np.asarray(ranks).tolist(), strict=True)}
     table = [(cell, code[value]) for cell, value in read.items()]
     spark.createDataFrame(table, "value STRING, code BIGINT").createOrReplaceTempView(
