@@ -4,7 +4,7 @@ Run: ``python -m coverage_study.raters_coverage`` (about 15 s). For every cell o
 (M = 3, 6; K = 2, 3, 5; Conger and the mean pairwise kappa for M = 3 and K <= 3; n = 30,
 100, 300 items; ambiguity 0 and 0.3) it draws 4,000 studies as pattern counts, computes each
 study's interval as the sizing search does
-(:func:`planner.sizing.raters_search.study_intervals`) and prints the cells whose coverage
+(:func:`planner.sizing.study_intervals.study_intervals`) and prints the cells whose coverage
 of the model's true value is under 0.935 (Monte Carlo SE of a 0.95 coverage: 0.0034), and
 the worst cell at each n. A second grid does the same under kappaSize's common-prevalence
 model (:mod:`planner.sizing.raters_common`: M = 3, 6; K = 2, 3, 5; kappa 0.4 and 0.8; Fleiss
@@ -19,7 +19,7 @@ import numpy as np
 
 from planner.sizing.raters_common import common_prevalence_model
 from planner.sizing.raters_model import raters_model
-from planner.sizing.raters_search import pattern_space, study_intervals, true_value
+from planner.sizing.study_intervals import pattern_space, study_intervals, true_value
 from planner.sizing.raters_simulation import simulate_pattern_counts
 
 PREVALENCES = {

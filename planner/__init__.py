@@ -35,6 +35,7 @@ _PUBLIC = {
     "Plan": "planner.sizing.plan",
     "make_plan": "planner.sizing.plan",
     "SampleSizeResult": "planner.sizing.search",
+    "SearchSettings": "planner.sizing.search",
     "find_sample_size": "planner.sizing.search",
     "Scenario": "planner.data.scenario",
     "load_scenario": "planner.data.scenario",
@@ -77,8 +78,6 @@ _PUBLIC = {
     "raters_model": "planner.sizing.raters_model",
     "RatersPlan": "planner.sizing.raters_plan",
     "make_raters_plan": "planner.sizing.raters_plan",
-    "RatersSampleSize": "planner.sizing.raters_search",
-    "find_raters_sample_size": "planner.sizing.raters_search",
     # planning from a pilot: its file, its uncertainty, what a fixed size buys
     "Pilot": "planner.sizing.pilot",
     "read_pilot": "planner.sizing.pilot",

@@ -21,10 +21,11 @@ from planner.sizing.exact import (
 from planner.sizing.model import pair_from_annotators, pair_from_counts
 from planner.sizing.plan import PlanSettings
 from planner.sizing.search import (
+    SearchSettings,
     analytic_items,
     find_sample_size,
-    interval_function,
 )
+from planner.sizing.search_criteria import interval_function
 from planner.sizing.union_positives import (
     inverse_sampling_items,
     items_for_union_positives,
@@ -154,7 +155,9 @@ def test_threshold_path_equals_the_full_sum(monkeypatch, method, jaccard, width,
     ],
 )
 def test_exact_psa_n_unchanged(model, width, assurance, expected):
-    res = find_sample_size(model, "psa", width, assurance=assurance, n_reps=200, rng=1)
+    res = find_sample_size(
+        model, SearchSettings(metric="psa", width=width, assurance=assurance, n_reps=200), rng=1
+    )
     assert res.basis == "exact" and res.items == expected
     assert res.exact_assurance >= assurance
 
@@ -179,20 +182,48 @@ MODEL = pair_from_annotators(0.08)
     [
         # regression: width 1.5 planned 7 items, n_reps=3 was accepted
         (
-            lambda: find_sample_size(MODEL, "psa", 1.5, n_reps=100, rng=1),
+            lambda: find_sample_size(
+                MODEL, SearchSettings(metric="psa", width=1.5, n_reps=100), rng=1
+            ),
             "width",
             "width must be a number in [0.001, 1), got 1.5",
         ),
         (
-            lambda: find_sample_size(MODEL, "psa", 0.08, n_reps=3, rng=1),
+            lambda: find_sample_size(
+                MODEL, SearchSettings(metric="psa", width=0.08, n_reps=3), rng=1
+            ),
             "n_reps",
             "n_reps must be a whole number in [100, 1,000,000], got 3",
         ),
-        (lambda: find_sample_size(MODEL, "psa", 0.08, assurance=1.0), "assurance", "assurance"),
-        (lambda: find_sample_size(MODEL, "psa", 0.08, max_items=2), "max_items", "max_items"),
-        (lambda: find_sample_size(MODEL, "f1"), "metric", "metric must be one of psa, kappa"),
-        (lambda: find_sample_size(MODEL, "psa", 0.08, method="exact"), "method", "method"),
-        (lambda: find_sample_size(MODEL, confidence_level=95), "confidence_level", "got 95"),
+        (
+            lambda: find_sample_size(
+                MODEL, SearchSettings(metric="psa", width=0.08, assurance=1.0)
+            ),
+            "assurance",
+            "assurance",
+        ),
+        (
+            lambda: find_sample_size(MODEL, SearchSettings(metric="psa", width=0.08, max_items=2)),
+            "max_items",
+            "max_items",
+        ),
+        (
+            lambda: find_sample_size(MODEL, SearchSettings(metric="f1")),
+            "metric",
+            "metric must be one of psa, kappa",
+        ),
+        (
+            lambda: find_sample_size(
+                MODEL, SearchSettings(metric="psa", width=0.08, method="exact")
+            ),
+            "method",
+            "method",
+        ),
+        (
+            lambda: find_sample_size(MODEL, SearchSettings(confidence_level=95)),
+            "confidence_level",
+            "got 95",
+        ),
         (lambda: find_sample_size("0.08"), "model", "model must be a PairModel"),
         (lambda: analytic_items(MODEL, "psa", 0, 0.95), "width", "width"),
         (lambda: interval_function("kappa", "wilson", 0.95), "method", "method"),
@@ -215,13 +246,13 @@ def test_search_functions_check_arguments_in_parameter_names(call, parameter, me
 
 def test_n_reps_is_named_replicates_at_the_cli():
     with pytest.raises(InvalidInput) as caught:
-        find_sample_size(MODEL, "psa", 0.08, n_reps=3)
+        find_sample_size(MODEL, SearchSettings(metric="psa", width=0.08, n_reps=3))
     assert flag_message(caught.value).startswith("--replicates must be a whole number")
 
 
 def test_unreachable_target_names_parameters_in_the_library_and_flags_at_the_cli():
     with pytest.raises(TargetUnreachable) as caught:
-        find_sample_size(MODEL, "psa", 0.01, max_items=1000, rng=1)
+        find_sample_size(MODEL, SearchSettings(metric="psa", width=0.01, max_items=1000), rng=1)
     text = str(caught.value)
     assert "width 0.01" in text and "max_items 1000" in text and "--" not in text
     shown = flag_names(caught.value)

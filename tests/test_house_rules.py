@@ -25,7 +25,7 @@ from planner.operations.workload import Operation, analytic_person_hours, simula
 from planner.sizing.compare import compare_designs, stratum_models
 from planner.sizing.model import pair_from_annotators
 from planner.sizing.plan import PlanSettings
-from planner.sizing.search import find_sample_size
+from planner.sizing.search import SearchSettings, find_sample_size
 from planner.validation import seed_from
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -214,7 +214,7 @@ def test_simulate_schedule_refuses_a_bad_rng_in_its_name():
 
 def _search(**kwargs):
     model = pair_from_annotators(0.2, 0.05)
-    return find_sample_size(model, "kappa", 0.15, n_reps=300, **kwargs)
+    return find_sample_size(model, SearchSettings(metric="kappa", width=0.15, n_reps=300), **kwargs)
 
 
 def test_find_sample_size_is_reproduced_by_its_seed_or_generator_state():

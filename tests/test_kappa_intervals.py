@@ -394,10 +394,10 @@ def test_kappa_plan_reports_the_coverage_an_independent_simulation_finds():
     # the plan's coverage line (score interval, strong bias) against 4,000 fresh
     # multinomial studies at the planned n, with Cohen's kappa of the model's cells computed here
     from planner.sizing.model import pair_from_annotators
-    from planner.sizing.search import find_sample_size
+    from planner.sizing.search import SearchSettings, find_sample_size
 
     model = pair_from_annotators(0.02, (0.05, 0.015), (1.0, -1.0))
-    res = find_sample_size(model, "kappa", 0.1, rng=1)
+    res = find_sample_size(model, SearchSettings(metric="kappa", width=0.1), rng=1)
     a, b, c, d = model.cells
     pe = (a + b) * (a + c) + (c + d) * (b + d)
     truth = (a + d - pe) / (1 - pe)

@@ -57,9 +57,10 @@ BASELINES = {
     "pair_from_agreement": lambda: ((0.1,), {"psa": 0.7, "bias": 0.0, "ambiguity": 0.0}),
     "PlanSettings": lambda: ((), {"width": 0.1, "n_reps": 100, "hourly_rate": 30.0}),
     "make_plan": lambda: ((_pair(), planner.PlanSettings(width=0.2, n_reps=100)), {"rng": 1}),
+    "SearchSettings": lambda: ((), {"metric": "psa", "width": 0.2, "n_reps": 100}),
     "find_sample_size": lambda: (
-        (_pair(),),
-        {"metric": "psa", "width": 0.2, "n_reps": 100, "max_items": 100_000, "rng": 1},
+        (_pair(), planner.SearchSettings(width=0.2, n_reps=100, max_items=100_000)),
+        {"rng": 1},
     ),
     "ratings_from_counts": lambda: ((40, 5, 7, 148), {}),
     "ratings_from_matrix": lambda: (

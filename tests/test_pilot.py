@@ -24,7 +24,7 @@ from planner.sizing.exact import exact_psa_assurance
 from planner.sizing.model import pair_from_counts
 from planner.sizing.model_targets import pair_from_agreement
 from planner.sizing.plan import PlanSettings, make_plan
-from planner.sizing.search import find_sample_size
+from planner.sizing.search import SearchSettings, find_sample_size
 from planner.sizing.uncertainty import (
     REPLICATES,
     DrawAssurance,
@@ -189,7 +189,9 @@ def test_each_truth_needs_what_the_plug_in_search_finds():
     # a posterior of one point: every draw is the plug-in truth
     big = tuple(1000 * c for c in COUNTS)
     result = items_under_uncertainty(big, 0.08, draws=20, rng=3)
-    plug_in = find_sample_size(pair_from_counts(list(big)), "psa", 0.08, rng=1).items
+    plug_in = find_sample_size(
+        pair_from_counts(list(big)), SearchSettings(metric="psa", width=0.08), rng=1
+    ).items
     assert abs(result.per_truth["p50"] - plug_in) <= 0.01 * plug_in
     assert abs(result.items - plug_in) <= 0.01 * plug_in
 

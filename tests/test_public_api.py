@@ -174,7 +174,8 @@ def test_the_notebook_functions_of_the_new_features_are_public():
     expected = {
         "raters_model",
         "make_raters_plan",
-        "find_raters_sample_size",
+        "find_sample_size",
+        "SearchSettings",
         "read_pilot",
         "pilot_from_ratings",
         "items_under_uncertainty",

@@ -24,14 +24,14 @@ from planner.errors import InvalidInput
 from planner.sizing.model import pair_from_annotators
 from planner.sizing.raters_model import raters_model
 from planner.sizing.raters_plan import make_raters_plan
-from planner.sizing.raters_search import (
+from planner.sizing.raters_simulation import NestedPatternStudies, simulate_pattern_counts
+from planner.sizing.search import SearchSettings, find_sample_size
+from planner.sizing.study_intervals import (
     expected_half_width,
-    find_raters_sample_size,
     pattern_space,
     study_intervals,
     true_value,
 )
-from planner.sizing.raters_simulation import NestedPatternStudies, simulate_pattern_counts
 from planner.statistics import multirater as mr
 from planner.statistics.agreement import cohen_kappa
 from planner.statistics.alpha import krippendorff_alpha
@@ -142,7 +142,9 @@ def ordered_half_widths(metric, labels, k):
 )
 def test_ordered_metric_plans_meet_n_and_miss_08n_independently(prev, m, metric, width):
     model = raters_model(prev[0] if len(prev) == 1 else prev, m, error_rate=0.15)
-    res = find_raters_sample_size(model, metric, width, assurance=0.8, n_reps=1000, rng=5)
+    res = find_sample_size(
+        model, SearchSettings(metric=metric, width=width, assurance=0.8, n_reps=1000), rng=5
+    )
     rng = np.random.default_rng(99)
     k = model.n_categories
     at_n = ordered_half_widths(metric, simulate_ordered(model, res.items, 200, rng), k)
@@ -211,10 +213,18 @@ def test_plan_is_met_at_n_and_missed_at_08n_by_an_independent_simulation(
 ):
     spread = "uniform" if level == "nominal" else "adjacent"
     model = raters_model(prev[0] if len(prev) == 1 else prev, m, spread=spread, **kw)
-    res = find_raters_sample_size(
-        model, metric, width, level=level, per_item=per_item, assurance=assurance,
-        n_reps=1000, rng=11,
-    )  # fmt: skip
+    res = find_sample_size(
+        model,
+        SearchSettings(
+            metric=metric,
+            width=width,
+            level=level,
+            per_item=per_item,
+            assurance=assurance,
+            n_reps=1000,
+        ),
+        rng=11,
+    )
     rng = np.random.default_rng(2024)
     studies = 300 if metric != "alpha" else 150
     at_n = independent_half_widths(

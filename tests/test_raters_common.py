@@ -20,8 +20,9 @@ from planner.cli.commands import plan_app
 from planner.errors import InvalidInput
 from planner.sizing.raters_common import common_prevalence_model
 from planner.sizing.raters_model import raters_model
-from planner.sizing.raters_search import find_raters_sample_size, pattern_space, true_value
 from planner.sizing.raters_simulation import simulate_pattern_counts
+from planner.sizing.search import SearchSettings, find_sample_size
+from planner.sizing.study_intervals import pattern_space, true_value
 from planner.statistics import multirater as mr
 
 runner = CliRunner()
@@ -102,7 +103,9 @@ def test_common_prevalence_plan_is_met_at_n_and_missed_at_08n_independently(
     prevalences, m, kappa, metric, width
 ):
     model = common_prevalence_model(list(prevalences), m, kappa=kappa)
-    res = find_raters_sample_size(model, metric, width, assurance=0.8, n_reps=1000, rng=5)
+    res = find_sample_size(
+        model, SearchSettings(metric=metric, width=width, assurance=0.8, n_reps=1000), rng=5
+    )
     rng = np.random.default_rng(99)
     studies = 300
     at_n = fleiss_half_widths(simulate_common_items(prevalences, m, kappa, res.items, studies, rng))
@@ -123,7 +126,7 @@ def test_fleiss_variance_is_zou_and_donners_closed_form(m, p, kappa):
     # the model's expected counts must give the same variance.
     from scipy import special
 
-    from planner.sizing.raters_search import study_intervals
+    from planner.sizing.study_intervals import study_intervals
 
     pq = p * (1 - p)
     published = (1 - kappa) * (
@@ -142,7 +145,9 @@ def test_search_refinement_meets_the_target_within_one_se_over_seeds():
     # --seed 1`); the refining search now asks one fresh-check SE more of 4x the studies
     model = raters_model(0.05, 3)
     for seed in (1, 2, 3, 4, 5):
-        res = find_raters_sample_size(model, "psa", 0.05, assurance=0.5, rng=seed)
+        res = find_sample_size(
+            model, SearchSettings(metric="psa", width=0.05, assurance=0.5), rng=seed
+        )
         assert res.assurance >= 0.5 - res.assurance_mc_se, seed
         assert res.search_reps == 8000
     # an independent check at 0.8 n: clearly below the target

@@ -23,10 +23,8 @@ from planner.sizing.model import (
     pair_from_union_rate,
 )
 from planner.sizing.plan import PlanSettings, make_plan
-from planner.sizing.search import (
-    analytic_items,
-    find_sample_size,
-)
+from planner.sizing.search import SearchSettings, find_sample_size
+from planner.sizing.search_criteria import analytic_items
 from planner.sizing.simulation import simulate_tables
 from planner.sizing.union_positives import (
     inverse_sampling_items,
@@ -132,7 +130,9 @@ def _share_narrow(model, metric, method, n, width, reps, seed):
 )
 def test_planned_n_checked_by_independent_simulation(metric, assurance, model):
     width = 0.08 if metric == "psa" else 0.1
-    res = find_sample_size(model, metric, width, assurance=assurance, n_reps=3000, rng=8)
+    res = find_sample_size(
+        model, SearchSettings(metric=metric, width=width, assurance=assurance, n_reps=3000), rng=8
+    )
     reps = 6000
     se = np.sqrt(assurance * (1 - assurance) / reps)
     at_n = _share_narrow(model, metric, res.method, res.items, width, reps, seed=1234)
@@ -145,8 +145,8 @@ def test_planned_n_checked_by_independent_simulation(metric, assurance, model):
 
 def test_search_is_reproducible_and_reports_its_precision():
     model = pair_from_annotators(0.08)
-    a = find_sample_size(model, "kappa", 0.1, rng=5)
-    b = find_sample_size(model, "kappa", 0.1, rng=5)
+    a = find_sample_size(model, SearchSettings(metric="kappa", width=0.1), rng=5)
+    b = find_sample_size(model, SearchSettings(metric="kappa", width=0.1), rng=5)
     assert a == b
     assert a.basis == "monte-carlo"
     # the reported assurance comes from fresh studies: near the target, not above it by design
@@ -162,7 +162,7 @@ def test_psa_headline_is_the_exact_n():
     # README / docs/methods/sample-size.md: plan --prevalence 0.08 --width 0.08 needs exactly 1,280
     # items.
     model = pair_from_annotators(0.08)
-    res = find_sample_size(model, "psa", 0.08, rng=5)
+    res = find_sample_size(model, SearchSettings(metric="psa", width=0.08), rng=5)
     assert res.basis == "exact" and res.items_mc_se == 0.0
     assert res.items == res.exact_items == 1280
     # exact assurance by an independent double sum (scipy.stats) on each side of 1,280
@@ -174,7 +174,11 @@ def test_psa_headline_is_the_exact_n():
 
 def test_unreachable_target_raises():
     with pytest.raises(TargetUnreachable, match="max_items 1000"):
-        find_sample_size(pair_from_annotators(0.08), "psa", 0.01, max_items=1000, rng=1)
+        find_sample_size(
+            pair_from_annotators(0.08),
+            SearchSettings(metric="psa", width=0.01, max_items=1000),
+            rng=1,
+        )
 
 
 def _scipy_exact_assurance(model, n, width, method, level=0.95):
@@ -220,7 +224,9 @@ def test_reaches_width_refuses_degenerate_intervals():
 def test_wald_plan_not_cut_by_zero_width_intervals():
     # Regression: a zero-width Wald interval (a = U) counted as narrow, so the plan
     # was 31 items where about 520 are needed. Checked by an independent exact double sum.
-    res = find_sample_size(NEAR_PERFECT, "psa", 0.1, method="wald", rng=3)
+    res = find_sample_size(
+        NEAR_PERFECT, SearchSettings(metric="psa", width=0.1, method="wald"), rng=3
+    )
     assert res.basis == "exact"
     assert _scipy_exact_assurance(NEAR_PERFECT, res.items, 0.1, "wald") >= 0.5
     assert _scipy_exact_assurance(NEAR_PERFECT, int(0.9 * res.items), 0.1, "wald") < 0.45
@@ -230,7 +236,9 @@ def test_wald_plan_not_cut_by_zero_width_intervals():
 def test_fce_kappa_plan_not_cut_by_zero_width_intervals():
     # Regression: FCE kappa planned 32 items for this model (zero-width intervals
     # when b + c = 0 counted as narrow); an independent simulation finds about 620 needed.
-    res = find_sample_size(NEAR_PERFECT, "kappa", 0.1, method="fce", n_reps=3000, rng=3)
+    res = find_sample_size(
+        NEAR_PERFECT, SearchSettings(metric="kappa", width=0.1, method="fce", n_reps=3000), rng=3
+    )
     reps = 6000
     se = np.sqrt(0.25 / reps)
     at_n = _share_narrow_nondegenerate(NEAR_PERFECT, "kappa", "fce", res.items, 0.1, reps, 41)

@@ -7,7 +7,6 @@ import pytest
 from scipy import stats
 
 from planner.sizing.raters_model import raters_model
-from planner.sizing.raters_search import pattern_space, study_intervals
 from planner.sizing.simulation import NestedStudies, simulate_tables
 from planner.sizing.studies import (
     ROW_BY_ROW_COLUMNS,
@@ -15,6 +14,7 @@ from planner.sizing.studies import (
     multivariate_hypergeometric,
     simulate_pattern_counts,
 )
+from planner.sizing.study_intervals import pattern_space, study_intervals
 from planner.statistics.ordered_kappas import mean_pairwise_kappa_patterns
 
 PATTERNS = np.array([0.30, 0.05, 0.10, 0.15, 0.25, 0.15])

@@ -11,8 +11,8 @@ from planner.errors import InvalidInput
 from planner.sizing.model import pair_from_annotators, pair_from_counts, pair_from_ordered
 from planner.sizing.raters_common import common_prevalence_model
 from planner.sizing.raters_model import raters_model
-from planner.sizing.raters_search import find_raters_sample_size, true_value
-from planner.sizing.search import find_sample_size
+from planner.sizing.search import SearchSettings, find_sample_size
+from planner.sizing.study_intervals import true_value
 from planner.statistics.agreement import cohen_kappa
 
 
@@ -49,8 +49,10 @@ def test_one_of_two_annotators_per_item_sees_their_mean_positive_rate():
 
 def test_the_headline_pair_plans_the_same_items_stated_as_a_team():
     # plan --prevalence 0.08 --width 0.08: 1,280 items (README), exact PSA search
-    pair = find_sample_size(pair_from_annotators(0.08), "psa", 0.08, rng=1)
-    team = find_sample_size(raters_model(0.08, 2), "psa", 0.08, rng=1)
+    pair = find_sample_size(
+        pair_from_annotators(0.08), SearchSettings(metric="psa", width=0.08), rng=1
+    )
+    team = find_sample_size(raters_model(0.08, 2), SearchSettings(metric="psa", width=0.08), rng=1)
     assert pair.items == team.items == 1280
     assert pair.basis == team.basis == "exact"
 
@@ -58,8 +60,8 @@ def test_the_headline_pair_plans_the_same_items_stated_as_a_team():
 def test_the_several_annotator_search_takes_a_pair_as_m_equals_two():
     pair = pair_from_annotators(0.3, 0.05)
     team = raters_model(0.3, 2, error_rate=0.05)
-    by_pair = find_raters_sample_size(pair, "fleiss", 0.1, n_reps=400, rng=3)
-    by_team = find_raters_sample_size(team, "fleiss", 0.1, n_reps=400, rng=3)
+    by_pair = find_sample_size(pair, SearchSettings(metric="fleiss", width=0.1, n_reps=400), rng=3)
+    by_team = find_sample_size(team, SearchSettings(metric="fleiss", width=0.1, n_reps=400), rng=3)
     assert by_pair.n_annotators == 2
     assert abs(by_pair.items - by_team.items) <= 0.01 * by_team.items
     # Fleiss' kappa of two annotators with equal margins is the intraclass (Scott) kappa
@@ -81,8 +83,10 @@ def test_models_that_are_not_pairs_are_refused_in_parameter_names():
     with pytest.raises(InvalidInput, match="two annotators over two categories") as err:
         raters_model(0.3, 3).pair()
     assert err.value.parameter == "model"
-    with pytest.raises(InvalidInput) as err:
+    # two annotators over three categories are not the pair: sized as M annotators, whose
+    # psa needs two categories
+    with pytest.raises(InvalidInput, match="psa needs two categories") as err:
         find_sample_size(raters_model([0.5, 0.3, 0.2], 2))
-    assert err.value.parameter == "model"
+    assert err.value.parameter == "metric"
     with pytest.raises(InvalidInput, match="sum to 1"):
         pair_from_ordered([[0.5, 0.2], [0.2, 0.2]])

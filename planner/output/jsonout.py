@@ -307,8 +307,10 @@ def _recommendation_json(plan: Any) -> dict[str, Any]:
 
 def _sized_metric(plan: Any, name: str) -> dict[str, Any]:
     """One metric's sample size, its median interval, curve and budget."""
+    from planner.sizing.search import SEVERAL_ONLY_FIELDS
+
     res = plan.results[name]
-    entry = asdict(res)
+    entry = {k: v for k, v in asdict(res).items() if k not in SEVERAL_ONLY_FIELDS}
     for key in ("half_width_median", "half_width_at_assurance", "interval_median", "n_reps"):
         entry.pop(key)
     label = label_of(name)
@@ -452,6 +454,8 @@ def comparison_document(comparison: Any, schedule: Any = None) -> dict[str, Any]
 
 def raters_plan_document(plan: Any) -> dict[str, Any]:
     """``plan --annotators M``: the sample size for several annotators and its evidence."""
+    from planner.sizing.search import PAIR_ONLY_FIELDS
+
     s = plan.sizing
     label = label_of(s.metric)
     interval = interval_json(
@@ -464,7 +468,9 @@ def raters_plan_document(plan: Any) -> dict[str, Any]:
     body = {
         "kind": "multi-rater",
         "items": s.items,
-        "sizing": {k: v for k, v in asdict(s).items() if k != "curve"},
+        "sizing": {
+            k: v for k, v in asdict(s).items() if k != "curve" and k not in PAIR_ONLY_FIELDS
+        },
         "curve": [list(p) for p in s.curve],
         "expected_coefficient": coefficient_json(s.metric, s.true_value, interval),
         "budget": budget_json(plan.budget),

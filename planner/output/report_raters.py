@@ -53,8 +53,8 @@ from planner.sizing.exact import usable_half_width
 from planner.sizing.raters_common import AnyRatersModel
 from planner.sizing.raters_model import MAX_ANNOTATORS
 from planner.sizing.raters_plan import RatersPlan
-from planner.sizing.raters_search import expected_half_width, pattern_space, study_intervals
 from planner.sizing.raters_simulation import NestedPatternStudies, simulate_pattern_counts
+from planner.sizing.study_intervals import expected_half_width, pattern_space, study_intervals
 from planner.validation import seed_from
 
 #: the name ``planner agree --decide-on`` gives each several-annotator metric (None: agree

@@ -48,7 +48,7 @@ from planner.sizing.raters_pilot import (
     raters_pilot_from_ratings,
 )
 from planner.sizing.raters_precision import RatersStudy, checked_study, contested_share
-from planner.sizing.raters_search import (
+from planner.sizing.study_intervals import (
     INTERVAL_METHODS,
     ORDERED_METRICS,
     pattern_space,

@@ -23,6 +23,7 @@ from planner.sizing.raters_team_cost import TeamPricing, priced_budget
 from planner.sizing.search import (
     DEFAULT_METHOD,
     SampleSizeResult,
+    SearchSettings,
     coverage_shortfall_note,
     find_sample_size,
     inverse_sampling_items,
@@ -191,13 +192,15 @@ def size_metric(
     method = settings.psa_method if metric == "psa" else settings.kappa_method
     return find_sample_size(
         model,
-        metric,
-        settings.width,
-        confidence_level=settings.confidence_level,
-        assurance=settings.assurance,
-        method=method,
-        n_reps=settings.n_reps,
-        max_items=settings.max_items,
+        SearchSettings(
+            metric=metric,
+            width=settings.width,
+            confidence_level=settings.confidence_level,
+            assurance=settings.assurance,
+            method=method,
+            n_reps=settings.n_reps,
+            max_items=settings.max_items,
+        ),
         rng=rng,
     )
 

@@ -12,7 +12,7 @@ models have Fleiss' kappa exactly equal to kappa, and the pattern probabilities 
 (:func:`planner.sizing.compat_check.common_prevalence_patterns`).
 
 :class:`CommonPrevalenceModel` offers what the multi-rater search needs from a model
-(:func:`planner.sizing.raters_search.pattern_space`): count-pattern probabilities (also for
+(:func:`planner.sizing.study_intervals.pattern_space`): count-pattern probabilities (also for
 ``k`` of ``M`` annotators per item: any ``k`` exchangeable annotators follow the same model
 with ``k`` raters) and ordered-pattern probabilities (a count pattern's probability shared
 equally by its orderings).
@@ -148,7 +148,7 @@ def common_prevalence_model(
     --------
     Fleiss' kappa of the model is kappa, whatever the number of annotators:
 
-    >>> from planner.sizing.raters_search import true_value
+    >>> from planner.sizing.study_intervals import true_value
     >>> m = common_prevalence_model([0.2, 0.5, 0.3], 4, kappa=0.6)
     >>> rows, p = m.count_patterns()
     >>> round(true_value("fleiss", rows, p), 9)

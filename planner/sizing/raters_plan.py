@@ -1,7 +1,7 @@
 """A multi-rater plan: items, hours for every label, and how precision changes with M.
 
 :func:`make_raters_plan` sizes the study
-(:func:`planner.sizing.raters_search.find_raters_sample_size`), bills every label
+(:func:`planner.sizing.search.find_sample_size`), bills every label
 (``items * labels per item``, :func:`planner.operations.budget.labelling_budget`; in a
 ``k``-of-``M`` design also the hours per annotator of the pool, ``items * k / M`` labels each
 on average) and, at the plan's labelling hours, shows what ``M = 2 .. 6`` annotators per item
@@ -22,12 +22,8 @@ from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import MAX_ANNOTATORS, RatersModel
 from planner.sizing.raters_pilot import RatersPilot, RatersUncertainty
 from planner.sizing.raters_precision import RatersPrecision, contested_share
-from planner.sizing.raters_search import (
-    RatersSampleSize,
-    expected_half_width,
-    find_raters_sample_size,
-    pattern_space,
-)
+from planner.sizing.search import SampleSizeResult, SearchSettings, find_sample_size
+from planner.sizing.study_intervals import expected_half_width, pattern_space
 from planner.validation import RULES, check, compact_repr
 
 
@@ -76,7 +72,7 @@ class RatersPlan:
 
     __repr__ = compact_repr  # shapes, not every value
 
-    sizing: RatersSampleSize
+    sizing: SampleSizeResult
     budget: Budget
     hours_per_annotator: float
     by_annotators: list[PrecisionRow]
@@ -116,7 +112,7 @@ def describe_model(model: AnyRatersModel) -> dict[str, Any]:
 
 def precision_by_annotators(
     model: AnyRatersModel,
-    sizing: RatersSampleSize,
+    sizing: SampleSizeResult,
     hours: float,
     seconds_per_item: float,
 ) -> list[PrecisionRow]:
@@ -138,7 +134,7 @@ def precision_by_annotators(
     return rows
 
 
-def _coverage_notes(sizing: RatersSampleSize) -> list[str]:
+def _coverage_notes(sizing: SampleSizeResult) -> list[str]:
     """A note when the interval under-covers at the planned size."""
     if not sizing.under_covers:
         return []
@@ -168,7 +164,7 @@ def make_raters_plan(
 ) -> RatersPlan:
     """Size a study of several annotators and bill every label.
 
-    Parameters are those of :func:`planner.sizing.raters_search.find_raters_sample_size`,
+    Parameters are those of :class:`planner.sizing.search.SearchSettings`,
     with ``seconds_per_item`` (one annotator, one item), ``hourly_rate`` and
     ``adjudication_seconds`` (for each item whose labels do not all agree:
     :func:`planner.sizing.raters_precision.contested_share`) for the budget; ``progress`` is
@@ -187,16 +183,18 @@ def make_raters_plan(
     adjudication_seconds = check(
         "adjudication_seconds", adjudication_seconds, RULES["adjudication_seconds"]
     )
-    sizing = find_raters_sample_size(
+    sizing = find_sample_size(
         model,
-        metric,
-        width,
-        level=level,
-        per_item=per_item,
-        confidence_level=confidence_level,
-        assurance=assurance,
-        n_reps=n_reps,
-        max_items=max_items,
+        SearchSettings(
+            metric=metric,
+            width=width,
+            confidence_level=confidence_level,
+            assurance=assurance,
+            level=level,
+            per_item=per_item,
+            n_reps=n_reps,
+            max_items=max_items,
+        ),
         rng=rng,
         progress=progress,
     )

@@ -8,7 +8,7 @@ every item gets ``k`` labels (``k = M``, or ``k`` of a pool of ``M``): the half-
 model's true coefficient. Each study is one multinomial draw of ``n`` over the model's
 pattern probabilities (:func:`planner.sizing.raters_simulation.simulate_pattern_counts`),
 its interval the one the sample-size search uses
-(:func:`planner.sizing.raters_search.study_intervals`).
+(:func:`planner.sizing.study_intervals.study_intervals`).
 
 Hours and budgets become items at the plan's costs: one item costs
 ``k s + c a`` person-seconds, with ``s`` seconds a label, ``a`` seconds to adjudicate a
@@ -34,7 +34,9 @@ from planner.sizing.exact import reaches_width, usable_half_width
 from planner.sizing.precision import QUANTILES, items_for_budget, items_for_hours, refined_curve
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import RatersModel
-from planner.sizing.raters_search import (
+from planner.sizing.raters_simulation import NestedPatternStudies, simulate_pattern_counts
+from planner.sizing.raters_team_cost import priced_budget
+from planner.sizing.study_intervals import (
     INTERVAL_METHODS,
     ORDERED_METRICS,
     RATER_METRICS,
@@ -42,8 +44,6 @@ from planner.sizing.raters_search import (
     study_intervals,
     true_value,
 )
-from planner.sizing.raters_simulation import NestedPatternStudies, simulate_pattern_counts
-from planner.sizing.raters_team_cost import priced_budget
 from planner.statistics.alpha_variance import LINEARISED_LEVELS
 from planner.validation import RULES, RngLike, check, check_choice, check_instance, seed_from
 

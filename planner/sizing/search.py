@@ -1,20 +1,37 @@
 """Sample-size search: the smallest number of items whose interval is narrow enough.
 
-For a metric (PSA or kappa) and an interval method, the *assurance* at ``n`` items is
+For a metric and an interval method, the *assurance* at ``n`` items is
 ``P(half-width <= width)`` over studies of ``n`` items (Kupper & Hafner 1989; with
-assurance 0.5 this is the median half-width, about the classic expected-width rule). The
-search
+assurance 0.5 this is the median half-width, about the classic expected-width rule).
+:func:`find_sample_size` is the one search, for a pair and for M annotators, configured by
+one :class:`SearchSettings`:
 
-1. starts from the delta-method (PSA) or Fleiss-Cohen-Everitt (kappa) sample size,
-2. brackets the answer by halving or doubling,
-3. bisects on integers (:func:`planner.sizing.sample_size_search.first_crossing`),
+1. it starts from an analytic size: the delta method (the pair's PSA), Fleiss-Cohen-Everitt
+   (the pair's kappa) or the plug-in half-width at the model's expected counts, which shrinks
+   as ``1 / sqrt(n)`` (M annotators, :func:`planner.sizing.study_intervals.plug_in_items`);
+2. it brackets the answer and bisects on integers
+   (:func:`planner.sizing.sample_size_search.first_crossing`: the assurance is monotone in
+   ``n``) on the criterion that fits the question:
 
-evaluating the assurance by Monte Carlo on :class:`~planner.sizing.simulation.NestedStudies`
-(common random numbers across ``n``). A study whose interval is undefined or of zero width
-counts as not narrow enough (:func:`reaches_width`). For PSA with an interval whose
-half-width depends only on ``(a, U)`` (the conditional binomial intervals and Wald) the
-assurance is exact (:mod:`planner.sizing.exact`), the search runs on it, and the Monte Carlo
-assurance on fresh studies is the independent check.
+   * **exact** for the pair's PSA with an interval whose half-width depends only on
+     ``(a, U)`` (the conditional binomial intervals and Wald): binomial sums
+     (:mod:`planner.sizing.exact`), Monte Carlo on fresh studies being the independent check;
+   * **Monte Carlo on nested 2x2 tables** for the pair's other intervals
+     (:class:`~planner.sizing.simulation.NestedStudies`, common random numbers across ``n``);
+   * **Monte Carlo on nested label-pattern counts** for M annotators
+     (:class:`~planner.sizing.studies.NestedPatternStudies`; the intervals of
+     :mod:`planner.sizing.study_intervals`), in two stages: a rough search on ``n_reps``
+     studies, then a refining one from its answer on :data:`REFINE_FACTOR` times as many new
+     nested studies whose assurance must reach the target plus :data:`MARGIN_SE` Monte Carlo
+     SE of the fresh check, so that the fresh check meets the target within its own Monte
+     Carlo error rather than sitting an SE or two under it.
+
+A two-annotator, two-category model with every annotator on every item, sized for PSA or
+kappa, is the pair (:meth:`~planner.sizing.raters_model.RatersModel.pair`) and gets the
+pair's exact answer. A study whose interval is undefined or of zero width counts as not
+narrow enough (:func:`~planner.sizing.exact.reaches_width`). The reported assurance, the
+interval's coverage and the half-width's quantiles come from fresh studies the search never
+saw (:mod:`planner.sizing.search_checks`).
 
 References
 ----------
@@ -25,75 +42,173 @@ Kupper LL, Hafner KB (1989) How appropriate are popular sample size formulas?
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar
 
 import numpy as np
-from numpy.typing import NDArray
 
-from planner.errors import InvalidInput, TargetUnreachable
-from planner.sizing.exact import (
-    EXACT_PSA_METHODS,
-    ExactPSAAssurance,
-    exact_half_width_quantiles,
-    reaches_width,
-    usable_half_width,
-)
+from planner.errors import InvalidInput
+from planner.sizing.exact import EXACT_PSA_METHODS, ExactPSAAssurance
 from planner.sizing.exact import exact_psa_assurance as exact_psa_assurance  # kept public here
 from planner.sizing.model import PairModel
-from planner.sizing.sample_size_search import (
-    Evaluations,
-    crossing_standard_error,
-    first_crossing,
-)
+from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
+from planner.sizing.raters_model import RatersModel
+from planner.sizing.sample_size_search import first_crossing
 from planner.sizing.sample_size_search import (  # kept importable from here
     smallest_passing as smallest_passing,
 )
 from planner.sizing.sample_size_search import (
     smallest_passing_near as smallest_passing_near,
 )
-from planner.sizing.simulation import NestedStudies, simulate_tables
-from planner.statistics.intervals import (
-    KAPPA_METHODS,
-    PSA_METHODS,
-    ConfidenceInterval,
-    kappa_interval,
-    kappa_standard_error,
-    normal_quantile,
-    psa_interval,
+from planner.sizing.search_checks import pair_evidence, pattern_evidence
+from planner.sizing.search_criteria import (
+    DEFAULT_METHOD,
+    METRICS,
+    analytic_items,
+    check_pair_model,
+    interval_function,
+    tables_crossing,
+    two_stage_search,
+    unreachable_error,
 )
-from planner.validation import RULES, RngLike, as_generator, check, check_choice, check_text
+from planner.statistics.intervals import KAPPA_METHODS, PSA_METHODS
+from planner.validation import (
+    RULES,
+    RngLike,
+    as_generator,
+    check,
+    check_choice,
+    check_instance,
+    seed_from,
+)
 
-METRICS = ("psa", "kappa")
-DEFAULT_METHOD = {"psa": "wilson", "kappa": "score"}
-WORST_CASE_JACCARD = (5.0 - np.sqrt(17.0)) / 4.0  # argmax of 4J(1-J)/(1+J)^4
+#: every metric of the search; fleiss, alpha and conger only for M annotators (M >= 2)
+SEARCH_METRICS = ("psa", "kappa", "fleiss", "alpha", "conger")
+#: the levels of Krippendorff's alpha (:data:`planner.statistics.alpha_variance.LINEARISED_LEVELS`)
+LEVELS = ("nominal", "ordinal", "interval")
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """What :func:`find_sample_size` searches for, and its effort.
+
+    Attributes
+    ----------
+    metric
+        ``"psa"`` (the pair's PSA; for M annotators Uebersax's specific positive agreement,
+        the same quantity at M = 2) or ``"kappa"`` (Cohen's kappa; for M annotators the mean
+        pairwise kappa), or for M annotators ``"fleiss"``, ``"alpha"``, ``"conger"``.
+    width
+        Target half-width, ``(upper - lower) / 2``, in [0.001, 1).
+    confidence_level
+        Level of each study's interval.
+    assurance
+        Required probability that a study reaches ``width``; 0.5 is the median rule.
+    method
+        The pair's interval method: None for the recommended one (:data:`DEFAULT_METHOD`:
+        Wilson for PSA, the score interval for Cohen's kappa). M annotators have one interval
+        per metric (:data:`planner.sizing.study_intervals.INTERVAL_METHODS`): leave None.
+    level
+        Krippendorff's level for alpha: ``nominal``, ``ordinal`` or ``interval``.
+    per_item
+        ``k < M``: each item labelled by ``k`` annotators drawn at random from the pool
+        (alpha, fleiss or psa); None: every annotator labels every item.
+    n_reps
+        Simulated studies per evaluated ``n``, and in the independent check. None:
+        :attr:`PAIR_REPS` (4,000) for the pair, :attr:`SEVERAL_REPS` (2,000) for M
+        annotators, whose search runs a second, refining stage on up to
+        :data:`REFINE_FACTOR` times as many studies, each holding up to ``K^M`` label
+        patterns, so that the same effort costs it several times the pair's.
+    max_items
+        Largest ``n`` searched; beyond it the target is unreachable.
+    n_boot
+        Bootstrap resamples, when the pair's ``method="bootstrap"``.
+
+    Every value is checked on construction by its rule in :data:`planner.validation.RULES`;
+    :class:`~planner.errors.InvalidInput` names the parameter.
+
+    >>> SearchSettings(width=0.05).replicates(several=True)
+    2000
+    """
+
+    metric: str = "psa"
+    width: float = 0.08
+    confidence_level: float = 0.95
+    assurance: float = 0.5
+    method: str | None = None
+    level: str = "nominal"
+    per_item: int | None = None
+    n_reps: int | None = None
+    max_items: int = 10_000_000
+    n_boot: int = 1000
+
+    #: replicate studies of a pair's search when ``n_reps`` is None
+    PAIR_REPS: ClassVar[int] = 4000
+    #: ... and of a search for M annotators (two stages, up to ``K^M`` patterns a study)
+    SEVERAL_REPS: ClassVar[int] = 2000
+
+    def __post_init__(self) -> None:
+        metric = check_choice("metric", self.metric, SEARCH_METRICS)
+        for name in ("width", "confidence_level", "assurance", "max_items", "n_boot"):
+            object.__setattr__(self, name, check(name, getattr(self, name), RULES[name]))
+        for name in ("n_reps", "per_item"):
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, check(name, getattr(self, name), RULES[name]))
+        check_choice("level", self.level, LEVELS)
+        if self.method is not None:
+            if metric not in METRICS:
+                raise InvalidInput(
+                    f"method is the pair's interval for psa or kappa; {metric} has one "
+                    "interval (leave method None)",
+                    parameter="method",
+                )
+            check_choice("method", self.method, PSA_METHODS if metric == "psa" else KAPPA_METHODS)
+        if self.per_item is not None and metric in ("conger", "kappa"):
+            raise InvalidInput(
+                f"metric {metric} needs every annotator on every item; with per_item use "
+                "alpha, fleiss or psa",
+                parameter="metric",
+            )
+
+    def replicates(self, several: bool) -> int:
+        """``n_reps``, or its default for a pair (``several`` False) or M annotators."""
+        if self.n_reps is not None:
+            return self.n_reps
+        return self.SEVERAL_REPS if several else self.PAIR_REPS
 
 
 @dataclass(frozen=True)
 class SampleSizeResult:
     """The planned number of items for one metric, with its evidence.
 
+    The same result for a pair and for M annotators; fields that only one of them has are
+    noted (:data:`PAIR_ONLY_FIELDS`, :data:`SEVERAL_ONLY_FIELDS`).
+
     Attributes
     ----------
     metric, method
-        ``"psa"`` or ``"kappa"``, and the interval method.
+        The metric, and the interval method: the pair's method name (``"wilson"``), or for
+        M annotators the description of the metric's one interval.
+    width, confidence_level, target_assurance
+        The target.
     items
         Smallest ``n`` whose assurance reaches the target: exact (binomial sums) when
-        ``basis == "exact"``, else the Monte Carlo crossing on nested studies.
+        ``basis == "exact"``; else the Monte Carlo crossing on nested studies (for M
+        annotators the refining search's, whose goal is ``assurance_goal``).
     union_positives
-        Expected union positives at ``items``, ``items * union_rate``.
-    assurance
+        The pair's expected union positives at ``items``, ``items * union_rate`` (NaN for
+        M annotators).
+    assurance, assurance_mc_se
         Monte Carlo estimate of ``P(half-width <= width)`` at ``items`` from ``n_reps``
-        fresh studies that the search never saw (so it is not biased by the selection).
-    assurance_mc_se
-        Its Monte Carlo standard error, ``sqrt(A (1 - A) / n_reps)``.
+        fresh studies that the search never saw (so it is not biased by the selection), and
+        its Monte Carlo standard error, ``sqrt(A (1 - A) / n_reps)``.
     items_mc_se
-        Monte Carlo uncertainty of ``items``: 0 for an exact answer; else the search's
-        assurance SE divided by the slope of the assurance curve around ``items`` (NaN when
-        the slope is 0).
+        The pair's Monte Carlo uncertainty of ``items``: 0 for an exact answer; else the
+        search's assurance SE divided by the slope of the assurance curve around ``items``
+        (NaN when the slope is 0, and for M annotators).
     exact_assurance, exact_items
-        For PSA with a method in :data:`EXACT_PSA_METHODS` (else None): the exact assurance
-        at ``items``, and the exact ``n`` (equal to ``items``).
+        For the pair's PSA with a method in :data:`EXACT_PSA_METHODS` (else None): the exact
+        assurance at ``items``, and the exact ``n`` (equal to ``items``).
     half_width_median, half_width_at_assurance
         Median and ``assurance``-quantile of the half-width: exact when ``basis ==
         "exact"``, else over the fresh studies.
@@ -102,13 +217,27 @@ class SampleSizeResult:
     n_reps, n_undefined
         Replicate studies, and how many of the fresh ones had an undefined interval.
     curve
-        ``(n, assurance)`` pairs the search evaluated (exact or simulated), sorted by ``n``.
+        ``(n, assurance)`` pairs the search evaluated (exact or simulated; for M annotators
+        the refining search's, on ``search_reps`` studies), sorted by ``n``.
     basis
         ``"exact"`` or ``"monte-carlo"``: what ``items`` rests on.
     coverage, coverage_mc_se
         Share of the fresh studies whose interval covers the model's true value of the
-        quantity the method estimates (Cohen's kappa; the intraclass kappa for ``gof``; PSA),
+        quantity the method estimates (the pair's ``gof`` interval: the intraclass kappa),
         an undefined interval counting as a miss, and its Monte Carlo SE.
+    level, n_annotators, labels_per_item
+        Alpha's level; the pool of annotators and how many label each item (2 and 2 for
+        the pair).
+    true_value
+        The coefficient the model implies.
+    analytic_items
+        The search's analytic start.
+    seed
+        The seed used (M annotators; None for the pair, whose generator is used as given).
+    search_reps, assurance_goal
+        Studies of the (refining) search, 0 for an exact one, and the assurance it asked of
+        them: the target for the pair; for M annotators the target plus one Monte Carlo SE
+        of the fresh check (docs/methods/sizing-several-annotators.md section 11).
     """
 
     metric: str
@@ -132,217 +261,68 @@ class SampleSizeResult:
     basis: str = "monte-carlo"
     coverage: float = float("nan")
     coverage_mc_se: float = float("nan")
+    level: str = "nominal"
+    n_annotators: int = 2
+    labels_per_item: int = 2
+    true_value: float = float("nan")
+    analytic_items: int = 0
+    seed: int | None = None
+    search_reps: int = 0
+    assurance_goal: float = float("nan")
 
     @property
     def share_undefined(self) -> float:
         """Share of the fresh studies with no interval (``n_undefined / n_reps``)."""
         return self.n_undefined / self.n_reps if self.n_reps else float("nan")
 
-
-def check_target(
-    metric: str, width: float, confidence_level: float, assurance: float = 0.5
-) -> tuple[str, float, float, float]:
-    """The sizing target checked in parameter names (:mod:`planner.validation`).
-
-    Returns ``(metric, width, confidence_level, assurance)`` converted; shared by
-    :func:`find_sample_size` and the union-positive rules
-    (:mod:`planner.sizing.union_positives`).
-    """
-    return (
-        check_choice("metric", metric, METRICS),
-        check("width", width, RULES["width"]),
-        check("confidence_level", confidence_level, RULES["confidence_level"]),
-        check("assurance", assurance, RULES["assurance"]),
-    )
+    @property
+    def under_covers(self) -> bool:
+        """Coverage more than 3 Monte Carlo SEs below the confidence level."""
+        return self.coverage < self.confidence_level - 3 * max(self.coverage_mc_se, 1e-3)
 
 
-def _check_model(model: Any) -> PairModel:
-    """The pair to plan for: a :class:`PairModel`, or an M-annotator model with two
-    annotators over two categories (its :meth:`pair`, the same four cells)."""
-    if isinstance(model, PairModel):
-        return model
-    if callable(getattr(model, "pair", None)):
-        return model.pair()  # type: ignore[no-any-return]
-    raise InvalidInput(
-        f"model must be a PairModel (planner.pair_from_annotators, ...) or a model of two "
-        f"annotators, got {type(model).__name__}",
-        parameter="model",
-    )
-
-
-def interval_function(
-    metric: str, method: str, confidence_level: float, *, n_boot: int = 1000, rng=None
-) -> Callable[[NDArray], ConfidenceInterval]:
-    """The interval of ``metric`` by ``method`` as a function of stacked tables.
-
-    Raises :class:`InvalidInput` naming ``metric``, ``method``, ``confidence_level`` or
-    ``n_boot`` when one is outside its range.
-    """
-    metric = check_choice("metric", metric, METRICS)
-    method = check_choice("method", method, PSA_METHODS if metric == "psa" else KAPPA_METHODS)
-    confidence_level = check("confidence_level", confidence_level, RULES["confidence_level"])
-    n_boot = check("n_boot", n_boot, RULES["n_boot"])
-    if metric == "psa":
-        return lambda t: psa_interval(t, confidence_level, method, n_boot=n_boot, rng=rng)
-    return lambda t: kappa_interval(t, confidence_level, method, n_boot=n_boot, rng=rng)
-
-
-def psa_variance_factor(jaccard: float) -> float:
-    """``f(J) = U Var(PSA) = 4 J (1 - J) / (1 + J)^4`` (delta method, docs/methods/sample-size.md
-    2.2)."""
-    return 4.0 * jaccard * (1.0 - jaccard) / (1.0 + jaccard) ** 4
-
-
-def analytic_items(model: PairModel, metric: str, width: float, confidence_level: float) -> float:
-    """Large-sample items for an expected half-width ``width`` (the search's start).
-
-    PSA: ``U = z^2 f(J) / w^2`` union positives, ``n = U / r``. Kappa:
-    ``n = z^2 Q / w^2`` with ``Q = n Var_FCE`` at the model's cells.
-    """
-    model = _check_model(model)
-    metric, width, confidence_level, _ = check_target(metric, width, confidence_level)
-    z = normal_quantile(confidence_level)
-    if metric == "psa":
-        return z * z * psa_variance_factor(model.jaccard) / width**2 / model.union_rate
-    q = float(kappa_standard_error(model.table)) ** 2  # cells sum to 1, so this is n Var
-    return z * z * q / width**2
-
-
-@dataclass(frozen=True)
-class _Check:
-    """Monte Carlo evidence at the planned size, from studies the search never saw."""
-
-    share: float
-    half_widths: NDArray
-    interval: ConfidenceInterval
-
-
-def _fresh_check(
-    model: PairModel,
-    n: int,
-    interval: Callable[[NDArray], ConfidenceInterval],
-    width: float,
-    n_reps: int,
-    rng: np.random.Generator,
-) -> _Check:
-    """Assurance at ``n`` on ``n_reps`` new studies (no selection bias from the search)."""
-    ci = interval(simulate_tables(model.cells, n, n_reps, rng=rng))
-    hw = np.asarray(ci.half_width, dtype=float)
-    return _Check(float(np.mean(reaches_width(hw, width))), hw, ci)
-
-
-def _nan_median(values: NDArray) -> float:
-    """Median of the finite values, NaN if none (``np.nanmedian`` would import numpy.ma)."""
-    x = np.sort(np.asarray(values, dtype=float).ravel())
-    x = x[np.isfinite(x)]
-    return float((x[(x.size - 1) // 2] + x[x.size // 2]) / 2) if x.size else float("nan")
-
-
-#: The parameters a :class:`TargetUnreachable` message of the search names (the CLI
-#: names them as its flags).
-UNREACHABLE_PARAMETERS = ("width", "assurance", "max_items")
-
-
-def unreachable_error(
-    metric: str, width: float, assurance: float, max_items: int, share: float
-) -> TargetUnreachable:
-    """The error of a search whose target is not reached even at ``max_items``."""
-    return TargetUnreachable(
-        f"width {width:g} for {metric} is not reached with assurance {assurance:g} "
-        f"even at max_items {max_items}: the share of studies that reach it there is "
-        f"{share:.3f}; widen width, lower assurance or raise max_items",
-        parameters=UNREACHABLE_PARAMETERS,
-    )
-
-
-def _exact_search(
-    model: PairModel,
-    width: float,
-    level: float,
-    assurance: float,
-    method: str,
-    start: int,
-    cap: int,
-) -> tuple[int, float, list[tuple[int, float]]]:
-    """Smallest ``n`` whose exact PSA assurance reaches the target, by bisection."""
-    found = first_crossing(
-        ExactPSAAssurance(model, width, level, method), assurance, start, cap, step_share=0.02
-    )
-    if not found.reached:
-        raise unreachable_error("psa", width, assurance, cap, found.value)
-    return found.n, found.value, list(found.curve)
-
-
-def _monte_carlo_search(
-    model: PairModel,
-    interval: Callable[[NDArray], ConfidenceInterval],
-    metric: str,
-    width: float,
-    assurance: float,
-    n_reps: int,
-    start: int,
-    cap: int,
-    rng: np.random.Generator,
-) -> tuple[int, float, list[tuple[int, float]]]:
-    """Smallest ``n`` whose simulated assurance reaches the target, and its MC SE in items."""
-    studies = NestedStudies(model.cells, n_reps, rng=rng)
-
-    def share(n: int) -> float:
-        return float(np.mean(reaches_width(interval(studies.tables(n)).half_width, width)))
-
-    values = Evaluations(share)
-    found = first_crossing(values, assurance, start, cap)
-    if not found.reached:
-        raise unreachable_error(metric, width, assurance, cap, found.value)
-    items_se = crossing_standard_error(values, found.n, n_reps)
-    return found.n, items_se, values.curve
+#: fields of :class:`SampleSizeResult` that only the pair's search fills
+PAIR_ONLY_FIELDS = (
+    "union_positives", "items_mc_se", "exact_assurance", "exact_items", "interval_median", "basis",
+)  # fmt: skip
+#: fields that only the search for M annotators fills
+SEVERAL_ONLY_FIELDS = (
+    "level", "n_annotators", "labels_per_item", "true_value", "analytic_items", "seed",
+    "search_reps", "assurance_goal",
+)  # fmt: skip
 
 
 def find_sample_size(
-    model: PairModel,
-    metric: str = "psa",
-    width: float = 0.08,
+    model: PairModel | AnyRatersModel,
+    settings: SearchSettings = SearchSettings(),
     *,
-    confidence_level: float = 0.95,
-    assurance: float = 0.5,
-    method: str | None = None,
-    n_reps: int = 4000,
-    max_items: int = 10_000_000,
-    n_boot: int = 1000,
     rng: RngLike = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> SampleSizeResult:
     """Smallest number of items with ``P(half-width <= width) >= assurance``.
 
-    For PSA with a method in :data:`EXACT_PSA_METHODS` the answer is exact (binomial
-    sums, :func:`exact_psa_assurance`) and Monte Carlo is only its independent check; else
-    the answer is the Monte Carlo crossing on nested studies. Either way the reported
-    assurance comes from a fresh set of ``n_reps`` studies the search never saw, and a
-    zero-width or undefined interval never counts as narrow (:func:`reaches_width`).
+    For the pair's PSA with a method in :data:`EXACT_PSA_METHODS` the answer is exact
+    (binomial sums, :func:`exact_psa_assurance`) and Monte Carlo is only its independent
+    check; else the answer is the Monte Carlo crossing on nested studies (2x2 tables for
+    the pair, label-pattern counts for M annotators). Either way the reported assurance
+    comes from a fresh set of ``n_reps`` studies the search never saw, and a zero-width or
+    undefined interval never counts as narrow.
 
     Parameters
     ----------
     model
-        The annotator pair (cell probabilities).
-    metric
-        ``"psa"`` or ``"kappa"``.
-    width
-        Target half-width, ``(upper - lower) / 2``, in [0.001, 1).
-    confidence_level
-        Level of each study's interval.
-    assurance
-        Required probability that a study reaches ``width``; 0.5 is the median rule.
-    method
-        Interval method (default Wilson for PSA, the score interval for Cohen's kappa).
-    n_reps
-        Simulated studies per evaluated ``n``, and in the independent check.
-    max_items
-        Largest ``n`` searched; beyond it the target is unreachable.
-    n_boot
-        Bootstrap resamples, when ``method="bootstrap"``.
+        The annotator pair (:class:`~planner.sizing.model.PairModel`), the annotators
+        (:func:`planner.sizing.raters_model.raters_model`) or kappaSize's
+        common-prevalence model (:func:`planner.sizing.raters_common.common_prevalence_model`).
+        Two annotators over two categories with every one on every item, sized for PSA or
+        kappa, are the pair.
+    settings
+        The target and the effort (:class:`SearchSettings`).
     rng
-        Anything :func:`numpy.random.default_rng` takes: a generator is used (and advanced)
-        as given, a seed reproduces the search, None draws fresh entropy (never a fixed seed).
+        Anything :func:`numpy.random.default_rng` takes: for the pair a generator is used
+        (and advanced) as given; for M annotators the integer seed used is recorded
+        (``seed``). A seed reproduces the search; None draws fresh entropy (never a fixed
+        seed).
     progress
         Called as ``progress(1, 2)`` when the search has found its ``n`` and ``progress(2, 2)``
         after the independent check (the search's steps are not known in advance).
@@ -350,115 +330,179 @@ def find_sample_size(
     Raises
     ------
     InvalidInput
-        An argument outside its range (:data:`planner.validation.RULES`), named as the
-        parameter: ``width must be a number in [0.001, 1), got 1.5``.
+        An argument outside its range (:data:`planner.validation.RULES`), or a setting the
+        model does not allow (psa for more than two categories, ``per_item`` not below the
+        pool), named as the parameter.
     TargetUnreachable
         When even ``max_items`` items do not reach the target; the message names
         ``width``, ``assurance`` and ``max_items`` (the CLI, their flags).
     """
-    model = _check_model(model)
-    metric, width, confidence_level, assurance = check_target(
-        metric, width, confidence_level, assurance
-    )
-    n_reps = check("n_reps", n_reps, RULES["n_reps"])
-    max_items = check("max_items", max_items, RULES["max_items"])
-    method = DEFAULT_METHOD[metric] if method is None else str(check_text("method", method))
-    interval_rng, study_rng, check_rng = as_generator(rng).spawn(3)
-    interval = interval_function(metric, method, confidence_level, n_boot=n_boot, rng=interval_rng)
-    target = _Target(metric, method, width, confidence_level, assurance, n_reps)
-    items, items_se, exact, curve = _search(model, target, interval, max_items, study_rng)
-    if progress is not None:
-        progress(1, 2)
-    fresh = _fresh_check(model, items, interval, width, n_reps, check_rng)
-    if progress is not None:
-        progress(2, 2)
-    return _sample_size_result(model, target, items, items_se, exact, curve, fresh)
+    check_instance("settings", settings, SearchSettings, "a SearchSettings")
+    if _is_pair(model, settings):
+        return _pair_search(check_pair_model(model), settings, rng, progress)
+    return _several_search(_check_several(model, settings), settings, rng, progress)
 
 
-@dataclass(frozen=True)
-class _Target:
-    """What :func:`find_sample_size` searched for, checked."""
-
-    metric: str
-    method: str
-    width: float
-    confidence_level: float
-    assurance: float
-    n_reps: int
+def _is_pair(model: Any, settings: SearchSettings) -> bool:
+    """Whether the pair's search answers: psa or kappa for a pair model, or for two
+    annotators over two categories with every one on every item."""
+    if settings.metric not in METRICS or settings.per_item is not None:
+        return False
+    if isinstance(model, RatersModel | CommonPrevalenceModel):
+        return (model.n_annotators, model.n_categories) == (2, 2)
+    return True  # a PairModel, or anything else, refused in the pair's words
 
 
-def _search(
+def _pair_search(
     model: PairModel,
-    target: _Target,
-    interval: Callable[[NDArray], ConfidenceInterval],
-    max_items: int,
-    rng: np.random.Generator,
-) -> tuple[int, float, float | None, list[tuple[int, float]]]:
-    """The search from the analytic start: exact for PSA with an exact method, else Monte
-    Carlo. Returns ``(items, items_se, exact_assurance or None, curve)``."""
-    metric, width, level = target.metric, target.width, target.confidence_level
-    start = analytic_items(model, metric, width, level)
+    settings: SearchSettings,
+    rng: RngLike,
+    progress: Callable[[int, int], None] | None,
+) -> SampleSizeResult:
+    """The pair's search (exact or on nested tables) and its check on fresh tables."""
+    metric = settings.metric
+    target = replace(
+        settings,
+        method=DEFAULT_METHOD[metric] if settings.method is None else settings.method,
+        n_reps=settings.replicates(several=False),
+    )
+    interval_rng, study_rng, check_rng = as_generator(rng).spawn(3)
+    interval = interval_function(
+        metric, str(target.method), target.confidence_level, n_boot=target.n_boot, rng=interval_rng
+    )
+    start = analytic_items(model, metric, target.width, target.confidence_level)
     start = int(np.ceil(start)) if np.isfinite(start) and start > 0 else 100
     if metric == "psa" and target.method in EXACT_PSA_METHODS:
-        items, exact, curve = _exact_search(
-            model, width, level, target.assurance, target.method, start, max_items
+        found = first_crossing(
+            ExactPSAAssurance(model, target.width, target.confidence_level, target.method),
+            target.assurance, start, target.max_items, step_share=0.02,
+        )  # fmt: skip
+        items_se, exact, curve = 0.0, found.value, list(found.curve)
+    else:
+        found, items_se, curve = tables_crossing(model, target, interval, start, study_rng)
+        exact = None
+    if not found.reached:
+        raise unreachable_error(
+            metric, target.width, target.assurance, target.max_items, found.value
         )
-        return items, 0.0, exact, curve
-    items, items_se, curve = _monte_carlo_search(
-        model, interval, metric, width, target.assurance, target.n_reps, start, max_items, rng
-    )
-    return items, items_se, None, curve
-
-
-def _sample_size_result(
-    model: PairModel,
-    target: _Target,
-    items: int,
-    items_se: float,
-    exact: float | None,
-    curve: list[tuple[int, float]],
-    fresh: _Check,
-) -> SampleSizeResult:
-    """The result of a search at ``items``: its assurance from the fresh check, the
-    half-width's median and quantile at the assurance (exact when the law is known)."""
-    defined = np.isfinite(fresh.half_widths)
-    finite_hw = usable_half_width(fresh.half_widths)  # zero-width counts as too wide
-    quantiles = None
-    if exact is not None:  # the half-width's law is known exactly too
-        quantiles = exact_half_width_quantiles(
-            model, items, (0.5, target.assurance), target.confidence_level, target.method
-        )
-    if quantiles is None:
-        quantiles = [float(np.quantile(finite_hw, q)) for q in (0.5, target.assurance)]
-    covered = float(np.mean(_covers(fresh.interval, true_value(model, target))))
+    if progress is not None:
+        progress(1, 2)
+    evidence = pair_evidence(model, found.n, target, interval, exact is not None, check_rng)
+    if progress is not None:
+        progress(2, 2)
     return SampleSizeResult(
-        metric=target.metric,
-        method=target.method,
+        metric=metric,
+        method=str(target.method),
+        width=target.width,
+        confidence_level=target.confidence_level,
+        target_assurance=target.assurance,
+        items=found.n,
+        union_positives=found.n * model.union_rate,
+        items_mc_se=float(items_se),
+        exact_assurance=exact,
+        exact_items=found.n if exact is not None else None,
+        n_reps=int(target.n_reps),  # type: ignore[arg-type]
+        curve=curve,
+        basis="exact" if exact is not None else "monte-carlo",
+        analytic_items=start,
+        search_reps=0 if exact is not None else int(target.n_reps),  # type: ignore[arg-type]
+        assurance_goal=target.assurance,
+        **evidence,
+    )
+
+
+def _check_several(model: Any, settings: SearchSettings) -> PairModel | AnyRatersModel:
+    """The model of M annotators, checked against the settings it is sized with."""
+    if not isinstance(model, RatersModel | CommonPrevalenceModel | PairModel):
+        raise InvalidInput(
+            "model must be a PairModel, RatersModel or CommonPrevalenceModel, got "
+            f"{type(model).__name__}",
+            parameter="model",
+        )
+    if settings.metric == "psa" and model.n_categories != 2:
+        raise InvalidInput(
+            f"metric psa needs two categories (positive, negative), got {model.n_categories}; "
+            "use fleiss or alpha",
+            parameter="metric",
+        )
+    if settings.method is not None:
+        raise InvalidInput(
+            f"method is the pair's interval; several annotators have one interval for "
+            f"{settings.metric} (leave method None)",
+            parameter="method",
+        )
+    m, k = model.n_annotators, settings.per_item
+    if k is not None and k >= m:
+        raise InvalidInput(
+            f"per_item must be less than the {m} annotators of the pool, got {k}",
+            parameter="per_item",
+        )
+    return model
+
+
+def _several_search(
+    model: PairModel | AnyRatersModel,
+    settings: SearchSettings,
+    rng: RngLike,
+    progress: Callable[[int, int], None] | None,
+) -> SampleSizeResult:
+    """The two-stage search on nested label-pattern counts of M annotators, and its check
+    on fresh studies."""
+    # the pattern intervals import scipy: kept off the pair plan's start path
+    from planner.sizing.study_intervals import (
+        INTERVAL_METHODS,
+        pattern_space,
+        plug_in_items,
+        true_value,
+    )
+
+    target = replace(settings, n_reps=settings.replicates(several=True))
+    metric, k = target.metric, target.per_item or model.n_annotators
+    seed = seed_from(rng)
+    study_rng, refine_rng, check_rng = np.random.default_rng(seed).spawn(3)
+    patterns, probs = pattern_space(model, metric, target.per_item)
+    opts = dict(
+        level=target.level,
+        confidence_level=target.confidence_level,
+        n_categories=model.n_categories,
+    )
+    start = plug_in_items(metric, patterns, probs, target.width, **opts)  # type: ignore[arg-type]
+    items, curve, reps, goal = two_stage_search(
+        patterns, probs, target, start, opts, (study_rng, refine_rng)
+    )
+    if progress is not None:
+        progress(1, 2)
+    truth = true_value(metric, patterns, probs, target.level, model.n_categories)
+    evidence = pattern_evidence(patterns, probs, items, target, truth, opts, check_rng)
+    if progress is not None:
+        progress(2, 2)
+    return SampleSizeResult(
+        metric=metric,
+        method=INTERVAL_METHODS[metric],
         width=target.width,
         confidence_level=target.confidence_level,
         target_assurance=target.assurance,
         items=items,
-        union_positives=items * model.union_rate,
-        assurance=fresh.share,
-        assurance_mc_se=float(np.sqrt(fresh.share * (1 - fresh.share) / target.n_reps)),
-        items_mc_se=float(items_se),
-        exact_assurance=exact,
-        exact_items=items if exact is not None else None,
-        half_width_median=quantiles[0],
-        half_width_at_assurance=quantiles[1],
-        interval_median=(_nan_median(fresh.interval.low), _nan_median(fresh.interval.high)),
-        n_reps=target.n_reps,
-        n_undefined=int((~defined).sum()),
+        union_positives=float("nan"),
+        items_mc_se=float("nan"),
+        exact_assurance=None,
+        exact_items=None,
+        n_reps=int(target.n_reps),  # type: ignore[arg-type]
         curve=curve,
-        basis="exact" if exact is not None else "monte-carlo",
-        coverage=covered,
-        coverage_mc_se=float(np.sqrt(covered * (1 - covered) / target.n_reps)),
+        level=target.level,
+        n_annotators=model.n_annotators,
+        labels_per_item=k,
+        analytic_items=start,
+        seed=seed,
+        search_reps=reps,
+        assurance_goal=goal,
+        **evidence,
     )
 
 
 def coverage_shortfall_note(res: SampleSizeResult) -> str | None:
     """A note when the planned interval's simulated coverage is 3 MC SEs below nominal, or
-    some simulated studies have no interval (kappa plans)."""
+    some simulated studies have no interval (the pair's kappa plans)."""
     if res.metric != "kappa":
         return None
     short = res.coverage < res.confidence_level - 3 * max(res.coverage_mc_se, 1e-3)
@@ -474,27 +518,6 @@ def coverage_shortfall_note(res: SampleSizeResult) -> str | None:
         f"({res.confidence_level:.0%} intended){better}; {res.share_undefined:.1%} had no "
         "interval (an annotator with no positives)"
     )
-
-
-def true_value(model: PairModel, target: _Target) -> float:
-    """The model's value of what the interval method estimates: PSA, Cohen's kappa, or the
-    intraclass kappa ``1 - (b + c) / (2 pi (1 - pi))`` for ``gof``."""
-    a, b, c, d = (float(x) for x in model.cells)
-    if target.metric == "psa":
-        return 2 * a / (2 * a + b + c)
-    if target.method == "gof":
-        pi = (2 * a + b + c) / 2
-        return 1 - (b + c) / (2 * pi * (1 - pi))
-    rate_a, rate_b = a + b, a + c
-    p_e = rate_a * rate_b + (1 - rate_a) * (1 - rate_b)
-    return (a + d - p_e) / (1 - p_e)
-
-
-def _covers(interval: ConfidenceInterval, truth: float) -> NDArray:
-    """Which intervals contain ``truth`` (up to rounding); undefined ones do not."""
-    low, high = np.asarray(interval.low, dtype=float), np.asarray(interval.high, dtype=float)
-    with np.errstate(invalid="ignore"):
-        return (low <= truth + 1e-9) & (truth - 1e-9 <= high)
 
 
 # the union-positive rules moved to planner.sizing.union_positives; these names stay

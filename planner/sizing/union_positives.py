@@ -15,7 +15,7 @@ import numpy as np
 from planner.errors import TargetUnreachable, step_guard
 from planner.sizing.exact import EXACT_PSA_METHODS, binomial_at_least, conditional_psa_assurance
 from planner.sizing.sample_size_search import smallest_passing, smallest_passing_near
-from planner.sizing.search import WORST_CASE_JACCARD, check_target, psa_variance_factor
+from planner.sizing.search_criteria import WORST_CASE_JACCARD, check_target, psa_variance_factor
 from planner.statistics.intervals import normal_quantile, psa_conditional_interval
 from planner.validation import RULES, check, check_choice
 
