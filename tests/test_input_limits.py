@@ -19,7 +19,7 @@ from planner.data.labels import COUNTS_LIMIT, ratings_from_counts
 from planner.data.scenario import load_scenario
 from planner.errors import InvalidInput, SearchLimit, TargetUnreachable
 from planner.operations.workload import calendar_days
-from planner.sizing.search import smallest_passing
+from planner.sizing.sample_size_search import smallest_passing
 from planner.validation import MAX_STRATA, MAX_STRATUM_REPLICATES, check_strata_effort
 
 runner = CliRunner()

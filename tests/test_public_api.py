@@ -203,7 +203,7 @@ def test_documented_example_of_the_newer_capabilities_prints_what_it_claims(tmp_
     finally:
         os.chdir(cwd)
     printed = out.getvalue().replace("[", " ").replace("]", " ").split()
-    assert len(claimed) == 8
+    assert len(claimed) == 9
     for value in " ".join(claimed).split():
         assert value in printed, (value, out.getvalue())
 

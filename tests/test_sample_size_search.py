@@ -17,6 +17,7 @@ from planner.sizing.sample_size_search import (
     smallest_passing_each,
     smallest_passing_near,
     stays_from,
+    unreachable_error,
 )
 
 thresholds = st.integers(min_value=1, max_value=50_000)
@@ -112,3 +113,19 @@ def test_crossing_standard_error_is_the_assurance_se_over_its_slope():
     # A(n) = n / 1000 near n = 500 on R = 400 studies: se = sqrt(.25 / 400) / 0.001 = 25 items
     assert crossing_standard_error(lambda n: n / 1000, 500, 400) == pytest.approx(25.0)
     assert np.isnan(crossing_standard_error(lambda n: 0.5, 500, 400))
+
+
+def test_an_unreachable_target_names_the_width_assurance_and_max_items():
+    # the search's message: what was searched, how far it got, what to change
+    err = unreachable_error("psa", 0.01, 0.5, 1000, 0.1234)
+    assert str(err) == (
+        "width 0.01 for psa is not reached with assurance 0.5 even at max_items 1000: the "
+        "share of studies that reach it there is 0.123; widen width, lower assurance or "
+        "raise max_items"
+    )
+    assert err.parameters == ("width", "assurance", "max_items")
+    # a pilot's hybrid assurance, no metric named and no share known
+    hybrid = unreachable_error(None, 0.05, 0.8, 500, criterion="hybrid assurance")
+    assert (
+        str(hybrid) == "width 0.05 is not reached with hybrid assurance 0.8 even at max_items 500"
+    )

@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike, NDArray
 from planner.errors import InvalidInput, TargetUnreachable
 from planner.sizing.exact import reaches_width
 from planner.sizing.model import PairModel
-from planner.sizing.search import smallest_passing
+from planner.sizing.sample_size_search import smallest_passing
 from planner.sizing.simulation import NestedStudies
 from planner.statistics.intervals import normal_quantile
 from planner.validation import MAX_STRATA, check_strata_effort

@@ -256,7 +256,7 @@ def _remaining(
     """The smallest ``m`` with ``A_h(m) >= target`` and its Monte Carlo SE (that of
     ``A_h`` over the slope between ``0.9 m`` and ``1.1 m``); the search starts where the
     half-width now, shrinking as ``1 / sqrt(n)``, would reach the width."""
-    from planner.sizing.search import smallest_passing_near
+    from planner.sizing.sample_size_search import smallest_passing_near
 
     n0 = int(at.first.sum())
     max_more = max_items - n0

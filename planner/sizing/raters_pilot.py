@@ -17,7 +17,7 @@ estimated from ``R`` simulated studies, study ``r`` drawn under truth ``d = r mo
 multinomial draw of ``n`` over that truth's pattern probabilities); every ``n`` uses the
 same random stream (common random numbers). The plan under uncertainty is the smallest
 ``n`` with ``A_h(n) >=`` the target (bracketing and bisection,
-:func:`planner.sizing.search.smallest_passing_near`), and its Monte Carlo SE is that of
+:func:`planner.sizing.sample_size_search.smallest_passing_near`), and its Monte Carlo SE is that of
 ``A_h`` divided by the curve's slope there, ``SE(n) = sqrt(A (1 - A) / R) / A_h'(n)``
 (the slope from ``A_h`` at ``0.9 n`` and ``1.1 n``). It is the recommendation: the
 plug-in size reaches the target only if the pilot is the truth (Spiegelhalter & Freedman
@@ -42,7 +42,7 @@ from planner.errors import InvalidInput, TargetUnreachable
 from planner.sizing.exact import reaches_width
 from planner.sizing.raters_model import MAX_ANNOTATORS, MAX_CATEGORIES, RatersModel, raters_model
 from planner.sizing.raters_precision import RatersStudy, checked_study
-from planner.sizing.search import smallest_passing_near
+from planner.sizing.sample_size_search import smallest_passing_near
 from planner.sizing.study_intervals import pattern_space, study_intervals, true_value
 from planner.validation import RULES, RngLike, check, check_text, seed_from
 

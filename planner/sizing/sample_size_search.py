@@ -24,6 +24,8 @@ Every loop is bounded by :func:`planner.errors.step_guard`, and every criterion 
 evaluated at most once per ``n`` (:class:`Evaluations`), so the searched curve is returned
 with the answer. The Monte Carlo uncertainty of a crossing is the criterion's standard
 error divided by its slope around the answer (:func:`crossing_standard_error`).
+A target not reached even at the largest size is one error, :func:`unreachable_error`,
+naming ``width``, ``assurance`` and ``max_items`` (the CLI names their flags).
 """
 
 from __future__ import annotations
@@ -225,6 +227,39 @@ def first_crossing(
     except TargetUnreachable:
         return Crossing(max_value + 1, values(max_value), tuple(values.curve), max_value)
     return Crossing(n, values(n), tuple(values.curve), max_value)
+
+
+#: The parameters a :class:`TargetUnreachable` message of a sample-size search names (the
+#: CLI names them as its flags).
+UNREACHABLE_PARAMETERS = ("width", "assurance", "max_items")
+
+
+def unreachable_error(
+    metric: str | None,
+    width: float,
+    assurance: float,
+    max_items: int,
+    share: float | None = None,
+    *,
+    criterion: str = "assurance",
+) -> TargetUnreachable:
+    """The error of a search whose target is not reached even at ``max_items``.
+
+    ``metric`` (None: not named) and ``criterion`` (``"assurance"``, ``"hybrid
+    assurance"``) name what was searched; with ``share`` (the criterion at ``max_items``)
+    the message says how far it got and what to change.
+
+    >>> str(unreachable_error("kappa", 0.01, 0.5, 1000, criterion="hybrid assurance"))
+    'width 0.01 for kappa is not reached with hybrid assurance 0.5 even at max_items 1000'
+    """
+    named = f"width {width:g}" + (f" for {metric}" if metric else "")
+    text = f"{named} is not reached with {criterion} {assurance:g} even at max_items {max_items}"
+    if share is not None:
+        text += (
+            f": the share of studies that reach it there is {share:.3f}; widen width, "
+            "lower assurance or raise max_items"
+        )
+    return TargetUnreachable(text, parameters=UNREACHABLE_PARAMETERS)
 
 
 def crossing_standard_error(

@@ -49,17 +49,10 @@ import numpy as np
 
 from planner.errors import InvalidInput
 from planner.sizing.exact import EXACT_PSA_METHODS, ExactPSAAssurance
-from planner.sizing.exact import exact_psa_assurance as exact_psa_assurance  # kept public here
 from planner.sizing.model import PairModel
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import RatersModel
-from planner.sizing.sample_size_search import first_crossing
-from planner.sizing.sample_size_search import (  # kept importable from here
-    smallest_passing as smallest_passing,
-)
-from planner.sizing.sample_size_search import (
-    smallest_passing_near as smallest_passing_near,
-)
+from planner.sizing.sample_size_search import first_crossing, unreachable_error
 from planner.sizing.search_checks import pair_evidence, pattern_evidence
 from planner.sizing.search_criteria import (
     DEFAULT_METHOD,
@@ -69,7 +62,6 @@ from planner.sizing.search_criteria import (
     interval_function,
     tables_crossing,
     two_stage_search,
-    unreachable_error,
 )
 from planner.statistics.intervals import KAPPA_METHODS, PSA_METHODS
 from planner.validation import (
@@ -302,11 +294,11 @@ def find_sample_size(
     """Smallest number of items with ``P(half-width <= width) >= assurance``.
 
     For the pair's PSA with a method in :data:`EXACT_PSA_METHODS` the answer is exact
-    (binomial sums, :func:`exact_psa_assurance`) and Monte Carlo is only its independent
-    check; else the answer is the Monte Carlo crossing on nested studies (2x2 tables for
-    the pair, label-pattern counts for M annotators). Either way the reported assurance
-    comes from a fresh set of ``n_reps`` studies the search never saw, and a zero-width or
-    undefined interval never counts as narrow.
+    (binomial sums, :func:`~planner.sizing.exact.exact_psa_assurance`) and Monte Carlo is
+    only its independent check; else the answer is the Monte Carlo crossing on nested
+    studies (2x2 tables for the pair, label-pattern counts for M annotators). Either way
+    the reported assurance comes from a fresh set of ``n_reps`` studies the search never
+    saw, and a zero-width or undefined interval never counts as narrow.
 
     Parameters
     ----------

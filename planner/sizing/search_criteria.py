@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from planner.errors import InvalidInput, TargetUnreachable
+from planner.errors import InvalidInput
 from planner.sizing.exact import reaches_width
 from planner.sizing.model import PairModel
 from planner.sizing.raters_common import CommonPrevalenceModel
@@ -36,6 +36,7 @@ from planner.sizing.sample_size_search import (
     Evaluations,
     crossing_standard_error,
     first_crossing,
+    unreachable_error,
 )
 from planner.sizing.simulation import NestedStudies
 from planner.sizing.studies import NestedPatternStudies
@@ -132,23 +133,6 @@ def analytic_items(model: PairModel, metric: str, width: float, confidence_level
         return z * z * psa_variance_factor(model.jaccard) / width**2 / model.union_rate
     q = float(kappa_standard_error(model.table)) ** 2  # cells sum to 1, so this is n Var
     return z * z * q / width**2
-
-
-#: The parameters a :class:`TargetUnreachable` message of the search names (the CLI
-#: names them as its flags).
-UNREACHABLE_PARAMETERS = ("width", "assurance", "max_items")
-
-
-def unreachable_error(
-    metric: str, width: float, assurance: float, max_items: int, share: float
-) -> TargetUnreachable:
-    """The error of a search whose target is not reached even at ``max_items``."""
-    return TargetUnreachable(
-        f"width {width:g} for {metric} is not reached with assurance {assurance:g} "
-        f"even at max_items {max_items}: the share of studies that reach it there is "
-        f"{share:.3f}; widen width, lower assurance or raise max_items",
-        parameters=UNREACHABLE_PARAMETERS,
-    )
 
 
 def tables_crossing(
