@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
+import json
 
+import pytest
+from typer.testing import CliRunner
+
+from planner.cli.commands import plan_app
 from planner.errors import InvalidInput
 from planner.sizing.model import pair_from_annotators
 from planner.sizing.raters_model import raters_model
@@ -82,3 +86,18 @@ def test_settings_the_model_does_not_allow_are_refused_in_parameter_names():
     with pytest.raises(InvalidInput) as err:
         find_sample_size(raters_model(0.2, 3), "psa")  # type: ignore[arg-type]
     assert err.value.parameter == "settings"
+
+
+def test_the_two_annotator_plan_of_a_confusion_matrix_is_the_pairs_exact_plan():
+    # plan --annotators 2 with a confusion matrix sizes the same four cells as the pair
+    confusion = [[0.95, 0.05], [0.1, 0.9]]
+    args = ["--annotators", "2", "--confusion", "0.95,0.05;0.1,0.9", "--prevalence", "0.1"]
+    args += ["--metric", "psa", "--width", "0.1", "--seed", "1", "--quiet"]
+    pair = raters_model(0.1, 2, confusion=confusion).pair()
+    expected = find_sample_size(pair, SearchSettings(width=0.1), rng=1)
+    assert expected.basis == "exact"
+    done = CliRunner().invoke(plan_app, [*args, "--json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.output)["items"] == expected.items
+    shown = CliRunner().invoke(plan_app, args, env={"COLUMNS": "100"}).output
+    assert "binomial sums; two annotators are the pair" in shown

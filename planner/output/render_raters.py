@@ -60,19 +60,28 @@ def _answer(plan: RatersPlan) -> Table:
     table.add_row("hours per annotator", fmt(plan.hours_per_annotator), f"pool of {s.n_annotators}")
     if b.cost is not None:
         table.add_row("cost", f"{b.cost:,.2f}", "")
-    table.add_row("half-width", fmt(s.half_width_median), f"median over {s.n_reps:,} new studies")
+    exact = s.basis == "exact"  # two annotators over two categories: the pair's exact search
+    table.add_row(
+        "half-width",
+        fmt(s.half_width_median),
+        "median, exact" if exact else f"median over {s.n_reps:,} new studies",
+    )
     table.add_row(
         "assurance",
         fmt(s.assurance, 3),
         f"± {s.assurance_mc_se:.3f} Monte Carlo SE; target {s.target_assurance:g}",
     )
     table.add_row("interval coverage", fmt(s.coverage, 3), f"{s.method}; simulated at these items")
-    table.add_row("analytic start", f"{s.analytic_items:,}", "plug-in half-width ~ 1/sqrt(n)")
-    table.add_row(
-        "search",
-        f"{s.search_reps:,} studies",
-        f"assurance >= {s.assurance_goal:.3f} (target + 1 MC SE of the check)",
-    )
+    start = "large-sample formula" if s.by_pair_search else "plug-in half-width ~ 1/sqrt(n)"
+    table.add_row("analytic start", f"{s.analytic_items:,}", start)
+    if exact:
+        table.add_row("search", "exact", "binomial sums; two annotators are the pair")
+    else:
+        refined = s.assurance_goal > s.target_assurance
+        goal = " (target + 1 MC SE of the check)" if refined else ""
+        table.add_row(
+            "search", f"{s.search_reps:,} studies", f"assurance >= {s.assurance_goal:.3f}{goal}"
+        )
     table.add_row("seed", str(s.seed), "same seed, same answer")
     return table
 

@@ -20,11 +20,12 @@ one :class:`SearchSettings`:
      (:class:`~planner.sizing.simulation.NestedStudies`, common random numbers across ``n``);
    * **Monte Carlo on nested label-pattern counts** for M annotators
      (:class:`~planner.sizing.studies.NestedPatternStudies`; the intervals of
-     :mod:`planner.sizing.study_intervals`), in two stages: a rough search on ``n_reps``
-     studies, then a refining one from its answer on :data:`REFINE_FACTOR` times as many new
-     nested studies whose assurance must reach the target plus :data:`MARGIN_SE` Monte Carlo
-     SE of the fresh check, so that the fresh check meets the target within its own Monte
-     Carlo error rather than sitting an SE or two under it.
+     :mod:`planner.sizing.study_intervals`), in two stages
+     (:func:`~planner.sizing.search_criteria.two_stage_search`): a rough search on
+     ``n_reps`` studies, then a refining one from its answer on four times as many new
+     nested studies whose assurance must reach the target plus one Monte Carlo SE of the
+     fresh check, so that the fresh check meets the target within its own Monte Carlo error
+     rather than sitting an SE or two under it.
 
 A two-annotator, two-category model with every annotator on every item, sized for PSA or
 kappa, is the pair (:meth:`~planner.sizing.raters_model.RatersModel.pair`) and gets the
@@ -108,9 +109,9 @@ class SearchSettings:
     n_reps
         Simulated studies per evaluated ``n``, and in the independent check. None:
         :attr:`PAIR_REPS` (4,000) for the pair, :attr:`SEVERAL_REPS` (2,000) for M
-        annotators, whose search runs a second, refining stage on up to
-        :data:`REFINE_FACTOR` times as many studies, each holding up to ``K^M`` label
-        patterns, so that the same effort costs it several times the pair's.
+        annotators, whose search runs a second, refining stage on up to four times as many
+        studies (:data:`~planner.sizing.search_criteria.REFINE_FACTOR`), each holding up to
+        ``K^M`` label patterns, so that the same effort costs it several times the pair's.
     max_items
         Largest ``n`` searched; beyond it the target is unreachable.
     n_boot
@@ -225,7 +226,9 @@ class SampleSizeResult:
     analytic_items
         The search's analytic start.
     seed
-        The seed used (M annotators; None for the pair, whose generator is used as given).
+        The seed used: for M annotators always; for the pair the integer ``rng`` given, None
+        for a generator (used as given). Provenance, not part of the answer: two results
+        that differ only in it compare equal.
     search_reps, assurance_goal
         Studies of the (refining) search, 0 for an exact one, and the assurance it asked of
         them: the target for the pair; for M annotators the target plus one Monte Carlo SE
@@ -258,7 +261,7 @@ class SampleSizeResult:
     labels_per_item: int = 2
     true_value: float = float("nan")
     analytic_items: int = 0
-    seed: int | None = None
+    seed: int | None = field(default=None, compare=False)
     search_reps: int = 0
     assurance_goal: float = float("nan")
 
@@ -266,6 +269,12 @@ class SampleSizeResult:
     def share_undefined(self) -> float:
         """Share of the fresh studies with no interval (``n_undefined / n_reps``)."""
         return self.n_undefined / self.n_reps if self.n_reps else float("nan")
+
+    @property
+    def by_pair_search(self) -> bool:
+        """Whether the pair's search answered (its union positives are known; NaN for M
+        annotators)."""
+        return not np.isnan(self.union_positives)
 
     @property
     def under_covers(self) -> bool:
@@ -313,8 +322,8 @@ def find_sample_size(
     rng
         Anything :func:`numpy.random.default_rng` takes: for the pair a generator is used
         (and advanced) as given; for M annotators the integer seed used is recorded
-        (``seed``). A seed reproduces the search; None draws fresh entropy (never a fixed
-        seed).
+        (``seed``; for the pair only an integer ``rng``). A seed reproduces the search;
+        None draws fresh entropy (never a fixed seed).
     progress
         Called as ``progress(1, 2)`` when the search has found its ``n`` and ``progress(2, 2)``
         after the independent check (the search's steps are not known in advance).
@@ -393,11 +402,12 @@ def _pair_search(
         items_mc_se=float(items_se),
         exact_assurance=exact,
         exact_items=found.n if exact is not None else None,
-        n_reps=int(target.n_reps),  # type: ignore[arg-type]
+        n_reps=target.replicates(several=False),
         curve=curve,
         basis="exact" if exact is not None else "monte-carlo",
         analytic_items=start,
-        search_reps=0 if exact is not None else int(target.n_reps),  # type: ignore[arg-type]
+        seed=int(rng) if isinstance(rng, int | np.integer) and not isinstance(rng, bool) else None,
+        search_reps=0 if exact is not None else target.replicates(several=False),
         assurance_goal=target.assurance,
         **evidence,
     )
@@ -453,12 +463,12 @@ def _several_search(
     seed = seed_from(rng)
     study_rng, refine_rng, check_rng = np.random.default_rng(seed).spawn(3)
     patterns, probs = pattern_space(model, metric, target.per_item)
-    opts = dict(
-        level=target.level,
-        confidence_level=target.confidence_level,
-        n_categories=model.n_categories,
-    )
-    start = plug_in_items(metric, patterns, probs, target.width, **opts)  # type: ignore[arg-type]
+    opts: dict[str, Any] = {
+        "level": target.level,
+        "confidence_level": target.confidence_level,
+        "n_categories": model.n_categories,
+    }
+    start = plug_in_items(metric, patterns, probs, target.width, **opts)
     items, curve, reps, goal = two_stage_search(
         patterns, probs, target, start, opts, (study_rng, refine_rng)
     )
@@ -479,7 +489,7 @@ def _several_search(
         items_mc_se=float("nan"),
         exact_assurance=None,
         exact_items=None,
-        n_reps=int(target.n_reps),  # type: ignore[arg-type]
+        n_reps=target.replicates(several=True),
         curve=curve,
         level=target.level,
         n_annotators=model.n_annotators,

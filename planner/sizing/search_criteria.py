@@ -11,11 +11,10 @@ where the search starts and the criterion it bisects
   :func:`interval_function`;
 * the pair's Monte Carlo assurance on nested tables, :func:`tables_crossing` (the exact
   assurance is :class:`planner.sizing.exact.ExactPSAAssurance`);
-* the Monte Carlo assurance of M annotators on nested label-pattern counts,
-  :func:`patterns_crossing`, run in two stages by :func:`two_stage_search`: a rough search
-  on ``n_reps`` studies, then a refining one from its answer on :data:`REFINE_FACTOR` times
-  as many new nested studies whose assurance must reach the target plus :data:`MARGIN_SE`
-  Monte Carlo SE of the fresh check.
+* the Monte Carlo assurance of M annotators on nested label-pattern counts, in two stages
+  (:func:`two_stage_search`): a rough search on ``n_reps`` studies, then a refining one from
+  its answer on :data:`REFINE_FACTOR` times as many new nested studies whose assurance must
+  reach the target plus :data:`MARGIN_SE` Monte Carlo SE of the fresh check.
 """
 
 from __future__ import annotations
@@ -144,7 +143,7 @@ def tables_crossing(
 ) -> tuple[Crossing, float, list[tuple[int, float]]]:
     """The crossing of the Monte Carlo assurance on nested 2x2 tables, its MC SE in items,
     and every evaluated ``(n, assurance)`` (those of the SE's slope too)."""
-    n_reps = int(target.n_reps)  # type: ignore[arg-type]
+    n_reps = target.replicates(several=False)
     studies = NestedStudies(model.cells, n_reps, rng=rng)
 
     def share(n: int) -> float:
@@ -157,7 +156,7 @@ def tables_crossing(
     return found, crossing_standard_error(values, found.n, n_reps), values.curve
 
 
-def patterns_crossing(
+def _patterns_crossing(
     patterns: NDArray[np.int64],
     probs: NDArray,
     target: SearchSettings,
@@ -198,13 +197,13 @@ def two_stage_search(
     more studies and a goal one fresh-check SE above the target assurance.
 
     Returns the items, the refined search's curve, its studies and goal."""
-    n_reps, assurance = int(target.n_reps), target.assurance  # type: ignore[arg-type]
-    rough, _ = patterns_crossing(
+    n_reps, assurance = target.replicates(several=True), target.assurance
+    rough, _ = _patterns_crossing(
         patterns, probs, target, assurance, start, n_reps, 0.02, opts, rngs[0]
     )
     reps = max(n_reps, min(REFINE_FACTOR * n_reps, REFINE_CELLS // max(len(probs), 1)))
     goal = min(assurance + MARGIN_SE * float(np.sqrt(assurance * (1 - assurance) / n_reps)), 1.0)
-    items, curve = patterns_crossing(
+    items, curve = _patterns_crossing(
         patterns, probs, target, goal, rough, reps, 0.005, opts, rngs[1]
     )
     return items, curve, reps, goal

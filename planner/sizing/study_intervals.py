@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -210,26 +211,16 @@ def plug_in_items(
     patterns: NDArray[np.int64],
     probabilities: NDArray,
     width: float,
-    *,
-    level: str = "nominal",
-    confidence_level: float = 0.95,
-    n_categories: int = 2,
+    **options: Any,
 ) -> int:
     """The plug-in size: the half-width at expected counts shrinks as ``1 / sqrt(n)``.
 
-    Raises :class:`InvalidInput` naming ``metric`` when the coefficient is undefined under
-    the model (no agreement to measure).
+    ``options`` are :func:`expected_half_width`'s (``level``, ``confidence_level``,
+    ``n_categories``). Raises :class:`InvalidInput` naming ``metric`` when the coefficient
+    is undefined under the model (no agreement to measure).
     """
     ref = 10_000.0
-    hw_ref = expected_half_width(
-        metric,
-        patterns,
-        probabilities,
-        ref,
-        level=level,
-        confidence_level=confidence_level,
-        n_categories=n_categories,
-    )
+    hw_ref = expected_half_width(metric, patterns, probabilities, ref, **options)
     if not np.isfinite(hw_ref) or hw_ref <= 0:
         raise InvalidInput(
             f"{metric} is undefined under this model (no agreement to measure): change "
