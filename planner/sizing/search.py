@@ -85,6 +85,12 @@ LEVELS = ("nominal", "ordinal", "interval")
 class SearchSettings:
     """What :func:`find_sample_size` searches for, and its effort.
 
+    Every value is checked on construction by its rule in :data:`planner.validation.RULES`;
+    :class:`~planner.errors.InvalidInput` names the parameter.
+
+    >>> SearchSettings(width=0.05).replicates(several=True)
+    2000
+
     Attributes
     ----------
     metric
@@ -116,12 +122,6 @@ class SearchSettings:
         Largest ``n`` searched; beyond it the target is unreachable.
     n_boot
         Bootstrap resamples, when the pair's ``method="bootstrap"``.
-
-    Every value is checked on construction by its rule in :data:`planner.validation.RULES`;
-    :class:`~planner.errors.InvalidInput` names the parameter.
-
-    >>> SearchSettings(width=0.05).replicates(several=True)
-    2000
     """
 
     metric: str = "psa"
