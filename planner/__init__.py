@@ -76,7 +76,6 @@ _PUBLIC = {
     "RatersModel": "planner.sizing.raters_model",
     "raters_model": "planner.sizing.raters_model",
     "RatersPlan": "planner.sizing.raters_plan",
-    "make_raters_plan": "planner.sizing.raters_plan",
     "RatersSampleSize": "planner.sizing.raters_search",
     "find_raters_sample_size": "planner.sizing.raters_search",
     # planning from a pilot: its file, its uncertainty, what a fixed size buys

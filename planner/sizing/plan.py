@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
@@ -30,6 +30,7 @@ from planner.sizing.search import (
     union_positives_for_assurance,
     worst_case_union_positives,
 )
+from planner.statistics.alpha_variance import LINEARISED_LEVELS
 from planner.statistics.intervals import KAPPA_ESTIMANDS, KAPPA_METHODS, PSA_METHODS, coverage_note
 from planner.validation import (
     RULES,
@@ -40,6 +41,15 @@ from planner.validation import (
     compact_repr,
     seed_from,
 )
+
+if TYPE_CHECKING:  # the several-annotator plan stays off the pair plan's start path
+    from planner.sizing.raters_common import CommonPrevalenceModel
+    from planner.sizing.raters_model import RatersModel
+    from planner.sizing.raters_plan import RatersPlan
+
+#: the metrics of a pair's plan ("both": PSA and Cohen's kappa); several annotators take
+#: one of :data:`planner.sizing.raters_search.RATER_METRICS`
+PAIR_METRICS = ("psa", "kappa", "both")
 
 #: PSA methods the plan under pilot uncertainty supports (every outcome narrow from some U on)
 UNCERTAINTY_METHODS = ("wilson", "clopper-pearson", "jeffreys")
@@ -54,6 +64,18 @@ class PlanSettings:
     score interval for Cohen's kappa), 4,000 replicate studies per evaluated size, two annotators
     at 90 s per item and no adjudication. With ``team`` (a named team) each person's seconds
     and rate bill the budget (:func:`~planner.sizing.raters_team_cost.priced_budget`).
+
+    The same settings plan a study of several annotators (a
+    :class:`~planner.sizing.raters_model.RatersModel` or
+    :class:`~planner.sizing.raters_common.CommonPrevalenceModel`): ``metric`` is then one of
+    ``fleiss``, ``alpha``, ``psa``, ``conger`` or ``kappa`` (mean pairwise Cohen's kappa), with
+    ``level`` (alpha's distance: nominal, ordinal, interval) and ``per_item`` (each item labelled
+    by ``per_item`` of the model's annotators, drawn at random; ``None``: by all of them). The
+    default metric is PSA for every kind of study; with three or more categories PSA is
+    undefined and the metric must be named (``fleiss`` or ``alpha``). ``psa_method``,
+    ``kappa_method``, ``annotators_per_item`` and ``team`` are the pair's (several annotators:
+    the interval is the metric's linearised one, the labels per item are the model's
+    annotators or ``per_item``); ``level`` and ``per_item`` are several annotators' only.
 
     Every value is checked on construction by its rule in
     :data:`planner.validation.RULES` (``width`` in [0.001, 1): below 0.001 a study would
@@ -76,6 +98,8 @@ class PlanSettings:
     #: a named team's price of an item (:class:`~planner.sizing.raters_team_cost.TeamPricing`):
     #: each person's seconds and rate bill the budget instead of the single rate
     team: TeamPricing | None = None
+    level: str = "nominal"
+    per_item: int | None = None
 
     def __post_init__(self) -> None:
         # every value by the rule it obeys wherever it comes from (planner.validation), in
@@ -94,7 +118,14 @@ class PlanSettings:
         if self.hourly_rate is not None:
             rate = check("hourly_rate", self.hourly_rate, RULES["hourly_rate"])
             object.__setattr__(self, "hourly_rate", rate)
-        check_choice("metric", self.metric, ("psa", "kappa", "both"))
+        if self.metric not in PAIR_METRICS:
+            from planner.sizing.raters_search import RATER_METRICS
+
+            check_choice("metric", self.metric, tuple(dict.fromkeys(PAIR_METRICS + RATER_METRICS)))
+        check_choice("level", self.level, LINEARISED_LEVELS)
+        if self.per_item is not None:
+            per_item = check("per_item", self.per_item, RULES["per_item"])
+            object.__setattr__(self, "per_item", per_item)
         check_choice("psa_method", self.psa_method, PSA_METHODS)
         check_choice("kappa_method", self.kappa_method, KAPPA_METHODS)
         if self.team is not None:
@@ -321,20 +352,47 @@ def _size_metrics(
     return results
 
 
+@overload
 def make_plan(
     model: PairModel,
-    settings: PlanSettings,
+    settings: PlanSettings = ...,
     *,
     rng: RngLike = None,
     pilot_draws: int = 0,
     progress: Callable[[int, int], None] | None = None,
-) -> Plan:
-    """Size a two-annotator study for ``model`` and ``settings``.
+) -> Plan: ...
+
+
+@overload
+def make_plan(
+    model: RatersModel | CommonPrevalenceModel,
+    settings: PlanSettings = ...,
+    *,
+    rng: RngLike = None,
+    pilot_draws: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> RatersPlan: ...
+
+
+def make_plan(
+    model: PairModel | RatersModel | CommonPrevalenceModel,
+    settings: PlanSettings = PlanSettings(),  # noqa: B008 (frozen, so one shared default)
+    *,
+    rng: RngLike = None,
+    pilot_draws: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> Plan | RatersPlan:
+    """Size a study of two or more annotators for ``model`` and ``settings``.
 
     Parameters
     ----------
     model
-        Cell probabilities of the annotator pair.
+        Cell probabilities of the annotator pair (:class:`~planner.sizing.model.PairModel`),
+        or a model of several annotators
+        (:class:`~planner.sizing.raters_model.RatersModel`,
+        :class:`~planner.sizing.raters_common.CommonPrevalenceModel`), whose plan is a
+        :class:`~planner.sizing.raters_plan.RatersPlan`
+        (:func:`planner.sizing.raters_plan.plan_several_annotators`).
     settings
         Target, search effort and labelling costs.
     rng
@@ -350,9 +408,14 @@ def make_plan(
     progress
         Called as ``progress(done, total)``: ``total`` is one step per metric and one for the
         checks (worst case, stop rule, pilot uncertainty); ``progress(0, total)`` first.
+        Several annotators: the search's progress.
     """
-    check_instance("model", model, PairModel, "a PairModel (pair_from_annotators, ...)")
     check_instance("settings", settings, PlanSettings, "a PlanSettings")
+    if not isinstance(model, PairModel):
+        from planner.sizing.raters_plan import plan_several_annotators
+
+        return plan_several_annotators(model, settings, rng=rng, progress=progress)
+    _check_pair_settings(settings)
     seed = seed_from(rng)
     if model.union_rate <= 0:
         raise InvalidInput("the model implies no union positives: PSA and kappa are undefined")
@@ -365,18 +428,7 @@ def make_plan(
     budget_for = _budget_function(model, settings)
     budgets = {metric: budget_for(res.items) for metric, res in results.items()}
     deciding = max(results, key=lambda m: results[m].items)
-    notes = [degenerate] if degenerate else []
-    if model.cells[0] <= 0:  # a pilot's estimate (a stated model with PSA 0 is refused above)
-        notes.append(
-            "the pilot has no item both annotators flag (PSA 0): the plug-in plan takes the "
-            "annotators to never agree on a positive; the plan under pilot uncertainty does not"
-        )
-    notes += [
-        note
-        for res in results.values()
-        if (note := coverage_note(res.metric, res.method, res.union_positives)) is not None
-    ]
-    notes += [note for res in results.values() if (note := coverage_shortfall_note(res))]
+    notes = _sizing_notes(model, results, degenerate)
     stop_rule = _stop_rule(model, settings, budget_for, notes) if "psa" in results else None
     by_metric: dict[str, Any] = {}
     if model.source == "pilot-counts":
@@ -400,6 +452,42 @@ def make_plan(
         uncertainty_by_metric=by_metric,
         recommended=recommended,
     )
+
+
+def _sizing_notes(
+    model: PairModel, results: dict[str, SampleSizeResult], degenerate: str | None
+) -> list[str]:
+    """The notes on the model and on each metric's interval at its planned size."""
+    notes = [degenerate] if degenerate else []
+    if model.cells[0] <= 0:  # a pilot's estimate (a stated model with PSA 0 is refused above)
+        notes.append(
+            "the pilot has no item both annotators flag (PSA 0): the plug-in plan takes the "
+            "annotators to never agree on a positive; the plan under pilot uncertainty does not"
+        )
+    notes += [
+        note
+        for res in results.values()
+        if (note := coverage_note(res.metric, res.method, res.union_positives)) is not None
+    ]
+    notes += [note for res in results.values() if (note := coverage_shortfall_note(res))]
+    return notes
+
+
+def _check_pair_settings(settings: PlanSettings) -> None:
+    """The settings a pair's plan takes: PSA and/or Cohen's kappa, every item by the pair."""
+    if settings.metric not in PAIR_METRICS:
+        raise InvalidInput(
+            f"metric {settings.metric} is for several annotators; a pair's plan sizes "
+            f"{', '.join(PAIR_METRICS)}",
+            parameter="metric",
+        )
+    for name, default in (("per_item", None), ("level", "nominal")):
+        if getattr(settings, name) != default:
+            raise InvalidInput(
+                f"{name} is for several annotators; a pair labels every item (PSA and kappa "
+                "have no level)",
+                parameter=name,
+            )
 
 
 def _recommended(

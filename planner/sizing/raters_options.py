@@ -19,6 +19,7 @@ import numpy as np
 
 from planner.errors import InvalidInput
 from planner.operations.budget import labelling_budget
+from planner.sizing.plan import PlanSettings, make_plan
 from planner.sizing.precision import curve_items
 from planner.sizing.raters_common import AnyRatersModel, common_prevalence_model
 from planner.sizing.raters_model import raters_model
@@ -27,7 +28,7 @@ from planner.sizing.raters_pilot import (
     raters_items_under_uncertainty,
     read_raters_pilot,
 )
-from planner.sizing.raters_plan import RatersPlan, make_raters_plan
+from planner.sizing.raters_plan import RatersPlan
 from planner.sizing.raters_precision import (
     LabelCosts,
     RatersStudy,
@@ -371,10 +372,9 @@ def raters_plan_from_options(
         pilot = _pilot(options, scenario, seed)
         model = _model(values) if pilot is None else pilot.model
         metric = values["metric"] or ("psa" if model.n_categories == 2 else "fleiss")
-        plan = make_raters_plan(
-            model,
-            metric,
-            values["width"],
+        settings = PlanSettings(
+            metric=metric,
+            width=values["width"],
             level=values["level"],
             per_item=values["per_item"],
             confidence_level=values["confidence_level"],
@@ -384,9 +384,8 @@ def raters_plan_from_options(
             seconds_per_item=values["seconds_per_item"],
             hourly_rate=values["hourly_rate"],
             adjudication_seconds=values["adjudication_seconds"],
-            rng=seed,
-            progress=progress,
         )
+        plan = make_plan(model, settings, rng=seed, progress=progress)
         plan = _team_priced(plan, scenario, values)
         if pilot is not None:
             plan = _under_uncertainty(plan, pilot, metric, values, seed)

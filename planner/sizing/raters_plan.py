@@ -1,6 +1,7 @@
 """A multi-rater plan: items, hours for every label, and how precision changes with M.
 
-:func:`make_raters_plan` sizes the study
+:func:`plan_several_annotators` (:func:`planner.sizing.plan.make_plan` with a model of
+several annotators) sizes the study
 (:func:`planner.sizing.raters_search.find_raters_sample_size`), bills every label
 (``items * labels per item``, :func:`planner.operations.budget.labelling_budget`; in a
 ``k``-of-``M`` design also the hours per annotator of the pool, ``items * k / M`` labels each
@@ -13,10 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from planner.errors import InvalidInput
 from planner.operations.budget import SECONDS_PER_HOUR, Budget, labelling_budget, labelling_hours
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import MAX_ANNOTATORS, RatersModel
@@ -28,7 +30,10 @@ from planner.sizing.raters_search import (
     find_raters_sample_size,
     pattern_space,
 )
-from planner.validation import RULES, check, compact_repr
+from planner.validation import RngLike, check_instance, compact_repr, seed_from
+
+if TYPE_CHECKING:
+    from planner.sizing.plan import PlanSettings
 
 
 @dataclass(frozen=True)
@@ -149,54 +154,51 @@ def _coverage_notes(sizing: RatersSampleSize) -> list[str]:
     ]
 
 
-def make_raters_plan(
+def plan_several_annotators(
     model: AnyRatersModel,
-    metric: str = "fleiss",
-    width: float = 0.1,
+    settings: PlanSettings,
     *,
-    level: str = "nominal",
-    per_item: int | None = None,
-    confidence_level: float = 0.95,
-    assurance: float = 0.5,
-    n_reps: int = 2000,
-    max_items: int = 10_000_000,
-    seconds_per_item: float = 90.0,
-    hourly_rate: float | None = None,
-    adjudication_seconds: float = 0.0,
-    rng: np.random.Generator | int | None = None,
+    rng: RngLike = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> RatersPlan:
-    """Size a study of several annotators and bill every label.
+    """Size a study of several annotators and bill every label: what
+    :func:`planner.sizing.plan.make_plan` does for a model of several annotators.
 
-    Parameters are those of :func:`planner.sizing.raters_search.find_raters_sample_size`,
-    with ``seconds_per_item`` (one annotator, one item), ``hourly_rate`` and
-    ``adjudication_seconds`` (for each item whose labels do not all agree:
-    :func:`planner.sizing.raters_precision.contested_share`) for the budget; ``progress`` is
-    passed to the search.
+    The target, search effort, ``metric``, ``level`` and ``per_item`` of ``settings`` go to
+    :func:`planner.sizing.raters_search.find_raters_sample_size`; ``seconds_per_item`` (one
+    annotator, one item), ``hourly_rate`` and ``adjudication_seconds`` (for each item whose
+    labels do not all agree: :func:`planner.sizing.raters_precision.contested_share`) bill
+    the budget; ``progress`` is passed to the search.
 
     Examples
     --------
+    >>> from planner.sizing.plan import PlanSettings, make_plan
     >>> from planner.sizing.raters_model import raters_model
-    >>> plan = make_raters_plan(raters_model(0.3, 4), "fleiss", 0.1, n_reps=200, rng=1)
+    >>> settings = PlanSettings(metric="fleiss", width=0.1, n_reps=200)
+    >>> plan = make_plan(raters_model(0.3, 4), settings, rng=1)
     >>> plan.budget.labels == 4 * plan.sizing.items
     True
     """
-    seconds_per_item = check("seconds_per_item", seconds_per_item, RULES["seconds_per_item"])
-    if hourly_rate is not None:
-        hourly_rate = check("hourly_rate", hourly_rate, RULES["hourly_rate"])
-    adjudication_seconds = check(
-        "adjudication_seconds", adjudication_seconds, RULES["adjudication_seconds"]
-    )
+    what = "a PairModel, RatersModel or CommonPrevalenceModel (raters_model, ...)"
+    check_instance("model", model, (RatersModel, CommonPrevalenceModel), what)
+    if settings.team is not None:
+        raise InvalidInput(
+            "team prices a pair's plan; several annotators' named team bills the budget "
+            "through their scenario (raters_plan_from_options)",
+            parameter="team",
+        )
+    s, per_item = settings, settings.per_item
+    rng = seed_from(rng)  # as the search takes it: the seed it records
     sizing = find_raters_sample_size(
         model,
-        metric,
-        width,
-        level=level,
+        s.metric,
+        s.width,
+        level=s.level,
         per_item=per_item,
-        confidence_level=confidence_level,
-        assurance=assurance,
-        n_reps=n_reps,
-        max_items=max_items,
+        confidence_level=s.confidence_level,
+        assurance=s.assurance,
+        n_reps=s.n_reps,
+        max_items=s.max_items,
         rng=rng,
         progress=progress,
     )
@@ -204,14 +206,14 @@ def make_raters_plan(
     budget = labelling_budget(
         sizing.items,
         annotators_per_item=k,
-        seconds_per_item=seconds_per_item,
-        contested_rate=contested_share(model, per_item) if adjudication_seconds else 0.0,
-        adjudication_seconds=adjudication_seconds,
-        hourly_rate=hourly_rate,
+        seconds_per_item=s.seconds_per_item,
+        contested_rate=contested_share(model, per_item) if s.adjudication_seconds else 0.0,
+        adjudication_seconds=s.adjudication_seconds,
+        hourly_rate=s.hourly_rate,
     )
     notes = _coverage_notes(sizing)
     if per_item is None:
-        table = precision_by_annotators(model, sizing, budget.labelling_hours, seconds_per_item)
+        table = precision_by_annotators(model, sizing, budget.labelling_hours, s.seconds_per_item)
         if isinstance(model, RatersModel) and len(set(model.confusion)) > 1:
             notes.append("the table at fixed hours cycles the given annotators to reach M")
     else:
