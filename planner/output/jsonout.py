@@ -467,7 +467,7 @@ def raters_plan_document(plan: Any) -> dict[str, Any]:
         "sizing": {k: v for k, v in asdict(s).items() if k != "curve"},
         "curve": [list(p) for p in s.curve],
         "expected_coefficient": coefficient_json(s.metric, s.true_value, interval),
-        "budget": budget_json(plan.budget),
+        "budget": budget_json(plan.sizing_budget),
         "hours_per_annotator": plan.hours_per_annotator,
         "precision_by_annotators": [asdict(r) for r in plan.by_annotators],
         "model": plan.model,
@@ -487,14 +487,14 @@ def raters_plan_document(plan: Any) -> dict[str, Any]:
     if plan.uncertainty is not None:
         body["uncertainty"] = asdict(plan.uncertainty)
         body["recommendation"] = {
-            "items": plan.recommended_items,
-            "basis": "under the pilot's uncertainty",
-            "budget": budget_json(plan.recommended_budget),
+            "items": plan.recommended.items,
+            "basis": plan.recommended.basis,
+            "budget": budget_json(plan.recommended.budget),
         }
     if plan.precision is not None:
         body["precision"] = raters_precision_json(plan.precision)
     if plan.curve is not None:
-        body["assurance_curve"] = {s.metric: plan.curve}
+        body["assurance_curve"] = plan.curve
     return document("plan-raters", body, seed=s.seed, notes=plan.notes)
 
 

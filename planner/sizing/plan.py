@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, TypeAlias, overload
 
 import numpy as np
 
@@ -43,9 +43,16 @@ from planner.validation import (
 )
 
 if TYPE_CHECKING:  # the several-annotator plan stays off the pair plan's start path
+    from planner.sizing.pilot import Pilot
+    from planner.sizing.precision import Precision
     from planner.sizing.raters_common import CommonPrevalenceModel
     from planner.sizing.raters_model import RatersModel
     from planner.sizing.raters_plan import RatersPlan
+    from planner.sizing.uncertainty import PilotUncertainty
+    from planner.sizing.uncertainty_kappa import KappaPilotUncertainty
+
+    #: a plan under pilot uncertainty: PSA's or Cohen's kappa's
+    Uncertainty: TypeAlias = PilotUncertainty | KappaPilotUncertainty
 
 #: the metrics of a pair's plan ("both": PSA and Cohen's kappa); several annotators take
 #: one of :data:`planner.sizing.raters_search.RATER_METRICS`
@@ -142,12 +149,13 @@ class Recommendation:
     """What a plan from a pilot recommends: the items the plan under pilot uncertainty needs.
 
     ``plug_in_items`` is what the plug-in plan asks for (if the pilot were the truth);
-    ``union_positives`` the expected union positives of ``items`` at the pilot's union rate.
+    ``union_positives`` the expected union positives of ``items`` at the pilot's union rate
+    (a pair's; ``None`` for several annotators).
     """
 
     metric: str
     items: int
-    union_positives: float
+    union_positives: float | None
     budget: Budget
     plug_in_items: int
     basis: str = (
@@ -158,7 +166,14 @@ class Recommendation:
 
 @dataclass(frozen=True)
 class Plan:
-    """Everything the ``plan`` command reports.
+    """Everything the ``plan`` command reports for an annotator pair.
+
+    A study of several annotators has a :class:`~planner.sizing.raters_plan.RatersPlan`,
+    with the same names for the same things (``items``, ``budget``, ``notes``,
+    ``precision``, ``curve``, ``pilot``, ``uncertainty``, ``recommended``); the two stay
+    two types because what they size differs (here every metric's ``results`` with the
+    PSA checks ``worst_case`` and ``stop_rule``; there one metric's ``sizing`` with the
+    fixed-hours table).
 
     With a pilot (``model.source == "pilot-counts"``) and a plan under its uncertainty,
     ``recommended`` holds the uncertainty-aware answer, and :attr:`items` and :attr:`budget`
@@ -176,13 +191,16 @@ class Plan:
     stop_rule: dict[str, Any] | None
     seed: int
     notes: list[str] = field(default_factory=list)
-    uncertainty: Any = None
+    uncertainty: Uncertainty | None = None
     #: every sized metric's plan under pilot uncertainty; ``uncertainty`` is the one that
     #: needs the most items (it decides, as the larger plug-in answer does)
-    uncertainty_by_metric: dict[str, Any] = field(default_factory=dict)
-    precision: Any = None
-    pilot: Any = None
-    curve: dict[str, Any] | None = None
+    uncertainty_by_metric: dict[str, Uncertainty] = field(default_factory=dict)
+    #: what a fixed number of items buys (:func:`planner.sizing.precision.fixed_size_precision`)
+    precision: Precision | None = None
+    #: the pilot file the model came from (:func:`planner.sizing.pilot.read_pilot`)
+    pilot: Pilot | None = None
+    #: per metric, the assurance against items (:func:`planner.sizing.precision.assurance_curve`)
+    curve: dict[str, list[dict[str, float]]] | None = None
     recommended: Recommendation | None = None
 
     @property

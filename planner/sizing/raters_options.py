@@ -19,7 +19,7 @@ import numpy as np
 
 from planner.errors import InvalidInput
 from planner.operations.budget import labelling_budget
-from planner.sizing.plan import PlanSettings, make_plan
+from planner.sizing.plan import PlanSettings, Recommendation, make_plan
 from planner.sizing.precision import curve_items
 from planner.sizing.raters_common import AnyRatersModel, common_prevalence_model
 from planner.sizing.raters_model import raters_model
@@ -257,7 +257,14 @@ def _under_uncertainty(
         plan,
         pilot=pilot,
         uncertainty=uncertainty,
-        recommended_budget=budget,
+        recommended=Recommendation(
+            metric=metric,
+            items=uncertainty.items,
+            union_positives=None,
+            budget=budget,
+            plug_in_items=s.items,
+            basis="under the pilot's uncertainty",
+        ),
         notes=[*notes, *plan.notes],
     )
 
@@ -284,7 +291,7 @@ def _team_priced(plan: RatersPlan, scenario: Any, values: dict[str, Any]) -> Rat
     if people is None:
         return plan
     budget, shares = team_budget(
-        plan.budget, people, plan.sizing.labels_per_item, values["seconds_per_item"],
+        plan.sizing_budget, people, plan.sizing.labels_per_item, values["seconds_per_item"],
         values["hourly_rate"],
     )  # fmt: skip
     each = "; ".join(
@@ -296,7 +303,7 @@ def _team_priced(plan: RatersPlan, scenario: Any, values: dict[str, Any]) -> Rat
         f"the budget bills the named team person by person (each one's seconds per item and "
         f"hourly rate, labels shared by speed, at most one per item each): {each}"
     )
-    return replace(plan, budget=budget, notes=[*plan.notes, note])
+    return replace(plan, sizing_budget=budget, notes=[*plan.notes, note])
 
 
 def _team_pricing(scenario: Any, k: int, values: dict[str, Any]) -> Any:
@@ -339,9 +346,11 @@ def _with_fixed_size(
     curve = None
     if curve_wanted:
         center = precision.items if precision is not None else s.items
-        curve = raters_assurance_curve(
-            model, study, curve_items(center), planned=center, rng=s.seed
-        )
+        curve = {
+            metric: raters_assurance_curve(
+                model, study, curve_items(center), planned=center, rng=s.seed
+            )
+        }
     return replace(plan, precision=precision, curve=curve)
 
 

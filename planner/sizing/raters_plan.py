@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from planner.errors import InvalidInput
 from planner.operations.budget import SECONDS_PER_HOUR, Budget, labelling_budget, labelling_hours
+from planner.sizing.plan import PlanSettings, Recommendation
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import MAX_ANNOTATORS, RatersModel
 from planner.sizing.raters_pilot import RatersPilot, RatersUncertainty
@@ -31,9 +32,6 @@ from planner.sizing.raters_search import (
     pattern_space,
 )
 from planner.validation import RngLike, check_instance, compact_repr, seed_from
-
-if TYPE_CHECKING:
-    from planner.sizing.plan import PlanSettings
 
 
 @dataclass(frozen=True)
@@ -50,12 +48,19 @@ class PrecisionRow:
 class RatersPlan:
     """The plan for a study of several annotators.
 
+    It shares the pair's :class:`~planner.sizing.plan.Plan` names for the same things:
+    :attr:`items` and :attr:`budget` (what to label and its cost: the recommendation under
+    the pilot's uncertainty when there is one), ``notes``, ``precision``, ``curve`` (per
+    metric), ``pilot``, ``uncertainty`` and ``recommended``
+    (a :class:`~planner.sizing.plan.Recommendation`). Its own: one metric's ``sizing`` (the
+    pair's ``results`` per metric), the fixed-hours table and the hours per annotator.
+
     Attributes
     ----------
     sizing
-        The sample size and its evidence.
-    budget
-        Hours and cost of every label.
+        The sample size and its evidence (the plug-in answer: the model as the truth).
+    sizing_budget
+        Hours and cost of every label of ``sizing.items``.
     hours_per_annotator
         Labelling hours of each annotator of the pool (``k``-of-``M``: ``items k / M``
         items each, on average).
@@ -71,32 +76,37 @@ class RatersPlan:
         What a fixed number of items (given, or bought by hours or a budget) reaches
         (:func:`planner.sizing.raters_precision.raters_fixed_size`), or ``None``.
     curve
-        The assurance against items for the target width
+        The metric's assurance against items for the target width
         (:func:`planner.sizing.raters_precision.raters_assurance_curve`), or ``None``.
-    pilot, uncertainty, recommended_budget
+    pilot, uncertainty, recommended
         A pilot file's fit (the model), the plan under its uncertainty
-        (:func:`planner.sizing.raters_pilot.raters_items_under_uncertainty`) and the budget
-        of that plan, which is the recommendation; else ``None``.
+        (:func:`planner.sizing.raters_pilot.raters_items_under_uncertainty`) and its items
+        and budget, which are the recommendation; else ``None``.
     """
 
     __repr__ = compact_repr  # shapes, not every value
 
     sizing: RatersSampleSize
-    budget: Budget
+    sizing_budget: Budget
     hours_per_annotator: float
     by_annotators: list[PrecisionRow]
     model: dict[str, Any]
     notes: list[str] = field(default_factory=list)
     precision: RatersPrecision | None = None
-    curve: list[dict[str, float]] | None = None
+    curve: dict[str, list[dict[str, float]]] | None = None
     pilot: RatersPilot | None = None
     uncertainty: RatersUncertainty | None = None
-    recommended_budget: Budget | None = None
+    recommended: Recommendation | None = None
 
     @property
-    def recommended_items(self) -> int:
+    def items(self) -> int:
         """The items to label: under the pilot's uncertainty when there is a pilot."""
-        return self.sizing.items if self.uncertainty is None else self.uncertainty.items
+        return self.sizing.items if self.recommended is None else self.recommended.items
+
+    @property
+    def budget(self) -> Budget:
+        """The budget of :attr:`items`."""
+        return self.sizing_budget if self.recommended is None else self.recommended.budget
 
     def to_dict(self) -> dict[str, Any]:
         """The plan's JSON document (:func:`planner.output.jsonout.raters_plan_document`)."""
@@ -220,7 +230,7 @@ def plan_several_annotators(
         table = []
     return RatersPlan(
         sizing=sizing,
-        budget=budget,
+        sizing_budget=budget,
         hours_per_annotator=budget.labelling_hours / model.n_annotators,
         by_annotators=table,
         model=describe_model(model),
