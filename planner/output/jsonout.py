@@ -4,8 +4,9 @@ Each document is an envelope (:func:`document`: ``schema_version``, ``command``,
 ``planner_version``, ``seed``, ``notes``) around the command's body, and the things that
 appear in several commands are built by one function each, so that they have one shape
 everywhere: :func:`interval_json`, :func:`coefficient_json`, :func:`budget_json`,
-:func:`design_json` and :func:`decision_json`. The result objects' ``to_dict()`` methods
-are thin wrappers of the functions here (``Plan.to_dict()`` is :func:`plan_document`, ...).
+:func:`design_json` and :func:`decision_json`. A plan's document is built here from the
+result (:func:`plan_document`, :func:`raters_plan_document`, :func:`precision_json`: results
+do not import output); some other results' ``to_dict()`` methods still wrap a function here.
 Values are made JSON-ready on the way: numpy values as plain Python, NaN and infinities as
 null.
 """

@@ -218,12 +218,6 @@ class Plan:
             return self.recommended.budget
         return self.budgets[self.deciding_metric]
 
-    def to_dict(self) -> dict[str, Any]:
-        """The plan's JSON document (:func:`planner.output.jsonout.plan_document`)."""
-        from planner.output.jsonout import plan_document
-
-        return plan_document(self)
-
 
 def interval_label(metric: str, method: str) -> str:
     """``"wilson interval"``; for kappa the method with the quantity it estimates."""

@@ -70,12 +70,6 @@ class Precision:
     width: float
     seed: int
 
-    def to_dict(self) -> dict[str, Any]:
-        """The precision's JSON section (:func:`planner.output.jsonout.precision_json`)."""
-        from planner.output.jsonout import precision_json
-
-        return precision_json(self)
-
 
 def seconds_per_study_item(settings: Any, contested_rate: float) -> float:
     """Person-seconds one item costs: labels plus its expected adjudication (a named team's,

@@ -108,12 +108,6 @@ class RatersPlan:
         """The budget of :attr:`items`."""
         return self.sizing_budget if self.recommended is None else self.recommended.budget
 
-    def to_dict(self) -> dict[str, Any]:
-        """The plan's JSON document (:func:`planner.output.jsonout.raters_plan_document`)."""
-        from planner.output.jsonout import raters_plan_document
-
-        return raters_plan_document(self)
-
 
 def describe_model(model: AnyRatersModel) -> dict[str, Any]:
     """The model as the plan reports it: which kind, and its parameters."""
