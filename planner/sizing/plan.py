@@ -427,7 +427,7 @@ def make_plan(
         from planner.sizing.raters_plan import plan_several_annotators
 
         return plan_several_annotators(model, settings, rng=rng, progress=progress)
-    _check_pair_settings(settings)
+    check_pair_settings(settings)
     seed = seed_from(rng)
     if model.union_rate <= 0:
         raise InvalidInput("the model implies no union positives: PSA and kappa are undefined")
@@ -485,7 +485,7 @@ def _sizing_notes(
     return notes
 
 
-def _check_pair_settings(settings: PlanSettings) -> None:
+def check_pair_settings(settings: PlanSettings) -> None:
     """The settings a pair's plan takes: PSA and/or Cohen's kappa, every item by the pair."""
     if settings.metric not in PAIR_METRICS:
         raise InvalidInput(

@@ -147,6 +147,20 @@ def precision_by_annotators(
     return rows
 
 
+def labels_budget(model: AnyRatersModel, items: int, settings: PlanSettings) -> Budget:
+    """Hours and cost of ``items`` items, each labelled by ``settings.per_item`` (else every)
+    annotator at the settings' seconds and rate, the contested ones adjudicated."""
+    per_item, adjudication = settings.per_item, settings.adjudication_seconds
+    return labelling_budget(
+        items,
+        annotators_per_item=model.n_annotators if per_item is None else per_item,
+        seconds_per_item=settings.seconds_per_item,
+        contested_rate=contested_share(model, per_item) if adjudication else 0.0,
+        adjudication_seconds=adjudication,
+        hourly_rate=settings.hourly_rate,
+    )
+
+
 def _coverage_notes(sizing: RatersSampleSize) -> list[str]:
     """A note when the interval under-covers at the planned size."""
     if not sizing.under_covers:
@@ -206,15 +220,7 @@ def plan_several_annotators(
         rng=rng,
         progress=progress,
     )
-    k = sizing.labels_per_item
-    budget = labelling_budget(
-        sizing.items,
-        annotators_per_item=k,
-        seconds_per_item=s.seconds_per_item,
-        contested_rate=contested_share(model, per_item) if s.adjudication_seconds else 0.0,
-        adjudication_seconds=s.adjudication_seconds,
-        hourly_rate=s.hourly_rate,
-    )
+    budget = labels_budget(model, sizing.items, settings)
     notes = _coverage_notes(sizing)
     if per_item is None:
         table = precision_by_annotators(model, sizing, budget.labelling_hours, s.seconds_per_item)
