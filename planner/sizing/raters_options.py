@@ -55,17 +55,20 @@ FROM_SCENARIO = {
 }
 #: options that fix the study's size (one of them) or ask for the assurance curve
 FIXED_SIZE = ("items", "hours", "budget")
+#: the defaults of an option given neither on the command line nor in the scenario: the
+#: plan settings' own, save three annotators and 2,000 replicates (the several-annotator
+#: search's: a rough search on 2,000 nested studies, then four times as many near its answer)
 DEFAULTS: dict[str, Any] = {
+    **{
+        name: getattr(PlanSettings(), name)
+        for name in (
+            "width", "confidence_level", "assurance", "max_items", "seconds_per_item",
+            "adjudication_seconds", "level",
+        )
+    },
     "n_annotators": 3,
-    "width": 0.08,
-    "confidence_level": 0.95,
-    "assurance": 0.5,
     "n_reps": 2000,
-    "max_items": 10_000_000,
-    "seconds_per_item": 90.0,
-    "adjudication_seconds": 0.0,
-    "level": "nominal",
-}
+}  # fmt: skip
 _NOT_WITH_KAPPA = ("error_rate", "bias", "confusion", "ambiguity")
 
 
