@@ -77,7 +77,6 @@ _PUBLIC = {
     "RatersModel": "planner.sizing.raters_model",
     "raters_model": "planner.sizing.raters_model",
     "RatersPlan": "planner.sizing.raters_plan",
-    "make_raters_plan": "planner.sizing.raters_plan",
     # planning from a pilot: its file, its uncertainty, what a fixed size buys
     "Pilot": "planner.sizing.pilot",
     "read_pilot": "planner.sizing.pilot",

@@ -30,9 +30,6 @@ KNOWN_UPWARD = {
     ("planner.sizing.alt_test_plan", "planner.output.jsonout"),
     ("planner.sizing.compare", "planner.output.jsonout"),
     ("planner.sizing.pilot", "planner.output.jsonout"),
-    ("planner.sizing.plan", "planner.output.jsonout"),
-    ("planner.sizing.precision", "planner.output.jsonout"),
-    ("planner.sizing.raters_plan", "planner.output.jsonout"),
     ("planner.sizing.uncertainty", "planner.output.jsonout"),
 }
 

@@ -26,6 +26,7 @@ from planner.output.jsonout import (
     interval_json,
     json_ready,
     load_schema,
+    plan_document,
 )
 
 ROOT = Path(__file__).parent.parent
@@ -225,12 +226,12 @@ def test_each_design_of_a_comparison_carries_its_budget():
     )
 
 
-def test_library_to_dict_is_the_cli_document():
+def test_the_library_plan_document_is_the_cli_document():
     from planner import make_plan, pair_from_annotators
     from planner.sizing.plan import PlanSettings
 
     plan = make_plan(pair_from_annotators(0.08), PlanSettings(width=0.1, n_reps=200), rng=1)
-    doc = plan.to_dict()
+    doc = plan_document(plan)
     assert Draft202012Validator(load_schema()).is_valid(doc)
     assert doc["command"] == "plan" and doc["seed"] == plan.seed
 

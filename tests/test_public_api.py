@@ -173,7 +173,7 @@ def test_the_notebook_functions_of_the_new_features_are_public():
     # multi-rater sizing and planning from a pilot
     expected = {
         "raters_model",
-        "make_raters_plan",
+        "make_plan",  # one plan for a pair and for several annotators
         "find_sample_size",
         "SearchSettings",
         "read_pilot",

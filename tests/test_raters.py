@@ -21,9 +21,10 @@ from typer.testing import CliRunner
 
 from planner.cli.commands import plan_app
 from planner.errors import InvalidInput
+from planner.output.jsonout import raters_plan_document
 from planner.sizing.model import pair_from_annotators
+from planner.sizing.plan import PlanSettings, make_plan
 from planner.sizing.raters_model import raters_model
-from planner.sizing.raters_plan import make_raters_plan
 from planner.sizing.raters_simulation import NestedPatternStudies, simulate_pattern_counts
 from planner.sizing.search import SearchSettings, find_sample_size
 from planner.sizing.study_intervals import (
@@ -385,11 +386,63 @@ def test_k_of_m_plan_bills_k_labels_and_hours_per_annotator():
     assert doc["hours_per_annotator"] == pytest.approx(items * 2 * 90 / 3600 / 5)
 
 
+def test_make_plan_sizes_several_annotators_as_their_search_does():
+    # one entry for every kind of study: the settings' target, metric, level and per_item
+    # reach the several-annotator search unchanged, and every label of k per item is billed
+    model = raters_model((0.3, 0.7), 4)
+    settings = PlanSettings(
+        metric="alpha", width=0.1, level="ordinal", per_item=3, n_reps=300, hourly_rate=20.0
+    )
+    plan = make_plan(model, settings, rng=5)
+    direct = find_sample_size(
+        model,
+        SearchSettings(metric="alpha", width=0.1, level="ordinal", per_item=3, n_reps=300),
+        rng=5,
+    )
+    assert plan.sizing == direct
+    assert plan.budget.labels == pytest.approx(3 * direct.items)
+    assert plan.budget.cost == pytest.approx(3 * direct.items * 90 / 3600 * 20.0)
+    assert plan.hours_per_annotator == pytest.approx(3 * direct.items * 90 / 3600 / 4)
+    assert plan.by_annotators == []  # no fixed-hours table for a k-of-M design
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "parameter"),
+    [
+        ({"metric": "fleiss"}, "metric"),
+        ({"per_item": 2}, "per_item"),
+        ({"level": "ordinal"}, "level"),
+    ],
+)
+def test_a_pair_plan_refuses_the_settings_of_several_annotators(kwargs, parameter):
+    with pytest.raises(InvalidInput) as info:
+        make_plan(pair_from_annotators(0.1), PlanSettings(n_reps=100, **kwargs), rng=1)
+    assert info.value.parameter == parameter
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "parameter"),
+    [({"metric": "ratio"}, "metric"), ({"level": "ratio"}, "level"), ({"per_item": 1}, "per_item")],
+)
+def test_plan_settings_check_the_several_annotator_fields(kwargs, parameter):
+    with pytest.raises(InvalidInput) as info:
+        PlanSettings(**kwargs)
+    assert info.value.parameter == parameter
+
+
+def test_several_annotators_need_a_metric_with_three_categories():
+    # the one default metric, PSA, needs a positive class
+    with pytest.raises(InvalidInput, match="psa needs two categories") as info:
+        make_plan(raters_model((0.2, 0.3, 0.5), 3), PlanSettings(n_reps=100), rng=1)
+    assert info.value.parameter == "metric"
+
+
 def test_same_seed_same_plan():
     model = raters_model((0.3, 0.7), 4)
-    one = make_raters_plan(model, "fleiss", 0.08, n_reps=300, rng=9)
-    two = make_raters_plan(model, "fleiss", 0.08, n_reps=300, rng=9)
-    assert one.to_dict() == two.to_dict()
+    settings = PlanSettings(metric="fleiss", width=0.08, n_reps=300)
+    one = make_plan(model, settings, rng=9)
+    two = make_plan(model, settings, rng=9)
+    assert raters_plan_document(one) == raters_plan_document(two)
 
 
 @pytest.mark.parametrize(
@@ -435,10 +488,12 @@ def test_pair_plan_unchanged_for_two_annotators_and_one_prevalence():
 def test_plan_says_when_its_interval_under_covers():
     # 47 items, about 7 flagged by anyone: the logit-Wald PSA interval covers ~0.87 (an
     # independent count: coverage_study/raters_coverage.py finds 0.80-0.86 at 30 items)
-    plan = make_raters_plan(raters_model(0.1, 3, error_rate=0.05), "psa", 0.25, rng=3)
+    psa = PlanSettings(metric="psa", width=0.25, n_reps=2000)
+    plan = make_plan(raters_model(0.1, 3, error_rate=0.05), psa, rng=3)
     assert plan.sizing.coverage < 0.92
     assert any("under-covers" in line for line in plan.notes)
-    wide = make_raters_plan(raters_model(0.3, 3), "fleiss", 0.05, rng=3)
+    fleiss = PlanSettings(metric="fleiss", width=0.05, n_reps=2000)
+    wide = make_plan(raters_model(0.3, 3), fleiss, rng=3)
     assert not any("under-covers" in line for line in wide.notes)
 
 

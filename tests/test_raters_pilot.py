@@ -66,8 +66,8 @@ def test_recommendation_holds_under_the_pilots_truths_and_plug_in_falls_short(pl
     assert at_rec >= 0.8 - 4 * se
     assert u.items > u.plug_in_items and u.plug_in_hybrid_assurance < 0.8
     assert at_plug == pytest.approx(u.plug_in_hybrid_assurance, abs=4 * math.hypot(se, se))
-    assert plan.recommended_items == u.items
-    assert plan.recommended_budget.labels == 3 * u.items
+    assert plan.items == plan.recommended.items == u.items
+    assert plan.budget.labels == 3 * u.items
 
 
 def test_plug_in_model_is_the_fit_and_the_plan_meets_it(plan):

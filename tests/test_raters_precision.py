@@ -21,6 +21,8 @@ from typer.testing import CliRunner
 from planner.cli.commands import plan_app
 from planner.errors import InvalidInput
 from planner.output.jsonout import load_schema
+from planner.sizing.plan import PlanSettings
+from planner.sizing.precision import assurance_curve, fixed_size_precision
 from planner.sizing.raters_model import raters_model
 from planner.sizing.raters_options import raters_plan_from_options
 from planner.sizing.raters_precision import (
@@ -163,6 +165,24 @@ def test_curve_meets_the_item_level_assurance_and_holds_the_planned_size():
     # refined: the straight line between neighbours misreads the curve by little
     items = sorted(points)
     assert len(items) > 5
+
+
+def test_one_precision_entry_takes_several_annotators_and_the_plan_settings():
+    # fixed_size_precision and assurance_curve, the pair's entries, with a model of several
+    # annotators: the settings' per_item labels an item, hours buy floor(3600 H / (k s + c a))
+    model = _model(4)
+    settings = PlanSettings(
+        metric="psa", width=0.1, per_item=2, n_reps=200, seconds_per_item=30,
+        adjudication_seconds=60,
+    )  # fmt: skip
+    got = fixed_size_precision(model, settings, hours=20, rng=1)
+    per_item = 2 * 30 + contested_share(model, 2) * 60
+    assert got.labels_per_item == 2 and got.items == math.floor(20 * 3600 / per_item)
+    study = RatersStudy("psa", 0.1, per_item=2, n_reps=200)
+    costs = LabelCosts(2, seconds_per_item=30, adjudication_seconds=60)
+    assert got == raters_fixed_size(model, study, costs, hours=20, rng=1)
+    curve = assurance_curve(model, "psa", settings, [200, 2000], planned=got.items, rng=3)
+    assert curve == raters_assurance_curve(model, study, [200, 2000], planned=got.items, rng=3)
 
 
 def test_library_refusals_name_their_parameter():

@@ -245,13 +245,12 @@ def test_fit_counts_a_glob_of_files_with_duckdb(pilot3, tmp_path):
 
 
 def test_multi_rater_search_reports_its_two_steps():
+    from planner.sizing.plan import PlanSettings, make_plan
     from planner.sizing.raters_model import raters_model
-    from planner.sizing.raters_plan import make_raters_plan
 
     calls: list[tuple[int, int]] = []
-    make_raters_plan(
-        raters_model(0.3, 3), "fleiss", 0.1, n_reps=200, rng=1, progress=lambda *a: calls.append(a)
-    )
+    settings = PlanSettings(metric="fleiss", width=0.1, n_reps=200)
+    make_plan(raters_model(0.3, 3), settings, rng=1, progress=lambda *a: calls.append(a))
     assert calls == [(1, 2), (2, 2)]
 
 

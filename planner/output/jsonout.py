@@ -4,8 +4,9 @@ Each document is an envelope (:func:`document`: ``schema_version``, ``command``,
 ``planner_version``, ``seed``, ``notes``) around the command's body, and the things that
 appear in several commands are built by one function each, so that they have one shape
 everywhere: :func:`interval_json`, :func:`coefficient_json`, :func:`budget_json`,
-:func:`design_json` and :func:`decision_json`. The result objects' ``to_dict()`` methods
-are thin wrappers of the functions here (``Plan.to_dict()`` is :func:`plan_document`, ...).
+:func:`design_json` and :func:`decision_json`. A plan's document is built here from the
+result (:func:`plan_document`, :func:`raters_plan_document`, :func:`precision_json`: results
+do not import output); some other results' ``to_dict()`` methods still wrap a function here.
 Values are made JSON-ready on the way: numpy values as plain Python, NaN and infinities as
 null.
 """
@@ -473,7 +474,7 @@ def raters_plan_document(plan: Any) -> dict[str, Any]:
         },
         "curve": [list(p) for p in s.curve],
         "expected_coefficient": coefficient_json(s.metric, s.true_value, interval),
-        "budget": budget_json(plan.budget),
+        "budget": budget_json(plan.sizing_budget),
         "hours_per_annotator": plan.hours_per_annotator,
         "precision_by_annotators": [asdict(r) for r in plan.by_annotators],
         "model": plan.model,
@@ -493,14 +494,14 @@ def raters_plan_document(plan: Any) -> dict[str, Any]:
     if plan.uncertainty is not None:
         body["uncertainty"] = asdict(plan.uncertainty)
         body["recommendation"] = {
-            "items": plan.recommended_items,
-            "basis": "under the pilot's uncertainty",
-            "budget": budget_json(plan.recommended_budget),
+            "items": plan.recommended.items,
+            "basis": plan.recommended.basis,
+            "budget": budget_json(plan.recommended.budget),
         }
     if plan.precision is not None:
         body["precision"] = raters_precision_json(plan.precision)
     if plan.curve is not None:
-        body["assurance_curve"] = {s.metric: plan.curve}
+        body["assurance_curve"] = plan.curve
     return document("plan-raters", body, seed=s.seed, notes=plan.notes)
 
 

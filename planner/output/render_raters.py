@@ -41,7 +41,7 @@ def _assumptions(plan: RatersPlan) -> Table:
 
 
 def _answer(plan: RatersPlan) -> Table:
-    s, b = plan.sizing, plan.budget
+    s, b = plan.sizing, plan.sizing_budget
     table = quantity_table(
         f"Answer: {s.metric} half-width <= {s.width:g} at {s.confidence_level:.0%} confidence, "
         f"assurance {s.target_assurance:g}"
@@ -87,7 +87,7 @@ def _answer(plan: RatersPlan) -> Table:
 
 
 def _by_annotators(plan: RatersPlan) -> Table:
-    hours = plan.budget.labelling_hours
+    hours = plan.sizing_budget.labelling_hours
     title = f"Precision at the same {hours:,.4g} labelling hours, by annotators per item"
     table = Table(title=title, title_justify="left", header_style="bold", min_width=len(title) + 4)
     for name in ("annotators", "items", "hours", "half-width"):
@@ -161,8 +161,9 @@ def _pilot(plan: RatersPlan) -> Table:
 
 
 def _uncertainty(plan: RatersPlan) -> Table:
-    u, b = plan.uncertainty, plan.recommended_budget
-    assert u is not None and b is not None
+    u, rec = plan.uncertainty, plan.recommended
+    assert u is not None and rec is not None
+    b = rec.budget
     table = quantity_table(f"Under pilot uncertainty ({u.metric}): the recommendation")
     table.add_row(
         Text("items under uncertainty", style="bold"),
@@ -202,5 +203,5 @@ def render_raters_plan(plan: RatersPlan, console: Console) -> None:
     if plan.curve is not None:
         from planner.output.render_precision import render_curve
 
-        render_curve({plan.sizing.metric: plan.curve}, plan.sizing.width, console)
+        render_curve(plan.curve, plan.sizing.width, console)
     print_notes(plan.notes, console, style=None)

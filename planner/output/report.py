@@ -29,7 +29,7 @@ from planner.data.scenario import Scenario, load_scenario
 from planner.data.scenario_raters import RatersScenario
 from planner.errors import InvalidInput
 from planner.operations.workload import ScheduleResult, simulate_schedule
-from planner.output.jsonout import json_ready
+from planner.output.jsonout import json_ready, plan_result_document, raters_plan_document
 from planner.output.report_alt_test import alt_test_report
 from planner.output.report_figures import (
     PlanResult,
@@ -221,7 +221,7 @@ class _SeveralAnnotators:
     costs: dict[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
-        return self.plan.to_dict()
+        return raters_plan_document(self.plan)
 
 
 def _several_annotators(scenario: Scenario, seed: int) -> tuple[_SeveralAnnotators, Any]:
@@ -267,7 +267,9 @@ def _fill(
     (tmp / "report.md").write_text(markdown(blocks), encoding="utf-8")
     (tmp / "report.html").write_text(html_page(blocks, title, folder), encoding="utf-8")
     shutil.copyfile(scenario.path, tmp / "scenario.toml")
-    plan = result.to_dict()
+    plan = (
+        result.to_dict() if isinstance(result, _SeveralAnnotators) else plan_result_document(result)
+    )
     if "scenario" in plan:  # the copy beside the report, not a path on the machine that built it
         plan["scenario"]["path"] = "scenario.toml"
     for name, document in (

@@ -407,9 +407,11 @@ def assurance_data(plan: Plan, seed: int) -> AssuranceCurve:
         for m, stream in zip(plan.settings.metrics, streams, strict=True)
     }
     if "psa" in plan.uncertainty_by_metric:  # the curve the recommendation is read from
-        from planner.sizing.uncertainty import hybrid_assurance_curve
+        from planner.sizing.uncertainty import PilotUncertainty, hybrid_assurance_curve
 
-        curve[HYBRID_CURVE] = hybrid_assurance_curve(plan.uncertainty_by_metric["psa"], items)
+        psa = plan.uncertainty_by_metric["psa"]
+        assert isinstance(psa, PilotUncertainty)  # PSA's plan under uncertainty
+        curve[HYBRID_CURVE] = hybrid_assurance_curve(psa, items)
     return AssuranceCurve(
         curve=curve,
         width=plan.settings.width,

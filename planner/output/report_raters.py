@@ -136,7 +136,7 @@ def plug_in_items(model: AnyRatersModel, plan: RatersPlan, annotators: int) -> i
 def raters_hours(model: AnyRatersModel, plan: RatersPlan, costs: dict[str, Any]) -> HoursBars:
     """The plan's person-hours and, without ``k`` of ``M``, those of ``M = 2 .. 6``
     annotators per item at their plug-in items for the target width."""
-    b, s = plan.budget, plan.sizing
+    b, s = plan.sizing_budget, plan.sizing
     bars: list[tuple[str, float, float, float | None, str]] = [
         (f"the plan: {s.labels_per_item} labels,\nassurance {s.target_assurance:g}",
          s.items, b.person_hours, b.cost, "plan"),
@@ -183,7 +183,7 @@ def raters_figure_data(
     assurance = None
     if plan.curve is not None:
         assurance = AssuranceCurve(
-            curve={s.metric: plan.curve},
+            curve=plan.curve,
             width=s.width,
             assurance=s.target_assurance,
             planned=int(s.items),
@@ -234,7 +234,7 @@ def recommendation(
     scenario: Scenario, plan: RatersPlan, schedule: ScheduleResult, figures: ReportFigures
 ) -> list[Block]:
     """What to label, what it costs, how long it takes, how to decide."""
-    s, b = plan.sizing, plan.budget
+    s, b = plan.sizing, plan.sizing_budget
     op = schedule.operation
     cost = "" if b.cost is None else f", cost {b.cost:,.0f} (hourly rate × person-hours)"
     whose = "the team in the scenario" if scenario.team else "planner schedule's default team"
@@ -294,7 +294,7 @@ def assumptions(plan: RatersPlan) -> list[Block]:
 
 def plan_table(plan: RatersPlan) -> list[Block]:
     """The plan's answer and its evidence, and the fixed-hours table."""
-    s, b = plan.sizing, plan.budget
+    s, b = plan.sizing, plan.sizing_budget
     rows = [
         ["items", f"{s.items:,} ({_design(plan)})"],
         ["labels", f"{b.labels:,}"],
@@ -313,7 +313,7 @@ def plan_table(plan: RatersPlan) -> list[Block]:
         rows.insert(3, ["cost", f"{b.cost:,.2f}"])
     blocks: list[Block] = [("h2", "Plan"), ("table", ["quantity", "value"], rows)]
     if plan.by_annotators:
-        hours = plan.budget.labelling_hours
+        hours = plan.sizing_budget.labelling_hours
         blocks.append(
             ("p", f"At the same {hours:,.1f} labelling hours, by annotators per item (the "
              "half-width at expected counts, plug-in):")

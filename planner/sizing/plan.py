@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, overload
 
 import numpy as np
 
@@ -31,6 +31,7 @@ from planner.sizing.search import (
     union_positives_for_assurance,
     worst_case_union_positives,
 )
+from planner.statistics.alpha_variance import LINEARISED_LEVELS
 from planner.statistics.intervals import KAPPA_ESTIMANDS, KAPPA_METHODS, PSA_METHODS, coverage_note
 from planner.validation import (
     RULES,
@@ -41,6 +42,22 @@ from planner.validation import (
     compact_repr,
     seed_from,
 )
+
+if TYPE_CHECKING:  # the several-annotator plan stays off the pair plan's start path
+    from planner.sizing.pilot import Pilot
+    from planner.sizing.precision import Precision
+    from planner.sizing.raters_common import CommonPrevalenceModel
+    from planner.sizing.raters_model import RatersModel
+    from planner.sizing.raters_plan import RatersPlan
+    from planner.sizing.uncertainty import PilotUncertainty
+    from planner.sizing.uncertainty_kappa import KappaPilotUncertainty
+
+    #: a plan under pilot uncertainty: PSA's or Cohen's kappa's
+    Uncertainty: TypeAlias = PilotUncertainty | KappaPilotUncertainty
+
+#: the metrics of a pair's plan ("both": PSA and Cohen's kappa); several annotators take
+#: one of :data:`planner.sizing.study_intervals.RATER_METRICS`
+PAIR_METRICS = ("psa", "kappa", "both")
 
 #: PSA methods the plan under pilot uncertainty supports (every outcome narrow from some U on)
 UNCERTAINTY_METHODS = ("wilson", "clopper-pearson", "jeffreys")
@@ -55,6 +72,18 @@ class PlanSettings:
     score interval for Cohen's kappa), 4,000 replicate studies per evaluated size, two annotators
     at 90 s per item and no adjudication. With ``team`` (a named team) each person's seconds
     and rate bill the budget (:func:`~planner.sizing.raters_team_cost.priced_budget`).
+
+    The same settings plan a study of several annotators (a
+    :class:`~planner.sizing.raters_model.RatersModel` or
+    :class:`~planner.sizing.raters_common.CommonPrevalenceModel`): ``metric`` is then one of
+    ``fleiss``, ``alpha``, ``psa``, ``conger`` or ``kappa`` (mean pairwise Cohen's kappa), with
+    ``level`` (alpha's distance: nominal, ordinal, interval) and ``per_item`` (each item labelled
+    by ``per_item`` of the model's annotators, drawn at random; ``None``: by all of them). The
+    default metric is PSA for every kind of study; with three or more categories PSA is
+    undefined and the metric must be named (``fleiss`` or ``alpha``). ``psa_method``,
+    ``kappa_method``, ``annotators_per_item`` and ``team`` are the pair's (several annotators:
+    the interval is the metric's linearised one, the labels per item are the model's
+    annotators or ``per_item``); ``level`` and ``per_item`` are several annotators' only.
 
     Every value is checked on construction by its rule in
     :data:`planner.validation.RULES` (``width`` in [0.001, 1): below 0.001 a study would
@@ -77,6 +106,8 @@ class PlanSettings:
     #: a named team's price of an item (:class:`~planner.sizing.raters_team_cost.TeamPricing`):
     #: each person's seconds and rate bill the budget instead of the single rate
     team: TeamPricing | None = None
+    level: str = "nominal"
+    per_item: int | None = None
 
     def __post_init__(self) -> None:
         # every value by the rule it obeys wherever it comes from (planner.validation), in
@@ -95,7 +126,14 @@ class PlanSettings:
         if self.hourly_rate is not None:
             rate = check("hourly_rate", self.hourly_rate, RULES["hourly_rate"])
             object.__setattr__(self, "hourly_rate", rate)
-        check_choice("metric", self.metric, ("psa", "kappa", "both"))
+        if self.metric not in PAIR_METRICS:
+            from planner.sizing.study_intervals import RATER_METRICS
+
+            check_choice("metric", self.metric, tuple(dict.fromkeys(PAIR_METRICS + RATER_METRICS)))
+        check_choice("level", self.level, LINEARISED_LEVELS)
+        if self.per_item is not None:
+            per_item = check("per_item", self.per_item, RULES["per_item"])
+            object.__setattr__(self, "per_item", per_item)
         check_choice("psa_method", self.psa_method, PSA_METHODS)
         check_choice("kappa_method", self.kappa_method, KAPPA_METHODS)
         if self.team is not None:
@@ -112,12 +150,13 @@ class Recommendation:
     """What a plan from a pilot recommends: the items the plan under pilot uncertainty needs.
 
     ``plug_in_items`` is what the plug-in plan asks for (if the pilot were the truth);
-    ``union_positives`` the expected union positives of ``items`` at the pilot's union rate.
+    ``union_positives`` the expected union positives of ``items`` at the pilot's union rate
+    (a pair's; ``None`` for several annotators).
     """
 
     metric: str
     items: int
-    union_positives: float
+    union_positives: float | None
     budget: Budget
     plug_in_items: int
     basis: str = (
@@ -128,7 +167,14 @@ class Recommendation:
 
 @dataclass(frozen=True)
 class Plan:
-    """Everything the ``plan`` command reports.
+    """Everything the ``plan`` command reports for an annotator pair.
+
+    A study of several annotators has a :class:`~planner.sizing.raters_plan.RatersPlan`,
+    with the same names for the same things (``items``, ``budget``, ``notes``,
+    ``precision``, ``curve``, ``pilot``, ``uncertainty``, ``recommended``); the two stay
+    two types because what they size differs (here every metric's ``results`` with the
+    PSA checks ``worst_case`` and ``stop_rule``; there one metric's ``sizing`` with the
+    fixed-hours table).
 
     With a pilot (``model.source == "pilot-counts"``) and a plan under its uncertainty,
     ``recommended`` holds the uncertainty-aware answer, and :attr:`items` and :attr:`budget`
@@ -146,13 +192,16 @@ class Plan:
     stop_rule: dict[str, Any] | None
     seed: int
     notes: list[str] = field(default_factory=list)
-    uncertainty: Any = None
+    uncertainty: Uncertainty | None = None
     #: every sized metric's plan under pilot uncertainty; ``uncertainty`` is the one that
     #: needs the most items (it decides, as the larger plug-in answer does)
-    uncertainty_by_metric: dict[str, Any] = field(default_factory=dict)
-    precision: Any = None
-    pilot: Any = None
-    curve: dict[str, Any] | None = None
+    uncertainty_by_metric: dict[str, Uncertainty] = field(default_factory=dict)
+    #: what a fixed number of items buys (:func:`planner.sizing.precision.fixed_size_precision`)
+    precision: Precision | None = None
+    #: the pilot file the model came from (:func:`planner.sizing.pilot.read_pilot`)
+    pilot: Pilot | None = None
+    #: per metric, the assurance against items (:func:`planner.sizing.precision.assurance_curve`)
+    curve: dict[str, list[dict[str, float]]] | None = None
     recommended: Recommendation | None = None
 
     @property
@@ -169,12 +218,6 @@ class Plan:
         if self.recommended is not None:
             return self.recommended.budget
         return self.budgets[self.deciding_metric]
-
-    def to_dict(self) -> dict[str, Any]:
-        """The plan's JSON document (:func:`planner.output.jsonout.plan_document`)."""
-        from planner.output.jsonout import plan_document
-
-        return plan_document(self)
 
 
 def interval_label(metric: str, method: str) -> str:
@@ -324,20 +367,47 @@ def _size_metrics(
     return results
 
 
+@overload
 def make_plan(
     model: PairModel,
-    settings: PlanSettings,
+    settings: PlanSettings = ...,
     *,
     rng: RngLike = None,
     pilot_draws: int = 0,
     progress: Callable[[int, int], None] | None = None,
-) -> Plan:
-    """Size a two-annotator study for ``model`` and ``settings``.
+) -> Plan: ...
+
+
+@overload
+def make_plan(
+    model: RatersModel | CommonPrevalenceModel,
+    settings: PlanSettings = ...,
+    *,
+    rng: RngLike = None,
+    pilot_draws: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> RatersPlan: ...
+
+
+def make_plan(
+    model: PairModel | RatersModel | CommonPrevalenceModel,
+    settings: PlanSettings = PlanSettings(),  # noqa: B008 (frozen, so one shared default)
+    *,
+    rng: RngLike = None,
+    pilot_draws: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> Plan | RatersPlan:
+    """Size a study of two or more annotators for ``model`` and ``settings``.
 
     Parameters
     ----------
     model
-        Cell probabilities of the annotator pair.
+        Cell probabilities of the annotator pair (:class:`~planner.sizing.model.PairModel`),
+        or a model of several annotators
+        (:class:`~planner.sizing.raters_model.RatersModel`,
+        :class:`~planner.sizing.raters_common.CommonPrevalenceModel`), whose plan is a
+        :class:`~planner.sizing.raters_plan.RatersPlan`
+        (:func:`planner.sizing.raters_plan.plan_several_annotators`).
     settings
         Target, search effort and labelling costs.
     rng
@@ -353,9 +423,14 @@ def make_plan(
     progress
         Called as ``progress(done, total)``: ``total`` is one step per metric and one for the
         checks (worst case, stop rule, pilot uncertainty); ``progress(0, total)`` first.
+        Several annotators: the search's progress.
     """
-    check_instance("model", model, PairModel, "a PairModel (pair_from_annotators, ...)")
     check_instance("settings", settings, PlanSettings, "a PlanSettings")
+    if not isinstance(model, PairModel):
+        from planner.sizing.raters_plan import plan_several_annotators
+
+        return plan_several_annotators(model, settings, rng=rng, progress=progress)
+    check_pair_settings(settings)
     seed = seed_from(rng)
     if model.union_rate <= 0:
         raise InvalidInput("the model implies no union positives: PSA and kappa are undefined")
@@ -368,18 +443,7 @@ def make_plan(
     budget_for = _budget_function(model, settings)
     budgets = {metric: budget_for(res.items) for metric, res in results.items()}
     deciding = max(results, key=lambda m: results[m].items)
-    notes = [degenerate] if degenerate else []
-    if model.cells[0] <= 0:  # a pilot's estimate (a stated model with PSA 0 is refused above)
-        notes.append(
-            "the pilot has no item both annotators flag (PSA 0): the plug-in plan takes the "
-            "annotators to never agree on a positive; the plan under pilot uncertainty does not"
-        )
-    notes += [
-        note
-        for res in results.values()
-        if (note := coverage_note(res.metric, res.method, res.union_positives)) is not None
-    ]
-    notes += [note for res in results.values() if (note := coverage_shortfall_note(res))]
+    notes = _sizing_notes(model, results, degenerate)
     stop_rule = _stop_rule(model, settings, budget_for, notes) if "psa" in results else None
     by_metric: dict[str, Any] = {}
     if model.source == "pilot-counts":
@@ -403,6 +467,42 @@ def make_plan(
         uncertainty_by_metric=by_metric,
         recommended=recommended,
     )
+
+
+def _sizing_notes(
+    model: PairModel, results: dict[str, SampleSizeResult], degenerate: str | None
+) -> list[str]:
+    """The notes on the model and on each metric's interval at its planned size."""
+    notes = [degenerate] if degenerate else []
+    if model.cells[0] <= 0:  # a pilot's estimate (a stated model with PSA 0 is refused above)
+        notes.append(
+            "the pilot has no item both annotators flag (PSA 0): the plug-in plan takes the "
+            "annotators to never agree on a positive; the plan under pilot uncertainty does not"
+        )
+    notes += [
+        note
+        for res in results.values()
+        if (note := coverage_note(res.metric, res.method, res.union_positives)) is not None
+    ]
+    notes += [note for res in results.values() if (note := coverage_shortfall_note(res))]
+    return notes
+
+
+def check_pair_settings(settings: PlanSettings) -> None:
+    """The settings a pair's plan takes: PSA and/or Cohen's kappa, every item by the pair."""
+    if settings.metric not in PAIR_METRICS:
+        raise InvalidInput(
+            f"metric {settings.metric} is for several annotators; a pair's plan sizes "
+            f"{', '.join(PAIR_METRICS)}",
+            parameter="metric",
+        )
+    for name, default in (("per_item", None), ("level", "nominal")):
+        if getattr(settings, name) != default:
+            raise InvalidInput(
+                f"{name} is for several annotators; a pair labels every item (PSA and kappa "
+                "have no level)",
+                parameter=name,
+            )
 
 
 def _recommended(

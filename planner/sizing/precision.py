@@ -13,14 +13,20 @@ PSA, common random numbers across ``n`` for kappa), for a table, a JSON array or
 Its points are refined (:func:`refined_curve`) until the straight line between neighbours
 is within :data:`CURVE_TOLERANCE` of the curve at the quarter points of every gap, so that
 reading the figure at any size is close to the computed value; values are clipped to [0, 1].
+
+Both functions are the one entry for every kind of study: a model of several annotators goes
+to its seam, :mod:`planner.sizing.raters_precision` (label-pattern studies; a module of its
+own because the pair's exact and four-cell arithmetic and the patterns' share no code, and
+together they would pass the ~600-line mark), with the same
+:class:`~planner.sizing.plan.PlanSettings`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
@@ -36,6 +42,11 @@ from planner.sizing.model import PairModel
 from planner.sizing.raters_team_cost import priced_budget
 from planner.sizing.simulation import NestedStudies, simulate_tables
 from planner.validation import RULES, RngLike, check, check_choice, check_instance, seed_from
+
+if TYPE_CHECKING:  # several annotators' seam imports this module
+    from planner.sizing.raters_common import CommonPrevalenceModel
+    from planner.sizing.raters_model import RatersModel
+    from planner.sizing.raters_precision import RatersPrecision
 
 QUANTILES = (0.1, 0.5, 0.9)
 #: the largest gap allowed between a curve and the straight line between its plotted points
@@ -69,12 +80,6 @@ class Precision:
     cost: float | None
     width: float
     seed: int
-
-    def to_dict(self) -> dict[str, Any]:
-        """The precision's JSON section (:func:`planner.output.jsonout.precision_json`)."""
-        from planner.output.jsonout import precision_json
-
-        return precision_json(self)
 
 
 def seconds_per_study_item(settings: Any, contested_rate: float) -> float:
@@ -181,6 +186,7 @@ def _metric_precision(
     )
 
 
+@overload
 def fixed_size_precision(
     model: PairModel,
     settings: Any,
@@ -189,18 +195,56 @@ def fixed_size_precision(
     hours: float | None = None,
     budget: float | None = None,
     rng: RngLike = None,
-) -> Precision:
+) -> Precision: ...
+
+
+@overload
+def fixed_size_precision(
+    model: RatersModel | CommonPrevalenceModel,
+    settings: Any,
+    *,
+    items: int | None = None,
+    hours: float | None = None,
+    budget: float | None = None,
+    rng: RngLike = None,
+) -> RatersPrecision: ...
+
+
+def fixed_size_precision(
+    model: PairModel | RatersModel | CommonPrevalenceModel,
+    settings: Any,
+    *,
+    items: int | None = None,
+    hours: float | None = None,
+    budget: float | None = None,
+    rng: RngLike = None,
+) -> Precision | RatersPrecision:
     """The precision a fixed study buys: give exactly one of ``items``, ``hours``, ``budget``.
 
     ``hours`` and ``budget`` are converted to items with the costs of ``settings``
     (:class:`~planner.sizing.plan.PlanSettings`): labels per item, seconds per item, the
     model's contested share times the adjudication seconds, and (for ``budget``) the hourly
     rate. Each metric of ``settings.metrics`` is reported (:class:`MetricPrecision`).
+
+    A model of several annotators (:class:`~planner.sizing.raters_model.RatersModel`,
+    :class:`~planner.sizing.raters_common.CommonPrevalenceModel`) is simulated as label
+    patterns (:func:`planner.sizing.raters_precision.raters_fixed_size`) for the settings'
+    one metric, ``level`` and ``per_item``, each item billed its ``per_item`` (else every
+    annotator's) labels: a :class:`~planner.sizing.raters_precision.RatersPrecision`.
     """
-    check_instance("model", model, PairModel, "a PairModel")
     from planner.sizing.plan import PlanSettings  # plan imports this module
 
     check_instance("settings", settings, PlanSettings, "a PlanSettings")
+    if not isinstance(model, PairModel):
+        from planner.sizing.raters_precision import raters_fixed_size, study_and_costs
+
+        study, costs = study_and_costs(model, settings)
+        return raters_fixed_size(
+            model, study, costs, items=items, hours=hours, budget=budget, rng=rng
+        )
+    from planner.sizing.plan import check_pair_settings
+
+    check_pair_settings(settings)
     for name, amount in (("items", items), ("hours", hours), ("budget", budget)):
         if amount is not None:
             check(name, amount, RULES[name])
@@ -283,7 +327,7 @@ def refined_curve(
 
 
 def assurance_curve(
-    model: PairModel,
+    model: PairModel | RatersModel | CommonPrevalenceModel,
     metric: str,
     settings: Any,
     items: list[int],
@@ -296,12 +340,18 @@ def assurance_curve(
     Exact for PSA with an interval in :data:`EXACT_PSA_METHODS`; otherwise from
     ``settings.n_reps`` nested simulated studies (common random numbers across ``n``, so the
     curve is smooth). The points are ``items``, ``planned`` (the plan's size, when given) and
-    those :func:`refined_curve` adds; values are clipped to [0, 1].
+    those :func:`refined_curve` adds; values are clipped to [0, 1]. A model of several
+    annotators: ``metric`` with the settings' ``level`` and ``per_item`` on nested
+    label-pattern studies (:func:`planner.sizing.raters_precision.raters_assurance_curve`).
     """
-    check_instance("model", model, PairModel, "a PairModel")
     from planner.sizing.plan import PlanSettings  # plan imports this module
 
     check_instance("settings", settings, PlanSettings, "a PlanSettings")
+    if not isinstance(model, PairModel):
+        from planner.sizing.raters_precision import raters_assurance_curve, study_and_costs
+
+        study = replace(study_and_costs(model, settings)[0], metric=metric)
+        return raters_assurance_curve(model, study, items, planned=planned, rng=rng)
     check_choice("metric", metric, ("psa", "kappa"))
     items = [
         check("items", n, RULES["items"])

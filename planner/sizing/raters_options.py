@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from planner.errors import InvalidInput
-from planner.operations.budget import labelling_budget
-from planner.sizing.precision import curve_items
+from planner.sizing.plan import PlanSettings, Recommendation, make_plan
+from planner.sizing.precision import assurance_curve, curve_items, fixed_size_precision
 from planner.sizing.raters_common import AnyRatersModel, common_prevalence_model
 from planner.sizing.raters_model import raters_model
 from planner.sizing.raters_pilot import (
@@ -27,14 +27,8 @@ from planner.sizing.raters_pilot import (
     raters_items_under_uncertainty,
     read_raters_pilot,
 )
-from planner.sizing.raters_plan import RatersPlan, make_raters_plan
-from planner.sizing.raters_precision import (
-    LabelCosts,
-    RatersStudy,
-    contested_share,
-    raters_assurance_curve,
-    raters_fixed_size,
-)
+from planner.sizing.raters_plan import RatersPlan, labels_budget
+from planner.sizing.raters_precision import study_and_costs
 from planner.validation import RULES, check, seed_from
 
 #: library parameter -> (scenario section, key) for values a scenario can give
@@ -61,17 +55,20 @@ FROM_SCENARIO = {
 }
 #: options that fix the study's size (one of them) or ask for the assurance curve
 FIXED_SIZE = ("items", "hours", "budget")
+#: the defaults of an option given neither on the command line nor in the scenario: the
+#: plan settings' own, save three annotators and 2,000 replicates (the several-annotator
+#: search's: a rough search on 2,000 nested studies, then four times as many near its answer)
 DEFAULTS: dict[str, Any] = {
+    **{
+        name: getattr(PlanSettings(), name)
+        for name in (
+            "width", "confidence_level", "assurance", "max_items", "seconds_per_item",
+            "adjudication_seconds", "level",
+        )
+    },
     "n_annotators": 3,
-    "width": 0.08,
-    "confidence_level": 0.95,
-    "assurance": 0.5,
     "n_reps": 2000,
-    "max_items": 10_000_000,
-    "seconds_per_item": 90.0,
-    "adjudication_seconds": 0.0,
-    "level": "nominal",
-}
+}  # fmt: skip
 _NOT_WITH_KAPPA = ("error_rate", "bias", "confusion", "ambiguity")
 
 
@@ -171,18 +168,6 @@ def _fixed_size_given(options: dict[str, Any], hourly_rate: float | None) -> dic
     return given
 
 
-def _study(plan: RatersPlan, metric: str, values: dict[str, Any]) -> RatersStudy:
-    s = plan.sizing
-    return RatersStudy(
-        metric=metric,
-        width=s.width,
-        level=s.level,
-        per_item=values["per_item"],
-        confidence_level=s.confidence_level,
-        n_reps=s.n_reps,
-    )
-
-
 #: the model's options, which a pilot file replaces
 PILOT_REPLACES = (
     "prevalence", "error_rate", "bias", "confusion", "ambiguity", "kappa", "n_categories",
@@ -224,27 +209,19 @@ def _pilot(options: dict[str, Any], scenario: Any, seed: int) -> RatersPilot | N
 
 
 def _under_uncertainty(
-    plan: RatersPlan, pilot: RatersPilot, metric: str, values: dict[str, Any], seed: int
+    plan: RatersPlan, pilot: RatersPilot, settings: PlanSettings, seed: int
 ) -> RatersPlan:
     """The plan with the pilot, its plan under uncertainty and that plan's budget."""
     s = plan.sizing
     uncertainty = raters_items_under_uncertainty(
         pilot,
-        _study(plan, metric, values),
+        study_and_costs(pilot.model, settings)[0],
         s.items,
         assurance=s.target_assurance,
-        max_items=values["max_items"],
+        max_items=settings.max_items,
         rng=seed_from(np.random.default_rng([seed, UNCERTAINTY_STREAM])),
     )
-    adjudication = values["adjudication_seconds"]
-    budget = labelling_budget(
-        uncertainty.items,
-        annotators_per_item=s.labels_per_item,
-        seconds_per_item=values["seconds_per_item"],
-        contested_rate=contested_share(pilot.model, values["per_item"]) if adjudication else 0.0,
-        adjudication_seconds=adjudication,
-        hourly_rate=values["hourly_rate"],
-    )
+    budget = labels_budget(pilot.model, uncertainty.items, settings)
     notes = [
         *pilot.notes,
         f"the recommendation, {uncertainty.items:,} items, counts the pilot's uncertainty "
@@ -256,7 +233,14 @@ def _under_uncertainty(
         plan,
         pilot=pilot,
         uncertainty=uncertainty,
-        recommended_budget=budget,
+        recommended=Recommendation(
+            metric=settings.metric,
+            items=uncertainty.items,
+            union_positives=None,
+            budget=budget,
+            plug_in_items=s.items,
+            basis="under the pilot's uncertainty",
+        ),
         notes=[*notes, *plan.notes],
     )
 
@@ -283,7 +267,7 @@ def _team_priced(plan: RatersPlan, scenario: Any, values: dict[str, Any]) -> Rat
     if people is None:
         return plan
     budget, shares = team_budget(
-        plan.budget, people, plan.sizing.labels_per_item, values["seconds_per_item"],
+        plan.sizing_budget, people, plan.sizing.labels_per_item, values["seconds_per_item"],
         values["hourly_rate"],
     )  # fmt: skip
     each = "; ".join(
@@ -295,7 +279,7 @@ def _team_priced(plan: RatersPlan, scenario: Any, values: dict[str, Any]) -> Rat
         f"the budget bills the named team person by person (each one's seconds per item and "
         f"hourly rate, labels shared by speed, at most one per item each): {each}"
     )
-    return replace(plan, budget=budget, notes=[*plan.notes, note])
+    return replace(plan, sizing_budget=budget, notes=[*plan.notes, note])
 
 
 def _team_pricing(scenario: Any, k: int, values: dict[str, Any]) -> Any:
@@ -314,7 +298,7 @@ def _team_pricing(scenario: Any, k: int, values: dict[str, Any]) -> Any:
 def _with_fixed_size(
     plan: RatersPlan,
     model: AnyRatersModel,
-    metric: str,
+    settings: PlanSettings,
     values: dict[str, Any],
     given: dict[str, Any],
     curve_wanted: bool,
@@ -324,23 +308,19 @@ def _with_fixed_size(
     if not given and not curve_wanted:
         return plan
     s = plan.sizing
-    study = _study(plan, metric, values)
     precision = None
     if given:
-        costs = LabelCosts(
-            annotators_per_item=s.labels_per_item,
-            seconds_per_item=values["seconds_per_item"],
-            adjudication_seconds=values["adjudication_seconds"],
-            hourly_rate=values["hourly_rate"],
-            team=_team_pricing(scenario, s.labels_per_item, values),
-        )
-        precision = raters_fixed_size(model, study, costs, **given, rng=s.seed)
+        team = _team_pricing(scenario, s.labels_per_item, values)
+        precision = fixed_size_precision(model, replace(settings, team=team), **given, rng=s.seed)
     curve = None
     if curve_wanted:
         center = precision.items if precision is not None else s.items
-        curve = raters_assurance_curve(
-            model, study, curve_items(center), planned=center, rng=s.seed
-        )
+        metric = settings.metric
+        curve = {
+            metric: assurance_curve(
+                model, metric, settings, curve_items(center), planned=center, rng=s.seed
+            )
+        }
     return replace(plan, precision=precision, curve=curve)
 
 
@@ -371,10 +351,9 @@ def raters_plan_from_options(
         pilot = _pilot(options, scenario, seed)
         model = _model(values) if pilot is None else pilot.model
         metric = values["metric"] or ("psa" if model.n_categories == 2 else "fleiss")
-        plan = make_raters_plan(
-            model,
-            metric,
-            values["width"],
+        settings = PlanSettings(
+            metric=metric,
+            width=values["width"],
             level=values["level"],
             per_item=values["per_item"],
             confidence_level=values["confidence_level"],
@@ -384,14 +363,13 @@ def raters_plan_from_options(
             seconds_per_item=values["seconds_per_item"],
             hourly_rate=values["hourly_rate"],
             adjudication_seconds=values["adjudication_seconds"],
-            rng=seed,
-            progress=progress,
         )
+        plan = make_plan(model, settings, rng=seed, progress=progress)
         plan = _team_priced(plan, scenario, values)
         if pilot is not None:
-            plan = _under_uncertainty(plan, pilot, metric, values, seed)
+            plan = _under_uncertainty(plan, pilot, settings, seed)
         plan = _with_fixed_size(
-            plan, model, metric, values, given, bool(options.get("curve")), scenario
+            plan, model, settings, values, given, bool(options.get("curve")), scenario
         )
     except InvalidInput as exc:
         raise _named_by_file(exc, scenario, from_file) from None

@@ -1,6 +1,7 @@
 """A multi-rater plan: items, hours for every label, and how precision changes with M.
 
-:func:`make_raters_plan` sizes the study
+:func:`plan_several_annotators` (:func:`planner.sizing.plan.make_plan` with a model of
+several annotators) sizes the study
 (:func:`planner.sizing.search.find_sample_size`), bills every label
 (``items * labels per item``, :func:`planner.operations.budget.labelling_budget`; in a
 ``k``-of-``M`` design also the hours per annotator of the pool, ``items * k / M`` labels each
@@ -17,14 +18,16 @@ from typing import Any
 
 import numpy as np
 
+from planner.errors import InvalidInput
 from planner.operations.budget import SECONDS_PER_HOUR, Budget, labelling_budget, labelling_hours
+from planner.sizing.plan import PlanSettings, Recommendation
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import MAX_ANNOTATORS, RatersModel
 from planner.sizing.raters_pilot import RatersPilot, RatersUncertainty
 from planner.sizing.raters_precision import RatersPrecision, contested_share
 from planner.sizing.search import SampleSizeResult, SearchSettings, find_sample_size
 from planner.sizing.study_intervals import expected_half_width, pattern_space
-from planner.validation import RULES, check, compact_repr
+from planner.validation import RngLike, check_instance, compact_repr, seed_from
 
 
 @dataclass(frozen=True)
@@ -41,12 +44,19 @@ class PrecisionRow:
 class RatersPlan:
     """The plan for a study of several annotators.
 
+    It shares the pair's :class:`~planner.sizing.plan.Plan` names for the same things:
+    :attr:`items` and :attr:`budget` (what to label and its cost: the recommendation under
+    the pilot's uncertainty when there is one), ``notes``, ``precision``, ``curve`` (per
+    metric), ``pilot``, ``uncertainty`` and ``recommended``
+    (a :class:`~planner.sizing.plan.Recommendation`). Its own: one metric's ``sizing`` (the
+    pair's ``results`` per metric), the fixed-hours table and the hours per annotator.
+
     Attributes
     ----------
     sizing
-        The sample size and its evidence.
-    budget
-        Hours and cost of every label.
+        The sample size and its evidence (the plug-in answer: the model as the truth).
+    sizing_budget
+        Hours and cost of every label of ``sizing.items``.
     hours_per_annotator
         Labelling hours of each annotator of the pool (``k``-of-``M``: ``items k / M``
         items each, on average).
@@ -62,38 +72,37 @@ class RatersPlan:
         What a fixed number of items (given, or bought by hours or a budget) reaches
         (:func:`planner.sizing.raters_precision.raters_fixed_size`), or ``None``.
     curve
-        The assurance against items for the target width
+        The metric's assurance against items for the target width
         (:func:`planner.sizing.raters_precision.raters_assurance_curve`), or ``None``.
-    pilot, uncertainty, recommended_budget
+    pilot, uncertainty, recommended
         A pilot file's fit (the model), the plan under its uncertainty
-        (:func:`planner.sizing.raters_pilot.raters_items_under_uncertainty`) and the budget
-        of that plan, which is the recommendation; else ``None``.
+        (:func:`planner.sizing.raters_pilot.raters_items_under_uncertainty`) and its items
+        and budget, which are the recommendation; else ``None``.
     """
 
     __repr__ = compact_repr  # shapes, not every value
 
     sizing: SampleSizeResult
-    budget: Budget
+    sizing_budget: Budget
     hours_per_annotator: float
     by_annotators: list[PrecisionRow]
     model: dict[str, Any]
     notes: list[str] = field(default_factory=list)
     precision: RatersPrecision | None = None
-    curve: list[dict[str, float]] | None = None
+    curve: dict[str, list[dict[str, float]]] | None = None
     pilot: RatersPilot | None = None
     uncertainty: RatersUncertainty | None = None
-    recommended_budget: Budget | None = None
+    recommended: Recommendation | None = None
 
     @property
-    def recommended_items(self) -> int:
+    def items(self) -> int:
         """The items to label: under the pilot's uncertainty when there is a pilot."""
-        return self.sizing.items if self.uncertainty is None else self.uncertainty.items
+        return self.sizing.items if self.recommended is None else self.recommended.items
 
-    def to_dict(self) -> dict[str, Any]:
-        """The plan's JSON document (:func:`planner.output.jsonout.raters_plan_document`)."""
-        from planner.output.jsonout import raters_plan_document
-
-        return raters_plan_document(self)
+    @property
+    def budget(self) -> Budget:
+        """The budget of :attr:`items`."""
+        return self.sizing_budget if self.recommended is None else self.recommended.budget
 
 
 def describe_model(model: AnyRatersModel) -> dict[str, Any]:
@@ -134,6 +143,20 @@ def precision_by_annotators(
     return rows
 
 
+def labels_budget(model: AnyRatersModel, items: int, settings: PlanSettings) -> Budget:
+    """Hours and cost of ``items`` items, each labelled by ``settings.per_item`` (else every)
+    annotator at the settings' seconds and rate, the contested ones adjudicated."""
+    per_item, adjudication = settings.per_item, settings.adjudication_seconds
+    return labelling_budget(
+        items,
+        annotators_per_item=model.n_annotators if per_item is None else per_item,
+        seconds_per_item=settings.seconds_per_item,
+        contested_rate=contested_share(model, per_item) if adjudication else 0.0,
+        adjudication_seconds=adjudication,
+        hourly_rate=settings.hourly_rate,
+    )
+
+
 def _coverage_notes(sizing: SampleSizeResult) -> list[str]:
     """A note when the interval under-covers at the planned size."""
     if not sizing.under_covers:
@@ -145,78 +168,67 @@ def _coverage_notes(sizing: SampleSizeResult) -> list[str]:
     ]
 
 
-def make_raters_plan(
+def plan_several_annotators(
     model: AnyRatersModel,
-    metric: str = "fleiss",
-    width: float = 0.1,
+    settings: PlanSettings,
     *,
-    level: str = "nominal",
-    per_item: int | None = None,
-    confidence_level: float = 0.95,
-    assurance: float = 0.5,
-    n_reps: int = 2000,
-    max_items: int = 10_000_000,
-    seconds_per_item: float = 90.0,
-    hourly_rate: float | None = None,
-    adjudication_seconds: float = 0.0,
-    rng: np.random.Generator | int | None = None,
+    rng: RngLike = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> RatersPlan:
-    """Size a study of several annotators and bill every label.
+    """Size a study of several annotators and bill every label: what
+    :func:`planner.sizing.plan.make_plan` does for a model of several annotators.
 
-    Parameters are those of :class:`planner.sizing.search.SearchSettings`,
-    with ``seconds_per_item`` (one annotator, one item), ``hourly_rate`` and
-    ``adjudication_seconds`` (for each item whose labels do not all agree:
-    :func:`planner.sizing.raters_precision.contested_share`) for the budget; ``progress`` is
-    passed to the search.
+    The target, search effort, ``metric``, ``level`` and ``per_item`` of ``settings`` go to
+    :func:`planner.sizing.search.find_sample_size`; ``seconds_per_item`` (one
+    annotator, one item), ``hourly_rate`` and ``adjudication_seconds`` (for each item whose
+    labels do not all agree: :func:`planner.sizing.raters_precision.contested_share`) bill
+    the budget; ``progress`` is passed to the search.
 
     Examples
     --------
+    >>> from planner.sizing.plan import PlanSettings, make_plan
     >>> from planner.sizing.raters_model import raters_model
-    >>> plan = make_raters_plan(raters_model(0.3, 4), "fleiss", 0.1, n_reps=200, rng=1)
+    >>> settings = PlanSettings(metric="fleiss", width=0.1, n_reps=200)
+    >>> plan = make_plan(raters_model(0.3, 4), settings, rng=1)
     >>> plan.budget.labels == 4 * plan.sizing.items
     True
     """
-    seconds_per_item = check("seconds_per_item", seconds_per_item, RULES["seconds_per_item"])
-    if hourly_rate is not None:
-        hourly_rate = check("hourly_rate", hourly_rate, RULES["hourly_rate"])
-    adjudication_seconds = check(
-        "adjudication_seconds", adjudication_seconds, RULES["adjudication_seconds"]
-    )
+    what = "a PairModel, RatersModel or CommonPrevalenceModel (raters_model, ...)"
+    check_instance("model", model, (RatersModel, CommonPrevalenceModel), what)
+    if settings.team is not None:
+        raise InvalidInput(
+            "team prices a pair's plan; several annotators' named team bills the budget "
+            "through their scenario (raters_plan_from_options)",
+            parameter="team",
+        )
+    s, per_item = settings, settings.per_item
+    rng = seed_from(rng)  # as the search takes it: the seed it records
     sizing = find_sample_size(
         model,
         SearchSettings(
-            metric=metric,
-            width=width,
-            confidence_level=confidence_level,
-            assurance=assurance,
-            level=level,
+            metric=s.metric,
+            width=s.width,
+            confidence_level=s.confidence_level,
+            assurance=s.assurance,
+            level=s.level,
             per_item=per_item,
-            n_reps=n_reps,
-            max_items=max_items,
+            n_reps=s.n_reps,
+            max_items=s.max_items,
         ),
         rng=rng,
         progress=progress,
     )
-    k = sizing.labels_per_item
-    budget = labelling_budget(
-        sizing.items,
-        annotators_per_item=k,
-        seconds_per_item=seconds_per_item,
-        contested_rate=contested_share(model, per_item) if adjudication_seconds else 0.0,
-        adjudication_seconds=adjudication_seconds,
-        hourly_rate=hourly_rate,
-    )
+    budget = labels_budget(model, sizing.items, settings)
     notes = _coverage_notes(sizing)
     if per_item is None:
-        table = precision_by_annotators(model, sizing, budget.labelling_hours, seconds_per_item)
+        table = precision_by_annotators(model, sizing, budget.labelling_hours, s.seconds_per_item)
         if isinstance(model, RatersModel) and len(set(model.confusion)) > 1:
             notes.append("the table at fixed hours cycles the given annotators to reach M")
     else:
         table = []
     return RatersPlan(
         sizing=sizing,
-        budget=budget,
+        sizing_budget=budget,
         hours_per_annotator=budget.labelling_hours / model.n_annotators,
         by_annotators=table,
         model=describe_model(model),

@@ -195,6 +195,19 @@ def checked_study(model: AnyRatersModel, study: RatersStudy) -> tuple[RatersStud
     return checked, m if per_item is None else per_item
 
 
+def study_and_costs(model: AnyRatersModel, settings: Any) -> tuple[RatersStudy, LabelCosts]:
+    """The study and the costs of a :class:`~planner.sizing.plan.PlanSettings` for ``model``:
+    its metric, target, ``level``, ``per_item`` and replicates; each item's ``per_item`` (else
+    every annotator's) labels at its seconds, adjudication, hourly rate and team."""
+    what = "a PairModel, RatersModel or CommonPrevalenceModel"
+    check_instance("model", model, (RatersModel, CommonPrevalenceModel), what)
+    s = settings
+    study = RatersStudy(s.metric, s.width, s.level, s.per_item, s.confidence_level, s.n_reps)
+    labels = model.n_annotators if s.per_item is None else s.per_item
+    costs = LabelCosts(labels, s.seconds_per_item, s.adjudication_seconds, s.hourly_rate, s.team)
+    return study, costs
+
+
 def contested_share(model: AnyRatersModel, per_item: int | None = None) -> float:
     """``P(the labels of an item do not all agree)``: 1 minus the unanimous patterns' mass.
 

@@ -54,7 +54,9 @@ def compute(
             parameters=("hours", "budget"),
         )
     result, options, notes = plan_fields.run(values, files, progress)
-    document = result.to_dict()
+    from planner.output.jsonout import plan_result_document
+
+    document = plan_result_document(result)
     precision = document["precision"]
     first = next(iter(precision["metrics"].values()))
     pilot = values.get("pilot") if "pilot" in files else None

@@ -163,7 +163,9 @@ def _plan_page(
     team = {f.name: values.get(f.name) for f in TEAM_FIELDS}
     chosen = {k: v for k, v in values.items() if k not in team}
     result, options, notes = plan_fields.run({**chosen, "curve": curve or None}, files, progress)
-    document = result.to_dict()
+    from planner.output.jsonout import plan_result_document
+
+    document = plan_result_document(result)
     pilot = values.get("pilot") if "pilot" in files else None
     tables = [t for t in (_answer_table(document), _robust_table(document)) if t is not None]
     figure = _curve_figure(result)
