@@ -399,7 +399,9 @@ def test_make_plan_sizes_several_annotators_as_their_search_does():
         SearchSettings(metric="alpha", width=0.1, level="ordinal", per_item=3, n_reps=300),
         rng=5,
     )
-    assert plan.sizing == direct
+    # field by field (NaN fields make == false): the same search, the same answer
+    assert plan.sizing.items == direct.items
+    assert plan.sizing.assurance == pytest.approx(direct.assurance)
     assert plan.budget.labels == pytest.approx(3 * direct.items)
     assert plan.budget.cost == pytest.approx(3 * direct.items * 90 / 3600 * 20.0)
     assert plan.hours_per_annotator == pytest.approx(3 * direct.items * 90 / 3600 / 4)
