@@ -19,8 +19,8 @@ import numpy as np
 
 from planner.sizing.raters_common import common_prevalence_model
 from planner.sizing.raters_model import raters_model
-from planner.sizing.study_intervals import pattern_space, study_intervals, true_value
 from planner.sizing.raters_simulation import simulate_pattern_counts
+from planner.sizing.study_intervals import pattern_space, study_intervals, true_value
 
 PREVALENCES = {
     2: (0.7, 0.3),

@@ -279,10 +279,12 @@ def plan_document(plan: Any, schedule: Any = None) -> dict[str, Any]:
 
 
 def _settings_json(settings: Any) -> dict[str, Any]:
-    """A plan's settings; a named team (``team``) as its people's seconds, rates and shares
-    (no ``team`` key without one)."""
+    """A pair's or a stratified comparison's settings; a named team (``team``) as its people's
+    seconds, rates and shares (no ``team`` key without one). ``level`` and ``per_item`` are left
+    out: they describe studies of several annotators and do not enter these answers."""
     body = asdict(replace(settings, team=None))
-    body.pop("team")
+    for several_only in ("team", "level", "per_item"):
+        body.pop(several_only)
     if settings.team is not None:
         body["team"] = settings.team.summary()
     return body

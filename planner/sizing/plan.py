@@ -126,7 +126,7 @@ class PlanSettings:
         if self.hourly_rate is not None:
             rate = check("hourly_rate", self.hourly_rate, RULES["hourly_rate"])
             object.__setattr__(self, "hourly_rate", rate)
-        if self.metric not in PAIR_METRICS:
+        if not isinstance(self.metric, str) or self.metric not in PAIR_METRICS:
             from planner.sizing.study_intervals import RATER_METRICS
 
             check_choice("metric", self.metric, tuple(dict.fromkeys(PAIR_METRICS + RATER_METRICS)))
