@@ -101,3 +101,21 @@ def test_the_two_annotator_plan_of_a_confusion_matrix_is_the_pairs_exact_plan():
     assert json.loads(done.output)["items"] == expected.items
     shown = CliRunner().invoke(plan_app, args, env={"COLUMNS": "100"}).output
     assert "binomial sums; two annotators are the pair" in shown
+
+
+def test_plan_settings_hand_the_search_their_target_and_the_pair_s_interval_method():
+    from planner.sizing.plan import PlanSettings
+
+    plan = PlanSettings(width=0.05, assurance=0.8, n_reps=500, kappa_method="profile")
+    pair = plan.search_settings("kappa")
+    assert (pair.metric, pair.width, pair.assurance, pair.n_reps) == ("kappa", 0.05, 0.8, 500)
+    assert pair.method == "profile"
+    assert plan.search_settings("psa").method == plan.psa_method
+
+
+def test_several_annotators_search_takes_level_and_per_item_not_a_pair_method():
+    from planner.sizing.plan import PlanSettings
+
+    plan = PlanSettings(metric="alpha", level="ordinal", per_item=2)
+    several = plan.search_settings("alpha", several=True)
+    assert (several.level, several.per_item, several.method) == ("ordinal", 2, None)

@@ -10,7 +10,7 @@ until ``U`` union positives".
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeAlias, overload
 
 import numpy as np
@@ -144,6 +144,30 @@ class PlanSettings:
         """The metrics to size, in report order."""
         return ("psa", "kappa") if self.metric == "both" else (self.metric,)
 
+    def search_settings(self, metric: str, *, several: bool = False) -> SearchSettings:
+        """The sample-size search these settings ask for ``metric``.
+
+        A pair's search uses the pair's interval method for the metric (``psa_method`` or
+        ``kappa_method``); several annotators' (``several=True``) has one interval per metric
+        and takes ``level`` and ``per_item`` instead.
+
+        >>> PlanSettings(width=0.05).search_settings("kappa").method
+        'score'
+        """
+        search = SearchSettings(
+            metric=metric,
+            width=self.width,
+            confidence_level=self.confidence_level,
+            assurance=self.assurance,
+            method=None if several else self._pair_method(metric),
+            n_reps=self.n_reps,
+            max_items=self.max_items,
+        )
+        return replace(search, level=self.level, per_item=self.per_item) if several else search
+
+    def _pair_method(self, metric: str) -> str:
+        return self.psa_method if metric == "psa" else self.kappa_method
+
 
 @dataclass(frozen=True)
 class Recommendation:
@@ -232,20 +256,7 @@ def size_metric(
 ) -> SampleSizeResult:
     """:func:`~planner.sizing.search.find_sample_size` with the target and effort of
     ``settings``."""
-    method = settings.psa_method if metric == "psa" else settings.kappa_method
-    return find_sample_size(
-        model,
-        SearchSettings(
-            metric=metric,
-            width=settings.width,
-            confidence_level=settings.confidence_level,
-            assurance=settings.assurance,
-            method=method,
-            n_reps=settings.n_reps,
-            max_items=settings.max_items,
-        ),
-        rng=rng,
-    )
+    return find_sample_size(model, settings.search_settings(metric), rng=rng)
 
 
 _MODEL_OPTIONS = {

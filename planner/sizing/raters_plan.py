@@ -25,7 +25,7 @@ from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import MAX_ANNOTATORS, RatersModel
 from planner.sizing.raters_pilot import RatersPilot, RatersUncertainty
 from planner.sizing.raters_precision import RatersPrecision, contested_share
-from planner.sizing.search import SampleSizeResult, SearchSettings, find_sample_size
+from planner.sizing.search import SampleSizeResult, find_sample_size
 from planner.sizing.study_intervals import expected_half_width, pattern_space
 from planner.validation import RngLike, check_instance, compact_repr, seed_from
 
@@ -204,19 +204,7 @@ def plan_several_annotators(
     s, per_item = settings, settings.per_item
     rng = seed_from(rng)  # as the search takes it: the seed it records
     sizing = find_sample_size(
-        model,
-        SearchSettings(
-            metric=s.metric,
-            width=s.width,
-            confidence_level=s.confidence_level,
-            assurance=s.assurance,
-            level=s.level,
-            per_item=per_item,
-            n_reps=s.n_reps,
-            max_items=s.max_items,
-        ),
-        rng=rng,
-        progress=progress,
+        model, s.search_settings(s.metric, several=True), rng=rng, progress=progress
     )
     budget = labels_budget(model, sizing.items, settings)
     notes = _coverage_notes(sizing)
