@@ -225,7 +225,12 @@ class AltTestPlanSettings:
         check_instance("table", self.table, bool, "True or False")
         humans = tuple(check("humans", m, RULES["n_humans"]) for m in self.table_humans)
         object.__setattr__(self, "table_humans", humans)
-        check("block_replicates", self.block_replicates, RULES["n_reps"])
+        block = self.block_replicates
+        if isinstance(block, bool) or not isinstance(block, int | np.integer) or block < 1:
+            raise InvalidInput(
+                f"block_replicates must be a whole number of at least 1, got {block!r}",
+                parameter="block_replicates",
+            )
 
 
 def pass_probability(
