@@ -32,7 +32,11 @@ sys.path.insert(0, str(ROOT))
 
 from planner.data.labels import ratings_from_matrix  # noqa: E402
 from planner.measuring.alt_test import alt_test  # noqa: E402
-from planner.sizing.alt_test_plan import alt_test_model, plan_alt_test  # noqa: E402
+from planner.sizing.alt_test_plan import (  # noqa: E402
+    AltTestPlanSettings,
+    alt_test_model,
+    plan_alt_test,
+)
 
 LLMS = ["llm0", "llm1", "llm2"]
 
@@ -75,7 +79,11 @@ def main() -> None:
         print(f"python -m planner alt-test FILE (wide CSV) --json: {wall:.2f} s wall")
     for m in (3, 6):
         model = alt_test_model(humans=m, categories=4, human_error=0.3, llm_error=0.3)
-        secs = median_time(lambda model=model: plan_alt_test(model, epsilon=0.2, rng=1), args.runs)
+        settings = AltTestPlanSettings(epsilon=0.2)
+        secs = median_time(
+            lambda model=model, settings=settings: plan_alt_test(model, settings, rng=1),
+            args.runs,
+        )
         print(f"plan_alt_test: {m} humans, K = 4: {secs:.3f} s (median of {args.runs})")
     wall = command_seconds(
         ["alt-test", "--plan", "--humans", "3", "--categories", "4", "--human-error", "0.3",

@@ -73,6 +73,7 @@ _PUBLIC = {
     "plan_alt_test": "planner.sizing.alt_test_plan",
     "pass_probability": "planner.sizing.alt_test_plan",
     "alt_test_plan_summary": "planner.sizing.alt_test_plan",
+    "AltTestPlanSettings": "planner.sizing.alt_test_plan",
     # multi-rater sizing: M annotators per item
     "RatersModel": "planner.sizing.raters_model",
     "raters_model": "planner.sizing.raters_model",

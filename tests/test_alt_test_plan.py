@@ -13,6 +13,9 @@ from typer.testing import CliRunner
 from planner.cli.commands import app
 from planner.errors import InvalidInput, TargetUnreachable
 from planner.sizing.alt_test_plan import (
+    AltTestPlanSettings as Settings,
+)
+from planner.sizing.alt_test_plan import (
     alt_test_model,
     alt_test_plan_summary,
     difference_classes,
@@ -56,7 +59,7 @@ def _independent_pass_rate(n, reps, k, human_error, llm_error, epsilon, seed, m=
 @pytest.mark.slow
 def test_planned_items_verified_by_an_independent_simulation():
     model = alt_test_model(humans=3, categories=2, human_error=0.3, llm_error=0.2)
-    plan = plan_alt_test(model, epsilon=0.1, power=0.8, rng=11)
+    plan = plan_alt_test(model, Settings(epsilon=0.1, power=0.8), rng=11)
     reps = 600  # SE of a rate near 0.8: 0.016
     at_n = _independent_pass_rate(plan.n_items, reps, 2, 0.3, 0.2, 0.1, seed=1)
     below = _independent_pass_rate(int(0.8 * plan.n_items), reps, 2, 0.3, 0.2, 0.1, seed=2)
@@ -66,7 +69,7 @@ def test_planned_items_verified_by_an_independent_simulation():
 
 def test_pass_probability_below_thirty_items_uses_wilcoxon_like_scipy():
     model = alt_test_model(humans=3, categories=2, human_error=0.3, llm_error=0.3)
-    planned = pass_probability(model, 20, epsilon=0.2, min_items=10, n_reps=2000, rng=3)
+    planned = pass_probability(model, 20, Settings(epsilon=0.2, min_items=10, n_reps=2000), rng=3)
     independent = _independent_pass_rate(20, 500, 2, 0.3, 0.3, 0.2, seed=4)
     assert 0.7 < planned.probability < 0.97  # not a trivial 0 or 1
     assert abs(planned.probability - independent) <= 3 * np.hypot(0.008, 0.016)
@@ -81,16 +84,18 @@ def test_wilcoxon_below_thirty_items_passes_more_easily_than_the_t_test_at_thirt
     assert (wilcoxon_less(counts, 0.2)[1] <= 0.05).mean() > 0.4
     assert abs((t_test_less(counts, 0.2)[1] <= 0.05).mean() - 0.05) < 0.01
     model = alt_test_model(humans=3, categories=2, human_error=0.3, llm_error=0.3)
-    at_29 = pass_probability(model, 29, epsilon=0.2, min_items=10, rng=5).probability
-    at_30 = pass_probability(model, 30, epsilon=0.2, min_items=10, rng=5).probability
+    at_29 = pass_probability(model, 29, Settings(epsilon=0.2, min_items=10), rng=5).probability
+    at_30 = pass_probability(model, 30, Settings(epsilon=0.2, min_items=10), rng=5).probability
     assert at_29 > at_30 + 0.15
 
 
 def test_no_plan_below_min_items():
     model = alt_test_model(humans=3, categories=2, human_error=0.1, llm_error=0.1)
     with pytest.raises(InvalidInput, match=r"n_items must be at least min_items \(30\), got 20"):
-        pass_probability(model, 20, epsilon=0.2, rng=1)
-    plan = plan_alt_test(model, epsilon=0.3, rng=1)  # an easy target: the floor is the answer
+        pass_probability(model, 20, Settings(epsilon=0.2), rng=1)
+    plan = plan_alt_test(
+        model, Settings(epsilon=0.3), rng=1
+    )  # an easy target: the floor is the answer
     assert plan.n_items == 30 and min(n for n, _ in plan.evaluated) == 30
 
 
@@ -118,7 +123,9 @@ def test_methods_table_with_the_prior_error_model(cell, published):
             prevalences=list(prior / prior.sum()),
             error_draw="prior",
         )
-        rates.append(pass_probability(model, n, epsilon=epsilon, n_reps=100, rng=i).probability)
+        rates.append(
+            pass_probability(model, n, Settings(epsilon=epsilon, n_reps=100), rng=i).probability
+        )
     # the table's Monte Carlo SE is about 0.03, ours about 0.025
     assert abs(np.mean(rates) - published) <= 0.1
 
@@ -135,7 +142,7 @@ def test_difference_classes_are_a_distribution_and_ties_are_symmetric():
 
 def test_search_brackets_the_answer_on_its_own_sequence_of_studies():
     model = alt_test_model(humans=3, categories=4, human_error=0.3, llm_error=0.3)
-    plan = plan_alt_test(model, epsilon=0.2, power=0.8, rng=3)
+    plan = plan_alt_test(model, Settings(epsilon=0.2, power=0.8), rng=3)
     evaluated = dict(plan.evaluated)
     assert evaluated[plan.n_items] >= 0.8 and evaluated[plan.n_items - 1] < 0.8
     assert plan.pass_probability == evaluated[plan.n_items]
@@ -146,7 +153,7 @@ def test_search_brackets_the_answer_on_its_own_sequence_of_studies():
 def test_the_plan_is_where_pass_probability_stays_above_the_target():
     # P(pass) is saw-toothed in n: this model first reaches 0.8 well before it stays there
     model = alt_test_model(humans=3, categories=2, human_error=0.1, llm_error=0.1)
-    plan = plan_alt_test(model, epsilon=0.15, power=0.8, rng=1)
+    plan = plan_alt_test(model, Settings(epsilon=0.15, power=0.8), rng=1)
     curve = dict(plan.evaluated)
     assert plan.first_crossing < plan.n_items <= plan.searched_to
     assert plan.searched_to >= 2 * plan.first_crossing and plan.dips_above_first_crossing
@@ -168,7 +175,7 @@ def test_the_plan_is_where_pass_probability_stays_above_the_target():
 def test_the_block_size_bounds_memory_and_leaves_the_answer_as_it_was():
     model = alt_test_model(humans=3, categories=3, human_error=0.2, llm_error=0.2)
     plans = [
-        plan_alt_test(model, epsilon=0.2, n_reps=2500, block_replicates=b, rng=4)
+        plan_alt_test(model, Settings(epsilon=0.2, n_reps=2500, block_replicates=b), rng=4)
         for b in (1, 333, 2500, 100_000)
     ]
     assert all(p == plans[0] for p in plans[1:])
@@ -194,20 +201,21 @@ def test_classes_drawn_in_groups_keep_the_multinomial_law():
 @pytest.mark.slow
 def test_same_seed_same_plan():
     model = alt_test_model(humans=3, categories=2, human_error=0.2, llm_error=0.2)
-    assert plan_alt_test(model, epsilon=0.1, rng=8) == plan_alt_test(model, epsilon=0.1, rng=8)
+    assert plan_alt_test(model, Settings(epsilon=0.1), rng=8) == plan_alt_test(
+        model, Settings(epsilon=0.1), rng=8
+    )
 
 
 def test_a_worse_llm_cannot_be_expected_to_pass():
     model = alt_test_model(humans=3, categories=2, human_error=0.05, llm_error=0.6)
     with pytest.raises(TargetUnreachable, match="cannot be expected to pass"):
-        plan_alt_test(model, epsilon=0.05, rng=1)
+        plan_alt_test(model, Settings(epsilon=0.05), rng=1)
 
 
 def test_table_over_humans_has_hours_from_the_budget():
-    rows = plan_table(
-        humans=(2, 3), categories=2, human_error=0.2, llm_error=0.2, epsilon=0.15,
-        seconds_per_item=60, n_reps=500, rng=4,
-    )  # fmt: skip
+    model = alt_test_model(humans=3, categories=2, human_error=0.2, llm_error=0.2)
+    settings = Settings(epsilon=0.15, seconds_per_item=60, n_reps=500, table_humans=(2, 3))
+    rows = plan_table(model, settings, rng=4)
     for m, row in zip((2, 3), rows, strict=True):
         assert row is not None and row.model.n_humans == m
         assert row.budget is not None and np.isclose(row.budget.person_hours, row.n_items * m / 60)
@@ -216,7 +224,9 @@ def test_table_over_humans_has_hours_from_the_budget():
 @pytest.mark.slow
 def test_summary_for_a_report():
     model = alt_test_model(humans=3, categories=2, human_error=0.2, llm_error=0.2)
-    s = alt_test_plan_summary(model, epsilon=0.15, items=60, n_reps=500, rng=2)
+    s = alt_test_plan_summary(
+        model, Settings(epsilon=0.15, items=60, n_reps=500, table=True), rng=2
+    )
     assert s.n_items is not None and s.pass_probability is not None
     assert [row[0] for row in s.table] == [2, 3, 4, 5, 6]
     assert s.pass_probability_at_items is not None and "3 humans" in s.model_description

@@ -24,10 +24,8 @@ TOP_LEVEL = ("errors", "validation", "examples")
 #: upward imports still to be moved (importer, imported): results serialised by
 #: output.jsonout through their ``to_dict``. Each should go; none may be added.
 KNOWN_UPWARD = {
-    ("planner.measuring.alt_test", "planner.output.jsonout"),
     ("planner.measuring.measure", "planner.output.jsonout"),
     ("planner.operations.workload", "planner.output.jsonout"),
-    ("planner.sizing.alt_test_plan", "planner.output.jsonout"),
     ("planner.sizing.compare", "planner.output.jsonout"),
     ("planner.sizing.pilot", "planner.output.jsonout"),
     ("planner.sizing.uncertainty", "planner.output.jsonout"),

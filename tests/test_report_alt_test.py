@@ -17,7 +17,11 @@ import pytest
 from planner.data.scenario import load_scenario, scenario_from_dict
 from planner.errors import InvalidInput
 from planner.output.report import write_report
-from planner.sizing.alt_test_plan import alt_test_model, alt_test_plan_summary
+from planner.sizing.alt_test_plan import (
+    AltTestPlanSettings,
+    alt_test_model,
+    alt_test_plan_summary,
+)
 from planner.sizing.exact import exact_psa_assurance
 from planner.sizing.model import pair_from_annotators
 from planner.sizing.plan import Plan, PlanSettings, make_plan
@@ -110,10 +114,11 @@ def test_the_alt_test_section_shows_the_summarys_numbers(judge_report):
     seed = figures["alt_test"]["summary"]["seed"]
     # llm-judge.toml's [alt_test] and [budget], typed in by hand
     model = alt_test_model(human_error=[0.1, 0.12, 0.15], llm_error=0.12, prevalences=[0.2, 0.8])
-    expected = alt_test_plan_summary(
-        model, epsilon=0.1, q=0.05, power=0.8, items=300, seconds_per_item=60,
-        hourly_rate=40.0, rng=seed,
+    settings = AltTestPlanSettings(
+        epsilon=0.1, q=0.05, power=0.8, items=300, seconds_per_item=60, hourly_rate=40.0,
+        table=True,
     )  # fmt: skip
+    expected = alt_test_plan_summary(model, settings, rng=seed)
     assert expected.n_items is not None and expected.pass_probability is not None
     section = markdown.split("## Alt-Test", 1)[1].split("## Rebuild", 1)[0]
     n = expected.n_items

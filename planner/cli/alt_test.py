@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from planner.measuring.alt_test import AltTestResult, LLMVerdict
-    from planner.sizing.alt_test_plan import AltTestModel, AltTestPlan, PassProbability
+    from planner.sizing.alt_test_plan import AltTestModel, AltTestPlanSummary, PassProbability
 
 ALT_TEST_HELP = (
     "The alternative annotator test (Calderon, Reichart & Dror, ACL 2025): does an LLM judge "
@@ -215,10 +215,15 @@ def alt_test_command(
         )
     if plan:
         with flags_named(ALT_TEST_FLAGS):
+            settings = {
+                "epsilon": epsilon, "q": q, "power": power, "min_items": min_items,
+                "n_reps": replicates, "max_items": max_items,
+                "seconds_per_item": seconds_per_item, "hourly_rate": hourly_rate,
+                "items": items, "table": table,
+            }  # fmt: skip
             _plan(
-                humans, categories, human_error, llm_error, prevalences, error_draw, epsilon,
-                q, power, items, table, replicates, seconds_per_item, hourly_rate, seed,
-                json_output, (min_items, max_items), quiet,
+                humans, categories, human_error, llm_error, prevalences, error_draw, settings,
+                seed, json_output, quiet,
             )  # fmt: skip
         return
     given = _plan_options_given(
@@ -255,7 +260,7 @@ def alt_test_command(
     for message in ratings.notes:  # how the file was read, once the test has run
         note(message)
     if json_output:
-        from planner.output.jsonout import alt_test_document
+        from planner.output.alt_test_json import alt_test_document
 
         emit_json(alt_test_document(result, input=ratings.input))
         return
@@ -279,75 +284,52 @@ def _plan(
     llm_error: float,
     prevalences: str | None,
     error_draw: str,
-    epsilon: float,
-    q: float,
-    power: float,
-    items: int | None,
-    table: bool,
-    replicates: int,
-    seconds_per_item: float,
-    hourly_rate: float | None,
+    settings: dict[str, Any],
     seed: int | None,
     json_output: bool,
-    limits: tuple[int, int],
     quiet: bool = False,
 ) -> None:
-    from planner.sizing.alt_test_plan import pass_probability, plan_alt_test
+    """``--plan``: P(pass) at ``--items``, or the one library assembly of the plan (and
+    ``--table``), rendered."""
+    from planner.sizing.alt_test_plan import (
+        AltTestPlanSettings,
+        alt_test_plan_summary,
+        pass_probability,
+    )
 
-    min_items, max_items = limits
-    model, prev = _plan_model(humans, categories, human_error, llm_error, prevalences, error_draw)
-    if items is not None and table:
+    model = _plan_model(humans, categories, human_error, llm_error, prevalences, error_draw)
+    options = AltTestPlanSettings(**settings)
+    if options.items is not None and options.table:
         raise InvalidInput("--table plans 2 to 6 humans; with --items give one or the other")
     drawn = seed is None
     seed = seed_or_draw(seed)
     seed_note = f"seed {seed} (give --seed {seed} to repeat)" if drawn else None
-    from planner.output.jsonout import alt_test_plan_document, alt_test_plan_json
-
-    doc: dict = {"mode": "plan"}
-    if items is not None:
-        at = pass_probability(
-            model, items, epsilon=epsilon, q=q, min_items=min_items, n_reps=replicates, rng=seed
-        )
-        doc.update(model=model.describe(), epsilon=epsilon, q=q, pass_probability=_at_doc(at))
+    if options.items is not None:
+        at = pass_probability(model, options.items, options, rng=seed)
         if seed_note:  # after the computation: an error stays one line
             note(seed_note)
         if json_output:
-            emit_json(alt_test_plan_document(doc, seed=seed))
+            from planner.output.alt_test_json import pass_probability_document
+
+            emit_json(pass_probability_document(model, options.epsilon, options.q, at))
             return
-        _render_at(model.describe(), at, epsilon)
+        _render_at(model.describe(), at, options.epsilon)
         return
-    with progress_bar("planning", disabled=json_output or quiet):
-        result = plan_alt_test(
-            model,
-            epsilon=epsilon,
-            q=q,
-            power=power,
-            min_items=min_items,
-            max_items=max_items,
-            n_reps=replicates,
-            seconds_per_item=seconds_per_item,
-            hourly_rate=hourly_rate,
-            rng=seed,
-        )
-    rows: tuple[AltTestPlan | None, ...] = ()
-    if table:
-        with progress_bar("planning 2 to 6 humans", disabled=json_output or quiet):
-            costs = (seconds_per_item, hourly_rate)
-            rows = _table_rows(result, prev, error_draw, epsilon, q, power, limits, costs)
-    doc["plan"] = alt_test_plan_json(result)
-    if table:
-        doc["table"] = [
-            {"humans": m, "n_items": None, "person_hours": None}
-            if r is None
-            else {"humans": m, "n_items": r.n_items, "person_hours": _hours(r)}
-            for m, r in zip((2, 3, 4, 5, 6), rows, strict=True)
-        ]
+    if options.table and len(set(model.human_error)) > 1:
+        note("--table uses the first --human-error for every number of humans")
+    with progress_bar("planning", disabled=json_output or quiet) as progress:
+        summary = alt_test_plan_summary(model, options, rng=seed, progress=progress)
+    if summary.plan is None:
+        assert summary.unreachable is not None  # no plan: the search said why
+        raise summary.unreachable
     if seed_note:
         note(seed_note)
     if json_output:
-        emit_json(alt_test_plan_document(doc, seed=seed))
+        from planner.output.alt_test_json import alt_test_summary_document
+
+        emit_json(alt_test_summary_document(summary))
         return
-    _render_plan(result, rows)
+    _render_plan(summary)
 
 
 def _plan_model(
@@ -357,14 +339,14 @@ def _plan_model(
     llm_error: float,
     prevalences: str | None,
     error_draw: str,
-) -> tuple[AltTestModel, tuple[float, ...] | None]:
-    """The annotator model of ``--plan`` and the ``--prevalences`` it was given."""
+) -> AltTestModel:
+    """The annotator model of ``--plan``."""
     from planner.sizing.alt_test_plan import alt_test_model
 
     errors = parse_floats(human_error, "--human-error")
     assert errors is not None  # a default is always there
     prev = parse_floats(prevalences, "--prevalences")
-    model = alt_test_model(
+    return alt_test_model(
         humans=humans,
         categories=categories,
         human_error=errors[0] if len(errors) == 1 else errors,
@@ -372,59 +354,6 @@ def _plan_model(
         prevalences=prev,
         error_draw=error_draw,
     )
-    return model, prev
-
-
-def _table_rows(
-    result: AltTestPlan,
-    prev: tuple[float, ...] | None,
-    error_draw: str,
-    epsilon: float,
-    q: float,
-    power: float,
-    limits: tuple[int, int],
-    costs: tuple[float, float | None],
-) -> tuple[AltTestPlan | None, ...]:
-    """``--table``: the plan for 2 to 6 humans, the plan itself in its own row."""
-    from planner.sizing.alt_test_plan import plan_table
-
-    model = result.model
-    if len(set(model.human_error)) > 1:
-        note("--table uses the first --human-error for every number of humans")
-    rows = plan_table(
-        categories=model.n_categories,
-        human_error=model.human_error[0],
-        llm_error=model.llm_error,
-        prevalences=prev,
-        error_draw=error_draw,
-        epsilon=epsilon,
-        q=q,
-        power=power,
-        min_items=limits[0],
-        max_items=limits[1],
-        n_reps=result.n_reps,
-        seconds_per_item=costs[0],
-        hourly_rate=costs[1],
-        rng=result.seed,
-    )
-    if len(set(model.human_error)) == 1:  # the table's row for these humans: the plan
-        rows = tuple(
-            result if m == model.n_humans else r for m, r in zip((2, 3, 4, 5, 6), rows, strict=True)
-        )
-    return rows
-
-
-def _hours(plan: AltTestPlan) -> float | None:
-    return None if plan.budget is None else plan.budget.person_hours
-
-
-def _at_doc(at: PassProbability) -> dict:
-    return {
-        "n_items": at.n_items,
-        "probability": at.probability,
-        "standard_error": at.standard_error,
-        "n_reps": at.n_reps,
-    }
 
 
 def _console() -> Console:
@@ -494,9 +423,11 @@ def _render_at(description: str, at: PassProbability, epsilon: float) -> None:
     )
 
 
-def _render_plan(plan: AltTestPlan, rows: tuple[AltTestPlan | None, ...]) -> None:
+def _render_plan(summary: AltTestPlanSummary) -> None:
     from rich.table import Table
 
+    plan = summary.plan
+    assert plan is not None  # rendered only when there is a plan
     console = _console()
     console.print(f"model: {plan.model.describe()}")
     console.print(
@@ -513,12 +444,11 @@ def _render_plan(plan: AltTestPlan, rows: tuple[AltTestPlan | None, ...]) -> Non
     if plan.budget is not None:
         cost = "" if plan.budget.cost is None else f", cost {plan.budget.cost:,.2f}"
         console.print(f"human labelling: {plan.budget.person_hours:,.1f} person-hours{cost}")
-    if rows:
+    if summary.table:
         t = Table("humans", "items", "person-hours")
-        for m, r in zip((2, 3, 4, 5, 6), rows, strict=True):
-            if r is None:
+        for m, n, hours in summary.table:
+            if n is None:
                 t.add_row(str(m), "unreachable", "")
             else:
-                hours = _hours(r)
-                t.add_row(str(m), f"{r.n_items:,}", "" if hours is None else f"{hours:,.1f}")
+                t.add_row(str(m), f"{n:,}", "" if hours is None else f"{hours:,.1f}")
         console.print(t)

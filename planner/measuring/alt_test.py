@@ -143,12 +143,6 @@ class AltTestResult:
     source: str
     notes: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
-        """The test's JSON document (:func:`planner.output.jsonout.alt_test_document`)."""
-        from planner.output.jsonout import alt_test_document
-
-        return alt_test_document(self)
-
 
 def alt_test(
     ratings: Ratings,

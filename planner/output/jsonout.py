@@ -704,67 +704,7 @@ def schedule_document(result: Any) -> dict[str, Any]:
     return document("schedule", schedule_body(result), seed=result.seed, notes=result.notes)
 
 
-# --------------------------------------------------------------------------- alt-test
-
-
-def alt_test_document(result: Any, **extra: Any) -> dict[str, Any]:
-    """``planner alt-test``: each LLM's verdict, ranked; ``extra`` (``input``) added."""
-    llms = []
-    for rank, v in enumerate(result.llms, start=1):
-        doc = asdict(v)
-        doc["rank"] = rank
-        doc["skipped"] = [{"human": h, "domain": d, "items": n} for h, d, n in v.skipped]
-        doc["domains_passed"] = v.domains_passed
-        llms.append(doc)
-    body = {
-        "source": result.source,
-        "scoring": result.scoring,
-        "epsilon": result.epsilon,
-        "q": result.q,
-        "min_items": result.min_items,
-        "by": result.by,
-        "humans": list(result.humans),
-        "llms": llms,
-        **extra,
-    }
-    return document("alt-test", body, seed=None, notes=result.notes)
-
-
-def alt_test_plan_json(plan: Any) -> dict[str, Any]:
-    """An :class:`~planner.sizing.alt_test_plan.AltTestPlan`: items for the power, budget."""
-    m = plan.model
-    return {
-        "model": {
-            "description": m.describe(),
-            "humans": m.n_humans,
-            "categories": m.n_categories,
-            "human_error": list(m.human_error),
-            "llm_error": m.llm_error,
-            "prevalences": list(m.prevalences),
-            "error_draw": m.error_draw,
-        },
-        "epsilon": plan.epsilon,
-        "q": plan.q,
-        "power": plan.power,
-        "n_items": plan.n_items,
-        "first_crossing": plan.first_crossing,
-        "searched_to": plan.searched_to,
-        "pass_probability": plan.pass_probability,
-        "standard_error": plan.standard_error,
-        "analytic_start": plan.analytic_start,
-        "mean_difference": list(plan.mean_difference),
-        "evaluated": [{"n_items": n, "pass_probability": p} for n, p in plan.evaluated],
-        "n_reps": plan.n_reps,
-        "seed": plan.seed,
-        "min_items": plan.min_items,
-        "budget": None if plan.budget is None else budget_json(plan.budget),
-    }
-
-
-def alt_test_plan_document(body: Mapping[str, Any], *, seed: int) -> dict[str, Any]:
-    """``planner alt-test --plan``: ``plan`` (:func:`alt_test_plan_json`), ``table``, or
-    ``pass_probability`` at a given number of items."""
-    return document("alt-test-plan", body, seed=seed)
+# alt-test: planner.output.alt_test_json
 
 
 # --------------------------------------------------------------------------- compat, scenarios

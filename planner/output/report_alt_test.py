@@ -14,7 +14,7 @@ numbers were drawn with is recorded (``figures.json``, ``alt_test``).
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -22,6 +22,7 @@ import numpy as np
 from planner.data.scenario import Scenario
 from planner.sizing.alt_test_plan import (
     AltTestModel,
+    AltTestPlanSettings,
     AltTestPlanSummary,
     alt_test_model,
     alt_test_plan_summary,
@@ -72,21 +73,18 @@ class AltTestReport:
     curve: PassCurve
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dictionary (``figures.json``'s ``alt_test``)."""
-        out = asdict(self)
-        out["summary"]["table"] = [
-            {"humans": m, "items": n, "person_hours": h} for m, n, h in self.summary.table
-        ]
-        return out
+        """A JSON-ready dictionary (``figures.json``'s ``alt_test``:
+        :func:`planner.output.alt_test_json.alt_test_report_json`)."""
+        from planner.output.alt_test_json import alt_test_report_json
+
+        return alt_test_report_json(self)
 
 
-def alt_test_settings(scenario: Scenario) -> tuple[AltTestModel, dict[str, Any]]:
-    """The planning model of the scenario's ``[alt_test]`` and the keywords of the summary.
-
-    The keywords are those of :func:`~planner.sizing.alt_test_plan.alt_test_plan_summary`
-    (all but ``rng``): hours come from the scenario's ``[budget]`` (``seconds_per_item``,
-    default 90 s; ``hourly_rate``).
-    """
+def alt_test_settings(scenario: Scenario) -> tuple[AltTestModel, AltTestPlanSettings]:
+    """The planning model of the scenario's ``[alt_test]`` and the settings of its summary
+    (:func:`~planner.sizing.alt_test_plan.alt_test_plan_summary`, with the table of 2 to 6
+    humans): hours come from the scenario's ``[budget]`` (``seconds_per_item``, default
+    90 s; ``hourly_rate``)."""
     alt = scenario.alt_test
     model = alt_test_model(
         humans=alt.get("humans"),
@@ -96,17 +94,18 @@ def alt_test_settings(scenario: Scenario) -> tuple[AltTestModel, dict[str, Any]]
         prevalences=alt.get("prevalences"),
         error_draw=alt.get("error_draw", "uniform"),
     )
-    keywords = {
-        "epsilon": alt.get("epsilon", 0.2),
-        "q": alt.get("q", 0.05),
-        "power": alt.get("power", 0.8),
-        "items": alt.get("items"),
-        "min_items": alt.get("min_items", 30),
-        "n_reps": alt.get("replicates", 2000),
-        "seconds_per_item": scenario.budget.get("seconds_per_item", DEFAULT_SECONDS),
-        "hourly_rate": scenario.budget.get("hourly_rate"),
-    }
-    return model, keywords
+    settings = AltTestPlanSettings(
+        epsilon=alt.get("epsilon", 0.2),
+        q=alt.get("q", 0.05),
+        power=alt.get("power", 0.8),
+        items=alt.get("items"),
+        min_items=alt.get("min_items", 30),
+        n_reps=alt.get("replicates", 2000),
+        seconds_per_item=scenario.budget.get("seconds_per_item", DEFAULT_SECONDS),
+        hourly_rate=scenario.budget.get("hourly_rate"),
+        table=True,
+    )
+    return model, settings
 
 
 def alt_test_seed(seed: int) -> int:
@@ -125,14 +124,14 @@ def curve_sizes(min_items: int, planned: int | None, given: int | None) -> list[
 
 
 def pass_curve(
-    model: AltTestModel, summary: AltTestPlanSummary, keywords: dict[str, Any], seed: int
+    model: AltTestModel, summary: AltTestPlanSummary, settings: AltTestPlanSettings, seed: int
 ) -> PassCurve:
     """P(pass) against items: the plan's own curve (every size its search walked, on one
     nested sequence of studies), and the study's own items beyond it (their P(pass) as the
     section's table gives it), where there is a plan; else :func:`curve_sizes`, each size
     from the same ``seed``."""
     if summary.curve:
-        n_reps = keywords["n_reps"]
+        n_reps = settings.n_reps
         walked = list(summary.curve)
         given, at_given = summary.items_given, summary.pass_probability_at_items
         if given is not None and at_given is not None and given > walked[-1][0]:
@@ -148,19 +147,8 @@ def pass_curve(
             replicates=n_reps,
             seed=summary.seed,
         )
-    sizes = curve_sizes(keywords["min_items"], summary.n_items, summary.items_given)
-    points = [
-        pass_probability(
-            model,
-            n,
-            epsilon=keywords["epsilon"],
-            q=keywords["q"],
-            min_items=keywords["min_items"],
-            n_reps=keywords["n_reps"],
-            rng=seed,
-        )
-        for n in sizes
-    ]
+    sizes = curve_sizes(settings.min_items, summary.n_items, summary.items_given)
+    points = [pass_probability(model, n, settings, rng=seed) for n in sizes]
     return PassCurve(
         items=tuple(sizes),
         pass_probability=tuple(p.probability for p in points),
@@ -168,7 +156,7 @@ def pass_curve(
         power=summary.power,
         planned=summary.n_items,
         items_given=summary.items_given,
-        replicates=keywords["n_reps"],
+        replicates=settings.n_reps,
         seed=seed,
     )
 
@@ -178,20 +166,22 @@ def alt_test_report(scenario: Scenario, seed: int) -> AltTestReport | None:
     ``[alt_test]``)."""
     if not scenario.alt_test:
         return None
-    model, keywords = alt_test_settings(scenario)
+    model, settings = alt_test_settings(scenario)
     summary_stream, curve_stream = np.random.SeedSequence(alt_test_seed(seed)).spawn(2)
     summary_seed = seed_from(np.random.default_rng(summary_stream))
-    summary = alt_test_plan_summary(model, **keywords, rng=summary_seed)
+    summary = alt_test_plan_summary(model, settings, rng=summary_seed)
     curve_seed = seed_from(np.random.default_rng(curve_stream))
     return AltTestReport(
         summary=summary,
         humans=model.n_humans,
-        q=keywords["q"],
-        min_items=keywords["min_items"],
-        replicates=keywords["n_reps"],
-        seconds_per_item=keywords["seconds_per_item"],
+        q=settings.q,
+        min_items=settings.min_items,
+        replicates=settings.n_reps,
+        seconds_per_item=DEFAULT_SECONDS
+        if settings.seconds_per_item is None
+        else settings.seconds_per_item,
         first_human_error=model.human_error[0],
-        curve=pass_curve(model, summary, keywords, curve_seed),
+        curve=pass_curve(model, summary, settings, curve_seed),
     )
 
 

@@ -3,7 +3,9 @@
 The model: every item has a true category drawn from the prevalences; each annotator (the
 ``M`` humans and the LLM) gives the true label with probability ``1 - error``, else a random
 draw over the ``K`` categories (uniform, or from the prevalences: ``error_draw="prior"``, the
-authors' generator). Every item is labelled by all ``M`` humans and the LLM.
+authors' generator). Every item is labelled by all ``M`` humans and the LLM. The model and
+its difference classes are :mod:`planner.sizing.alt_test_model` (re-exported here); this
+module is the search.
 
 No items are simulated. The label pattern of an item (``K^(M+1)`` cells) fixes every
 human's ``d = W^h - W^f``, so the test depends on an item only through its vector
@@ -25,8 +27,8 @@ crossing and the whole curve are reported too.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -34,194 +36,25 @@ from numpy.typing import NDArray
 
 from planner.errors import InvalidInput, TargetUnreachable
 from planner.operations.budget import Budget, labelling_budget
+from planner.sizing.alt_test_model import (
+    AltTestModel,
+    alt_test_model,
+    difference_classes,
+)
 from planner.sizing.alt_test_studies import BLOCK_REPLICATES, NestedPassStudies, size_grid
 from planner.sizing.sample_size_search import scan_until_stays, stays_from
-from planner.statistics.alt_test_stats import alignment_differences, by_thresholds
+from planner.statistics.alt_test_stats import by_thresholds
 from planner.validation import (
     RULES,
     RngLike,
-    Rule,
     check,
-    check_choice,
     check_instance,
     compact_repr,
     seed_from,
-    shown,
 )
 
-PATTERN_LIMIT = 2_000_000  # label patterns K^(M+1) enumerated at most
+Progress = Callable[[int, int], None]
 MAX_ITEMS = 1_000_000
-ERROR_DRAWS = ("uniform", "prior")
-
-
-@dataclass(frozen=True)
-class AltTestModel:
-    """The planning model: humans' and the LLM's error rates, categories and prevalences."""
-
-    human_error: tuple[float, ...]
-    llm_error: float
-    prevalences: tuple[float, ...]
-    error_draw: str = "uniform"
-
-    @property
-    def n_humans(self) -> int:
-        return len(self.human_error)
-
-    @property
-    def n_categories(self) -> int:
-        return len(self.prevalences)
-
-    def describe(self) -> str:
-        """The model in words."""
-        k = self.n_categories
-        prev = (
-            "equally likely"
-            if np.allclose(self.prevalences, 1 / k)
-            else "with prevalences " + ", ".join(f"{p:g}" for p in self.prevalences)
-        )
-        errs = sorted(set(self.human_error))
-        human = f"{errs[0]:g}" if len(errs) == 1 else ", ".join(f"{e:g}" for e in self.human_error)
-        draw = (
-            f"a uniform draw over the {k} categories"
-            if self.error_draw == "uniform"
-            else ("a draw from the category prevalences")
-        )
-        return (
-            f"{self.n_humans} humans and one LLM label every item; {k} categories {prev}; each "
-            f"annotator gives the true label with probability 1 - error, else {draw} "
-            f"(human error {human}, LLM error {self.llm_error:g})"
-        )
-
-
-def alt_test_model(
-    *,
-    humans: int | None = None,
-    categories: int | None = None,
-    human_error: float | Sequence[float] = 0.2,
-    llm_error: float = 0.2,
-    prevalences: Sequence[float] | None = None,
-    error_draw: str = "uniform",
-) -> AltTestModel:
-    """Check and build an :class:`AltTestModel`.
-
-    Parameters
-    ----------
-    humans
-        Human annotators ``M`` (default 3, or the length of a sequence ``human_error``;
-        given with such a sequence, the two must agree).
-    categories
-        Categories ``K`` (default 2, or the length of ``prevalences``; given with them, the
-        two must agree).
-    human_error
-        One error rate for every human, or one per human, in [0, 1].
-    llm_error
-        The LLM's error rate, in [0, 1].
-    prevalences
-        Category prevalences (default equal); they must sum to 1.
-    error_draw
-        ``"uniform"`` (an error is a uniform draw over the categories) or ``"prior"`` (a draw
-        from the prevalences, as the authors' simulation).
-    """
-    error_draw = check_choice("error_draw", error_draw, ERROR_DRAWS)
-    _check_model_types(humans, categories, human_error, prevalences)
-    if isinstance(human_error, int | float | np.number):
-        m = check("humans", 3 if humans is None else humans, RULES["n_humans"])
-        errors = (check("human_error", human_error, RULES["annotator_error"]),) * m
-    else:
-        errors = tuple(check("human_error", e, RULES["annotator_error"]) for e in human_error)
-        _list_length("human_error", errors, "humans", RULES["n_humans"])
-        _same_count("humans", humans, "human_error", len(errors))
-    llm = check("llm_error", llm_error, RULES["annotator_error"])
-    if prevalences is None:
-        k = check("categories", 2 if categories is None else categories, RULES["n_categories"])
-        prev = (1.0 / k,) * k
-    else:
-        prev = tuple(check("prevalences", p, RULES["prevalence"]) for p in prevalences)
-        _list_length("prevalences", prev, "categories", RULES["n_categories"])
-        _same_count("categories", categories, "prevalences", len(prev))
-        if not math.isclose(sum(prev), 1.0, abs_tol=1e-9):
-            raise InvalidInput(
-                f"prevalences must sum to 1, got {sum(prev):g}", parameter="prevalences"
-            )
-    cells = len(prev) ** (len(errors) + 1)
-    if cells > PATTERN_LIMIT:
-        raise InvalidInput(
-            f"humans {len(errors)} with {len(prev)} categories give {len(prev)}^"
-            f"{len(errors) + 1} = {cells:,} label patterns, over the limit of "
-            f"{PATTERN_LIMIT:,}; plan with fewer humans or categories",
-            parameter="humans",
-        )
-    return AltTestModel(errors, llm, prev, error_draw)
-
-
-_NUMBER_LIST = (list, tuple, np.ndarray)
-
-
-def _check_model_types(humans: Any, categories: Any, human_error: Any, prevalences: Any) -> None:
-    """The door of :func:`alt_test_model`: counts given are whole numbers in their range,
-    and the lists are lists (a bare number for ``prevalences`` is refused)."""
-    if humans is not None:
-        check("humans", humans, RULES["n_humans"])
-    if categories is not None:
-        check("categories", categories, RULES["n_categories"])
-    if not isinstance(human_error, int | float | np.number):
-        check_instance("human_error", human_error, _NUMBER_LIST, "a number or a list of numbers")
-    if prevalences is not None:
-        check_instance("prevalences", prevalences, _NUMBER_LIST, "a list of numbers")
-
-
-def _list_length(name: str, values: tuple[float, ...], counts: str, rule: Rule) -> None:
-    """A list that sets a count (one error rate per human) has a length the count allows."""
-    assert rule.test is not None  # the count rules all test
-    if not rule.test(len(values)):
-        raise InvalidInput(
-            f"{name} must list one value per {counts[:-1]}, {counts} being {rule.allowed}; "
-            f"got {len(values)} values",
-            parameter=name,
-        )
-
-
-def _same_count(name: str, count: int | None, listed: str, length: int) -> None:
-    """An explicit ``count`` agrees with the length of the list it counts (never silently
-    overridden by it)."""
-    if count is not None and count != length:
-        raise InvalidInput(
-            f"{name} is {shown(count)} but {listed} lists {length} values: give one of "
-            "them, or make them agree",
-            parameter=name,
-        )
-
-
-def difference_classes(
-    model: AltTestModel, scoring_values: NDArray[np.float64] | None = None
-) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-    """The distinct per-item difference vectors and their probabilities under ``model``.
-
-    Returns
-    -------
-    d, probability
-        ``(C, M)`` the values of ``d_j`` (-1, 0, 1) of each class, and ``(C,)`` their
-        probabilities (summing to 1; classes of probability 0 left out).
-    """
-    k, m = model.n_categories, model.n_humans
-    prev = np.asarray(model.prevalences)
-    draw = prev if model.error_draw == "prior" else np.full(k, 1.0 / k)
-    joint = prev
-    for err in (*model.human_error, model.llm_error):  # (truth, y_1, ..., y_a)
-        confusion = (1 - err) * np.eye(k) + err * draw[None, :]
-        joint = joint[..., None] * confusion.reshape((k,) + (1,) * (joint.ndim - 1) + (k,))
-    prob = joint.sum(axis=0).ravel()
-    pattern = np.stack(np.unravel_index(np.arange(prob.size), (k,) * (m + 1)), axis=1)
-    key = np.zeros(prob.size, dtype=np.int64)
-    d_all = np.empty((prob.size, m), dtype=np.int64)
-    for j in range(m):
-        d_j, _, _ = alignment_differences(pattern[:, :m], pattern[:, m], j, scoring_values)
-        d_all[:, j] = d_j
-        key += (d_j + 1) * 3**j
-    classes, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    p = np.bincount(inverse.ravel(), weights=prob, minlength=len(classes))
-    keep = p > 0
-    return d_all[first[keep]], p[keep] / p[keep].sum()
 
 
 @dataclass(frozen=True)
@@ -297,13 +130,6 @@ class AltTestPlan:
         """Whether P(pass) falls below the target again above its first crossing."""
         return self.n_items != self.first_crossing
 
-    def to_dict(self) -> dict[str, Any]:
-        """The plan as JSON (:func:`planner.output.jsonout.alt_test_plan_json`; the ``plan``
-        of ``alt-test --plan``'s document)."""
-        from planner.output.jsonout import alt_test_plan_json
-
-        return alt_test_plan_json(self)
-
 
 def _moments(d: NDArray[np.int64], prob: NDArray[np.float64]) -> tuple[NDArray, NDArray]:
     mean = prob @ d
@@ -332,59 +158,127 @@ def analytic_start(
     return float(np.sort(n)[k - 1])
 
 
+@dataclass(frozen=True)
+class AltTestPlanSettings:
+    """How an Alt-Test plan is searched and what it reports: one default per setting.
+
+    Attributes
+    ----------
+    epsilon
+        The margin granted to the LLM, in [0, 1).
+    q
+        The false discovery rate of Benjamini-Yekutieli.
+    power
+        The target probability of passing.
+    min_items
+        The fewest items searched (no human is tested on fewer; below 30 the Wilcoxon test).
+    n_reps
+        Replicate studies per size.
+    max_items
+        The largest size searched, at least ``min_items``.
+    seconds_per_item, hourly_rate
+        One human's seconds per item and the cost of a person-hour (None: no hours, no cost).
+    items
+        A study's own number of items: :func:`alt_test_plan_summary` gives P(pass) there.
+    table
+        Whether :func:`alt_test_plan_summary` also plans for every number of humans in
+        ``table_humans``.
+    table_humans
+        The numbers of humans of :func:`plan_table`.
+    block_replicates
+        Studies tested at once (memory only; it never changes an answer).
+
+    Examples
+    --------
+    >>> AltTestPlanSettings(epsilon=0.1).power
+    0.8
+    """
+
+    epsilon: float = 0.2
+    q: float = 0.05
+    power: float = 0.8
+    min_items: int = 30
+    n_reps: int = 2000
+    max_items: int = 20_000
+    seconds_per_item: float | None = 90.0
+    hourly_rate: float | None = None
+    items: int | None = None
+    table: bool = False
+    table_humans: tuple[int, ...] = (2, 3, 4, 5, 6)
+    block_replicates: int = BLOCK_REPLICATES
+
+    def __post_init__(self) -> None:
+        rules = {"epsilon": "alt_epsilon", "q": "fdr_q", "power": "power", "n_reps": "n_reps"}
+        rules |= {"min_items": "alt_min_items", "max_items": "alt_min_items"}
+        for name, rule in rules.items():
+            object.__setattr__(self, name, check(name, getattr(self, name), RULES[rule]))
+        for name in ("seconds_per_item", "hourly_rate"):
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, check(name, getattr(self, name), RULES[name]))
+        if self.items is not None:
+            object.__setattr__(self, "items", check("items", self.items, RULES["alt_min_items"]))
+        if self.max_items < self.min_items:
+            raise InvalidInput(
+                f"max_items must be at least min_items ({self.min_items}), got {self.max_items}",
+                parameter="max_items",
+            )
+        check_instance("table", self.table, bool, "True or False")
+        humans = tuple(check("humans", m, RULES["n_humans"]) for m in self.table_humans)
+        object.__setattr__(self, "table_humans", humans)
+        block = self.block_replicates
+        if isinstance(block, bool) or not isinstance(block, int | np.integer) or block < 1:
+            raise InvalidInput(
+                f"block_replicates must be a whole number of at least 1, got {block!r}",
+                parameter="block_replicates",
+            )
+
+
 def pass_probability(
     model: AltTestModel,
     n_items: int,
+    settings: AltTestPlanSettings = AltTestPlanSettings(),
     *,
-    epsilon: float = 0.2,
-    q: float = 0.05,
-    min_items: int = 30,
-    n_reps: int = 2000,
     rng: RngLike = None,
 ) -> PassProbability:
     """P(the alt-test passes) with ``n_items`` items under ``model``, by Monte Carlo.
 
-    Each of ``n_reps`` replicate studies is a multinomial draw of the items' difference
-    classes (:func:`difference_classes`); the test is the authors' (t-test from 30 items,
-    Wilcoxon below; Benjamini-Yekutieli at ``q``; pass at ``omega >= 0.5``).
+    Each of ``settings.n_reps`` replicate studies is a multinomial draw of the items'
+    difference classes (:func:`difference_classes`); the test is the authors' (t-test from 30
+    items, Wilcoxon below; Benjamini-Yekutieli at ``q``; pass at ``omega >= 0.5``):
+    ``P(pass) ~ (1/R) sum_r 1[omega_r >= 1/2]``, standard error ``sqrt(P (1 - P) / R)``.
 
-    ``n_items`` must be at least ``min_items`` (as in :func:`planner.measuring.alt_test.alt_test`,
-    no human is tested below it). Below 30 items the Wilcoxon signed-rank test is used, which
-    tests the median, not the mean, of ``d``: with many ties it rejects far more often than
-    its level at the null's boundary, so P(pass) jumps down from 29 to 30 items.
+    ``n_items`` must be at least ``settings.min_items`` (as in
+    :func:`planner.measuring.alt_test.alt_test`, no human is tested below it). Below 30 items
+    the Wilcoxon signed-rank test is used, which tests the median, not the mean, of ``d``:
+    with many ties it rejects far more often than its level at the null's boundary, so
+    P(pass) jumps down from 29 to 30 items.
     """
     check_instance("model", model, AltTestModel, "an AltTestModel (see alt_test_model)")
-    epsilon = check("epsilon", epsilon, RULES["alt_epsilon"])
-    q = check("q", q, RULES["fdr_q"])
+    check_instance("settings", settings, AltTestPlanSettings, "an AltTestPlanSettings")
     n_items = check("n_items", n_items, RULES["alt_min_items"])
-    min_items = check("min_items", min_items, RULES["alt_min_items"])
-    if n_items < min_items:
+    if n_items < settings.min_items:
         raise InvalidInput(
-            f"n_items must be at least min_items ({min_items}), got {n_items}: no human is "
-            "tested on fewer items (lower min_items to plan the Wilcoxon test below 30)",
+            f"n_items must be at least min_items ({settings.min_items}), got {n_items}: no "
+            "human is tested on fewer items (lower min_items to plan the Wilcoxon test below 30)",
             parameter="n_items",
         )
-    n_reps = check("n_reps", n_reps, RULES["n_reps"])
     seed = seed_from(rng)
     d, prob = difference_classes(model)
-    studies = NestedPassStudies(d, prob, n_reps, seed, epsilon=epsilon, q=q)
+    studies = NestedPassStudies(
+        d, prob, settings.n_reps, seed, epsilon=settings.epsilon, q=settings.q,
+        block_replicates=settings.block_replicates,
+    )  # fmt: skip
     p = studies.pass_probability(n_items)
+    n_reps = settings.n_reps
     return PassProbability(n_items, p, math.sqrt(p * (1 - p) / n_reps), n_reps, seed)
 
 
 def plan_alt_test(
     model: AltTestModel,
+    settings: AltTestPlanSettings = AltTestPlanSettings(),
     *,
-    epsilon: float = 0.2,
-    q: float = 0.05,
-    power: float = 0.8,
-    min_items: int = 30,
-    n_reps: int = 2000,
-    max_items: int = 20_000,
-    seconds_per_item: float | None = None,
-    hourly_rate: float | None = None,
     rng: RngLike = None,
-    block_replicates: int = BLOCK_REPLICATES,
+    progress: Progress | None = None,
 ) -> AltTestPlan:
     """The smallest number of items, at least ``min_items``, from which P(pass) stays at or
     above ``power`` over the searched range (module docstring).
@@ -394,8 +288,8 @@ def plan_alt_test(
     analytic start (:func:`analytic_start`) is reported beside it. With the default
     ``min_items = 30`` every test is a t-test, as in the authors' code; lower it to plan
     with the Wilcoxon test below 30 items (see :func:`pass_probability` for why that test
-    passes more easily). ``block_replicates`` bounds the memory of the test (studies tested
-    at once); it does not change the answer.
+    passes more easily). ``progress(done, total)`` is called after each size evaluated
+    (``total`` the sizes up to ``max_items``).
 
     Raises
     ------
@@ -404,82 +298,74 @@ def plan_alt_test(
         ``epsilon`` (P(pass) then falls as items grow), or ``power`` is not reached within
         ``max_items``.
     """
-    epsilon, q, power, n_reps, min_items, max_items = _checked_plan(
-        epsilon, q, power, n_reps, min_items, max_items
-    )
+    check_instance("model", model, AltTestModel, "an AltTestModel (see alt_test_model)")
+    check_instance("settings", settings, AltTestPlanSettings, "an AltTestPlanSettings")
+    s = settings
     seed = seed_from(rng)
     d, prob = difference_classes(model)
-    start = analytic_start(d, prob, epsilon, q, power)
+    start = analytic_start(d, prob, s.epsilon, s.q, s.power)
     mu, _ = _moments(d, prob)
     if not math.isfinite(start):
         raise TargetUnreachable(
-            f"epsilon {epsilon:g}: the expected advantage of the humans over the LLM "
+            f"epsilon {s.epsilon:g}: the expected advantage of the humans over the LLM "
             f"(mean d = {', '.join(f'{x:.3f}' for x in mu)}) is at least epsilon for more than "
             "half the humans, so the alt-test cannot be expected to pass at any number of items",
             parameters=("epsilon",),
         )
     studies = NestedPassStudies(
-        d, prob, n_reps, seed, epsilon=epsilon, q=q, block_replicates=block_replicates
+        d, prob, s.n_reps, seed, epsilon=s.epsilon, q=s.q, block_replicates=s.block_replicates
     )
-    evaluated, first, top = _walk(studies, power, (min_items, max_items))
-    n = stays_from(evaluated, power)
+    evaluated, first, top = _walk(studies, s.power, (s.min_items, s.max_items), progress)
+    n = stays_from(evaluated, s.power)
     p = evaluated[n]
     budget = None
-    if seconds_per_item is not None:
+    if s.seconds_per_item is not None:
         budget = labelling_budget(
             n,
             annotators_per_item=model.n_humans,
-            seconds_per_item=seconds_per_item,
-            hourly_rate=hourly_rate,
+            seconds_per_item=s.seconds_per_item,
+            hourly_rate=s.hourly_rate,
         )
     return AltTestPlan(
         model=model,
-        epsilon=epsilon,
-        q=q,
-        power=power,
+        epsilon=s.epsilon,
+        q=s.q,
+        power=s.power,
         n_items=n,
         pass_probability=p,
-        standard_error=math.sqrt(p * (1 - p) / n_reps),
-        analytic_start=max(min_items, math.ceil(start)),
+        standard_error=math.sqrt(p * (1 - p) / s.n_reps),
+        analytic_start=max(s.min_items, math.ceil(start)),
         mean_difference=tuple(float(x) for x in mu),
         evaluated=tuple(sorted(evaluated.items())),
-        n_reps=n_reps,
+        n_reps=s.n_reps,
         seed=seed,
         budget=budget,
-        min_items=min_items,
+        min_items=s.min_items,
         first_crossing=first,
         searched_to=top,
     )
 
 
-def _checked_plan(
-    epsilon: float, q: float, power: float, n_reps: int, min_items: int, max_items: int
-) -> tuple[float, float, float, int, int, int]:
-    """The plan's settings, each checked by its rule (``max_items`` at least ``min_items``)."""
-    checked = (
-        check("epsilon", epsilon, RULES["alt_epsilon"]),
-        check("q", q, RULES["fdr_q"]),
-        check("power", power, RULES["power"]),
-        check("n_reps", n_reps, RULES["n_reps"]),
-        check("min_items", min_items, RULES["alt_min_items"]),
-        check("max_items", max_items, RULES["alt_min_items"]),
-    )
-    if checked[5] < checked[4]:
-        raise InvalidInput(
-            f"max_items must be at least min_items ({checked[4]}), got {checked[5]}",
-            parameter="max_items",
-        )
-    return checked
-
-
 def _walk(
-    studies: NestedPassStudies, power: float, limits: tuple[int, int]
+    studies: NestedPassStudies,
+    power: float,
+    limits: tuple[int, int],
+    progress: Progress | None = None,
 ) -> tuple[dict[int, float], int, int]:
     """P(pass) up the size grid (:func:`~planner.sizing.sample_size_search.scan_until_stays`):
     to the first crossing, then to ``max(2 n_1, n_1 + 50)``, doubling the range while its
     last size misses ``power``; ``(curve, n_1, last size)``."""
     floor, max_items = limits
-    scan = scan_until_stays(studies.pass_probability, power, size_grid(floor, max_items), max_items)
+    grid = size_grid(floor, max_items)
+    done = iter(range(1, len(grid) + 1))
+
+    def criterion(n: int) -> float:
+        value = studies.pass_probability(n)
+        if progress is not None:
+            progress(next(done), len(grid))
+        return value
+
+    scan = scan_until_stays(criterion, power, grid, max_items)
     if scan.first_crossing is None:
         raise TargetUnreachable(
             f"power {power:g} is not reached within max_items {max_items:,} items "
@@ -496,57 +382,37 @@ def _walk(
 
 
 def plan_table(
+    model: AltTestModel,
+    settings: AltTestPlanSettings = AltTestPlanSettings(),
     *,
-    humans: Sequence[int] = (2, 3, 4, 5, 6),
-    categories: int | None = None,
-    human_error: float = 0.2,
-    llm_error: float = 0.2,
-    prevalences: Sequence[float] | None = None,
-    error_draw: str = "uniform",
-    epsilon: float = 0.2,
-    q: float = 0.05,
-    power: float = 0.8,
-    min_items: int = 30,
-    n_reps: int = 2000,
-    max_items: int = 20_000,
-    seconds_per_item: float = 90.0,
-    hourly_rate: float | None = None,
     rng: RngLike = None,
+    progress: Progress | None = None,
 ) -> tuple[AltTestPlan | None, ...]:
-    """One plan per number of humans (None where the target is unreachable), with hours.
+    """One plan per number of humans in ``settings.table_humans`` (None where the target is
+    unreachable), with hours; every human has ``model``'s first error rate.
 
     Adding a human adds a label to every item, adding items adds ``M`` labels each: the
     person-hours column shows which is cheaper. Each row has its own stream spawned from
-    ``rng``; the seeds are recorded in the plans.
+    ``rng``; the seeds are recorded in the plans. ``progress(done, total)`` counts rows.
     """
+    check_instance("model", model, AltTestModel, "an AltTestModel (see alt_test_model)")
+    humans = settings.table_humans
     streams = np.random.default_rng(seed_from(rng)).spawn(len(humans))
     rows: list[AltTestPlan | None] = []
     for m, stream in zip(humans, streams, strict=True):
-        model = alt_test_model(
+        row_model = alt_test_model(
             humans=m,
-            categories=categories,
-            human_error=human_error,
-            llm_error=llm_error,
-            prevalences=prevalences,
-            error_draw=error_draw,
+            human_error=model.human_error[0],
+            llm_error=model.llm_error,
+            prevalences=model.prevalences,
+            error_draw=model.error_draw,
         )
         try:
-            rows.append(
-                plan_alt_test(
-                    model,
-                    epsilon=epsilon,
-                    q=q,
-                    power=power,
-                    min_items=min_items,
-                    n_reps=n_reps,
-                    max_items=max_items,
-                    seconds_per_item=seconds_per_item,
-                    hourly_rate=hourly_rate,
-                    rng=stream,
-                )
-            )
+            rows.append(plan_alt_test(row_model, settings, rng=stream))
         except TargetUnreachable:
             rows.append(None)
+        if progress is not None:
+            progress(len(rows), len(humans))
     return tuple(rows)
 
 
@@ -566,12 +432,18 @@ class AltTestPlanSummary:
     items_given, pass_probability_at_items
         The study's own number of items (if any) and P(pass) there.
     table
-        ``(humans, n_items or None, person_hours or None)`` for 2 to 6 humans.
+        ``(humans, n_items or None, person_hours or None)`` per number of humans of the
+        settings' table (empty without one).
     seed
         Reproduces every number.
     first_crossing, searched_to, curve
         The plan's first size reaching the target, its last size searched, and its P(pass)
         curve ``((n, P(pass)), ...)`` (empty where unreachable).
+    plan, at_items, rows
+        The plan itself, P(pass) at ``items_given`` and the table's plans (empty without a
+        table).
+    unreachable
+        Why there is no plan (None when there is one).
     """
 
     model_description: str
@@ -587,87 +459,86 @@ class AltTestPlanSummary:
     first_crossing: int | None = None
     searched_to: int | None = None
     curve: tuple[tuple[int, float], ...] = ()
+    plan: AltTestPlan | None = None
+    at_items: PassProbability | None = None
+    rows: tuple[AltTestPlan | None, ...] = ()
+    unreachable: TargetUnreachable | None = field(default=None, compare=False)
 
 
 def alt_test_plan_summary(
     model: AltTestModel,
+    settings: AltTestPlanSettings = AltTestPlanSettings(),
     *,
-    epsilon: float = 0.2,
-    q: float = 0.05,
-    power: float = 0.8,
-    items: int | None = None,
-    min_items: int = 30,
-    n_reps: int = 2000,
-    seconds_per_item: float = 90.0,
-    hourly_rate: float | None = None,
     rng: RngLike = None,
+    progress: Progress | None = None,
 ) -> AltTestPlanSummary:
-    """The numbers a report's alt-test section shows (plan, P(pass) at ``items``, table).
+    """The one assembly of an Alt-Test plan: the plan, P(pass) at ``settings.items``, and
+    (``settings.table``) the plans over ``settings.table_humans``.
 
-    The table uses the first human's error rate for every number of humans.
+    All three are drawn from the one seed of ``rng`` (common random numbers: P(pass) at the
+    items and the table's row of ``model``'s humans are read from the plan's seed). The
+    table's row with as many humans as ``model`` is the plan itself when every human has the
+    same error rate (the table uses the first human's error rate for every row).
+    An unreachable plan is None, its reason kept in ``unreachable``.
     """
+    check_instance("settings", settings, AltTestPlanSettings, "an AltTestPlanSettings")
     seed = seed_from(rng)
-    plan_stream, items_stream, table_stream = np.random.default_rng(seed).spawn(3)
+    plan: AltTestPlan | None = None
+    unreachable: TargetUnreachable | None = None
     try:
-        plan: AltTestPlan | None = plan_alt_test(
-            model,
-            epsilon=epsilon,
-            q=q,
-            power=power,
-            min_items=min_items,
-            n_reps=n_reps,
-            seconds_per_item=seconds_per_item,
-            hourly_rate=hourly_rate,
-            rng=plan_stream,
-        )
-    except TargetUnreachable:
-        plan = None
-    at_items = None
-    if items is not None:
-        at_items = pass_probability(
-            model,
-            items,
-            epsilon=epsilon,
-            q=q,
-            min_items=min_items,
-            n_reps=n_reps,
-            rng=items_stream,
-        ).probability
-    rows = plan_table(
-        categories=model.n_categories,
-        human_error=model.human_error[0],
-        llm_error=model.llm_error,
-        prevalences=model.prevalences,
-        error_draw=model.error_draw,
-        epsilon=epsilon,
-        q=q,
-        power=power,
-        min_items=min_items,
-        n_reps=n_reps,
-        seconds_per_item=seconds_per_item,
-        hourly_rate=hourly_rate,
-        rng=table_stream,
+        plan = plan_alt_test(model, settings, rng=seed, progress=progress)
+    except TargetUnreachable as error:
+        unreachable = error
+    at = (
+        None
+        if settings.items is None
+        else pass_probability(model, settings.items, settings, rng=seed)
     )
+    rows = _table(model, settings, plan, seed, progress)
     return AltTestPlanSummary(
         model_description=model.describe(),
-        epsilon=epsilon,
-        power=power,
+        epsilon=settings.epsilon,
+        power=settings.power,
         n_items=None if plan is None else plan.n_items,
         pass_probability=None if plan is None else plan.pass_probability,
-        person_hours=None if plan is None or plan.budget is None else plan.budget.person_hours,
-        items_given=items,
-        pass_probability_at_items=at_items,
+        person_hours=_hours(plan),
+        items_given=settings.items,
+        pass_probability_at_items=None if at is None else at.probability,
         table=tuple(
-            (
-                m,
-                None if r is None else r.n_items,
-                None if r is None or r.budget is None else r.budget.person_hours,
-            )
-            for m, r in zip((2, 3, 4, 5, 6), rows, strict=True)
+            (m, None if r is None else r.n_items, _hours(r))
+            for m, r in zip(settings.table_humans if rows else (), rows, strict=True)
         ),
         seed=seed,
         **_curve_fields(plan),
+        plan=plan,
+        at_items=at,
+        rows=rows,
+        unreachable=unreachable,
     )
+
+
+def _table(
+    model: AltTestModel,
+    settings: AltTestPlanSettings,
+    plan: AltTestPlan | None,
+    seed: int,
+    progress: Progress | None,
+) -> tuple[AltTestPlan | None, ...]:
+    """The summary's table (empty unless ``settings.table``): :func:`plan_table` from
+    ``seed``, its row of ``model``'s humans the plan when all humans err alike."""
+    if not settings.table:
+        return ()
+    rows = plan_table(model, settings, rng=seed, progress=progress)
+    if len(set(model.human_error)) > 1:
+        return rows
+    return tuple(
+        plan if m == model.n_humans and plan is not None else r
+        for m, r in zip(settings.table_humans, rows, strict=True)
+    )
+
+
+def _hours(plan: AltTestPlan | None) -> float | None:
+    return None if plan is None or plan.budget is None else plan.budget.person_hours
 
 
 def _curve_fields(plan: AltTestPlan | None) -> dict[str, Any]:

@@ -214,3 +214,80 @@ class NestedPatternStudies:
         keep = sorted({0, max(pos - 1, 0), pos, min(pos + 1, len(self._sizes) - 1)})
         self._sizes = [self._sizes[i] for i in keep]
         self._counts = [self._counts[i] for i in keep]
+
+
+#: classes per multinomial draw of :class:`GrowingReducedStudies` (the largest draw holds
+#: BLOCK_SIZE x CLASS_GROUP counts, 8 MB, however many classes)
+CLASS_GROUP = 1024
+
+
+def _reduced(counts: IntArray, reduce: NDArray[np.float64]) -> IntArray:
+    """``(R, F)`` features of ``(R, C)`` class counts: one BLAS product, rounded back (the
+    features are counts below ``2^53``, exact in floating point)."""
+    return np.rint(counts.astype(float) @ reduce).astype(np.int64)
+
+
+class GrowingReducedStudies:
+    """``n_reps`` studies that only grow, kept as reduced features of their class counts.
+
+    A study is a multinomial sequence of items over ``C`` classes of probability
+    ``probabilities``; only ``reduce``'s features of its class counts are kept,
+    ``state = counts @ reduce`` (``(n_reps, F)``, for the Alt-Test each human's counts of
+    ``d = -1, 0, +1``). From ``n`` to ``n' > n`` items every study adds a
+    ``multinomial(n' - n, p)`` draw, reduced at once, so a larger study contains a smaller
+    one (common random numbers) and memory is ``(n_reps, F)`` whatever ``C``. The classes
+    are drawn in groups of at most :data:`CLASS_GROUP` (a multinomial over the groups, then
+    one within each group: the same law); each block of :data:`BLOCK_SIZE` studies has its
+    own stream (:func:`block_streams`), so the numbers never depend on how the studies are
+    read afterwards.
+
+    Examples
+    --------
+    >>> studies = GrowingReducedStudies([0.5, 0.5], np.eye(2), n_reps=3, rng=1)
+    >>> studies.grow(10).sum(axis=1).tolist()
+    [10, 10, 10]
+    """
+
+    def __init__(
+        self,
+        probabilities: ArrayLike,
+        reduce: ArrayLike,
+        n_reps: int,
+        *,
+        rng: np.random.Generator | int | None,
+    ) -> None:
+        p = check_probabilities(probabilities)
+        matrix = np.asarray(reduce, dtype=float)
+        if matrix.ndim != 2 or matrix.shape[0] != p.size:
+            raise ValueError("`reduce` must have one row per class")
+        self.n_reps = int(n_reps)
+        self._streams = block_streams(rng, self.n_reps)
+        self._slices = block_slices(self.n_reps)
+        groups = [slice(i, min(i + CLASS_GROUP, p.size)) for i in range(0, p.size, CLASS_GROUP)]
+        self._group_prob = np.array([p[g].sum() for g in groups])
+        self._groups = [(p[g] / max(p[g].sum(), 1e-300), matrix[g]) for g in groups]
+        self.state: IntArray = np.zeros((self.n_reps, matrix.shape[1]), dtype=np.int64)
+        self.n_items = 0
+
+    def _increment(self, gen: np.random.Generator, size: int, extra: int) -> IntArray:
+        """``(size, F)``: the features of ``extra`` more items of ``size`` studies."""
+        if len(self._groups) == 1:
+            p, matrix = self._groups[0]
+            return _reduced(gen.multinomial(extra, p, size=size), matrix)
+        totals = gen.multinomial(extra, self._group_prob / self._group_prob.sum(), size=size)
+        out = np.zeros((size, self.state.shape[1]), dtype=np.int64)
+        for g, (p, matrix) in enumerate(self._groups):
+            if p.size:
+                out += _reduced(gen.multinomial(totals[:, g], p), matrix)
+        return out
+
+    def grow(self, n_items: int) -> IntArray:
+        """Add items to every study until it has ``n_items``; the ``(n_reps, F)`` state."""
+        extra = int(n_items) - self.n_items
+        if extra < 0:
+            raise ValueError(f"studies grow only: at {self.n_items} items, asked for {n_items}")
+        if extra:
+            for gen, s in zip(self._streams, self._slices, strict=True):
+                self.state[s] += self._increment(gen, s.stop - s.start, extra)
+            self.n_items = int(n_items)
+        return self.state

@@ -2,8 +2,10 @@
 
 The fields are ``planner alt-test --plan``'s options; the page builds the annotator model
 with :func:`planner.sizing.alt_test_plan.alt_test_model` and sizes it with
-:func:`planner.sizing.alt_test_plan.plan_alt_test`, as that command does, and its JSON
-document with :func:`planner.output.jsonout.alt_test_plan_json`.
+:func:`planner.sizing.alt_test_plan.alt_test_plan_summary` (the plan, and with ``table`` the
+plans for 2 to 6 humans), or gives P(pass) at ``items`` with
+:func:`planner.sizing.alt_test_plan.pass_probability`, as that command does; its JSON
+document comes from :mod:`planner.output.alt_test_json`.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from planner.errors import InvalidInput
 from planner.web.page import Field, Page, PageResult, Progress
 from planner.web.pages import shared
 from planner.web.reproduce import command_line
@@ -37,12 +40,17 @@ FIELDS = (
     Field("replicates", "Simulated studies per size", "integer", "2000"),
     Field("seconds_per_item", "Seconds per item (one human)", "number", "90"),
     Field("hourly_rate", "Hourly rate", "number", None),
+    Field("items", "P(pass) at this many items", "integer", None, "Empty: search the items."),
+    Field("table", "Also plan for 2 to 6 humans", "flag", None),
     Field("seed", "Seed", "integer", "1"),
 )
 NAMES = tuple(f.name for f in FIELDS)
 FIELD_OF = {"n_reps": "replicates", "n_humans": "humans", "n_categories": "categories"}
 MODEL_FIELDS = ("humans", "categories", "human_error", "llm_error", "prevalences", "error_draw")
-PLAN_FIELDS = ("epsilon", "q", "power", "min_items", "max_items", "seconds_per_item", "hourly_rate")
+PLAN_FIELDS = (
+    "epsilon", "q", "power", "min_items", "max_items", "seconds_per_item", "hourly_rate",
+    "items", "table",
+)  # fmt: skip
 
 
 def model_options(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -56,21 +64,35 @@ def model_options(values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def plan_options(values: Mapping[str, Any]) -> dict[str, Any]:
-    """:func:`plan_alt_test`'s keyword arguments but the model and the generator."""
+    """:class:`AltTestPlanSettings`' fields from the page's values (an empty one: its
+    default)."""
     options = {k: values.get(k) for k in PLAN_FIELDS}
+    options["table"] = bool(values.get("table")) or None
     options["n_reps"] = values.get("replicates")
     options["epsilon"] = shared.needed(values, "epsilon")
     return {k: v for k, v in options.items() if v is not None}
 
 
 def _python(model: Mapping[str, Any], plan: Mapping[str, Any], seed: int) -> str:
+    settings = f"AltTestPlanSettings(**{dict(plan)!r})"
+    if plan.get("items") is not None:
+        call = [
+            f"at = pass_probability(model, {plan['items']}, {settings}, rng={seed})",
+            "print(at.n_items, at.probability)",
+        ]
+    else:
+        call = [
+            f"summary = alt_test_plan_summary(model, {settings}, rng={seed})",
+            "plan = summary.plan",
+            "print(plan.n_items, plan.pass_probability, summary.table)",
+        ]
     return shared.python_call(
         [
-            "from planner import alt_test_model, plan_alt_test",
+            "from planner import AltTestPlanSettings, alt_test_model",
+            "from planner import alt_test_plan_summary, pass_probability",
             "",
             f"model = alt_test_model(**{dict(model)!r})",
-            f"plan = plan_alt_test(model, **{dict(plan)!r}, rng={seed})",
-            "print(plan.n_items, plan.pass_probability)",
+            *call,
         ]
     )
 
@@ -96,16 +118,63 @@ def _curve(plan: Any) -> Any:
 def compute(
     values: Mapping[str, Any], files: Mapping[str, bytes], progress: Progress | None
 ) -> PageResult:
-    """The Alt-Test plan of the page's values."""
-    from planner.output.jsonout import alt_test_plan_document, alt_test_plan_json
-    from planner.output.plots import pass_probability_curve
-    from planner.sizing.alt_test_plan import alt_test_model, plan_alt_test
+    """The Alt-Test plan of the page's values (or P(pass) at its ``items``)."""
+    from planner.sizing.alt_test_plan import (
+        AltTestPlanSettings,
+        alt_test_model,
+        alt_test_plan_summary,
+        pass_probability,
+    )
 
     seed = shared.seed_of(values)
     with shared.field_errors(NAMES, "human_error", FIELD_OF):
         model_args, plan_args = model_options(values), plan_options(values)
         model = alt_test_model(**model_args)
-        plan = plan_alt_test(model, **plan_args, rng=seed)
+        settings = AltTestPlanSettings(**plan_args)
+        if settings.items is not None and settings.table:
+            raise InvalidInput(
+                "table plans 2 to 6 humans; with items give one or the other", parameter="table"
+            )
+        if settings.items is not None:
+            at = pass_probability(model, settings.items, settings, rng=seed)
+        else:
+            summary = alt_test_plan_summary(model, settings, rng=seed, progress=progress)
+    cli = {"plan": True, **{k: values.get(k) for k in NAMES}, "seed": seed}
+    command = command_line(["alt-test"], cli)
+    python = _python(model_args, plan_args, seed)
+    if settings.items is not None:
+        return _at_result(model, settings, at, command, python)
+    if summary.plan is None:
+        assert summary.unreachable is not None  # no plan: the search said why
+        raise summary.unreachable
+    return _plan_result(model, summary, command, python)
+
+
+def _at_result(model: Any, settings: Any, at: Any, command: str, python: str) -> PageResult:
+    """The page of ``items``: P(pass) there and its Monte Carlo standard error."""
+    from planner.output.alt_test_json import pass_probability_document
+
+    return PageResult(
+        headline={
+            "items": shared.whole(at.n_items),
+            "pass-probability": shared.share(at.probability),
+            "standard-error": shared.share(at.standard_error, 3),
+        },
+        command=command,
+        python=python,
+        tables=(),
+        figures=(),
+        notes=(model.describe(),),
+        document=pass_probability_document(model, settings.epsilon, settings.q, at),
+    )
+
+
+def _plan_result(model: Any, summary: Any, command: str, python: str) -> PageResult:
+    """The page of a plan: its headline, the curve searched, the table of humans."""
+    from planner.output.alt_test_json import alt_test_summary_document
+    from planner.output.plots import pass_probability_curve
+
+    plan = summary.plan
     budget = plan.budget
     headline = {
         "items": shared.whole(plan.n_items),
@@ -115,29 +184,34 @@ def compute(
         "pass-probability": shared.share(plan.pass_probability),
         "analytic-start": shared.whole(plan.analytic_start),
     }
-    evaluated = shared.table(
-        "P(pass) at the sizes searched",
-        ("items", "P(pass)"),
-        [(shared.whole(n), shared.share(p, 3)) for n, p in sorted(plan.evaluated)],
-        "pass-table",
-    )
+    tables = [
+        shared.table(
+            "P(pass) at the sizes searched",
+            ("items", "P(pass)"),
+            [(shared.whole(n), shared.share(p, 3)) for n, p in sorted(plan.evaluated)],
+            "pass-table",
+        )
+    ]
+    if summary.table:
+        rows = [(str(m), shared.whole(n), shared.hours(h)) for m, n, h in summary.table]
+        tables.append(
+            shared.table("Items for 2 to 6 humans", ("humans", "items", "person-hours"), rows,
+                         "humans-table")
+        )  # fmt: skip
     figure = shared.figure(
         "pass-probability",
         "The probability that the LLM passes the Alt-Test against items",
         pass_probability_curve,
         _curve(plan),
     )
-    cli = {"plan": True, **{k: values.get(k) for k in NAMES}, "seed": seed}
     return PageResult(
         headline=headline,
-        command=command_line(["alt-test"], cli),
-        python=_python(model_args, plan_args, seed),
-        tables=(evaluated,),
+        command=command,
+        python=python,
+        tables=tuple(tables),
         figures=(figure,),
         notes=(model.describe(),),
-        document=alt_test_plan_document(
-            {"mode": "plan", "plan": alt_test_plan_json(plan)}, seed=seed
-        ),
+        document=alt_test_summary_document(summary),
     )
 
 
