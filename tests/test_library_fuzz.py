@@ -88,8 +88,12 @@ BASELINES = {
         },
     ),  # fmt: skip
     "pass_probability": lambda: (
-        (_alt_model(), 40),
-        {"epsilon": 0.2, "q": 0.05, "min_items": 30, "n_reps": 100, "rng": 1},
+        (_alt_model(), 40, planner.AltTestPlanSettings(epsilon=0.2, n_reps=100)),
+        {"rng": 1},
+    ),
+    "AltTestPlanSettings": lambda: (
+        (),
+        {"epsilon": 0.2, "q": 0.05, "min_items": 30, "n_reps": 100, "seconds_per_item": 90.0},
     ),
     "raters_model": lambda: ((0.2,), {"n_annotators": 3, "error_rate": 0.1, "ambiguity": 0.0}),
     "pilot_from_ratings": lambda: ((_ratings(),), {"confidence_level": 0.95}),

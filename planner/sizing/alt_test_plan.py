@@ -223,7 +223,9 @@ class AltTestPlanSettings:
                 parameter="max_items",
             )
         check_instance("table", self.table, bool, "True or False")
-        humans = tuple(check("humans", m, RULES["n_humans"]) for m in self.table_humans)
+        what = "a tuple of numbers of humans"
+        check_instance("table_humans", self.table_humans, tuple | list, what)
+        humans = tuple(check("table_humans", m, RULES["n_humans"]) for m in self.table_humans)
         object.__setattr__(self, "table_humans", humans)
         block = self.block_replicates
         if isinstance(block, bool) or not isinstance(block, int | np.integer) or block < 1:
