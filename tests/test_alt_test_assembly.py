@@ -65,7 +65,7 @@ def test_an_unreachable_plan_keeps_its_reason():
         ({"max_items": 20, "min_items": 30}, "max_items"),
         ({"n_reps": 3}, "n_reps"),
         ({"items": 1}, "items"),
-        ({"table_humans": (1, 2)}, "humans"),
+        ({"table_humans": (1, 2)}, "table_humans"),
         ({"seconds_per_item": -1.0}, "seconds_per_item"),
     ],
 )
