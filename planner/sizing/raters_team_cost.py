@@ -286,19 +286,25 @@ def priced_budget(settings: Any, items: float, contested_rate: float) -> Budget:
 
 def team_budget(
     budget: Budget, people: tuple[Any, ...], labels_per_item: int, seconds_per_item: float,
-    hourly_rate: float | None,
+    hourly_rate: float | None, *, assignment: str = "next-free", min_shared_items: int = 0,
 ) -> tuple[Budget, list[PersonShare]]:  # fmt: skip
     """``budget`` with its labelling hours and cost from each person's time and rate
-    (adjudication at the budget's rate), and each person's share."""
-    pricing = team_pricing(people, labels_per_item, seconds_per_item, hourly_rate=hourly_rate)
+    (adjudication at the budget's rate), and each person's share.
+
+    Person ``j`` gives ``L_j`` labels of the ``n`` items (:meth:`TeamPricing.labels`: their
+    labels of the overlap block of ``min_shared_items``, then their share of the rest under
+    ``assignment``), so ``L_j e_j / 3600`` hours at their rate."""
+    pricing = team_pricing(
+        people, labels_per_item, seconds_per_item, hourly_rate=hourly_rate,
+        assignment=assignment, min_shared_items=min_shared_items,
+    )  # fmt: skip
+    labels = pricing.labels(budget.items)
     shares = []
-    for x in pricing.annotators:
-        hours = budget.items * x.share * x.seconds_per_item / SECONDS_PER_HOUR
+    for x, count in zip(pricing.annotators, labels, strict=True):
+        hours = float(count) * x.seconds_per_item / SECONDS_PER_HOUR
         cost = None if x.hourly_rate is None else hours * x.hourly_rate
         shares.append(
-            PersonShare(
-                x.name, budget.items * x.share, x.seconds_per_item, hours, x.hourly_rate, cost
-            )
+            PersonShare(x.name, float(count), x.seconds_per_item, hours, x.hourly_rate, cost)
         )
     labelling = sum(x.hours for x in shares)
     parts = [x.cost for x in shares]
