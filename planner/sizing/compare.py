@@ -348,6 +348,8 @@ def design_cost(design: DesignResult, strata: Strata, settings: PlanSettings) ->
     """
     population = strata.population
     mean_seconds = float(np.dot(strata.shares, strata.seconds))
+    if getattr(settings, "team", None) is not None:  # a named team: billed person by person
+        return _team_design_cost(design, strata, settings, mean_seconds)
     budget = partial(
         stratified_budget,
         annotators_per_item=settings.annotators_per_item,
@@ -362,6 +364,29 @@ def design_cost(design: DesignResult, strata: Strata, settings: PlanSettings) ->
     )
     prevalence_slice = budget([slice_items], [mean_seconds], [population.contested_rate])
     return DesignCost(total.person_hours, total.cost, prevalence_slice.person_hours, total)
+
+
+def _team_design_cost(
+    design: DesignResult, strata: Strata, settings: PlanSettings, mean_seconds: float
+) -> DesignCost:
+    """A design's hours and cost by the named team of ``settings.team``
+    (:func:`planner.sizing.raters_team_cost.stratified_team_budget`); the prevalence slice's
+    hours are its share of the labelling seconds, ``n_0 s_0 / sum_h n_h s_h``, plus its
+    adjudication."""
+    from planner.sizing.raters_team_cost import stratified_team_budget
+
+    slice_items = design.prevalence_slice_items
+    items = [*design.items_per_stratum, slice_items]
+    seconds = [*strata.seconds, mean_seconds]
+    contested = [*(m.contested_rate for m in strata.models), strata.population.contested_rate]
+    total = stratified_team_budget(
+        settings.team, items, seconds, contested, settings.seconds_per_item
+    )
+    work = float(np.dot(items, seconds))
+    part = slice_items * mean_seconds / work if work > 0 else 0.0
+    judged = slice_items * contested[-1] / total.contested_items if total.contested_items else 0.0
+    slice_hours = part * total.labelling_hours + judged * total.adjudication_hours
+    return DesignCost(total.person_hours, total.cost, slice_hours, total)
 
 
 def _per_stratum_psa(

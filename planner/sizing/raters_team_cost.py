@@ -136,12 +136,19 @@ class TeamPricing:
             "adjudicators": rows(self.adjudicators),
         }
 
-    def budget(self, items: int, labels_per_item: int, contested_rate: float) -> Budget:
+    def budget(
+        self, items: int, labels_per_item: int, contested_rate: float, time_scale: float = 1.0
+    ) -> Budget:
         """The budget of ``items`` items (``labels_per_item`` is the team's ``k``); without
-        ``weekly``, each person's steady-state share of every item."""
+        ``weekly``, each person's steady-state share of every item. ``time_scale`` multiplies
+        every label's seconds (a stratified design's mean seconds per item over the
+        budget's: :func:`stratified_team_budget`)."""
         labels = self.labels(items) if self.weekly else None
         shares = [p.share * items for p in self.annotators] if labels is None else labels
-        seconds = [x * p.seconds_per_item for x, p in zip(shares, self.annotators, strict=True)]
+        seconds = [
+            x * p.seconds_per_item * time_scale
+            for x, p in zip(shares, self.annotators, strict=True)
+        ]
         judged = [items * contested_rate * p.share * p.seconds_per_item for p in self.adjudicators]
         paid = [
             (s, p.hourly_rate)
@@ -171,6 +178,33 @@ class TeamPricing:
             value = getattr(self.budget(mid, self.labels_per_item, contested_rate), unit)
             lo, hi = (mid, hi) if value <= limit * (1 + 1e-12) else (lo, mid)
         return lo
+
+
+def stratified_team_budget(
+    pricing: TeamPricing,
+    items_per_stratum: list[int],
+    seconds_per_item: list[float],
+    contested_rate: list[float],
+    budget_seconds: float,
+) -> Budget:
+    """The budget of a stratified design labelled by a named team, person by person.
+
+    The team labels ``N = sum_h n_h`` items, person ``j`` giving ``L_j``
+    (:meth:`TeamPricing.labels`: overlap block, then the assignment's share); a stratum's
+    time scales by the person's ratio to the budget's seconds ``s`` (as a schedule run scales
+    it), and their labels fall on the strata as the items do, so person ``j`` works
+    ``L_j e_j (sum_h n_h s_h / N) / s / 3600`` hours at their rate. The ``sum_h n_h c_h``
+    contested items are adjudicated as :meth:`TeamPricing.budget` adjudicates them.
+    """
+    items = [int(n) for n in items_per_stratum]
+    total = sum(items)
+    if total <= 0:
+        return replace(pricing, weekly=()).budget(0, pricing.labels_per_item, 0.0)
+    mean_seconds = sum(n * s for n, s in zip(items, seconds_per_item, strict=True)) / total
+    contested = sum(n * c for n, c in zip(items, contested_rate, strict=True)) / total
+    return pricing.budget(
+        total, pricing.labels_per_item, contested, time_scale=mean_seconds / budget_seconds
+    )
 
 
 def label_shares(throughput: list[float], items: int, labels_per_item: int) -> list[float]:
