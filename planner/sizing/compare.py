@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -37,6 +37,9 @@ from planner.sizing.plan import PlanSettings, size_metric
 from planner.sizing.search import analytic_items
 from planner.statistics.intervals import kappa_interval, normal_quantile, psa_interval
 from planner.validation import RngLike, seed_from
+
+if TYPE_CHECKING:
+    from planner.sizing.raters_team_cost import TeamPricing
 
 DESCRIBES = {
     "uniform": "agreement on traffic: items drawn at random from all strata",
@@ -348,8 +351,8 @@ def design_cost(design: DesignResult, strata: Strata, settings: PlanSettings) ->
     """
     population = strata.population
     mean_seconds = float(np.dot(strata.shares, strata.seconds))
-    if getattr(settings, "team", None) is not None:  # a named team: billed person by person
-        return _team_design_cost(design, strata, settings, mean_seconds)
+    if settings.team is not None:  # a named team: billed person by person
+        return _team_design_cost(design, strata, settings, settings.team, mean_seconds)
     budget = partial(
         stratified_budget,
         annotators_per_item=settings.annotators_per_item,
@@ -367,7 +370,11 @@ def design_cost(design: DesignResult, strata: Strata, settings: PlanSettings) ->
 
 
 def _team_design_cost(
-    design: DesignResult, strata: Strata, settings: PlanSettings, mean_seconds: float
+    design: DesignResult,
+    strata: Strata,
+    settings: PlanSettings,
+    team: TeamPricing,
+    mean_seconds: float,
 ) -> DesignCost:
     """A design's hours and cost by the named team of ``settings.team``
     (:func:`planner.sizing.raters_team_cost.stratified_team_budget`); the prevalence slice's
@@ -379,9 +386,7 @@ def _team_design_cost(
     items = [*design.items_per_stratum, slice_items]
     seconds = [*strata.seconds, mean_seconds]
     contested = [*(m.contested_rate for m in strata.models), strata.population.contested_rate]
-    total = stratified_team_budget(
-        settings.team, items, seconds, contested, settings.seconds_per_item
-    )
+    total = stratified_team_budget(team, items, seconds, contested, settings.seconds_per_item)
     work = float(np.dot(items, seconds))
     part = slice_items * mean_seconds / work if work > 0 else 0.0
     judged = slice_items * contested[-1] / total.contested_items if total.contested_items else 0.0
