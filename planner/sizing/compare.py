@@ -21,6 +21,7 @@ from planner.errors import InvalidInput
 from planner.operations.budget import Budget, stratified_budget
 from planner.sizing.design import (
     DesignResult,
+    StratifiedSearch,
     StratifiedStudies,
     check_strata,
     metric_value,
@@ -251,17 +252,9 @@ def enriched_design(
         return np.asarray(ci.half_width), metric_value(metric, cells / cells.sum(axis=1)[:, None])
 
     start = int(math.ceil(find_start(mixture, metric, settings.width, settings.confidence_level)))
+    search = StratifiedSearch.of(settings, floor=0, start=start)
     items, half_widths, estimates = size_stratified(
-        strata.models,
-        enriched,
-        pooled,
-        width=settings.width,
-        assurance=settings.assurance,
-        n_reps=settings.n_reps,
-        max_items=settings.max_items,
-        floor=0,
-        start=start,
-        rng=rng,
+        strata.models, enriched, pooled, search, rng=rng
     )
     summary = strata.population.summary()
     positive_rate = (summary["positive_rate_a"] + summary["positive_rate_b"]) / 2
@@ -301,17 +294,9 @@ def weighted_design(
     z = normal_quantile(settings.confidence_level)
     var_unit = float((shares**2 * sds**2 / np.maximum(proportions, 1e-12)).sum())
     start = int(math.ceil(z * z * var_unit / settings.width**2)) or 100
+    search = StratifiedSearch.of(settings, floor=floor_items, start=start)
     items, half_widths, estimates = size_stratified(
-        strata.models,
-        proportions,
-        weighted,
-        width=settings.width,
-        assurance=settings.assurance,
-        n_reps=settings.n_reps,
-        max_items=settings.max_items,
-        floor=floor_items,
-        start=start,
-        rng=rng,
+        strata.models, proportions, weighted, search, rng=rng
     )
     return _stratified_result("weighted", items, strata.union, half_widths, estimates, settings)
 
