@@ -26,9 +26,7 @@ TOP_LEVEL = ("errors", "validation", "examples")
 KNOWN_UPWARD = {
     ("planner.measuring.alt_test", "planner.output.jsonout"),
     ("planner.measuring.measure", "planner.output.jsonout"),
-    ("planner.operations.workload", "planner.output.jsonout"),
     ("planner.sizing.alt_test_plan", "planner.output.jsonout"),
-    ("planner.sizing.compare", "planner.output.jsonout"),
     ("planner.sizing.pilot", "planner.output.jsonout"),
     ("planner.sizing.uncertainty", "planner.output.jsonout"),
 }

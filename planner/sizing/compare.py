@@ -92,11 +92,6 @@ class Comparison:
         uniform = float(self.costs["uniform"].person_hours)
         return hours / uniform if uniform > 0 else math.nan
 
-    def to_dict(self) -> dict[str, Any]:
-        """The comparison's JSON document (:func:`planner.output.jsonout.comparison_document`)."""
-        from planner.output.jsonout import comparison_document
-
-        return comparison_document(self)
 
 
 def stratum_models(scenario: Scenario) -> list[PairModel]:
