@@ -93,3 +93,13 @@ def test_a_faster_leaver_raises_the_person_hours(tmp_path: Path) -> None:
     assert stay["person_hours_median"] == pytest.approx(75)
     assert leave["person_hours_median"] == pytest.approx(84)
     assert leave["cost_median"] == pytest.approx(16 * 10 + 34 * 20 + 34 * 30)
+
+
+def test_a_leaver_s_unfinished_label_goes_to_someone_else(tmp_path: Path) -> None:
+    # with a time spread a label can straddle the leaver's last working second: it was
+    # refused as "cannot finish"; the others label it and the study finishes
+    doc = _schedule(tmp_path, *LEAVES, "--time-spread", "0.5")
+    labels = _labels(doc)
+    assert sum(labels.values()) == 6000
+    assert labels["ana"] <= 2 * 480 * 1.5  # two days at most, whatever the spread
+    assert doc["team"]["finish"]["p50"] > "2027-01-06"
