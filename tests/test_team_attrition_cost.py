@@ -41,7 +41,7 @@ seed = 1
 
 [team]
 start = "2027-01-04"
-runs = 3
+runs = 1
 time_spread = 0
 min_shared_items = 0
 
@@ -74,6 +74,7 @@ def _labels(doc: dict) -> dict[str, float]:
     return {row["name"]: row["labels"] for row in doc["team"]["annotators"]}
 
 
+@pytest.mark.slow
 def test_a_leaver_as_fast_as_the_others_keeps_the_hours_but_not_the_cost(tmp_path: Path) -> None:
     stay, leave = _schedule(tmp_path), _schedule(tmp_path, *LEAVES)
     assert _labels(stay) == {"ana": 2000, "bo": 2000, "cy": 2000}
@@ -85,6 +86,7 @@ def test_a_leaver_as_fast_as_the_others_keeps_the_hours_but_not_the_cost(tmp_pat
     assert leave["calendar_days_median"] > stay["calendar_days_median"]
 
 
+@pytest.mark.slow
 def test_a_faster_leaver_raises_the_person_hours(tmp_path: Path) -> None:
     fast = "seconds_per_item = 30"
     stay, leave = _schedule(tmp_path, ana=fast), _schedule(tmp_path, *LEAVES, ana=fast)
@@ -103,3 +105,19 @@ def test_a_leaver_s_unfinished_label_goes_to_someone_else(tmp_path: Path) -> Non
     assert sum(labels.values()) == 6000
     assert labels["ana"] <= 2 * 480 * 1.5  # two days at most, whatever the spread
     assert doc["team"]["finish"]["p50"] > "2027-01-06"
+
+
+def test_the_calendar_time_engine_also_gives_a_leaver_s_last_label_to_the_others(
+    tmp_path: Path,
+) -> None:
+    # 12,000 items (24,000 labels) run on the calendar-time engine (over 20,000 labels): a
+    # task that cannot end was sorted in by its start and made the finish infinite
+    path = tmp_path / "leave.toml"
+    path.write_text(SCENARIO.format(ana=""))
+    args = ["schedule", str(path), "--items", "12000", "--time-spread", "0.5", "--runs", "2"]
+    result = runner.invoke(app, [*args, *LEAVES, "--json", "--quiet"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    labels = _labels(doc)
+    assert sum(labels.values()) == 24_000
+    assert labels["ana"] <= 2 * 480 * 1.5
