@@ -93,7 +93,6 @@ class Comparison:
         return hours / uniform if uniform > 0 else math.nan
 
 
-
 def stratum_models(scenario: Scenario) -> list[PairModel]:
     """One annotator-pair model per stratum, stratum overrides over ``[model]``.
 
