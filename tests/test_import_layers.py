@@ -25,8 +25,6 @@ TOP_LEVEL = ("errors", "validation", "examples")
 #: output.jsonout through their ``to_dict``. Each should go; none may be added.
 KNOWN_UPWARD = {
     ("planner.measuring.measure", "planner.output.jsonout"),
-    ("planner.operations.workload", "planner.output.jsonout"),
-    ("planner.sizing.compare", "planner.output.jsonout"),
     ("planner.sizing.pilot", "planner.output.jsonout"),
     ("planner.sizing.uncertainty", "planner.output.jsonout"),
 }

@@ -73,7 +73,7 @@ def test_floor_items_past_max_items_is_refused(tmp_path):
 def test_floor_raising_the_total_past_max_items_is_unreachable():
     import numpy as np
 
-    from planner.sizing.design import size_stratified
+    from planner.sizing.design import StratifiedSearch, size_stratified
     from planner.sizing.model import pair_from_annotators
 
     models = [pair_from_annotators(0.1, 0.03), pair_from_annotators(0.3, 0.05)]
@@ -85,10 +85,10 @@ def test_floor_raising_the_total_past_max_items_is_unreachable():
 
     # proportions 0.99 / 0.01 with a floor of 400: a total of 500 splits into 495 + 400
     with pytest.raises(TargetUnreachable):
-        size_stratified(
-            models, [0.99, 0.01], statistic, width=0.05, assurance=0.5, n_reps=100,
-            max_items=800, floor=400, start=500, rng=np.random.default_rng(1),
-        )  # fmt: skip
+        search = StratifiedSearch(
+            width=0.05, assurance=0.5, n_reps=100, max_items=800, floor=400, start=500
+        )
+        size_stratified(models, [0.99, 0.01], statistic, search, rng=np.random.default_rng(1))
 
 
 @pytest.mark.parametrize("seconds", [1e-9, 1e-6, 0.001, 1.0])

@@ -4,6 +4,13 @@ Four people, three labels an item: by hand, the two fastest label every item (a 
 an item at most once) and the other two share the third label in proportion to their weekly
 throughput; the plan's cost is checked against that and against ``schedule``'s simulated cost
 of the same team (no time spread, so the runs are deterministic).
+
+The overlap block (every pair shares the default ``min_shared_items = 30``): three labels an
+item cover three of the six pairs, and the greedy covering cycles through the four triples
+``{0,1,2}, {0,1,3}, {0,2,3}, {1,2,3}`` (each lowers every pair's need by two), so 15 cycles:
+60 items, 45 each. ana and bo are not on the 15 block items of ``{1,2,3}`` and ``{0,2,3}``,
+so they label ``n - 15`` items each, and cy and di share the other ``3 n - 2 (n - 15) = n + 30``
+labels 1600 : 600.
 """
 
 from __future__ import annotations
@@ -61,6 +68,18 @@ hourly_rate = 10
 """
 
 
+CY, DI = 1600 / 2200, 600 / 2200
+
+
+def team_bill(n: int) -> tuple[float, float]:
+    """Cost and person-hours of ``n >= 60`` items by hand (module docstring): ana and bo
+    ``n - 15`` labels each, cy and di ``(n + 30)`` shared 1600 : 600 (cy at the budget's 20)."""
+    fast, slow = n - 15, n + 30
+    cost = (fast * (30 * 50 + 60 * 30) + slow * (CY * 90 * 20 + DI * 120 * 10)) / 3600
+    hours = (fast * (30 + 60) + slow * (CY * 90 + DI * 120)) / 3600
+    return cost, hours
+
+
 def test_plan_cost_is_each_persons_labels_at_their_rate(tmp_path):
     path = tmp_path / "team.toml"
     path.write_text(SCENARIO)
@@ -70,11 +89,9 @@ def test_plan_cost_is_each_persons_labels_at_their_rate(tmp_path):
     n = doc["items"]
     # weekly throughput 4800, 2400, 1600, 600 labels: ana and bo label every item, cy and di
     # share the third label 1600 : 600 (cy without a rate: the budget's 20 an hour)
-    cy, di = 1600 / 2200, 600 / 2200
-    per_item_cost = 30 / 3600 * 50 + 60 / 3600 * 30 + cy * 90 / 3600 * 20 + di * 120 / 3600 * 10
-    per_item_hours = (30 + 60 + cy * 90 + di * 120) / 3600
-    assert doc["budget"]["cost"] == pytest.approx(n * per_item_cost)
-    assert doc["budget"]["person_hours"] == pytest.approx(n * per_item_hours)
+    cost, hours = team_bill(n)
+    assert doc["budget"]["cost"] == pytest.approx(cost)
+    assert doc["budget"]["person_hours"] == pytest.approx(hours)
     assert any("person by person" in line for line in doc["notes"])
     schedule = runner.invoke(app, ["schedule", str(path), "--json"])
     assert schedule.exit_code == 0, schedule.output

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from planner.cli.commands import app
 from tests.test_raters_team_cost import SCENARIO as FOUR_PEOPLE
+from tests.test_raters_team_cost import team_bill
 
 runner = CliRunner()
 
@@ -201,13 +202,30 @@ SEVERAL_SECONDS = 30 + 60 + CY * 90 + DI * 120
 SEVERAL_COST = (30 * 50 + 60 * 30 + CY * 90 * 20 + DI * 120 * 10) / 3600
 
 
+# the 60-item overlap block (tests/test_raters_team_cost.py): ana and bo label n - 15 items,
+# cy and di share n + 30 labels, so the bill is linear in n with a fixed part
+BLOCK_SECONDS = -15 * (30 + 60) + 30 * (CY * 90 + DI * 120)
+BLOCK_COST = (-15 * (30 * 50 + 60 * 30) + 30 * (CY * 90 * 20 + DI * 120 * 10)) / 3600
+
+
 @pytest.mark.parametrize(
     ("option", "value", "items"),
-    [("--hours", "20", 20 * 3600 / SEVERAL_SECONDS), ("--budget", "500", 500 / SEVERAL_COST)],
+    [
+        ("--hours", "20", (20 * 3600 - BLOCK_SECONDS) / SEVERAL_SECONDS),
+        ("--budget", "500", (500 - BLOCK_COST) / SEVERAL_COST),
+    ],
 )
 def test_several_annotators_buy_items_at_the_teams_cost(tmp_path, option, value, items):
     doc = _json("plan", _write(tmp_path, SEVERAL), option, value)
     precision = doc["precision"]
     assert precision["items"] == math.floor(items)
-    assert precision["cost"] == pytest.approx(precision["items"] * SEVERAL_COST)
-    assert precision["person_hours"] == pytest.approx(precision["items"] * SEVERAL_SECONDS / 3600)
+    cost, hours = team_bill(precision["items"])
+    assert precision["cost"] == pytest.approx(cost)
+    assert precision["person_hours"] == pytest.approx(hours)
+
+
+def test_a_hundred_hours_of_the_four_people_buy_1904_items(tmp_path):
+    # (100 * 3600 - BLOCK_SECONDS) / SEVERAL_SECONDS = 1904.6 by the hand computation above
+    # (1,913 if the block were billed at the steady-state shares)
+    doc = _json("plan", _write(tmp_path, SEVERAL), "--hours", "100")
+    assert doc["precision"]["items"] == 1904

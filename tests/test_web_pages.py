@@ -500,3 +500,43 @@ def test_pilot_page_with_three_annotators_plans_from_their_fit(in_tmp: Path) -> 
     assert number(result.headline["items"]) == cli["recommendation"]["items"]
     assert cli["pilot"]["pair"] is None and cli["pilot"]["annotators"] == ["alice", "bob", "carol"]
     assert dict(result.tables[0].rows)["annotators"] == "alice, bob, carol"
+
+
+def test_schedule_page_adds_and_drops_people_as_the_command_does(in_tmp: Path) -> None:
+    # ana leaves from Monday 11 January and cy (80 s a label, 6 h a day) joins: the page's
+    # command (--add, --without) and its Python give the page's numbers, cy labels items and
+    # ana's last working day is before the 11th
+    query = {
+        **SCHEDULE_QUERY,
+        "items": "1440",
+        "add": "cy,seconds_per_item=80,hours_per_day=6,hourly_rate=35",
+        "without": "ana@2027-01-11",
+    }
+    result = computed(schedule.PAGE, query)
+    assert "--add cy,seconds_per_item=80" in result.command
+    assert "--without ana@2027-01-11" in result.command
+    (in_tmp / schedule.SCENARIO_FILE).write_text(result.toml)
+    cli = run_command(result)
+    names = {p["name"]: p for p in cli["team"]["annotators"]}
+    assert set(names) == {"ana", "bo", "cy"}
+    assert names["cy"]["items"] > 0
+    rows = {row[0]: row for row in result.tables[0].rows}
+    assert set(rows) == set(names)
+    assert result.headline["finish-p50"] == cli["team"]["finish"]["p50"]
+    space = run_python(result)
+    assert space["result"].team.finish_dates == cli["team"]["finish"]
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ({"without": "zed"}, "without"),
+        ({"without": "ana@someday"}, "without"),
+        ({"add": "bo,seconds_per_item=60"}, "add"),
+        ({"add": "cy,seconds_per_item=fast"}, "add"),
+    ],
+)
+def test_schedule_page_refuses_a_bad_change_of_people_on_its_field(
+    query: dict[str, str], field: str
+) -> None:
+    assert refused(schedule.PAGE, {**SCHEDULE_QUERY, **query}) == field

@@ -16,7 +16,7 @@ from planner.operations.workload import (
     calendar_days,
     simulate_schedule,
 )
-from planner.output.jsonout import json_ready
+from planner.output.jsonout import json_ready, schedule_document
 
 runner = CliRunner()
 
@@ -100,7 +100,8 @@ def test_simulated_hours_match_the_analytic_hours():
 def test_same_seed_same_schedule():
     op = _op(items_per_stratum=(300,), labels_per_item=2, annotators=3, time_spread=0.5)
     a, b, c = (
-        json.dumps(json_ready(simulate_schedule(op, runs=20, rng=s).to_dict())) for s in (9, 9, 10)
+        json.dumps(json_ready(schedule_document(simulate_schedule(op, runs=20, rng=s))))
+        for s in (9, 9, 10)
     )
     assert a == b and a != c
 

@@ -16,10 +16,12 @@ from planner.cli.common import (
     progress_bar,
     seed_or_draw,
 )
+from planner.cli.plan_raters import single_prevalence
 from planner.errors import InvalidInput
 
 if TYPE_CHECKING:  # the library loads when the command runs
     from planner.sizing.plan_options import PlanOptions
+    from planner.sizing.schedule_team import SeveralWork
 
 _MODEL = "As for plan."
 
@@ -30,8 +32,11 @@ SCHEDULE_HELP = (
     "takes: --prevalence, --error-rate, --bias, --ambiguity, --union-rate, --psa, --kappa, "
     "--pilot-counts, --pilot with --pair/--positive, the target --width, --confidence, "
     "--assurance, --metric, and the search's --psa-method, --kappa-method, --replicates, "
-    "--max-items; over a several-annotator scenario's \\[annotators] those of them that "
-    "describe several annotators), or from --items. Team settings come from the scenario's "
+    "--max-items; several annotators as plan describes them: --categories, --level, "
+    "--per-item (k of the --team-size), --confusion, a --prevalence list, with "
+    "--annotators-per-item as plan's --annotators; over a several-annotator scenario's "
+    "\\[annotators] those of them that describe several annotators), or from --items. "
+    "Team settings come from the scenario's "
     "\\[team] table, overridden here; named annotators (\\[\\[team.annotator]]) run person "
     "by person, as do --start, --deadline, --add and --without."
 )
@@ -85,7 +90,25 @@ def schedule_command(
             show_default=False,
         ),
     ] = None,
-    prevalence: Annotated[float | None, typer.Option(help=_MODEL)] = None,
+    prevalence: Annotated[
+        str | None,
+        typer.Option(help=_MODEL + " One value, or 'P1,...,PK' (several annotators)."),
+    ] = None,
+    categories: Annotated[
+        int | None, typer.Option(help=_MODEL + " Categories, 2 to 5 (several annotators).")
+    ] = None,
+    level: Annotated[
+        str | None, typer.Option(help=_MODEL + " nominal, ordinal or interval (alpha).")
+    ] = None,
+    per_item: Annotated[
+        int | None,
+        typer.Option(
+            help=_MODEL + " k of M: each item labelled by k of the --team-size annotators."
+        ),
+    ] = None,
+    confusion: Annotated[
+        str | None, typer.Option(help=_MODEL + " E.g. '0.98,0.02;0.3,0.7'.")
+    ] = None,
     error_rate: Annotated[str | None, typer.Option(help=_MODEL + " One value or 'A,B'.")] = None,
     bias: Annotated[str | None, typer.Option(help=_MODEL + " One value or 'A,B'.")] = None,
     ambiguity: Annotated[float | None, typer.Option(help=_MODEL)] = None,
@@ -183,6 +206,13 @@ def schedule_command(
     if labelled is not None:  # a study in progress: schedule the items still to label
         study, items, contested_rate, seed = in_progress_study.in_progress(labelled, locals())
         width = confidence = assurance = metric = pair = positive = None  # used by the plan
+    several = _several_work(locals())
+    if several is not None:  # sized by plan's several-annotator plan: the schedule labels it
+        work, seed = several
+        items, contested_rate = work.items, work.contested_rate
+        annotators_per_item = work.labels_per_item
+        prevalence = error_rate = bias = ambiguity = kappa = width = confidence = None
+        assurance = metric = replicates = max_items = None
     cli = _plan_options(locals())
     team = {
         "annotators": team_size,
@@ -209,6 +239,8 @@ def schedule_command(
             progress=progress,
             changes=_changes(start, deadline, add, without, assignment, min_shared_items),
         )
+    if several is not None:
+        result = result.with_notes(list(several[0].notes))
     for note in (*said, *result.notes):
         typer.secho(f"note: {note}", fg="yellow", err=True)
     if json_output:
@@ -234,7 +266,7 @@ def _plan_options(v: dict[str, Any]) -> PlanOptions:
     from planner.sizing.plan_options import PlanOptions
 
     return PlanOptions(
-        prevalence=v["prevalence"],
+        prevalence=single_prevalence(v["prevalence"]),
         error_rate=parse_floats(v["error_rate"], "--error-rate"),
         bias=parse_floats(v["bias"], "--bias"),
         ambiguity=v["ambiguity"],
@@ -260,6 +292,56 @@ def _plan_options(v: dict[str, Any]) -> PlanOptions:
         contested_rate=v["contested_rate"],
         seed=v["seed"],
     )
+
+
+SEVERAL_FLAGS = ("categories", "level", "per_item", "confusion")
+
+
+def _several_work(  # the several-annotator plan's work and its seed
+    v: dict[str, Any],
+) -> tuple[SeveralWork, int] | None:
+    """The work sized by ``plan``'s several-annotator plan when schedule's options ask for
+    one (``--categories``, ``--level``, ``--per-item``, ``--confusion`` or a list of
+    prevalences), built by ``plan``'s own option code (:mod:`planner.cli.plan_raters`).
+
+    The plan's ``--annotators M`` is ``--team-size`` with ``--per-item`` (the team is the pool
+    the ``k`` are drawn from), else ``--annotators-per-item`` (everyone labels every item).
+    """
+    if all(v[k] is None for k in SEVERAL_FLAGS) and "," not in (v["prevalence"] or ""):
+        return None
+    from planner.cli import plan_raters
+    from planner.sizing.schedule_team import several_work
+
+    if v["items"] is not None or v["labelled"] is not None:
+        given = "--items" if v["items"] is not None else "--labelled"
+        raise InvalidInput(
+            f"{given} fixes the items to label, so the several-annotator model options "
+            "(--categories, --level, --per-item, --confusion, --prevalence P1,...) would "
+            "have no effect; drop one or the other"
+        )
+    as_plan = dict(v)
+    as_plan["annotators"] = (
+        v["team_size"] if v["per_item"] is not None else v["annotators_per_item"]
+    )
+    as_plan.update(annotators_per_item=None, scenario_option=None, hours=None, budget=None)
+    scenario = plan_raters.raters_scenario(as_plan)
+    plan_raters._checked_options(as_plan, scenario is not None)  # plan's own checks
+    metric = v["metric"]
+    if metric is not None and metric not in plan_raters.MULTI_RATER_METRICS:
+        raise InvalidInput(
+            f"--metric must be one of {', '.join(plan_raters.MULTI_RATER_METRICS)} with "
+            f"several annotators, got {metric!r}"
+        )
+    library = plan_raters._library_options(as_plan)
+    seed = v["seed"]
+    if seed is None and scenario is not None:
+        seed = scenario.simulation.get("seed")
+    seed = seed_or_draw(seed)
+    try:
+        work = several_work(library, scenario, seed)
+    except InvalidInput as exc:
+        raise plan_raters._flagged(exc) from None
+    return work, seed
 
 
 @contextmanager

@@ -198,6 +198,9 @@ def _pool(
     while True:
         seats = np.repeat(np.arange(m), [part[0].size for part in parts])
         starts, ends, durs, checked = (np.concatenate([p[i] for p in parts]) for i in range(4))
+        # a task that cannot end (its seat's person left, or the horizon ends, mid-task) is
+        # never started: someone else labels that item, or the horizon grows
+        starts = np.where(np.isinf(ends), np.inf, starts)
         order = np.argsort(starts, kind="stable")[: labels + spare]
         counts = np.bincount(seats[order], minlength=m)
         open_ended = np.array([np.isfinite(part[0][-1]) for part in parts])  # not past the horizon

@@ -250,6 +250,11 @@ class Labelling:
         self.last_end = np.zeros((runs, m))
         self.remaining = np.full(runs, n * k, dtype=np.int64)
         self.overflow = False
+        # seats whose person has left within the horizon (an end date, no work in its last
+        # week): a label they cannot finish is not theirs, and they take no more tasks
+        idle_week = self.clock.capacity[:, -1] == self.clock.capacity[:, max(0, horizon - 7)]
+        ended = np.array([p.end is not None for p in ann.people])
+        self.left = ended[None] & idle_week.reshape(-1, m)  # (1 or runs) x seats
 
     def _pool_item(self, p: np.ndarray) -> np.ndarray:
         """The first open item after the seat's last (``n`` when there is none)."""
@@ -293,6 +298,10 @@ class Labelling:
         work = self.work[r, p] + seconds
         rows = self.row_base + p
         end = self.clock.end_time(rows, work)
+        gone = take & np.isinf(end) & self.left[np.minimum(r, self.left.shape[0] - 1), p]
+        if gone.any():  # they left before finishing it: someone else takes the task
+            self.next[r[gone], p[gone]] = np.inf
+            take = take & ~gone
         if (take & np.isinf(end)).any():
             self.overflow = True
             return

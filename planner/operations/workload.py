@@ -236,12 +236,6 @@ class ScheduleResult:
     team: Any = None
     """A named team's outcome (:class:`planner.operations.team_outcome.TeamOutcome`), or None."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """The schedule's JSON document (:func:`planner.output.jsonout.schedule_document`)."""
-        from planner.output.jsonout import schedule_document
-
-        return schedule_document(self)
-
     def with_notes(self, notes: list[str] | tuple[str, ...]) -> ScheduleResult:
         """The same result with ``notes`` added."""
         return replace(self, notes=self.notes + tuple(notes))

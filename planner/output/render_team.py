@@ -45,7 +45,8 @@ def _summary(result: Any) -> Table:
     table.add_row(
         "person-hours",
         f"{result.person_hours_median:,.1f}",
-        f"median; 90th percentile {result.person_hours_p90:,.1f}",
+        f"everyone's working hours added up, not calendar time; median, 90th percentile "
+        f"{result.person_hours_p90:,.1f}",
     )
     if team.cost_median is not None:
         table.add_row(
@@ -69,7 +70,9 @@ def _summary(result: Any) -> Table:
 
 def _people(team: Any) -> Table:
     table = Table(
-        title="Who does what (means over runs)", title_justify="left", header_style="bold"
+        title="Who does what (means over runs; hours: the person's working hours)",
+        title_justify="left",
+        header_style="bold",
     )
     for name in ("name", "role", "items", "labels", "hours", "utilisation", "cost"):
         table.add_column(name, justify="left" if name in ("name", "role") else "right")

@@ -29,7 +29,12 @@ from planner.data.scenario import Scenario, load_scenario
 from planner.data.scenario_raters import RatersScenario
 from planner.errors import InvalidInput
 from planner.operations.workload import ScheduleResult, simulate_schedule
-from planner.output.jsonout import json_ready, plan_result_document, raters_plan_document
+from planner.output.jsonout import (
+    json_ready,
+    plan_result_document,
+    raters_plan_document,
+    schedule_document,
+)
 from planner.output.report_alt_test import alt_test_report
 from planner.output.report_figures import (
     PlanResult,
@@ -274,7 +279,7 @@ def _fill(
         plan["scenario"]["path"] = "scenario.toml"
     for name, document in (
         ("plan.json", plan),
-        ("schedule.json", json_ready(schedule.to_dict())),
+        ("schedule.json", json_ready(schedule_document(schedule))),
         ("figures.json", figures.to_dict()),
     ):
         (tmp / name).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")

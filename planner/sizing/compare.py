@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,6 +21,7 @@ from planner.errors import InvalidInput
 from planner.operations.budget import Budget, stratified_budget
 from planner.sizing.design import (
     DesignResult,
+    StratifiedSearch,
     StratifiedStudies,
     check_strata,
     metric_value,
@@ -37,6 +38,9 @@ from planner.sizing.plan import PlanSettings, size_metric
 from planner.sizing.search import analytic_items
 from planner.statistics.intervals import kappa_interval, normal_quantile, psa_interval
 from planner.validation import RngLike, seed_from
+
+if TYPE_CHECKING:
+    from planner.sizing.raters_team_cost import TeamPricing
 
 DESCRIBES = {
     "uniform": "agreement on traffic: items drawn at random from all strata",
@@ -87,12 +91,6 @@ class Comparison:
         hours = float(cost.person_hours) - (0.0 if with_slice else cost.prevalence_slice_hours)
         uniform = float(self.costs["uniform"].person_hours)
         return hours / uniform if uniform > 0 else math.nan
-
-    def to_dict(self) -> dict[str, Any]:
-        """The comparison's JSON document (:func:`planner.output.jsonout.comparison_document`)."""
-        from planner.output.jsonout import comparison_document
-
-        return comparison_document(self)
 
 
 def stratum_models(scenario: Scenario) -> list[PairModel]:
@@ -248,17 +246,9 @@ def enriched_design(
         return np.asarray(ci.half_width), metric_value(metric, cells / cells.sum(axis=1)[:, None])
 
     start = int(math.ceil(find_start(mixture, metric, settings.width, settings.confidence_level)))
+    search = StratifiedSearch.of(settings, floor=0, start=start)
     items, half_widths, estimates = size_stratified(
-        strata.models,
-        enriched,
-        pooled,
-        width=settings.width,
-        assurance=settings.assurance,
-        n_reps=settings.n_reps,
-        max_items=settings.max_items,
-        floor=0,
-        start=start,
-        rng=rng,
+        strata.models, enriched, pooled, search, rng=rng
     )
     summary = strata.population.summary()
     positive_rate = (summary["positive_rate_a"] + summary["positive_rate_b"]) / 2
@@ -298,17 +288,9 @@ def weighted_design(
     z = normal_quantile(settings.confidence_level)
     var_unit = float((shares**2 * sds**2 / np.maximum(proportions, 1e-12)).sum())
     start = int(math.ceil(z * z * var_unit / settings.width**2)) or 100
+    search = StratifiedSearch.of(settings, floor=floor_items, start=start)
     items, half_widths, estimates = size_stratified(
-        strata.models,
-        proportions,
-        weighted,
-        width=settings.width,
-        assurance=settings.assurance,
-        n_reps=settings.n_reps,
-        max_items=settings.max_items,
-        floor=floor_items,
-        start=start,
-        rng=rng,
+        strata.models, proportions, weighted, search, rng=rng
     )
     return _stratified_result("weighted", items, strata.union, half_widths, estimates, settings)
 
@@ -348,6 +330,8 @@ def design_cost(design: DesignResult, strata: Strata, settings: PlanSettings) ->
     """
     population = strata.population
     mean_seconds = float(np.dot(strata.shares, strata.seconds))
+    if settings.team is not None:  # a named team: billed person by person
+        return _team_design_cost(design, strata, settings, settings.team, mean_seconds)
     budget = partial(
         stratified_budget,
         annotators_per_item=settings.annotators_per_item,
@@ -362,6 +346,31 @@ def design_cost(design: DesignResult, strata: Strata, settings: PlanSettings) ->
     )
     prevalence_slice = budget([slice_items], [mean_seconds], [population.contested_rate])
     return DesignCost(total.person_hours, total.cost, prevalence_slice.person_hours, total)
+
+
+def _team_design_cost(
+    design: DesignResult,
+    strata: Strata,
+    settings: PlanSettings,
+    team: TeamPricing,
+    mean_seconds: float,
+) -> DesignCost:
+    """A design's hours and cost by the named team of ``settings.team``
+    (:func:`planner.sizing.raters_team_cost.stratified_team_budget`); the prevalence slice's
+    hours are its share of the labelling seconds, ``n_0 s_0 / sum_h n_h s_h``, plus its
+    adjudication."""
+    from planner.sizing.raters_team_cost import stratified_team_budget
+
+    slice_items = design.prevalence_slice_items
+    items = [*design.items_per_stratum, slice_items]
+    seconds = [*strata.seconds, mean_seconds]
+    contested = [*(m.contested_rate for m in strata.models), strata.population.contested_rate]
+    total = stratified_team_budget(team, items, seconds, contested, settings.seconds_per_item)
+    work = float(np.dot(items, seconds))
+    part = slice_items * mean_seconds / work if work > 0 else 0.0
+    judged = slice_items * contested[-1] / total.contested_items if total.contested_items else 0.0
+    slice_hours = part * total.labelling_hours + judged * total.adjudication_hours
+    return DesignCost(total.person_hours, total.cost, slice_hours, total)
 
 
 def _per_stratum_psa(

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -36,7 +37,10 @@ from planner.sizing.model import PairModel
 from planner.sizing.sample_size_search import smallest_passing
 from planner.sizing.simulation import NestedStudies
 from planner.statistics.intervals import normal_quantile
-from planner.validation import MAX_STRATA, check_strata_effort
+from planner.validation import MAX_STRATA, RULES, Rule, check, check_strata_effort
+
+#: the search's first total: a whole number >= 1
+_START = Rule("integer", lambda x: x >= 1, "a whole number >= 1")
 
 FloatArray = NDArray[np.float64]
 METRIC_GRADIENTS = ("psa", "kappa")
@@ -272,25 +276,68 @@ def split_items(total: int, proportions: ArrayLike, floor: int = 0) -> list[int]
     return [max(int(x), floor) for x in n]
 
 
+@dataclass(frozen=True)
+class StratifiedSearch:
+    """The target and effort of a stratified design's size search (:func:`size_stratified`).
+
+    Attributes
+    ----------
+    width, assurance
+        The target: the half-width reached with probability ``assurance``.
+    n_reps, max_items
+        Simulated studies per evaluated size, and the largest total searched.
+    floor
+        Least items per stratum (0: none).
+    start
+        The search's first total (a delta-method guess).
+
+    Each value is checked by its rule in :data:`planner.validation.RULES` (``floor`` as
+    ``floor_items``). The target and effort have no defaults here: they are the plan's
+    (:meth:`of` takes them from its :class:`~planner.sizing.plan.PlanSettings`).
+    """
+
+    width: float
+    assurance: float
+    n_reps: int
+    max_items: int
+    floor: int = 0
+    start: int = 100
+
+    def __post_init__(self) -> None:
+        for name in ("width", "assurance", "n_reps", "max_items"):
+            check(name, getattr(self, name), RULES[name])
+        check("floor_items", self.floor, RULES["floor_items"], parameter="floor_items")
+        check("start", self.start, _START)
+
+    @classmethod
+    def of(cls, settings: Any, *, floor: int = 0, start: int = 100) -> StratifiedSearch:
+        """The search for ``settings``' target and effort (``width``, ``assurance``,
+        ``n_reps``, ``max_items``: a :class:`~planner.sizing.plan.PlanSettings`)."""
+        return cls(
+            settings.width, settings.assurance, settings.n_reps, settings.max_items, floor, start
+        )
+
+
 def size_stratified(
     models: list[PairModel],
     proportions: ArrayLike,
     statistic: Callable[[NDArray], tuple[NDArray, NDArray]],
+    search: StratifiedSearch,
     *,
-    width: float,
-    assurance: float,
-    n_reps: int,
-    max_items: int,
-    floor: int,
-    start: int,
     rng: np.random.Generator,
 ) -> tuple[list[int], NDArray, NDArray]:
     """Smallest total whose split by ``proportions`` reaches the width at the assurance.
 
     ``statistic`` maps the ``(R, H, 2, 2)`` replicate tables to their half-widths and
-    estimates (one call, so a design computes its interval once per evaluated size).
+    estimates (one call, so a design computes its interval once per evaluated size);
+    ``search`` holds the target, the effort, the floor per stratum and the first total.
+    The search finds the smallest total ``N`` with
+    ``mean_r [half_width_r(split(N)) <= width] >= assurance``, ``split(N)`` the largest
+    remainders of ``N * proportions`` raised to ``floor``.
     Returns the items per stratum, and the half-widths and estimates at that size.
     """
+    width, assurance, max_items = search.width, search.assurance, search.max_items
+    floor, start, n_reps = search.floor, search.start, search.n_reps
     if floor * len(models) > max_items:
         raise InvalidInput(
             f"floor_items must leave the design within max_items {max_items:,}: "

@@ -31,7 +31,6 @@ from planner.sizing.plan import Plan, PlanSettings, make_plan
 from planner.sizing.schedule_team import (
     TeamChanges,
     build_team,
-    named_values,
     plan_pricing,
     pricing_note,
     raters_work,
@@ -401,19 +400,24 @@ def _stratified(  # type: ignore[no-untyped-def]
     seed = seed_fn(merged.seed)
     from planner.sizing.compare import compare_designs
 
+    s = settings  # a named team bills each person (sizing/raters_team_cost.py)
+    pricing = plan_pricing(
+        scenario, asdict(resolve_team(scenario)), s.annotators_per_item, s.seconds_per_item,
+        s.adjudication_seconds, s.hourly_rate, cli.get("annotators_per_item") is None,
+    )  # fmt: skip
     comparison = compare_designs(
         scenario,
-        settings,
+        replace(settings, team=pricing),
         rng=seed,
         floor_items=merged.floor_items,
         prevalence_width=merged.prevalence_width,
         progress=progress,
     )
     comparison.notes.extend(notes)
-    if "annotator" in named_values(scenario):
+    if pricing is not None:
         comparison.notes.append(
-            "the design comparison bills the [budget] rate and seconds per item; the named "
-            "team's people, each at their own, are billed by schedule"
+            "the design comparison bills the named team person by person: each one's seconds "
+            "per label (a stratum's scaled by their ratio to the budget's) and hourly rate"
         )
     return comparison
 

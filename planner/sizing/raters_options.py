@@ -246,7 +246,8 @@ def _under_uncertainty(
 
 
 def _named_people(scenario: Any) -> Any:
-    """The scenario's named annotators (``[[team.annotator]]``), or None."""
+    """The scenario's named team (``[[team.annotator]]``: its annotators, assignment and
+    overlap block's ``min_shared_items``), or None."""
     from planner.data.scenario_team import NAMED_TEAM_KEYS
     from planner.operations.team import team_from_settings
 
@@ -255,7 +256,7 @@ def _named_people(scenario: Any) -> Any:
         return None
     flat = {k: v for k, v in team.items() if k not in NAMED_TEAM_KEYS}
     named = {k: v for k, v in team.items() if k in NAMED_TEAM_KEYS}
-    return team_from_settings(flat, named).annotators
+    return team_from_settings(flat, named)
 
 
 def _team_priced(plan: RatersPlan, scenario: Any, values: dict[str, Any]) -> RatersPlan:
@@ -263,12 +264,13 @@ def _team_priced(plan: RatersPlan, scenario: Any, values: dict[str, Any]) -> Rat
     seconds per item and hourly rate (:mod:`planner.sizing.raters_team_cost`), said in a note."""
     from planner.sizing.raters_team_cost import team_budget
 
-    people = _named_people(scenario)
-    if people is None:
+    team = _named_people(scenario)
+    if team is None:
         return plan
     budget, shares = team_budget(
-        plan.sizing_budget, people, plan.sizing.labels_per_item, values["seconds_per_item"],
-        values["hourly_rate"],
+        plan.sizing_budget, team.annotators, plan.sizing.labels_per_item,
+        values["seconds_per_item"], values["hourly_rate"],
+        assignment=team.assignment, min_shared_items=team.min_shared_items,
     )  # fmt: skip
     each = "; ".join(
         f"{x.name} {x.labels:,.0f} labels, {x.hours:,.1f} h"
@@ -287,12 +289,19 @@ def _team_pricing(scenario: Any, k: int, values: dict[str, Any]) -> Any:
     (:mod:`planner.sizing.raters_team_cost`), or None without named annotators."""
     from planner.sizing.raters_team_cost import team_pricing
 
-    people = _named_people(scenario)
-    if people is None:
+    team = _named_people(scenario)
+    if team is None:
         return None
     seconds, rate = values["seconds_per_item"], values["hourly_rate"]
-    adjudication = values["adjudication_seconds"]
-    return team_pricing(people, k, seconds, adjudication_seconds=adjudication, hourly_rate=rate)
+    return team_pricing(
+        team.annotators,
+        k,
+        seconds,
+        adjudication_seconds=values["adjudication_seconds"],
+        hourly_rate=rate,
+        assignment=team.assignment,  # the overlap block is billed as a schedule labels it
+        min_shared_items=team.min_shared_items,
+    )
 
 
 def _with_fixed_size(

@@ -136,12 +136,19 @@ class TeamPricing:
             "adjudicators": rows(self.adjudicators),
         }
 
-    def budget(self, items: int, labels_per_item: int, contested_rate: float) -> Budget:
+    def budget(
+        self, items: int, labels_per_item: int, contested_rate: float, time_scale: float = 1.0
+    ) -> Budget:
         """The budget of ``items`` items (``labels_per_item`` is the team's ``k``); without
-        ``weekly``, each person's steady-state share of every item."""
+        ``weekly``, each person's steady-state share of every item. ``time_scale`` multiplies
+        every label's seconds (a stratified design's mean seconds per item over the
+        budget's: :func:`stratified_team_budget`)."""
         labels = self.labels(items) if self.weekly else None
         shares = [p.share * items for p in self.annotators] if labels is None else labels
-        seconds = [x * p.seconds_per_item for x, p in zip(shares, self.annotators, strict=True)]
+        seconds = [
+            x * p.seconds_per_item * time_scale
+            for x, p in zip(shares, self.annotators, strict=True)
+        ]
         judged = [items * contested_rate * p.share * p.seconds_per_item for p in self.adjudicators]
         paid = [
             (s, p.hourly_rate)
@@ -171,6 +178,33 @@ class TeamPricing:
             value = getattr(self.budget(mid, self.labels_per_item, contested_rate), unit)
             lo, hi = (mid, hi) if value <= limit * (1 + 1e-12) else (lo, mid)
         return lo
+
+
+def stratified_team_budget(
+    pricing: TeamPricing,
+    items_per_stratum: list[int],
+    seconds_per_item: list[float],
+    contested_rate: list[float],
+    budget_seconds: float,
+) -> Budget:
+    """The budget of a stratified design labelled by a named team, person by person.
+
+    The team labels ``N = sum_h n_h`` items, person ``j`` giving ``L_j``
+    (:meth:`TeamPricing.labels`: overlap block, then the assignment's share); a stratum's
+    time scales by the person's ratio to the budget's seconds ``s`` (as a schedule run scales
+    it), and their labels fall on the strata as the items do, so person ``j`` works
+    ``L_j e_j (sum_h n_h s_h / N) / s / 3600`` hours at their rate. The ``sum_h n_h c_h``
+    contested items are adjudicated as :meth:`TeamPricing.budget` adjudicates them.
+    """
+    items = [int(n) for n in items_per_stratum]
+    total = sum(items)
+    if total <= 0:
+        return replace(pricing, weekly=()).budget(0, pricing.labels_per_item, 0.0)
+    mean_seconds = sum(n * s for n, s in zip(items, seconds_per_item, strict=True)) / total
+    contested = sum(n * c for n, c in zip(items, contested_rate, strict=True)) / total
+    return pricing.budget(
+        total, pricing.labels_per_item, contested, time_scale=mean_seconds / budget_seconds
+    )
 
 
 def label_shares(throughput: list[float], items: int, labels_per_item: int) -> list[float]:
@@ -286,19 +320,25 @@ def priced_budget(settings: Any, items: float, contested_rate: float) -> Budget:
 
 def team_budget(
     budget: Budget, people: tuple[Any, ...], labels_per_item: int, seconds_per_item: float,
-    hourly_rate: float | None,
+    hourly_rate: float | None, *, assignment: str = "next-free", min_shared_items: int = 0,
 ) -> tuple[Budget, list[PersonShare]]:  # fmt: skip
     """``budget`` with its labelling hours and cost from each person's time and rate
-    (adjudication at the budget's rate), and each person's share."""
-    pricing = team_pricing(people, labels_per_item, seconds_per_item, hourly_rate=hourly_rate)
+    (adjudication at the budget's rate), and each person's share.
+
+    Person ``j`` gives ``L_j`` labels of the ``n`` items (:meth:`TeamPricing.labels`: their
+    labels of the overlap block of ``min_shared_items``, then their share of the rest under
+    ``assignment``), so ``L_j e_j / 3600`` hours at their rate."""
+    pricing = team_pricing(
+        people, labels_per_item, seconds_per_item, hourly_rate=hourly_rate,
+        assignment=assignment, min_shared_items=min_shared_items,
+    )  # fmt: skip
+    labels = pricing.labels(budget.items)
     shares = []
-    for x in pricing.annotators:
-        hours = budget.items * x.share * x.seconds_per_item / SECONDS_PER_HOUR
+    for x, count in zip(pricing.annotators, labels, strict=True):
+        hours = float(count) * x.seconds_per_item / SECONDS_PER_HOUR
         cost = None if x.hourly_rate is None else hours * x.hourly_rate
         shares.append(
-            PersonShare(
-                x.name, budget.items * x.share, x.seconds_per_item, hours, x.hourly_rate, cost
-            )
+            PersonShare(x.name, float(count), x.seconds_per_item, hours, x.hourly_rate, cost)
         )
     labelling = sum(x.hours for x in shares)
     parts = [x.cost for x in shares]

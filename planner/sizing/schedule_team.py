@@ -176,8 +176,6 @@ def raters_work(scenario: Any, seed: int, options: dict[str, Any] | None = None)
     InvalidInput
         An option that describes one pair (``psa``, ``union_rate``, ...), named.
     """
-    from planner.sizing.raters_options import raters_plan_from_options
-
     given = {k: v for k, v in (options or {}).items() if v is not None}
     for name in PAIR_ONLY:
         if name in given:
@@ -191,11 +189,25 @@ def raters_work(scenario: Any, seed: int, options: dict[str, Any] | None = None)
         value = library.get(SEVERAL_OPTIONS[key])
         if value is not None and not isinstance(value, list | tuple):
             library[SEVERAL_OPTIONS[key]] = [value] if key != "prevalence" else value
+    return several_work(library, scenario, seed)
+
+
+def several_work(library: dict[str, Any], scenario: Any, seed: int) -> SeveralWork:
+    """The work of the several-annotator plan of ``library`` (the parameters
+    :func:`planner.sizing.raters_options.raters_plan_from_options` takes, as ``plan``
+    builds them from its options) over ``scenario`` (a several-annotator scenario or None).
+
+    The items and labels per item are the plan's ``n`` and ``k``; the contested share is
+    ``contested_items / items`` of the plan's budget (0 when adjudication takes no time).
+    """
+    from planner.sizing.raters_options import raters_plan_from_options
+
     plan = raters_plan_from_options(library, scenario, rng=seed)
     items, k = int(plan.sizing.items), int(plan.sizing.labels_per_item)
     contested = plan.budget.contested_items / max(plan.budget.items, 1)
+    source = "the options" if scenario is None else Path(scenario.path).name
     note = (
-        f"{Path(scenario.path).name}: the several-annotator plan ({plan.sizing.metric}) "
+        f"{source}: the several-annotator plan ({plan.sizing.metric}) "
         f"sizes {items:,} items with {k} annotators each; the schedule labels them"
     )
     if contested > 0:

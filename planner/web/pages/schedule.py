@@ -6,11 +6,13 @@ the budget, and ``[team]`` with one ``[[team.annotator]]`` per row of the people
 and runs :func:`planner.sizing.plan_options.run_schedule` on it, the function
 ``planner schedule schedule.toml`` calls: a named team runs person by person, a team
 given by its size through the SimPy model. ``items`` replaces the plan by a fixed number
-of items (``--items``); ``deadline`` asks the probability of finishing by a date.
+of items (``--items``); ``deadline`` asks the probability of finishing by a date; ``add``
+and ``without`` are ``--add`` and ``--without`` (someone joins, someone leaves).
 """
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from typing import Any
 
@@ -42,6 +44,21 @@ FIELDS = (
     Field("team_size", "Team size (no named annotators)", "integer", None, "Empty: 5."),
     Field("start", "First working day (YYYY-MM-DD)", "text", "2027-01-04"),
     Field("deadline", "Deadline (YYYY-MM-DD)", "text", None),
+    Field(
+        "add",
+        "Add people (as --add, ';' between)",
+        "text",
+        None,
+        "What if someone joins: 'cy,seconds_per_item=80,hours_per_day=6,hourly_rate=35'.",
+    ),
+    Field(
+        "without",
+        "Drop people (as --without, ',' between)",
+        "text",
+        None,
+        "What if someone leaves: a name, or NAME@DATE (gone from that date on), e.g. "
+        "ana@2027-01-11.",
+    ),
     Field("items", "Items (instead of planning them)", "integer", None),
     Field("prevalence", "Prevalence (the plan's model)", "number", "0.1"),
     Field("error_rate", "Error rate (the plan's model)", "number", "0.05"),
@@ -67,7 +84,7 @@ SECTIONS = {
 UNIFORM = ("hours_per_day", "days_per_week")  # [team] keys (defaults of named people too)
 #: scenario keys whose field has another name
 KEYS = {"team.annotators": "team_size", "team.annotator": "people", "team.runs": "runs"}
-FIELD_OF = {"annotators": "team_size", "n_items": "items", "add": "people"}
+FIELD_OF = {"annotators": "team_size", "n_items": "items"}
 
 
 def _person(row: Mapping[str, str], number: int) -> dict[str, Any]:
@@ -124,12 +141,34 @@ def scenario_toml(values: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _specs(text: str | None, separator: str) -> tuple[str, ...]:
+    """The ``add`` (``;`` between people) or ``without`` (``,`` between) field's entries."""
+    if text is None:
+        return ()
+    return tuple(part.strip() for part in str(text).split(separator) if part.strip())
+
+
 def _changes(values: Mapping[str, Any]) -> Any:
     from planner.data.scenario_team import to_date
     from planner.sizing.schedule_team import TeamChanges
 
     deadline = values.get("deadline")
-    return TeamChanges(deadline=None if deadline is None else to_date("deadline", deadline))
+    return TeamChanges(
+        deadline=None if deadline is None else to_date("deadline", deadline),
+        add=_specs(values.get("add"), ";"),
+        without=_specs(values.get("without"), ","),
+    )
+
+
+def _command(values: Mapping[str, Any]) -> str:
+    """``planner schedule schedule.toml`` with the page's options, ``--add`` and
+    ``--without`` once per person."""
+    options = {"items": values.get("items"), "deadline": values.get("deadline")}
+    words = [command_line(["schedule"], options, positional=[SCENARIO_FILE])]
+    for flag, specs in (("--add", _specs(values.get("add"), ";")),
+                        ("--without", _specs(values.get("without"), ","))):  # fmt: skip
+        words += [f"{flag} {shlex.quote(spec)}" for spec in specs]
+    return " ".join(words)
 
 
 def scheduled(values: Mapping[str, Any], progress: Progress | None) -> tuple[Any, str]:
@@ -168,7 +207,8 @@ def _python(toml: str, values: Mapping[str, Any]) -> str:
             f"Path({SCENARIO_FILE!r}).write_text({toml!r})",
             "changes = TeamChanges(deadline="
             + ("None" if deadline is None else f"datetime.date.fromisoformat({deadline!r})")
-            + ")",
+            + f", add={_specs(values.get('add'), ';')!r}"
+            + f", without={_specs(values.get('without'), ',')!r})",
             f"_, result = run_schedule({SCENARIO_FILE!r}, PlanOptions(), {{}}, lambda seed: seed,",
             f"                         items={values.get('items')!r}, changes=changes)",
             "print(result.calendar_days_median, result.person_hours_median, result.cost_median)",
@@ -223,10 +263,9 @@ def compute(
     if result.team is not None and result.team.p_deadline is not None:
         headline["p-deadline"] = shared.share(result.team.p_deadline)
     tables = () if result.team is None else (_people_table(result),)
-    options = {"items": values.get("items"), "deadline": values.get("deadline")}
     return PageResult(
         headline=headline,
-        command=command_line(["schedule"], options, positional=[SCENARIO_FILE]),
+        command=_command(values),
         python=_python(toml, values),
         toml=toml,
         tables=tables,
