@@ -224,7 +224,7 @@ class AltTestPlanSettings:
             )
         check_instance("table", self.table, bool, "True or False")
         what = "a tuple of numbers of humans"
-        check_instance("table_humans", self.table_humans, tuple | list, what)
+        check_instance("table_humans", self.table_humans, (tuple, list), what)
         humans = tuple(check("table_humans", m, RULES["n_humans"]) for m in self.table_humans)
         object.__setattr__(self, "table_humans", humans)
         block = self.block_replicates
