@@ -25,6 +25,7 @@ from planner.cli.commands import app
 from planner.data.labels import counts_from_codes, ratings_from_counts, ratings_from_matrix
 from planner.errors import InvalidInput
 from planner.measuring.measure import measure_agreement
+from planner.measuring.measure_settings import MeasureSettings
 from planner.statistics import alpha as ka
 from planner.statistics import multirater as mr
 
@@ -192,7 +193,9 @@ def test_every_argument_is_checked_at_the_door_in_parameter_names(arguments, mes
     # regression: kappa_method="bogus" gave a ValueError traceback from intervals.py,
     # alpha_min=nan was accepted and n_boot had no upper bound
     with pytest.raises(InvalidInput) as caught:
-        measure_agreement(_pair(), **arguments)
+        rng = arguments.get("rng")
+        settings = {k: v for k, v in arguments.items() if k != "rng"}
+        measure_agreement(_pair(), MeasureSettings(**settings), rng=rng)
     assert str(caught.value).startswith(message)
     assert caught.value.parameter == next(iter(arguments))
     assert "np." not in str(caught.value)
@@ -201,7 +204,9 @@ def test_every_argument_is_checked_at_the_door_in_parameter_names(arguments, mes
 def test_decide_on_a_coefficient_these_ratings_do_not_have():
     three = ratings_from_matrix([[0, 0, 1], [1, 1, 1], [0, 1, 0], [1, 1, 0]])
     with pytest.raises(InvalidInput, match="^decide_on must be one of .*got 'cohen_kappa'"):
-        measure_agreement(three, decide_on="cohen_kappa")  # Cohen's kappa needs two
+        measure_agreement(
+            three, MeasureSettings(decide_on="cohen_kappa")
+        )  # Cohen's kappa needs two
 
 
 def _agree(*args: str):
@@ -235,7 +240,7 @@ def test_cli_bad_measure_options_give_one_line_and_exit_2(args, line):
 
 
 def _notes(ratings, **arguments):
-    return measure_agreement(ratings, rng=1, **arguments).notes
+    return measure_agreement(ratings, MeasureSettings(**arguments), rng=1).notes
 
 
 def test_options_without_effect_say_so():
@@ -259,7 +264,7 @@ def test_alpha_min_without_a_bootstrap_says_so():
     # interval data with more than 2,000 distinct values: alpha has a jackknife interval
     values = np.arange(2_100, dtype=float)
     ratings = ratings_from_matrix(np.stack([values, values + 1, values], axis=1))
-    report = measure_agreement(ratings, level="interval", alpha_min=0.7, rng=1)
+    report = measure_agreement(ratings, MeasureSettings(level="interval", alpha_min=0.7), rng=1)
     assert "alpha_below_min" not in report.summary
     assert any(n.startswith("alpha_min has no effect") for n in report.notes)
 
@@ -332,9 +337,7 @@ def test_degenerate_ratings_give_nan_with_a_note(matrix):
         for bootstrap in (False, True):
             report = measure_agreement(
                 ratings_from_matrix(np.asarray(matrix, dtype=float), rows="items"),
-                level=level,
-                bootstrap=bootstrap,
-                n_boot=100,
+                MeasureSettings(level=level, bootstrap=bootstrap, n_boot=100),
                 rng=1,
             )
             _all_finite_or_explained(report)
@@ -345,7 +348,7 @@ def test_five_thousand_categories_with_one_pair_each():
     k = 5_000
     codes = np.repeat(np.arange(k), 2).reshape(k, 2).astype(float)
     codes[::2, 1] = (codes[::2, 1] + 1) % k
-    report = measure_agreement(ratings_from_matrix(codes), n_boot=100, rng=1)
+    report = measure_agreement(ratings_from_matrix(codes), MeasureSettings(n_boot=100), rng=1)
     _all_finite_or_explained(report)
     assert math.isfinite(report.coefficients["krippendorff_alpha"].ci_low)
 
@@ -360,9 +363,7 @@ def test_random_small_ratings_never_raise_anything_but_invalid_input(data, boots
     try:
         report = measure_agreement(
             ratings_from_matrix(matrix, rows="items"),
-            level=level,
-            bootstrap=bootstrap,
-            n_boot=100,
+            MeasureSettings(level=level, bootstrap=bootstrap, n_boot=100),
             rng=1,
         )
     except InvalidInput:
@@ -379,7 +380,9 @@ def test_decide_on_choices_are_the_coefficients_reported(annotators, level, posi
 
     rng = np.random.default_rng(k)
     ratings = ratings_from_matrix(rng.integers(0, k, (40, annotators)))
-    report = measure_agreement(ratings, level=level, positive=positive, n_boot=100, rng=1)
+    report = measure_agreement(
+        ratings, MeasureSettings(level=level, positive=positive, n_boot=100), rng=1
+    )
     pos = _positive_index(ratings, positive)  # labels 0/1: positive 1 even when not given
     weights_kind = None if level == "nominal" else "quadratic"
     names = _coefficient_names(annotators == 2, weights_kind, pos, k)

@@ -24,7 +24,8 @@ observed agreement        Wilson (2 annotators), else item bootstrap
 
 [*] :mod:`planner.measuring.several_profile`: the t-calibrated profile-likelihood interval
 (Conger's: Fleiss' moved by their difference), docs/methods/several-annotator-intervals.md.
-With ``bootstrap=True`` every interval is the percentile bootstrap over items instead.
+With ``MeasureSettings(bootstrap=True)`` every interval is the percentile bootstrap over
+items instead.
 With more than :data:`MANY_VALUES` distinct ordinal, interval or ratio values (continuous
 scores) only the coefficients linear in the data are reported, Krippendorff's alpha (the
 delete-one-item jackknife at the interval level, see :func:`_alpha_coefficient`) and observed
@@ -55,6 +56,7 @@ from planner.errors import InvalidInput
 from planner.measuring import several_profile as sp
 from planner.measuring.decision import Decision, decide, landis_koch
 from planner.measuring.diagnostics import binary_table, diagnose, plain_value, scalar
+from planner.measuring.measure_settings import DEFAULTS, MeasureSettings
 from planner.measuring.several_profile import profile_applies, profile_at
 from planner.measuring.small_counts import cohen_kappa_note, small_count_notes
 from planner.statistics import agreement as ag
@@ -63,7 +65,6 @@ from planner.statistics import multirater as mr
 from planner.statistics.conger import CONGER_CELLS_LIMIT, conger_kappa
 from planner.statistics.intervals import (
     KAPPA_ESTIMANDS,
-    KAPPA_METHODS,
     coverage_note,
     kappa_interval,
     normal_quantile,
@@ -77,16 +78,12 @@ from planner.validation import (
     check,
     check_choice,
     check_instance,
-    check_text,
     compact_repr,
     seed_from,
     shown,
 )
 
 N_BOOT_MAX = 100_000  # see RULES["n_boot"]
-WEIGHTS = ("quadratic", "linear")
-COHEN_MARGINALS = ("complete", "gwet")
-WEIGHTED_KAPPA_METHODS = ("bootstrap", "wald")
 _BOOT_MEMORY = 20_000_000  # floats per bootstrap chunk; fixed, so chunking never changes answers
 
 #: At the ordinal, interval and ratio levels, above this many distinct values only the
@@ -243,37 +240,11 @@ def _pair_kappa_interval(
 # --------------------------------------------------------------------------- main
 
 
-def _check_measure_arguments(
-    ratings: Any, positive: Any, by: Any, weights: Any, bootstrap: Any
-) -> None:
-    """:func:`measure_agreement`'s arguments checked by type at the door, in parameter names
-    (the values are checked by their rules in ``_Options``)."""
-    check_instance("ratings", ratings, Ratings, "a Ratings (read_labels, ratings_from_matrix, ...)")
-    if positive is not None:  # a label: text, or a number for numeric labels
-        check_instance("positive", positive, (str, int, float, np.number), "a label")
-    check_text("by", by, optional=True)
-    check_text("weights", weights, optional=True)
-    check_instance("bootstrap", bootstrap, bool, "True or False")
-
-
 def measure_agreement(
     ratings: Ratings,
+    settings: MeasureSettings = DEFAULTS,
     *,
-    positive: str | None = None,
-    level: str = "nominal",
-    confidence_level: float = 0.95,
-    bootstrap: bool = False,
-    n_boot: int = 1000,
-    alpha_min: float | None = None,
-    decide_on: str | None = None,
-    not_demonstrated_below: float = 0.40,
-    demonstrated_at: float = 0.65,
-    kappa_method: str | None = None,
-    weights: str | None = None,
-    by: str | None = None,
     rng: RngLike = None,
-    cohen_marginals: str | None = None,
-    weighted_kappa_method: str | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> AgreementReport:
     """Agreement coefficients, intervals, decision and diagnostics for ``ratings``.
@@ -283,58 +254,41 @@ def measure_agreement(
     ratings
         The ratings (see :mod:`planner.data.labels`): read from a file by pandas, counted
         by DuckDB (one weighted row per distinct label vector), or built in memory.
-    positive
-        Label of the positive class (for PSA/NSA, prevalence and the decision); labels 0/1
-        and False/True need none.
-    level, weights
-        ``nominal``, ``ordinal``, ``interval`` or ``ratio``: Krippendorff's metric and, for
-        the last three, ``weights`` (``"quadratic"``, the default, or ``"linear"``) for
-        weighted kappa, Fleiss and AC2 (with ``nominal``, a note says weights do nothing).
-    confidence_level, bootstrap, n_boot
-        Two-sided level of every interval; the item bootstrap for every interval, with
-        ``n_boot`` resamples, 100 to 100,000 (:data:`N_BOOT_MAX`).
-    alpha_min
-        Reliability threshold for ``P(alpha < alpha_min)``, in [-1, 1] (default 0.8).
-    decide_on, not_demonstrated_below, demonstrated_at
-        The coefficient the decision reads (default ``psa`` with a positive class, else
-        ``krippendorff_alpha``) and its thresholds fixed in advance, in [0, 1], in order
-        (defaults 0.40 and 0.65, for PSA).
-    kappa_method
-        Interval for Cohen's kappa: ``score`` (default, binary labels), ``gof``, ``fce``
-        (default otherwise) or ``bootstrap``; a note says when it has no effect (more than
-        two annotators, or ``bootstrap=True``).
-    by
-        Grouping column (kept in ``ratings.groups``) for agreement by group.
+    settings
+        What is measured and how (:class:`~planner.measuring.measure_settings.MeasureSettings`:
+        positive class, level and weights, confidence level, bootstrap and ``n_boot``,
+        alpha's threshold, the decision, the kappa interval choices, the grouping column).
+        An option given where it has no effect gets a note.
     rng
         Randomness of the bootstrap: anything :func:`numpy.random.default_rng` takes (None:
         fresh entropy); the seed used is the report's ``seed`` (``rng=report.seed`` repeats).
-    cohen_marginals, weighted_kappa_method
-        Cohen's kappa with items rated once: ``"complete"`` (default: items both rated, as
-        Cohen 1960) or ``"gwet"`` (every rating, Gwet 2014 and irrCAC; Gwet's linearised
-        variance with t), said in ``summary["cohen_marginals"]``. Weighted Cohen's kappa's
-        interval: ``"bootstrap"`` (default) or ``"wald"`` (Fleiss-Cohen-Everitt 1969 SE).
-        Either given where it has no effect gets a note.
     progress
         Called as ``progress(done, 4)`` after each group of coefficients.
+
+    Returns
+    -------
+    AgreementReport
+        Coefficients with their intervals (in the order computed), summary, decision on
+        ``decide_on`` (estimate and interval against the two thresholds), diagnostics.
     """
-    _check_measure_arguments(ratings, positive, by, weights, bootstrap)
-    given = _Options(**{k: v for k, v in locals().items() if k not in ("ratings", "progress")})
-    _check_arguments(given)
+    check_instance("ratings", ratings, Ratings, "a Ratings (read_labels, ratings_from_matrix, ...)")
+    check_instance("settings", settings, MeasureSettings, "a MeasureSettings")
+    s = settings
     seed = seed_from(rng)
-    d = _prepare(ratings, level, weights, positive)
-    if decide_on is not None:
-        check_choice("decide_on", decide_on, _reported_names(d))
-    notes = list(ratings.notes) + d.notes + _option_notes(ratings, given)
-    boot = _Bootstrap(np.random.default_rng(seed), n_boot, confidence_level)
-    run = _Run(d, given.settings(), boot, _Collector(), dict(d.summary), notes)
+    d = _prepare(ratings, s.level, s.weights, s.positive)
+    if s.decide_on is not None:
+        check_choice("decide_on", s.decide_on, _reported_names(d))
+    notes = list(ratings.notes) + d.notes + _option_notes(ratings, s)
+    boot = _Bootstrap(np.random.default_rng(seed), s.n_boot, s.confidence_level)
+    run = _Run(d, s, boot, _Collector(), dict(d.summary), notes)
     coefficients = _coefficients(run, ratings, progress)
-    target = decide_on or ("psa" if "psa" in coefficients else "krippendorff_alpha")
+    target = s.decide_on or ("psa" if "psa" in coefficients else "krippendorff_alpha")
     check_choice("decide_on", target, tuple(coefficients))
     co = coefficients[target]
     decision = decide(
-        target, co.estimate, co.ci_low, co.ci_high, not_demonstrated_below, demonstrated_at
+        target, co.estimate, co.ci_low, co.ci_high, s.not_demonstrated_below, s.demonstrated_at
     )
-    return _agreement_report(ratings, run, given, decision, seed)
+    return _agreement_report(ratings, run, decision, seed)
 
 
 def _coefficients(
@@ -363,10 +317,10 @@ def _coefficients(
 
 
 def _agreement_report(
-    ratings: Ratings, run: _Run, given: _Options, decision: Decision, seed: int
+    ratings: Ratings, run: _Run, decision: Decision, seed: int
 ) -> AgreementReport:
     """The report of a finished measurement."""
-    d = run.d
+    d, given = run.d, run.s
     return AgreementReport(
         source=ratings.source,
         n_items=ratings.n_items,
@@ -387,40 +341,7 @@ def _agreement_report(
     )
 
 
-@dataclass(frozen=True)
-class _Options:
-    """Every keyword argument of :func:`measure_agreement`, as given (no defaults here: the
-    function's signature holds them)."""
-
-    positive: str | None
-    level: str
-    confidence_level: float
-    bootstrap: bool
-    n_boot: int
-    alpha_min: float | None
-    decide_on: str | None
-    not_demonstrated_below: float
-    demonstrated_at: float
-    kappa_method: str | None
-    weights: str | None
-    by: str | None
-    rng: RngLike
-    cohen_marginals: str | None
-    weighted_kappa_method: str | None
-
-    def settings(self) -> _Settings:
-        """The options that choose intervals."""
-        return _Settings(
-            self.confidence_level,
-            self.bootstrap,
-            self.alpha_min,
-            self.kappa_method,
-            self.cohen_marginals,
-            self.weighted_kappa_method,
-        )
-
-
-def _option_notes(ratings: Ratings, o: _Options) -> list[str]:
+def _option_notes(ratings: Ratings, o: MeasureSettings) -> list[str]:
     """One note per option given without effect on these ratings."""
     notes = _ignored_options(ratings.n_annotators, o.level, o.bootstrap, o.kappa_method, o.weights)
     return notes + _ignored_peer_options(
@@ -429,18 +350,6 @@ def _option_notes(ratings: Ratings, o: _Options) -> list[str]:
 
 
 # --------------------------------------------------------------------------- the pieces
-
-
-@dataclass(frozen=True)
-class _Settings:
-    """The options of :func:`measure_agreement` that choose intervals."""
-
-    confidence_level: float
-    bootstrap: bool
-    alpha_min: float | None
-    kappa_method: str | None
-    cohen_marginals: str | None
-    weighted_kappa_method: str | None
 
 
 @dataclass(frozen=True)
@@ -617,7 +526,7 @@ class _Run:
     """One measurement under way: the data, the settings, the bootstrap and the results."""
 
     d: _Data
-    s: _Settings
+    s: MeasureSettings
     boot: _Bootstrap
     out: _Collector
     summary: dict[str, Any]
@@ -993,36 +902,6 @@ def _positive_pair(
             "pabak", ag.pabak(binary), pabak_at, level, "2 p_o - 1",
             int(table.sum()), se=2 * po.se,
         )  # fmt: skip
-
-
-def _check_arguments(o: _Options) -> None:
-    """Every argument of :func:`measure_agreement` that the data do not decide, checked in
-    parameter names (``decide_on`` is checked against the data's coefficients later)."""
-    level, weights, kappa_method = o.level, o.weights, o.kappa_method
-    confidence_level, n_boot, alpha_min = o.confidence_level, o.n_boot, o.alpha_min
-    not_demonstrated_below, demonstrated_at = o.not_demonstrated_below, o.demonstrated_at
-    cohen_marginals, weighted_kappa_method = o.cohen_marginals, o.weighted_kappa_method
-    check_choice("level", level, ka.LEVELS)
-    if weights is not None:
-        check_choice("weights", weights, WEIGHTS)
-    if kappa_method is not None:
-        check_choice("kappa_method", kappa_method, KAPPA_METHODS)
-    check("confidence_level", confidence_level, RULES["confidence_level"])
-    check("n_boot", n_boot, RULES["n_boot"])
-    if alpha_min is not None:
-        check("alpha_min", alpha_min, RULES["alpha_min"])
-    below = check("not_demonstrated_below", not_demonstrated_below, RULES["not_demonstrated_below"])
-    at = check("demonstrated_at", demonstrated_at, RULES["demonstrated_at"])
-    if below > at:
-        raise InvalidInput(
-            f"not_demonstrated_below must be at most the demonstrated-at threshold "
-            f"({shown(at)}), got {shown(below)}",
-            parameter="not_demonstrated_below",
-        )
-    if cohen_marginals is not None:
-        check_choice("cohen_marginals", cohen_marginals, COHEN_MARGINALS)
-    if weighted_kappa_method is not None:
-        check_choice("weighted_kappa_method", weighted_kappa_method, WEIGHTED_KAPPA_METHODS)
 
 
 def many_values(level: str, n_categories: int) -> bool:

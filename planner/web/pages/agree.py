@@ -66,7 +66,7 @@ def read_options(values: Mapping[str, Any]) -> Any:
 
 
 def measure_options(values: Mapping[str, Any]) -> dict[str, Any]:
-    """:func:`measure_agreement`'s keyword arguments (but the generator)."""
+    """:class:`~planner.measuring.measure_settings.MeasureSettings`' fields given."""
     options = {k: values.get(k) for k in MEASURE_FIELDS}
     options["confidence_level"] = values.get("confidence")
     return {k: v for k, v in options.items() if v is not None}
@@ -76,6 +76,7 @@ def measured(values: Mapping[str, Any], content: bytes | None, progress: Progres
     """The ratings, the engine that read them and the report, the file named as shown."""
     from planner.data.engine_duckdb import read_with_engine
     from planner.measuring.measure import measure_agreement
+    from planner.measuring.measure_settings import MeasureSettings
 
     seed = shared.seed_of(values)
     shown = shared.upload_name("labels", values)
@@ -86,9 +87,8 @@ def measured(values: Mapping[str, Any], content: bytes | None, progress: Progres
             except InvalidInput as exc:
                 raise _on_by(exc, values.get("by")) from None
             ratings = replace(ratings, source=shown)
-            report = measure_agreement(
-                ratings, **measure_options(values), rng=seed, progress=progress
-            )
+            settings = MeasureSettings(**measure_options(values))
+            report = measure_agreement(ratings, settings, rng=seed, progress=progress)
     return ratings, engine, replace(report, source=shown), seed
 
 
@@ -130,9 +130,11 @@ def _python(values: Mapping[str, Any], shown: str, seed: int) -> str:
         [
             "from planner.data.engine_duckdb import ReadOptions, read_with_engine",
             "from planner.measuring.measure import measure_agreement",
+            "from planner.measuring.measure_settings import MeasureSettings",
             "",
             f"ratings, engine, _ = read_with_engine({shown!r}, {read_options(values)!r})",
-            f"report = measure_agreement(ratings, **{measure_options(values)!r}, rng={seed})",
+            f"settings = MeasureSettings(**{measure_options(values)!r})",
+            f"report = measure_agreement(ratings, settings, rng={seed})",
             "print({k: c.estimate for k, c in report.coefficients.items()})",
             "print(report.decision.verdict if report.decision else None)",
         ]
