@@ -112,11 +112,11 @@ def test_text_table_with_many_values_prints(tmp_path):
 @pytest.mark.parametrize("level", ["ordinal", "interval", "ratio"])
 def test_many_values_alpha_equals_the_krippendorff_package(level, monkeypatch):
     krippendorff = pytest.importorskip("krippendorff")
-    from planner.measuring import measure
+    from planner.measuring import measured_data
 
     # the package's memory grows with items x values^2: take the many-values path on a
     # case it runs
-    monkeypatch.setattr(measure, "MANY_VALUES", 50)
+    monkeypatch.setattr(measured_data, "MANY_VALUES", 50)
     data = np.round(_scores(80, seed=3, missing=0.1), 2)
     ratings = ratings_from_matrix(data)
     assert ratings.n_categories > 50

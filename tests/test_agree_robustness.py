@@ -270,13 +270,13 @@ def test_alpha_min_without_a_bootstrap_says_so():
 
 
 def test_bootstrap_resamples_are_drawn_one_chunk_at_a_time():
-    # regression: _resampled built every chunk before the first was used, so 1,000
+    # regression: resampled built every chunk before the first was used, so 1,000
     # resamples of a 2,100 x 2,100 pair table held 35 GB at once (killed by the OOM killer)
-    from planner.measuring.measure import _BOOT_MEMORY, _resampled
+    from planner.measuring.agreement_bootstrap import BOOT_MEMORY, resampled
 
     rng, same = np.random.default_rng(0), np.random.default_rng(0)
     cells = np.ones(1000)
-    chunks = _resampled(cells, 1000, rng, _BOOT_MEMORY // 4000)  # 4 resamples a chunk
+    chunks = resampled(cells, 1000, rng, BOOT_MEMORY // 4000)  # 4 resamples a chunk
     assert next(chunks).shape == (4, 1000)
     same.multinomial(1000, cells / 1000, size=4)
     assert rng.bit_generator.state == same.bit_generator.state  # nothing more drawn yet
@@ -376,14 +376,15 @@ def test_random_small_ratings_never_raise_anything_but_invalid_input(data, boots
 @pytest.mark.parametrize("positive", [None, "1"])
 @pytest.mark.parametrize("k", [2, 3])
 def test_decide_on_choices_are_the_coefficients_reported(annotators, level, positive, k):
-    from planner.measuring.measure import _coefficient_names, _positive_index
+    from planner.measuring.measure import _coefficient_names
+    from planner.measuring.measured_data import positive_index
 
     rng = np.random.default_rng(k)
     ratings = ratings_from_matrix(rng.integers(0, k, (40, annotators)))
     report = measure_agreement(
         ratings, MeasureSettings(level=level, positive=positive, n_boot=100), rng=1
     )
-    pos = _positive_index(ratings, positive)  # labels 0/1: positive 1 even when not given
+    pos = positive_index(ratings, positive)  # labels 0/1: positive 1 even when not given
     weights_kind = None if level == "nominal" else "quadratic"
     names = _coefficient_names(annotators == 2, weights_kind, pos, k)
     assert names == tuple(report.coefficients)
