@@ -17,6 +17,7 @@ from planner.data.reading import read_labels
 from planner.errors import InvalidInput, PlannerError
 from planner.measuring.measure import measure_agreement
 from planner.measuring.measure_settings import MeasureSettings
+from planner.output.agreement_json import agreement_document
 
 duckdb = pytest.importorskip(
     "duckdb", reason="duckdb is not installed (pip install planner[duckdb])"
@@ -111,12 +112,12 @@ def test_duckdb_counts_give_the_in_memory_numbers(files, name, options, bootstra
     positive = "1" if name.startswith("pair") else None
     for level in ("nominal", "ordinal", "interval"):
         kwargs = dict(level=level, by=by, bootstrap=bootstrap, n_boot=100)
-        a = measure_agreement(
-            in_memory, MeasureSettings(positive=positive, **kwargs), rng=7
-        ).to_dict()
-        b = measure_agreement(
-            counted, MeasureSettings(positive=positive, **kwargs), rng=7
-        ).to_dict()
+        a = agreement_document(
+            measure_agreement(in_memory, MeasureSettings(positive=positive, **kwargs), rng=7)
+        )
+        b = agreement_document(
+            measure_agreement(counted, MeasureSettings(positive=positive, **kwargs), rng=7)
+        )
         for key in ("coefficients", "summary", "diagnostics", "annotators", "categories"):
             _close(a[key], b[key], key)
         assert a["notes"] == b["notes"]
@@ -125,8 +126,8 @@ def test_duckdb_counts_give_the_in_memory_numbers(files, name, options, bootstra
 def test_a_glob_of_parquet_files_counts_like_the_one_file(files):
     whole = read_labels(files["folder"] / "long.parquet")
     parts = count_labels(str(files["folder"] / "parts" / "part-*.parquet"))
-    a = measure_agreement(whole, rng=1).to_dict()
-    b = measure_agreement(parts, rng=1).to_dict()
+    a = agreement_document(measure_agreement(whole, rng=1))
+    b = agreement_document(measure_agreement(parts, rng=1))
     # the parts list the annotators in another order of first appearance: compare by name
     assert sorted(a["annotators"]) == sorted(b["annotators"])
     for key in ("fleiss_kappa", "krippendorff_alpha", "gwet_ac1", "conger_kappa"):
@@ -274,7 +275,7 @@ def test_measure_agreement_takes_any_rng_and_records_its_seed(files):
     ratings = read_labels(files["folder"] / "long.csv")
     first = measure_agreement(ratings, MeasureSettings(n_boot=100), rng=None)
     again = measure_agreement(ratings, MeasureSettings(n_boot=100), rng=first.seed)
-    assert first.to_dict() == again.to_dict()
+    assert agreement_document(first) == agreement_document(again)
     from_generator = measure_agreement(
         ratings, MeasureSettings(n_boot=100), rng=np.random.default_rng(5)
     )
@@ -299,8 +300,10 @@ def test_many_annotators_take_the_list_key_and_the_long_contested_file(tmp_path)
     wide = _study(n=120, m=60, k=2, seed=9)
     path = tmp_path / "crowd.parquet"
     _long(wide).to_parquet(path, index=False)
-    a = measure_agreement(read_labels(path), MeasureSettings(n_boot=100), rng=2).to_dict()
-    b = measure_agreement(count_labels(path), MeasureSettings(n_boot=100), rng=2).to_dict()
+    a = agreement_document(measure_agreement(read_labels(path), MeasureSettings(n_boot=100), rng=2))
+    b = agreement_document(
+        measure_agreement(count_labels(path), MeasureSettings(n_boot=100), rng=2)
+    )
     for key in ("coefficients", "summary", "diagnostics"):
         _close(a[key], b[key], key)
     out_a, out_b = tmp_path / "a.csv", tmp_path / "b.csv"
@@ -331,8 +334,8 @@ def test_a_glob_of_csv_files_counts_like_their_rows_together(files, tmp_path):
     long.to_csv(tmp_path / "all.csv.txt", index=False)
     whole = read_labels(tmp_path / "all.csv.txt", file_format="csv")
     parts = count_labels(str(tmp_path / "*.csv"))
-    a = measure_agreement(whole, MeasureSettings(n_boot=100), rng=4).to_dict()
-    b = measure_agreement(parts, MeasureSettings(n_boot=100), rng=4).to_dict()
+    a = agreement_document(measure_agreement(whole, MeasureSettings(n_boot=100), rng=4))
+    b = agreement_document(measure_agreement(parts, MeasureSettings(n_boot=100), rng=4))
     for key in ("coefficients", "summary", "diagnostics"):
         _close(a[key], b[key], key)
 

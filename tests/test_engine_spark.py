@@ -27,6 +27,7 @@ from planner.data.engine_duckdb import count_labels as duckdb_count
 from planner.data.reading import read_labels
 from planner.measuring.measure import measure_agreement
 from planner.measuring.measure_settings import MeasureSettings
+from planner.output.agreement_json import agreement_document
 from tests.test_engine_duckdb import _close  # equal JSON-like values, floats to 1e-12
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -129,7 +130,9 @@ def test_spark_gives_the_numbers_of_pandas_and_duckdb(spark, files, name, option
         # with the bootstrap: the counted engines, whose vectors come in one order (by key),
         # so the same seed draws the same resamples
         compared = engines[-2:] if bootstrap else engines
-        first, *others = [measure_agreement(r, settings, rng=7).to_dict() for r in compared]
+        first, *others = [
+            agreement_document(measure_agreement(r, settings, rng=7)) for r in compared
+        ]
         for other in others:
             for key in ("coefficients", "summary", "diagnostics", "annotators", "categories"):
                 _close(first[key], other[key], key)

@@ -25,7 +25,6 @@ TOP_LEVEL = ("errors", "validation", "examples")
 #: output.jsonout through their ``to_dict``. Each should go; none may be added.
 KNOWN_UPWARD = {
     ("planner.measuring.alt_test", "planner.output.jsonout"),
-    ("planner.measuring.coefficient", "planner.output.jsonout"),
     ("planner.operations.workload", "planner.output.jsonout"),
     ("planner.sizing.alt_test_plan", "planner.output.jsonout"),
     ("planner.sizing.compare", "planner.output.jsonout"),

@@ -15,6 +15,7 @@ from planner.measuring.decision import decide
 from planner.measuring.diagnostics import contested_rows
 from planner.measuring.measure import measure_agreement
 from planner.measuring.measure_settings import MeasureSettings
+from planner.output.agreement_json import agreement_document
 from tests.conftest import FLEISS_1971_DIAGNOSES, KRIPPENDORFF_2011
 
 
@@ -115,14 +116,14 @@ def test_degenerate_data_never_crashes():
     no_positive = measure_agreement(ratings_from_counts(0, 0, 0, 50), rng=1)
     assert math.isnan(no_positive.coefficients["psa"].estimate)
     assert "no item was flagged" in no_positive.coefficients["psa"].note
-    doc = no_positive.to_dict()
+    doc = agreement_document(no_positive)
     assert doc["coefficients"]["psa"]["estimate"] is None  # NaN -> null in JSON
 
 
 def test_same_seed_same_report_and_bootstrap_everywhere():
     ratings = _krippendorff_ratings()
-    a = measure_agreement(ratings, MeasureSettings(bootstrap=True), rng=5).to_dict()
-    b = measure_agreement(ratings, MeasureSettings(bootstrap=True), rng=5).to_dict()
+    a = agreement_document(measure_agreement(ratings, MeasureSettings(bootstrap=True), rng=5))
+    b = agreement_document(measure_agreement(ratings, MeasureSettings(bootstrap=True), rng=5))
     assert a == b
     assert all("bootstrap" in c["interval"]["method"] for c in a["coefficients"].values())
 

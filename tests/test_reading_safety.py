@@ -25,6 +25,7 @@ from planner.errors import InvalidInput
 from planner.measuring.diagnostics import contested_rows
 from planner.measuring.measure import measure_agreement
 from planner.measuring.measure_settings import MeasureSettings
+from planner.output.agreement_json import agreement_document
 from planner.statistics import agreement as ag
 from planner.statistics import alpha as ka
 from planner.statistics import multirater as mr
@@ -306,8 +307,8 @@ def test_counts_give_the_report_of_their_items_written_out(cells, seed):
         written = ratings_from_matrix(expanded, ["A", "B"])
     except InvalidInput:
         return  # one category only: both refuse alike below
-    compact = measure_agreement(ratings_from_counts(*cells), rng=seed).to_dict()
-    full = measure_agreement(written, rng=seed).to_dict()
+    compact = agreement_document(measure_agreement(ratings_from_counts(*cells), rng=seed))
+    full = agreement_document(measure_agreement(written, rng=seed))
     for doc in (compact, full):
         doc.pop("source")
     assert compact == full

@@ -26,6 +26,7 @@ from planner.data.reading import read_labels
 from planner.data.vector_counts import ratings_from_vector_counts
 from planner.measuring.measure import measure_agreement
 from planner.measuring.measure_settings import MeasureSettings
+from planner.output.agreement_json import agreement_document
 
 ROOT = Path(__file__).parent.parent
 EXAMPLES = ROOT / "examples"
@@ -196,8 +197,8 @@ def test_hypothesis_ratings_and_their_vector_counts_measure_alike(
         level=level, by=by[0] if by else None, bootstrap=bootstrap, n_boot=200
     )
     _close(
-        measure_agreement(ratings, settings, rng=11).to_dict(),
-        measure_agreement(from_counts, settings, rng=11).to_dict(),
+        agreement_document(measure_agreement(ratings, settings, rng=11)),
+        agreement_document(measure_agreement(from_counts, settings, rng=11)),
     )
 
 

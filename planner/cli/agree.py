@@ -451,7 +451,8 @@ def _emit(
     """Print the report: one JSON document, or the tables (the population's after the
     sample's with ``--stratum-col``)."""
     if json_output:
-        from planner.output.jsonout import agreement_document, stratified_json
+        from planner.output.agreement_json import agreement_document
+        from planner.output.jsonout import stratified_json
 
         for line in ratings.notes:  # how the input was read, also when stdout is JSON
             note(line)

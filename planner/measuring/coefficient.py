@@ -95,12 +95,6 @@ class AgreementReport:
     seed: int
     notes: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
-        """The report's JSON document (:func:`planner.output.jsonout.agreement_document`)."""
-        from planner.output.jsonout import agreement_document
-
-        return agreement_document(self)
-
 
 @dataclass
 class Collector:

@@ -200,7 +200,7 @@ def compute(
     values: Mapping[str, Any], files: Mapping[str, bytes], progress: Progress | None
 ) -> PageResult:
     """Agreement on the uploaded labels, as ``planner agree FILE`` reports it."""
-    from planner.output.jsonout import agreement_document
+    from planner.output.agreement_json import agreement_document
 
     ratings, engine, report, seed = measured(values, files.get("labels"), progress)
     shown = ratings.source
