@@ -10,12 +10,13 @@ stream for the whole report, in the report's order. The percentile interval at l
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from planner.data.labels import Ratings
 from planner.measuring.coefficient import IntervalAt
 
 if TYPE_CHECKING:
@@ -69,7 +70,8 @@ def clipped(interval_at: IntervalAt, low: float = -1.0, high: float = 1.0) -> In
 class AgreementBootstrap:
     """The one item bootstrap behind every bootstrap interval.
 
-    A statistic of distinct rows (count patterns, or the cells of a pair table) is taken
+    A statistic of distinct rows (count patterns, the cells of a pair table, or the
+    distinct label vectors of :func:`canonical_rows` for Conger's kappa) is taken
     under resampled multiplicities (:func:`resampled`), one random stream for the whole
     report, in the report's order.
     """
@@ -103,3 +105,64 @@ class AgreementBootstrap:
         """Percentile interval of a statistic of a ``(K, K)`` pair table."""
         k = table.shape[0]
         return self.interval(table.ravel(), lambda m: statistic(m.reshape(-1, k, k)))
+
+    def rows(self, rows: Ratings, statistic: Callable[[NDArray], float]) -> IntervalAt:
+        """Percentile interval of a statistic of weighted rows (``statistic(row_weights)``),
+        taken one resample at a time (Conger's kappa: each costs a pass over the ratings).
+
+        ``rows`` should be :func:`canonical_rows`: the same label vectors in the same order
+        whichever engine read the file, so that the same seed draws the same resamples.
+        """
+        weights = np.ones(rows.n_rows) if rows.weights is None else rows.weights
+        chunks = resampled(weights, self.n_boot, self.rng, 1)
+        return percentiles_of(np.array([statistic(m) for chunk in chunks for m in chunk]))
+
+
+def canonical_rows(ratings: Ratings) -> Ratings:
+    """``ratings`` as one weighted row per distinct label vector, in one canonical order.
+
+    The order depends on the label vectors only, not on the engine that read them (pandas
+    reads one row per item in file order; DuckDB, Spark and vector-count files give distinct
+    vectors in their own order), so a bootstrap over these rows draws the same resamples
+    for the same seed. Vectors whose keys fit (:meth:`~planner.data.labels.Ratings.
+    distinct_rows`) come in key order; more annotators than the keys hold (e.g. 40 binary
+    annotators, ``40 log2(3) > 62`` bits) are ordered by their ``(annotator, label)`` pairs'
+    bytes. Groups and item ids are dropped.
+    """
+    distinct = ratings.distinct_rows()
+    if distinct is not None:
+        return distinct
+    signatures = _vector_signatures(ratings)
+    _, first, inverse = np.unique(signatures, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    w = np.ones(ratings.n_rows, dtype=np.int64) if ratings.weights is None else ratings.weights
+    weights = np.bincount(inverse, weights=w, minlength=len(first))
+    mine = np.zeros(ratings.n_rows, dtype=bool)
+    mine[first] = True
+    kept = ratings.select_items(mine)  # the first row of each vector, in the original order
+    new_item = inverse[np.flatnonzero(mine)][kept.item_index]
+    sort = np.lexsort((kept.annotator_index, new_item))
+    return replace(
+        kept,
+        item_index=new_item[sort].astype(np.int64),
+        annotator_index=kept.annotator_index[sort],
+        label_index=kept.label_index[sort],
+        items=np.arange(len(first)),
+        groups={},
+        weights=np.round(weights).astype(np.int64),
+    )
+
+
+def _vector_signatures(ratings: Ratings) -> NDArray:
+    """``(rows,)`` each row's label vector as bytes: its ``(annotator, label)`` pairs, in
+    annotator order (equal bytes, equal vectors)."""
+    order = np.lexsort((ratings.annotator_index, ratings.item_index))
+    item = ratings.item_index[order]
+    pairs = np.column_stack([ratings.annotator_index[order], ratings.label_index[order]]).astype(
+        np.int64
+    )
+    bounds = np.searchsorted(item, np.arange(ratings.n_rows + 1))
+    signatures = np.empty(ratings.n_rows, dtype=object)
+    for row in range(ratings.n_rows):
+        signatures[row] = pairs[bounds[row] : bounds[row + 1]].tobytes()
+    return signatures

@@ -6,15 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from numpy.typing import NDArray
 
 from planner.data.labels import Ratings
 from planner.measuring import several_profile as sp
 from planner.measuring.agreement_bootstrap import (
+    canonical_rows,
     clipped,
-    percentiles_of,
-    resampled,
 )
 from planner.measuring.coefficient import (
     IntervalAt,
@@ -160,13 +158,13 @@ def add_conger(m: Measurement) -> None:
     method = "Gwet variance, t"
     interval_at: IntervalAt = res.confidence_interval
     n_boot = boot.n_boot
-    # resample the distinct label vectors: the same draws for a file read by pandas or DuckDB
-    distinct = (ratings.distinct_rows() if s.bootstrap else None) or ratings
+    # resample the distinct label vectors in one canonical order: the same draws for a file
+    # read by pandas, DuckDB, Spark or from vector counts
+    distinct = canonical_rows(ratings) if s.bootstrap else ratings
     if s.bootstrap and n_boot * len(distinct.item_index) <= CONGER_BOOT_LIMIT:
-        rows = np.ones(distinct.n_rows) if distinct.weights is None else distinct.weights
-        resamples = (m for chunk in resampled(rows, n_boot, boot.rng, 1) for m in chunk)
-        draws = np.array([scalar(conger(distinct, weight_matrix, m).estimate) for m in resamples])
-        interval_at = percentiles_of(draws)
+        interval_at = boot.rows(
+            distinct, lambda rows: scalar(conger(distinct, weight_matrix, rows).estimate)
+        )
         method = boot.name
     elif s.bootstrap:
         notes.append(
