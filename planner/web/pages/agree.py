@@ -38,6 +38,9 @@ FIELDS = (
     Field("demonstrated_at", "Demonstrated at", "number", "0.65"),
     Field("kappa_method", "Cohen's kappa interval", "text", None),
     Field("by", "Grouping column (agreement per group)", "text", None),
+    Field("weights", "Agreement weights (ordinal, interval, ratio)", "text", None,
+          "quadratic or linear; empty: quadratic."),
+    Field("bootstrap", "Item bootstrap for every interval", "flag", None),
     Field("n_boot", "Bootstrap resamples", "integer", "1000"),
     Field("seed", "Seed", "integer", "1"),
 )  # fmt: skip
@@ -45,7 +48,7 @@ NAMES = tuple(f.name for f in FIELDS)
 FIELD_OF = {"confidence_level": "confidence", "ratings": "labels", "contested": "labels"}
 MEASURE_FIELDS = (
     "positive", "level", "decide_on", "not_demonstrated_below", "demonstrated_at",
-    "kappa_method", "n_boot", "by",
+    "kappa_method", "n_boot", "by", "weights", "bootstrap",
 )  # fmt: skip
 
 
