@@ -15,7 +15,10 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from planner.data.labels import ratings_from_matrix
 from planner.data.reading import read_labels
 from planner.data.vector_counts import ratings_from_vector_counts
 from planner.measuring.agreement_bootstrap import canonical_rows
@@ -105,3 +108,24 @@ def test_canonical_rows_count_each_label_vector_once_with_its_items(forty):
         got[tuple(sorted((names[a], int(rows.categories[c])) for a, c in vector))] += weight
     assert got == expected
     assert rows.n_rows == len(expected) and rows.weights.sum() == long["item"].nunique()
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    labels=st.lists(
+        st.lists(st.sampled_from([0.0, 1.0, np.nan]), min_size=41, max_size=41).filter(
+            lambda row: not all(np.isnan(row))
+        ),
+        min_size=2,
+        max_size=12,
+    ),
+    order=st.randoms(use_true_random=False),
+)
+def test_canonical_rows_do_not_depend_on_the_order_of_the_items(labels, order):
+    # 41 binary annotators: keys do not fit, so the order comes from the vectors alone
+    matrix = np.array(labels)
+    shuffled = matrix[order.sample(range(len(matrix)), len(matrix))]
+    a = canonical_rows(ratings_from_matrix(matrix, rows="items"))
+    b = canonical_rows(ratings_from_matrix(shuffled, rows="items"))
+    for name in ("item_index", "annotator_index", "label_index", "weights"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
