@@ -41,7 +41,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from planner.data.labels import ratings_from_matrix
-    from planner.measuring.measure import _Bootstrap
+    from planner.measuring.agreement_bootstrap import AgreementBootstrap
     from planner.statistics import alpha as ka
 
     data = scores(args.items)
@@ -50,7 +50,7 @@ def main() -> None:
     patterns = ratings.count_patterns()
     print(f"{ratings.n_categories:,} distinct values, {ratings.n_items:,} items: "
           f"counted in {time.perf_counter() - start:.2f} s")  # fmt: skip
-    boot = _Bootstrap(np.random.default_rng(1), args.n_boot, 0.95)
+    boot = AgreementBootstrap(np.random.default_rng(1), args.n_boot, 0.95)
     width = 4 * patterns.counts.shape[1] + 1
     for level in ("interval", "ratio"):
         x = ratings.numeric_values(level)

@@ -54,6 +54,7 @@ _PUBLIC = {
     "AgreementReport": "planner.measuring.measure",
     "Coefficient": "planner.measuring.measure",
     "measure_agreement": "planner.measuring.measure",
+    "MeasureSettings": "planner.measuring.measure_settings",
     "measure_category_counts": "planner.measuring.category_counts",
     "StratifiedReport": "planner.measuring.stratified",
     "measure_stratified": "planner.measuring.stratified",

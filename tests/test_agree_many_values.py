@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 from planner.cli.commands import app
 from planner.data.labels import ratings_from_matrix
 from planner.measuring.measure import MANY_VALUES, measure_agreement
+from planner.measuring.measure_settings import MeasureSettings
 from planner.output.jsonout import load_schema
 from planner.statistics import alpha as ka
 
@@ -50,7 +51,9 @@ def test_hundred_thousand_distinct_values_through_the_library(level):
     data = _scores(34_000, seed=0, missing=0.02)
     ratings = ratings_from_matrix(data)
     assert ratings.n_categories > 90_000
-    report, peak = _peak(lambda: measure_agreement(ratings, level=level, rng=0, n_boot=100))
+    report, peak = _peak(
+        lambda: measure_agreement(ratings, MeasureSettings(level=level, n_boot=100), rng=0)
+    )
     assert peak < _PEAK_LIMIT
     alpha = report.coefficients["krippendorff_alpha"]
     independent = (
@@ -109,15 +112,15 @@ def test_text_table_with_many_values_prints(tmp_path):
 @pytest.mark.parametrize("level", ["ordinal", "interval", "ratio"])
 def test_many_values_alpha_equals_the_krippendorff_package(level, monkeypatch):
     krippendorff = pytest.importorskip("krippendorff")
-    from planner.measuring import measure
+    from planner.measuring import measured_data
 
     # the package's memory grows with items x values^2: take the many-values path on a
     # case it runs
-    monkeypatch.setattr(measure, "MANY_VALUES", 50)
+    monkeypatch.setattr(measured_data, "MANY_VALUES", 50)
     data = np.round(_scores(80, seed=3, missing=0.1), 2)
     ratings = ratings_from_matrix(data)
     assert ratings.n_categories > 50
-    report = measure_agreement(ratings, level=level, rng=0, n_boot=100)
+    report = measure_agreement(ratings, MeasureSettings(level=level, n_boot=100), rng=0)
     ref = krippendorff.alpha(reliability_data=data.T, level_of_measurement=level)
     assert "conger_kappa_quadratic" not in report.coefficients
     assert report.coefficients["krippendorff_alpha"].estimate == pytest.approx(ref, abs=1e-10)
@@ -127,7 +130,7 @@ def test_few_values_keep_every_coefficient():
     data = np.round(_scores(300, seed=4), 0)
     ratings = ratings_from_matrix(data)
     assert ratings.n_categories <= MANY_VALUES
-    report = measure_agreement(ratings, level="interval", rng=0, n_boot=100)
+    report = measure_agreement(ratings, MeasureSettings(level="interval", n_boot=100), rng=0)
     assert "conger_kappa_quadratic" in report.coefficients
     assert all("cohen_kappa" in pair for pair in report.diagnostics["per_pair"])
 
@@ -138,7 +141,9 @@ def test_many_categories_at_the_nominal_and_ordinal_levels(level):
     # memory); now the per-pair diagnostics keep observed agreement only
     data = _scores(6_000, seed=5)
     ratings = ratings_from_matrix(data)
-    report, peak = _peak(lambda: measure_agreement(ratings, level=level, rng=0, n_boot=100))
+    report, peak = _peak(
+        lambda: measure_agreement(ratings, MeasureSettings(level=level, n_boot=100), rng=0)
+    )
     assert peak < _PEAK_LIMIT
     assert all(set(pair) == {"annotators", "items", "observed_agreement"}
                for pair in report.diagnostics["per_pair"])  # fmt: skip

@@ -25,6 +25,7 @@ from planner.cli.commands import app
 from planner.data.labels import counts_from_codes, ratings_from_counts, ratings_from_matrix
 from planner.errors import InvalidInput
 from planner.measuring.measure import measure_agreement
+from planner.measuring.measure_settings import MeasureSettings
 from planner.statistics import alpha as ka
 from planner.statistics import multirater as mr
 
@@ -192,7 +193,9 @@ def test_every_argument_is_checked_at_the_door_in_parameter_names(arguments, mes
     # regression: kappa_method="bogus" gave a ValueError traceback from intervals.py,
     # alpha_min=nan was accepted and n_boot had no upper bound
     with pytest.raises(InvalidInput) as caught:
-        measure_agreement(_pair(), **arguments)
+        rng = arguments.get("rng")
+        settings = {k: v for k, v in arguments.items() if k != "rng"}
+        measure_agreement(_pair(), MeasureSettings(**settings), rng=rng)
     assert str(caught.value).startswith(message)
     assert caught.value.parameter == next(iter(arguments))
     assert "np." not in str(caught.value)
@@ -201,7 +204,9 @@ def test_every_argument_is_checked_at_the_door_in_parameter_names(arguments, mes
 def test_decide_on_a_coefficient_these_ratings_do_not_have():
     three = ratings_from_matrix([[0, 0, 1], [1, 1, 1], [0, 1, 0], [1, 1, 0]])
     with pytest.raises(InvalidInput, match="^decide_on must be one of .*got 'cohen_kappa'"):
-        measure_agreement(three, decide_on="cohen_kappa")  # Cohen's kappa needs two
+        measure_agreement(
+            three, MeasureSettings(decide_on="cohen_kappa")
+        )  # Cohen's kappa needs two
 
 
 def _agree(*args: str):
@@ -235,7 +240,7 @@ def test_cli_bad_measure_options_give_one_line_and_exit_2(args, line):
 
 
 def _notes(ratings, **arguments):
-    return measure_agreement(ratings, rng=1, **arguments).notes
+    return measure_agreement(ratings, MeasureSettings(**arguments), rng=1).notes
 
 
 def test_options_without_effect_say_so():
@@ -259,19 +264,19 @@ def test_alpha_min_without_a_bootstrap_says_so():
     # interval data with more than 2,000 distinct values: alpha has a jackknife interval
     values = np.arange(2_100, dtype=float)
     ratings = ratings_from_matrix(np.stack([values, values + 1, values], axis=1))
-    report = measure_agreement(ratings, level="interval", alpha_min=0.7, rng=1)
+    report = measure_agreement(ratings, MeasureSettings(level="interval", alpha_min=0.7), rng=1)
     assert "alpha_below_min" not in report.summary
     assert any(n.startswith("alpha_min has no effect") for n in report.notes)
 
 
 def test_bootstrap_resamples_are_drawn_one_chunk_at_a_time():
-    # regression: _resampled built every chunk before the first was used, so 1,000
+    # regression: resampled built every chunk before the first was used, so 1,000
     # resamples of a 2,100 x 2,100 pair table held 35 GB at once (killed by the OOM killer)
-    from planner.measuring.measure import _BOOT_MEMORY, _resampled
+    from planner.measuring.agreement_bootstrap import BOOT_MEMORY, resampled
 
     rng, same = np.random.default_rng(0), np.random.default_rng(0)
     cells = np.ones(1000)
-    chunks = _resampled(cells, 1000, rng, _BOOT_MEMORY // 4000)  # 4 resamples a chunk
+    chunks = resampled(cells, 1000, rng, BOOT_MEMORY // 4000)  # 4 resamples a chunk
     assert next(chunks).shape == (4, 1000)
     same.multinomial(1000, cells / 1000, size=4)
     assert rng.bit_generator.state == same.bit_generator.state  # nothing more drawn yet
@@ -332,9 +337,7 @@ def test_degenerate_ratings_give_nan_with_a_note(matrix):
         for bootstrap in (False, True):
             report = measure_agreement(
                 ratings_from_matrix(np.asarray(matrix, dtype=float), rows="items"),
-                level=level,
-                bootstrap=bootstrap,
-                n_boot=100,
+                MeasureSettings(level=level, bootstrap=bootstrap, n_boot=100),
                 rng=1,
             )
             _all_finite_or_explained(report)
@@ -345,7 +348,7 @@ def test_five_thousand_categories_with_one_pair_each():
     k = 5_000
     codes = np.repeat(np.arange(k), 2).reshape(k, 2).astype(float)
     codes[::2, 1] = (codes[::2, 1] + 1) % k
-    report = measure_agreement(ratings_from_matrix(codes), n_boot=100, rng=1)
+    report = measure_agreement(ratings_from_matrix(codes), MeasureSettings(n_boot=100), rng=1)
     _all_finite_or_explained(report)
     assert math.isfinite(report.coefficients["krippendorff_alpha"].ci_low)
 
@@ -360,9 +363,7 @@ def test_random_small_ratings_never_raise_anything_but_invalid_input(data, boots
     try:
         report = measure_agreement(
             ratings_from_matrix(matrix, rows="items"),
-            level=level,
-            bootstrap=bootstrap,
-            n_boot=100,
+            MeasureSettings(level=level, bootstrap=bootstrap, n_boot=100),
             rng=1,
         )
     except InvalidInput:
@@ -375,12 +376,15 @@ def test_random_small_ratings_never_raise_anything_but_invalid_input(data, boots
 @pytest.mark.parametrize("positive", [None, "1"])
 @pytest.mark.parametrize("k", [2, 3])
 def test_decide_on_choices_are_the_coefficients_reported(annotators, level, positive, k):
-    from planner.measuring.measure import _coefficient_names, _positive_index
+    from planner.measuring.measure import _coefficient_names
+    from planner.measuring.measured_data import positive_index
 
     rng = np.random.default_rng(k)
     ratings = ratings_from_matrix(rng.integers(0, k, (40, annotators)))
-    report = measure_agreement(ratings, level=level, positive=positive, n_boot=100, rng=1)
-    pos = _positive_index(ratings, positive)  # labels 0/1: positive 1 even when not given
+    report = measure_agreement(
+        ratings, MeasureSettings(level=level, positive=positive, n_boot=100), rng=1
+    )
+    pos = positive_index(ratings, positive)  # labels 0/1: positive 1 even when not given
     weights_kind = None if level == "nominal" else "quadratic"
     names = _coefficient_names(annotators == 2, weights_kind, pos, k)
     assert names == tuple(report.coefficients)

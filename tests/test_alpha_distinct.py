@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from planner.data.labels import ratings_from_matrix
+from planner.measuring.measure_settings import MeasureSettings
 from planner.statistics import alpha as ka
 
 
@@ -68,8 +69,8 @@ def test_ratio_alpha_with_many_values_gets_a_bootstrap_interval():
 
     ratings = ratings_from_matrix(_scores(800, seed=6))
     assert ratings.n_categories > ka.RATIO_DIRECT_LIMIT
-    alpha = measure_agreement(ratings, level="ratio", rng=1, n_boot=100).coefficients[
-        "krippendorff_alpha"
-    ]
+    alpha = measure_agreement(
+        ratings, MeasureSettings(level="ratio", n_boot=100), rng=1
+    ).coefficients["krippendorff_alpha"]
     assert alpha.method.startswith("bootstrap")
     assert alpha.ci_low < alpha.estimate < alpha.ci_high

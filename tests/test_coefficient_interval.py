@@ -11,6 +11,7 @@ import pytest
 from planner.data.labels import ratings_from_counts, ratings_from_matrix
 from planner.errors import InvalidInput
 from planner.measuring.measure import Coefficient, measure_agreement
+from planner.measuring.measure_settings import MeasureSettings
 from tests.conftest import FLEISS_1971_DIAGNOSES, KRIPPENDORFF_2011
 
 
@@ -51,7 +52,7 @@ CASES = {
 @pytest.mark.parametrize("case", list(CASES))
 def test_interval_at_the_report_level_is_the_reported_interval(case):
     make, options = CASES[case]
-    report = measure_agreement(make(), rng=7, **options)
+    report = measure_agreement(make(), MeasureSettings(**options), rng=7)
     for c in report.coefficients.values():
         low, high = c.confidence_interval(report.confidence_level)
         assert _same(low, c.ci_low) and _same(high, c.ci_high), c.name
@@ -60,8 +61,8 @@ def test_interval_at_the_report_level_is_the_reported_interval(case):
 @pytest.mark.parametrize("case", list(CASES))
 def test_interval_at_another_level_is_measure_agreements_at_that_level(case):
     make, options = CASES[case]
-    report = measure_agreement(make(), rng=7, **options)
-    again = measure_agreement(make(), rng=7, confidence_level=0.9, **options)
+    report = measure_agreement(make(), MeasureSettings(**options), rng=7)
+    again = measure_agreement(make(), MeasureSettings(confidence_level=0.9, **options), rng=7)
     assert set(again.coefficients) == set(report.coefficients)
     for name, c in report.coefficients.items():
         low, high = c.confidence_interval(0.9)
@@ -118,7 +119,9 @@ def test_the_printed_intervals_at_both_levels(extra):
         return json.loads(result.stdout)["coefficients"]
 
     options = {"bootstrap": True, "n_boot": 200} if extra else {}
-    report = measure_agreement(ratings_from_counts(6, 21, 14, 459), rng=4, **options)
+    report = measure_agreement(
+        ratings_from_counts(6, 21, 14, 459), MeasureSettings(**options), rng=4
+    )
     for level, doc in ((0.95, printed("0.95")), (0.9, printed("0.9"))):
         assert set(doc) == set(report.coefficients)
         for name, entry in doc.items():

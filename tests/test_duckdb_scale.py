@@ -23,6 +23,8 @@ from planner.cli.commands import app
 from planner.data.reading import read_labels
 from planner.errors import PlannerError
 from planner.measuring.measure import measure_agreement
+from planner.measuring.measure_settings import MeasureSettings
+from planner.output.agreement_json import agreement_document
 
 pytestmark = pytest.mark.slow
 
@@ -114,8 +116,10 @@ def test_a_crowd_is_counted_in_memory_linear_in_its_ratings(tmp_path):
 def test_a_crowd_counts_as_pandas_reads_it(tmp_path):
     path = tmp_path / "crowd.csv"
     _crowd(path, 1_500, 3_000, seed=3)
-    a = measure_agreement(read_labels(path), rng=5, n_boot=100).to_dict()
-    b = measure_agreement(count_labels(path), rng=5, n_boot=100).to_dict()
+    a = agreement_document(measure_agreement(read_labels(path), MeasureSettings(n_boot=100), rng=5))
+    b = agreement_document(
+        measure_agreement(count_labels(path), MeasureSettings(n_boot=100), rng=5)
+    )
     for key in ("coefficients", "summary"):
         assert _rounded(a[key]) == _rounded(b[key]), key
 
@@ -151,8 +155,8 @@ def test_hundreds_of_annotator_columns_count_under_a_memory_limit(tmp_path):
     counted = count_labels(path, memory_limit="256MB")
     read = read_labels(path)
     assert counted.annotators == read.annotators and counted.n_items == read.n_items == 60
-    a = measure_agreement(read, rng=1, n_boot=100).to_dict()
-    b = measure_agreement(counted, rng=1, n_boot=100).to_dict()
+    a = agreement_document(measure_agreement(read, MeasureSettings(n_boot=100), rng=1))
+    b = agreement_document(measure_agreement(counted, MeasureSettings(n_boot=100), rng=1))
     assert _rounded(a["coefficients"]) == _rounded(b["coefficients"])
 
 

@@ -16,6 +16,8 @@ from planner.cli.commands import app
 from planner.data.reading import read_labels
 from planner.errors import InvalidInput, PlannerError
 from planner.measuring.measure import measure_agreement
+from planner.measuring.measure_settings import MeasureSettings
+from planner.output.agreement_json import agreement_document
 
 duckdb = pytest.importorskip(
     "duckdb", reason="duckdb is not installed (pip install planner[duckdb])"
@@ -109,9 +111,13 @@ def test_duckdb_counts_give_the_in_memory_numbers(files, name, options, bootstra
     by = options.get("by", (None,))[0]
     positive = "1" if name.startswith("pair") else None
     for level in ("nominal", "ordinal", "interval"):
-        kwargs = dict(level=level, by=by, bootstrap=bootstrap, n_boot=100, rng=7)
-        a = measure_agreement(in_memory, positive=positive, **kwargs).to_dict()
-        b = measure_agreement(counted, positive=positive, **kwargs).to_dict()
+        kwargs = dict(level=level, by=by, bootstrap=bootstrap, n_boot=100)
+        a = agreement_document(
+            measure_agreement(in_memory, MeasureSettings(positive=positive, **kwargs), rng=7)
+        )
+        b = agreement_document(
+            measure_agreement(counted, MeasureSettings(positive=positive, **kwargs), rng=7)
+        )
         for key in ("coefficients", "summary", "diagnostics", "annotators", "categories"):
             _close(a[key], b[key], key)
         assert a["notes"] == b["notes"]
@@ -120,8 +126,8 @@ def test_duckdb_counts_give_the_in_memory_numbers(files, name, options, bootstra
 def test_a_glob_of_parquet_files_counts_like_the_one_file(files):
     whole = read_labels(files["folder"] / "long.parquet")
     parts = count_labels(str(files["folder"] / "parts" / "part-*.parquet"))
-    a = measure_agreement(whole, rng=1).to_dict()
-    b = measure_agreement(parts, rng=1).to_dict()
+    a = agreement_document(measure_agreement(whole, rng=1))
+    b = agreement_document(measure_agreement(parts, rng=1))
     # the parts list the annotators in another order of first appearance: compare by name
     assert sorted(a["annotators"]) == sorted(b["annotators"])
     for key in ("fleiss_kappa", "krippendorff_alpha", "gwet_ac1", "conger_kappa"):
@@ -267,11 +273,13 @@ def test_memory_options_without_duckdb_get_a_note(files):
 
 def test_measure_agreement_takes_any_rng_and_records_its_seed(files):
     ratings = read_labels(files["folder"] / "long.csv")
-    first = measure_agreement(ratings, rng=None, n_boot=100)
-    again = measure_agreement(ratings, rng=first.seed, n_boot=100)
-    assert first.to_dict() == again.to_dict()
-    from_generator = measure_agreement(ratings, rng=np.random.default_rng(5), n_boot=100)
-    same = measure_agreement(ratings, rng=np.random.default_rng(5), n_boot=100)
+    first = measure_agreement(ratings, MeasureSettings(n_boot=100), rng=None)
+    again = measure_agreement(ratings, MeasureSettings(n_boot=100), rng=first.seed)
+    assert agreement_document(first) == agreement_document(again)
+    from_generator = measure_agreement(
+        ratings, MeasureSettings(n_boot=100), rng=np.random.default_rng(5)
+    )
+    same = measure_agreement(ratings, MeasureSettings(n_boot=100), rng=np.random.default_rng(5))
     assert from_generator.seed == same.seed
     with pytest.raises(InvalidInput, match="rng must be"):
         measure_agreement(ratings, rng="seven")  # type: ignore[arg-type]
@@ -292,8 +300,10 @@ def test_many_annotators_take_the_list_key_and_the_long_contested_file(tmp_path)
     wide = _study(n=120, m=60, k=2, seed=9)
     path = tmp_path / "crowd.parquet"
     _long(wide).to_parquet(path, index=False)
-    a = measure_agreement(read_labels(path), rng=2, n_boot=100).to_dict()
-    b = measure_agreement(count_labels(path), rng=2, n_boot=100).to_dict()
+    a = agreement_document(measure_agreement(read_labels(path), MeasureSettings(n_boot=100), rng=2))
+    b = agreement_document(
+        measure_agreement(count_labels(path), MeasureSettings(n_boot=100), rng=2)
+    )
     for key in ("coefficients", "summary", "diagnostics"):
         _close(a[key], b[key], key)
     out_a, out_b = tmp_path / "a.csv", tmp_path / "b.csv"
@@ -324,8 +334,8 @@ def test_a_glob_of_csv_files_counts_like_their_rows_together(files, tmp_path):
     long.to_csv(tmp_path / "all.csv.txt", index=False)
     whole = read_labels(tmp_path / "all.csv.txt", file_format="csv")
     parts = count_labels(str(tmp_path / "*.csv"))
-    a = measure_agreement(whole, rng=4, n_boot=100).to_dict()
-    b = measure_agreement(parts, rng=4, n_boot=100).to_dict()
+    a = agreement_document(measure_agreement(whole, MeasureSettings(n_boot=100), rng=4))
+    b = agreement_document(measure_agreement(parts, MeasureSettings(n_boot=100), rng=4))
     for key in ("coefficients", "summary", "diagnostics"):
         _close(a[key], b[key], key)
 

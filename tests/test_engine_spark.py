@@ -26,6 +26,8 @@ from planner.data.engine_duckdb import ReadOptions
 from planner.data.engine_duckdb import count_labels as duckdb_count
 from planner.data.reading import read_labels
 from planner.measuring.measure import measure_agreement
+from planner.measuring.measure_settings import MeasureSettings
+from planner.output.agreement_json import agreement_document
 from tests.test_engine_duckdb import _close  # equal JSON-like values, floats to 1e-12
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -124,11 +126,13 @@ def test_spark_gives_the_numbers_of_pandas_and_duckdb(spark, files, name, option
     by = options.get("by", (None,))[0]
     for level, bootstrap in (("nominal", False), ("ordinal", False), ("interval", False),
                              ("nominal", True), ("ordinal", True)):  # fmt: skip
-        kwargs = dict(level=level, by=by, bootstrap=bootstrap, n_boot=100, rng=7)
-        # with the bootstrap: the counted engines, whose vectors come in one order (by key),
-        # so the same seed draws the same resamples
-        compared = engines[-2:] if bootstrap else engines
-        first, *others = [measure_agreement(r, **kwargs).to_dict() for r in compared]
+        settings = MeasureSettings(level=level, by=by, bootstrap=bootstrap, n_boot=100)
+        # with the bootstrap too: every engine feeds the one bootstrap the same vectors in
+        # one canonical order, so the same seed draws the same resamples
+        compared = engines
+        first, *others = [
+            agreement_document(measure_agreement(r, settings, rng=7)) for r in compared
+        ]
         for other in others:
             for key in ("coefficients", "summary", "diagnostics", "annotators", "categories"):
                 _close(first[key], other[key], key)

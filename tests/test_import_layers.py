@@ -24,7 +24,6 @@ TOP_LEVEL = ("errors", "validation", "examples")
 #: upward imports still to be moved (importer, imported): results serialised by
 #: output.jsonout through their ``to_dict``. Each should go; none may be added.
 KNOWN_UPWARD = {
-    ("planner.measuring.measure", "planner.output.jsonout"),
     ("planner.sizing.pilot", "planner.output.jsonout"),
     ("planner.sizing.uncertainty", "planner.output.jsonout"),
 }

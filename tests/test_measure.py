@@ -14,6 +14,8 @@ from planner.errors import InvalidInput
 from planner.measuring.decision import decide
 from planner.measuring.diagnostics import contested_rows
 from planner.measuring.measure import measure_agreement
+from planner.measuring.measure_settings import MeasureSettings
+from planner.output.agreement_json import agreement_document
 from tests.conftest import FLEISS_1971_DIAGNOSES, KRIPPENDORFF_2011
 
 
@@ -26,7 +28,7 @@ def _krippendorff_ratings():
     [("nominal", 0.743), ("ordinal", 0.815), ("interval", 0.849), ("ratio", 0.797)],
 )
 def test_krippendorff_2011_values_end_to_end(level, expected):
-    report = measure_agreement(_krippendorff_ratings(), level=level, rng=1)
+    report = measure_agreement(_krippendorff_ratings(), MeasureSettings(level=level), rng=1)
     alpha = report.coefficients["krippendorff_alpha"]
     assert round(alpha.estimate, 3) == expected
     assert alpha.ci_low < alpha.estimate < alpha.ci_high
@@ -53,7 +55,9 @@ def test_chapter_table_end_to_end():
     # variance in tests/test_kappa_intervals.py; here its label and the FCE reference.
     assert c["cohen_kappa"].method.endswith("for Cohen's kappa")
     assert c["cohen_kappa"].ci_low < c["cohen_kappa"].estimate < c["cohen_kappa"].ci_high
-    fce = measure_agreement(ratings_from_counts(6, 21, 14, 459), kappa_method="fce", rng=3)
+    fce = measure_agreement(
+        ratings_from_counts(6, 21, 14, 459), MeasureSettings(kappa_method="fce"), rng=3
+    )
     # docs/methods/two-annotators.md 1.3: Wald with the FCE SE 0.08625, (0.0504, 0.3885).
     assert (fce.coefficients["cohen_kappa"].ci_low, fce.coefficients["cohen_kappa"].ci_high) == (
         pytest.approx((0.0504, 0.3885), abs=1e-4)
@@ -78,7 +82,9 @@ def test_sas_reference_cohen_kappa_three_categories():
     for i, row in enumerate([[0, 4, 1], [0, 8, 0], [0, 1, 5]]):
         for j, n in enumerate(row):
             rows += [[i, j]] * n
-    report = measure_agreement(ratings_from_matrix(rows), kappa_method="fce", rng=1)
+    report = measure_agreement(
+        ratings_from_matrix(rows), MeasureSettings(kappa_method="fce"), rng=1
+    )
     kappa = report.coefficients["cohen_kappa"]
     assert kappa.estimate == pytest.approx(0.4842, abs=1e-4)
     assert (kappa.ci_low, kappa.ci_high) == pytest.approx((0.2137, 0.7547), abs=1e-4)
@@ -110,14 +116,14 @@ def test_degenerate_data_never_crashes():
     no_positive = measure_agreement(ratings_from_counts(0, 0, 0, 50), rng=1)
     assert math.isnan(no_positive.coefficients["psa"].estimate)
     assert "no item was flagged" in no_positive.coefficients["psa"].note
-    doc = no_positive.to_dict()
+    doc = agreement_document(no_positive)
     assert doc["coefficients"]["psa"]["estimate"] is None  # NaN -> null in JSON
 
 
 def test_same_seed_same_report_and_bootstrap_everywhere():
     ratings = _krippendorff_ratings()
-    a = measure_agreement(ratings, rng=5, bootstrap=True).to_dict()
-    b = measure_agreement(ratings, rng=5, bootstrap=True).to_dict()
+    a = agreement_document(measure_agreement(ratings, MeasureSettings(bootstrap=True), rng=5))
+    b = agreement_document(measure_agreement(ratings, MeasureSettings(bootstrap=True), rng=5))
     assert a == b
     assert all("bootstrap" in c["interval"]["method"] for c in a["coefficients"].values())
 
@@ -146,20 +152,20 @@ def test_bad_options():
     ratings = ratings_from_counts(6, 21, 14, 459)
     # the library names its parameters; the CLI names the flags (tests/test_cli_agree.py)
     with pytest.raises(InvalidInput, match="^level must be one of"):
-        measure_agreement(ratings, level="weird")
+        measure_agreement(ratings, MeasureSettings(level="weird"))
     with pytest.raises(InvalidInput, match="^decide_on must be one of"):
-        measure_agreement(ratings, decide_on="nonsense")
+        measure_agreement(ratings, MeasureSettings(decide_on="nonsense"))
     with pytest.raises(InvalidInput, match="^not_demonstrated_below must be at most"):
-        measure_agreement(ratings, not_demonstrated_below=0.7, demonstrated_at=0.5)
+        measure_agreement(ratings, MeasureSettings(not_demonstrated_below=0.7, demonstrated_at=0.5))
     with pytest.raises(InvalidInput, match="^positive 'maybe' is not a label") as info:
-        measure_agreement(ratings, positive="maybe")
+        measure_agreement(ratings, MeasureSettings(positive="maybe"))
     assert info.value.parameter == "positive" and info.value.value == "maybe"
 
 
 def test_ordinal_text_labels_need_an_order():
     frame = pd.DataFrame({"a": ["low", "high", "mid"], "b": ["low", "mid", "mid"]})
     with pytest.raises(InvalidInput, match="level ordinal needs numeric labels or order"):
-        measure_agreement(ratings_from_wide(frame, item_col=None), level="ordinal")
+        measure_agreement(ratings_from_wide(frame, item_col=None), MeasureSettings(level="ordinal"))
     ordered = ratings_from_wide(frame, item_col=None, order=["low", "mid", "high"])
-    report = measure_agreement(ordered, level="ordinal", rng=1)
+    report = measure_agreement(ordered, MeasureSettings(level="ordinal"), rng=1)
     assert np.isfinite(report.coefficients["krippendorff_alpha"].estimate)

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from scipy import optimize
 from scipy import stats as sps
 
+from planner.measuring.measure_settings import MeasureSettings
 from planner.statistics import multirater_profile as mp
 from planner.statistics.multirater import (
     chance_corrected,
@@ -220,19 +221,21 @@ def test_agree_notes_below_20_union_positives_with_three_annotators():
     codes[:6] = 1  # 6 items all positive, 6 with two, 4 with one: 16 union positives
     codes[6:12, :2] = 1
     codes[12:16, 0] = 1
-    report = measure_agreement(ratings_from_matrix(codes), rng=1, n_boot=100)
+    report = measure_agreement(ratings_from_matrix(codes), MeasureSettings(n_boot=100), rng=1)
     notes = [n for n in report.notes if "in the coverage study at 15-20 union positives" in n]
     assert len(notes) == 4  # Fleiss, Conger, alpha, specific agreement
     assert all(n.startswith("with 16 union positives the profile-likelihood") for n in notes)
     assert any("interval for Conger's kappa covered" in n for n in notes)
-    few = measure_agreement(ratings_from_matrix(codes[8:]), rng=1, n_boot=100)  # 8 union positives
+    few = measure_agreement(
+        ratings_from_matrix(codes[8:]), MeasureSettings(n_boot=100), rng=1
+    )  # 8 union positives
     assert sum("is not measured" in n for n in few.notes) == 4
     fleiss = report.coefficients["fleiss_kappa"]
     ci = mp.patterns_profile_interval(
         patterns_from_counts(np.stack([codes.sum(1), 3 - codes.sum(1)], 1)), "fleiss_kappa"
     )
     assert (fleiss.ci_low, fleiss.ci_high) == pytest.approx((float(ci.low), float(ci.high)))
-    pair = measure_agreement(ratings_from_matrix(codes[:, :2]), rng=1, n_boot=100)
+    pair = measure_agreement(ratings_from_matrix(codes[:, :2]), MeasureSettings(n_boot=100), rng=1)
     assert pair.coefficients["krippendorff_alpha"].method == "profile likelihood, t-calibrated"
     assert not any("not measured" in n for n in pair.notes)  # a pair's was measured from 10
 

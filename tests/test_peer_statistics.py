@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from planner.cli.commands import app
 from planner.data.labels import Ratings, ratings_from_counts, ratings_from_matrix
 from planner.measuring.measure import measure_agreement
+from planner.measuring.measure_settings import MeasureSettings
 from planner.statistics import agreement as ag
 from planner.statistics.conger import conger_kappa
 from planner.statistics.intervals import UNDER_COVERAGE, coverage_note
@@ -300,8 +301,10 @@ def test_agree_weighted_kappa_se_and_wald_option():
     ratings = ratings_from_matrix(_ordinal_pair(200))
     table = ratings.pair_table()
     sm = sm_cohens_kappa(table, wt="quadratic")
-    boot = measure_agreement(ratings, level="ordinal", rng=1, n_boot=200)
-    wald = measure_agreement(ratings, level="ordinal", weighted_kappa_method="wald", rng=1)
+    boot = measure_agreement(ratings, MeasureSettings(level="ordinal", n_boot=200), rng=1)
+    wald = measure_agreement(
+        ratings, MeasureSettings(level="ordinal", weighted_kappa_method="wald"), rng=1
+    )
     for report in (boot, wald):
         co = report.coefficients["cohen_kappa_quadratic"]
         assert co.estimate == pytest.approx(sm.kappa, rel=1e-12)
@@ -325,7 +328,7 @@ def _with_missing() -> Ratings:
 
 def test_gwet_marginals_use_every_rating_of_each_annotator():
     ratings = _with_missing()
-    gwet = measure_agreement(ratings, cohen_marginals="gwet", rng=1)
+    gwet = measure_agreement(ratings, MeasureSettings(cohen_marginals="gwet"), rng=1)
     complete = measure_agreement(ratings, rng=1)
     # by hand: p_a over the 9 items both rated; each annotator's marginals over all theirs
     a = np.array([0, 0, 1, 1, 0, 1, 1, 1, 0, 1, 0])  # A's 11 ratings
@@ -344,7 +347,7 @@ def test_gwet_marginals_use_every_rating_of_each_annotator():
 
 def test_gwet_marginals_without_missing_ratings_change_nothing():
     ratings = ratings_from_counts(6, 21, 14, 459)
-    gwet = measure_agreement(ratings, cohen_marginals="gwet", rng=1)
+    gwet = measure_agreement(ratings, MeasureSettings(cohen_marginals="gwet"), rng=1)
     base = measure_agreement(ratings, rng=1)
     assert gwet.coefficients["cohen_kappa"] == base.coefficients["cohen_kappa"]
     assert gwet.summary["cohen_marginals"]["used"] == "complete"
@@ -356,10 +359,10 @@ def test_peer_options_are_checked_and_noted_without_effect():
     assert bad.exit_code == 2
     assert "--cohen-marginals must be one of" in bad.stderr
     three = ratings_from_matrix([[0, 0, 1], [1, 1, 1], [0, 1, 0], [1, 1, 0]])
-    notes = measure_agreement(three, cohen_marginals="gwet", rng=1).notes
+    notes = measure_agreement(three, MeasureSettings(cohen_marginals="gwet"), rng=1).notes
     assert any(n.startswith("cohen_marginals has no effect") for n in notes)
     notes = measure_agreement(
-        ratings_from_counts(6, 21, 14, 459), weighted_kappa_method="wald", rng=1
+        ratings_from_counts(6, 21, 14, 459), MeasureSettings(weighted_kappa_method="wald"), rng=1
     ).notes
     assert any(n.startswith("weighted_kappa_method has no effect") for n in notes)
 
@@ -385,7 +388,9 @@ def test_notes_name_every_under_covering_coefficient_at_few_union_positives():
 
 
 def test_no_notes_at_many_union_positives():
-    report = measure_agreement(ratings_from_counts(600, 2100, 1400, 45900), rng=1, n_boot=100)
+    report = measure_agreement(
+        ratings_from_counts(600, 2100, 1400, 45900), MeasureSettings(n_boot=100), rng=1
+    )
     assert _coverage_notes(report.notes) == []
 
 
@@ -396,13 +401,13 @@ def test_notes_for_several_annotators_at_few_union_positives():
     truth = rng.random(400) < 0.05  # about 20 positives, 3 annotators
     codes = np.where(rng.random((400, 3)) < 0.85, truth[:, None], rng.random((400, 3)) < 0.03)
     ratings = ratings_from_matrix(codes.astype(float))
-    report = measure_agreement(ratings, rng=1, n_boot=100)
+    report = measure_agreement(ratings, MeasureSettings(n_boot=100), rng=1)
     for name in ("fleiss_kappa", "krippendorff_alpha", "psa", "conger_kappa"):
         assert "profile likelihood" in report.coefficients[name].method, name
     notes = _coverage_notes(report.notes)
     assert not any("Gwet-variance" in n or "logit-scale Wald" in n for n in notes)
     # with --bootstrap the previous intervals and their notes stay
-    boot = measure_agreement(ratings, rng=1, n_boot=100, bootstrap=True)
+    boot = measure_agreement(ratings, MeasureSettings(n_boot=100, bootstrap=True), rng=1)
     assert boot.coefficients["fleiss_kappa"].method.startswith("bootstrap")
 
 
@@ -461,7 +466,9 @@ def test_cli_cohen_marginals_gwet_says_which_it_used(tmp_path):
 
 
 def test_bootstrap_psa_and_kappa_get_their_notes():
-    report = measure_agreement(ratings_from_counts(6, 21, 14, 459), bootstrap=True, n_boot=100)
+    report = measure_agreement(
+        ratings_from_counts(6, 21, 14, 459), MeasureSettings(bootstrap=True, n_boot=100)
+    )
     notes = _coverage_notes(report.notes)
     assert any(
         "bootstrap interval for psa covers as little as 0.93" in n and "drop --bootstrap" in n
@@ -477,19 +484,27 @@ def test_psa_note_is_read_at_its_own_union_positives():
     truth = rng.random(400) < 0.05
     codes = np.where(rng.random((400, 3)) < 0.85, truth[:, None], rng.random((400, 3)) < 0.03)
     ratings = ratings_from_matrix(np.where(codes, "rare", "common"))
-    notes = _coverage_notes(measure_agreement(ratings, positive="common", rng=1).notes)
+    notes = _coverage_notes(
+        measure_agreement(ratings, MeasureSettings(positive="common"), rng=1).notes
+    )
     assert not any("specific positive agreement" in n for n in notes)
 
 
 def test_weighted_kappa_notes_are_read_at_items():
     pair = _ordinal_pair(80)
     ratings = ratings_from_matrix(pair)
-    boot = _coverage_notes(measure_agreement(ratings, level="ordinal", rng=1, n_boot=100).notes)
+    boot = _coverage_notes(
+        measure_agreement(ratings, MeasureSettings(level="ordinal", n_boot=100), rng=1).notes
+    )
     assert any(n.startswith("with 80 items the item-bootstrap interval for weighted") for n in boot)
-    wald = measure_agreement(ratings, level="ordinal", weighted_kappa_method="wald", rng=1)
+    wald = measure_agreement(
+        ratings, MeasureSettings(level="ordinal", weighted_kappa_method="wald"), rng=1
+    )
     assert any("drop --weighted-kappa-method wald" in n for n in _coverage_notes(wald.notes))
     big = ratings_from_matrix(np.tile(pair, (10, 1)))
-    notes = _coverage_notes(measure_agreement(big, level="ordinal", rng=1, n_boot=100).notes)
+    notes = _coverage_notes(
+        measure_agreement(big, MeasureSettings(level="ordinal", n_boot=100), rng=1).notes
+    )
     assert not any("weighted kappa" in n for n in notes)
 
 

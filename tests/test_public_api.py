@@ -22,6 +22,7 @@ from planner.cli.commands import app, plan_app
 from planner.data.labels import ratings_from_matrix
 from planner.errors import InvalidInput
 from planner.measuring.measure import measure_agreement
+from planner.measuring.measure_settings import MeasureSettings
 from tests.conftest import KRIPPENDORFF_2011
 
 ROOT = Path(__file__).parent.parent
@@ -127,7 +128,7 @@ def test_weighted_coefficients_are_named_as_weighted():
     truth = rng.integers(1, 5, 300)
     matrix = np.clip(truth[:, None] + rng.integers(-1, 2, (300, 3)), 1, 4).astype(float)
     ratings = ratings_from_matrix(matrix, rows="items")
-    ordinal = measure_agreement(ratings, level="ordinal", rng=1).coefficients
+    ordinal = measure_agreement(ratings, MeasureSettings(level="ordinal"), rng=1).coefficients
     for name in ("fleiss_kappa", "brennan_prediger", "conger_kappa"):
         assert name not in ordinal
         assert f"{name}_quadratic" in ordinal
@@ -252,11 +253,11 @@ def test_invalid_input_carries_parameter_value_and_rule():
 def test_library_errors_name_the_parameter():
     ratings = ratings_from_matrix(np.array([[0, 1, 2, 1], [0, 1, 2, 2]]), rows="annotators")
     with pytest.raises(InvalidInput) as info:
-        measure_agreement(ratings, positive="zzz")
+        measure_agreement(ratings, MeasureSettings(positive="zzz"))
     assert info.value.parameter == "positive" and info.value.value == "zzz"
     assert str(info.value).startswith("positive 'zzz' is not a label")
     with pytest.raises(InvalidInput) as info:  # three categories: score is binary only
-        measure_agreement(ratings, kappa_method="score")
+        measure_agreement(ratings, MeasureSettings(kappa_method="score"))
     assert info.value.parameter == "kappa_method"
     assert str(info.value).startswith("kappa_method score needs binary labels")
 

@@ -14,6 +14,7 @@ from planner.cli.commands import app
 from planner.data.labels import ratings_from_matrix
 from planner.data.reading import read_labels
 from planner.measuring.measure import measure_agreement
+from planner.measuring.measure_settings import MeasureSettings
 
 runner = CliRunner()
 
@@ -141,9 +142,9 @@ def test_weighted_cohen_kappa_at_the_interval_level_uses_the_values(tmp_path):
     p_o, p_e = (w * p).sum(), p.sum(1) @ w @ p.sum(0)
     by_hand = (p_o - p_e) / (1 - p_e)
     ratings = ratings_from_matrix(np.stack([a, b], 1).astype(float), rows="items")
-    got = measure_agreement(ratings, level="interval", rng=1).coefficients
+    got = measure_agreement(ratings, MeasureSettings(level="interval"), rng=1).coefficients
     assert got["cohen_kappa_quadratic"].estimate == pytest.approx(by_hand, abs=1e-12)
-    ranks = measure_agreement(ratings, level="ordinal", rng=1).coefficients
+    ranks = measure_agreement(ratings, MeasureSettings(level="ordinal"), rng=1).coefficients
     assert ranks["cohen_kappa_quadratic"].estimate != pytest.approx(by_hand, abs=1e-3)
 
 

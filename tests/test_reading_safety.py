@@ -24,6 +24,8 @@ from planner.data.sniff import SNIFF_BYTES
 from planner.errors import InvalidInput
 from planner.measuring.diagnostics import contested_rows
 from planner.measuring.measure import measure_agreement
+from planner.measuring.measure_settings import MeasureSettings
+from planner.output.agreement_json import agreement_document
 from planner.statistics import agreement as ag
 from planner.statistics import alpha as ka
 from planner.statistics import multirater as mr
@@ -305,8 +307,8 @@ def test_counts_give_the_report_of_their_items_written_out(cells, seed):
         written = ratings_from_matrix(expanded, ["A", "B"])
     except InvalidInput:
         return  # one category only: both refuse alike below
-    compact = measure_agreement(ratings_from_counts(*cells), rng=seed).to_dict()
-    full = measure_agreement(written, rng=seed).to_dict()
+    compact = agreement_document(measure_agreement(ratings_from_counts(*cells), rng=seed))
+    full = agreement_document(measure_agreement(written, rng=seed))
     for doc in (compact, full):
         doc.pop("source")
     assert compact == full
@@ -379,7 +381,9 @@ def test_sparse_ratings_equal_the_dense_path(n, m, k, missing, seed):
     assert report.summary["n_ratings"] == int((dense >= 0).sum())
     assert report.summary["n_pairable_items"] == int(((dense >= 0).sum(1) >= 2).sum())
     pos = kk - 1
-    diag = measure_agreement(ratings, positive=str(ratings.categories[pos]), rng=1).diagnostics
+    diag = measure_agreement(
+        ratings, MeasureSettings(positive=str(ratings.categories[pos])), rng=1
+    ).diagnostics
     expected = _dense_diagnostics(dense, kk, pos)
     got = list(diag["per_annotator"].values())
     assert [e["items_rated"] for e in got] == expected["items_rated"]

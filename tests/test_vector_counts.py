@@ -25,6 +25,8 @@ from planner.data.engine_duckdb import ReadOptions, count_labels
 from planner.data.reading import read_labels
 from planner.data.vector_counts import ratings_from_vector_counts
 from planner.measuring.measure import measure_agreement
+from planner.measuring.measure_settings import MeasureSettings
+from planner.output.agreement_json import agreement_document
 
 ROOT = Path(__file__).parent.parent
 EXAMPLES = ROOT / "examples"
@@ -191,11 +193,12 @@ def test_hypothesis_ratings_and_their_vector_counts_measure_alike(
     counted = vector_counts_of(frame, by).sample(frac=1, random_state=3)  # any row order
     counted.to_csv(vectors := folder / "vectors.csv", index=False)
     from_counts = ratings_from_vector_counts(vectors, by=by, order=order)
-    kwargs = {"level": level, "by": by[0] if by else None, "rng": 11, "bootstrap": bootstrap,
-              "n_boot": 200}  # fmt: skip
+    settings = MeasureSettings(
+        level=level, by=by[0] if by else None, bootstrap=bootstrap, n_boot=200
+    )
     _close(
-        measure_agreement(ratings, **kwargs).to_dict(),
-        measure_agreement(from_counts, **kwargs).to_dict(),
+        agreement_document(measure_agreement(ratings, settings, rng=11)),
+        agreement_document(measure_agreement(from_counts, settings, rng=11)),
     )
 
 

@@ -267,6 +267,7 @@ def agree_command(
 ) -> None:
     from planner.measuring.category_counts import measure_category_counts
     from planner.measuring.measure import measure_agreement
+    from planner.measuring.measure_settings import MeasureSettings
 
     _one_source(file, counts, vector_counts, category_counts, contested, engine)
     if contested is not None:  # before any work: never the input, never a clobber
@@ -306,21 +307,23 @@ def agree_command(
     with progress_bar("measuring agreement", disabled=json_output or quiet) as progress:
         report = (measure_category_counts if category_counts else measure_agreement)(
             ratings,
-            positive=positive,
-            level=level,
-            confidence_level=confidence,
-            bootstrap=bootstrap,
-            n_boot=n_boot,
-            alpha_min=alpha_min,
-            decide_on=decide_on,
-            not_demonstrated_below=not_demonstrated_below,
-            demonstrated_at=demonstrated_at,
-            kappa_method=kappa_method,
-            weights=weights,
-            by=by,
+            MeasureSettings(
+                positive=positive,
+                level=level,
+                confidence_level=confidence,
+                bootstrap=bootstrap,
+                n_boot=n_boot,
+                alpha_min=alpha_min,
+                decide_on=decide_on,
+                not_demonstrated_below=not_demonstrated_below,
+                demonstrated_at=demonstrated_at,
+                kappa_method=kappa_method,
+                weights=weights,
+                by=by,
+                cohen_marginals=cohen_marginals,
+                weighted_kappa_method=weighted_kappa_method,
+            ),
             rng=seed_or_draw(seed),
-            cohen_marginals=cohen_marginals,
-            weighted_kappa_method=weighted_kappa_method,
             progress=progress,
         )
     stratified = None
@@ -448,7 +451,8 @@ def _emit(
     """Print the report: one JSON document, or the tables (the population's after the
     sample's with ``--stratum-col``)."""
     if json_output:
-        from planner.output.jsonout import agreement_document, stratified_json
+        from planner.output.agreement_json import agreement_document
+        from planner.output.jsonout import stratified_json
 
         for line in ratings.notes:  # how the input was read, also when stdout is JSON
             note(line)

@@ -283,7 +283,7 @@ def ratings_from_vector_counts(
         The annotator columns (default: every column but ``count_col`` and ``by``, said in a
         note). Every other column must then be ``count_col`` or in ``by``.
     by
-        Grouping columns (for ``measure_agreement(by=...)`` and stratified measurement).
+        Grouping columns (for ``MeasureSettings(by=...)`` and stratified measurement).
     count_col
         The column of counts: whole numbers, 0 or more. Rows counting 0 items are left out
         (with a note); rows with no label at all stand for unrated items, left out as the

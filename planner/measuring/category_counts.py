@@ -19,13 +19,15 @@ Conger, A. J. (1980). Integration and generalization of kappas for multiple rate
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
 
 from planner.data.labels import Ratings
 from planner.errors import InvalidInput
 from planner.measuring.decision import landis_koch
 from planner.measuring.measure import AgreementReport, measure_agreement
+from planner.measuring.measure_settings import DEFAULTS, MeasureSettings
+from planner.validation import RngLike
 
 #: coefficients (by name prefix) that need to know which annotator gave which label
 NEEDS_ANNOTATORS = ("cohen_kappa", "conger_kappa")
@@ -45,7 +47,13 @@ LEFT_OUT = (
 )
 
 
-def measure_category_counts(ratings: Ratings, **options: Any) -> AgreementReport:
+def measure_category_counts(
+    ratings: Ratings,
+    settings: MeasureSettings = DEFAULTS,
+    *,
+    rng: RngLike = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> AgreementReport:
     """:func:`~planner.measuring.measure.measure_agreement` of category counts, without
     what needs annotator identity.
 
@@ -53,9 +61,9 @@ def measure_category_counts(ratings: Ratings, **options: Any) -> AgreementReport
     ----------
     ratings
         From :func:`planner.data.vector_counts.ratings_from_category_counts`.
-    **options
-        Those of :func:`~planner.measuring.measure.measure_agreement`; ``decide_on`` may not
-        name a coefficient left out (:data:`NEEDS_ANNOTATORS`).
+    settings, rng, progress
+        Those of :func:`~planner.measuring.measure.measure_agreement`; ``settings.decide_on``
+        may not name a coefficient left out (:data:`NEEDS_ANNOTATORS`).
 
     Returns
     -------
@@ -64,7 +72,7 @@ def measure_category_counts(ratings: Ratings, **options: Any) -> AgreementReport
         per-pair diagnostics left out, and a note saying so; Landis & Koch's label reads
         Fleiss' kappa.
     """
-    decide_on = options.get("decide_on")
+    decide_on = settings.decide_on if isinstance(settings, MeasureSettings) else None
     if isinstance(decide_on, str) and decide_on.startswith(NEEDS_ANNOTATORS):
         raise InvalidInput(
             f"decide_on {decide_on} needs to know which annotator gave which label; category "
@@ -72,7 +80,7 @@ def measure_category_counts(ratings: Ratings, **options: Any) -> AgreementReport
             parameter="decide_on",
             value=decide_on,
         )
-    report = measure_agreement(ratings, **options)
+    report = measure_agreement(ratings, settings, rng=rng, progress=progress)
     kept = {
         name: co
         for name, co in report.coefficients.items()

@@ -128,12 +128,9 @@ class DecisionThresholds:
 
 def agree_default_thresholds() -> dict[str, float]:
     """The thresholds ``planner agree`` uses when none are given (its one set of defaults)."""
-    import inspect
+    from planner.measuring.measure_settings import DEFAULTS
 
-    from planner.measuring.measure import measure_agreement
-
-    parameters = inspect.signature(measure_agreement).parameters
-    return {k: parameters[k].default for k in ("not_demonstrated_below", "demonstrated_at")}
+    return {k: getattr(DEFAULTS, k) for k in ("not_demonstrated_below", "demonstrated_at")}
 
 
 def decision_thresholds(scenario: Scenario) -> DecisionThresholds:

@@ -38,6 +38,9 @@ FIELDS = (
     Field("demonstrated_at", "Demonstrated at", "number", "0.65"),
     Field("kappa_method", "Cohen's kappa interval", "text", None),
     Field("by", "Grouping column (agreement per group)", "text", None),
+    Field("weights", "Agreement weights (ordinal, interval, ratio)", "text", None,
+          "quadratic or linear; empty: quadratic."),
+    Field("bootstrap", "Item bootstrap for every interval", "flag", None),
     Field("n_boot", "Bootstrap resamples", "integer", "1000"),
     Field("seed", "Seed", "integer", "1"),
 )  # fmt: skip
@@ -45,7 +48,7 @@ NAMES = tuple(f.name for f in FIELDS)
 FIELD_OF = {"confidence_level": "confidence", "ratings": "labels", "contested": "labels"}
 MEASURE_FIELDS = (
     "positive", "level", "decide_on", "not_demonstrated_below", "demonstrated_at",
-    "kappa_method", "n_boot", "by",
+    "kappa_method", "n_boot", "by", "weights", "bootstrap",
 )  # fmt: skip
 
 
@@ -66,7 +69,7 @@ def read_options(values: Mapping[str, Any]) -> Any:
 
 
 def measure_options(values: Mapping[str, Any]) -> dict[str, Any]:
-    """:func:`measure_agreement`'s keyword arguments (but the generator)."""
+    """:class:`~planner.measuring.measure_settings.MeasureSettings`' fields given."""
     options = {k: values.get(k) for k in MEASURE_FIELDS}
     options["confidence_level"] = values.get("confidence")
     return {k: v for k, v in options.items() if v is not None}
@@ -76,6 +79,7 @@ def measured(values: Mapping[str, Any], content: bytes | None, progress: Progres
     """The ratings, the engine that read them and the report, the file named as shown."""
     from planner.data.engine_duckdb import read_with_engine
     from planner.measuring.measure import measure_agreement
+    from planner.measuring.measure_settings import MeasureSettings
 
     seed = shared.seed_of(values)
     shown = shared.upload_name("labels", values)
@@ -86,9 +90,8 @@ def measured(values: Mapping[str, Any], content: bytes | None, progress: Progres
             except InvalidInput as exc:
                 raise _on_by(exc, values.get("by")) from None
             ratings = replace(ratings, source=shown)
-            report = measure_agreement(
-                ratings, **measure_options(values), rng=seed, progress=progress
-            )
+            settings = MeasureSettings(**measure_options(values))
+            report = measure_agreement(ratings, settings, rng=seed, progress=progress)
     return ratings, engine, replace(report, source=shown), seed
 
 
@@ -130,9 +133,11 @@ def _python(values: Mapping[str, Any], shown: str, seed: int) -> str:
         [
             "from planner.data.engine_duckdb import ReadOptions, read_with_engine",
             "from planner.measuring.measure import measure_agreement",
+            "from planner.measuring.measure_settings import MeasureSettings",
             "",
             f"ratings, engine, _ = read_with_engine({shown!r}, {read_options(values)!r})",
-            f"report = measure_agreement(ratings, **{measure_options(values)!r}, rng={seed})",
+            f"settings = MeasureSettings(**{measure_options(values)!r})",
+            f"report = measure_agreement(ratings, settings, rng={seed})",
             "print({k: c.estimate for k, c in report.coefficients.items()})",
             "print(report.decision.verdict if report.decision else None)",
         ]
@@ -198,7 +203,7 @@ def compute(
     values: Mapping[str, Any], files: Mapping[str, bytes], progress: Progress | None
 ) -> PageResult:
     """Agreement on the uploaded labels, as ``planner agree FILE`` reports it."""
-    from planner.output.jsonout import agreement_document
+    from planner.output.agreement_json import agreement_document
 
     ratings, engine, report, seed = measured(values, files.get("labels"), progress)
     shown = ratings.source
