@@ -46,6 +46,7 @@ _PUBLIC = {
     "Ratings": "planner.data.labels",
     "ratings_from_matrix": "planner.data.labels",
     "ratings_from_counts": "planner.data.labels",
+    "ReaderSettings": "planner.data.reader_settings",
     "read_labels": "planner.data.reading",
     "ratings_from_long": "planner.data.reading",
     "ratings_from_wide": "planner.data.reading",

@@ -16,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from planner.cli.commands import app
+from planner.data.reader_settings import ReaderSettings
 
 runner = CliRunner()
 
@@ -312,10 +313,10 @@ def test_anaesthesia_fit_repr_is_short():
     from planner import fit_latent_classes, read_labels
 
     data = Path(__file__).parent / "data" / "dawid_skene_anesthesia.csv"
-    ratings = read_labels(
-        str(data), item_col="patient", annotator_col="observer", label_col="rating",
-        repeats="keep",
-    )  # fmt: skip
+    settings = ReaderSettings(
+        item_col="patient", annotator_col="observer", label_col="rating", repeats="keep"
+    )
+    ratings = read_labels(str(data), settings)
     text = repr(fit_latent_classes(ratings, bootstrap=0, rng=1))
     assert "\n" not in text and len(text) < 800
     assert "confusion=<array (5, 4, 4) float64>" in text
