@@ -60,6 +60,7 @@ _PUBLIC = {
     "measure_stratified": "planner.measuring.stratified",
     # fitting annotators to a pilot (Dawid & Skene, fit)
     "LatentClassFit": "planner.statistics.dawid_skene",
+    "LatentClassSettings": "planner.statistics.dawid_skene_settings",
     "fit_latent_classes": "planner.statistics.dawid_skene",
     "pair_model_from_fit": "planner.sizing.fitted_pair",
     # compatibility with R's kappaSize and irr

@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 from planner.cli.commands import app
 from planner.data.reader_settings import ReaderSettings
+from planner.statistics.dawid_skene_settings import LatentClassSettings
 
 runner = CliRunner()
 
@@ -295,8 +296,12 @@ def test_latent_class_fit_repr_is_one_short_line_whatever_the_items():
     # anaesthesia fit); now the shapes, the prevalences, the log-likelihood, the iterations
     from planner import fit_latent_classes, ratings_from_matrix
 
-    small = fit_latent_classes(ratings_from_matrix(_labels(60, 1)), bootstrap=0, rng=1)
-    large = fit_latent_classes(ratings_from_matrix(_labels(20_000, 2)), bootstrap=0, rng=1)
+    small = fit_latent_classes(
+        ratings_from_matrix(_labels(60, 1)), LatentClassSettings(bootstrap=0), rng=1
+    )
+    large = fit_latent_classes(
+        ratings_from_matrix(_labels(20_000, 2)), LatentClassSettings(bootstrap=0), rng=1
+    )
     for fit in (small, large):
         text = repr(fit)
         assert "\n" not in text and len(text) < 800, text
@@ -317,7 +322,7 @@ def test_anaesthesia_fit_repr_is_short():
         item_col="patient", annotator_col="observer", label_col="rating", repeats="keep"
     )
     ratings = read_labels(str(data), settings)
-    text = repr(fit_latent_classes(ratings, bootstrap=0, rng=1))
+    text = repr(fit_latent_classes(ratings, LatentClassSettings(bootstrap=0), rng=1))
     assert "\n" not in text and len(text) < 800
     assert "confusion=<array (5, 4, 4) float64>" in text
 
