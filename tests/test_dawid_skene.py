@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from planner.errors import InvalidInput
@@ -205,8 +205,17 @@ def test_binary_rates_match_the_generating_annotators():
 def test_relabelling_categories_permutes_the_fit(seed, data):
     counts = random_counts(seed, n=40, m=3, k=3)
     perm = np.array(data.draw(st.permutations(range(3))))
-    fit = fit_latent_classes(counts, LatentClassSettings(bootstrap=0))
-    fit2 = fit_latent_classes(counts[:, :, perm], LatentClassSettings(bootstrap=0))
+    # 40 items give some models a flat likelihood ridge: EM crawls along it (seed 3903
+    # needs 2,416 iterations, a few seeds more than 100,000). Enough iterations for the
+    # well-identified fits (all but 2 of 2,001 seeds checked converge within 20,000), and
+    # the ridge fits left out: their estimate is only pinned down to the tolerance, so the
+    # property holds for them only loosely
+    enough = LatentClassSettings(bootstrap=0, max_iter=20_000)
+    try:
+        fit = fit_latent_classes(counts, enough)
+    except FitDidNotConverge:
+        assume(False)
+    fit2 = fit_latent_classes(counts[:, :, perm], enough)
     np.testing.assert_allclose(fit2.prevalence, fit.prevalence[perm], atol=1e-7)
     np.testing.assert_allclose(fit2.confusion, fit.confusion[:, perm][:, :, perm], atol=1e-7)
 
