@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from planner.statistics.dawid_skene import fit_latent_classes  # noqa: E402
+from planner.statistics.dawid_skene_settings import LatentClassSettings  # noqa: E402
 from tests.test_dawid_skene import loop_em, simulate  # noqa: E402
 
 
@@ -47,8 +48,10 @@ def main() -> None:
     rng = np.random.default_rng(20261201)
     for k in (2, 4):
         counts = simulate(rng, 10_000, *model(k))
-        seconds = median_time(lambda c=counts: fit_latent_classes(c, bootstrap=200, rng=1), 3)
-        fit = fit_latent_classes(counts, bootstrap=200, rng=1)
+        seconds = median_time(
+            lambda c=counts: fit_latent_classes(c, LatentClassSettings(bootstrap=200), rng=1), 3
+        )
+        fit = fit_latent_classes(counts, LatentClassSettings(bootstrap=200), rng=1)
         print(
             f"fit_latent_classes, 10,000 items x 5 annotators, K={k}, 200 refits: "
             f"{seconds:.2f} s (median of 3; {len(fit.multiplicity)} patterns, "
@@ -70,7 +73,7 @@ def main() -> None:
             print(f"planner fit FILE (50,000-row CSV, K={k}, 200 refits), end to end: {wall:.2f} s")
     small = simulate(rng, 300, *model(4))
     loop = median_time(lambda: loop_em(small, tol=1e-8), 1)
-    fast = median_time(lambda: fit_latent_classes(small, bootstrap=0), 5)
+    fast = median_time(lambda: fit_latent_classes(small, LatentClassSettings(bootstrap=0)), 5)
     print(
         f"baseline, 300 items x 5 annotators, K=4, one fit: item-by-item loop EM {loop:.2f} s, "
         f"fit_latent_classes {fast * 1000:.1f} ms, ratio {loop / fast:,.0f}x"

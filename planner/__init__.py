@@ -46,6 +46,7 @@ _PUBLIC = {
     "Ratings": "planner.data.labels",
     "ratings_from_matrix": "planner.data.labels",
     "ratings_from_counts": "planner.data.labels",
+    "ReaderSettings": "planner.data.reader_settings",
     "read_labels": "planner.data.reading",
     "ratings_from_long": "planner.data.reading",
     "ratings_from_wide": "planner.data.reading",
@@ -60,6 +61,7 @@ _PUBLIC = {
     "measure_stratified": "planner.measuring.stratified",
     # fitting annotators to a pilot (Dawid & Skene, fit)
     "LatentClassFit": "planner.statistics.dawid_skene",
+    "LatentClassSettings": "planner.statistics.dawid_skene_settings",
     "fit_latent_classes": "planner.statistics.dawid_skene",
     "pair_model_from_fit": "planner.sizing.fitted_pair",
     # compatibility with R's kappaSize and irr

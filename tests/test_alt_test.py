@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from planner.cli.commands import app
+from planner.data.reader_settings import ReaderSettings
 from planner.data.reading import ratings_from_long
 from planner.errors import InvalidInput
 from planner.measuring.alt_test import alt_test
@@ -244,7 +245,9 @@ def test_an_llm_identical_to_one_human_ties_that_human_on_every_item():
 def test_domains_control_the_fdr_over_every_domain_and_human():
     frame = _random_labels(4, n_items=120, missing=0.0)
     frame["domain"] = frame["item"].map(lambda i: "a" if int(i[1:]) % 2 else "b")
-    result = alt_test(ratings_from_long(frame, by=("domain",)), ["llm"], epsilon=0.2, by="domain")
+    result = alt_test(
+        ratings_from_long(frame, ReaderSettings(by=("domain",))), ["llm"], epsilon=0.2, by="domain"
+    )
     v = result.llms[0]
     assert len(v.tests) == 8 and [d.domain for d in v.domains] == ["a", "b"]
     expected = by_rejections([t.p_value for t in v.tests], 0.05)

@@ -16,6 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 from planner.cli.commands import app
+from planner.data.reader_settings import ReaderSettings
+from planner.statistics.dawid_skene_settings import LatentClassSettings
 
 runner = CliRunner()
 
@@ -294,8 +296,12 @@ def test_latent_class_fit_repr_is_one_short_line_whatever_the_items():
     # anaesthesia fit); now the shapes, the prevalences, the log-likelihood, the iterations
     from planner import fit_latent_classes, ratings_from_matrix
 
-    small = fit_latent_classes(ratings_from_matrix(_labels(60, 1)), bootstrap=0, rng=1)
-    large = fit_latent_classes(ratings_from_matrix(_labels(20_000, 2)), bootstrap=0, rng=1)
+    small = fit_latent_classes(
+        ratings_from_matrix(_labels(60, 1)), LatentClassSettings(bootstrap=0), rng=1
+    )
+    large = fit_latent_classes(
+        ratings_from_matrix(_labels(20_000, 2)), LatentClassSettings(bootstrap=0), rng=1
+    )
     for fit in (small, large):
         text = repr(fit)
         assert "\n" not in text and len(text) < 800, text
@@ -312,11 +318,11 @@ def test_anaesthesia_fit_repr_is_short():
     from planner import fit_latent_classes, read_labels
 
     data = Path(__file__).parent / "data" / "dawid_skene_anesthesia.csv"
-    ratings = read_labels(
-        str(data), item_col="patient", annotator_col="observer", label_col="rating",
-        repeats="keep",
-    )  # fmt: skip
-    text = repr(fit_latent_classes(ratings, bootstrap=0, rng=1))
+    settings = ReaderSettings(
+        item_col="patient", annotator_col="observer", label_col="rating", repeats="keep"
+    )
+    ratings = read_labels(str(data), settings)
+    text = repr(fit_latent_classes(ratings, LatentClassSettings(bootstrap=0), rng=1))
     assert "\n" not in text and len(text) < 800
     assert "confusion=<array (5, 4, 4) float64>" in text
 

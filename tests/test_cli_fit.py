@@ -13,6 +13,7 @@ from planner.cli.commands import app
 from planner.errors import InvalidInput
 from planner.sizing.fitted_pair import pair_model_from_fit
 from planner.statistics.dawid_skene import fit_latent_classes
+from planner.statistics.dawid_skene_settings import LatentClassSettings
 from tests.test_dawid_skene import DATA, anesthesia_counts, loop_em
 
 runner = CliRunner()
@@ -173,7 +174,9 @@ def test_fit_uses_repeated_ratings_of_dawid_and_skenes_data():
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
-    expected = fit_latent_classes(anesthesia_counts(), categories=[1, 2, 3, 4], bootstrap=0)
+    expected = fit_latent_classes(
+        anesthesia_counts(), LatentClassSettings(categories=[1, 2, 3, 4], bootstrap=0)
+    )
     assert [p["estimate"] for p in doc["prevalence"]] == pytest.approx(
         expected.prevalence.tolist(), abs=1e-9
     )
@@ -210,7 +213,9 @@ def _cells(pi, se, sp):
 def binary_fit():
     from planner.data.reading import ratings_from_long
 
-    return fit_latent_classes(ratings_from_long(_binary_frame(n=2000)), bootstrap=0)
+    return fit_latent_classes(
+        ratings_from_long(_binary_frame(n=2000)), LatentClassSettings(bootstrap=0)
+    )
 
 
 def test_pair_model_of_two_named_annotators(binary_fit):

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from planner.cli.commands import app
 from planner.data.layout import RoleConflict
+from planner.data.reader_settings import ReaderSettings
 from planner.data.reading import ratings_from_long, read_labels
 from planner.data.scenario import load_scenario
 from planner.errors import InvalidInput
@@ -106,7 +107,7 @@ def test_a_header_longer_than_the_sniffed_bytes_is_checked_whole(tmp_path):
     path = tmp_path / "long_header.csv"
     path.write_text(",".join(["item", *names, names[-1]]) + "\n" + ",".join(["1"] * 602) + "\n")
     with pytest.raises(InvalidInput, match="annotator_number_00599' more than once"):
-        read_labels(path, layout="wide")
+        read_labels(path, ReaderSettings(layout="wide"))
 
 
 # --------------------------------------------------------------------------- two roles
@@ -135,9 +136,9 @@ def test_the_library_names_the_two_roles_as_parameters():
 
     frame = pd.DataFrame({"item": [1, 1], "annotator": ["a", "b"], "label": [0, 1]})
     with pytest.raises(RoleConflict, match=r"\(item_col and label_col\)"):
-        ratings_from_long(frame, item_col="label")
+        ratings_from_long(frame, ReaderSettings(item_col="label"))
     with pytest.raises(RoleConflict, match=r"\(item_col and annotator_cols\)"):
-        read_labels(WIDE, item_col="alice", annotator_cols=["alice", "bob"])
+        read_labels(WIDE, ReaderSettings(item_col="alice", annotator_cols=["alice", "bob"]))
 
 
 # --------------------------------------------------------------------------- --annotator-cols

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from planner.statistics.dawid_skene import fit_latent_classes
+from planner.statistics.dawid_skene_settings import LatentClassSettings
 
 PREVALENCE = 0.2
 SENSITIVITY = np.array([0.85, 0.8, 0.9, 0.75, 0.85])
@@ -35,7 +36,7 @@ def test_bootstrap_intervals_cover_the_true_parameters():
     rng = np.random.default_rng(20261201)
     studies, covered_prevalence, covered_sensitivity = 80, 0, 0
     for _ in range(studies):
-        fit = fit_latent_classes(_study(rng, 400), bootstrap=100, rng=rng)
+        fit = fit_latent_classes(_study(rng, 400), LatentClassSettings(bootstrap=100), rng=rng)
         low, high = fit.prevalence_interval[1]
         covered_prevalence += low <= PREVALENCE <= high
         low, high = fit.confusion_interval[0, 1, 1]  # annotator 1, true positive, says positive

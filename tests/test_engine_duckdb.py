@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from planner.cli.commands import app
+from planner.data.reader_settings import ReaderSettings
 from planner.data.reading import read_labels
 from planner.errors import InvalidInput, PlannerError
 from planner.measuring.measure import measure_agreement
@@ -105,7 +106,7 @@ def test_duckdb_counts_give_the_in_memory_numbers(files, name, options, bootstra
     pandas_options = dict(options)
     if "annotator_cols" in pandas_options:
         pandas_options["annotator_cols"] = list(pandas_options["annotator_cols"])
-    in_memory = read_labels(path, **pandas_options)
+    in_memory = read_labels(path, ReaderSettings(**pandas_options))
     counted = count_labels(path, ReadOptions(**options))
     assert counted.n_rows < in_memory.n_rows  # distinct label vectors, weighted
     by = options.get("by", (None,))[0]
@@ -154,7 +155,7 @@ def test_missing_strings_and_order_are_honoured(tmp_path):
     pd.DataFrame(rows, columns=["item", "annotator", "label"]).to_csv(path, index=False)
     options = {"missing": ("NA",), "order": ("low", "high")}
     counted = count_labels(path, ReadOptions(**options))
-    in_memory = read_labels(path, missing=("NA",), order=["low", "high"])
+    in_memory = read_labels(path, ReaderSettings(missing=("NA",), order=["low", "high"]))
     assert counted.categories.tolist() == in_memory.categories.tolist() == ["low", "high"]
     assert counted.input["n_missing_ratings"] == in_memory.input["n_missing_ratings"] == 15
 
@@ -332,7 +333,7 @@ def test_a_glob_of_csv_files_counts_like_their_rows_together(files, tmp_path):
     long.iloc[:500].to_csv(tmp_path / "a.csv", index=False)
     long.iloc[500:].to_csv(tmp_path / "b.csv", index=False)
     long.to_csv(tmp_path / "all.csv.txt", index=False)
-    whole = read_labels(tmp_path / "all.csv.txt", file_format="csv")
+    whole = read_labels(tmp_path / "all.csv.txt", ReaderSettings(file_format="csv"))
     parts = count_labels(str(tmp_path / "*.csv"))
     a = agreement_document(measure_agreement(whole, MeasureSettings(n_boot=100), rng=4))
     b = agreement_document(measure_agreement(parts, MeasureSettings(n_boot=100), rng=4))

@@ -24,6 +24,7 @@ import pytest
 
 from planner.data.engine_duckdb import ReadOptions
 from planner.data.engine_duckdb import count_labels as duckdb_count
+from planner.data.reader_settings import ReaderSettings
 from planner.data.reading import read_labels
 from planner.measuring.measure import measure_agreement
 from planner.measuring.measure_settings import MeasureSettings
@@ -120,7 +121,7 @@ def test_spark_gives_the_numbers_of_pandas_and_duckdb(spark, files, name, option
     sparked = count_labels(path, ReadOptions(**options))
     engines = [ducked, sparked]
     if "*" not in name:  # the pandas reader reads one file
-        engines.insert(0, read_labels(path, **pandas_options))
+        engines.insert(0, read_labels(path, ReaderSettings(**pandas_options)))
     assert sparked.n_rows == ducked.n_rows  # the distinct label vectors, weighted
     assert sparked.annotators == ducked.annotators
     by = options.get("by", (None,))[0]
@@ -176,7 +177,7 @@ def test_the_value_rule_reads_awkward_cells_as_the_other_engines(spark, tmp_path
     numbers.write_text("item,annotator,label\na,x,1\na,y,1.0\nb,x,2\nb,y, 2\nc,x,1\nc,y,2\n")
     for file, missing in ((path, ("NA",)), (numbers, ())):
         options = ReadOptions(layout="long", missing=missing)
-        pandas = read_labels(file, layout="long", missing=missing, repeats="refuse")
+        pandas = read_labels(file, ReaderSettings(layout="long", missing=missing, repeats="refuse"))
         ducked, sparked = duckdb_count(file, options), count_labels(file, options)
         assert _vectors(sparked) == _vectors(pandas) == _vectors(ducked)
         assert list(map(str, sparked.categories)) == list(map(str, pandas.categories))

@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from planner.data.cell_values import canonical
+from planner.data.reader_settings import ReaderSettings
 from planner.data.reading import read_labels
 from planner.errors import PlannerError
 
@@ -162,7 +163,10 @@ def _both(
     cols = tuple(annotators) if annotators else None
     pandas = _agreement(
         lambda: read_labels(
-            path, layout=layout, annotator_cols=list(cols) if cols else None, missing=missing
+            path,
+            ReaderSettings(
+                layout=layout, annotator_cols=list(cols) if cols else None, missing=missing
+            ),
         )
     )
     duck = _agreement(
@@ -243,7 +247,7 @@ def test_json_lines_read_like_the_csv_file_of_their_text(tmp_path, study):
     path = tmp_path / "labels.csv"
     _write(path, as_text, {**study, "bom": False})
     missing = study["missing"]
-    pandas = _agreement(lambda: read_labels(jsonl, layout="long", missing=missing))
+    pandas = _agreement(lambda: read_labels(jsonl, ReaderSettings(layout="long", missing=missing)))
     duck = _agreement(lambda: count_labels(path, ReadOptions(layout="long", missing=missing)))
     if pandas == "refused" or duck == "refused":
         assert pandas == duck

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.data.labels import ratings_from_counts
+from planner.data.reader_settings import ReaderSettings
 from planner.data.reading import read_labels
 from planner.errors import InvalidInput
 from tests.conftest import KRIPPENDORFF_2011
@@ -63,7 +64,7 @@ def test_custom_column_names_and_grouping(tmp_path):
     path = tmp_path / "labels.csv"
     frame.to_csv(path, index=False)
     ratings = read_labels(
-        path, item_col="doc", annotator_col="rater", label_col="code", by=("week",)
+        path, ReaderSettings(item_col="doc", annotator_col="rater", label_col="code", by=("week",))
     )
     assert ratings.n_items == 12 and set(ratings.groups["week"]) == {1, 2}
 
@@ -72,8 +73,12 @@ def test_string_labels_sorted_and_ordered(tmp_path):
     frame = pd.DataFrame({"a": ["low", "high", "mid", "mid"], "b": ["low", "mid", "mid", None]})
     path = tmp_path / "wide.csv"
     frame.to_csv(path, index=False)
-    assert list(read_labels(path, layout="wide").categories) == ["high", "low", "mid"]
-    ordered = read_labels(path, layout="wide", order=["low", "mid", "high"])
+    assert list(read_labels(path, ReaderSettings(layout="wide")).categories) == [
+        "high",
+        "low",
+        "mid",
+    ]
+    ordered = read_labels(path, ReaderSettings(layout="wide", order=["low", "mid", "high"]))
     assert list(ordered.categories) == ["low", "mid", "high"]
     np.testing.assert_array_equal(ordered.codes, [[0, 0], [2, 1], [1, 1], [1, -1]])
 
@@ -126,7 +131,7 @@ def test_bad_files_raise_one_clear_error(tmp_path, frame, kwargs, message):
     path = tmp_path / "bad.csv"
     frame.to_csv(path, index=False)
     with pytest.raises(InvalidInput, match="bad.csv") as info:
-        read_labels(path, **kwargs)
+        read_labels(path, ReaderSettings(**kwargs))
     assert message in str(info.value)
 
 

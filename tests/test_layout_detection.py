@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 
 from planner.cli.commands import app
 from planner.data.layout import LayoutUnclear, find_columns, kind_of_name
+from planner.data.reader_settings import ReaderSettings
 from planner.data.reading import read_labels
 
 pytest.importorskip("duckdb", reason="duckdb is not installed (pip install planner[duckdb])")
@@ -210,7 +211,7 @@ def test_auto_and_explicit_wide_read_the_same_annotators(tmp_path, frame):
     frame.to_csv(path, index=False)
     annotators = [c for c in frame.columns if c not in ("item", "region")]
     for layout in ("auto", "wide"):
-        ratings = read_labels(path, layout=layout)
+        ratings = read_labels(path, ReaderSettings(layout=layout))
         assert list(ratings.annotators) == annotators and ratings.n_items == len(frame)
         assert any("'region' not read as annotators" in note for note in ratings.notes)
 
@@ -247,7 +248,7 @@ def test_a_wide_column_sharing_no_label_is_an_annotator_when_named(tmp_path):
     path = tmp_path / "w.csv"
     frame.to_csv(path, index=False)
     assert list(read_labels(path).annotators) == ["a", "b", "c"]
-    named = read_labels(path, annotator_cols=["a", "b", "c", "other"])
+    named = read_labels(path, ReaderSettings(annotator_cols=["a", "b", "c", "other"]))
     assert list(named.annotators) == ["a", "b", "c", "other"]
     # four categories: the two spellings are not merged
     assert list(named.categories) == ["N", "Y", "no", "yes"]

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from planner.data.labels import ratings_from_counts, ratings_from_matrix
+from planner.data.reader_settings import ReaderSettings
 from planner.data.reading import ratings_from_wide
 from planner.errors import InvalidInput
 from planner.measuring.decision import decide
@@ -20,7 +21,9 @@ from tests.conftest import FLEISS_1971_DIAGNOSES, KRIPPENDORFF_2011
 
 
 def _krippendorff_ratings():
-    return ratings_from_wide(pd.DataFrame(KRIPPENDORFF_2011).astype("Float64"), item_col=None)
+    return ratings_from_wide(
+        pd.DataFrame(KRIPPENDORFF_2011).astype("Float64"), ReaderSettings(item_col=None)
+    )
 
 
 @pytest.mark.parametrize(
@@ -130,8 +133,10 @@ def test_same_seed_same_report_and_bootstrap_everywhere():
 
 def test_permuting_annotators_leaves_values_unchanged():
     frame = pd.DataFrame(KRIPPENDORFF_2011).astype("Float64")
-    forward = measure_agreement(ratings_from_wide(frame, item_col=None), rng=2)
-    reverse = measure_agreement(ratings_from_wide(frame[frame.columns[::-1]], item_col=None), rng=2)
+    forward = measure_agreement(ratings_from_wide(frame, ReaderSettings(item_col=None)), rng=2)
+    reverse = measure_agreement(
+        ratings_from_wide(frame[frame.columns[::-1]], ReaderSettings(item_col=None)), rng=2
+    )
     for name, coef in forward.coefficients.items():
         assert coef.estimate == pytest.approx(reverse.coefficients[name].estimate)
 
@@ -165,7 +170,8 @@ def test_bad_options():
 def test_ordinal_text_labels_need_an_order():
     frame = pd.DataFrame({"a": ["low", "high", "mid"], "b": ["low", "mid", "mid"]})
     with pytest.raises(InvalidInput, match="level ordinal needs numeric labels or order"):
-        measure_agreement(ratings_from_wide(frame, item_col=None), MeasureSettings(level="ordinal"))
-    ordered = ratings_from_wide(frame, item_col=None, order=["low", "mid", "high"])
+        unordered = ratings_from_wide(frame, ReaderSettings(item_col=None))
+        measure_agreement(unordered, MeasureSettings(level="ordinal"))
+    ordered = ratings_from_wide(frame, ReaderSettings(item_col=None, order=["low", "mid", "high"]))
     report = measure_agreement(ordered, MeasureSettings(level="ordinal"), rng=1)
     assert np.isfinite(report.coefficients["krippendorff_alpha"].estimate)

@@ -20,6 +20,7 @@ from scipy import stats
 from typer.testing import CliRunner
 
 from planner.cli.commands import app
+from planner.data.reader_settings import ReaderSettings
 from planner.data.reading import read_labels
 from planner.measuring.stratified import measure_stratified
 from planner.output.jsonout import load_schema
@@ -65,7 +66,7 @@ def _counts(plan):
 
 
 def test_interval_now_is_agrees_population_weighted_psa(plan):
-    ratings = read_labels(str(FILE), by=("stratum",))
+    ratings = read_labels(str(FILE), ReaderSettings(by=("stratum",)))
     shares = {s.name: s.share for s in plan.strata}
     agree = measure_stratified(ratings, "stratum", shares, positive="unsupported")
     psa = agree.coefficients["psa"]

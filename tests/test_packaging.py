@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from planner import examples
 from planner.cli.commands import app
+from planner.data.reader_settings import ReaderSettings
 from planner.errors import InvalidInput
 
 ROOT = Path(__file__).parent.parent
@@ -122,7 +123,7 @@ def test_parquet_without_pyarrow_names_the_package(monkeypatch):
         importlib.util, "find_spec", lambda name, *a: None if name == "pyarrow" else real(name, *a)
     )
     with pytest.raises(PlannerError, match="needs the pyarrow package: pip install pyarrow"):
-        read_labels(ROOT / "examples" / "wide.parquet", layout="wide")
+        read_labels(ROOT / "examples" / "wide.parquet", ReaderSettings(layout="wide"))
 
 
 def test_completion_script_is_printed_for_bash():

@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from planner.cli.commands import app
 from planner.data.reading import ratings_from_long
 from planner.statistics.dawid_skene import fit_latent_classes
+from planner.statistics.dawid_skene_settings import LatentClassSettings
 
 pytest.importorskip("duckdb")
 
@@ -59,7 +60,9 @@ def pilot3(tmp_path_factory) -> str:
 
 def test_pilot_of_three_annotators_plans_from_the_fitted_average_annotator(pilot3):
     doc = _json("plan", "--pilot", pilot3, "--width", "0.08", "--seed", "1")
-    fit = fit_latent_classes(ratings_from_long(_three_annotators()), bootstrap=0)
+    fit = fit_latent_classes(
+        ratings_from_long(_three_annotators()), LatentClassSettings(bootstrap=0)
+    )
     rates = fit.binary()
     pi, se, sp = rates.prevalence, rates.sensitivity.mean(), rates.specificity.mean()
     # two conditionally independent copies of the average annotator (methods 6.1)

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from planner.cli.commands import app
 from planner.data.labels import ratings_from_matrix
+from planner.data.reader_settings import ReaderSettings
 from planner.data.reading import read_labels
 from planner.measuring.measure import measure_agreement
 from planner.measuring.measure_settings import MeasureSettings
@@ -173,7 +174,7 @@ def test_labels_equal_as_numbers_are_one_category(tmp_path):
 def test_missing_strings_apply_to_label_cells_only(tmp_path):
     path = tmp_path / "wm.csv"
     path.write_text("item,week,a,b\nNA,NA,x,x\n2,w1,x,NA\n3,w1,y,y\n4,w2,x,y\n")
-    ratings = read_labels(path, missing=("NA",), by=("week",))
+    ratings = read_labels(path, ReaderSettings(missing=("NA",), by=("week",)))
     assert "NA" in [str(v) for v in ratings.items]
     assert sorted(map(str, ratings.groups["week"])) == ["NA", "w1", "w1", "w2"]
     assert ratings.n_ratings == 7  # one label cell is NA

@@ -15,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from planner.cli.commands import app
+from planner.data.reader_settings import ReaderSettings
 from planner.data.reading import read_labels
 
 pytest.importorskip("duckdb", reason="duckdb is not installed (pip install planner[duckdb])")
@@ -27,7 +28,7 @@ ENGINES = ("pandas", "duckdb")
 
 def _read(path, engine, **options):
     if engine == "pandas":
-        return read_labels(path, **options)
+        return read_labels(path, ReaderSettings(**options))
     from planner.data.engine_duckdb import ReadOptions
 
     return count_labels(path, ReadOptions(**options))

@@ -186,10 +186,7 @@ def test_hypothesis_ratings_and_their_vector_counts_measure_alike(
     if engine == "duckdb":
         ratings = count_labels(raw, options)
     else:
-        ratings = read_labels(
-            raw, layout=options.layout, annotator_cols=options.annotator_cols and list(annotators),
-            by=by, order=order,
-        )  # fmt: skip
+        ratings = read_labels(raw, options)
     counted = vector_counts_of(frame, by).sample(frac=1, random_state=3)  # any row order
     counted.to_csv(vectors := folder / "vectors.csv", index=False)
     from_counts = ratings_from_vector_counts(vectors, by=by, order=order)

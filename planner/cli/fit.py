@@ -97,6 +97,7 @@ def fit_command(
     json_output: JsonFlag = False,
 ) -> None:
     from planner.statistics.dawid_skene import fit_latent_classes
+    from planner.statistics.dawid_skene_settings import LatentClassSettings
 
     options = read_options(
         layout=layout,
@@ -121,9 +122,9 @@ def fit_command(
     with progress_bar("bootstrap refits", disabled=json_output or quiet) as progress:
         fit = fit_latent_classes(
             ratings,
-            bootstrap=bootstrap,
-            confidence_level=confidence,
-            max_iter=max_iter,
+            LatentClassSettings(
+                bootstrap=bootstrap, confidence_level=confidence, max_iter=max_iter
+            ),
             rng=used_seed,
             progress=progress,
         )

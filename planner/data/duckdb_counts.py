@@ -37,7 +37,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from planner.data.engine_duckdb import Files, Query, _ident, _quoted, run
-from planner.data.labels import Ratings, finished_ratings, is_number
+from planner.data.labels import CodedRatings, Ratings, finished_ratings, is_number
 from planner.errors import InvalidInput
 
 #: per-item keys are BIGINT sums of digits base K + 1, one digit per annotator
@@ -117,11 +117,20 @@ def count_query(con: Any, files: Files, query: Query, order: list[str] | None) -
         notes.append(f"{query.n_rows - int(weights.sum())} item(s) with no rating left out")
     groups = {b: _plain_groups([r[1 + j] for r in rows], files.fmt) for j, b in enumerate(by)}
     return finished_ratings(
-        entries, categories, tuple(query.annotators), np.arange(len(rows)), groups,
-        files.path, notes, note_unrated=False,
+        CodedRatings(
+            entries,
+            categories,
+            tuple(query.annotators),
+            np.arange(len(rows)),
+            groups=groups,
+            weights=weights,
+        ),
+        files.path,
+        notes,
+        note_unrated=False,
         ordered=order is not None or categories.dtype.kind in "iuf",
-        weights=weights, input={**query.input, "n_patterns": len(rows)},
-    )  # fmt: skip
+        input={**query.input, "n_patterns": len(rows)},
+    )
 
 
 def pattern_entries(

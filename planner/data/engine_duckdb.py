@@ -24,13 +24,14 @@ import glob
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from planner.data.cell_values import canonical, sql_not_missing, sql_text
 from planner.data.labels import Ratings
 from planner.data.layout import Columns
+from planner.data.reader_settings import ReaderSettings
 from planner.errors import InvalidInput, PlannerError
 
 ENGINES = ("pandas", "duckdb", "spark", "auto")
@@ -322,24 +323,15 @@ class Query:
     n_rows: int = 0  # wide: rows of the file (items, rated or not)
 
 
-@dataclass(frozen=True)
-class ReadOptions:
-    """How to read a label file: the options of :func:`planner.data.reading.read_labels`."""
-
-    layout: str = "auto"
-    item_col: str = "item"
-    annotator_col: str = "annotator"
-    label_col: str = "label"
-    annotator_cols: tuple[str, ...] | None = None
-    by: tuple[str, ...] = ()
-    order: tuple[str, ...] | None = None
-    file_format: str | None = None
-    missing: tuple[str, ...] = ()
+#: Deprecated alias of :class:`planner.data.reader_settings.ReaderSettings` (its ``repeats``
+#: is what :func:`read_with_engine`'s ``repeats`` sets).
+ReadOptions = ReaderSettings
+_DEFAULT_OPTIONS = ReaderSettings()
 
 
 def count_labels(
     path: str | Path,
-    options: ReadOptions = ReadOptions(),
+    options: ReadOptions = _DEFAULT_OPTIONS,
     *,
     memory_limit: str = DEFAULT_MEMORY_LIMIT,
     temp_dir: str | None = None,
@@ -361,7 +353,7 @@ def count_labels(
 
 def read_with_engine(
     path: str | Path,
-    options: ReadOptions = ReadOptions(),
+    options: ReadOptions = _DEFAULT_OPTIONS,
     *,
     engine: str = "auto",
     memory_limit: str | None = None,
@@ -403,26 +395,14 @@ def read_with_engine(
         return count_labels(path, options, memory_limit=limit, temp_dir=temp_dir), chosen, why
     from planner.data.reading import read_labels
 
-    ratings = read_labels(
-        path,
-        layout=options.layout,
-        item_col=options.item_col,
-        annotator_col=options.annotator_col,
-        label_col=options.label_col,
-        annotator_cols=list(options.annotator_cols) if options.annotator_cols else None,
-        by=options.by,
-        order=list(options.order) if options.order else None,
-        file_format=options.file_format,
-        missing=options.missing,
-        repeats=repeats,
-    )
+    ratings = read_labels(path, replace(options, repeats=repeats))
     return ratings, chosen, why
 
 
 def copy_contested_items(
     path: str | Path,
     raw: str | Path,
-    options: ReadOptions = ReadOptions(),
+    options: ReadOptions = _DEFAULT_OPTIONS,
     *,
     wide_annotators: int,
     memory_limit: str = DEFAULT_MEMORY_LIMIT,
@@ -478,7 +458,7 @@ def _query(con: Any, files: Files, options: ReadOptions) -> Query:
     by, missing = tuple(options.by), tuple(options.missing)
     table = _table(files.files, files.fmt)
     sample = con.execute(f"SELECT * FROM {table} LIMIT {SAMPLE_ROWS}").df()
-    found = find_columns(sample, layout=options.layout, item_col=options.item_col,
+    found = find_columns(sample, layout=options.layout, item_col=str(options.item_col),
                          annotator_col=options.annotator_col, label_col=options.label_col,
                          annotator_cols=annotator_cols, by=by, source=files.path)  # fmt: skip
     if found.layout == "long":

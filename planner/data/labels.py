@@ -335,21 +335,55 @@ def triplets_from_codes(
     return item.astype(np.int64), annotator.astype(np.int32), c[item, annotator].astype(np.int32)
 
 
+@dataclass(frozen=True)
+class CodedRatings:
+    """Ratings as codes, before :func:`finished_ratings` checks them and leaves out the
+    unrated items.
+
+    Attributes
+    ----------
+    triplets
+        ``(item, annotator, code)`` arrays, sorted by item: item and annotator indices
+        into ``items`` and ``annotators``, label codes into ``categories``.
+    categories
+        The labels, in code order.
+    annotators
+        The annotators' names.
+    items
+        The item ids, one per item index (rated or not).
+    groups
+        Each grouping column's value per item (default: none).
+    weights
+        How many items each row stands for (``None``: one each).
+    """
+
+    triplets: tuple[NDArray, NDArray, NDArray]
+    categories: np.ndarray
+    annotators: tuple[str, ...]
+    items: np.ndarray
+    groups: dict[str, np.ndarray] = field(default_factory=dict)
+    weights: NDArray[np.int64] | None = None
+
+
 def finished_ratings(
-    triplets: tuple[NDArray, NDArray, NDArray],
-    categories: np.ndarray,
-    annotators: tuple[str, ...],
-    items: np.ndarray,
-    groups: dict[str, np.ndarray],
+    coded: CodedRatings,
     source: str,
     notes: list[str],
+    *,
     note_unrated: bool = True,
     ordered: bool = True,
-    weights: NDArray[np.int64] | None = None,
     input: dict[str, Any] | None = None,
 ) -> Ratings:
-    """Ratings from sorted (item, annotator, code) triplets; rows with no rating left out."""
-    item, annotator, label = triplets
+    """Ratings from sorted (item, annotator, code) triplets; rows with no rating left out.
+
+    ``coded`` holds the triplets and what their codes stand for; ``source`` names the
+    ratings in messages; ``notes`` are kept, with one more when ``note_unrated`` and some
+    items have no rating; ``ordered``: the categories have an order; ``input``: what was
+    read (:attr:`Ratings.input`).
+    """
+    item, annotator, label = coded.triplets
+    categories, annotators, items = coded.categories, coded.annotators, coded.items
+    groups, weights = coded.groups, coded.weights
     item = np.asarray(item, dtype=np.int64)
     if len(categories) == 0 or item.size == 0:
         raise InvalidInput(f"{source}: no labels at all (every label cell is empty)")
@@ -664,19 +698,16 @@ def ratings_from_matrix(
         codes, values = codes_from_values(arr)
         categories = values.astype(np.int64) if np.all(values == np.round(values)) else values
         return finished_ratings(
-            triplets_from_codes(codes),
-            categories,
-            tuple(names),
-            np.arange(len(arr)),
-            {},
+            CodedRatings(triplets_from_codes(codes), categories, tuple(names), np.arange(len(arr))),
             "matrix",
             [],
             input={"layout": "matrix", "annotator_cols": list(names)},
         )
+    from planner.data.reader_settings import ReaderSettings
     from planner.data.reading import ratings_from_wide
 
     frame = pd.DataFrame(arr.astype(object), columns=names)
-    return ratings_from_wide(frame, item_col=None, source="matrix")
+    return ratings_from_wide(frame, ReaderSettings(item_col=None), source="matrix")
 
 
 def ratings_from_counts(both: int, a_only: int, b_only: int, neither: int) -> Ratings:
@@ -710,13 +741,18 @@ def ratings_from_counts(both: int, a_only: int, b_only: int, neither: int) -> Ra
     pattern, weights, first_ids = pattern[keep], weights[keep], first_ids[keep]
     rows = np.arange(len(weights), dtype=np.int64)
     return finished_ratings(
-        (np.repeat(rows, 2), np.tile(np.array([0, 1], dtype=np.int32), len(rows)), pattern.ravel()),
-        np.array([0, 1]),
-        ("A", "B"),
-        first_ids,
-        {},
+        CodedRatings(
+            (
+                np.repeat(rows, 2),
+                np.tile(np.array([0, 1], dtype=np.int32), len(rows)),
+                pattern.ravel(),
+            ),
+            np.array([0, 1]),
+            ("A", "B"),
+            first_ids,
+            weights=weights,
+        ),
         "--counts",
         [],
-        weights=weights,
         input={"layout": "counts", "n_items": total, "n_missing_ratings": 0},
     )

@@ -36,7 +36,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from planner.data.cell_values import canonical_codes
-from planner.data.labels import Ratings, finished_ratings, is_number
+from planner.data.labels import CodedRatings, Ratings, finished_ratings, is_number
 from planner.data.layout import (
     SAMPLE_ROWS,
     Columns,
@@ -44,9 +44,11 @@ from planner.data.layout import (
     find_columns,
     id_columns,
 )
+from planner.data.reader_settings import LAYOUTS as LAYOUTS
+from planner.data.reader_settings import ReaderSettings
 from planner.data.sniff import check_path, format_suffix, is_gzip, sniff
 from planner.errors import InvalidInput, PlannerError
-from planner.validation import check_text, check_texts, shown
+from planner.validation import check_instance, shown
 
 FORMATS = {
     ".csv": "csv",
@@ -59,8 +61,8 @@ FORMATS = {
     ".json": "jsonl",
 }
 
-LAYOUTS = ("auto", "long", "wide")
 
+_DEFAULT_SETTINGS = ReaderSettings()
 
 # --------------------------------------------------------------------------- columns
 
@@ -242,16 +244,7 @@ def _refuse_non_finite(
 
 
 def ratings_from_long(
-    frame: Any,
-    *,
-    item_col: str = "item",
-    annotator_col: str = "annotator",
-    label_col: str = "label",
-    by: tuple[str, ...] = (),
-    order: list[str] | None = None,
-    source: str = "ratings",
-    missing: tuple[str, ...] = (),
-    repeats: str = "refuse",
+    frame: Any, settings: ReaderSettings = _DEFAULT_SETTINGS, *, source: str = "ratings"
 ) -> Ratings:
     """Ratings from a long DataFrame: one row per (item, annotator, label).
 
@@ -260,14 +253,19 @@ def ratings_from_long(
     differ and counted once when they are the same (``"refuse"``), or every rating is kept
     (``"keep"``: the Ratings then hold repeated (item, annotator) pairs, which only
     :func:`planner.statistics.dawid_skene.fit_latent_classes` uses).
+
+    ``settings`` (:class:`~planner.data.reader_settings.ReaderSettings`) names the
+    ``item_col``, ``annotator_col`` and ``label_col`` columns, the ``by`` columns, the
+    category ``order``, the ``missing`` label strings and what ``repeats`` do; its
+    ``layout``, ``annotator_cols`` and ``file_format`` are for files and wide frames.
+    ``source`` names the ratings in messages.
     """
-    order = check_order(order)
-    _require_columns(frame, [item_col, annotator_col, label_col, *by], source)
-    roles = {"item_col": item_col, "annotator_col": annotator_col, "label_col": label_col}
-    check_roles({**roles, "by": by}, source)
+    check_instance("settings", settings, ReaderSettings, "ReaderSettings")
+    item_col, annotator_col = str(settings.item_col), settings.annotator_col
+    label_col, by, missing = settings.label_col, settings.by, settings.missing
+    order = check_order(settings.order_list)
+    _check_long_columns(frame, (item_col, annotator_col, label_col), by, source)
     notes: list[str] = []
-    for col in (item_col, annotator_col, label_col, *by):
-        _refuse_containers(frame[col], source, lambda pos: _row_number(frame, pos))
     label_codes, uniques = _rule_codes(frame[label_col], label=True, missing=missing)
     present = label_codes >= 0
     n_missing = int((~present).sum())
@@ -289,7 +287,7 @@ def ratings_from_long(
         label_codes = ranks.astype(np.int32)[label_codes]
     n, m = len(item_ids), len(ann_names)
     key = np.asarray(item_codes, dtype=np.int64) * m + np.asarray(ann_codes, dtype=np.int64)
-    if repeats == "keep":
+    if settings.repeats == "keep":
         key, label_codes, n_repeats = _sorted_ratings(key, np.asarray(label_codes, np.int32))
         said = "repeated rating(s) of an item by the same annotator kept (each counts)"
     else:
@@ -302,14 +300,16 @@ def ratings_from_long(
         notes.append(f"{n_repeats:,} {said}")
     groups = _first_values(frame, by, item_codes, n)
     return finished_ratings(
-        (key // max(m, 1), (key % max(m, 1)).astype(np.int32), label_codes),
-        categories,
-        tuple(str(a) for a in ann_names),
-        np.asarray(item_ids),
-        groups,
+        CodedRatings(
+            (key // max(m, 1), (key % max(m, 1)).astype(np.int32), label_codes),
+            categories,
+            tuple(str(a) for a in ann_names),
+            np.asarray(item_ids),
+            groups=groups,
+        ),
         source,
         notes,
-        note_unrated=False,  # ids that never occur are not items
+        note_unrated=False,
         ordered=order is not None or categories.dtype.kind in "iuf",
         input={
             "layout": "long",
@@ -320,6 +320,19 @@ def ratings_from_long(
             "missing_values": list(missing),
         },
     )
+
+
+def _check_long_columns(
+    frame: Any, columns: tuple[str, str, str], by: tuple[str, ...], source: str
+) -> None:
+    """The item, annotator and label ``columns`` and the ``by`` columns are in ``frame``,
+    each in one role, and hold no containers (lists, dicts)."""
+    item_col, annotator_col, label_col = columns
+    _require_columns(frame, [*columns, *by], source)
+    roles = {"item_col": item_col, "annotator_col": annotator_col, "label_col": label_col}
+    check_roles({**roles, "by": by}, source)
+    for col in (*columns, *by):
+        _refuse_containers(frame[col], source, lambda pos: _row_number(frame, pos))
 
 
 def _first_values(
@@ -391,15 +404,10 @@ def _unique_ratings(
 
 def ratings_from_wide(
     frame: Any,
+    settings: ReaderSettings = _DEFAULT_SETTINGS,
     *,
-    item_col: str | None = "item",
-    annotator_cols: list[str] | None = None,
-    by: tuple[str, ...] = (),
-    order: list[str] | None = None,
     source: str = "ratings",
-    missing: tuple[str, ...] = (),
     id_fallback: bool = False,
-    repeats: str = "refuse",
 ) -> Ratings:
     """Ratings from a wide DataFrame: one row per item, one column per annotator.
 
@@ -410,10 +418,18 @@ def ratings_from_wide(
     layout (``repeats``: its identical ratings by one annotator count once, different ones
     are refused; ``"keep"``: each counts), said in a note; a rated row without an id is
     refused.
+
+    ``settings`` (:class:`~planner.data.reader_settings.ReaderSettings`) names the
+    ``item_col`` (``None``: items are the rows), the ``annotator_cols`` (``None``: every
+    other column), the ``by`` columns, the category ``order``, the ``missing`` label
+    strings and what ``repeats`` do. ``source`` names the ratings in messages.
     """
     import pandas as pd
 
-    order = check_order(order)
+    check_instance("settings", settings, ReaderSettings, "ReaderSettings")
+    item_col, annotator_cols = settings.item_col, settings.annotator_list
+    by, missing, repeats = settings.by, settings.missing, settings.repeats
+    order = check_order(settings.order_list)
     _require_columns(frame, list(by) + list(annotator_cols or []), source)
     repeated = sorted({c for c in annotator_cols or [] if list(annotator_cols or []).count(c) > 1})
     if repeated:
@@ -450,11 +466,7 @@ def ratings_from_wide(
     )  # fmt: skip
     notes.insert(0, _wide_note(item_col if has_item else None, columns))
     return finished_ratings(
-        triples,
-        categories,
-        tuple(str(c) for c in columns),
-        items,
-        groups,
+        CodedRatings(triples, categories, tuple(str(c) for c in columns), items, groups=groups),
         source,
         notes,
         ordered=order is not None or categories.dtype.kind in "iuf",
@@ -711,122 +723,62 @@ def _rule_categorical(column: Any, label: bool, missing: tuple[str, ...], sort: 
     return pd.Categorical.from_codes(codes, categories=pd.Index(values, dtype=object))
 
 
-def _read_arguments(
-    path: Any, texts: tuple[Any, ...], annotator_cols: Any, by: Any, order: Any, missing: Any
-) -> tuple[str | Path, list[str] | None, tuple[str, ...], list[str] | None, tuple[str, ...]]:
-    """:func:`read_labels`'s arguments checked by type at the door (``texts``: layout,
-    item_col, annotator_col, label_col, repeats, file_format), in parameter names."""
-    if not isinstance(path, str | Path) or not str(path):
-        raise InvalidInput(f"path must name a label file, got {path!r}", parameter="path")
-    names = ("layout", "item_col", "annotator_col", "label_col", "repeats", "file_format")
-    for name, text in zip(names, texts, strict=True):
-        check_text(name, text, optional=name == "file_format")
-    cols = check_texts("annotator_cols", annotator_cols, optional=True)
-    listed = check_texts("order", order, optional=True)
-    return (
-        path,
-        None if cols is None else list(cols),
-        check_texts("by", by) or (),
-        None if listed is None else list(listed),
-        check_texts("missing", missing) or (),
-    )
-
-
-def read_labels(
-    path: str | Path,
-    *,
-    layout: str = "auto",
-    item_col: str = "item",
-    annotator_col: str = "annotator",
-    label_col: str = "label",
-    annotator_cols: list[str] | None = None,
-    by: tuple[str, ...] = (),
-    order: list[str] | None = None,
-    file_format: str | None = None,
-    missing: tuple[str, ...] = (),
-    repeats: str = "refuse",
-) -> Ratings:
+def read_labels(path: str | Path, settings: ReaderSettings = _DEFAULT_SETTINGS) -> Ratings:
     """Read a label file (long or wide) into :class:`Ratings`, stating what was read.
 
     Parameters
     ----------
     path
-        CSV, TSV, Parquet or JSON Lines file (type from the suffix or ``file_format``).
-    layout
-        ``"long"``, ``"wide"`` or ``"auto"``: long when the item, annotator and label
-        columns are all present; wide when no column looks like an item, annotator or
-        label column (by name) and the annotator columns share their labels (with
-        ``annotator_cols`` given, wide); otherwise refused with the options to set.
-    item_col, annotator_col, label_col
-        Column names of the long layout (``item_col`` also names the ids in wide files).
-    annotator_cols
-        Wide layout: the annotator columns (default: every column but the item and
-        grouping columns).
-    by
-        Grouping columns kept per item (first value of each item).
-    order
-        Category order for ordinal string labels, lowest first.
-    missing
-        Label strings that mean "no rating" (only empty cells and nulls otherwise).
-    repeats
-        Long layout, an item rated more than once by one annotator: ``"refuse"`` (default:
-        different labels are an error, identical ones count once) or ``"keep"`` (every
-        rating kept, for :func:`planner.statistics.dawid_skene.fit_latent_classes`).
+        CSV, TSV, Parquet or JSON Lines file (type from the suffix or
+        ``settings.file_format``).
+    settings
+        How to read it (:class:`~planner.data.reader_settings.ReaderSettings`): the
+        ``layout`` (``"auto"``: long when the item, annotator and label columns are all
+        present; wide when no column looks like an item, annotator or label column by
+        name and the annotator columns share their labels; otherwise refused with the
+        options to set), the column names, the grouping columns ``by``, the category
+        ``order``, the ``missing`` label strings and what ``repeats`` do.
 
     Notes
     -----
     The layout and the columns are in ``notes`` and ``input`` of the result, with the
     number of missing ratings.
     """
-    path, annotator_cols, by, order, missing = _read_arguments(
-        path, (layout, item_col, annotator_col, label_col, repeats, file_format),
-        annotator_cols, by, order, missing,
-    )  # fmt: skip
-    from planner.validation import check_choice
-
-    check_choice("layout", layout, LAYOUTS)
-    check_choice("repeats", repeats, ("keep", "refuse"))
-    order = check_order(order)
-    missing = tuple(missing)
+    if not isinstance(path, str | Path) or not str(path):
+        raise InvalidInput(f"path must name a label file, got {path!r}", parameter="path")
+    check_instance("settings", settings, ReaderSettings, "ReaderSettings")
+    check_order(settings.order_list)
     p = Path(path)
     check_path(p)
-    fmt = _format_of(p, file_format)
-    columns, frame = _find_columns(
-        p, fmt, missing, layout, (item_col, annotator_col, label_col), annotator_cols, by,
-        str(path),
-    )  # fmt: skip
+    fmt = _format_of(p, settings.file_format)
+    columns, frame = _find_columns(p, fmt, settings, str(path))
     if columns.layout == "long":
         names = (str(columns.item_col), str(columns.annotator_col), str(columns.label_col))
-        return _read_long(p, fmt, frame, names, by, order, missing, repeats, str(path))
-    return _read_wide(p, fmt, frame, columns, by, order, missing, repeats, str(path))
+        return _read_long(p, (fmt, frame), names, settings, str(path))
+    return _read_wide(p, (fmt, frame), columns, settings, str(path))
 
 
 def _read_long(
     p: Path,
-    fmt: str,
-    frame: Any,
+    read: tuple[str, Any],
     columns: tuple[str, str, str],
-    by: tuple[str, ...],
-    order: list[str] | None,
-    missing: tuple[str, ...],
-    repeats: str,
+    settings: ReaderSettings,
     source: str,
 ) -> Ratings:
-    """:func:`read_labels` of a long file (``frame``: the file, when already read whole)."""
+    """:func:`read_labels` of a long file (``read``: its format, and the file when already
+    read whole)."""
+    from dataclasses import replace
+
+    fmt, frame = read
     item_col, annotator_col, label_col = columns
+    missing = settings.missing
     if frame is None:
         frame = read_table(p, fmt, columns, missing, missing_in=(label_col,))
-    ratings = ratings_from_long(
-        frame,
-        item_col=item_col,
-        annotator_col=annotator_col,
-        label_col=label_col,
-        by=by,
-        order=order,
-        source=source,
+    chosen = replace(
+        settings, item_col=item_col, annotator_col=annotator_col, label_col=label_col,
         missing=missing if fmt not in ("csv", "tsv") else (),
-        repeats=repeats,
-    )
+    )  # fmt: skip
+    ratings = ratings_from_long(frame, chosen, source=source)
     note = (
         f"read as long: item column {item_col!r}, annotator column {annotator_col!r}, "
         f"label column {label_col!r}"
@@ -836,50 +788,33 @@ def _read_long(
 
 def _read_wide(
     p: Path,
-    fmt: str,
-    frame: Any,
+    read: tuple[str, Any],
     columns: Columns,
-    by: tuple[str, ...],
-    order: list[str] | None,
-    missing: tuple[str, ...],
-    repeats: str,
+    settings: ReaderSettings,
     source: str,
 ) -> Ratings:
-    """:func:`read_labels` of a wide file (``frame``: the file, when already read whole)."""
-    text = fmt in ("csv", "tsv")
+    """:func:`read_labels` of a wide file (``read``: its format, and the file when already
+    read whole)."""
+    from dataclasses import replace
+
+    fmt, frame = read
+    missing = settings.missing
     if frame is None:
         labels_in = tuple(columns.annotator_cols)
         ids = (str(columns.item_col),) if columns.item_col is not None else ()
         frame = read_table(p, fmt, (*ids, *labels_in), missing, missing_in=labels_in, ids=ids)
-    ratings = ratings_from_wide(
-        frame,
-        item_col=columns.item_col,
-        annotator_cols=list(columns.annotator_cols),
-        by=by,
-        order=order,
-        source=source,
-        missing=missing if not text else (),
-        id_fallback=columns.id_fallback,
-        repeats=repeats,
-    )
+    chosen = replace(
+        settings, item_col=columns.item_col, annotator_cols=tuple(columns.annotator_cols),
+        missing=missing if fmt not in ("csv", "tsv") else (),
+    )  # fmt: skip
+    ratings = ratings_from_wide(frame, chosen, source=source, id_fallback=columns.id_fallback)
     ratings = _with_note(ratings, None, missing)
     if not columns.notes:
         return ratings
-    from dataclasses import replace
-
     return replace(ratings, notes=(ratings.notes[0], *columns.notes, *ratings.notes[1:]))
 
 
-def _find_columns(
-    p: Path,
-    fmt: str,
-    missing: tuple[str, ...],
-    layout: str,
-    names: tuple[str, str, str],
-    annotator_cols: list[str] | None,
-    by: tuple[str, ...],
-    source: str,
-) -> tuple[Columns, Any]:
+def _find_columns(p: Path, fmt: str, settings: ReaderSettings, source: str) -> tuple[Columns, Any]:
     """``(the columns' roles, the frame if it had to be read whole)``.
 
     CSV and TSV are looked at in their first rows; other formats are read once, whole, and
@@ -887,19 +822,18 @@ def _find_columns(
     """
     frame = None
     if fmt in ("csv", "tsv"):
-        sample = read_table(p, fmt, None, missing, nrows=SAMPLE_ROWS)
+        sample = read_table(p, fmt, None, settings.missing, nrows=SAMPLE_ROWS)
     else:
-        frame = read_table(p, fmt, (), missing)
+        frame = read_table(p, fmt, (), settings.missing)
         sample = frame.head(SAMPLE_ROWS)
-    item_col, annotator_col, label_col = names
     columns = find_columns(
         sample,
-        layout=layout,
-        item_col=item_col,
-        annotator_col=annotator_col,
-        label_col=label_col,
-        annotator_cols=annotator_cols,
-        by=by,
+        layout=settings.layout,
+        item_col=str(settings.item_col),
+        annotator_col=settings.annotator_col,
+        label_col=settings.label_col,
+        annotator_cols=settings.annotator_list,
+        by=settings.by,
         source=source,
     )
     return columns, frame

@@ -34,7 +34,7 @@ from planner.data.duckdb_counts import (
 )
 from planner.data.engine_duckdb import Files
 from planner.data.engine_spark import SparkQuery, ident, run
-from planner.data.labels import Ratings, finished_ratings
+from planner.data.labels import CodedRatings, Ratings, finished_ratings
 from planner.errors import InvalidInput
 
 #: Ratings of an (item, annotator) pair given more than once with different labels.
@@ -69,10 +69,15 @@ def count_query(spark: Any, files: Files, query: SparkQuery, order: list[str] | 
         notes.append(f"{query.n_rows - int(weights.sum())} item(s) with no rating left out")
     groups = {b: _plain_groups([r[1 + j] for r in rows], files.fmt) for j, b in enumerate(by)}
     return finished_ratings(
-        entries, categories, names, np.arange(len(rows)), groups, files.path, notes,
-        note_unrated=False, ordered=order is not None or categories.dtype.kind in "iuf",
-        weights=weights, input={**query.input, "n_patterns": len(rows)},
-    )  # fmt: skip
+        CodedRatings(
+            entries, categories, names, np.arange(len(rows)), groups=groups, weights=weights
+        ),
+        files.path,
+        notes,
+        note_unrated=False,
+        ordered=order is not None or categories.dtype.kind in "iuf",
+        input={**query.input, "n_patterns": len(rows)},
+    )
 
 
 def register_labels(

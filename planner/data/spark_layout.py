@@ -52,7 +52,7 @@ def layout_query(spark: Any, files: Files, options: ReadOptions) -> SparkQuery:
     with warnings.catch_warnings():  # pyspark's word on the pandas version
         warnings.simplefilter("ignore", FutureWarning)
         sample = spark.sql(f"SELECT * FROM planner_source LIMIT {SAMPLE_ROWS}").toPandas()
-    found = find_columns(sample, layout=options.layout, item_col=options.item_col,
+    found = find_columns(sample, layout=options.layout, item_col=str(options.item_col),
                          annotator_col=options.annotator_col, label_col=options.label_col,
                          annotator_cols=annotator_cols, by=by, source=files.path)  # fmt: skip
     if found.layout == "long":

@@ -29,7 +29,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from planner.data.labels import COUNTS_LIMIT, Ratings, finished_ratings, triplets_from_codes
+from planner.data.labels import (
+    COUNTS_LIMIT,
+    CodedRatings,
+    Ratings,
+    finished_ratings,
+    triplets_from_codes,
+)
 from planner.errors import InvalidInput
 from planner.validation import check_text, check_texts, shown
 
@@ -406,16 +412,18 @@ def _weighted_ratings(
     """Ratings of distinct rows (``rows``: the frame, one original row of each, by)."""
     frame, first, by = rows
     return finished_ratings(
-        triplets,
-        categories,
-        annotators,
-        np.arange(len(weights)),
-        {b: frame[b].to_numpy()[first] for b in by},
+        CodedRatings(
+            triplets,
+            categories,
+            annotators,
+            np.arange(len(weights)),
+            groups={b: frame[b].to_numpy()[first] for b in by},
+            weights=weights,
+        ),
         source,
         notes,
         note_unrated=False,
         ordered=order is not None or categories.dtype.kind in "iuf",
-        weights=weights,
         input=input,
     )
 

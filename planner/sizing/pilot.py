@@ -137,10 +137,11 @@ def pilot_pair_model(ratings: Ratings, *, positive: str | None = None) -> PairMo
     """
     from planner.sizing.fitted_pair import pair_model_from_fit
     from planner.statistics.dawid_skene import fit_latent_classes
+    from planner.statistics.dawid_skene_settings import LatentClassSettings
 
     _two_labels(ratings)
     pos = _positive(ratings, positive)
-    fit = fit_latent_classes(ratings, bootstrap=0)
+    fit = fit_latent_classes(ratings, LatentClassSettings(bootstrap=0))
     return pair_model_from_fit(fit, positive=fit.categories[pos])
 
 

@@ -148,13 +148,16 @@ def _bootstrap_draws(
 ) -> tuple[list[tuple[NDArray, NDArray]], int]:
     """``draws`` item-bootstrap refits of the latent-class model, aligned to ``fit``."""
     from planner.statistics.dawid_skene import FitDidNotConverge, fit_latent_classes
+    from planner.statistics.dawid_skene_settings import LatentClassSettings
 
     out, failed = [], 0
     n = counts.shape[0]
     for _ in range(draws):
         resample = counts[rng.integers(0, n, size=n)]
         try:
-            refit = fit_latent_classes(resample, categories=fit.categories, bootstrap=0)
+            refit = fit_latent_classes(
+                resample, LatentClassSettings(categories=fit.categories, bootstrap=0)
+            )
         except (FitDidNotConverge, InvalidInput):  # a resample without what the fit needs
             failed += 1
             continue
@@ -175,6 +178,7 @@ def raters_pilot_from_ratings(
         bootstrap refits converging (fewer than half).
     """
     from planner.statistics.dawid_skene import counts_from_ratings, fit_latent_classes
+    from planner.statistics.dawid_skene_settings import LatentClassSettings
 
     m = ratings.n_annotators
     if not 3 <= m <= MAX_ANNOTATORS:
@@ -185,7 +189,7 @@ def raters_pilot_from_ratings(
         )
     draws = check("draws", draws, RULES["draws"])
     seed = seed_from(rng)
-    fit = fit_latent_classes(ratings, bootstrap=0)
+    fit = fit_latent_classes(ratings, LatentClassSettings(bootstrap=0))
     order, positive_label = _category_order(tuple(fit.categories), positive)
     counts = counts_from_ratings(ratings)
     weights = getattr(ratings, "weights", None)

@@ -46,7 +46,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from planner.errors import InvalidInput, PlannerError
-from planner.validation import RULES, RngLike, check, compact_repr, seed_from, shown
+from planner.statistics.dawid_skene_settings import LatentClassSettings
+from planner.validation import RngLike, check_instance, compact_repr, seed_from, shown
 
 FloatArray = NDArray[np.float64]
 DENSE_LIMIT = 50_000_000  # cells of the dense items x annotators x categories counts, at most
@@ -453,6 +454,8 @@ def _bootstrap(
 
 # --------------------------------------------------------------------------- public
 
+_DEFAULT_SETTINGS = LatentClassSettings()
+
 
 def _point_fit(
     flat: NDArray[np.float64],
@@ -506,13 +509,8 @@ def _intervals(
 
 def fit_latent_classes(
     ratings: Any,
+    settings: LatentClassSettings = _DEFAULT_SETTINGS,
     *,
-    annotators: tuple[str, ...] | list[str] | None = None,
-    categories: tuple[Any, ...] | list[Any] | None = None,
-    bootstrap: int = 200,
-    confidence_level: float = 0.95,
-    max_iter: int = 1000,
-    tolerance: float = 1e-8,
     rng: RngLike = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> LatentClassFit:
@@ -523,16 +521,12 @@ def fit_latent_classes(
     ratings
         A :class:`planner.data.labels.Ratings`, or per-item counts ``(N, m, K)``: how many
         times annotator ``j`` put item ``i`` in category ``k`` (repeated ratings allowed).
-    annotators, categories
-        Names for count input (default ``"1".."m"`` and ``0..K-1``).
-    bootstrap
-        Bootstrap refits for the intervals, 0 (none) or 100 to 100,000; default 200, enough
-        for 95% percentile limits to about +-0.01 on a proportion near 0.1 at 1,000 items.
-    confidence_level
-        Level of the percentile intervals, in (0, 1).
-    max_iter, tolerance
-        EM iterations allowed, 1 to 100,000; convergence when no prevalence or confusion
-        entry changes by ``tolerance`` (in (0, 0.1)) between two iterations.
+    settings
+        The fit's options (:class:`~planner.statistics.dawid_skene_settings.LatentClassSettings`):
+        ``bootstrap`` refits for the intervals (0: none), their ``confidence_level``, the EM
+        iterations allowed (``max_iter``) and the convergence ``tolerance`` (no prevalence
+        or confusion entry changes by more than it between two iterations), and names of
+        the ``annotators`` and ``categories`` of count input.
     rng, progress
         Seed or generator of the bootstrap (the seed used is recorded in the result);
         ``progress(done, bootstrap)`` as the refits finish.
@@ -554,12 +548,16 @@ def fit_latent_classes(
     >>> # three annotators; the third always says 0
     >>> counts = np.zeros((4, 3, 2), dtype=int)
     >>> counts[:2, :2, 1] = 1; counts[2:, :2, 0] = 1; counts[:, 2, 0] = 1
-    >>> fit = fit_latent_classes(counts, bootstrap=0)
+    >>> fit = fit_latent_classes(counts, LatentClassSettings(bootstrap=0))
     >>> fit.prevalence.round(3).tolist(), fit.confusion[2, 1].round(3).tolist()
     ([0.5, 0.5], [1.0, 0.0])
     """
-    level = _check_settings(bootstrap, confidence_level, max_iter, tolerance)
-    counts, names, labels, weights, source = _as_counts(ratings, annotators, categories)
+    check_instance("settings", settings, LatentClassSettings, "LatentClassSettings")
+    bootstrap, level = settings.bootstrap, float(settings.confidence_level)
+    max_iter, tolerance = settings.max_iter, settings.tolerance
+    counts, names, labels, weights, source = _as_counts(
+        ratings, settings.annotators, settings.categories
+    )
     _check_counts(counts, source)
     patterns, mult, index = compress_counts(counts, weights)
     (m, k), flat = counts.shape[1:], patterns.reshape(len(patterns), -1).astype(float)
@@ -584,14 +582,6 @@ def fit_latent_classes(
             flat, mult, point, (m, k), (bootstrap, tolerance, max_iter, level, rng), progress
         ),
     )
-
-
-def _check_settings(bootstrap: int, level: float, max_iter: int, tolerance: float) -> float:
-    """Check the fit's arguments; return the confidence level as a float."""
-    check("bootstrap", bootstrap, RULES["bootstrap"])
-    check("max_iter", max_iter, RULES["max_iter"])
-    check("tolerance", tolerance, RULES["fit_tolerance"])
-    return float(check("confidence_level", level, RULES["confidence_level"]))
 
 
 def _as_counts(

@@ -131,7 +131,8 @@ def cli_options(values: Mapping[str, Any], seed: int) -> dict[str, Any]:
 def _python(values: Mapping[str, Any], shown: str, seed: int) -> str:
     return shared.python_call(
         [
-            "from planner.data.engine_duckdb import ReadOptions, read_with_engine",
+            "from planner.data.engine_duckdb import read_with_engine",
+            "from planner.data.reader_settings import ReaderSettings",
             "from planner.measuring.measure import measure_agreement",
             "from planner.measuring.measure_settings import MeasureSettings",
             "",
