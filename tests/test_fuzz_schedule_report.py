@@ -27,12 +27,13 @@ from tests.cli_fuzzing import (
     mostly,
     num,
     odd_integers,
+    odd_lists,
     options,
     output_paths,
     run,
     with_defaults,
 )
-from tests.test_fuzz_plan import PILOT_COUNTS
+from tests.test_fuzz_plan import PILOT_COUNTS, confusion
 
 pytestmark = pytest.mark.slow
 
@@ -65,6 +66,11 @@ def schedule_options(root: Path) -> dict[str, Opt]:
         "--replicates": Opt(choice("100", "101", "200"), choice("-1", "0", "99", "abc")),
         "--max-items": count(10, 10**7, [10, 11, 10**7]),
         "--annotators-per-item": count(2, 6, [2, 6]),
+        # plan's several-annotator model options, as plan's fuzz draws them
+        "--categories": count(2, 5, [2, 5]),
+        "--level": Opt(choice("nominal", "ordinal", "interval")),
+        "--per-item": count(2, 5, [2]),
+        "--confusion": Opt(confusion(2, 2), odd_lists),
         "--seconds-per-item": num(0.01, 3600, ["0.01", "90", "3600"]),
         "--adjudication-seconds": num(0, 3600, ["0", "3600"]),
         "--contested-rate": num(0, 1, ["0", "0.001", "1"]),
