@@ -573,7 +573,7 @@ def _psa_uncertainty(
         )
         return None
     try:
-        return items_under_uncertainty(
+        found = items_under_uncertainty(
             model.assumptions["pilot_counts"],
             settings.width,
             confidence_level=settings.confidence_level,
@@ -587,6 +587,8 @@ def _psa_uncertainty(
     except PlannerError as exc:  # the plug-in plan stands; say why there is no second answer
         notes.append(f"no plan under pilot uncertainty for PSA: {exc}")
         return None
+    notes.extend(f"PSA under pilot uncertainty: {note}" for note in found.notes)
+    return found
 
 
 def _kappa_uncertainty(

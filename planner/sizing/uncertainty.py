@@ -53,7 +53,7 @@ L'Ecuyer P, Lemieux C (2000) Variance reduction via lattice rules. Manag Sci 46:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -79,6 +79,13 @@ REPLICATES = 16
 DRAWS = REPLICATES * 55
 #: the largest Monte Carlo standard error accepted, as a share of the answer
 MAX_RELATIVE_SE = 0.005
+#: the largest posterior lattice grown, in cells ``draws * U*`` of the ``(draws, U*)`` array
+#: each evaluated ``n`` costs: a degenerate pilot (no or one disagreement, a narrow width, a
+#: high assurance) spreads the draws' needs so widely that the lattices would grow to 41,344
+#: draws (over a minute); the search stops at the last size within the bound, about 10 s on
+#: one core, and the result's note gives the standard error reached. The first size is
+#: always searched.
+MAX_LATTICE_CELLS = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -408,6 +415,8 @@ class HybridItems:
     items: int
     per_replicate: NDArray
     mc_se: float
+    #: the lattices stopped short of the precision at :data:`MAX_LATTICE_CELLS`
+    bounded: bool = False
 
 
 def _hybrid_items(
@@ -439,6 +448,12 @@ def _hybrid_items(
     return HybridItems(per_draw, int(pooled[0]), per_replicate, se)
 
 
+def within_lattice_bound(points: int, u_star: int) -> bool:
+    """Whether :data:`REPLICATES` lattices of ``points`` over ``U*`` union positives stay
+    within :data:`MAX_LATTICE_CELLS` cells (``REPLICATES * points * U* <= bound``)."""
+    return REPLICATES * points * u_star <= MAX_LATTICE_CELLS
+
+
 def _search_to_precision(
     values: tuple[int, int, int, int],
     outcomes: NarrowOutcomes,
@@ -448,14 +463,16 @@ def _search_to_precision(
     seed: int,
 ) -> tuple[DrawAssurance, HybridItems]:
     """Lattices of growing size (from ``draws`` in all, along :data:`LATTICE_POINTS`) until
-    the answer's standard error is at most :data:`MAX_RELATIVE_SE` of it, or the largest."""
+    the answer's standard error is at most :data:`MAX_RELATIVE_SE` of it, or the largest
+    within :data:`MAX_LATTICE_CELLS` (the first size always)."""
     sizes = [m for m in LATTICE_POINTS[1:] if REPLICATES * m >= draws] or [LATTICE_POINTS[-1]]
-    for points in sizes:  # each size with the same shifts: the first draws of the seed's stream
+    allowed = sizes[:1] + [m for m in sizes[1:] if within_lattice_bound(m, outcomes.u_star)]
+    for points in allowed:  # each size with the same shifts: the first draws of the seed's stream
         at = DrawAssurance(lattice_cells(values, points, np.random.default_rng(seed)), outcomes)
         found = _hybrid_items(at, outcomes, assurance, max_items)
         if found.items > max_items or found.mc_se <= MAX_RELATIVE_SE * found.items:
-            break
-    return at, found
+            return at, found
+    return at, replace(found, bounded=len(allowed) < len(sizes))
 
 
 def items_under_uncertainty(
@@ -549,9 +566,15 @@ def _result(
     psa = 2 * at.jaccard / (1 + at.jaccard)
     notes = []
     if found.mc_se > MAX_RELATIVE_SE * found.items:
+        why = (
+            f" (the lattices stopped at the bound of {MAX_LATTICE_CELLS:,} draw-by-union-"
+            "positive cells, which keeps the search to seconds)"
+            if found.bounded
+            else ""
+        )
         notes.append(
             f"the answer's Monte Carlo SE is {found.mc_se:.1f} items even with {draws:,} "
-            f"posterior draws, more than {MAX_RELATIVE_SE:.1%} of it"
+            f"posterior draws, more than {MAX_RELATIVE_SE:.1%} of it{why}"
         )
     return PilotUncertainty(
         counts=values,
