@@ -29,8 +29,6 @@ KNOWN_UPWARD = {
     ("planner.operations.workload", "planner.output.jsonout"),
     ("planner.sizing.alt_test_plan", "planner.output.jsonout"),
     ("planner.sizing.compare", "planner.output.jsonout"),
-    ("planner.sizing.pilot", "planner.output.jsonout"),
-    ("planner.sizing.uncertainty", "planner.output.jsonout"),
 }
 
 #: a command that starts the layer above it: ``planner app`` serves the web layer's pages

@@ -18,14 +18,15 @@ from planner.sizing.uncertainty import MAX_LATTICE_CELLS, items_under_uncertaint
 
 #: one item both flag, nine neither: no disagreement, so the posterior of J is wide
 DEGENERATE = (1, 0, 0, 9)
+SETTINGS = PlanSettings(width=0.08, assurance=0.8)
 
 
 def test_a_bound_hit_is_noted_and_agrees_with_the_unbounded_answer(monkeypatch):
-    free = items_under_uncertainty(DEGENERATE, 0.08, assurance=0.8, rng=5)
+    free = items_under_uncertainty(DEGENERATE, SETTINGS, rng=5)
     assert free.draws > 880 and not any("bound" in n for n in free.notes)
     # 16 lattices of 55 points over U* = 182 (width 0.08): only the first size fits
     monkeypatch.setattr(uncertainty, "MAX_LATTICE_CELLS", 16 * 55 * 182)
-    bounded = items_under_uncertainty(DEGENERATE, 0.08, assurance=0.8, rng=5)
+    bounded = items_under_uncertainty(DEGENERATE, SETTINGS, rng=5)
     assert bounded.draws == 880
     assert any("bound" in note for note in bounded.notes)
     spread = math.hypot(free.items_mc_se, bounded.items_mc_se)
@@ -46,7 +47,7 @@ def test_the_plan_prints_the_bound_note(monkeypatch):
 def test_the_bound_keeps_a_small_pilot_at_the_default_width_unbounded():
     # the everyday pilot (6/21/14/459) never reaches the bound
     assert 16 * 2584 * 182 > MAX_LATTICE_CELLS > 16 * 233 * 182
-    u = items_under_uncertainty((6, 21, 14, 459), 0.08, rng=1)
+    u = items_under_uncertainty((6, 21, 14, 459), PlanSettings(), rng=1)
     assert u.items_mc_se <= 0.005 * u.items and not u.notes
 
 
