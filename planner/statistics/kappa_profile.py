@@ -12,9 +12,10 @@ The four cell probabilities of a binary pair are written through the two positiv
 ``{k0 : 2 [l(n / N) - l_P(k0)] <= t_nu(1 - alpha/2)^2}`` (bisection on each side of the
 estimate): the chi-square(1) quantile ``z^2`` of the first-order theory, widened for few counts
 by the square of a t quantile whose degrees of freedom ``nu`` count the informative items
-(:func:`degrees_of_freedom`); it tends to ``chi2_1`` as the counts grow. The margins are re-estimated at every ``k0``: this is what carries the
-uncertainty of a rare annotator's positive rate into the interval, which a score interval
-at the observed margins misses under strong bias.
+(:func:`degrees_of_freedom`); it tends to ``chi2_1`` as the counts grow. The margins are
+re-estimated at every ``k0``: this is what carries the uncertainty of a rare annotator's
+positive rate into the interval, which a score interval at the observed margins misses under
+strong bias.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from planner.statistics.agreement import binary_cells
-from planner.statistics.intervals import ConfidenceInterval, FloatArray, normal_quantile
+from planner.statistics.intervals import ConfidenceInterval, FloatArray
 
 #: Pseudo-count added to empty cells: keeps Newton's iterates inside the simplex (a log
 #: barrier); its effect on the likelihood ratio is below 1e-4 at any table size.
@@ -225,7 +226,8 @@ def kappa_profile_interval(table: ArrayLike, confidence_level: float = 0.95) -> 
     ``{k0 : 2 [l(n / N) - max_{p_A, p_B} l(p(p_A, p_B, k0))] <= t_nu(1 - alpha/2)^2}``
     with ``l(p) = sum n_ij log p_ij`` the multinomial log-likelihood (module docstring):
     the limits are where the likelihood-ratio statistic of ``kappa = k0``, with both
-    positive rates re-estimated under the hypothesis, reaches the squared t quantile (:func:`critical_value`; chi-square(1) for many counts).
+    positive rates re-estimated under the hypothesis, reaches the squared t quantile
+    (:func:`critical_value`; chi-square(1) for many counts).
     Like a score interval it needs no standard error at the estimate, and unlike the score
     interval at the observed rates (:func:`~planner.statistics.intervals.kappa_score_interval`)
     it lets the rarer annotator's rate move with ``k0``, which is what keeps its coverage
@@ -238,7 +240,7 @@ def kappa_profile_interval(table: ArrayLike, confidence_level: float = 0.95) -> 
 
     >>> ci = kappa_profile_interval([[6, 21], [14, 459]])
     >>> round(float(ci.low), 4), round(float(ci.high), 4)
-    (0.0752, 0.4001)
+    (0.0716, 0.4059)
     """
     cells = binary_cells(table)
     shape = np.shape(cells[0])
