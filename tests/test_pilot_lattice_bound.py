@@ -21,6 +21,7 @@ DEGENERATE = (1, 0, 0, 9)
 SETTINGS = PlanSettings(width=0.08, assurance=0.8)
 
 
+@pytest.mark.slow
 def test_a_bound_hit_is_noted_and_agrees_with_the_unbounded_answer(monkeypatch):
     free = items_under_uncertainty(DEGENERATE, SETTINGS, rng=5)
     assert free.draws > 880 and not any("bound" in n for n in free.notes)
