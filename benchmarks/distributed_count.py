@@ -153,8 +153,10 @@ def main() -> None:
               f"{runs[0]['patterns']:9,} {runs[0]['items']:11,}   "
               f"(counts: {', '.join(format(r['count'], '.1f') for r in runs)})",
               flush=True)  # fmt: skip
-    print("same multiplicities of the distinct vectors on every engine:",
-          len(set(digests.values())) == 1)
+    print(
+        "same multiplicities of the distinct vectors on every engine:",
+        len(set(digests.values())) == 1,
+    )
 
 
 if __name__ == "__main__":

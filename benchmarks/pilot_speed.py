@@ -21,6 +21,7 @@ import sys
 
 from timing import median_time
 
+from planner.sizing.plan import PlanSettings
 from planner.sizing.uncertainty import items_under_uncertainty
 
 PILOT = ["--pilot", "examples/labels.csv", "--positive", "unsupported", "--width", "0.08"]
@@ -49,10 +50,12 @@ def main() -> None:
     )
     for assurance in (0.5, 0.9):
         alone = median_time(
-            lambda a=assurance: items_under_uncertainty((6, 21, 14, 459), 0.08, assurance=a),
+            lambda a=assurance: items_under_uncertainty(
+                (6, 21, 14, 459), PlanSettings(assurance=a)
+            ),
             RUNS,
         )
-        u = items_under_uncertainty((6, 21, 14, 459), 0.08, assurance=assurance, rng=1)
+        u = items_under_uncertainty((6, 21, 14, 459), PlanSettings(assurance=assurance), rng=1)
         print(
             f"items_under_uncertainty, assurance {assurance}: median {alone:.3f} s; "
             f"{u.items:,} ± {u.items_mc_se:.1f} items (Monte Carlo SE, {u.draws:,} draws)"

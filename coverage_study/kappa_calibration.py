@@ -8,7 +8,9 @@ is evaluated once per simulated study at the cell's true kappa, on the studies
 :mod:`coverage_study.coverage` draws for every two-annotator cell (the same random
 streams), and the coverage of each calibration is read off: ``chi2`` (agree's: ``W <=
 chi2_1(0.95)``), ``t-union`` (``t_nu^2``, ``nu`` the union positives less one) and
-``t-rarer`` (``nu`` the rarer annotator's positives less one). It prints, per regime and
+``t-rarer`` (``nu`` the rarer annotator's positives less one) and ``planner`` (what
+:func:`planner.statistics.kappa_profile.kappa_profile_interval` uses: ``t_nu^2`` with
+``nu = min(a + b + c, b + c + d, 4 m) - 1``, ``m`` the smallest margin). It prints, per regime and
 union positives (or the rarer annotator's expected positives), each calibration's coverage
 range over the cells.
 """
@@ -33,9 +35,9 @@ from coverage_study.grid import Cell, grid  # noqa: E402
 from coverage_study.methods import PAIR_ESTIMANDS  # noqa: E402
 from planner.sizing.simulation import simulate_tables  # noqa: E402
 from planner.statistics.agreement import binary_cells  # noqa: E402
-from planner.statistics.kappa_profile import profile_loglik  # noqa: E402
+from planner.statistics.kappa_profile import critical_value, profile_loglik  # noqa: E402
 
-CALIBRATIONS = ("chi2", "t-union", "t-rarer")
+CALIBRATIONS = ("chi2", "t-union", "t-rarer", "planner")
 _EMPTY = 1e-6  # kappa_profile's pseudo-count of an empty cell
 
 
@@ -68,8 +70,13 @@ def cell_coverage(cell: Cell, reps: int, seed: int) -> dict[str, float]:
         "chi2": np.full(n.shape, stats.chi2.ppf(0.95, 1)),
         "t-union": stats.t.ppf(0.975, np.maximum(a + b + c - 1, 1)) ** 2,
         "t-rarer": stats.t.ppf(0.975, np.maximum(rarer - 1, 1)) ** 2,
+        "planner": critical_value(a, b, c, d, 0.95),
     }
     return {k: float(np.mean(defined & (w <= v + 1e-9))) for k, v in crit.items()}
+
+
+def _se(coverage: float, reps: int) -> float:
+    return float(np.sqrt(coverage * (1 - coverage) / reps))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -95,7 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         print(f"{regime:<13} {size:<5} {cells}")
     for k, (v, label) in worst.items():
-        print(f"worst {k}: {v:.4f} at {label}")
+        print(f"worst {k}: {v:.4f} (MC SE {_se(v, args.reps):.4f}) at {label}")
+    print(f"{args.reps:,} studies a cell, seed {args.seed}")
     return 0
 
 

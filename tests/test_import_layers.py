@@ -21,12 +21,9 @@ PACKAGE = ROOT / "planner"
 LAYERS = ("statistics", "data", "operations", "measuring", "sizing", "output", "cli", "web")
 TOP_LEVEL = ("errors", "validation", "examples")
 
-#: upward imports still to be moved (importer, imported): results serialised by
-#: output.jsonout through their ``to_dict``. Each should go; none may be added.
-KNOWN_UPWARD = {
-    ("planner.sizing.pilot", "planner.output.jsonout"),
-    ("planner.sizing.uncertainty", "planner.output.jsonout"),
-}
+#: upward imports still to be moved (importer, imported): none is left (every result is
+#: serialised in output, no result has a ``to_dict``); none may be added.
+KNOWN_UPWARD: set[tuple[str, str]] = set()
 
 #: a command that starts the layer above it: ``planner app`` serves the web layer's pages
 ENTRY_POINTS = {("planner.cli.app", "planner.web.server")}

@@ -99,8 +99,8 @@ BASELINES = {
     "pilot_from_ratings": lambda: ((_ratings(),), {"confidence_level": 0.95}),
     "read_pilot": lambda: ((PILOT,), {"confidence_level": 0.95}),
     "items_under_uncertainty": lambda: (
-        ((40, 5, 7, 148),),
-        {"width": 0.2, "draws": 20, "max_items": 100_000, "plug_in_items": 100, "rng": 1},
+        ((40, 5, 7, 148), planner.PlanSettings(width=0.2, max_items=100_000)),
+        {"draws": 20, "plug_in_items": 100, "rng": 1},
     ),
     "fixed_size_precision": lambda: (
         (_pair(), planner.PlanSettings(n_reps=100)),

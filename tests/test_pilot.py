@@ -188,7 +188,7 @@ def test_draw_assurance_equals_the_exact_assurance_of_one_model():
 def test_each_truth_needs_what_the_plug_in_search_finds():
     # a posterior of one point: every draw is the plug-in truth
     big = tuple(1000 * c for c in COUNTS)
-    result = items_under_uncertainty(big, 0.08, draws=20, rng=3)
+    result = items_under_uncertainty(big, PlanSettings(width=0.08), draws=20, rng=3)
     plug_in = find_sample_size(
         pair_from_counts(list(big)), SearchSettings(metric="psa", width=0.08), rng=1
     ).items
@@ -208,7 +208,7 @@ def _simulated_hybrid_assurance(counts, items: int, width: float, studies: int, 
 
 
 def test_hybrid_assurance_matches_an_independent_simulation():
-    result = items_under_uncertainty(COUNTS, 0.08, assurance=0.8, rng=11)
+    result = items_under_uncertainty(COUNTS, PlanSettings(width=0.08, assurance=0.8), rng=11)
     share, se = _simulated_hybrid_assurance(COUNTS, result.items, 0.08, 40_000, 2026)
     assert abs(share - result.hybrid_assurance) < 4 * se
     assert share > 0.8 - 4 * se  # the target holds at the answer ...
@@ -224,7 +224,7 @@ def test_pilot_answer_spread_across_seeds_matches_its_standard_error():
     # now the spread over seeds stays within 1 % of n and agrees with the printed SE
     for assurance in (0.5, 0.8):
         results = [
-            items_under_uncertainty(COUNTS, 0.08, assurance=assurance, rng=seed)
+            items_under_uncertainty(COUNTS, PlanSettings(assurance=assurance), rng=seed)
             for seed in range(1, 9)
         ]
         items = np.array([r.items for r in results], dtype=float)
@@ -243,7 +243,7 @@ def test_pilot_answer_spread_across_seeds_matches_its_standard_error():
 def test_library_and_cli_give_the_same_pilot_answer_for_a_seed():
     for seed in (1, 5):
         doc = _json("--pilot-counts", "6,21,14,459", "--width", "0.08", "--seed", str(seed))
-        library = items_under_uncertainty(COUNTS, 0.08, rng=seed, plug_in_items=2049)
+        library = items_under_uncertainty(COUNTS, PlanSettings(), rng=seed, plug_in_items=2049)
         assert doc["uncertainty"]["items_under_uncertainty"] == library.items
         assert doc["uncertainty"]["items_mc_se"] == pytest.approx(library.items_mc_se)
         assert doc["uncertainty"]["basis"] == library.basis
@@ -279,7 +279,7 @@ def test_per_truth_items_of_a_few_draws_by_brute_force():
 
 
 def test_uncertainty_widens_the_answer_at_high_assurance():
-    result = items_under_uncertainty(COUNTS, 0.08, assurance=0.9, rng=1, plug_in_items=2200)
+    result = items_under_uncertainty(COUNTS, PlanSettings(assurance=0.9), rng=1, plug_in_items=2200)
     assert result.per_truth["p50"] <= result.per_truth["p80"] <= result.per_truth["p90"]
     assert 0 <= result.plug_in_hybrid_assurance <= 1
     assert "plausible truths" in result.explanation
@@ -288,8 +288,10 @@ def test_uncertainty_widens_the_answer_at_high_assurance():
 def test_uncertainty_arguments_are_checked():
     with pytest.raises(InvalidInput, match="pilot_counts has no union positives"):
         items_under_uncertainty((0, 0, 0, 10))
-    with pytest.raises(InvalidInput, match="method"):
-        items_under_uncertainty(COUNTS, method="wald")
+    with pytest.raises(InvalidInput, match="psa_method"):
+        items_under_uncertainty(COUNTS, PlanSettings(psa_method="wald"))
+    with pytest.raises(InvalidInput, match="settings"):
+        items_under_uncertainty(COUNTS, {"width": 0.08})
     with pytest.raises(InvalidInput, match="draws"):
         items_under_uncertainty(COUNTS, draws=1)
 
@@ -537,7 +539,9 @@ def test_scenario_states_the_model_as_prevalence_and_agreement(tmp_path):
     assurance=st.sampled_from([0.5, 0.8, 0.9]),
 )
 def test_hybrid_items_are_the_smallest_that_reach_the_target(counts, assurance):
-    result = items_under_uncertainty(counts, 0.1, assurance=assurance, draws=60, rng=1)
+    result = items_under_uncertainty(
+        counts, PlanSettings(width=0.1, assurance=assurance), draws=60, rng=1
+    )
     cells = lattice_cells(counts, result.draws // REPLICATES, np.random.default_rng(result.seed))
     at = DrawAssurance(cells, narrow_outcomes(0.1, 0.95, "wilson"))
     assert at(result.items).mean() >= assurance > at(result.items - 1).mean()

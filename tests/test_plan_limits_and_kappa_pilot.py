@@ -137,7 +137,7 @@ def _independent_hybrid(counts, n: int, width: float, reps: int, seed: int) -> f
 
 def test_kappa_under_pilot_uncertainty_meets_the_target_by_an_independent_simulation():
     result = kappa_items_under_uncertainty(
-        COUNTS, 0.08, plug_in_items=2000, assurance=0.8, n_reps=4000, rng=5
+        COUNTS, PlanSettings(width=0.08, assurance=0.8, n_reps=4000), plug_in_items=2000, rng=5
     )
     reps = 6000
     at_items = _independent_hybrid(COUNTS, result.items, 0.08, reps, seed=101)
@@ -150,7 +150,9 @@ def test_kappa_under_pilot_uncertainty_meets_the_target_by_an_independent_simula
 
 def test_kappa_pilot_answer_prints_a_standard_error_that_matches_its_spread():
     results = [
-        kappa_items_under_uncertainty(COUNTS, 0.1, plug_in_items=1200, n_reps=1000, rng=seed)
+        kappa_items_under_uncertainty(
+            COUNTS, PlanSettings(width=0.1, n_reps=1000), plug_in_items=1200, rng=seed
+        )
         for seed in range(1, 7)
     ]
     items = np.array([r.items for r in results], dtype=float)
@@ -163,11 +165,14 @@ def test_kappa_pilot_answer_prints_a_standard_error_that_matches_its_spread():
 
 
 def test_kappa_under_pilot_uncertainty_is_reproducible_and_checked():
-    a = kappa_items_under_uncertainty(COUNTS, 0.1, plug_in_items=1200, n_reps=500, rng=3)
-    b = kappa_items_under_uncertainty(COUNTS, 0.1, plug_in_items=1200, n_reps=500, rng=3)
+    small = PlanSettings(width=0.1, n_reps=500)
+    a = kappa_items_under_uncertainty(COUNTS, small, plug_in_items=1200, rng=3)
+    b = kappa_items_under_uncertainty(COUNTS, small, plug_in_items=1200, rng=3)
     assert a == b
-    with pytest.raises(InvalidInput, match="^method bootstrap"):
-        kappa_items_under_uncertainty(COUNTS, plug_in_items=100, method="bootstrap")
+    with pytest.raises(InvalidInput, match="^kappa_method bootstrap"):
+        kappa_items_under_uncertainty(
+            COUNTS, PlanSettings(kappa_method="bootstrap"), plug_in_items=100
+        )
     with pytest.raises(InvalidInput, match="pilot_counts"):
         kappa_items_under_uncertainty((0, 0, 0, 9), plug_in_items=100)
 

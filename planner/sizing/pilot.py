@@ -75,12 +75,6 @@ class Pilot:
         assert self.pair is not None  # a pilot is a pair's counts or a fitted model
         return f"annotators {self.pair[0]} and {self.pair[1]}: their 2x2 counts"
 
-    def to_dict(self) -> dict[str, Any]:
-        """The pilot's JSON section (:func:`planner.output.jsonout.pilot_json`)."""
-        from planner.output.jsonout import pilot_json
-
-        return pilot_json(self)
-
 
 def _positive(ratings: Ratings, positive: str | None) -> int:
     """The positive category: given, or 1 / true for 0/1 and false/true labels."""

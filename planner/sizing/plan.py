@@ -584,20 +584,14 @@ def _psa_uncertainty(
         )
         return None
     try:
-        return items_under_uncertainty(
-            model.assumptions["pilot_counts"],
-            settings.width,
-            confidence_level=settings.confidence_level,
-            assurance=settings.assurance,
-            method=settings.psa_method,
-            draws=draws,
-            max_items=settings.max_items,
-            plug_in_items=results["psa"].items,
-            rng=seed,
+        found = items_under_uncertainty(
+            model, settings, draws=draws, plug_in_items=results["psa"].items, rng=seed
         )
     except PlannerError as exc:  # the plug-in plan stands; say why there is no second answer
         notes.append(f"no plan under pilot uncertainty for PSA: {exc}")
         return None
+    notes.extend(f"PSA under pilot uncertainty: {note}" for note in found.notes)
+    return found
 
 
 def _kappa_uncertainty(
@@ -618,15 +612,7 @@ def _kappa_uncertainty(
         return None
     try:
         return kappa_items_under_uncertainty(
-            model.assumptions["pilot_counts"],
-            settings.width,
-            plug_in_items=results["kappa"].items,
-            confidence_level=settings.confidence_level,
-            assurance=settings.assurance,
-            method=settings.kappa_method,
-            n_reps=settings.n_reps,
-            max_items=settings.max_items,
-            rng=seed,
+            model, settings, plug_in_items=results["kappa"].items, rng=seed
         )
     except PlannerError as exc:
         notes.append(f"no plan under pilot uncertainty for kappa: {exc}")

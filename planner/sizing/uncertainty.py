@@ -53,7 +53,7 @@ L'Ecuyer P, Lemieux C (2000) Variance reduction via lattice rules. Manag Sci 46:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -61,9 +61,11 @@ from numpy.typing import NDArray
 
 from planner.errors import InvalidInput, step_guard
 from planner.sizing.exact import log_gamma, usable_half_width
+from planner.sizing.model import PairModel
+from planner.sizing.plan import PlanSettings
 from planner.sizing.sample_size_search import smallest_passing_each
 from planner.statistics.intervals import psa_conditional_interval
-from planner.validation import RULES, RngLike, check, check_choice, seed_from
+from planner.validation import RULES, RngLike, check, check_choice, check_instance, seed_from
 
 #: PSA methods with a union-positive count from which every outcome is narrow
 METHODS = ("wilson", "clopper-pearson", "jeffreys")
@@ -79,6 +81,13 @@ REPLICATES = 16
 DRAWS = REPLICATES * 55
 #: the largest Monte Carlo standard error accepted, as a share of the answer
 MAX_RELATIVE_SE = 0.005
+#: the largest posterior lattice grown, in cells ``draws * U*`` of the ``(draws, U*)`` array
+#: each evaluated ``n`` costs: a degenerate pilot (no or one disagreement, a narrow width, a
+#: high assurance) spreads the draws' needs so widely that the lattices would grow to 41,344
+#: draws (over a minute); the search stops at the last size within the bound, about 10 s on
+#: one core, and the result's note gives the standard error reached. The first size is
+#: always searched.
+MAX_LATTICE_CELLS = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -325,12 +334,6 @@ class PilotUncertainty:
             )
         return text
 
-    def to_dict(self) -> dict[str, Any]:
-        """The plan's ``uncertainty`` section (:func:`planner.output.jsonout.uncertainty_json`)."""
-        from planner.output.jsonout import uncertainty_json
-
-        return uncertainty_json(self)
-
 
 def posterior_cells(counts: tuple[int, ...], draws: int, rng: np.random.Generator) -> NDArray:
     """``(draws, 4)`` cell probabilities from ``Dirichlet(counts + 1/2)``."""
@@ -368,16 +371,24 @@ def lattice_cells(counts: tuple[int, ...], points: int, rng: np.random.Generator
     return np.stack([rate * jaccard, rate * (1 - jaccard), np.zeros_like(rate), 1 - rate], axis=1)
 
 
-def checked_target(
-    width: float, confidence_level: float, assurance: float, max_items: int
-) -> tuple[float, float, float, int]:
-    """The target of a plan under pilot uncertainty, each value checked by its rule."""
-    return (
-        check("width", width, RULES["width"]),
-        check("confidence_level", confidence_level, RULES["confidence_level"]),
-        check("assurance", assurance, RULES["assurance"]),
-        check("max_items", max_items, RULES["max_items"]),
-    )
+def target_of(settings: PlanSettings) -> tuple[float, float, float, int]:
+    """The target of a plan under pilot uncertainty (checked by :class:`PlanSettings`)."""
+    return settings.width, settings.confidence_level, settings.assurance, settings.max_items
+
+
+def pilot_counts_of(pilot: Any) -> Any:
+    """The four pilot counts of ``pilot``: the counts themselves, or those a
+    :class:`~planner.sizing.model.PairModel` was made from."""
+    if isinstance(pilot, PairModel):
+        counts = pilot.assumptions.get("pilot_counts")
+        if counts is None:
+            raise InvalidInput(
+                "the model is not made from pilot counts (pair_from_counts): the plan under "
+                "pilot uncertainty needs them",
+                parameter="pilot",
+            )
+        return counts
+    return pilot
 
 
 def checked_counts(counts: Any) -> tuple[int, int, int, int]:
@@ -408,6 +419,8 @@ class HybridItems:
     items: int
     per_replicate: NDArray
     mc_se: float
+    #: the lattices stopped short of the precision at :data:`MAX_LATTICE_CELLS`
+    bounded: bool = False
 
 
 def _hybrid_items(
@@ -439,6 +452,12 @@ def _hybrid_items(
     return HybridItems(per_draw, int(pooled[0]), per_replicate, se)
 
 
+def within_lattice_bound(points: int, u_star: int) -> bool:
+    """Whether :data:`REPLICATES` lattices of ``points`` over ``U*`` union positives stay
+    within :data:`MAX_LATTICE_CELLS` cells (``REPLICATES * points * U* <= bound``)."""
+    return REPLICATES * points * u_star <= MAX_LATTICE_CELLS
+
+
 def _search_to_precision(
     values: tuple[int, int, int, int],
     outcomes: NarrowOutcomes,
@@ -448,25 +467,23 @@ def _search_to_precision(
     seed: int,
 ) -> tuple[DrawAssurance, HybridItems]:
     """Lattices of growing size (from ``draws`` in all, along :data:`LATTICE_POINTS`) until
-    the answer's standard error is at most :data:`MAX_RELATIVE_SE` of it, or the largest."""
+    the answer's standard error is at most :data:`MAX_RELATIVE_SE` of it, or the largest
+    within :data:`MAX_LATTICE_CELLS` (the first size always)."""
     sizes = [m for m in LATTICE_POINTS[1:] if REPLICATES * m >= draws] or [LATTICE_POINTS[-1]]
-    for points in sizes:  # each size with the same shifts: the first draws of the seed's stream
+    allowed = sizes[:1] + [m for m in sizes[1:] if within_lattice_bound(m, outcomes.u_star)]
+    for points in allowed:  # each size with the same shifts: the first draws of the seed's stream
         at = DrawAssurance(lattice_cells(values, points, np.random.default_rng(seed)), outcomes)
         found = _hybrid_items(at, outcomes, assurance, max_items)
         if found.items > max_items or found.mc_se <= MAX_RELATIVE_SE * found.items:
-            break
-    return at, found
+            return at, found
+    return at, replace(found, bounded=len(allowed) < len(sizes))
 
 
 def items_under_uncertainty(
-    counts: Any,
-    width: float = 0.08,
+    pilot: Any,
+    settings: PlanSettings | None = None,
     *,
-    confidence_level: float = 0.95,
-    assurance: float = 0.5,
-    method: str = "wilson",
     draws: int = DRAWS,
-    max_items: int = 10_000_000,
     plug_in_items: int | None = None,
     rng: RngLike = None,
 ) -> PilotUncertainty:
@@ -474,18 +491,20 @@ def items_under_uncertainty(
 
     Parameters
     ----------
-    counts
-        Pilot counts ``(both, a_only, b_only, neither)``.
-    width, confidence_level, assurance, method
-        The target: half-width of the PSA interval, its level, the required probability,
-        and the interval (:data:`METHODS`).
+    pilot
+        Pilot counts ``(both, a_only, b_only, neither)``, or a
+        :class:`~planner.sizing.model.PairModel` made from them
+        (:func:`~planner.sizing.model.pair_from_counts`).
+    settings
+        The target (:class:`~planner.sizing.plan.PlanSettings`): ``width`` (half-width of
+        the PSA interval), ``confidence_level``, ``assurance`` (the required probability),
+        ``psa_method`` (one of :data:`METHODS`) and ``max_items`` (largest ``n`` searched;
+        a draw that needs more counts as unreachable). ``None``: the defaults.
     draws
         Posterior draws to start from (each a plausible truth): :data:`REPLICATES` shifted
         lattices of the smallest Fibonacci size that holds them; more when the answer's
-        Monte Carlo standard error exceeds :data:`MAX_RELATIVE_SE` of it (a note says so
-        when even the largest lattices do not get there).
-    max_items
-        Largest ``n`` searched; a draw that needs more counts as unreachable.
+        Monte Carlo standard error exceeds :data:`MAX_RELATIVE_SE` of it, up to
+        :data:`MAX_LATTICE_CELLS` (a note says so when they stop short).
     plug_in_items
         The plug-in plan's items, to report their hybrid assurance (optional).
     rng
@@ -494,17 +513,17 @@ def items_under_uncertainty(
 
     Examples
     --------
-    >>> u = items_under_uncertainty([6, 21, 14, 459], 0.08, rng=1)
+    >>> u = items_under_uncertainty([6, 21, 14, 459], PlanSettings(width=0.08), rng=1)
     >>> u.items_mc_se <= 0.005 * u.items
     True
     """
+    settings = PlanSettings() if settings is None else settings
+    check_instance("settings", settings, PlanSettings, "a PlanSettings")
     if plug_in_items is not None:
         plug_in_items = check("plug_in_items", plug_in_items, RULES["items"])
-    values = checked_counts(counts)
-    width, confidence_level, assurance, max_items = checked_target(
-        width, confidence_level, assurance, max_items
-    )
-    method = check_choice("method", method, METHODS)
+    values = checked_counts(pilot_counts_of(pilot))
+    width, confidence_level, assurance, max_items = target_of(settings)
+    method = check_choice("psa_method", settings.psa_method, METHODS)
     draws = check("draws", draws, RULES["draws"])
     seed = seed_from(rng)
     outcomes = narrow_outcomes(width, confidence_level, method)
@@ -549,9 +568,15 @@ def _result(
     psa = 2 * at.jaccard / (1 + at.jaccard)
     notes = []
     if found.mc_se > MAX_RELATIVE_SE * found.items:
+        why = (
+            f" (the lattices stopped at the bound of {MAX_LATTICE_CELLS:,} draw-by-union-"
+            "positive cells, which keeps the search to seconds)"
+            if found.bounded
+            else ""
+        )
         notes.append(
             f"the answer's Monte Carlo SE is {found.mc_se:.1f} items even with {draws:,} "
-            f"posterior draws, more than {MAX_RELATIVE_SE:.1%} of it"
+            f"posterior draws, more than {MAX_RELATIVE_SE:.1%} of it{why}"
         )
     return PilotUncertainty(
         counts=values,

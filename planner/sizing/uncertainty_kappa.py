@@ -36,13 +36,15 @@ from numpy.typing import NDArray
 
 from planner.errors import InvalidInput, TargetUnreachable
 from planner.sizing.exact import reaches_width
+from planner.sizing.plan import PlanSettings
 from planner.sizing.sample_size_search import crossing_standard_error, first_crossing
 from planner.sizing.studies import NestedPatternStudies
 from planner.sizing.uncertainty import (
     PERCENTILES,
     checked_counts,
-    checked_target,
+    pilot_counts_of,
     posterior_cells,
+    target_of,
 )
 from planner.statistics.intervals import (
     KAPPA_METHODS,
@@ -50,7 +52,7 @@ from planner.statistics.intervals import (
     kappa_standard_error,
     normal_quantile,
 )
-from planner.validation import RULES, RngLike, check, check_choice, seed_from
+from planner.validation import RULES, RngLike, check, check_choice, check_instance, seed_from
 
 #: how the per-truth percentiles are computed, in words (said in the output)
 PER_TRUTH_BASIS = (
@@ -170,26 +172,21 @@ def _per_truth(
 
 
 def _checked_method(method: str) -> str:
-    method = check_choice("method", method, KAPPA_METHODS)
+    method = check_choice("kappa_method", method, KAPPA_METHODS)
     if method == "bootstrap":
         raise InvalidInput(
-            "method bootstrap is too slow for the plan under pilot uncertainty; use score, "
+            "kappa_method bootstrap is too slow for the plan under pilot uncertainty; use score, "
             "gof or fce",
-            parameter="method",
+            parameter="kappa_method",
         )
     return method
 
 
 def kappa_items_under_uncertainty(
-    counts: Any,
-    width: float = 0.08,
+    pilot: Any,
+    settings: PlanSettings | None = None,
     *,
     plug_in_items: int,
-    confidence_level: float = 0.95,
-    assurance: float = 0.5,
-    method: str = "score",
-    n_reps: int = 4000,
-    max_items: int = 10_000_000,
     rng: RngLike = None,
 ) -> KappaPilotUncertainty:
     """Items for Cohen's kappa whose hybrid assurance over the pilot's posterior reaches the
@@ -197,18 +194,18 @@ def kappa_items_under_uncertainty(
 
     Parameters
     ----------
-    counts
-        Pilot counts ``(both, a_only, b_only, neither)``.
-    width, confidence_level, assurance, method
-        The target: half-width of the kappa interval (:data:`KAPPA_METHODS`), its level and
-        the required probability.
+    pilot
+        Pilot counts ``(both, a_only, b_only, neither)``, or a
+        :class:`~planner.sizing.model.PairModel` made from them.
+    settings
+        The target (:class:`~planner.sizing.plan.PlanSettings`): ``width`` (half-width of
+        the kappa interval), ``confidence_level``, ``assurance``, ``kappa_method`` (one of
+        :data:`KAPPA_METHODS` but the bootstrap), ``n_reps`` (simulated studies, each with
+        its own posterior truth) and ``max_items`` (largest ``n`` searched). ``None``: the
+        defaults.
     plug_in_items
         The plug-in plan's kappa items: the search's start, and the calibration of the
         per-truth approximation.
-    n_reps
-        Simulated studies, each with its own posterior truth.
-    max_items
-        Largest ``n`` searched.
     rng
         Anything :func:`numpy.random.default_rng` takes; the seed used is recorded, the
         posterior truths and the studies come from ``numpy.random.default_rng(seed).spawn(2)``,
@@ -219,12 +216,12 @@ def kappa_items_under_uncertainty(
     TargetUnreachable
         The hybrid assurance stays below the target up to ``max_items``.
     """
-    values = checked_counts(counts)
-    width, confidence_level, assurance, max_items = checked_target(
-        width, confidence_level, assurance, max_items
-    )
-    method = _checked_method(method)
-    n_reps = check("n_reps", n_reps, RULES["n_reps"])
+    settings = PlanSettings() if settings is None else settings
+    check_instance("settings", settings, PlanSettings, "a PlanSettings")
+    values = checked_counts(pilot_counts_of(pilot))
+    width, confidence_level, assurance, max_items = target_of(settings)
+    method = _checked_method(settings.kappa_method)
+    n_reps = settings.n_reps
     plug_in_items = check("plug_in_items", plug_in_items, RULES["max_items"])
     seed = seed_from(rng)
     truth_rng, study_rng = np.random.default_rng(seed).spawn(2)

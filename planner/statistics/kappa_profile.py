@@ -9,10 +9,13 @@ The four cell probabilities of a binary pair are written through the two positiv
 (``p_11 p_00 - p_10 p_01 = k s / 2``). For a hypothesised ``k0`` the profile log-likelihood
 ``l_P(k0) = max_{p_A, p_B} sum n_ij log p_ij`` is maximised by Newton's method in
 ``(p_A, p_B)``, vectorised over tables, and the interval is
-``{k0 : 2 [l(n / N) - l_P(k0)] <= chi2_1(1 - alpha)}`` (bisection on each side of the
-estimate). The margins are re-estimated at every ``k0``: this is what carries the
-uncertainty of a rare annotator's positive rate into the interval, which a score interval
-at the observed margins misses under strong bias.
+``{k0 : 2 [l(n / N) - l_P(k0)] <= t_nu(1 - alpha/2)^2}`` (bisection on each side of the
+estimate): the chi-square(1) quantile ``z^2`` of the first-order theory, widened for few counts
+by the square of a t quantile whose degrees of freedom ``nu`` count the informative items
+(:func:`degrees_of_freedom`); it tends to ``chi2_1`` as the counts grow. The margins are
+re-estimated at every ``k0``: this is what carries the uncertainty of a rare annotator's
+positive rate into the interval, which a score interval at the observed margins misses under
+strong bias.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from planner.statistics.agreement import binary_cells
-from planner.statistics.intervals import ConfidenceInterval, FloatArray, normal_quantile
+from planner.statistics.intervals import ConfidenceInterval, FloatArray
 
 #: Pseudo-count added to empty cells: keeps Newton's iterates inside the simplex (a log
 #: barrier); its effect on the likelihood ratio is below 1e-4 at any table size.
@@ -182,13 +185,49 @@ def profile_loglik(
     return best
 
 
+#: the rarer-margin cap on the degrees of freedom: ``nu <= RARER_MARGIN_FACTOR * m - 1``
+RARER_MARGIN_FACTOR = 4.0
+
+
+def critical_value(
+    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, confidence_level: float
+) -> FloatArray:
+    """The likelihood-ratio statistic's critical value per table: ``t_nu(1 - alpha/2)^2``.
+
+    With many counts ``t_nu^2 -> chi2_1`` (the first-order law of the statistic); with few
+    the statistic's law has a heavier tail, which the t quantile's small-``nu`` inflation
+    (about ``z^2 (1 + (z^2 + 1) / (2 nu))``) absorbs. ``nu`` is
+    :func:`degrees_of_freedom`.
+    """
+    from scipy import stats  # lazily: only the profile interval needs the t quantile
+
+    nu = degrees_of_freedom(a, b, c, d)
+    return np.asarray(stats.t.ppf((1 + confidence_level) / 2, nu), dtype=float) ** 2
+
+
+def degrees_of_freedom(a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray) -> FloatArray:
+    """``nu = min(a + b + c, b + c + d, 4 m) - 1`` (at least 1), ``m = min(a + b, a + c,
+    b + d, c + d)`` the smallest margin.
+
+    The first two terms count the items that inform kappa from the rarer side (the union
+    positives, or the union negatives when positives are the majority); the third is the
+    rarer annotator's count of its rarer label, the information on the rate that moves most
+    under strong bias (a rater with 4 positives and a partner with 40: ``nu = 15``, not 40).
+    Chosen by simulation (coverage_study/coverage.md, docs/methods/two-annotators.md).
+    """
+    smallest = np.minimum(np.minimum(a + b, a + c), np.minimum(b + d, c + d))
+    informative = np.minimum(np.minimum(a + b + c, b + c + d), RARER_MARGIN_FACTOR * smallest)
+    return np.maximum(informative - 1, 1.0)
+
+
 def kappa_profile_interval(table: ArrayLike, confidence_level: float = 0.95) -> ConfidenceInterval:
     """Profile-likelihood interval for Cohen's kappa (binary, two annotators, bias allowed).
 
-    ``{k0 : 2 [l(n / N) - max_{p_A, p_B} l(p(p_A, p_B, k0))] <= chi2_1(confidence_level)}``
+    ``{k0 : 2 [l(n / N) - max_{p_A, p_B} l(p(p_A, p_B, k0))] <= t_nu(1 - alpha/2)^2}``
     with ``l(p) = sum n_ij log p_ij`` the multinomial log-likelihood (module docstring):
     the limits are where the likelihood-ratio statistic of ``kappa = k0``, with both
-    positive rates re-estimated under the hypothesis, reaches the chi-square quantile.
+    positive rates re-estimated under the hypothesis, reaches the squared t quantile
+    (:func:`critical_value`; chi-square(1) for many counts).
     Like a score interval it needs no standard error at the estimate, and unlike the score
     interval at the observed rates (:func:`~planner.statistics.intervals.kappa_score_interval`)
     it lets the rarer annotator's rate move with ``k0``, which is what keeps its coverage
@@ -201,13 +240,13 @@ def kappa_profile_interval(table: ArrayLike, confidence_level: float = 0.95) -> 
 
     >>> ci = kappa_profile_interval([[6, 21], [14, 459]])
     >>> round(float(ci.low), 4), round(float(ci.high), 4)
-    (0.0752, 0.4001)
+    (0.0716, 0.4059)
     """
     cells = binary_cells(table)
     shape = np.shape(cells[0])
     a, b, c, d = (np.asarray(x, dtype=float).reshape(-1) for x in cells)
     n = a + b + c + d
-    crit = normal_quantile(confidence_level) ** 2 / 2
+    crit = critical_value(a, b, c, d, confidence_level) / 2
     with np.errstate(invalid="ignore", divide="ignore"):
         pa = np.where(n > 0, (a + b) / n, 0.5)
         pb = np.where(n > 0, (a + c) / n, 0.5)
