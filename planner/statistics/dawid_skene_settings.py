@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from planner.validation import RULES, check
+import numpy as np
+
+from planner.validation import RULES, check, check_instance
 
 
 @dataclass(frozen=True)
@@ -57,4 +59,5 @@ class LatentClassSettings:
         for name in ("annotators", "categories"):
             value = getattr(self, name)
             if value is not None:
+                check_instance(name, value, (list, tuple, np.ndarray), "a list of names")
                 object.__setattr__(self, name, tuple(value))
