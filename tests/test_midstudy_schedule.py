@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from planner.cli.commands import app
 from planner.output.jsonout import load_schema
 from planner.sizing.midstudy import plan_remaining_from_file
+from planner.sizing.plan import PlanSettings
 
 ROOT = Path(__file__).parent.parent
 LABELLED = str(ROOT / "examples" / "labelled-600.csv")
@@ -32,7 +33,7 @@ def test_finish_dates_of_the_rest_match_a_hand_computation():
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     Draft202012Validator(load_schema()).validate(doc)
-    remaining = plan_remaining_from_file(LABELLED, width=0.08, rng=1).remaining_items
+    remaining = plan_remaining_from_file(LABELLED, PlanSettings(), rng=1).remaining_items
     assert doc["in_progress"]["remaining_items"] == remaining
     assert doc["in_progress"]["labelled_items"] == 600
     assert doc["in_progress"]["total_items"] == 600 + remaining

@@ -37,6 +37,13 @@ NOT_WITH_LABELLED = {
 }
 
 
+#: the options of the plan of the rest that schedule takes
+SCHEDULE_SETTINGS = (
+    "width", "confidence", "assurance", "metric", "annotators_per_item", "seconds_per_item",
+    "adjudication_seconds", "hourly_rate",
+)  # fmt: skip
+
+
 def in_progress(labelled: str, options: dict[str, Any]) -> tuple[Any, int, float | None, int]:
     """The plan of the rest from the labels in hand: ``(plan, remaining items, contested
     share of the first stage (or the one given), seed)``."""
@@ -50,22 +57,15 @@ def in_progress(labelled: str, options: dict[str, Any]) -> tuple[Any, int, float
         )
     seed = seed_or_draw(options.get("seed"))
     pair = options.get("pair")
-    plan = {
-        "width": options.get("width"),
-        "confidence_level": options.get("confidence"),
-        "assurance": options.get("assurance"),
-        "metric": options.get("metric"),
-        "annotators_per_item": options.get("annotators_per_item"),
-        "seconds_per_item": options.get("seconds_per_item"),
-        "adjudication_seconds": options.get("adjudication_seconds"),
-        "hourly_rate": options.get("hourly_rate"),
-    }
+    from planner.cli.plan_labelled import labelled_settings
+
+    settings, _ = labelled_settings({k: options.get(k) for k in SCHEDULE_SETTINGS})
     with flags_named(FLAGS):
         result = plan_remaining_from_file(
             labelled,
+            settings,
             pair=tuple(p.strip() for p in pair.split(",")) if pair is not None else None,
             positive=options.get("positive"),
-            **{k: v for k, v in plan.items() if v is not None},
             rng=seed,
         )
     if result.remaining_items == 0:
