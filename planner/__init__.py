@@ -89,6 +89,7 @@ _PUBLIC = {
     "pair_from_agreement": "planner.sizing.model_targets",
     # a study in progress: its labels so far are the first stage (an internal pilot)
     "RemainingPlan": "planner.sizing.midstudy",
+    "RemainingSettings": "planner.sizing.midstudy_settings",
     "plan_remaining": "planner.sizing.midstudy",
     "plan_remaining_from_file": "planner.sizing.midstudy",
     "batch_procedure": "planner.sizing.midstudy_procedure",

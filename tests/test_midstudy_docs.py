@@ -42,6 +42,7 @@ def test_the_page_shows_the_commands():
         ["plan", "--labelled", "examples/labelled-600.csv"],
         ["plan", "--prevalence", "0.08"],
         ["planner", "schedule", "--labelled"],
+        ["planner", "schedule", "--labelled"],
     ]
 
 

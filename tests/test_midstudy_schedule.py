@@ -50,5 +50,19 @@ def test_tables_and_refusals():
     assert "Study in progress: done so far and still to do" in tables.stdout
     both = runner.invoke(app, [*base, "--items", "100"])
     assert both.exit_code == 2 and "--items" in both.stderr
+
+
+def test_a_study_already_narrow_enough_is_done_and_exits_0():
+    from planner.statistics.intervals import psa_interval
+
     done = runner.invoke(app, ["schedule", "--labelled", LABELLED, "--width", "0.2"])
-    assert done.exit_code == 2 and "no items are left" in done.stderr
+    assert done.exit_code == 0 and done.stdout.startswith("done: 600 items labelled")
+    doc = json.loads(
+        runner.invoke(app, ["schedule", "--labelled", LABELLED, "--width", "0.2", "--json"]).stdout
+    )
+    now = doc["in_progress"]
+    assert doc["status"] == "done" and now["remaining_items"] == 0
+    # the interval now, computed from the file's own 2x2 table (Wilson for PSA)
+    counts = plan_remaining_from_file(LABELLED, PlanSettings(width=0.2), rng=1).counts
+    ci = psa_interval(np.asarray(counts, dtype=float).reshape(2, 2), 0.95, "wilson")
+    assert now["interval_now"] == [float(ci.low), float(ci.high)] and now["half_width_now"] <= 0.2

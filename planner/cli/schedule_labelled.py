@@ -69,14 +69,29 @@ def in_progress(labelled: str, options: dict[str, Any]) -> tuple[Any, int, float
             rng=seed,
         )
     if result.remaining_items == 0:
-        raise InvalidInput(
-            f"--labelled: the interval in hand already has half-width "
-            f"{result.half_width_now:.4g} <= {result.width:g}; no items are left to schedule"
-        )
+        done(result, bool(options.get("json_output")))
     contested = options.get("contested_rate")
     if contested is None and result.counts is not None:
         contested = (result.counts[1] + result.counts[2]) / result.labelled_items
     return result, result.remaining_items, contested, seed
+
+
+def done(plan: Any, json_output: bool) -> None:
+    """Nothing remains to label: say what was labelled and the interval now, exit 0."""
+    import typer
+
+    from planner.cli.common import emit_json
+
+    low, high = plan.interval_now
+    if json_output:
+        emit_json({**in_progress_json({"command": "schedule", "status": "done"}, plan)})
+    else:
+        typer.echo(
+            f"done: {plan.labelled_items:,} items labelled; {plan.metric} now "
+            f"{plan.estimate:.3f} (interval {low:.3f} to {high:.3f}, half-width "
+            f"{plan.half_width_now:.4g} <= {plan.width:g}); no items are left to schedule"
+        )
+    raise typer.Exit(0)
 
 
 def in_progress_json(doc: dict[str, Any], plan: Any) -> dict[str, Any]:
