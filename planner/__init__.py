@@ -98,6 +98,7 @@ _PUBLIC = {
     "plan_remaining_raters": "planner.sizing.midstudy_raters",
     "StratifiedRemaining": "planner.sizing.midstudy_strata",
     "plan_remaining_strata": "planner.sizing.midstudy_strata",
+    "StrataStage": "planner.sizing.midstudy_strata",
     "plan_remaining_strata_from_file": "planner.sizing.midstudy_strata",
     # operations and reports
     "Operation": "planner.operations.workload",
