@@ -93,6 +93,7 @@ _PUBLIC = {
     "pair_from_agreement": "planner.sizing.model_targets",
     # a study in progress: its labels so far are the first stage (an internal pilot)
     "RemainingPlan": "planner.sizing.midstudy",
+    "RemainingSettings": "planner.sizing.midstudy_settings",
     "plan_remaining": "planner.sizing.midstudy",
     "plan_remaining_from_file": "planner.sizing.midstudy",
     "batch_procedure": "planner.sizing.midstudy_procedure",
@@ -101,6 +102,7 @@ _PUBLIC = {
     "plan_remaining_raters": "planner.sizing.midstudy_raters",
     "StratifiedRemaining": "planner.sizing.midstudy_strata",
     "plan_remaining_strata": "planner.sizing.midstudy_strata",
+    "StrataStage": "planner.sizing.midstudy_strata",
     "plan_remaining_strata_from_file": "planner.sizing.midstudy_strata",
     # operations and reports
     "Operation": "planner.operations.workload",

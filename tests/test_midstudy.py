@@ -23,7 +23,9 @@ from planner.errors import InvalidInput
 from planner.sizing.midstudy import plan_remaining, plan_remaining_from_file
 from planner.sizing.midstudy_assurance import StageAssurance
 from planner.sizing.midstudy_procedure import batch_procedure, batches_from_model
+from planner.sizing.midstudy_settings import RemainingSettings
 from planner.sizing.model import pair_from_annotators
+from planner.sizing.plan import PlanSettings
 from planner.sizing.uncertainty import narrow_outcomes
 from planner.statistics.intervals import psa_conditional_interval
 
@@ -138,7 +140,9 @@ def test_the_worked_value_of_the_shared_methods_notes():
     # /work/shared/METHODS.md section 6.5 (computed there independently): the headline model's
     # first stage of 600 items with counts 29/14/20/537 needs about 609 more items (total about
     # 1,209) for Wilson PSA +-0.08 at assurance 0.5; at 0.8 x 609 the assurance is about 0.21
-    result = plan_remaining((29, 14, 20, 537), 0.08, planned_items=600 + 487, rng=1)
+    result = plan_remaining(
+        (29, 14, 20, 537), PlanSettings(), RemainingSettings(planned_items=600 + 487), rng=1
+    )
     assert abs(result.remaining_items - 609) <= 6
     assert abs(result.total_items - 1209) <= 6
     assert result.assurance_planned == pytest.approx(0.21, abs=0.015)
@@ -165,14 +169,16 @@ def test_stage_assurance_is_the_brute_force_sum_over_the_second_stage(a0, u0, mo
 
 
 def test_a_first_stage_already_narrow_needs_no_more_items():
-    result = plan_remaining((300, 40, 40, 5000), 0.08, planned_items=9000, rng=1)
+    result = plan_remaining(
+        (300, 40, 40, 5000), PlanSettings(), RemainingSettings(planned_items=9000), rng=1
+    )
     assert result.half_width_now <= 0.08
     assert (result.remaining_items, result.assurance_now, result.assurance) == (0, 1.0, 1.0)
     assert any("no more items are needed" in n for n in result.notes)
 
 
 def test_metric_both_recommends_the_metric_that_needs_more():
-    result = plan_remaining(tuple(file_counts(LABELLED)), 0.08, metric="both", rng=2)
+    result = plan_remaining(tuple(file_counts(LABELLED)), PlanSettings(metric="both"), rng=2)
     each = {m: p.remaining_items for m, p in result.by_metric.items()}
     assert set(each) == {"psa", "kappa"}
     assert result.remaining_items == max(each.values())
@@ -213,7 +219,9 @@ def test_two_stage_procedure_covers_within_one_and_a_half_points_of_nominal():
         key = (int(a0), int(u0))
         if key not in plans:  # PSA's re-plan depends on the first stage through a0 and U0
             counts = (key[0], key[1] - key[0], 0, 600 - key[1])
-            plans[key] = plan_remaining(counts, 0.08, draws=20, n_reps=100, rng=1).remaining_items
+            plans[key] = plan_remaining(
+                counts, PlanSettings(n_reps=100), RemainingSettings(draws=20), rng=1
+            ).remaining_items
         coverage.append(_exact_coverage_of_second_stage(*key, plans[key], r, j))
         totals.append(600 + plans[key])
     two_stage = float(np.mean(coverage))
@@ -248,7 +256,9 @@ def test_batches_from_the_model_cover_near_nominal_and_agree_with_the_library():
     own = _own_batches(start, np.repeat(cells[None, :], 4000, axis=0), 100, 0.08, rng)
     ours = _own_coverage(own, truth)
     assert abs(ours - 0.95) <= 0.015
-    library = batches_from_model(cells, 600, 100, width=0.08, replicates=4000, rng=1)
+    library = batches_from_model(
+        cells, PlanSettings(), RemainingSettings(batch_size=100, first_items=600), rng=1
+    )
     se = np.sqrt(2 * 0.95 * 0.05 / 4000)
     assert abs(library.coverage - ours) <= 3.5 * se
     assert abs(library.total_items["mean"] - own.sum(axis=1).mean()) <= 20
@@ -262,7 +272,9 @@ def test_small_batches_from_a_small_first_stage_under_cover_and_say_so():
     start = rng.multinomial(50, cells, size=4000)
     own = _own_batches(start, np.repeat(cells[None, :], 4000, axis=0), 1, 0.2, rng)
     assert _own_coverage(own, truth) < 0.95 - 0.015  # the stopping rule's bias, seen here
-    library = batches_from_model(cells, 50, 1, width=0.2, replicates=4000, rng=1)
+    library = batches_from_model(
+        cells, PlanSettings(width=0.2), RemainingSettings(batch_size=1, first_items=50), rng=1
+    )
     assert library.coverage < 0.95 - 0.015
     assert any("fix the total in advance" in n for n in library.notes)
 
@@ -273,7 +285,9 @@ def test_batches_from_the_labels_in_hand_against_the_own_simulation():
     cells = rng.dirichlet(counts + 0.5, size=4000)
     own = _own_batches(np.repeat(counts[None, :], 4000, axis=0), cells, 100, 0.08, rng)
     truth = 2 * cells[:, 0] / (2 * cells[:, 0] + cells[:, 1] + cells[:, 2])
-    library = batch_procedure(tuple(counts), 100, width=0.08, replicates=4000, rng=1)
+    library = batch_procedure(
+        tuple(counts), PlanSettings(), RemainingSettings(batch_size=100), rng=1
+    )
     assert abs(library.coverage - _own_coverage(own, truth)) <= 3.5 * np.sqrt(2 * 0.0475 / 4000)
     assert abs(library.total_items["mean"] - own.sum(axis=1).mean()) <= 20
 
@@ -320,10 +334,10 @@ def test_three_annotators_are_planned_as_three_or_as_the_chosen_pair():
 
 def test_library_names_its_parameters():
     with pytest.raises(InvalidInput) as caught:
-        plan_remaining((0, 0, 0, 100), 0.08)
+        plan_remaining((0, 0, 0, 100))
     assert caught.value.parameter == "counts"
     with pytest.raises(InvalidInput) as caught:
-        plan_remaining((30, 27, 13, 530), 0.08, batch_size=0)
+        plan_remaining((30, 27, 13, 530), PlanSettings(), RemainingSettings(batch_size=0))
     assert caught.value.parameter == "batch_size"
-    result = plan_remaining_from_file(str(LABELLED), width=0.1, rng=1)
+    result = plan_remaining_from_file(str(LABELLED), PlanSettings(width=0.1), rng=1)
     assert result.stage.counts == tuple(int(c) for c in file_counts(LABELLED))

@@ -42,6 +42,7 @@ def test_the_page_shows_the_commands():
         ["plan", "--labelled", "examples/labelled-600.csv"],
         ["plan", "--prevalence", "0.08"],
         ["planner", "schedule", "--labelled"],
+        ["planner", "schedule", "--labelled"],
     ]
 
 
@@ -81,7 +82,11 @@ def _segments_in_order(printed: list[str], lines: list[str]) -> bool:
 
 def test_the_library_example_gives_the_page_s_numbers():
     from planner.sizing.midstudy import plan_remaining
+    from planner.sizing.midstudy_settings import RemainingSettings
+    from planner.sizing.plan import PlanSettings
 
-    result = plan_remaining((30, 27, 13, 530), 0.08, planned_items=1280, rng=1)
+    result = plan_remaining(
+        (30, 27, 13, 530), PlanSettings(), RemainingSettings(planned_items=1280), rng=1
+    )
     assert (result.remaining_items, result.total_items) == (570, 1170)
     assert "(570, 1170)" in PAGE.read_text()

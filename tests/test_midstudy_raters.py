@@ -25,6 +25,8 @@ from planner.cli.commands import app
 from planner.errors import InvalidInput
 from planner.output.jsonout import load_schema
 from planner.sizing.midstudy import plan_remaining_from_file
+from planner.sizing.midstudy_settings import RemainingSettings
+from planner.sizing.plan import PlanSettings
 
 ROOT = Path(__file__).parent.parent
 WIDE = ROOT / "examples" / "wide.csv"
@@ -84,8 +86,9 @@ def assurance_with_first_stage(draws, more: int, width: float, studies: int, see
 @pytest.fixture(scope="module")
 def psa_plan():
     return plan_remaining_from_file(
-        str(WIDE), reader=READER, positive="unsupported", width=0.05, planned_items=1500, rng=3
-    )
+        str(WIDE), PlanSettings(width=0.05), RemainingSettings(planned_items=1500),
+        reader=READER, positive="unsupported", rng=3,
+    )  # fmt: skip
 
 
 def test_interval_now_is_the_files_specific_agreement(psa_plan):
@@ -162,6 +165,6 @@ def test_cli_refuses_in_one_line(extra, needle):
 def test_level_is_refused_for_a_pair():
     with pytest.raises(InvalidInput, match="^level is Krippendorff") as exc:
         plan_remaining_from_file(
-            str(ROOT / "examples" / "labelled-600.csv"), level="ordinal", width=0.08, rng=1
+            str(ROOT / "examples" / "labelled-600.csv"), PlanSettings(level="ordinal"), rng=1
         )
     assert exc.value.parameter == "level"

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from planner.cli.commands import app
 from planner.output.jsonout import load_schema
 from planner.sizing.midstudy import plan_remaining_from_file
+from planner.sizing.plan import PlanSettings
 
 ROOT = Path(__file__).parent.parent
 LABELLED = str(ROOT / "examples" / "labelled-600.csv")
@@ -32,7 +33,7 @@ def test_finish_dates_of_the_rest_match_a_hand_computation():
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     Draft202012Validator(load_schema()).validate(doc)
-    remaining = plan_remaining_from_file(LABELLED, width=0.08, rng=1).remaining_items
+    remaining = plan_remaining_from_file(LABELLED, PlanSettings(), rng=1).remaining_items
     assert doc["in_progress"]["remaining_items"] == remaining
     assert doc["in_progress"]["labelled_items"] == 600
     assert doc["in_progress"]["total_items"] == 600 + remaining
@@ -49,5 +50,19 @@ def test_tables_and_refusals():
     assert "Study in progress: done so far and still to do" in tables.stdout
     both = runner.invoke(app, [*base, "--items", "100"])
     assert both.exit_code == 2 and "--items" in both.stderr
+
+
+def test_a_study_already_narrow_enough_is_done_and_exits_0():
+    from planner.statistics.intervals import psa_interval
+
     done = runner.invoke(app, ["schedule", "--labelled", LABELLED, "--width", "0.2"])
-    assert done.exit_code == 2 and "no items are left" in done.stderr
+    assert done.exit_code == 0 and done.stdout.startswith("done: 600 items labelled")
+    doc = json.loads(
+        runner.invoke(app, ["schedule", "--labelled", LABELLED, "--width", "0.2", "--json"]).stdout
+    )
+    now = doc["in_progress"]
+    assert doc["status"] == "done" and now["remaining_items"] == 0
+    # the interval now, computed from the file's own 2x2 table (Wilson for PSA)
+    counts = plan_remaining_from_file(LABELLED, PlanSettings(width=0.2), rng=1).counts
+    ci = psa_interval(np.asarray(counts, dtype=float).reshape(2, 2), 0.95, "wilson")
+    assert now["interval_now"] == [float(ci.low), float(ci.high)] and now["half_width_now"] <= 0.2

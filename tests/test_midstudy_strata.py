@@ -24,7 +24,12 @@ from planner.data.reader_settings import ReaderSettings
 from planner.data.reading import read_labels
 from planner.measuring.stratified import measure_stratified
 from planner.output.jsonout import load_schema
-from planner.sizing.midstudy_strata import plan_remaining_strata, plan_remaining_strata_from_file
+from planner.sizing.midstudy_strata import (
+    StrataStage,
+    plan_remaining_strata,
+    plan_remaining_strata_from_file,
+)
+from planner.sizing.plan import PlanSettings
 from planner.statistics.stratified import weighted_from_tables
 
 ROOT = Path(__file__).parent.parent
@@ -103,10 +108,8 @@ def test_strata_shares_note_follows_the_chi_square_test(plan):
     assert c.stratum == "rest of traffic" and any("random sample" in n for n in plan.notes)
     # a first stage at the design's shares raises no note
     even = np.round(np.outer(600 * design, [0.1, 0.05, 0.05, 0.8])).astype(int)
-    calm = plan_remaining_strata(
-        even, [s.name for s in plan.strata], [s.share for s in plan.strata], design, 0.2,
-        rng=1, n_reps=200,
-    )  # fmt: skip
+    stage = StrataStage(even, [s.name for s in plan.strata], [s.share for s in plan.strata], design)
+    calm = plan_remaining_strata(stage, PlanSettings(width=0.2, n_reps=200), rng=1)
     assert calm.shares_check.p_value > 0.01 and not calm.notes
 
 

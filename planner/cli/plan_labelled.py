@@ -165,6 +165,31 @@ def _check_annotators(given: int | None, result: Any) -> None:
         )
 
 
+#: PlanSettings' fields and the options that set them (the rest keep their defaults)
+SETTINGS_OPTIONS = {
+    "width": "width", "confidence_level": "confidence", "assurance": "assurance",
+    "metric": "metric", "psa_method": "psa_method", "kappa_method": "kappa_method",
+    "annotators_per_item": "annotators_per_item", "seconds_per_item": "seconds_per_item",
+    "adjudication_seconds": "adjudication_seconds", "hourly_rate": "hourly_rate",
+    "max_items": "max_items", "n_reps": "replicates", "level": "level",
+}  # fmt: skip
+
+
+def labelled_settings(options: dict[str, Any]) -> tuple[Any, Any]:
+    """The study in progress's ``(PlanSettings, RemainingSettings)`` from the options given
+    (checked with the flags named)."""
+    from planner.sizing.midstudy_settings import RemainingSettings
+    from planner.sizing.plan import PlanSettings
+
+    given = {k: options.get(o) for k, o in SETTINGS_OPTIONS.items()}
+    with flags_named(FLAGS):
+        settings = PlanSettings(**{k: v for k, v in given.items() if v is not None})
+        remaining = RemainingSettings(
+            planned_items=options.get("planned_items"), batch_size=options.get("batch_size")
+        )
+    return settings, remaining
+
+
 def plan_labelled(options: dict[str, Any], reader: dict[str, Any]) -> None:
     """Read the labels so far, plan the rest, print tables or one JSON document."""
     from planner.data.layout import LayoutUnclear, RoleConflict
@@ -174,34 +199,19 @@ def plan_labelled(options: dict[str, Any], reader: dict[str, Any]) -> None:
     if options.get("stratum_col") is not None:
         return _plan_strata(options, reader)
     pair = options.get("pair")
-    given: dict[str, Any] = {
-        "width": options.get("width"),
-        "confidence_level": options.get("confidence"),
-        "assurance": options.get("assurance"),
-        "metric": options.get("metric"),
-        "psa_method": options.get("psa_method"),
-        "kappa_method": options.get("kappa_method"),
-        "planned_items": options.get("planned_items"),
-        "annotators_per_item": options.get("annotators_per_item"),
-        "seconds_per_item": options.get("seconds_per_item"),
-        "adjudication_seconds": options.get("adjudication_seconds"),
-        "hourly_rate": options.get("hourly_rate"),
-        "max_items": options.get("max_items"),
-        "n_reps": options.get("replicates"),
-        "batch_size": options.get("batch_size"),
-        "level": options.get("level"),
-    }
-    plan = {k: v for k, v in given.items() if v is not None}
+    settings, remaining = labelled_settings(options)
     quiet = bool(options.get("json_output") or options.get("quiet"))
     with flags_named(FLAGS), progress_bar("planning the rest", disabled=quiet):
-        plan["rng"] = seed_or_draw(options.get("seed"))
+        seed = seed_or_draw(options.get("seed"))
         try:
             result = plan_remaining_from_file(
                 str(options["labelled"]),
+                settings,
+                remaining,
                 pair=tuple(p.strip() for p in pair.split(",")) if pair is not None else None,
                 positive=options.get("positive"),
                 reader=reader,
-                **plan,
+                rng=seed,
             )
         except (LayoutUnclear, RoleConflict) as exc:
             from planner.cli.options import reader_error

@@ -37,6 +37,13 @@ NOT_WITH_LABELLED = {
 }
 
 
+#: the options of the plan of the rest that schedule takes
+SCHEDULE_SETTINGS = (
+    "width", "confidence", "assurance", "metric", "annotators_per_item", "seconds_per_item",
+    "adjudication_seconds", "hourly_rate",
+)  # fmt: skip
+
+
 def in_progress(labelled: str, options: dict[str, Any]) -> tuple[Any, int, float | None, int]:
     """The plan of the rest from the labels in hand: ``(plan, remaining items, contested
     share of the first stage (or the one given), seed)``."""
@@ -50,33 +57,41 @@ def in_progress(labelled: str, options: dict[str, Any]) -> tuple[Any, int, float
         )
     seed = seed_or_draw(options.get("seed"))
     pair = options.get("pair")
-    plan = {
-        "width": options.get("width"),
-        "confidence_level": options.get("confidence"),
-        "assurance": options.get("assurance"),
-        "metric": options.get("metric"),
-        "annotators_per_item": options.get("annotators_per_item"),
-        "seconds_per_item": options.get("seconds_per_item"),
-        "adjudication_seconds": options.get("adjudication_seconds"),
-        "hourly_rate": options.get("hourly_rate"),
-    }
+    from planner.cli.plan_labelled import labelled_settings
+
+    settings, _ = labelled_settings({k: options.get(k) for k in SCHEDULE_SETTINGS})
     with flags_named(FLAGS):
         result = plan_remaining_from_file(
             labelled,
+            settings,
             pair=tuple(p.strip() for p in pair.split(",")) if pair is not None else None,
             positive=options.get("positive"),
-            **{k: v for k, v in plan.items() if v is not None},
             rng=seed,
         )
     if result.remaining_items == 0:
-        raise InvalidInput(
-            f"--labelled: the interval in hand already has half-width "
-            f"{result.half_width_now:.4g} <= {result.width:g}; no items are left to schedule"
-        )
+        done(result, bool(options.get("json_output")))
     contested = options.get("contested_rate")
     if contested is None and result.counts is not None:
         contested = (result.counts[1] + result.counts[2]) / result.labelled_items
     return result, result.remaining_items, contested, seed
+
+
+def done(plan: Any, json_output: bool) -> None:
+    """Nothing remains to label: say what was labelled and the interval now, exit 0."""
+    import typer
+
+    from planner.cli.common import emit_json
+
+    low, high = plan.interval_now
+    if json_output:
+        emit_json({**in_progress_json({"command": "schedule", "status": "done"}, plan)})
+    else:
+        typer.echo(
+            f"done: {plan.labelled_items:,} items labelled; {plan.metric} now "
+            f"{plan.estimate:.3f} (interval {low:.3f} to {high:.3f}, half-width "
+            f"{plan.half_width_now:.4g} <= {plan.width:g}); no items are left to schedule"
+        )
+    raise typer.Exit(0)
 
 
 def in_progress_json(doc: dict[str, Any], plan: Any) -> dict[str, Any]:

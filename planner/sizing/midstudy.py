@@ -28,14 +28,18 @@ O'Hagan A, Stevens JW, Campbell MJ (2005) Assurance in clinical trial design.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from planner.errors import InvalidInput, TargetUnreachable
 from planner.operations.budget import Budget, labelling_budget
 from planner.sizing.exact import usable_half_width
-from planner.validation import RULES, RngLike, check, check_choice, seed_from
+from planner.sizing.midstudy_settings import PAIR_DRAWS, RemainingSettings
+from planner.validation import RULES, RngLike, check, check_choice, check_instance, seed_from
+
+if TYPE_CHECKING:
+    from planner.sizing.plan import PlanSettings
 
 #: the metrics a mid-study plan sizes ("both": the one that needs more items decides)
 METRICS = ("psa", "kappa", "both")
@@ -245,45 +249,31 @@ def _coverage_now(counts: tuple[int, ...], metric: str, target: _Target, seed: i
         return float(np.mean((ci.low <= truth) & (truth <= ci.high)))
 
 
-def _target(
-    width: float, confidence_level: float, assurance: float, metric: str, method: str
-) -> _Target:
+def _target(settings: PlanSettings, metric: str) -> _Target:
+    """The target of one metric: the settings' width, level, assurance and method (the
+    plan under pilot uncertainty's methods for PSA, any kappa method but the bootstrap)."""
     from planner.sizing.uncertainty import METHODS
     from planner.sizing.uncertainty_kappa import _checked_method
 
-    width = check("width", width, RULES["width"])
-    level = check("confidence_level", confidence_level, RULES["confidence_level"])
-    assurance = check("assurance", assurance, RULES["assurance"])
     if metric == "psa":
-        chosen = check_choice("psa_method", method, METHODS)
+        chosen = check_choice("psa_method", settings.psa_method, METHODS)
     else:
         try:
-            chosen = _checked_method(method)
+            chosen = _checked_method(settings.kappa_method)
         except InvalidInput as exc:  # the kappa plan's own parameter
             raise InvalidInput(
                 str(exc).replace("method", "kappa_method", 1), parameter="kappa_method"
             ) from None
-    return _Target(width, level, assurance, chosen, 0)
+    return _Target(
+        settings.width, settings.confidence_level, settings.assurance, chosen, settings.max_items
+    )
 
 
 def plan_remaining(
     counts: Any,
-    width: float = 0.08,
+    plan_settings: PlanSettings | None = None,
+    remaining: RemainingSettings | None = None,
     *,
-    confidence_level: float = 0.95,
-    assurance: float = 0.5,
-    metric: str = "psa",
-    psa_method: str = "wilson",
-    kappa_method: str = "score",
-    planned_items: int | None = None,
-    annotators_per_item: int = 2,
-    seconds_per_item: float = 90.0,
-    adjudication_seconds: float = 0.0,
-    hourly_rate: float | None = None,
-    max_items: int = 10_000_000,
-    draws: int = 880,
-    n_reps: int = 4000,
-    batch_size: int | None = None,
     rng: RngLike = None,
 ) -> RemainingPlan:
     """The items still to label when the first stage's labels stay in the final analysis.
@@ -292,26 +282,23 @@ def plan_remaining(
     ----------
     counts
         The first stage's counts ``(both, a_only, b_only, neither)``.
-    width, confidence_level, assurance
-        The final interval's target half-width, its level, and the probability of reaching it.
-    metric, psa_method, kappa_method
-        ``"psa"`` (interval ``psa_method``: ``"wilson"``, ``"clopper-pearson"`` or
-        ``"jeffreys"``), ``"kappa"`` (``kappa_method``: ``"score"``, ``"profile"``, ``"gof"`` or
-        ``"fce"``), or ``"both"``: each metric's plan in ``by_metric``, the result itself
-        the one that needs more items.
-    planned_items
-        The original plan's total items: adds the hybrid assurance of continuing to it.
-    annotators_per_item, seconds_per_item, adjudication_seconds, hourly_rate
-        The budget of the remaining items (:func:`planner.operations.budget.labelling_budget`;
-        the contested share is the first stage's ``(b0 + c0) / n0``).
-    max_items
-        Largest total (first stage included) searched.
-    draws, n_reps
-        PSA's posterior draws to start from (more until the Monte Carlo SE is at most 0.5 % of
-        the answer); kappa's simulated studies, and the finished studies of ``final_coverage``.
-    batch_size
-        Label in batches of this many items and re-plan after each: adds the simulated
-        procedure (:func:`planner.sizing.midstudy_procedure.batch_procedure`).
+    plan_settings
+        The target and costs (:class:`planner.sizing.plan.PlanSettings`; default its
+        defaults): ``width``, ``confidence_level`` and ``assurance`` of the final interval;
+        ``metric`` ``"psa"`` (interval ``psa_method``: ``"wilson"``, ``"clopper-pearson"``
+        or ``"jeffreys"``), ``"kappa"`` (``kappa_method``: ``"score"``, ``"profile"``,
+        ``"gof"`` or ``"fce"``), or ``"both"``: each metric's plan in ``by_metric``, the
+        result itself the one that needs more items; the budget of the remaining items
+        (:func:`planner.operations.budget.labelling_budget`; the contested share is the
+        first stage's ``(b0 + c0) / n0``); ``max_items``, the largest total (first stage
+        included) searched; ``n_reps``, kappa's simulated studies and the finished studies
+        of ``final_coverage``.
+    remaining
+        The mid-study knobs (:class:`planner.sizing.midstudy_settings.RemainingSettings`):
+        ``planned_items`` adds the hybrid assurance of continuing to the original plan;
+        ``batch_size`` the simulated batch procedure
+        (:func:`planner.sizing.midstudy_procedure.batch_procedure`); ``draws`` PSA's
+        posterior draws to start from.
     rng
         Anything :func:`numpy.random.default_rng` takes; the seed used is recorded.
 
@@ -320,56 +307,34 @@ def plan_remaining(
 
     Examples
     --------
-    >>> r = plan_remaining([27, 20, 21, 532], 0.08, rng=1)
+    >>> from planner.sizing.plan import PlanSettings
+    >>> r = plan_remaining([27, 20, 21, 532], PlanSettings(width=0.08), rng=1)
     >>> r.total_items == r.labelled_items + r.remaining_items
     True
     """
+    from planner.sizing.plan import PlanSettings
+
+    settings = plan_settings if plan_settings is not None else PlanSettings()
+    knobs = remaining if remaining is not None else RemainingSettings()
+    check_instance("plan_settings", settings, PlanSettings, "a PlanSettings")
+    check_instance("remaining", knobs, RemainingSettings, "a RemainingSettings")
     values = _checked(counts)
-    metric = check_choice("metric", metric, METRICS)
-    targets = {
-        m: _target(
-            width, confidence_level, assurance, m, psa_method if m == "psa" else kappa_method
+    metric = check_choice("metric", settings.metric, METRICS)
+    if settings.max_items <= sum(values):
+        raise InvalidInput(
+            f"max_items must exceed the {sum(values):,} items already labelled, "
+            f"got {settings.max_items}",
+            parameter="max_items",
         )
-        for m in (("psa", "kappa") if metric == "both" else (metric,))
-    }
-    max_items, planned_items, draws, n_reps, batch_size = _checked_effort(
-        sum(values), max_items, planned_items, draws, n_reps, batch_size
-    )
-    costs = (annotators_per_item, seconds_per_item, adjudication_seconds, hourly_rate)
     seed = seed_from(rng)
     plans = {
-        m: _plan(values, m, replace(t, max_items=max_items), (draws, n_reps), planned_items,
-                 costs, batch_size, seed)
-        for m, t in targets.items()
-    }  # fmt: skip
+        m: _plan(values, m, _target(settings, m), settings, knobs, seed)
+        for m in (("psa", "kappa") if metric == "both" else (metric,))
+    }
     if len(plans) == 1:
         return next(iter(plans.values()))
     deciding = max(plans.values(), key=lambda p: p.remaining_items)
     return replace(deciding, by_metric=plans)
-
-
-def _checked_effort(
-    labelled: int,
-    max_items: int,
-    planned_items: int | None,
-    draws: int,
-    n_reps: int,
-    batch_size: int | None,
-) -> tuple[int, int | None, int, int, int | None]:
-    """The search's bounds and effort, each checked by its rule."""
-    max_items = check("max_items", max_items, RULES["max_items"])
-    if max_items <= labelled:
-        raise InvalidInput(
-            f"max_items must exceed the {labelled:,} items already labelled, got {max_items}",
-            parameter="max_items",
-        )
-    if planned_items is not None:
-        planned_items = check("planned_items", planned_items, RULES["items"])
-    if batch_size is not None:
-        batch_size = check("batch_size", batch_size, RULES["items"])
-    draws = check("draws", draws, RULES["draws"])
-    n_reps = check("n_reps", n_reps, RULES["n_reps"])
-    return max_items, planned_items, draws, n_reps, batch_size
 
 
 #: how the remaining items are computed, per metric (``{n_reps}``: kappa's simulated studies)
@@ -382,10 +347,15 @@ BASIS = {
 
 
 def _search(
-    values: tuple[int, int, int, int], metric: str, target: _Target, seed: int, effort: Any
+    values: tuple[int, int, int, int],
+    metric: str,
+    target: _Target,
+    seed: int,
+    effort: tuple[int, int],
 ) -> tuple[int, float, float, float, Any]:
     """``(remaining, mc_se, assurance, assurance_se, assurance_at)``; 0 more items (and no
-    ``assurance_at``) when the interval in hand is already narrow enough."""
+    ``assurance_at``) when the interval in hand is already narrow enough; ``effort`` is PSA's
+    posterior draws and kappa's simulated studies."""
     draws, n_reps = effort
     if _interval_now(values, metric, target)[2] <= target.width:
         return 0, 0.0, 1.0, 0.0, None
@@ -414,47 +384,41 @@ def _plan(
     values: tuple[int, int, int, int],
     metric: str,
     target: _Target,
-    effort: tuple[int, int],
-    planned_items: int | None,
-    costs: tuple[Any, ...],
-    batch_size: int | None,
+    settings: PlanSettings,
+    knobs: RemainingSettings,
     seed: int,
 ) -> RemainingPlan:
     from planner.sizing.midstudy_procedure import batch_procedure, final_coverage
 
     labelled = sum(values)
-    n_reps = effort[1]
+    n_reps = settings.n_reps
     estimate, interval, half_now = _interval_now(values, metric, target)
     narrow_now = half_now <= target.width
+    effort = (knobs.draws_or(PAIR_DRAWS), n_reps)
     remaining, mc_se, reached, reached_se, assurance_at = _search(
         values, metric, target, seed, effort
     )
-    planned, notes = _planned(planned_items, labelled, narrow_now, assurance_at)
+    planned, notes = _planned(knobs.planned_items, labelled, narrow_now, assurance_at)
     if narrow_now:
         notes.insert(
             0,
             f"the interval in hand already has half-width {half_now:.4g} <= {target.width:g}: "
             "no more items are needed",
         )
-    annotators, seconds, adjudication, rate = costs
     budget = labelling_budget(
         remaining,
-        annotators_per_item=annotators,
-        seconds_per_item=seconds,
+        annotators_per_item=settings.annotators_per_item,
+        seconds_per_item=settings.seconds_per_item,
         contested_rate=(values[1] + values[2]) / labelled,
-        adjudication_seconds=adjudication,
-        hourly_rate=rate,
+        adjudication_seconds=settings.adjudication_seconds,
+        hourly_rate=settings.hourly_rate,
     )
     coverage, coverage_se = final_coverage(
         values, remaining, metric, target.level, target.method, n_reps, seed
     )
     batches = None
-    if batch_size is not None:
-        batches = batch_procedure(
-            values, batch_size, metric=metric, width=target.width,
-            confidence_level=target.level, method=target.method,
-            max_items=target.max_items, replicates=n_reps, rng=seed,
-        )  # fmt: skip
+    if knobs.batch_size is not None:
+        batches = batch_procedure(values, replace(settings, metric=metric), knobs, rng=seed)
         notes.extend(batches.notes)
     return RemainingPlan(
         counts=values,
@@ -474,7 +438,7 @@ def _plan(
         assurance=float(reached),
         assurance_se=float(reached_se),
         assurance_now=1.0 if narrow_now else 0.0,
-        planned_items=planned_items,
+        planned_items=knobs.planned_items,
         assurance_planned=planned,
         budget=budget,
         final_coverage=coverage,
@@ -488,42 +452,43 @@ def _plan(
 
 def plan_remaining_from_file(
     path: str,
+    plan_settings: PlanSettings | None = None,
+    remaining: RemainingSettings | None = None,
     *,
     pair: tuple[str, str] | None = None,
     positive: str | None = None,
     reader: dict[str, Any] | None = None,
-    **plan: Any,
-) -> RemainingPlan:
+    rng: RngLike = None,
+) -> Any:
     """:func:`plan_remaining` from a label file of the items labelled so far.
 
     The file is read as ``plan --pilot`` reads a pilot (:func:`planner.sizing.pilot.
     read_pilot`: ``pair`` chooses two annotators, ``positive`` the positive label, ``reader``
-    the reader's options: layout, columns, format, missing, engine); ``plan`` are
-    :func:`plan_remaining`'s keyword arguments. The result's ``stage`` is what the file held.
+    the reader's options: layout, columns, format, missing, engine). The result's ``stage``
+    is what the file held.
 
     A file of 3 to 6 annotators without ``pair`` is a study of several annotators:
-    :func:`planner.sizing.midstudy_raters.plan_remaining_raters_from_file` plans it (with
-    ``level``, Krippendorff's, among ``plan``) and its result is returned.
+    :func:`planner.sizing.midstudy_raters.plan_remaining_raters` plans it (``level``,
+    Krippendorff's, in ``plan_settings``) and its result is returned.
 
     Raises
     ------
     InvalidInput
-        A file of more than six annotators without ``pair``, ``level`` for a pair, or any of
-        :func:`plan_remaining`'s.
+        A file of more than six annotators without ``pair``, a ``level`` other than nominal
+        for a pair, or any of :func:`plan_remaining`'s.
     """
     from planner.sizing.pilot import read_pilot
+    from planner.sizing.plan import PlanSettings
 
-    level = plan.pop("level", None)
+    settings = plan_settings if plan_settings is not None else PlanSettings()
     stage = read_pilot(path, pair=pair, positive=positive, **(reader or {}))
     if stage.counts is None and pair is None and 3 <= len(stage.annotators) <= 6:
         from planner.sizing.midstudy_raters import plan_remaining_raters_from_file
 
-        if level is not None:
-            plan["level"] = level
-        return plan_remaining_raters_from_file(  # type: ignore[return-value]
-            path, positive=positive, reader=reader, **plan
+        return plan_remaining_raters_from_file(
+            path, settings, remaining, positive=positive, reader=reader, rng=rng
         )
-    if level is not None:
+    if settings.level != "nominal":
         raise InvalidInput(
             "level is Krippendorff's alpha's, planned for several annotators; a pair's study "
             "in progress plans psa or kappa",
@@ -535,4 +500,4 @@ def plan_remaining_from_file(
             "progress is planned for with pair A,B",
             parameter="pair",
         )
-    return replace(plan_remaining(stage.counts, **plan), stage=stage)
+    return replace(plan_remaining(stage.counts, settings, remaining, rng=rng), stage=stage)

@@ -31,14 +31,18 @@ Chow YS, Robbins H (1965) On the asymptotic theory of fixed-width sequential con
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from planner.errors import InvalidInput
 from planner.sizing.exact import usable_half_width
-from planner.validation import RULES, RngLike, check, seed_from
+from planner.sizing.midstudy_settings import RemainingSettings
+from planner.validation import RngLike, check_choice, check_instance, seed_from
+
+if TYPE_CHECKING:
+    from planner.sizing.plan import PlanSettings
 
 #: coverage below nominal by more than this many points gets a note with the remedy
 COVERAGE_SLACK = 0.015
@@ -182,16 +186,26 @@ def _summary(
     )
 
 
-def _setting(
-    batch_size: int, metric: str, width: float, level: float, method: str, max_items: int
-) -> dict[str, Any]:
+def _setting(settings: PlanSettings, remaining: RemainingSettings) -> dict[str, Any]:
+    """The procedure's batch size, metric (``psa`` or ``kappa``), target and interval."""
+    from planner.sizing.midstudy_settings import interval_method
+    from planner.sizing.plan import PlanSettings
+
+    check_instance("plan_settings", settings, PlanSettings, "a PlanSettings")
+    check_instance("remaining", remaining, RemainingSettings, "a RemainingSettings")
+    if remaining.batch_size is None:
+        raise InvalidInput(
+            "batch_size is needed: the procedure labels batches of that many items",
+            parameter="batch_size",
+        )
+    metric = check_choice("metric", settings.metric, ("psa", "kappa"))
     return {
-        "batch_size": check("batch_size", batch_size, RULES["items"]),
+        "batch_size": remaining.batch_size,
         "metric": metric,
-        "width": check("width", width, RULES["width"]),
-        "level": check("confidence_level", level, RULES["confidence_level"]),
-        "method": method,
-        "max_items": check("max_items", max_items, RULES["max_items"]),
+        "width": settings.width,
+        "level": settings.confidence_level,
+        "method": interval_method(settings, metric),
+        "max_items": settings.max_items,
     }
 
 
@@ -205,14 +219,9 @@ def _narrow(setting: dict[str, Any]) -> Any:
 
 def batch_procedure(
     counts: tuple[int, ...],
-    batch_size: int,
+    plan_settings: PlanSettings,
+    remaining: RemainingSettings,
     *,
-    metric: str = "psa",
-    width: float = 0.08,
-    confidence_level: float = 0.95,
-    method: str = "wilson",
-    max_items: int = 10_000_000,
-    replicates: int = 4000,
     rng: RngLike = None,
 ) -> BatchProcedure:
     """The batch procedure from the labels in hand, truths from their posterior.
@@ -221,20 +230,19 @@ def batch_procedure(
     ----------
     counts
         The first stage's ``(both, a_only, b_only, neither)``.
-    batch_size
-        Items per batch; after each the interval is re-computed and the study stops when its
-        half-width is at most ``width`` (the re-plan asks for no more).
-    metric, width, confidence_level, method
-        The coefficient (``"psa"`` or ``"kappa"``), the target and the interval.
-    max_items
-        Largest total: a procedure stops before a batch that would pass it.
-    replicates
-        Simulated procedures (each with its own posterior truth).
+    plan_settings
+        The coefficient (``metric``: ``"psa"`` or ``"kappa"``), the target ``width`` at
+        ``confidence_level``, the interval (``psa_method`` or ``kappa_method``), the largest
+        total ``max_items`` (a procedure stops before a batch that would pass it) and
+        ``n_reps`` simulated procedures (each with its own posterior truth).
+    remaining
+        ``batch_size``: items per batch; after each the interval is re-computed and the study
+        stops when its half-width is at most ``width`` (the re-plan asks for no more).
     rng
         Anything :func:`numpy.random.default_rng` takes.
     """
-    setting = _setting(batch_size, metric, width, confidence_level, method, max_items)
-    replicates = check("replicates", replicates, RULES["replicates"])
+    setting = _setting(plan_settings, remaining)
+    replicates = plan_settings.n_reps
     generator = np.random.default_rng(seed_from(rng))
     cells = generator.dirichlet(np.asarray(counts, dtype=float) + 0.5, size=replicates)
     start = np.repeat(np.asarray(counts, dtype=np.int64)[None, :], replicates, axis=0)
@@ -242,27 +250,22 @@ def batch_procedure(
         start, cells, setting["batch_size"], _narrow(setting), setting["max_items"], generator
     )
     where = "the first stage's posterior (Jeffreys: Dirichlet(counts + 1/2))"
-    return _summary(tables, stopped, true_value(cells, metric), setting, where)
+    return _summary(tables, stopped, true_value(cells, setting["metric"]), setting, where)
 
 
 def batches_from_model(
     cells: Any,
-    first_items: int,
-    batch_size: int,
+    plan_settings: PlanSettings,
+    remaining: RemainingSettings,
     *,
-    metric: str = "psa",
-    width: float = 0.08,
-    confidence_level: float = 0.95,
-    method: str = "wilson",
-    max_items: int = 10_000_000,
-    replicates: int = 4000,
     rng: RngLike = None,
 ) -> BatchProcedure:
     """The batch procedure of a whole study from the model ``cells`` ``(a, b, c, d)``: a first
-    stage of ``first_items`` drawn from it, then batches as :func:`batch_procedure`."""
-    setting = _setting(batch_size, metric, width, confidence_level, method, max_items)
-    replicates = check("replicates", replicates, RULES["replicates"])
-    first_items = check("first_items", first_items, RULES["items"])
+    stage of ``remaining.first_items`` (default one batch) drawn from it, then batches as
+    :func:`batch_procedure`."""
+    setting = _setting(plan_settings, remaining)
+    replicates = plan_settings.n_reps
+    first_items = remaining.first_items or setting["batch_size"]
     p = np.asarray(cells, dtype=float)
     if p.shape != (4,) or np.any(p < 0) or abs(p.sum() - 1) > 1e-9:
         raise InvalidInput("cells must be four probabilities summing to 1", parameter="cells")
@@ -272,7 +275,7 @@ def batches_from_model(
     tables, stopped = run_batches(
         start, many, setting["batch_size"], _narrow(setting), setting["max_items"], generator
     )
-    truth = np.full(replicates, float(true_value(p, metric)[0]))
+    truth = np.full(replicates, float(true_value(p, setting["metric"])[0]))
     return _summary(tables, stopped, truth, setting, "the model")
 
 
@@ -289,17 +292,11 @@ def batches_for_plan(plan: Any, batch_size: int) -> BatchProcedure:
     (:func:`batches_from_model`), with the plan's interval method, ``max_items`` and
     replicates. Truths are the model's: a plan from a pilot uses its plug-in model.
     """
-    s = plan.settings
-    metric = plan.deciding_metric
+    from dataclasses import replace
+
     return batches_from_model(
         np.asarray(plan.model.cells, dtype=float).reshape(4),
-        batch_size,
-        batch_size,
-        metric=metric,
-        width=s.width,
-        confidence_level=s.confidence_level,
-        method=s.psa_method if metric == "psa" else s.kappa_method,
-        max_items=s.max_items,
-        replicates=s.n_reps,
+        replace(plan.settings, metric=plan.deciding_metric),
+        RemainingSettings(batch_size=batch_size),
         rng=np.random.default_rng([plan.seed, PLAN_BATCH_STREAM]),
     )

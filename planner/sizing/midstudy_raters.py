@@ -31,8 +31,8 @@ O'Hagan A, Stevens JW, Campbell MJ (2005) Assurance in clinical trial design.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -40,10 +40,9 @@ from numpy.typing import NDArray
 from planner.errors import InvalidInput, TargetUnreachable
 from planner.operations.budget import Budget, labelling_budget
 from planner.sizing.exact import reaches_width, usable_half_width
+from planner.sizing.midstudy_settings import RATERS_DRAWS, RemainingSettings
 from planner.sizing.raters_pilot import (
     HYBRID_CELLS,
-    HYBRID_STUDIES,
-    PILOT_DRAWS,
     RatersPilot,
     raters_pilot_from_ratings,
 )
@@ -55,7 +54,10 @@ from planner.sizing.study_intervals import (
     study_intervals,
     true_value,
 )
-from planner.validation import RULES, RngLike, check, seed_from
+from planner.validation import RngLike, check_instance, seed_from
+
+if TYPE_CHECKING:
+    from planner.sizing.plan import PlanSettings
 
 #: spawn keys under the plan's seed: the bootstrap, the second stages, the coverage now
 BOOTSTRAP_STREAM, STAGE_STREAM, NOW_STREAM = 4, 5, 6
@@ -282,20 +284,10 @@ def _remaining(
 
 def plan_remaining_raters(
     ratings: Any,
-    width: float = 0.08,
+    plan_settings: PlanSettings | None = None,
+    remaining: RemainingSettings | None = None,
     *,
-    confidence_level: float = 0.95,
-    assurance: float = 0.5,
-    metric: str | None = None,
-    level: str = "nominal",
     positive: Any = None,
-    planned_items: int | None = None,
-    seconds_per_item: float = 90.0,
-    adjudication_seconds: float = 0.0,
-    hourly_rate: float | None = None,
-    max_items: int = 10_000_000,
-    n_reps: int = HYBRID_STUDIES,
-    draws: int = PILOT_DRAWS,
     rng: RngLike = None,
 ) -> RatersRemaining:
     """The items still to label when the labels in hand of 3 to 6 annotators stay in the
@@ -305,46 +297,65 @@ def plan_remaining_raters(
     ----------
     ratings
         The labels so far (:class:`planner.data.labels.Ratings`).
-    width, confidence_level, assurance
-        The final interval's target half-width, its level and the probability of reaching it.
-    metric, level
+    plan_settings
+        The target and costs (:class:`planner.sizing.plan.PlanSettings`): ``width``,
+        ``confidence_level`` and ``assurance`` of the final interval; ``metric``
         ``"fleiss"``, ``"alpha"`` (Krippendorff's ``level``), ``"psa"`` (specific positive
-        agreement, two categories), ``"conger"`` or ``"kappa"`` (mean pairwise Cohen's);
-        ``None``: psa for two categories, fleiss for more.
+        agreement, two categories; with more categories the default psa plans ``"fleiss"``,
+        with a note), ``"conger"`` or ``"kappa"`` (mean pairwise Cohen's); the budget of the
+        remaining items (every annotator labels every item; the contested share is the
+        fit's); ``max_items``, the largest total searched; ``n_reps`` simulated second stages
+        per size (at least 400, fewer when the patterns are many).
+    remaining
+        ``planned_items`` (adds the hybrid assurance of continuing to it) and ``draws``, the
+        bootstrap refits of the first stage (its plausible truths).
     positive
         The positive label of two categories (0/1 and false/true labels need none).
-    planned_items
-        The original plan's total items: adds the hybrid assurance of continuing to it.
-    seconds_per_item, adjudication_seconds, hourly_rate
-        The budget of the remaining items: every annotator labels every item; the contested
-        share is the fit's.
-    max_items
-        Largest total (first stage included) searched.
-    n_reps, draws
-        Simulated second stages per size (at least 400, fewer when the patterns are many);
-        bootstrap refits of the first stage (its plausible truths).
     rng
         Anything :func:`numpy.random.default_rng` takes; the seed used is recorded.
 
     Raises ``InvalidInput`` (a value outside its range, named by its parameter; not 3 to 6
     annotators) or ``TargetUnreachable``.
     """
+    from planner.sizing.plan import PlanSettings
+
+    settings = plan_settings if plan_settings is not None else PlanSettings()
+    knobs = remaining if remaining is not None else RemainingSettings()
+    check_instance("plan_settings", settings, PlanSettings, "a PlanSettings")
+    check_instance("remaining", knobs, RemainingSettings, "a RemainingSettings")
     seed = seed_from(rng)
     bootstrap = seed_from(np.random.default_rng([seed, BOOTSTRAP_STREAM]))
-    pilot = raters_pilot_from_ratings(ratings, positive=positive, draws=draws, rng=bootstrap)
-    chosen = metric or ("psa" if pilot.model.n_categories == 2 else "fleiss")
-    study, labels = checked_study(
-        pilot.model, RatersStudy(chosen, width, level, None, confidence_level, n_reps)
+    pilot = raters_pilot_from_ratings(
+        ratings, positive=positive, draws=knobs.draws_or(RATERS_DRAWS), rng=bootstrap
     )
+    chosen, switched = settings.metric, []
+    if chosen == "psa" and pilot.model.n_categories > 2:
+        chosen, switched = "fleiss", [PSA_NEEDS_TWO.format(k=pilot.model.n_categories)]
+    study, labels = checked_study(
+        pilot.model,
+        RatersStudy(
+            chosen, settings.width, settings.level, None, settings.confidence_level,
+            settings.n_reps,
+        ),
+    )  # fmt: skip
     first = first_stage_patterns(ratings, pilot, study.metric)
     n0 = int(first[1].sum())
-    target, max_items, planned_items = _checked_target(assurance, max_items, planned_items, n0)
+    _check_total(settings.max_items, n0)
     costs = {
-        "annotators_per_item": labels, "seconds_per_item": seconds_per_item,
-        "contested_rate": contested_share(pilot.model) if adjudication_seconds else 0.0,
-        "adjudication_seconds": adjudication_seconds, "hourly_rate": hourly_rate,
+        "annotators_per_item": labels, "seconds_per_item": settings.seconds_per_item,
+        "contested_rate": contested_share(pilot.model) if settings.adjudication_seconds else 0.0,
+        "adjudication_seconds": settings.adjudication_seconds,
+        "hourly_rate": settings.hourly_rate,
     }  # fmt: skip
-    return _plan(pilot, study, first, (target, max_items, planned_items), costs, seed)
+    targets = (settings.assurance, settings.max_items, knobs.planned_items)
+    if knobs.batch_size is not None:
+        raise InvalidInput(
+            "batch_size applies to a study of two annotators (its procedure is simulated for a "
+            "pair only)",
+            parameter="batch_size",
+        )
+    result = _plan(pilot, study, first, targets, costs, seed)
+    return replace(result, notes=[*switched, *result.notes])
 
 
 def _plan(
@@ -387,20 +398,13 @@ def _plan(
     )  # fmt: skip
 
 
-def _checked_target(
-    assurance: float, max_items: int, planned_items: int | None, labelled: int
-) -> tuple[float, int, int | None]:
-    """The assurance, the largest total and the planned total, each checked by its rule."""
-    target = check("assurance", assurance, RULES["assurance"])
-    max_items = check("max_items", max_items, RULES["max_items"])
+def _check_total(max_items: int, labelled: int) -> None:
+    """The largest total must exceed the items already labelled."""
     if max_items <= labelled:
         raise InvalidInput(
             f"max_items must exceed the {labelled:,} items already labelled, got {max_items}",
             parameter="max_items",
         )
-    if planned_items is not None:
-        planned_items = check("planned_items", planned_items, RULES["items"])
-    return target, max_items, planned_items
 
 
 def _binomial_se(share: float, n: int) -> float:
@@ -429,26 +433,48 @@ def _notes(
     return notes
 
 
-#: the pair's options that a study of several annotators does not take
-PAIR_ONLY = ("psa_method", "kappa_method", "annotators_per_item", "batch_size", "pair")
+#: PSA needs two categories: the default metric of several categories is Fleiss' kappa
+PSA_NEEDS_TWO = (
+    "psa needs two categories and the labels in hand have {k}: planned for fleiss (name "
+    "metric fleiss, alpha, conger or kappa to choose)"
+)
+
+
+def _pair_options(settings: PlanSettings) -> list[str]:
+    """The pair's options set to other than their defaults (a study of several annotators
+    does not take them)."""
+    from planner.sizing.plan import PlanSettings
+
+    default = PlanSettings()
+    return [
+        name
+        for name in ("psa_method", "kappa_method", "annotators_per_item")
+        if getattr(settings, name) != getattr(default, name)
+    ]
 
 
 def plan_remaining_raters_from_file(
-    path: str, *, positive: Any = None, reader: dict[str, Any] | None = None, **plan: Any
+    path: str,
+    plan_settings: PlanSettings | None = None,
+    remaining: RemainingSettings | None = None,
+    *,
+    positive: Any = None,
+    reader: dict[str, Any] | None = None,
+    rng: RngLike = None,
 ) -> RatersRemaining:
     """:func:`plan_remaining_raters` from a label file of the items labelled so far (read as
     :func:`planner.sizing.raters_pilot.read_raters_pilot` reads a pilot; ``reader``: its
-    options); ``plan`` are :func:`plan_remaining_raters`'s keyword arguments.
+    options; ``positive``: the positive label of two categories).
 
     Raises
     ------
     InvalidInput
-        One of the pair's options (:data:`PAIR_ONLY`), or any of
-        :func:`plan_remaining_raters`'s.
+        One of the pair's options (``psa_method``, ``kappa_method``, ``annotators_per_item``)
+        set, or any of :func:`plan_remaining_raters`'s.
     """
     from planner.sizing.raters_pilot import read_raters_ratings
 
-    given = [name for name in PAIR_ONLY if plan.get(name) is not None]
+    given = _pair_options(plan_settings) if plan_settings is not None else []
     if given:
         raise InvalidInput(
             f"{given[0]} applies to a study of two annotators; the labels in hand are of "
@@ -456,4 +482,4 @@ def plan_remaining_raters_from_file(
             parameter=given[0],
         )
     ratings = read_raters_ratings(path, reader)
-    return plan_remaining_raters(ratings, positive=positive, **plan)
+    return plan_remaining_raters(ratings, plan_settings, remaining, positive=positive, rng=rng)

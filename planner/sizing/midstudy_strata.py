@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -38,7 +38,11 @@ from numpy.typing import NDArray
 from planner.errors import InvalidInput, TargetUnreachable
 from planner.operations.budget import Budget, stratified_budget
 from planner.sizing.exact import usable_half_width
-from planner.validation import RULES, RngLike, check, seed_from
+from planner.sizing.midstudy_settings import RemainingSettings
+from planner.validation import RngLike, check_instance, seed_from
+
+if TYPE_CHECKING:
+    from planner.sizing.plan import PlanSettings
 
 #: below this p-value of the chi-square test the first stage's strata shares get a note
 SHARES_P_VALUE = 0.01
@@ -177,50 +181,67 @@ class _StratifiedStudies:
         return self._seen[total]
 
 
+@dataclass(frozen=True)
+class StrataStage:
+    """A stratified study's first stage and design: ``counts`` ``(H, 4)`` per stratum
+    ``(both, a_only, b_only, neither)``; the strata's ``names``, population ``shares`` and the
+    design's ``design_shares`` (both summing to 1); ``floor_items``, the fewest items the
+    design gives any stratum; ``seconds_per_item`` per stratum (``None``: the settings')."""
+
+    counts: Any
+    names: list[str]
+    shares: Any
+    design_shares: Any
+    floor_items: int = 0
+    seconds_per_item: Any = None
+
+
 def plan_remaining_strata(
-    counts: Any,
-    names: list[str],
-    shares: Any,
-    design_shares: Any,
-    width: float = 0.08,
+    stage: StrataStage,
+    plan_settings: PlanSettings | None = None,
+    remaining: RemainingSettings | None = None,
     *,
-    confidence_level: float = 0.95,
-    assurance: float = 0.5,
-    floor_items: int = 0,
-    seconds_per_item: Any = 90.0,
-    annotators_per_item: int = 2,
-    adjudication_seconds: float = 0.0,
-    hourly_rate: float | None = None,
-    max_items: int = 10_000_000,
-    n_reps: int = 4000,
     rng: RngLike = None,
 ) -> StratifiedRemaining:
     """The items still to label in each stratum of a stratified design (module docstring).
 
     Parameters
     ----------
-    counts
-        ``(H, 4)`` the first stage's ``(both, a_only, b_only, neither)`` per stratum.
-    names, shares, design_shares
-        The strata's names, population shares ``W_h`` and the design's shares ``a_h`` (both
-        summing to 1).
-    width, confidence_level, assurance
-        The final weighted interval's target half-width, level, and probability of reaching it.
-    floor_items
-        Fewest items the design gives any stratum.
-    seconds_per_item, annotators_per_item, adjudication_seconds, hourly_rate
-        The budget of the remaining items (seconds: one number or one per stratum).
-    max_items, n_reps, rng
-        Largest total searched, simulated studies per total, the random source.
+    stage
+        The first stage and the design (:class:`StrataStage`).
+    plan_settings
+        The final weighted interval's target ``width``, ``confidence_level`` and
+        ``assurance``; the budget of the remaining items (``annotators_per_item``,
+        ``seconds_per_item`` unless the stage gives them per stratum,
+        ``adjudication_seconds``, ``hourly_rate``); ``max_items`` (largest total searched)
+        and ``n_reps`` (simulated studies per total).
+    remaining
+        Not used by a stratified study yet (its batch procedure is not simulated); accepted
+        so every study in progress is called the same way.
+    rng
+        The random source.
 
     Raises ``InvalidInput`` (named by its parameter) or ``TargetUnreachable``.
     """
-    table, w, a = _checked_strata(counts, names, shares, design_shares)
-    width = check("width", width, RULES["width"])
-    level = check("confidence_level", confidence_level, RULES["confidence_level"])
-    target = check("assurance", assurance, RULES["assurance"])
-    max_items = check("max_items", max_items, RULES["max_items"])
-    n_reps = check("n_reps", n_reps, RULES["n_reps"])
+    from planner.sizing.plan import PlanSettings
+
+    s = plan_settings if plan_settings is not None else PlanSettings()
+    check_instance("plan_settings", s, PlanSettings, "a PlanSettings")
+    if remaining is not None and remaining.batch_size is not None:
+        raise InvalidInput(
+            "batch_size is simulated for a pair's study in progress, not a stratified one",
+            parameter="batch_size",
+        )
+    table, w, a = _checked_strata(stage.counts, stage.names, stage.shares, stage.design_shares)
+    names, floor_items = stage.names, stage.floor_items
+    width, level, target = s.width, s.confidence_level, s.assurance
+    max_items, n_reps = s.max_items, s.n_reps
+    seconds_per_item = (
+        s.seconds_per_item if stage.seconds_per_item is None else stage.seconds_per_item
+    )
+    annotators_per_item, adjudication_seconds, hourly_rate = (
+        s.annotators_per_item, s.adjudication_seconds, s.hourly_rate,
+    )  # fmt: skip
     seed = seed_from(rng)
     now = _weighted(table.astype(float), w, level)
     half_now = float(usable_half_width((now.high - now.low) / 2))
@@ -390,6 +411,7 @@ def plan_remaining_strata_from_file(
     from dataclasses import replace
 
     from planner.data.scenario import load_scenario
+    from planner.sizing.plan import PlanSettings
     from planner.sizing.raters_pilot import read_raters_ratings
 
     design = design_of(load_scenario(scenario))
@@ -399,9 +421,10 @@ def plan_remaining_strata_from_file(
     counts = stratum_counts(ratings, stratum_col, design["names"], positive)
     settings = {k: v for k, v in design["settings"].items() if v is not None}
     settings.update({k: v for k, v in plan.items() if v is not None})
-    result = plan_remaining_strata(
+    rng = settings.pop("rng", None)
+    stage = StrataStage(
         counts, design["names"], design["shares"], design["design_shares"],
         floor_items=design["floor_items"], seconds_per_item=design["seconds_per_item"],
-        **settings,
     )  # fmt: skip
+    result = plan_remaining_strata(stage, PlanSettings(**settings), rng=rng)
     return replace(result, source=str(ratings.source), notes=[*ratings.notes, *result.notes])
