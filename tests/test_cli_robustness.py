@@ -45,7 +45,7 @@ def _boom(*_args, **_kwargs):
 
 @pytest.mark.parametrize("entry", ["plan_app", "app"])
 def test_unexpected_exception_is_one_line_exit_1(monkeypatch, entry):
-    monkeypatch.setattr("planner.sizing.plan_options.run_plan", _boom)
+    monkeypatch.setattr("planner.application.plan_options.run_plan", _boom)
     args = ["--prevalence", "0.08", *FAST]
     result = (
         runner.invoke(plan_app, args)
@@ -69,7 +69,7 @@ def test_unexpected_exception_is_one_line_exit_1(monkeypatch, entry):
     ],
 )
 def test_debug_shows_the_traceback(monkeypatch, entry, args, env):
-    monkeypatch.setattr("planner.sizing.plan_options.run_plan", _boom)
+    monkeypatch.setattr("planner.application.plan_options.run_plan", _boom)
     result = runner.invoke(entry, args, env=env)
     assert result.exit_code == 1
     assert "Traceback" in result.stderr and "ZeroDivisionError" in result.stderr
@@ -77,7 +77,7 @@ def test_debug_shows_the_traceback(monkeypatch, entry, args, env):
 
 
 def test_debug_is_off_again_on_the_next_run(monkeypatch):
-    monkeypatch.setattr("planner.sizing.plan_options.run_plan", _boom)
+    monkeypatch.setattr("planner.application.plan_options.run_plan", _boom)
     runner.invoke(plan_app, ["--prevalence", "0.08", "--debug"])
     result = runner.invoke(plan_app, ["--prevalence", "0.08"], env={"PLANNER_DEBUG": None})
     _one_error_line(result, 1)
@@ -87,7 +87,7 @@ def test_ctrl_c_is_one_line_exit_130(monkeypatch):
     def interrupted(*_args, **_kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("planner.sizing.plan_options.run_plan", interrupted)
+    monkeypatch.setattr("planner.application.plan_options.run_plan", interrupted)
     for result in (
         runner.invoke(plan_app, ["--prevalence", "0.08"]),
         runner.invoke(app, ["plan", "--prevalence", "0.08"]),
@@ -123,7 +123,7 @@ def test_numpy_warnings_are_one_note_line(monkeypatch):
         np.divide(np.ones(2), np.zeros(2))
         np.log(-np.ones(1))
 
-    monkeypatch.setattr("planner.sizing.plan_options.schedule_for_plan", warns)
+    monkeypatch.setattr("planner.application.plan_options.schedule_for_plan", warns)
     result = runner.invoke(plan_app, ["--prevalence", "0.08", "--json", *FAST])
     assert result.exit_code == 0
     json.loads(result.stdout)

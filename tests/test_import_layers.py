@@ -18,7 +18,17 @@ ROOT = Path(__file__).parent.parent
 PACKAGE = ROOT / "planner"
 
 #: bottom to top; the order docs/design.md states
-LAYERS = ("statistics", "data", "operations", "measuring", "sizing", "output", "cli", "web")
+LAYERS = (
+    "statistics",
+    "data",
+    "operations",
+    "measuring",
+    "sizing",
+    "application",
+    "output",
+    "cli",
+    "web",
+)
 TOP_LEVEL = ("errors", "validation", "examples")
 
 #: upward imports still to be moved (importer, imported): none is left (every result is

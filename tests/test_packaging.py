@@ -135,3 +135,18 @@ def test_completion_script_is_printed_for_bash():
     )
     assert out.returncode == 0, out.stderr
     assert "_PLANNER_COMPLETE" in out.stdout and "complete " in out.stdout
+
+
+def test_every_subpackage_is_listed_for_installation():
+    # a subpackage missing from [tool.setuptools] packages installs without its modules
+    import tomllib
+
+    listed = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    folders = {
+        ".".join(init.parent.relative_to(ROOT).parts)
+        for init in (ROOT / "planner").rglob("__init__.py")
+        if "__pycache__" not in init.parts
+    }
+    assert folders <= listed, sorted(folders - listed)

@@ -8,10 +8,7 @@ import dataclasses
 
 import pytest
 
-from planner.data.scenario import load_scenario
-from planner.errors import InvalidInput
-from planner.sizing.plan import Plan
-from planner.sizing.plan_options import (
+from planner.application.plan_options import (
     PlanOptions,
     ResolvedOptions,
     TeamSettings,
@@ -19,6 +16,9 @@ from planner.sizing.plan_options import (
     resolve_team,
     run_plan,
 )
+from planner.data.scenario import load_scenario
+from planner.errors import InvalidInput
+from planner.sizing.plan import Plan
 
 SCENARIO = """
 name = "typed"

@@ -17,11 +17,11 @@ import pytest
 from jsonschema import Draft202012Validator
 from typer.testing import CliRunner
 
+from planner.application.raters_options import raters_plan_from_options
 from planner.cli.commands import plan_app
 from planner.data.labels import ratings_from_matrix
 from planner.errors import InvalidInput
 from planner.output.jsonout import load_schema
-from planner.sizing.raters_options import raters_plan_from_options
 from planner.sizing.raters_pilot import raters_pilot_from_ratings, read_raters_pilot
 from tests.test_raters_precision import psa_half_widths
 

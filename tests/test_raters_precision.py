@@ -18,13 +18,13 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from typer.testing import CliRunner
 
+from planner.application.raters_options import raters_plan_from_options
 from planner.cli.commands import plan_app
 from planner.errors import InvalidInput
 from planner.output.jsonout import load_schema
 from planner.sizing.plan import PlanSettings
 from planner.sizing.precision import assurance_curve, fixed_size_precision
 from planner.sizing.raters_model import raters_model
-from planner.sizing.raters_options import raters_plan_from_options
 from planner.sizing.raters_precision import (
     LabelCosts,
     RatersStudy,

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from planner.application.plan_options import TeamSettings, operation_for
 from planner.data.scenario import load_scenario, scenario_from_dict
 from planner.errors import InvalidInput
 from planner.output.report import write_report
@@ -25,7 +26,6 @@ from planner.sizing.alt_test_plan import (
 from planner.sizing.exact import exact_psa_assurance
 from planner.sizing.model import pair_from_annotators
 from planner.sizing.plan import Plan, PlanSettings, make_plan
-from planner.sizing.plan_options import TeamSettings, operation_for
 
 pytestmark = pytest.mark.slow
 

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from planner.application.plan_options import PlanOptions, run_schedule
 from planner.cli.commands import app
 from planner.measuring.decision import decide
 from planner.output import plots
@@ -22,7 +23,6 @@ from planner.output.report import write_report
 from planner.output.report_figures import BurndownBand, plan_hours
 from planner.sizing.model import pair_from_counts, pair_from_union_rate
 from planner.sizing.plan import PlanSettings, make_plan
-from planner.sizing.plan_options import PlanOptions, run_schedule
 
 pytestmark = pytest.mark.slow
 

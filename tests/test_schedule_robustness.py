@@ -327,9 +327,9 @@ def test_a_bad_design_is_refused_even_where_it_would_not_apply():
 def test_a_plan_too_large_to_schedule_says_so():
     from dataclasses import replace
 
+    from planner.application.plan_options import TeamSettings, operation_for
     from planner.sizing.model import pair_from_annotators
     from planner.sizing.plan import PlanSettings, make_plan
-    from planner.sizing.plan_options import TeamSettings, operation_for
 
     # a real Plan (operation_for dispatches on Plan | Comparison), made too large to schedule
     small = make_plan(pair_from_annotators(0.2, 0.05), PlanSettings(width=0.2), rng=1)

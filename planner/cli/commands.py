@@ -459,7 +459,7 @@ def plan_command(
     refuse_labelled_only(locals(), raters=wants_raters(locals()))
     if wants_raters(locals()):
         return plan_raters(locals())
-    from planner.sizing.plan_options import PlanOptions, run_plan, schedule_for_plan
+    from planner.application.plan_options import PlanOptions, run_plan, schedule_for_plan
 
     if scenario and scenario_option:
         raise InvalidInput("give the scenario file once: as the argument or with --scenario")

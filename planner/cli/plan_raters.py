@@ -10,7 +10,7 @@ pilot's M annotators from their latent-class fit and under its uncertainty
 (:mod:`planner.sizing.raters_pilot`); ``--items``, ``--hours``, ``--budget`` and ``--curve``
 add the precision of a fixed size and the assurance curve
 (:mod:`planner.sizing.raters_precision`). The precedence of options over the scenario over
-the defaults is :mod:`planner.sizing.raters_options`.
+the defaults is :mod:`planner.application.raters_options`.
 """
 
 from __future__ import annotations
@@ -235,8 +235,8 @@ def _pilot_reader(options: dict[str, Any]) -> dict[str, Any]:
 
 def plan_raters(options: dict[str, Any]) -> None:
     """Run and print the multi-rater plan for ``plan``'s options (its ``locals()``)."""
+    from planner.application.raters_options import raters_plan_from_options
     from planner.data.layout import LayoutUnclear, RoleConflict
-    from planner.sizing.raters_options import raters_plan_from_options
 
     scenario = raters_scenario(options)
     if scenario is not None and options.get("scenario") and options.get("scenario_option"):

@@ -20,8 +20,8 @@ from planner.cli.plan_raters import single_prevalence
 from planner.errors import InvalidInput
 
 if TYPE_CHECKING:  # the library loads when the command runs
-    from planner.sizing.plan_options import PlanOptions
-    from planner.sizing.schedule_team import SeveralWork
+    from planner.application.plan_options import PlanOptions
+    from planner.application.schedule_team import SeveralWork
 
 _MODEL = "As for plan."
 
@@ -192,7 +192,7 @@ def schedule_command(
         bool, typer.Option("--quiet", metavar="", help="Show no progress bar on stderr.")
     ] = False,
 ) -> None:
-    from planner.sizing.plan_options import run_schedule
+    from planner.application.plan_options import run_schedule
 
     said = []  # shown after the run: a failing command prints its one error line only
     if annotators is not None:
@@ -263,7 +263,7 @@ def schedule_command(
 
 def _plan_options(v: dict[str, Any]) -> PlanOptions:
     """The plan's options among schedule's values (``locals()`` of the command)."""
-    from planner.sizing.plan_options import PlanOptions
+    from planner.application.plan_options import PlanOptions
 
     return PlanOptions(
         prevalence=single_prevalence(v["prevalence"]),
@@ -309,8 +309,8 @@ def _several_work(  # the several-annotator plan's work and its seed
     """
     if all(v[k] is None for k in SEVERAL_FLAGS) and "," not in (v["prevalence"] or ""):
         return None
+    from planner.application.schedule_team import several_work
     from planner.cli import plan_raters
-    from planner.sizing.schedule_team import several_work
 
     if v["items"] is not None or v["labelled"] is not None:
         given = "--items" if v["items"] is not None else "--labelled"
@@ -360,8 +360,8 @@ def _changes(  # type: ignore[no-untyped-def]
     start, deadline, add, without, assignment, min_shared_items
 ) -> Any:
     """The options about people and dates, parsed (dates checked, one line each)."""
+    from planner.application.schedule_team import TeamChanges
     from planner.data.scenario_team import to_date
-    from planner.sizing.schedule_team import TeamChanges
 
     return TeamChanges(
         start=to_date("start", start) if start is not None else None,

@@ -2,7 +2,7 @@
 
 A scenario with an ``[annotators]`` section describes three to six annotators (or two with
 several categories) instead of one pair; ``plan SCENARIO`` then makes the multi-rater plan
-(:mod:`planner.sizing.raters_options`). The other sections keep their meaning: ``[target]``
+(:mod:`planner.application.raters_options`). The other sections keep their meaning: ``[target]``
 (width, confidence, assurance), ``[budget]`` (seconds_per_item, hourly_rate),
 ``[simulation]`` (replicates, max_items, seed). ``[model]`` and ``[[strata]]`` describe one
 pair and do not combine with it, nor does ``budget.annotators_per_item`` (``count`` and

@@ -25,6 +25,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from planner.application.plan_options import (
+    PlanOptions,
+    TeamSettings,
+    operation_for,
+    resolve_team,
+    run_plan,
+    run_schedule,
+    schedule_for_plan,
+)
+from planner.application.raters_options import raters_plan_from_options
+from planner.application.schedule_team import wants_named
 from planner.data.scenario import Scenario, load_scenario
 from planner.data.scenario_raters import RatersScenario
 from planner.errors import InvalidInput
@@ -53,19 +64,8 @@ from planner.output.safe_output import (
     refuse_inputs_inside,
     unexpected_entries,
 )
-from planner.sizing.plan_options import (
-    PlanOptions,
-    TeamSettings,
-    operation_for,
-    resolve_team,
-    run_plan,
-    run_schedule,
-    schedule_for_plan,
-)
 from planner.sizing.raters_common import AnyRatersModel
-from planner.sizing.raters_options import raters_plan_from_options
 from planner.sizing.raters_plan import RatersPlan
-from planner.sizing.schedule_team import wants_named
 from planner.validation import RngLike, seed_from
 
 MARKER = ".planner-report"
@@ -231,7 +231,7 @@ class _SeveralAnnotators:
 
 def _several_annotators(scenario: Scenario, seed: int) -> tuple[_SeveralAnnotators, Any]:
     """The plan of an ``[annotators]`` scenario and the schedule that labels its items."""
-    from planner.sizing.raters_options import raters_model_from_options, resolve
+    from planner.application.raters_options import raters_model_from_options, resolve
 
     plan = raters_plan_from_options({"curve": True}, scenario, rng=seed)
     values, _ = resolve({}, scenario)

@@ -1,8 +1,8 @@
 """What the Plan and Budget pages share: ``plan``'s options as fields, and one run of them.
 
 Both pages call the application layer the ``plan`` command calls
-(:class:`~planner.sizing.plan_options.PlanOptions` and
-:func:`~planner.sizing.plan_options.run_plan`), so a page's numbers are ``plan``'s. Field
+(:class:`~planner.application.plan_options.PlanOptions` and
+:func:`~planner.application.plan_options.run_plan`), so a page's numbers are ``plan``'s. Field
 names are the options' parameters (the URL keys); the reproducing command, the Python code
 and the scenario TOML are written from the same values.
 """
@@ -133,7 +133,7 @@ def python_code(options: Mapping[str, Any], pilot_name: str | None) -> str:
     arguments = {**options, **({"pilot": pilot_name} if pilot_name else {})}
     listed = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
     return (
-        "from planner.sizing.plan_options import PlanOptions, run_plan\n\n"
+        "from planner.application.plan_options import PlanOptions, run_plan\n\n"
         f"result = run_plan(None, PlanOptions({listed}), lambda seed: seed)\n"
         "print(result.items, result.budget.person_hours)\n"
     )
@@ -153,7 +153,7 @@ def run(
     uploaded as, reduced to a safe base name) for the reader, and removed afterwards. A
     seed that is not given is drawn, and said.
     """
-    from planner.sizing.plan_options import PlanOptions, run_plan
+    from planner.application.plan_options import PlanOptions, run_plan
 
     options = plan_values(values)
     notes: list[str] = []

@@ -4,7 +4,7 @@ The page writes its fields as a scenario file (``[[strata]]`` from the table, th
 budget, design and simulation sections from the other fields), validates it with the
 library's scenario checker and sizes the three designs with
 :func:`planner.sizing.compare.compare_designs` over the settings
-:func:`planner.sizing.plan_options.resolve` merges: the path ``planner plan designs.toml``
+:func:`planner.application.plan_options.resolve` merges: the path ``planner plan designs.toml``
 takes. The headline is the weighted design (the one ``planner schedule`` carries out by
 default); the table has all three.
 """
@@ -142,8 +142,8 @@ def _scenario(toml: str) -> Any:
 
 def compare(values: Mapping[str, Any], progress: Progress | None = None) -> tuple[Any, str]:
     """The design comparison of the page's values, and the scenario file it was made from."""
+    from planner.application.plan_options import resolve, settings_from
     from planner.sizing.compare import compare_designs
-    from planner.sizing.plan_options import resolve, settings_from
 
     toml = scenario_toml({**values, "seed": shared.seed_of(values)})
     scenario = _scenario(toml)
@@ -165,7 +165,7 @@ def _python(toml: str) -> str:
         [
             "import tomllib",
             "from planner import compare_designs, scenario_from_dict",
-            "from planner.sizing.plan_options import resolve, settings_from",
+            "from planner.application.plan_options import resolve, settings_from",
             "",
             f"TOML = {toml!r}",
             f"scenario = scenario_from_dict(tomllib.loads(TOML), {SCENARIO_FILE!r})",

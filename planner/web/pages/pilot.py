@@ -1,7 +1,7 @@
 """The Pilot page: an uploaded label file -> what was read, and the plan under its uncertainty.
 
 The upload is written to a private temporary folder (``shared.uploaded``) and read by the
-library's readers through :func:`planner.sizing.plan_options.run_plan` with the pilot
+library's readers through :func:`planner.application.plan_options.run_plan` with the pilot
 options, the path ``plan --pilot FILE`` takes: the pilot's 2x2 counts plan the study
 with and without their uncertainty (a pilot of three or more annotators and no pair: the
 latent-class fit of them all).
@@ -47,8 +47,8 @@ def _pair(values: Mapping[str, Any]) -> tuple[str, ...] | None:
 
 
 def plan_options(values: Mapping[str, Any], path: str, seed: int) -> Any:
-    """The :class:`~planner.sizing.plan_options.PlanOptions` of ``plan --pilot PATH``."""
-    from planner.sizing.plan_options import PlanOptions
+    """The :class:`~planner.application.plan_options.PlanOptions` of ``plan --pilot PATH``."""
+    from planner.application.plan_options import PlanOptions
 
     return PlanOptions(
         pilot=path,
@@ -75,7 +75,7 @@ def cli_options(values: Mapping[str, Any], shown: str, seed: int) -> dict[str, A
 
 def planned(values: Mapping[str, Any], content: bytes | None, progress: Progress | None) -> Any:
     """The plan of ``plan --pilot`` on the uploaded bytes (its pilot named as shown)."""
-    from planner.sizing.plan_options import run_plan
+    from planner.application.plan_options import run_plan
 
     seed = shared.seed_of(values)
     shown = shared.upload_name("pilot", values)
@@ -98,7 +98,7 @@ def _python(values: Mapping[str, Any], shown: str, seed: int) -> str:
     given = {k: v for k, v in options.given().items() if v not in (None, {})}
     return shared.python_call(
         [
-            "from planner.sizing.plan_options import PlanOptions, run_plan",
+            "from planner.application.plan_options import PlanOptions, run_plan",
             "",
             f"options = PlanOptions(**{given!r})",
             "plan = run_plan(None, options, lambda seed: seed)",

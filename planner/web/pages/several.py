@@ -2,7 +2,7 @@
 
 The fields are ``plan``'s options for several annotators (``annotators``, ``categories``,
 ``prevalence``, ``per_item``, ...); the page hands them, as the library's parameters, to
-:func:`planner.sizing.raters_options.raters_plan_from_options`, the function
+:func:`planner.application.raters_options.raters_plan_from_options`, the function
 ``plan --annotators M`` calls, so its numbers are the command's.
 """
 
@@ -121,7 +121,7 @@ def _python(options: Mapping[str, Any], seed: int) -> str:
     given = {k: v for k, v in options.items() if v is not None}
     return shared.python_call(
         [
-            "from planner.sizing.raters_options import raters_plan_from_options",
+            "from planner.application.raters_options import raters_plan_from_options",
             "",
             f"plan = raters_plan_from_options({given!r}, rng={seed})",
             "print(plan.sizing.items, plan.budget.person_hours, plan.sizing.coverage)",
@@ -133,8 +133,8 @@ def compute(
     values: Mapping[str, Any], files: Mapping[str, bytes], progress: Progress | None
 ) -> PageResult:
     """The several-annotator plan of the page's values."""
+    from planner.application.raters_options import raters_plan_from_options
     from planner.output.jsonout import label_of, raters_plan_document
-    from planner.sizing.raters_options import raters_plan_from_options
 
     seed = shared.seed_of(values)
     _check_several(values)

@@ -194,13 +194,13 @@ def raters_work(scenario: Any, seed: int, options: dict[str, Any] | None = None)
 
 def several_work(library: dict[str, Any], scenario: Any, seed: int) -> SeveralWork:
     """The work of the several-annotator plan of ``library`` (the parameters
-    :func:`planner.sizing.raters_options.raters_plan_from_options` takes, as ``plan``
+    :func:`planner.application.raters_options.raters_plan_from_options` takes, as ``plan``
     builds them from its options) over ``scenario`` (a several-annotator scenario or None).
 
     The items and labels per item are the plan's ``n`` and ``k``; the contested share is
     ``contested_items / items`` of the plan's budget (0 when adjudication takes no time).
     """
-    from planner.sizing.raters_options import raters_plan_from_options
+    from planner.application.raters_options import raters_plan_from_options
 
     plan = raters_plan_from_options(library, scenario, rng=seed)
     items, k = int(plan.sizing.items), int(plan.sizing.labels_per_item)
@@ -227,7 +227,7 @@ def plan_pricing(
     """The price of an item by the scenario's named annotators (None without
     ``[[team.annotator]]``): the people ``schedule`` runs, priced as its runs bill them
     (:func:`planner.sizing.raters_team_cost.team_pricing`). ``team_flat`` holds the team's
-    flat values (:class:`planner.sizing.plan_options.TeamSettings`); ``from_file``: the labels
+    flat values (:class:`planner.application.plan_options.TeamSettings`); ``from_file``: the labels
     per item came from the scenario (unless the command line gave them), for the error's name.
     """
     if "annotator" not in named_values(scenario):

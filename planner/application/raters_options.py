@@ -2,7 +2,7 @@
 
 :func:`raters_plan_from_options` is to ``plan --annotators M`` and ``plan SCENARIO`` (a
 scenario with an ``[annotators]`` section, :mod:`planner.data.scenario_raters`) what
-:mod:`planner.sizing.plan_options` is to the pair's plan: the one place where a value given
+:mod:`planner.application.plan_options` is to the pair's plan: the one place where a value given
 as an option wins over the scenario file, which wins over the documented default. An error
 in a value that came from the file names the file and its key
 ("toxicity.toml: annotators.confusion row 2 of annotator 1 must sum to 1, got 0.9").

@@ -16,6 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from planner.application.schedule_team import (
+    TeamChanges,
+    build_team,
+    plan_pricing,
+    pricing_note,
+    raters_work,
+    team_operation,
+    wants_named,
+)
 from planner.data.scenario import Scenario, load_scenario
 from planner.errors import InvalidInput
 from planner.sizing.model import (
@@ -28,15 +37,6 @@ from planner.sizing.model import (
     renamed,
 )
 from planner.sizing.plan import Plan, PlanSettings, make_plan
-from planner.sizing.schedule_team import (
-    TeamChanges,
-    build_team,
-    plan_pricing,
-    pricing_note,
-    raters_work,
-    team_operation,
-    wants_named,
-)
 
 if TYPE_CHECKING:  # compare loads only for stratified scenarios
     from collections.abc import Callable
@@ -652,7 +652,7 @@ def resolve_team(
     from planner.validation import RULES, check
 
     team: dict[str, Any] = {f.name: getattr(TeamSettings(), f.name) for f in fields(TeamSettings)}
-    if scenario is not None:  # the flat keys (the named people: sizing/schedule_team.py)
+    if scenario is not None:  # the flat keys (the named people: application/schedule_team.py)
         team.update({k: v for k, v in scenario.team.items() if k in team})
     team.update({k: v for k, v in (cli_team or {}).items() if v is not None})
     return TeamSettings(**{key: check(key, value, RULES[key]) for key, value in team.items()})
@@ -718,7 +718,7 @@ def run_schedule(
     given where it has no effect, it yields a note on the result. A several-annotator
     scenario (``[annotators]``) is planned by its own plan, which gives the items and the
     annotators per item. A named team (people in the scenario's ``[team]``, or ``changes``
-    that need them: :mod:`planner.sizing.schedule_team`) runs person by person
+    that need them: :mod:`planner.application.schedule_team`) runs person by person
     (:func:`planner.operations.team_outcome.simulate_team`); a uniform team through the
     SimPy model. Returns ``(plan or None, ScheduleResult)``.
     """
