@@ -11,6 +11,7 @@ import math
 
 import pytest
 
+from planner.output.jsonout import plan_document, uncertainty_json
 from planner.sizing import uncertainty
 from planner.sizing.model import pair_from_counts
 from planner.sizing.plan import PlanSettings, make_plan
@@ -55,3 +56,17 @@ def test_the_bound_keeps_a_small_pilot_at_the_default_width_unbounded():
 @pytest.mark.parametrize("points, u_star, inside", [(55, 182, True), (2584, 740, False)])
 def test_within_lattice_bound_counts_draw_by_union_positive_cells(points, u_star, inside):
     assert uncertainty.within_lattice_bound(points, u_star) is inside
+
+
+def test_the_plan_json_keeps_the_bound_note_with_the_uncertainty(monkeypatch):
+    monkeypatch.setattr(uncertainty, "MAX_LATTICE_CELLS", 16 * 55 * 182)
+    plan = make_plan(
+        pair_from_counts(list(DEGENERATE)),
+        PlanSettings(assurance=0.8, n_reps=500),
+        rng=5,
+        pilot_draws=880,
+    )
+    notes = plan_document(plan)["uncertainty"]["notes"]
+    assert any("bound" in note for note in notes)
+    unbounded = items_under_uncertainty((6, 21, 14, 459), PlanSettings(), rng=1)
+    assert "notes" not in uncertainty_json(unbounded)

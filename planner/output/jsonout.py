@@ -401,6 +401,8 @@ def uncertainty_json(u: Any) -> dict[str, Any]:
             items_mc_se=u.items_mc_se,
             items_per_truth_basis=u.per_truth_basis,
         )
+    if getattr(u, "notes", None):  # for example the bound on the posterior lattices was hit
+        body["notes"] = list(u.notes)
     return body
 
 
