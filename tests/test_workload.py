@@ -136,3 +136,18 @@ def test_schedule_command_json_and_errors():
     bad = runner.invoke(app, ["schedule", "--items", "400", "--team-size", "1"])
     assert bad.exit_code == 2 and "distinct annotators" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_the_team_defaults_are_set_once_for_the_operation_and_schedule_s_team():
+    from dataclasses import fields
+
+    from planner.application.plan_options import TeamSettings
+    from planner.data.scenario import TEAM_DEFAULTS
+    from planner.operations.workload import Operation
+
+    team = TeamSettings()
+    assert {f.name: getattr(team, f.name) for f in fields(TeamSettings)} == TEAM_DEFAULTS
+    operation = {f.name: f.default for f in fields(Operation)}
+    assert all(operation[key] == value for key, value in TEAM_DEFAULTS.items() if key != "runs")
+    # the values docs/schedule.md states (team size 5, runs 200) and the 8-hour, 5-day week
+    assert (team.annotators, team.hours_per_day, team.days_per_week, team.runs) == (5, 8.0, 5, 200)

@@ -25,7 +25,7 @@ from planner.application.schedule_team import (
     team_operation,
     wants_named,
 )
-from planner.data.scenario import Scenario, load_scenario
+from planner.data.scenario import TEAM_DEFAULTS, Scenario, load_scenario
 from planner.errors import InvalidInput
 from planner.sizing.model import (
     MODEL_PARAMETERS,
@@ -116,15 +116,15 @@ class ResolvedOptions:
 class TeamSettings:
     """The labelling team of ``schedule`` (documented defaults; see :func:`resolve_team`)."""
 
-    annotators: int = 5
-    hours_per_day: float = 8.0
-    days_per_week: int = 5
-    time_spread: float = 0.5
-    attention_check_share: float = 0.0
-    attention_fail_rate: float = 0.0
-    requalification_hours: float = 0.0
-    adjudicators: int = 1
-    runs: int = 200
+    annotators: int = int(TEAM_DEFAULTS["annotators"])
+    hours_per_day: float = TEAM_DEFAULTS["hours_per_day"]
+    days_per_week: int = int(TEAM_DEFAULTS["days_per_week"])
+    time_spread: float = TEAM_DEFAULTS["time_spread"]
+    attention_check_share: float = TEAM_DEFAULTS["attention_check_share"]
+    attention_fail_rate: float = TEAM_DEFAULTS["attention_fail_rate"]
+    requalification_hours: float = TEAM_DEFAULTS["requalification_hours"]
+    adjudicators: int = int(TEAM_DEFAULTS["adjudicators"])
+    runs: int = int(TEAM_DEFAULTS["runs"])
 
     def operation_fields(self) -> dict[str, Any]:
         """The settings an :class:`~planner.operations.workload.Operation` takes (not runs)."""

@@ -63,17 +63,21 @@ from typing import Any
 from planner.errors import InvalidInput
 from planner.validation import MAX_STRATA, RULES, UNIT, Rule, check, shown
 
-TEAM_KEYS = (
-    "annotators",
-    "hours_per_day",
-    "days_per_week",
-    "time_spread",
-    "attention_check_share",
-    "attention_fail_rate",
-    "requalification_hours",
-    "adjudicators",
-    "runs",
-)
+#: a scenario's ``[team]`` keys and their documented defaults, the one place they are set:
+#: the simulated operation (:class:`planner.operations.workload.Operation`) and schedule's
+#: team (:class:`planner.application.plan_options.TeamSettings`) read them from here
+TEAM_DEFAULTS: dict[str, int | float] = {
+    "annotators": 5,
+    "hours_per_day": 8.0,
+    "days_per_week": 5,
+    "time_spread": 0.5,
+    "attention_check_share": 0.0,
+    "attention_fail_rate": 0.0,
+    "requalification_hours": 0.0,
+    "adjudicators": 1,
+    "runs": 200,
+}
+TEAM_KEYS = tuple(TEAM_DEFAULTS)
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import simpy
 
-from planner.data.scenario import TEAM_KEYS
+from planner.data.scenario import TEAM_DEFAULTS, TEAM_KEYS
 from planner.errors import InvalidInput
 from planner.operations.budget import (
     SECONDS_PER_HOUR,
@@ -97,14 +97,14 @@ class Operation:
     seconds_per_item: tuple[float, ...]
     contested_rate: tuple[float, ...]
     labels_per_item: int = 2
-    annotators: int = 5
-    hours_per_day: float = 8.0
-    days_per_week: int = 5
-    time_spread: float = 0.5
-    attention_check_share: float = 0.0
-    attention_fail_rate: float = 0.0
-    requalification_hours: float = 0.0
-    adjudicators: int = 1
+    annotators: int = int(TEAM_DEFAULTS["annotators"])
+    hours_per_day: float = TEAM_DEFAULTS["hours_per_day"]
+    days_per_week: int = int(TEAM_DEFAULTS["days_per_week"])
+    time_spread: float = TEAM_DEFAULTS["time_spread"]
+    attention_check_share: float = TEAM_DEFAULTS["attention_check_share"]
+    attention_fail_rate: float = TEAM_DEFAULTS["attention_fail_rate"]
+    requalification_hours: float = TEAM_DEFAULTS["requalification_hours"]
+    adjudicators: int = int(TEAM_DEFAULTS["adjudicators"])
     adjudication_seconds: float = 0.0
     hourly_rate: float | None = None
 
