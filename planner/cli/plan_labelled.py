@@ -183,7 +183,8 @@ def labelled_settings(options: dict[str, Any]) -> tuple[Any, Any]:
     from planner.sizing.plan import PlanSettings
 
     given = {k: options.get(o) for k, o in SETTINGS_OPTIONS.items()}
-    with flags_named(FLAGS):
+    # the settings' messages say "a positive number": "positive" is not the flag there
+    with flags_named({k: f for k, f in FLAGS.items() if k != "positive"}):
         settings = PlanSettings(**{k: v for k, v in given.items() if v is not None})
         remaining = RemainingSettings(
             planned_items=options.get("planned_items"),
