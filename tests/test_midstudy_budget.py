@@ -46,9 +46,7 @@ def test_a_budget_buys_what_its_hours_at_the_rate_buy():
 
 @pytest.mark.slow
 def test_assurance_at_the_bought_total_agrees_with_an_item_level_simulation():
-    result = plan_remaining(
-        COUNTS, PlanSettings(width=0.08), RemainingSettings(hours=30.0), rng=1
-    )
+    result = plan_remaining(COUNTS, PlanSettings(width=0.08), RemainingSettings(hours=30.0), rng=1)
     more = result.bought.bought_items
     rng = np.random.default_rng(2024)
     reps = 20_000
