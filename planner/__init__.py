@@ -94,6 +94,7 @@ _PUBLIC = {
     # a study in progress: its labels so far are the first stage (an internal pilot)
     "RemainingPlan": "planner.sizing.midstudy",
     "RemainingSettings": "planner.sizing.midstudy_settings",
+    "BoughtItems": "planner.sizing.midstudy_budget",
     "plan_remaining": "planner.sizing.midstudy",
     "plan_remaining_from_file": "planner.sizing.midstudy",
     "batch_procedure": "planner.sizing.midstudy_procedure",

@@ -41,6 +41,7 @@ def test_the_page_shows_the_commands():
         ["plan", "--labelled", "examples/stratified-labels.csv"],
         ["plan", "--labelled", "examples/labelled-600.csv"],
         ["plan", "--prevalence", "0.08"],
+        ["plan", "--labelled", "examples/labelled-600.csv"],
         ["planner", "schedule", "--labelled"],
         ["planner", "schedule", "--labelled"],
     ]

@@ -31,15 +31,14 @@ NOT_WITH_LABELLED = {
     "kappa": "--kappa",
     "pilot": "--pilot",
     "items": "--items",
-    "hours": "--hours",
-    "budget": "--budget",
     "curve": "--curve",
 }
 #: the options a stratified study in progress does not take
 STRATA_REFUSE = {
     "pair": "--pair", "metric": "--metric", "planned_items": "--planned-items",
     "batch_size": "--batch-size", "psa_method": "--psa-method", "seconds_per_item":
-    "--seconds-per-item", "level": "--level",
+    "--seconds-per-item", "level": "--level", "hours": "--hours (pairs only for now)",
+    "budget": "--budget (pairs only for now)",
 }  # fmt: skip
 #: library parameters and the flags that set them
 FLAGS = {
@@ -60,6 +59,8 @@ FLAGS = {
     "level": "--level",
     "stratum_col": "--stratum-col",
     "design_shares": "the scenario's design",
+    "hours": "--hours",
+    "budget": "--budget",
 }
 
 
@@ -182,10 +183,14 @@ def labelled_settings(options: dict[str, Any]) -> tuple[Any, Any]:
     from planner.sizing.plan import PlanSettings
 
     given = {k: options.get(o) for k, o in SETTINGS_OPTIONS.items()}
-    with flags_named(FLAGS):
+    # the settings' messages say "a positive number": "positive" is not the flag there
+    with flags_named({k: f for k, f in FLAGS.items() if k != "positive"}):
         settings = PlanSettings(**{k: v for k, v in given.items() if v is not None})
         remaining = RemainingSettings(
-            planned_items=options.get("planned_items"), batch_size=options.get("batch_size")
+            planned_items=options.get("planned_items"),
+            batch_size=options.get("batch_size"),
+            hours=options.get("hours"),
+            budget=options.get("budget"),
         )
     return settings, remaining
 

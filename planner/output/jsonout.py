@@ -728,6 +728,10 @@ def labelled_document(r: Any) -> dict[str, Any]:
         body["labelled"]["file"] = pilot_json(r.stage)
     if r.by_metric:
         body["by_metric"] = {m: _remaining_json(p) for m, p in r.by_metric.items()}
+    if getattr(r, "bought", None) is not None:  # --hours/--budget: what they buy
+        from planner.output.midstudy_budget_json import bought_json
+
+        body["bought"] = bought_json(r.bought)
     return document("plan-labelled", body, seed=r.seed, notes=r.notes)
 
 

@@ -106,6 +106,9 @@ class RemainingPlan:
     by_metric: dict[str, RemainingPlan] = field(default_factory=dict)
     #: read from a label file: what it held (a :class:`planner.sizing.pilot.Pilot`)
     stage: Any = None
+    #: with ``hours`` or ``budget``: what they buy (a
+    #: :class:`planner.sizing.midstudy_budget.BoughtItems`)
+    bought: Any = None
 
 
 @dataclass(frozen=True)
@@ -388,6 +391,7 @@ def _plan(
     knobs: RemainingSettings,
     seed: int,
 ) -> RemainingPlan:
+    from planner.sizing.midstudy_budget import bought
     from planner.sizing.midstudy_procedure import batch_procedure, final_coverage
 
     labelled = sum(values)
@@ -447,6 +451,7 @@ def _plan(
         seed=seed,
         notes=notes,
         batches=batches,
+        bought=bought(values, metric, target, settings, knobs, seed, assurance_at),
     )
 
 
@@ -484,6 +489,13 @@ def plan_remaining_from_file(
     stage = read_pilot(path, pair=pair, positive=positive, **(reader or {}))
     if stage.counts is None and pair is None and 3 <= len(stage.annotators) <= 6:
         from planner.sizing.midstudy_raters import plan_remaining_raters_from_file
+
+        if remaining is not None and (remaining.hours, remaining.budget) != (None, None):
+            raise InvalidInput(
+                "hours and budget with a study in progress are planned for a pair only for "
+                "now; choose two annotators with pair A,B",
+                parameter="hours" if remaining.hours is not None else "budget",
+            )
 
         return plan_remaining_raters_from_file(
             path, settings, remaining, positive=positive, reader=reader, rng=rng

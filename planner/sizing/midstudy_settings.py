@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from planner.errors import InvalidInput
 from planner.validation import RULES, check
 
 if TYPE_CHECKING:
@@ -37,6 +38,11 @@ class RemainingSettings:
     first_items
         A whole study simulated from a model: the first stage's size before the batches
         (``None``: one batch).
+    hours, budget
+        What the remaining budget buys (a pair only): the person-hours, or the money at
+        ``PlanSettings.hourly_rate``, still to spend; adds the items they buy, the total and
+        the final interval's expected half-width and assurance there
+        (:class:`planner.sizing.midstudy_budget.BoughtItems`). At most one of the two.
 
     Examples
     --------
@@ -48,8 +54,17 @@ class RemainingSettings:
     batch_size: int | None = None
     draws: int | None = None
     first_items: int | None = None
+    hours: float | None = None
+    budget: float | None = None
 
     def __post_init__(self) -> None:
+        if self.hours is not None and self.budget is not None:
+            raise InvalidInput(
+                "hours and budget both size what is bought; give one of them", parameter="budget"
+            )
+        for name in ("hours", "budget"):
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, check(name, getattr(self, name), RULES[name]))
         for name in ("planned_items", "batch_size", "first_items"):
             if getattr(self, name) is not None:
                 object.__setattr__(self, name, check(name, getattr(self, name), RULES["items"]))

@@ -1,0 +1,107 @@
+"""What the remaining hours or budget buy for a pair's study in progress."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from planner.errors import InvalidInput
+from planner.sizing.midstudy import plan_remaining
+from planner.sizing.midstudy_settings import RemainingSettings
+from planner.sizing.plan import PlanSettings
+
+#: examples/labelled-600.csv: both, a_only, b_only, neither
+COUNTS = (30, 27, 13, 530)
+
+
+def _wilson_psa_half_width(a: np.ndarray, u: np.ndarray, z: float) -> np.ndarray:
+    """Half-width of the Wilson interval for J = a / U mapped to PSA = 2J / (1 + J)."""
+    j = a / u
+    centre = (j + z * z / (2 * u)) / (1 + z * z / u)
+    spread = z * np.sqrt(j * (1 - j) / u + z * z / (4 * u * u)) / (1 + z * z / u)
+    low, high = np.clip(centre - spread, 0, 1), np.clip(centre + spread, 0, 1)
+    return (2 * high / (1 + high) - 2 * low / (1 + low)) / 2
+
+
+def test_bought_items_are_the_hours_over_the_seconds_of_one_item():
+    settings = PlanSettings(width=0.08, seconds_per_item=75.0, adjudication_seconds=60.0)
+    result = plan_remaining(COUNTS, settings, RemainingSettings(hours=20.0), rng=1)
+    contested = (27 + 13) / 600
+    per_item = 2 * 75.0 + contested * 60.0  # two labels, adjudication of the contested share
+    assert result.bought.bought_items == math.floor(20.0 * 3600 / per_item)
+    assert result.bought.total_items == 600 + result.bought.bought_items
+
+
+def test_a_budget_buys_what_its_hours_at_the_rate_buy():
+    settings = PlanSettings(width=0.08, hourly_rate=30.0)
+    result = plan_remaining(COUNTS, settings, RemainingSettings(budget=600.0), rng=1)
+    assert result.bought.bought_items == math.floor(600.0 / 30.0 * 3600 / (2 * 90.0))
+    assert result.bought.cost.cost == pytest.approx(600.0)
+
+
+@pytest.mark.slow
+def test_assurance_at_the_bought_total_agrees_with_an_item_level_simulation():
+    result = plan_remaining(COUNTS, PlanSettings(width=0.08), RemainingSettings(hours=30.0), rng=1)
+    more = result.bought.bought_items
+    rng = np.random.default_rng(2024)
+    reps = 20_000
+    cells = rng.dirichlet(np.asarray(COUNTS) + 0.5, size=reps)
+    second = np.array([rng.multinomial(more, p) for p in cells])
+    final = second + np.asarray(COUNTS)
+    a, u = final[:, 0].astype(float), final[:, :3].sum(axis=1).astype(float)
+    half = _wilson_psa_half_width(a, u, 1.959963984540054)
+    share = np.mean(half <= 0.08)
+    se = math.sqrt(share * (1 - share) / reps)
+    assert abs(result.bought.assurance - share) <= 3 * se
+    half_se = math.hypot(np.std(half) / math.sqrt(reps), result.bought.half_width_se)
+    assert abs(result.bought.half_width_expected - half.mean()) <= 3 * half_se
+
+
+def test_hours_and_budget_together_are_refused():
+    with pytest.raises(InvalidInput) as info:
+        RemainingSettings(hours=10.0, budget=100.0)
+    assert info.value.parameter == "budget"
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "planner", "plan", "--labelled", "examples/labelled-600.csv", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_cli_json_has_the_bought_section():
+    done = _cli("--hours", "20", "--seed", "1", "--json")
+    assert done.returncode == 0, done.stderr
+    bought = json.loads(done.stdout)["bought"]
+    assert set(bought) >= {"bought_items", "total_items", "half_width_expected", "assurance"}
+    assert bought["bought_items"] == 20 * 3600 // (2 * 90)
+    assert bought["total_items"] == 600 + bought["bought_items"]
+
+
+@pytest.mark.parametrize(
+    ("args", "flag"),
+    [(("--hours", "-3"), "--hours"), (("--budget", "300"), "--hourly-rate")],
+)
+def test_cli_bad_hours_or_budget_is_one_line_exit_2(args, flag):
+    done = _cli(*args)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and flag in lines[0]
+
+
+def test_cli_refuses_hours_for_a_stratified_study_in_progress():
+    done = subprocess.run(
+        [sys.executable, "-m", "planner", "plan", "--labelled", "examples/stratified-labels.csv",
+         "--stratum-col", "stratum", "--scenario", "x.yaml", "--hours", "5"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "pairs only" in done.stderr
