@@ -105,3 +105,15 @@ def test_cli_refuses_hours_for_a_stratified_study_in_progress():
     )  # fmt: skip
     assert done.returncode == 2
     assert "pairs only" in done.stderr
+
+
+def test_cli_refuses_hours_for_several_annotators_without_a_pair_in_one_line():
+    done = subprocess.run(
+        [sys.executable, "-m", "planner", "plan", "--labelled", "examples/wide.csv",
+         "--layout", "wide", "--annotator-cols", "alice,bob,carol", "--positive", "unsupported",
+         "--width", "0.05", "--hours", "5", "--seed", "1"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1
+    assert "--pair" in lines[0] and "Traceback" not in done.stderr
