@@ -35,14 +35,20 @@ def test_a_bound_hit_is_noted_and_agrees_with_the_unbounded_answer(monkeypatch):
     assert abs(bounded.items - free.items) <= 4 * spread
 
 
-def test_the_plan_prints_the_bound_note(monkeypatch):
+@pytest.fixture
+def bounded_plan(monkeypatch):
+    """The degenerate pilot's plan with a bound small enough to stop at the first lattice."""
     monkeypatch.setattr(uncertainty, "MAX_LATTICE_CELLS", 16 * 55 * 182)
-    plan = make_plan(
+    return make_plan(
         pair_from_counts(list(DEGENERATE)),
         PlanSettings(assurance=0.8, n_reps=500),
         rng=5,
         pilot_draws=880,
     )
+
+
+def test_the_plan_prints_the_bound_note(bounded_plan):
+    plan = bounded_plan
     assert any("under pilot uncertainty" in n and "bound" in n for n in plan.notes)
 
 
@@ -58,14 +64,8 @@ def test_within_lattice_bound_counts_draw_by_union_positive_cells(points, u_star
     assert uncertainty.within_lattice_bound(points, u_star) is inside
 
 
-def test_the_plan_json_keeps_the_bound_note_with_the_uncertainty(monkeypatch):
-    monkeypatch.setattr(uncertainty, "MAX_LATTICE_CELLS", 16 * 55 * 182)
-    plan = make_plan(
-        pair_from_counts(list(DEGENERATE)),
-        PlanSettings(assurance=0.8, n_reps=500),
-        rng=5,
-        pilot_draws=880,
-    )
+def test_the_plan_json_keeps_the_bound_note_with_the_uncertainty(bounded_plan):
+    plan = bounded_plan
     notes = plan_document(plan)["uncertainty"]["notes"]
     assert any("bound" in note for note in notes)
     unbounded = items_under_uncertainty((6, 21, 14, 459), PlanSettings(), rng=1)
