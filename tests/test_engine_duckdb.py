@@ -24,7 +24,7 @@ duckdb = pytest.importorskip(
     "duckdb", reason="duckdb is not installed (pip install planner[duckdb])"
 )
 
-from planner.data.engine_duckdb import ReadOptions, count_labels  # noqa: E402
+from planner.data.engine_duckdb import count_labels  # noqa: E402
 
 runner = CliRunner()
 
@@ -107,7 +107,7 @@ def test_duckdb_counts_give_the_in_memory_numbers(files, name, options, bootstra
     if "annotator_cols" in pandas_options:
         pandas_options["annotator_cols"] = list(pandas_options["annotator_cols"])
     in_memory = read_labels(path, ReaderSettings(**pandas_options))
-    counted = count_labels(path, ReadOptions(**options))
+    counted = count_labels(path, ReaderSettings(**options))
     assert counted.n_rows < in_memory.n_rows  # distinct label vectors, weighted
     by = options.get("by", (None,))[0]
     positive = "1" if name.startswith("pair") else None
@@ -154,7 +154,7 @@ def test_missing_strings_and_order_are_honoured(tmp_path):
     path = tmp_path / "r.csv"
     pd.DataFrame(rows, columns=["item", "annotator", "label"]).to_csv(path, index=False)
     options = {"missing": ("NA",), "order": ("low", "high")}
-    counted = count_labels(path, ReadOptions(**options))
+    counted = count_labels(path, ReaderSettings(**options))
     in_memory = read_labels(path, ReaderSettings(missing=("NA",), order=["low", "high"]))
     assert counted.categories.tolist() == in_memory.categories.tolist() == ["low", "high"]
     assert counted.input["n_missing_ratings"] == in_memory.input["n_missing_ratings"] == 15

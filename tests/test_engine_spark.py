@@ -22,7 +22,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from planner.data.engine_duckdb import ReadOptions
 from planner.data.engine_duckdb import count_labels as duckdb_count
 from planner.data.reader_settings import ReaderSettings
 from planner.data.reading import read_labels
@@ -117,8 +116,8 @@ def test_spark_gives_the_numbers_of_pandas_and_duckdb(spark, files, name, option
     pandas_options = dict(options)
     if "annotator_cols" in pandas_options:
         pandas_options["annotator_cols"] = list(pandas_options["annotator_cols"])
-    ducked = duckdb_count(path, ReadOptions(**options))
-    sparked = count_labels(path, ReadOptions(**options))
+    ducked = duckdb_count(path, ReaderSettings(**options))
+    sparked = count_labels(path, ReaderSettings(**options))
     engines = [ducked, sparked]
     if "*" not in name:  # the pandas reader reads one file
         engines.insert(0, read_labels(path, ReaderSettings(**pandas_options)))
@@ -176,7 +175,7 @@ def test_the_value_rule_reads_awkward_cells_as_the_other_engines(spark, tmp_path
     numbers = tmp_path / "numbers.csv"
     numbers.write_text("item,annotator,label\na,x,1\na,y,1.0\nb,x,2\nb,y, 2\nc,x,1\nc,y,2\n")
     for file, missing in ((path, ("NA",)), (numbers, ())):
-        options = ReadOptions(layout="long", missing=missing)
+        options = ReaderSettings(layout="long", missing=missing)
         pandas = read_labels(file, ReaderSettings(layout="long", missing=missing, repeats="refuse"))
         ducked, sparked = duckdb_count(file, options), count_labels(file, options)
         assert _vectors(sparked) == _vectors(pandas) == _vectors(ducked)
@@ -198,7 +197,7 @@ def test_only_the_distinct_vectors_reach_the_driver(spark, files, monkeypatch):
     for module in (spark_counts, spark_layout):
         monkeypatch.setattr(module, "run", counting_run)
     path = files / "long.parquet"
-    counted = count_labels(str(path), ReadOptions())
+    counted = count_labels(str(path), ReaderSettings())
     frame = pd.read_parquet(path)  # the distinct vectors, counted here independently
     per_item = frame.groupby("item").apply(
         lambda g: tuple(sorted(zip(g["annotator"], g["label"].astype(int), strict=True))),

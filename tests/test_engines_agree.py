@@ -27,7 +27,7 @@ from planner.errors import PlannerError
 
 pytest.importorskip("duckdb", reason="duckdb is not installed (pip install planner[duckdb])")
 
-from planner.data.engine_duckdb import ReadOptions, count_labels  # noqa: E402
+from planner.data.engine_duckdb import count_labels  # noqa: E402
 
 CAFE = "café"
 NFD = unicodedata.normalize("NFD", CAFE)
@@ -170,7 +170,9 @@ def _both(
         )
     )
     duck = _agreement(
-        lambda: count_labels(path, ReadOptions(layout=layout, annotator_cols=cols, missing=missing))
+        lambda: count_labels(
+            path, ReaderSettings(layout=layout, annotator_cols=cols, missing=missing)
+        )
     )
     return pandas, duck
 
@@ -248,7 +250,7 @@ def test_json_lines_read_like_the_csv_file_of_their_text(tmp_path, study):
     _write(path, as_text, {**study, "bom": False})
     missing = study["missing"]
     pandas = _agreement(lambda: read_labels(jsonl, ReaderSettings(layout="long", missing=missing)))
-    duck = _agreement(lambda: count_labels(path, ReadOptions(layout="long", missing=missing)))
+    duck = _agreement(lambda: count_labels(path, ReaderSettings(layout="long", missing=missing)))
     if pandas == "refused" or duck == "refused":
         assert pandas == duck
         return

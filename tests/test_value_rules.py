@@ -29,9 +29,8 @@ ENGINES = ("pandas", "duckdb")
 def _read(path, engine, **options):
     if engine == "pandas":
         return read_labels(path, ReaderSettings(**options))
-    from planner.data.engine_duckdb import ReadOptions
 
-    return count_labels(path, ReadOptions(**options))
+    return count_labels(path, ReaderSettings(**options))
 
 
 @pytest.mark.parametrize("engine", ENGINES)

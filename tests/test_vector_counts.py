@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from planner.cli.commands import app
-from planner.data.engine_duckdb import ReadOptions, count_labels
+from planner.data.engine_duckdb import count_labels
+from planner.data.reader_settings import ReaderSettings
 from planner.data.reading import read_labels
 from planner.data.vector_counts import ratings_from_vector_counts
 from planner.measuring.measure import measure_agreement
@@ -174,15 +175,15 @@ def test_hypothesis_ratings_and_their_vector_counts_measure_alike(
     annotators = sorted(frame["annotator"].unique())
     if layout == "long":
         frame.to_csv(raw := folder / "raw.csv", index=False)
-        options = ReadOptions(layout="long", by=by)
+        options = ReaderSettings(layout="long", by=by)
     else:  # every item on a row, unrated cells (and unrated items) empty
         wide = frame.pivot(index="item", columns="annotator", values="label")
         wide = frame.groupby("item")[["grp"]].first().join(wide).reset_index()
         wide.to_csv(raw := folder / "raw.csv", index=False)
-        options = ReadOptions(layout="wide", annotator_cols=tuple(annotators), by=by)
+        options = ReaderSettings(layout="wide", annotator_cols=tuple(annotators), by=by)
     order = [f"c{j}" for j in range(4)] if text else None
     if order:
-        options = ReadOptions(**{**options.__dict__, "order": tuple(order)})
+        options = ReaderSettings(**{**options.__dict__, "order": tuple(order)})
     if engine == "duckdb":
         ratings = count_labels(raw, options)
     else:

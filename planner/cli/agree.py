@@ -55,8 +55,8 @@ from planner.errors import InvalidInput
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from planner.data.engine_duckdb import ReadOptions
     from planner.data.labels import Ratings
+    from planner.data.reader_settings import ReaderSettings
     from planner.measuring.measure import AgreementReport
     from planner.measuring.stratified import StratifiedReport
 
@@ -384,7 +384,7 @@ def _one_source(
         )
 
 
-def _read(source: _Source, options: ReadOptions) -> tuple[Ratings, str]:
+def _read(source: _Source, options: ReaderSettings) -> tuple[Ratings, str]:
     """The ratings, and what read them (``counts`` for a 2x2 table, ``vector-counts``)."""
     if source.category_counts is not None:
         return read_category_counts(source.category_counts, options, source.count_col)
@@ -411,7 +411,7 @@ def _read(source: _Source, options: ReadOptions) -> tuple[Ratings, str]:
 
 
 def _write_contested(
-    source: _Source, chosen: str, options: ReadOptions, ratings: Ratings, contested: str
+    source: _Source, chosen: str, options: ReaderSettings, ratings: Ratings, contested: str
 ) -> None:
     """The contested items to their file: from SQL with DuckDB, else from the ratings."""
     from planner.measuring.diagnostics import WIDE_CONTESTED_ANNOTATORS, contested_rows
@@ -475,15 +475,15 @@ def _emit(
 
 
 def _unused_options(
-    source: _Source, chosen: str, contested: bool, force: bool, options: ReadOptions
+    source: _Source, chosen: str, contested: bool, force: bool, options: ReaderSettings
 ) -> list[str]:
     """One note per option given where it has no effect."""
-    from planner.data.engine_duckdb import ReadOptions
+    from planner.data.reader_settings import ReaderSettings
 
     notes = []
     if force and not contested:
         notes.append("--force has no effect without --contested (it replaces that file)")
-    default = ReadOptions()
+    default = ReaderSettings()
     if source.vector_counts is not None or source.category_counts is not None:
         notes.extend(unused_options(options, source.engine, source.category_counts is not None))
     if source.counts is not None:

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 if TYPE_CHECKING:
-    from planner.data.engine_duckdb import ReadOptions
     from planner.data.labels import Ratings
+    from planner.data.reader_settings import ReaderSettings
 
 _INPUT = "Input"
 
@@ -168,16 +168,16 @@ def read_options(
     missing: str | None = None,
     by: str | None = None,
     order: str | None = None,
-) -> ReadOptions:
+) -> ReaderSettings:
     """The reader options as the command line gives them (comma-separated lists).
 
     ``old_annotator_cols`` is ``--annotators a,b,c``, the old spelling of
     ``--annotator-cols``: accepted, with a note (:func:`annotator_columns`).
     """
-    from planner.data.engine_duckdb import ReadOptions
+    from planner.data.reader_settings import ReaderSettings
 
     columns = annotator_columns(annotator_cols, old_annotator_cols)
-    return ReadOptions(
+    return ReaderSettings(
         layout=layout,
         item_col=item_col,
         annotator_col=annotator_col,
@@ -248,7 +248,7 @@ def _flag_setting(flags: dict[str, str], name: str, value: Any) -> str:
 
 def read_ratings(
     file: str,
-    options: ReadOptions,
+    options: ReaderSettings,
     *,
     engine: str = "auto",
     memory_limit: str | None = None,

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 if TYPE_CHECKING:
-    from planner.data.engine_duckdb import ReadOptions
     from planner.data.labels import Ratings
+    from planner.data.reader_settings import ReaderSettings
 
 VectorCounts = Annotated[
     str | None,
@@ -34,7 +34,7 @@ CountCol = Annotated[
 _LABEL_FILE_ONLY = ("layout", "item_col", "annotator_col", "label_col")
 
 
-def read_vector_counts(path: str, options: ReadOptions, count_col: str) -> tuple[Ratings, str]:
+def read_vector_counts(path: str, options: ReaderSettings, count_col: str) -> tuple[Ratings, str]:
     """The weighted ratings of a vector-count file, and ``"vector-counts"`` (what read them)."""
     from dataclasses import replace
 
@@ -56,12 +56,12 @@ def read_vector_counts(path: str, options: ReadOptions, count_col: str) -> tuple
     return replace(ratings, notes=notes), "vector-counts"
 
 
-def unused_options(options: ReadOptions, engine: str, patterns: bool) -> list[str]:
+def unused_options(options: ReaderSettings, engine: str, patterns: bool) -> list[str]:
     """One note naming the reader options that do nothing with a count file (``patterns``:
     ``--category-counts``, which has no annotator columns or missing labels either)."""
-    from planner.data.engine_duckdb import ReadOptions
+    from planner.data.reader_settings import ReaderSettings
 
-    default = ReadOptions()
+    default = ReaderSettings()
     flags = {"layout": "--layout", "item_col": "--item-col", "annotator_col": "--annotator-col",
              "label_col": "--label-col"}  # fmt: skip
     given = [flags[n] for n in _LABEL_FILE_ONLY if getattr(options, n) != getattr(default, n)]
@@ -91,7 +91,7 @@ CategoryCounts = Annotated[
 ]
 
 
-def read_category_counts(path: str, options: ReadOptions, count_col: str) -> tuple[Ratings, str]:
+def read_category_counts(path: str, options: ReaderSettings, count_col: str) -> tuple[Ratings, str]:
     """The weighted ratings of a category-count file, and ``"category-counts"``."""
     from planner.data.vector_counts import ratings_from_category_counts
 

@@ -331,7 +331,7 @@ _DEFAULT_OPTIONS = ReaderSettings()
 
 def count_labels(
     path: str | Path,
-    options: ReadOptions = _DEFAULT_OPTIONS,
+    options: ReaderSettings = _DEFAULT_OPTIONS,
     *,
     memory_limit: str = DEFAULT_MEMORY_LIMIT,
     temp_dir: str | None = None,
@@ -353,7 +353,7 @@ def count_labels(
 
 def read_with_engine(
     path: str | Path,
-    options: ReadOptions = _DEFAULT_OPTIONS,
+    options: ReaderSettings = _DEFAULT_OPTIONS,
     *,
     engine: str = "auto",
     memory_limit: str | None = None,
@@ -402,7 +402,7 @@ def read_with_engine(
 def copy_contested_items(
     path: str | Path,
     raw: str | Path,
-    options: ReadOptions = _DEFAULT_OPTIONS,
+    options: ReaderSettings = _DEFAULT_OPTIONS,
     *,
     wide_annotators: int,
     memory_limit: str = DEFAULT_MEMORY_LIMIT,
@@ -434,13 +434,13 @@ def copy_contested_items(
         copy_contested(con, query, Path(raw), wide_annotators)
 
 
-def _order(options: ReadOptions) -> list[str] | None:
+def _order(options: ReaderSettings) -> list[str] | None:
     from planner.data.reading import check_order
 
     return check_order(list(options.order) if options.order is not None else None)
 
 
-def _prepare(con: Any, path: str | Path, options: ReadOptions) -> tuple[Files, Query]:
+def _prepare(con: Any, path: str | Path, options: ReaderSettings) -> tuple[Files, Query]:
     from planner.data.reading import LAYOUTS
     from planner.validation import check_choice
 
@@ -450,7 +450,7 @@ def _prepare(con: Any, path: str | Path, options: ReadOptions) -> tuple[Files, Q
     return files, _query(con, files, options)
 
 
-def _query(con: Any, files: Files, options: ReadOptions) -> Query:
+def _query(con: Any, files: Files, options: ReaderSettings) -> Query:
     """The ratings SQL of the layout given or found (``auto`` reads a sample, as pandas does)."""
     from planner.data.layout import SAMPLE_ROWS, find_columns
 

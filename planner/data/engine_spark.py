@@ -32,8 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from planner.data.engine_duckdb import Files, ReadOptions
+from planner.data.engine_duckdb import Files
 from planner.data.labels import Ratings
+from planner.data.reader_settings import ReaderSettings
 from planner.errors import InvalidInput, PlannerError
 
 DEFAULT_MASTER = "local[2]"
@@ -46,7 +47,7 @@ LOCAL_MEMORY = "2g"
 LOCAL_PARTITIONS = 8
 _LOCAL = re.compile(r"local(\[(\*|[1-9][0-9]*)(,[1-9][0-9]*)?\])?")
 _SPARK_URL = re.compile(r"spark://(.+)")
-_DEFAULTS = ReadOptions()
+_DEFAULTS = ReaderSettings()
 _FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".pq": "parquet"}
 
 
@@ -294,7 +295,7 @@ class SparkQuery:
 
 
 def count_labels(
-    path: str | Path, options: ReadOptions = _DEFAULTS, *, master: str = DEFAULT_MASTER
+    path: str | Path, options: ReaderSettings = _DEFAULTS, *, master: str = DEFAULT_MASTER
 ) -> Ratings:
     """Count a label file, or a glob of files, on Spark into weighted :class:`Ratings`.
 

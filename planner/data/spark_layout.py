@@ -19,9 +19,10 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from planner.data.engine_duckdb import Files, ReadOptions
+from planner.data.engine_duckdb import Files
 from planner.data.engine_spark import SparkQuery, ident, quoted, run, sql_id_text
 from planner.data.layout import Columns
+from planner.data.reader_settings import ReaderSettings
 from planner.errors import InvalidInput
 
 #: each rating of the long layout
@@ -43,7 +44,7 @@ ROW_PLACE = "struct(input_file_name() AS f, monotonically_increasing_id() AS r)"
 _INTEGER_TYPES = {"tinyint", "smallint", "int", "bigint"}
 
 
-def layout_query(spark: Any, files: Files, options: ReadOptions) -> SparkQuery:
+def layout_query(spark: Any, files: Files, options: ReaderSettings) -> SparkQuery:
     """The ratings SQL of the layout given or found (``auto`` reads a sample, as pandas does)."""
     from planner.data.layout import SAMPLE_ROWS, find_columns
 

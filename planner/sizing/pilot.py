@@ -267,13 +267,14 @@ def read_pilot(
         raise InvalidInput(f"path must name a label file, got {path!r}", parameter="path")
     from dataclasses import replace
 
-    from planner.data.engine_duckdb import ReadOptions, read_with_engine
+    from planner.data.engine_duckdb import read_with_engine
+    from planner.data.reader_settings import ReaderSettings
 
     given = {k: v for k, v in reader.items() if v is not None}
     for key in ("annotator_cols", "missing"):  # lists on the way in, tuples in the options
         if key in given:
             given[key] = tuple(given[key])
-    options = ReadOptions(**given)
+    options = ReaderSettings(**given)
     chosen_engine = "auto" if engine is None else str(check_text("engine", engine))
     ratings, chosen, why = read_with_engine(
         path, options, engine=chosen_engine, memory_limit=memory_limit, temp_dir=temp_dir

@@ -239,7 +239,8 @@ def read_raters_ratings(path: str | Path, reader: dict[str, Any] | None = None) 
     :func:`read_raters_pilot` reads a pilot (``reader``: its options)."""
     from dataclasses import replace
 
-    from planner.data.engine_duckdb import ReadOptions, read_with_engine
+    from planner.data.engine_duckdb import read_with_engine
+    from planner.data.reader_settings import ReaderSettings
 
     if not isinstance(path, str | Path) or not str(path):
         raise InvalidInput(f"pilot must name a label file, got {path!r}", parameter="pilot")
@@ -250,7 +251,7 @@ def read_raters_ratings(path: str | Path, reader: dict[str, Any] | None = None) 
         if key in given:
             given[key] = tuple(given[key])
     ratings, chosen, why = read_with_engine(
-        str(path), ReadOptions(**given), engine=engine, memory_limit=memory_limit,
+        str(path), ReaderSettings(**given), engine=engine, memory_limit=memory_limit,
         temp_dir=temp_dir,
     )  # fmt: skip
     if engine == "auto" and chosen == "duckdb":

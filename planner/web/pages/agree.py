@@ -53,8 +53,8 @@ MEASURE_FIELDS = (
 
 
 def read_options(values: Mapping[str, Any]) -> Any:
-    """The :class:`~planner.data.engine_duckdb.ReadOptions` of the page's reader fields."""
-    from planner.data.engine_duckdb import ReadOptions
+    """The :class:`~planner.data.engine_duckdb.ReaderSettings` of the page's reader fields."""
+    from planner.data.reader_settings import ReaderSettings
 
     given = shared.reader_options(values)
     for key in ("annotator_cols", "missing"):
@@ -65,7 +65,7 @@ def read_options(values: Mapping[str, Any]) -> Any:
     order = values.get("order")
     if order is not None:
         given["order"] = tuple(part.strip() for part in str(order).split(","))
-    return ReadOptions(**given)
+    return ReaderSettings(**given)
 
 
 def measure_options(values: Mapping[str, Any]) -> dict[str, Any]:
