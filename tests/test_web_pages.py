@@ -491,15 +491,62 @@ def test_agree_page_by_a_column_gives_agrees_groups(in_tmp: Path) -> None:
     assert all(row[1] == "100" for row in groups.values())
 
 
-def test_pilot_page_with_three_annotators_plans_from_their_fit(in_tmp: Path) -> None:
+def test_pilot_page_with_three_annotators_plans_the_study_of_them_all(in_tmp: Path) -> None:
     labels = (EXAMPLES / "wide.csv").read_bytes()  # alice, bob and carol
     query = {**PILOT_QUERY, "positive": "unsupported"}
     result = computed(pilot.PAGE, query, {"pilot": labels})
     (in_tmp / "pilot.csv").write_bytes(labels)
     cli = run_command(result)
+    assert cli["command"] == "plan-raters" and "--annotators 3" in result.command
     assert number(result.headline["items"]) == cli["recommendation"]["items"]
-    assert cli["pilot"]["pair"] is None and cli["pilot"]["annotators"] == ["alice", "bob", "carol"]
-    assert dict(result.tables[0].rows)["annotators"] == "alice, bob, carol"
+    assert number(result.headline["plug-in-items"]) == cli["items"]
+    assert number(result.headline["person-hours"]) == pytest.approx(
+        cli["recommendation"]["budget"]["person_hours"], abs=0.05
+    )
+    assert result.headline["union-positives"] == shared.ABSENT  # a pair's count
+    assert cli["pilot"]["annotators"] == ["alice", "bob", "carol"]
+    read = dict(result.tables[0].rows)
+    # examples/wide.csv: 600 items labelled by alice, bob and carol
+    assert read["annotators"] == "alice, bob, carol" and read["items"] == "600"
+    assert read["labels"] == "supported, unsupported"
+    plan = run_python(result)["plan"]
+    assert plan.items == cli["recommendation"]["items"]
+
+
+def test_pilot_page_with_three_annotators_offers_the_several_metrics(in_tmp: Path) -> None:
+    labels = (EXAMPLES / "wide.csv").read_bytes()
+    query = {**PILOT_QUERY, "positive": "unsupported", "metric": "fleiss"}
+    result = computed(pilot.PAGE, query, {"pilot": labels})
+    (in_tmp / "pilot.csv").write_bytes(labels)
+    cli = run_command(result)
+    assert cli["sizing"]["metric"] == "fleiss"
+    assert number(result.headline["items"]) == cli["recommendation"]["items"]
+
+
+def test_pilot_page_with_three_annotators_and_a_pair_plans_the_pair(in_tmp: Path) -> None:
+    labels = (EXAMPLES / "wide.csv").read_bytes()
+    query = {**PILOT_QUERY, "positive": "unsupported", "pair": "alice,bob"}
+    result = computed(pilot.PAGE, query, {"pilot": labels})
+    (in_tmp / "pilot.csv").write_bytes(labels)
+    cli = run_command(result)
+    assert cli["pilot"]["pair"] == ["alice", "bob"]
+    assert number(result.headline["items"]) == cli["recommendation"]["items"]
+
+
+@pytest.mark.parametrize(
+    ("query", "upload", "field"),
+    [
+        ({"metric": "both"}, "wide.csv", "metric"),
+        ({}, "wide.csv", "positive"),  # unsupported/supported: which is positive?
+        ({"metric": "fleiss"}, "pilot.csv", "pilot"),  # two annotators
+    ],
+)
+def test_pilot_page_refuses_a_bad_several_annotator_pilot_on_its_field(
+    query: dict[str, str], upload: str, field: str
+) -> None:
+    files = {"pilot": (EXAMPLES / upload).read_bytes()}
+    positive = {"positive": "unsupported"} if "metric" in query and upload == "wide.csv" else {}
+    assert refused(pilot.PAGE, {**PILOT_QUERY, **positive, **query}, files) == field
 
 
 def test_schedule_page_adds_and_drops_people_as_the_command_does(in_tmp: Path) -> None:

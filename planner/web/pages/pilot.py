@@ -3,18 +3,20 @@
 The upload is written to a private temporary folder (``shared.uploaded``) and read by the
 library's readers through :func:`planner.application.plan_options.run_plan` with the pilot
 options, the path ``plan --pilot FILE`` takes: the pilot's 2x2 counts plan the study
-with and without their uncertainty (a pilot of three or more annotators and no pair: the
-latent-class fit of them all).
+with and without their uncertainty. A pilot of three or more annotators and no pair plans
+the study of all of them, as ``plan --pilot FILE --annotators M`` does
+(:mod:`planner.web.pages.pilot_several`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from planner.web.page import Field, Page, PageResult, Progress
-from planner.web.pages import shared
+from planner.web.pages import pilot_several, shared
 from planner.web.reproduce import command_line
 
 FIELDS = (
@@ -26,7 +28,11 @@ FIELDS = (
     Field("width", "Target half-width", "number", "0.08"),
     Field("confidence", "Confidence level", "number", "0.95"),
     Field("assurance", "Assurance", "number", "0.5"),
-    Field("metric", "Metric", "choice", "psa", choices=("psa", "kappa", "both")),
+    Field("metric", "Metric", "choice", "psa", "With three or more annotators (and no pair) "
+          "one of psa, kappa, fleiss, alpha, conger: the plan of them all.",
+          ("psa", "kappa", "both", *pilot_several.SEVERAL_METRICS)),
+    Field("level", "Alpha's level", "choice", "nominal", "Several annotators' alpha only.",
+          ("nominal", "ordinal", "interval")),
     Field("seconds_per_item", "Seconds per item", "number", "90"),
     Field("adjudication_seconds", "Seconds per adjudicated item", "number", "0"),
     Field("hourly_rate", "Hourly rate", "number", None),
@@ -73,16 +79,16 @@ def cli_options(values: Mapping[str, Any], shown: str, seed: int) -> dict[str, A
     }
 
 
-def planned(values: Mapping[str, Any], content: bytes | None, progress: Progress | None) -> Any:
-    """The plan of ``plan --pilot`` on the uploaded bytes (its pilot named as shown)."""
+def planned(
+    values: Mapping[str, Any], path: Path, shown: str, progress: Progress | None
+) -> Any:
+    """The plan of ``plan --pilot`` on the upload at ``path`` (its pilot named as shown)."""
     from planner.application.plan_options import run_plan
 
     seed = shared.seed_of(values)
-    shown = shared.upload_name("pilot", values)
-    with shared.uploaded(content, "pilot", values.get("file_format")) as path:
-        with shared.field_errors(NAMES, "pilot", FIELD_OF, upload=(path, shown)):
-            options = plan_options(values, str(path), seed)
-            result = run_plan(None, options, lambda _: seed, [], progress)
+    with shared.field_errors(NAMES, "pilot", FIELD_OF, upload=(path, shown)):
+        options = plan_options(values, str(path), seed)
+        result = run_plan(None, options, lambda _: seed, [], progress)
     from planner.sizing.plan import Plan
 
     if not isinstance(result, Plan):  # only a stratified scenario gives a comparison
@@ -90,7 +96,7 @@ def planned(values: Mapping[str, Any], content: bytes | None, progress: Progress
     plan = result
     if plan.pilot is not None:
         plan = replace(plan, pilot=replace(plan.pilot, source=shown))
-    return plan, shown, seed
+    return plan, seed
 
 
 def _python(values: Mapping[str, Any], shown: str, seed: int) -> str:
@@ -130,11 +136,22 @@ def _read_table(pilot: Any) -> Any:
 def compute(
     values: Mapping[str, Any], files: Mapping[str, bytes], progress: Progress | None
 ) -> PageResult:
-    """What the pilot holds and the plan under its uncertainty."""
+    """What the pilot holds and the plan under its uncertainty: a pair's, or with three or
+    more annotators and no pair, the study of them all (:mod:`pilot_several`)."""
+    shown = shared.upload_name("pilot", values)
+    with shared.uploaded(files.get("pilot"), "pilot", values.get("file_format")) as path:
+        annotators = pilot_several.annotator_count(path, values)
+        if pilot_several.wanted(values, annotators):
+            return pilot_several.compute(values, path, shown, annotators, progress)
+        plan, seed = planned(values, path, shown, progress)
+    return _pair_result(values, plan, shown, seed)
+
+
+def _pair_result(values: Mapping[str, Any], plan: Any, shown: str, seed: int) -> PageResult:
+    """The page's result for a pair's plan from its pilot."""
     from planner.output.jsonout import plan_document
     from planner.output.plot_curve import assurance_curve_figure
 
-    plan, shown, seed = planned(values, files.get("pilot"), progress)
     plug_in = plan.results[plan.deciding_metric]
     union = plug_in.union_positives
     if plan.recommended is not None:  # under the pilot's uncertainty (plan.items is it)
