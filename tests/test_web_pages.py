@@ -587,3 +587,16 @@ def test_schedule_page_refuses_a_bad_change_of_people_on_its_field(
     query: dict[str, str], field: str
 ) -> None:
     assert refused(schedule.PAGE, {**SCHEDULE_QUERY, **query}) == field
+
+
+def test_pilot_pages_scenario_file_beside_the_upload_gives_its_numbers(in_tmp: Path) -> None:
+    query = {**PILOT_QUERY, "layout": "long", "item_col": "item"}
+    result = computed(pilot.PAGE, query, pilot_bytes())
+    assert result.toml is not None and 'pilot_layout = "long"' in result.toml
+    (in_tmp / "pilot.csv").write_bytes(pilot_bytes()["pilot"])
+    (in_tmp / "pilot.toml").write_text(result.toml)
+    out = CliRunner().invoke(app, ["plan", "pilot.toml", "--json"])
+    assert out.exit_code == 0, out.stderr or out.stdout
+    cli = json.loads(out.stdout)
+    assert number(result.headline["items"]) == cli["recommendation"]["items"]
+    assert tomllib.loads(result.toml)["simulation"] == {"replicates": 300, "seed": 5}

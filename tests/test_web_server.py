@@ -251,3 +251,50 @@ def test_calendar_days_are_those_of_the_schedule_command_the_page_names(server):
     )
     days = json.loads(printed.stdout)["calendar_days_median"]
     assert body["headline"]["calendar-days"] == f"{days:g}"
+
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+
+
+def _report_link(html: str, slug: str) -> str:
+    link = re.search(rf'href="(/{slug}/report\?upload=[^"]*)" data-testid="download-report"', html)
+    assert link is not None, html[:500]
+    return link.group(1).lstrip("/")
+
+
+@pytest.mark.slow
+def test_an_uploaded_pilots_report_holds_the_pages_items_and_no_file_is_left(server, tmp_path):
+    import tempfile
+
+    before = set(Path(tempfile.gettempdir()).glob("planner-*"))
+    files = {"pilot": ("my pilot.csv", (EXAMPLES / "pilot.csv").read_bytes(), "text/csv")}
+    body = answer(server.url, "pilot", {"replicates": "300", "seed": "5"}, files)
+    assert body["status"] == "done", body
+    link = _report_link(body["html"], "pilot")
+    response = httpx.get(server.url + link, timeout=300)
+    assert response.status_code == 200 and "attachment" in response.headers["content-disposition"]
+    assert f"Label {body['headline']['items']} items" in response.text  # the recommendation
+    assert "<html" in response.text.lower() and "planner-report-" not in response.text
+    assert set(Path(tempfile.gettempdir()).glob("planner-*")) <= before  # removed afterwards
+    # the key is the only way to the upload: another key, or another page, has nothing
+    other = link.replace("upload=", "upload=x")
+    assert httpx.get(server.url + other, timeout=60).status_code == 404
+    assert httpx.get(server.url + link.replace("pilot/", "plan/"), timeout=60).status_code == 404
+
+
+@pytest.mark.slow
+def test_the_plan_pages_report_of_an_uploaded_pilot_holds_its_items(server):
+    files = {"pilot": ("pilot.csv", (EXAMPLES / "pilot.csv").read_bytes(), "text/csv")}
+    body = answer(server.url, "plan", {"seed": "1", "replicates": "300"}, files)
+    assert body["status"] == "done", body
+    response = httpx.get(server.url + _report_link(body["html"], "plan"), timeout=300)
+    assert response.status_code == 200
+    assert f"Label {body['headline']['items']} items" in response.text
+
+
+def test_a_several_annotator_pilot_offers_no_report(server):
+    files = {"pilot": ("wide.csv", (EXAMPLES / "wide.csv").read_bytes(), "text/csv")}
+    data = {"positive": "unsupported", "replicates": "200", "seed": "5"}
+    body = answer(server.url, "pilot", data, files)
+    assert body["status"] == "done", body
+    assert "download-report" not in body["html"] and body["headline"]["pilot-annotators"] == "3"

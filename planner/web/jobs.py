@@ -27,6 +27,10 @@ CACHE_SIZE = 256
 JOB_TTL = 600.0
 
 
+#: uploads kept in memory for their report links (the oldest is forgotten first)
+UPLOADS_KEPT = 16
+
+
 class Cancelled(Exception):
     """The user cancelled the computation (raised by a job's progress callback)."""
 
@@ -173,3 +177,46 @@ class Runner:
             for job in self._jobs.values():
                 job.cancel.set()
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+class KeptUploads:
+    """The values and uploaded bytes of recent requests, in memory, each under a random key
+    (what a page's report link carries: only who computed the page knows it).
+
+    At most ``size`` are kept; the least recently kept or used goes first, and a request
+    that repeats the last one's page, values and bytes reuses its key (a page posts its
+    form on every change). Nothing is written to disk.
+    """
+
+    def __init__(self, size: int = UPLOADS_KEPT) -> None:
+        self._size = size
+        self._items: OrderedDict[str, tuple[str, Mapping[str, Any], Mapping[str, bytes]]] = (
+            OrderedDict()
+        )
+        self._keys: dict[Hashable, str] = {}
+        self._lock = threading.Lock()
+
+    def keep(self, slug: str, values: Mapping[str, Any], files: Mapping[str, bytes]) -> str:
+        """Keep the page's values and uploads; the random key to claim them by."""
+        digests = tuple(sorted((k, hashlib.sha256(v).hexdigest()) for k, v in files.items()))
+        identity = (slug, tuple(sorted((k, repr(v)) for k, v in values.items())), digests)
+        with self._lock:
+            key = self._keys.get(identity)
+            if key is None or key not in self._items:
+                key = secrets.token_urlsafe(18)
+                self._items[key] = (slug, dict(values), dict(files))
+                self._keys[identity] = key
+            self._items.move_to_end(key)
+            while len(self._items) > self._size:
+                gone, _ = self._items.popitem(last=False)
+                self._keys = {k: v for k, v in self._keys.items() if v != gone}
+            return key
+
+    def get(self, key: str, slug: str) -> tuple[Mapping[str, Any], Mapping[str, bytes]] | None:
+        """The values and uploads kept under ``key`` for page ``slug``, or None."""
+        with self._lock:
+            kept = self._items.get(key)
+            if kept is None or kept[0] != slug:
+                return None
+            self._items.move_to_end(key)
+            return kept[1], kept[2]

@@ -88,6 +88,9 @@ class PageResult:
     notes: tuple[str, ...] = ()
     document: Mapping[str, Any] = field(default_factory=dict)
     downloads: tuple[Download, ...] = ()
+    #: whether the page's report can be built for these values (a scenario file can say
+    #: them); ``False`` and no report link is offered
+    reportable: bool = True
 
 
 Compute = Callable[[Mapping[str, Any], Mapping[str, bytes], Progress | None], PageResult]
@@ -112,9 +115,10 @@ class Page:
     #: optional: a quick part of ``compute`` (the headline without the slow figures), shown
     #: while the whole result is computed
     preview: Compute | None = None
-    #: optional: the page's report for its values (an HTML :class:`Download`), built only
-    #: when asked for, from the URL's values (not for uploads)
-    report: Callable[[Mapping[str, Any]], Download] | None = None
+    #: optional: the page's report for its values and uploads (an HTML :class:`Download`),
+    #: built only when asked for: from the URL's values, or from the values and the uploaded
+    #: bytes the server keeps in memory with the request that computed the page
+    report: Callable[[Mapping[str, Any], Mapping[str, bytes]], Download] | None = None
 
 
 def _parse_one(spec: Field, text: str) -> Any:

@@ -13,7 +13,7 @@ import os
 import secrets
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -184,23 +184,42 @@ def run(
     return result, options, notes + said
 
 
-def report(values: Mapping[str, Any]) -> Download:
+def report(values: Mapping[str, Any], files: Mapping[str, bytes]) -> Download:
     """The report ``planner report`` writes for the scenario of these values (its HTML page,
-    self-contained), built in a private temporary folder that is removed afterwards."""
+    self-contained), built in a private temporary folder that is removed afterwards; an
+    uploaded pilot is written there beside the scenario, under the name the page shows."""
+    options = plan_values(values)
+    pilot = None
+    if "pilot" in files:
+        pilot = str(values.get("pilot") or "pilot.csv")
+    return scenario_report(
+        lambda seed: scenario_toml({**options, "seed": seed}, pilot),
+        options.get("seed"),
+        {pilot: files["pilot"]} if pilot else {},
+    )
+
+
+def scenario_report(
+    toml: Callable[[int], str], seed: int | None, inputs: Mapping[str, bytes]
+) -> Download:
+    """The report of the scenario ``toml(seed)`` (``inputs``: the files it names, by name),
+    built in a new private temporary folder (mode 0700) removed afterwards."""
     from planner.output.report import write_report
     from planner.web.figures import DRAWING
 
-    options = plan_values(values)
-    seed = options.get("seed")
     if seed is None:
-        seed = options["seed"] = secrets.randbelow(2**31)
+        seed = secrets.randbelow(2**31)
     folder = Path(tempfile.mkdtemp(prefix="planner-report-"))
     try:
+        for name, content in inputs.items():
+            (folder / Path(name).name).write_bytes(content)
         scenario = folder / "from-the-app.toml"
-        scenario.write_text(scenario_toml(options, None), encoding="utf-8")
+        scenario.write_text(toml(seed), encoding="utf-8")
         with DRAWING:  # the report's figures set matplotlib's global style
             written = write_report(scenario, folder / "reports", rng=seed)
         content = (written / "report.html").read_bytes()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+    # the rebuild command names the scenario as saved beside the report, not our folder
+    content = content.replace(os.fsencode(str(folder) + os.sep), b"")
     return Download("report.html", "text/html; charset=utf-8", content)

@@ -36,7 +36,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from planner.errors import InvalidInput
-from planner.web.jobs import Cancelled, Job, Runner
+from planner.web.jobs import Cancelled, Job, KeptUploads, Runner
 from planner.web.page import Page, parse_values
 from planner.web.render import document_html, form_html, index_html, message_html, result_html
 
@@ -138,6 +138,7 @@ class PlannerApp:
         self.upload_limit = int(upload_limit_mb * 2**20)
         self.upload_limit_mb = upload_limit_mb
         self.runner = Runner()
+        self.uploads = KeptUploads()
         digest = hashlib.sha256()
         for asset in sorted(STATIC.iterdir()):
             digest.update(asset.read_bytes())
@@ -164,7 +165,7 @@ class PlannerApp:
             "errors": {},
             "error": "",
             "headline": dict(result.headline),
-            "html": result_html(result, report),
+            "html": result_html(result, report if result.reportable else None),
         }
 
     async def answer(
@@ -189,6 +190,8 @@ class PlannerApp:
         report = None
         if page.report is not None and not files:  # a report is built from the URL alone
             report = f"/{page.slug}/report?{canonical_query(page, query)}"
+        elif page.report is not None:  # from the upload, kept in memory under a random key
+            report = f"/{page.slug}/report?upload={self.uploads.keep(page.slug, values, contents)}"
         job.context = (page, report)
         if await _finishes(job, wait if page.preview is None else PREVIEW_WAIT):
             return self._finished(page, job, report)
@@ -283,14 +286,24 @@ class PlannerApp:
         return JSONResponse(answer)
 
     async def report(self, request: Request) -> Response:
-        """The page's report for the URL's values, built on request (an HTML download)."""
+        """The page's report, built on request (an HTML download): for the URL's values, or
+        (``?upload=KEY``) for the values and uploaded bytes kept under that random key."""
         page = self._page(request)
         if page is None or page.report is None:
             return HTMLResponse(message_html("no such report", "not-found"), status_code=404)
+        query = dict(request.query_params)
+        files: Mapping[str, bytes] = {}
+        if "upload" in query:  # the values and bytes kept from the request that computed it
+            kept = self.uploads.get(query["upload"], page.slug)
+            if kept is None:
+                line = "this report's upload is no longer kept: upload the file again"
+                return HTMLResponse(message_html(line, "not-found"), status_code=404)
+            values, files = kept
         try:
-            values = parse_values(page, dict(request.query_params))
+            if "upload" not in query:
+                values = parse_values(page, query)
             loop = asyncio.get_running_loop()
-            download = await loop.run_in_executor(None, page.report, values)
+            download = await loop.run_in_executor(None, page.report, values, files)
         except InvalidInput as exc:
             errors, general = field_errors(page, exc)
             line = general or next(iter(errors.values()))

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.web.page import Field, Page, PageResult, Progress
-from planner.web.pages import pilot_several, shared
+from planner.web.pages import pilot_report, pilot_several, shared
 from planner.web.reproduce import command_line
 
 FIELDS = (
@@ -184,6 +184,7 @@ def _pair_result(values: Mapping[str, Any], plan: Any, shown: str, seed: int) ->
         headline=headline,
         command=command_line(["plan"], cli_options(values, shown, seed)),
         python=_python(values, shown, seed),
+        toml=pilot_report.scenario_toml(values, shown, seed),
         tables=(_read_table(plan.pilot),),
         figures=(figure,),
         notes=tuple(notes),
@@ -198,4 +199,5 @@ PAGE = Page(
     "uncertainty, as plan --pilot FILE gives it.",
     fields=FIELDS,
     compute=compute,
+    report=pilot_report.report,
 )

@@ -185,4 +185,5 @@ def compute(
         tables=(_read_table(plan),),
         notes=notes,
         document=raters_plan_document(plan),
+        reportable=False,  # no scenario file says a several-annotator pilot
     )
