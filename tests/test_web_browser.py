@@ -261,3 +261,52 @@ def test_every_page_has_labelled_inputs_and_its_hooks(server, browser, page):
         assert labels and labels[0].text.strip(), spec.name
         assert browser.find_elements(By.CSS_SELECTOR, f'[data-testid="error-{spec.name}"]')
     assert "Traceback" not in browser.page_source
+
+
+def _upload(browser, server, url, example):
+    browser.get(server.url + url)
+    assert by_testid(browser, "result").get_attribute("data-state") != "done"  # no file yet
+    by_testid(browser, "pilot-file").send_keys(str(ROOT / "examples" / example))
+    wait_text(browser, "pilot-items", lambda text: bool(text))
+    wait_done(browser)
+
+
+def test_a_pilot_of_three_annotators_plans_the_study_of_them_all(server, browser, tmp_path):
+    _upload(browser, server, "pilot?positive=unsupported&replicates=300&seed=5", "wide.csv")
+    read = by_testid(browser, "pilot-read").text
+    # examples/wide.csv: alice, bob and carol label 600 items "supported" or "unsupported"
+    assert "alice, bob, carol" in read and "600" in read and "supported, unsupported" in read
+    shown = {k: by_testid(browser, k).text for k in ("items", "person-hours", "assurance")}
+    assert by_testid(browser, "union-positives").text == "—"  # a pair's count
+    assert by_testid(browser, "cost").text == "—"  # no hourly rate
+    command = by_testid(browser, "command").text
+    assert "--annotators 3" in command and "--pilot pilot.csv" in command
+    (tmp_path / "pilot.csv").write_bytes((ROOT / "examples" / "wide.csv").read_bytes())
+    words = shlex.split(command)
+    printed = subprocess.run(
+        [sys.executable, "-m", "planner", *words[1:], "--json"],
+        capture_output=True, text=True, cwd=tmp_path, check=True,
+    )  # fmt: skip
+    document = json.loads(printed.stdout)
+    assert f"{document['recommendation']['items']:,}" == shown["items"]
+    assert f"{document['recommendation']['budget']['person_hours']:,.1f}" == shown["person-hours"]
+    assert by_testid(browser, "python").text.startswith("from planner.application")
+    from selenium.webdriver.common.by import By
+
+    assert not browser.find_elements(By.CSS_SELECTOR, '[data-testid="download-report"]')
+
+
+def test_the_report_of_an_uploaded_pilot_downloads_with_the_pages_items(server, browser):
+    _upload(browser, server, "pilot?replicates=300&seed=5", "pilot.csv")
+    items = by_testid(browser, "items").text
+    link = by_testid(browser, "download-report")
+    assert "upload=" in link.get_attribute("href") and "pilot.csv" not in link.get_attribute("href")
+    fetched = browser.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "fetch(arguments[0].href).then(r => r.text().then(t => done("
+        "[r.status, r.headers.get('content-disposition'), t])));",
+        link,
+    )
+    status, disposition, text = fetched
+    assert status == 200 and "attachment" in disposition and "report.html" in disposition
+    assert f"Label {items} items" in text  # the report recommends the page's items
