@@ -79,9 +79,7 @@ def cli_options(values: Mapping[str, Any], shown: str, seed: int) -> dict[str, A
     }
 
 
-def planned(
-    values: Mapping[str, Any], path: Path, shown: str, progress: Progress | None
-) -> Any:
+def planned(values: Mapping[str, Any], path: Path, shown: str, progress: Progress | None) -> Any:
     """The plan of ``plan --pilot`` on the upload at ``path`` (its pilot named as shown)."""
     from planner.application.plan_options import run_plan
 

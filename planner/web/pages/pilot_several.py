@@ -112,6 +112,8 @@ def planned(
     with shared.field_errors(names, "pilot", field_of, upload=(path, shown)):
         options = library_options(values, str(path), annotators)
         plan = raters_plan_from_options(options, None, rng=seed, progress=progress)
+    if plan.pilot is None:  # a pilot file always gives its fit
+        raise TypeError("a plan from a pilot file gave no pilot")
     return replace(plan, pilot=replace(plan.pilot, source=shown))
 
 
