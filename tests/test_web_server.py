@@ -298,3 +298,18 @@ def test_a_several_annotator_pilot_offers_no_report(server):
     body = answer(server.url, "pilot", data, files)
     assert body["status"] == "done", body
     assert "download-report" not in body["html"] and body["headline"]["pilot-annotators"] == "3"
+
+
+def test_kept_uploads_are_claimed_by_their_key_and_page_and_the_oldest_goes_first():
+    from planner.web.jobs import KeptUploads
+
+    kept = KeptUploads(size=2)
+    first = kept.keep("pilot", {"seed": 1}, {"pilot": b"a"})
+    assert kept.keep("pilot", {"seed": 1}, {"pilot": b"a"}) == first  # the same inputs again
+    assert kept.get(first, "pilot") == ({"seed": 1}, {"pilot": b"a"})
+    assert kept.get(first, "plan") is None  # another page's report cannot claim it
+    second = kept.keep("pilot", {"seed": 2}, {"pilot": b"a"})
+    third = kept.keep("pilot", {"seed": 1}, {"pilot": b"b"})
+    assert len({first, second, third}) == 3 and len(first) >= 24  # random, unguessable
+    assert kept.get(first, "pilot") is None  # two kept: the oldest went
+    assert kept.get(second, "pilot") is not None and kept.get(third, "pilot") is not None

@@ -8,7 +8,9 @@ with its progress) and may cancel (``POST /api/jobs/<id>/cancel``). Uploads are 
 size and read into memory, never from a path the browser names.
 
 The server keeps no state per user: results are cached by what determines them
-(:mod:`planner.web.jobs`), jobs are known by a random id.
+(:mod:`planner.web.jobs`), jobs are known by a random id, and the values and bytes of the
+last few uploads are kept in memory under a random key for their report link
+(``GET /<page>/report?upload=KEY``, :class:`planner.web.jobs.KeptUploads`).
 """
 
 from __future__ import annotations
