@@ -94,6 +94,9 @@ def raters_batch_procedure(
             "batch_size is needed: the procedure labels batches of that many items",
             parameter="batch_size",
         )
+    from planner.sizing.midstudy_raters import RatersRemaining
+
+    check_instance("plan", plan, RatersRemaining, "a RatersRemaining")
     at = _studies(plan, plan_settings.n_reps)
     cells = np.zeros((at.studies, at.patterns.shape[0]))
     cells[:, at.embed] = at.by_study  # the first stage's extra patterns have no probability
