@@ -48,8 +48,6 @@ if TYPE_CHECKING:
 SHARES_P_VALUE = 0.01
 #: the random stream of the simulated second stages
 STAGE_STREAM = 7
-#: the random stream of the batch procedure (``batch_size``)
-BATCH_STREAM = 8
 
 
 @dataclass(frozen=True)
@@ -282,15 +280,15 @@ def _with_batches(
     settings: PlanSettings,
     remaining: RemainingSettings | None,
 ) -> StratifiedRemaining:
-    """The plan with its batch procedure (``remaining.batch_size``), on its own stream."""
+    """The plan with its batch procedure (``remaining.batch_size``): the same seed, so the
+    same posterior truths as the plan's finished studies."""
     if remaining is None or remaining.batch_size is None:
         return result
     from dataclasses import replace
 
     from planner.sizing.midstudy_strata_procedure import strata_batch_procedure
 
-    rng = np.random.default_rng([result.seed, BATCH_STREAM])
-    batches = strata_batch_procedure(stage, settings, remaining, rng=rng)
+    batches = strata_batch_procedure(stage, settings, remaining, rng=result.seed)
     return replace(result, batches=batches, notes=[*result.notes, *batches.notes])
 
 
