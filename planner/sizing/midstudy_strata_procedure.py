@@ -138,9 +138,10 @@ def strata_batch_procedure(
         The population-weighted final interval's coverage, the total items' mean and 10th,
         50th and 90th percentiles, the share that stopped at the width, and the notes.
     """
-    from planner.sizing.midstudy_strata import _checked_strata, _StratifiedStudies
+    from planner.sizing.midstudy_strata import StrataStage, _checked_strata, _StratifiedStudies
     from planner.sizing.plan import PlanSettings
 
+    check_instance("stage", stage, StrataStage, "a StrataStage")
     check_instance("plan_settings", plan_settings, PlanSettings, "a PlanSettings")
     check_instance("remaining", remaining, RemainingSettings, "a RemainingSettings")
     if remaining.batch_size is None:
