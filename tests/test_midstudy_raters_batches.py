@@ -161,3 +161,13 @@ def test_cli_prints_the_procedure_and_its_json_keys_are_the_pairs():
     assert doc["batches"]["batch_size"] == 200 and "bootstrap refits" in doc["batches"]["truth"]
     shown = runner.invoke(app, [*args, "--replicates", "400", "--seed", "1"])
     assert "Label in batches of 200" in shown.output
+
+
+def test_procedures_that_reach_max_items_first_get_a_note(plan):
+    # two batches of 100 fit below 800 items, and 800 are too few for half of the truths
+    got = raters_batch_procedure(
+        plan, PlanSettings(width=0.05, n_reps=400, max_items=800),
+        RemainingSettings(batch_size=100), rng=2,
+    )  # fmt: skip
+    assert got.stopped_share < 0.5 and got.total_items["p90"] == 800
+    assert any("reached max_items 800" in n for n in got.notes)
