@@ -11,6 +11,7 @@ the library fails the test.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 from pathlib import Path
@@ -47,6 +48,18 @@ def _pair():
 
 def _alt_model():
     return planner.alt_test_model(humans=3, categories=2)
+
+
+@functools.cache
+def _raters_plan():
+    settings = planner.PlanSettings(width=0.4, n_reps=400)
+    return planner.plan_remaining_raters(
+        _multi(), settings, planner.RemainingSettings(draws=20), rng=1
+    )
+
+
+def _strata_stage():
+    return planner.StrataStage([[20, 5, 4, 71], [30, 6, 6, 58]], ["a", "b"], [0.6, 0.4], [0.5, 0.5])
 
 
 # function -> (positional arguments, keyword arguments) of a valid and cheap call
@@ -120,6 +133,14 @@ BASELINES = {
     ),
     "load_scenario": lambda: (("unsupported-claims",), {}),
     "Operation": lambda: (((100,), (30.0,), (0.1,)), {"annotators": 2, "hours_per_day": 8.0}),
+    "raters_batch_procedure": lambda: (
+        (_raters_plan(), planner.PlanSettings(width=0.4, n_reps=400)),
+        {"remaining": planner.RemainingSettings(batch_size=20), "rng": 1},
+    ),
+    "strata_batch_procedure": lambda: (
+        (_strata_stage(), planner.PlanSettings(width=0.12, n_reps=100)),
+        {"remaining": planner.RemainingSettings(batch_size=50), "rng": 1},
+    ),
 }
 
 BAD = [

@@ -152,7 +152,6 @@ def test_cli_json_keys_and_schema():
     ("extra", "needle"),
     [
         (["--annotators", "4"], "--annotators 4 does not match"),
-        (["--batch-size", "50"], "--batch-size applies to a study of two annotators"),
         (["--metric", "both"], "--metric"),
     ],
 )

@@ -737,9 +737,9 @@ def labelled_document(r: Any) -> dict[str, Any]:
 
 def labelled_strata_document(r: Any) -> dict[str, Any]:
     """``plan --labelled --stratum-col``: a stratified study in progress; the keys of
-    :func:`labelled_document` that apply, and ``strata`` (each stratum's items in hand and
-    still to label) and ``shares_check`` (the first stage's strata shares against the
-    design's)."""
+    :func:`labelled_document` that apply (``batches`` the batch procedure, or null), and
+    ``strata`` (each stratum's items in hand and still to label) and ``shares_check`` (the
+    first stage's strata shares against the design's)."""
     low, high = r.interval_now
     covers = f"population-weighted PSA on the {r.labelled_items:,} items labelled so far"
     body: dict[str, Any] = {
@@ -782,6 +782,7 @@ def labelled_strata_document(r: Any) -> dict[str, Any]:
             for s in r.strata
         ],  # fmt: skip
         "shares_check": asdict(r.shares_check),
+        "batches": None if getattr(r, "batches", None) is None else asdict(r.batches),
         "recommendation": {
             "metric": r.metric,
             "items": r.remaining_items,

@@ -223,6 +223,8 @@ def render_labelled_strata(r: Any, console: Console) -> None:
         f"(nominal {r.confidence_level:g})",
     )  # fmt: skip
     console.print(summary)
+    if getattr(r, "batches", None) is not None:
+        console.print(_batches_table(r.batches, r))
     for message in r.notes:
         console.print(f"note: {message}")
     console.print(f"seed {r.seed} (rerun with --seed {r.seed} for identical output)")

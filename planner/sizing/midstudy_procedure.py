@@ -152,9 +152,26 @@ def _summary(
 ) -> BatchProcedure:
     metric, level, method = setting["metric"], setting["level"], setting["method"]
     hit = covers(tables, truth, metric, level, method)
-    totals = tables.sum(axis=1)
-    share = float(hit.mean())
-    replicates = tables.shape[0]
+    return summarise(hit, tables.sum(axis=1), stopped, setting, where)
+
+
+def summarise(
+    hit: NDArray,
+    totals: NDArray,
+    stopped: NDArray,
+    setting: dict[str, Any],
+    where: str,
+) -> BatchProcedure:
+    """The :class:`BatchProcedure` of finished procedures: whether each final interval covers
+    its truth (``hit``), each total, whether each stopped at the width; ``setting`` holds the
+    ``batch_size``, ``level`` and ``max_items``, ``where`` the truths' source.
+
+    Coverage ``C = mean(hit)`` with Monte Carlo SE ``sqrt(C (1 - C) / R)``; a note when
+    ``C < level - 0.015`` (:data:`COVERAGE_SLACK`) gives the remedy.
+    """
+    level = setting["level"]
+    share = float(np.mean(hit))
+    replicates = int(np.size(hit))
     se = float(np.sqrt(share * (1 - share) / replicates))
     notes = []
     if share < level - COVERAGE_SLACK:

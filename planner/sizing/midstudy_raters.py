@@ -61,6 +61,8 @@ if TYPE_CHECKING:
 
 #: spawn keys under the plan's seed: the bootstrap, the second stages, the coverage now
 BOOTSTRAP_STREAM, STAGE_STREAM, NOW_STREAM = 4, 5, 6
+#: the spawn key of the batch procedure (``batch_size``)
+BATCH_STREAM = 8
 
 
 @dataclass(frozen=True)
@@ -307,8 +309,10 @@ def plan_remaining_raters(
         fit's); ``max_items``, the largest total searched; ``n_reps`` simulated second stages
         per size (at least 400, fewer when the patterns are many).
     remaining
-        ``planned_items`` (adds the hybrid assurance of continuing to it) and ``draws``, the
-        bootstrap refits of the first stage (its plausible truths).
+        ``planned_items`` (adds the hybrid assurance of continuing to it), ``batch_size``
+        (adds the batch procedure simulated to its end,
+        :func:`planner.sizing.midstudy_raters_procedure.raters_batch_procedure`) and
+        ``draws``, the bootstrap refits of the first stage (its plausible truths).
     positive
         The positive label of two categories (0/1 and false/true labels need none).
     rng
@@ -348,14 +352,15 @@ def plan_remaining_raters(
         "hourly_rate": settings.hourly_rate,
     }  # fmt: skip
     targets = (settings.assurance, settings.max_items, knobs.planned_items)
-    if knobs.batch_size is not None:
-        raise InvalidInput(
-            "batch_size applies to a study of two annotators (its procedure is simulated for a "
-            "pair only)",
-            parameter="batch_size",
-        )
     result = _plan(pilot, study, first, targets, costs, seed)
-    return replace(result, notes=[*switched, *result.notes])
+    batches = None
+    if knobs.batch_size is not None:  # the batch procedure, on its own random stream
+        from planner.sizing.midstudy_raters_procedure import raters_batch_procedure
+
+        batch_rng = np.random.default_rng([seed, BATCH_STREAM])
+        batches = raters_batch_procedure(result, settings, knobs, rng=batch_rng)
+    more = batches.notes if batches is not None else []
+    return replace(result, batches=batches, notes=[*switched, *result.notes, *more])
 
 
 def _plan(

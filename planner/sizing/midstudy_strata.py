@@ -108,6 +108,9 @@ class StratifiedRemaining:
     seed: int
     notes: list[str] = field(default_factory=list)
     source: str = ""
+    #: with ``batch_size``: the batch procedure
+    #: (:func:`planner.sizing.midstudy_strata_procedure.strata_batch_procedure`)
+    batches: Any = None
 
     @property
     def basis(self) -> str:
@@ -216,8 +219,8 @@ def plan_remaining_strata(
         ``adjudication_seconds``, ``hourly_rate``); ``max_items`` (largest total searched)
         and ``n_reps`` (simulated studies per total).
     remaining
-        Not used by a stratified study yet (its batch procedure is not simulated); accepted
-        so every study in progress is called the same way.
+        ``batch_size``: adds the batch procedure simulated to its end
+        (:func:`planner.sizing.midstudy_strata_procedure.strata_batch_procedure`).
     rng
         The random source.
 
@@ -227,11 +230,6 @@ def plan_remaining_strata(
 
     s = plan_settings if plan_settings is not None else PlanSettings()
     check_instance("plan_settings", s, PlanSettings, "a PlanSettings")
-    if remaining is not None and remaining.batch_size is not None:
-        raise InvalidInput(
-            "batch_size is simulated for a pair's study in progress, not a stratified one",
-            parameter="batch_size",
-        )
     table, w, a = _checked_strata(stage.counts, stage.names, stage.shares, stage.design_shares)
     names, floor_items = stage.names, stage.floor_items
     width, level, target = s.width, s.confidence_level, s.assurance
@@ -261,7 +259,7 @@ def plan_remaining_strata(
         more, seconds, contested, annotators_per_item=annotators_per_item,
         adjudication_seconds=adjudication_seconds, hourly_rate=hourly_rate,
     )  # fmt: skip
-    return StratifiedRemaining(
+    result = StratifiedRemaining(
         strata=strata, metric="psa", width=width, confidence_level=level,
         target_assurance=target, labelled_items=n0, estimate=float(now.estimate),
         interval_now=(float(now.low), float(now.high)), half_width_now=half_now,
@@ -273,6 +271,25 @@ def plan_remaining_strata(
         shares_check=check_shares, replicates=n_reps, seed=seed,
         notes=_shares_note(check_shares),
     )  # fmt: skip
+    return _with_batches(result, stage, s, remaining)
+
+
+def _with_batches(
+    result: StratifiedRemaining,
+    stage: StrataStage,
+    settings: PlanSettings,
+    remaining: RemainingSettings | None,
+) -> StratifiedRemaining:
+    """The plan with its batch procedure (``remaining.batch_size``): the same seed, so the
+    same posterior truths as the plan's finished studies."""
+    if remaining is None or remaining.batch_size is None:
+        return result
+    from dataclasses import replace
+
+    from planner.sizing.midstudy_strata_procedure import strata_batch_procedure
+
+    batches = strata_batch_procedure(stage, settings, remaining, rng=result.seed)
+    return replace(result, batches=batches, notes=[*result.notes, *batches.notes])
 
 
 def _checked_strata(
@@ -402,12 +419,13 @@ def plan_remaining_strata_from_file(
     *,
     positive: Any = None,
     reader: dict[str, Any] | None = None,
+    remaining: RemainingSettings | None = None,
     **plan: Any,
 ) -> StratifiedRemaining:
     """:func:`plan_remaining_strata` from a pair's label file with a stratum column and a
     stratified scenario (a path or a shipped name): the design is the scenario's
     population-weighted design (:func:`design_of`); ``plan`` overrides its ``[target]`` and
-    ``[budget]`` settings."""
+    ``[budget]`` settings; ``remaining`` as :func:`plan_remaining_strata` takes it."""
     from dataclasses import replace
 
     from planner.data.scenario import load_scenario
@@ -426,5 +444,5 @@ def plan_remaining_strata_from_file(
         counts, design["names"], design["shares"], design["design_shares"],
         floor_items=design["floor_items"], seconds_per_item=design["seconds_per_item"],
     )  # fmt: skip
-    result = plan_remaining_strata(stage, PlanSettings(**settings), rng=rng)
+    result = plan_remaining_strata(stage, PlanSettings(**settings), remaining, rng=rng)
     return replace(result, source=str(ratings.source), notes=[*ratings.notes, *result.notes])
