@@ -97,23 +97,25 @@ def test_cli_bad_hours_or_budget_is_one_line_exit_2(args, flag):
     assert len(lines) == 1 and flag in lines[0]
 
 
-def test_cli_refuses_hours_for_a_stratified_study_in_progress():
+def test_cli_hours_that_buy_no_stratified_item_are_one_line_exit_2():
     done = subprocess.run(
         [sys.executable, "-m", "planner", "plan", "--labelled", "examples/stratified-labels.csv",
-         "--stratum-col", "stratum", "--scenario", "x.yaml", "--hours", "5"],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert done.returncode == 2
-    assert "pairs only" in done.stderr
-
-
-def test_cli_refuses_hours_for_several_annotators_without_a_pair_in_one_line():
-    done = subprocess.run(
-        [sys.executable, "-m", "planner", "plan", "--labelled", "examples/wide.csv",
-         "--layout", "wide", "--annotator-cols", "alice,bob,carol", "--positive", "unsupported",
-         "--width", "0.05", "--hours", "5", "--seed", "1"],
+         "--stratum-col", "stratum", "--scenario", "unsupported-claims-enriched",
+         "--positive", "unsupported", "--hours", "0.001", "--seed", "1"],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1
-    assert "--pair" in lines[0] and "Traceback" not in done.stderr
+    assert "--hours" in lines[0] and "Traceback" not in done.stderr
+
+
+def test_cli_budget_of_several_annotators_without_a_rate_is_one_line_exit_2():
+    done = subprocess.run(
+        [sys.executable, "-m", "planner", "plan", "--labelled", "examples/wide.csv",
+         "--layout", "wide", "--annotator-cols", "alice,bob,carol", "--positive", "unsupported",
+         "--width", "0.05", "--budget", "500", "--seed", "1"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1
+    assert "--hourly-rate" in lines[0] and "Traceback" not in done.stderr

@@ -37,8 +37,7 @@ NOT_WITH_LABELLED = {
 STRATA_REFUSE = {
     "pair": "--pair", "metric": "--metric", "planned_items": "--planned-items",
     "batch_size": "--batch-size", "psa_method": "--psa-method", "seconds_per_item":
-    "--seconds-per-item", "level": "--level", "hours": "--hours (pairs only for now)",
-    "budget": "--budget (pairs only for now)",
+    "--seconds-per-item", "level": "--level",
 }  # fmt: skip
 #: library parameters and the flags that set them
 FLAGS = {
@@ -134,7 +133,8 @@ def _plan_strata(options: dict[str, Any], reader: dict[str, Any]) -> None:
         plan["rng"] = seed_or_draw(options.get("seed"))
         result = plan_remaining_strata_from_file(
             str(options["labelled"]), scenario, options["stratum_col"],
-            positive=options.get("positive"), reader=reader, **plan,
+            positive=options.get("positive"), reader=reader,
+            remaining=labelled_settings(options)[1], **plan,
         )  # fmt: skip
     _show(result, bool(options.get("json_output")), strata=True)
 

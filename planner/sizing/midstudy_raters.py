@@ -111,6 +111,9 @@ class RatersRemaining:
     by_metric: dict[str, Any] = field(default_factory=dict)
     stage: Any = None
     source: str = ""
+    #: with ``hours`` or ``budget``: what they buy (a
+    #: :class:`planner.sizing.midstudy_budget.BoughtItems`)
+    bought: Any = None
 
 
 def first_stage_patterns(
@@ -180,17 +183,21 @@ class FinalStudies:
         self.truth = np.asarray(truths, dtype=float)[which]
         self._seen: dict[int, tuple[NDArray, NDArray]] = {}
 
+    def intervals(self, m: int) -> Any:
+        """The final intervals of the finished studies after ``m`` more items."""
+        rng = np.random.default_rng([self.seed, STAGE_STREAM])
+        counts = np.repeat(self.first[None, :], self.studies, axis=0)
+        counts[:, self.embed] += rng.multinomial(int(m), self.by_study)
+        s = self.study
+        return study_intervals(
+            s.metric, self.patterns, counts, level=s.level,
+            confidence_level=s.confidence_level, n_categories=self.k,
+        )  # fmt: skip
+
     def _outcomes(self, m: int) -> tuple[NDArray, NDArray]:
         if m not in self._seen:
-            rng = np.random.default_rng([self.seed, STAGE_STREAM])
-            counts = np.repeat(self.first[None, :], self.studies, axis=0)
-            counts[:, self.embed] += rng.multinomial(int(m), self.by_study)
-            s = self.study
-            ci = study_intervals(
-                s.metric, self.patterns, counts, level=s.level,
-                confidence_level=s.confidence_level, n_categories=self.k,
-            )  # fmt: skip
-            narrow = np.asarray(reaches_width(ci.half_width, s.width))
+            ci = self.intervals(m)
+            narrow = np.asarray(reaches_width(ci.half_width, self.study.width))
             with np.errstate(invalid="ignore"):
                 covers = np.asarray(
                     (ci.low <= self.truth + 1e-12) & (self.truth - 1e-12 <= ci.high)
@@ -354,7 +361,12 @@ def plan_remaining_raters(
             "pair only)",
             parameter="batch_size",
         )
+    from planner.sizing.midstudy_raters_budget import raters_bought
+
     result = _plan(pilot, study, first, targets, costs, seed)
+    if (knobs.hours, knobs.budget) != (None, None):  # what they buy, on the plan's studies
+        at = FinalStudies(pilot, study, first[:2], study.n_reps, seed)
+        result = replace(result, bought=raters_bought(at, knobs, costs))
     return replace(result, notes=[*switched, *result.notes])
 
 

@@ -108,6 +108,9 @@ class StratifiedRemaining:
     seed: int
     notes: list[str] = field(default_factory=list)
     source: str = ""
+    #: with ``hours`` or ``budget``: what they buy (a
+    #: :class:`planner.sizing.midstudy_budget.BoughtItems`)
+    bought: Any = None
 
     @property
     def basis(self) -> str:
@@ -164,16 +167,19 @@ class _StratifiedStudies:
         wanted = np.maximum(np.ceil(self.design * total - 1e-9), self.floor)
         return np.maximum(wanted.astype(np.int64) - self.counts.sum(axis=1), 0)
 
+    def intervals(self, total: int) -> Any:
+        """The finished studies' weighted intervals at the final total ``T``."""
+        rng = np.random.default_rng([self.seed, STAGE_STREAM, 1])
+        tables = np.repeat(self.counts[None].astype(np.int64), self.replicates, axis=0)
+        for h, m in enumerate(self.more(total)):
+            if m:
+                tables[:, h] += rng.multinomial(int(m), self.cells[:, h])
+        return _weighted(tables, self.shares, self.level)
+
     def __call__(self, total: int) -> tuple[float, float]:
         """``(assurance, coverage)`` at the final total ``T``."""
         if total not in self._seen:
-            rng = np.random.default_rng([self.seed, STAGE_STREAM, 1])
-            more = self.more(total)
-            tables = np.repeat(self.counts[None].astype(np.int64), self.replicates, axis=0)
-            for h, m in enumerate(more):
-                if m:
-                    tables[:, h] += rng.multinomial(int(m), self.cells[:, h])
-            ci = _weighted(tables, self.shares, self.level)
+            ci = self.intervals(total)
             narrow = usable_half_width((ci.high - ci.low) / 2) <= self.width
             with np.errstate(invalid="ignore"):
                 covers = (ci.low <= self.truth + 1e-12) & (self.truth - 1e-12 <= ci.high)
@@ -216,13 +222,15 @@ def plan_remaining_strata(
         ``adjudication_seconds``, ``hourly_rate``); ``max_items`` (largest total searched)
         and ``n_reps`` (simulated studies per total).
     remaining
-        Not used by a stratified study yet (its batch procedure is not simulated); accepted
-        so every study in progress is called the same way.
+        ``hours`` or ``budget``: what they buy, allocated by the design
+        (:func:`planner.sizing.midstudy_strata_budget.strata_bought`); its batch procedure
+        is not simulated.
     rng
         The random source.
 
     Raises ``InvalidInput`` (named by its parameter) or ``TargetUnreachable``.
     """
+    from planner.sizing.midstudy_strata_budget import strata_bought
     from planner.sizing.plan import PlanSettings
 
     s = plan_settings if plan_settings is not None else PlanSettings()
@@ -261,6 +269,7 @@ def plan_remaining_strata(
         more, seconds, contested, annotators_per_item=annotators_per_item,
         adjudication_seconds=adjudication_seconds, hourly_rate=hourly_rate,
     )  # fmt: skip
+    bought = strata_bought(studies, (seconds, contested), s, remaining, list(names))
     return StratifiedRemaining(
         strata=strata, metric="psa", width=width, confidence_level=level,
         target_assurance=target, labelled_items=n0, estimate=float(now.estimate),
@@ -271,7 +280,7 @@ def plan_remaining_strata(
         assurance_now=float(half_now <= width), final_coverage=coverage,
         final_coverage_se=math.sqrt(coverage * (1 - coverage) / n_reps), budget=budget,
         shares_check=check_shares, replicates=n_reps, seed=seed,
-        notes=_shares_note(check_shares),
+        notes=_shares_note(check_shares), bought=bought,
     )  # fmt: skip
 
 
@@ -402,12 +411,13 @@ def plan_remaining_strata_from_file(
     *,
     positive: Any = None,
     reader: dict[str, Any] | None = None,
+    remaining: RemainingSettings | None = None,
     **plan: Any,
 ) -> StratifiedRemaining:
     """:func:`plan_remaining_strata` from a pair's label file with a stratum column and a
     stratified scenario (a path or a shipped name): the design is the scenario's
     population-weighted design (:func:`design_of`); ``plan`` overrides its ``[target]`` and
-    ``[budget]`` settings."""
+    ``[budget]`` settings; ``remaining`` is :func:`plan_remaining_strata`'s."""
     from dataclasses import replace
 
     from planner.data.scenario import load_scenario
@@ -426,5 +436,5 @@ def plan_remaining_strata_from_file(
         counts, design["names"], design["shares"], design["design_shares"],
         floor_items=design["floor_items"], seconds_per_item=design["seconds_per_item"],
     )  # fmt: skip
-    result = plan_remaining_strata(stage, PlanSettings(**settings), rng=rng)
+    result = plan_remaining_strata(stage, PlanSettings(**settings), remaining, rng=rng)
     return replace(result, source=str(ratings.source), notes=[*ratings.notes, *result.notes])
