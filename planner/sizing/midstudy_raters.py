@@ -314,8 +314,9 @@ def plan_remaining_raters(
         fit's); ``max_items``, the largest total searched; ``n_reps`` simulated second stages
         per size (at least 400, fewer when the patterns are many).
     remaining
-        ``planned_items`` (adds the hybrid assurance of continuing to it) and ``draws``, the
-        bootstrap refits of the first stage (its plausible truths).
+        ``planned_items`` (adds the hybrid assurance of continuing to it), ``draws``, the
+        bootstrap refits of the first stage (its plausible truths), and ``hours`` or
+        ``budget`` (``bought``: :func:`planner.sizing.midstudy_raters_budget.raters_bought`).
     positive
         The positive label of two categories (0/1 and false/true labels need none).
     rng
