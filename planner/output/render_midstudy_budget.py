@@ -8,6 +8,7 @@ and, for comparison, the items and hours the target itself still needs.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from rich.console import Console
@@ -42,11 +43,11 @@ def bought_table(bought: Any, r: Any) -> Any:
     table.add_row(
         "expected half-width",
         fmt(bought.half_width_expected),
-        f"± {bought.half_width_se:.4f} Monte Carlo SE, final interval at the total",
+        f"± {_se(bought.half_width_se)} Monte Carlo SE, final interval at the total",
     )
     table.add_row(
         "assurance at the total",
-        f"{bought.assurance:.3f} ± {bought.assurance_se:.2g}",
+        f"{bought.assurance:.3f} ± {_se(bought.assurance_se)}",
         f"of half-width <= {r.width:g} (target {r.target_assurance:g}); ± Monte Carlo SE",
     )
     hours = fmt(r.budget.person_hours)
@@ -56,3 +57,10 @@ def bought_table(bought: Any, r: Any) -> Any:
         f"more items ({hours} person-hours) for assurance {r.target_assurance:g}",
     )
     return table
+
+
+def _se(value: float) -> str:
+    """A standard error to two significant digits, in fixed notation (``0.000072``)."""
+    if not value > 0 or not math.isfinite(value):
+        return "0" if value == 0 else "-"
+    return f"{value:.{max(1 - math.floor(math.log10(value)), 3)}f}"
