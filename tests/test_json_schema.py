@@ -85,6 +85,20 @@ VARIANTS: dict[str, tuple[str, list[str]]] = {
         ["plan", "--labelled", str(EXAMPLES / "labelled-600.csv"), "--metric", "both"]
         + ["--planned-items", "1280", "--batch-size", "200", *FAST],
     ),
+    "plan-labelled-hours": (
+        "plan-labelled",
+        ["plan", "--labelled", str(EXAMPLES / "labelled-600.csv"), "--hours", "20", *FAST],
+    ),
+    "plan-labelled-raters-hours": (
+        "plan-labelled",
+        ["plan", "--labelled", *WIDE[:3], "--annotator-cols", "alice,bob,carol"]
+        + ["--positive", "unsupported", "--width", "0.1", "--hours", "20", *FAST],
+    ),
+    "plan-labelled-strata-hours": (
+        "plan-labelled-strata",
+        ["plan", "--labelled", *STRATIFIED[:3], "--stratum-col", "stratum", "--scenario"]
+        + ["unsupported-claims-enriched", "--hours", "20", *FAST],
+    ),
     "agree-counts": ("agree", ["agree", "--counts", "6,21,14,459"]),
     "agree-file": ("agree", ["agree", *WIDE, "--by", "week"]),
     "agree-vector-counts": ("agree", ["agree", "--vector-counts", VECTORS, "--by", "week"]),

@@ -97,23 +97,66 @@ def test_cli_bad_hours_or_budget_is_one_line_exit_2(args, flag):
     assert len(lines) == 1 and flag in lines[0]
 
 
-def test_cli_refuses_hours_for_a_stratified_study_in_progress():
+@pytest.mark.slow
+def test_cli_hours_that_buy_no_stratified_item_are_one_line_exit_2():
     done = subprocess.run(
         [sys.executable, "-m", "planner", "plan", "--labelled", "examples/stratified-labels.csv",
-         "--stratum-col", "stratum", "--scenario", "x.yaml", "--hours", "5"],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert done.returncode == 2
-    assert "pairs only" in done.stderr
-
-
-def test_cli_refuses_hours_for_several_annotators_without_a_pair_in_one_line():
-    done = subprocess.run(
-        [sys.executable, "-m", "planner", "plan", "--labelled", "examples/wide.csv",
-         "--layout", "wide", "--annotator-cols", "alice,bob,carol", "--positive", "unsupported",
-         "--width", "0.05", "--hours", "5", "--seed", "1"],
+         "--stratum-col", "stratum", "--scenario", "unsupported-claims-enriched",
+         "--positive", "unsupported", "--hours", "0.001", "--seed", "1"],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1
-    assert "--pair" in lines[0] and "Traceback" not in done.stderr
+    assert "--hours" in lines[0] and "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+def test_cli_budget_of_several_annotators_without_a_rate_is_one_line_exit_2():
+    done = subprocess.run(
+        [sys.executable, "-m", "planner", "plan", "--labelled", "examples/wide.csv",
+         "--layout", "wide", "--annotator-cols", "alice,bob,carol", "--positive", "unsupported",
+         "--width", "0.05", "--budget", "500", "--seed", "1"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1
+    assert "--hourly-rate" in lines[0] and "Traceback" not in done.stderr
+
+
+def test_kappas_assurance_se_is_the_binomial_formula_over_its_studies():
+    settings = PlanSettings(width=0.08, metric="kappa", n_reps=2000)
+    bought = plan_remaining(COUNTS, settings, RemainingSettings(hours=30.0), rng=1).bought
+    a = bought.assurance
+    assert bought.assurance_se == pytest.approx(math.sqrt(a * (1 - a) / 2000))
+
+
+def test_psas_assurance_se_is_below_the_binomial_bound_of_its_draws():
+    # exact per-draw assurances A_d in [0, 1]: Var(A_d) <= A (1 - A), so the SE of their
+    # mean over the 880 draws is at most the binomial formula's
+    bought = plan_remaining(
+        COUNTS, PlanSettings(width=0.08), RemainingSettings(hours=30.0), rng=1
+    ).bought
+    a = bought.assurance
+    assert 0 < bought.assurance_se <= math.sqrt(a * (1 - a) / 880)
+
+
+@pytest.mark.slow
+def test_the_bought_section_has_the_same_keys_for_every_kind_of_study():
+    pair = _cli("--hours", "20", "--seed", "1", "--json")
+    several = subprocess.run(
+        [sys.executable, "-m", "planner", "plan", "--labelled", "examples/wide.csv",
+         "--layout", "wide", "--annotator-cols", "alice,bob,carol", "--positive", "unsupported",
+         "--width", "0.05", "--hours", "30", "--seed", "1", "--json"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    strata = subprocess.run(
+        [sys.executable, "-m", "planner", "plan", "--labelled", "examples/stratified-labels.csv",
+         "--stratum-col", "stratum", "--scenario", "unsupported-claims-enriched",
+         "--positive", "unsupported", "--hours", "20", "--seed", "1", "--json"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    sections = [json.loads(done.stdout)["bought"] for done in (pair, several, strata)]
+    assert len({tuple(sorted(s)) for s in sections}) == 1
+    assert all(0 <= s["assurance_se"] <= 0.5 for s in sections)
+    assert sum(sections[2]["by_stratum"].values()) == sections[2]["bought_items"]
+    assert sections[0]["by_stratum"] is None

@@ -44,6 +44,8 @@ def test_the_page_shows_the_commands():
         ["plan", "--labelled", "examples/stratified-labels.csv"],
         ["plan", "--prevalence", "0.08"],
         ["plan", "--labelled", "examples/labelled-600.csv"],
+        ["plan", "--labelled", "examples/wide.csv"],
+        ["plan", "--labelled", "examples/stratified-labels.csv"],
         ["planner", "schedule", "--labelled"],
         ["planner", "schedule", "--labelled"],
     ]

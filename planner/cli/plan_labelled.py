@@ -37,8 +37,7 @@ NOT_WITH_LABELLED = {
 STRATA_REFUSE = {
     "pair": "--pair", "metric": "--metric", "planned_items": "--planned-items",
     "psa_method": "--psa-method", "seconds_per_item":
-    "--seconds-per-item", "level": "--level", "hours": "--hours (pairs only for now)",
-    "budget": "--budget (pairs only for now)",
+    "--seconds-per-item", "level": "--level",
 }  # fmt: skip
 #: library parameters and the flags that set them
 FLAGS = {
@@ -114,7 +113,6 @@ def _refused(options: dict[str, Any]) -> None:
 
 def _plan_strata(options: dict[str, Any], reader: dict[str, Any]) -> None:
     """``--labelled FILE --scenario S --stratum-col COL``: the remaining items per stratum."""
-    from planner.sizing.midstudy_settings import RemainingSettings
     from planner.sizing.midstudy_strata import plan_remaining_strata_from_file
 
     scenario = options.get("scenario") or options.get("scenario_option")
@@ -133,10 +131,10 @@ def _plan_strata(options: dict[str, Any], reader: dict[str, Any]) -> None:
     quiet = bool(options.get("json_output") or options.get("quiet"))
     with flags_named(FLAGS), progress_bar("planning the rest", disabled=quiet):
         plan["rng"] = seed_or_draw(options.get("seed"))
-        batches = RemainingSettings(batch_size=options.get("batch_size"))
         result = plan_remaining_strata_from_file(
             str(options["labelled"]), scenario, options["stratum_col"],
-            positive=options.get("positive"), reader=reader, remaining=batches, **plan,
+            positive=options.get("positive"), reader=reader,
+            remaining=labelled_settings(options)[1], **plan,
         )  # fmt: skip
     _show(result, bool(options.get("json_output")), strata=True)
 

@@ -728,10 +728,9 @@ def labelled_document(r: Any) -> dict[str, Any]:
         body["labelled"]["file"] = pilot_json(r.stage)
     if r.by_metric:
         body["by_metric"] = {m: _remaining_json(p) for m, p in r.by_metric.items()}
-    if getattr(r, "bought", None) is not None:  # --hours/--budget: what they buy
-        from planner.output.midstudy_budget_json import bought_json
+    from planner.output.midstudy_budget_json import add_bought
 
-        body["bought"] = bought_json(r.bought)
+    add_bought(body, r)  # --hours/--budget: what they buy
     return document("plan-labelled", body, seed=r.seed, notes=r.notes)
 
 
@@ -791,6 +790,9 @@ def labelled_strata_document(r: Any) -> dict[str, Any]:
             "basis": r.basis,
         },  # fmt: skip
     }
+    from planner.output.midstudy_budget_json import add_bought
+
+    add_bought(body, r)  # --hours/--budget: what they buy
     return document("plan-labelled-strata", body, seed=r.seed, notes=r.notes)
 
 

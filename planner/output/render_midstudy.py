@@ -8,6 +8,7 @@ from rich.console import Console
 
 from planner.output.jsonout import label_of
 from planner.output.render import fmt, quantity_table
+from planner.output.render_midstudy_budget import show_bought
 
 
 def render_labelled(result: Any, console: Console) -> None:
@@ -28,34 +29,10 @@ def render_labelled(result: Any, console: Console) -> None:
         )
     if result.batches is not None:
         console.print(_batches_table(result.batches, result))
-    if getattr(result, "bought", None) is not None:
-        console.print(_bought_table(result.bought, result))
+    show_bought(result, console)  # --hours/--budget: what they buy
     for note in result.notes:
         console.print(f"note: {note}")
     console.print(f"seed {result.seed} (rerun with --seed {result.seed} for identical output)")
-
-
-def _bought_table(bought: Any, r: Any) -> Any:
-    """What the remaining hours or budget buy: the items, the total, the final interval."""
-    given = (
-        f"{bought.hours:g} person-hours"
-        if bought.hours is not None
-        else f"budget {bought.budget:,.2f}"
-    )
-    table = quantity_table(f"What the remaining {given} buy")
-    table.add_row("items bought", fmt(bought.bought_items), "floor, priced as plan --hours prices")
-    table.add_row("total items", fmt(bought.total_items), "labelled + bought")
-    table.add_row(
-        "expected half-width",
-        fmt(bought.half_width_expected),
-        f"± {bought.half_width_se:.4f} Monte Carlo SE, final interval at the total",
-    )
-    table.add_row(
-        "assurance at the total",
-        fmt(bought.assurance, 3),
-        f"of half-width <= {r.width:g} (target {r.target_assurance:g})",
-    )
-    return table
 
 
 def _stage_table(stage: Any) -> Any:
@@ -225,6 +202,7 @@ def render_labelled_strata(r: Any, console: Console) -> None:
     console.print(summary)
     if getattr(r, "batches", None) is not None:
         console.print(_batches_table(r.batches, r))
+    show_bought(r, console)  # --hours/--budget: what they buy
     for message in r.notes:
         console.print(f"note: {message}")
     console.print(f"seed {r.seed} (rerun with --seed {r.seed} for identical output)")

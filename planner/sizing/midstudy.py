@@ -157,6 +157,7 @@ def _interval_now(
 def _psa_remaining(counts: tuple[int, ...], target: _Target, seed: int, draws: int) -> Any:
     """``(remaining, mc_se, assurance, assurance_se, assurance_at)`` for PSA."""
     from planner.sizing.midstudy_assurance import StageAssurance
+    from planner.sizing.midstudy_budget import DrawMean
     from planner.sizing.search import worst_case_union_positives
     from planner.sizing.uncertainty import (
         LATTICE_POINTS,
@@ -190,10 +191,7 @@ def _psa_remaining(counts: tuple[int, ...], target: _Target, seed: int, draws: i
     if found.items > max_more:
         _unreachable(target)
     reached = at(found.items).reshape(REPLICATES, -1).mean(axis=1)
-
-    def assurance_at(m: int) -> float:
-        return float(at(m).mean())
-
+    assurance_at = DrawMean(at)  # the mean over the draws, which it counts
     se = float(np.std(reached, ddof=1) / np.sqrt(REPLICATES))
     return found.items, found.mc_se, float(reached.mean()), se, assurance_at
 
@@ -489,13 +487,6 @@ def plan_remaining_from_file(
     stage = read_pilot(path, pair=pair, positive=positive, **(reader or {}))
     if stage.counts is None and pair is None and 3 <= len(stage.annotators) <= 6:
         from planner.sizing.midstudy_raters import plan_remaining_raters_from_file
-
-        if remaining is not None and (remaining.hours, remaining.budget) != (None, None):
-            raise InvalidInput(
-                "hours and budget with a study in progress are planned for a pair only for "
-                "now; choose two annotators with pair A,B",
-                parameter="hours" if remaining.hours is not None else "budget",
-            )
 
         return plan_remaining_raters_from_file(
             path, settings, remaining, positive=positive, reader=reader, rng=rng

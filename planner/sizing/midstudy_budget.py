@@ -13,6 +13,14 @@ contested share and ``t`` the adjudication seconds. The final interval is on the
 (:mod:`planner.sizing.midstudy_assurance`), and its expected half-width the mean usable
 half-width of ``n_reps`` simulated finished studies, each second stage drawn from its own
 first-stage posterior truth ``p ~ Dirichlet(counts + 1/2)`` with the first stage added.
+
+The assurance's Monte Carlo standard error is binomial, ``sqrt(A (1 - A) / R)`` over the
+``R`` simulated finished studies (Cohen's kappa; PSA when the interval in hand is already
+narrow). PSA's assurance is a mean of exact per-draw probabilities over ``L`` randomly
+shifted lattices of posterior draws: its SE is ``sd(lattice means) / sqrt(L)``, as the
+mid-study plan's own (the binomial formula would only bound it, ``Var(A_d) <= A (1 - A)``).
+Several annotators (:mod:`planner.sizing.midstudy_raters_budget`) and strata
+(:mod:`planner.sizing.midstudy_strata_budget`) fill the same :class:`BoughtItems`.
 """
 
 from __future__ import annotations
@@ -44,10 +52,14 @@ class BoughtItems:
     half_width_expected, half_width_se
         The final interval's mean usable half-width over simulated finished studies, and its
         Monte Carlo standard error.
-    assurance
-        The hybrid assurance of reaching ``width`` at ``total_items``.
+    assurance, assurance_se
+        The hybrid assurance of reaching ``width`` at ``total_items``, and its Monte Carlo
+        standard error: binomial, ``sqrt(A (1 - A) / R)`` over the ``R`` simulated studies
+        (PSA's exact sums for a pair: over its lattices of posterior draws).
     cost
         Hours and cost of the bought items.
+    by_stratum
+        A stratified study: the bought items of each stratum by name (None otherwise).
     """
 
     hours: float | None
@@ -57,11 +69,54 @@ class BoughtItems:
     half_width_expected: float
     half_width_se: float
     assurance: float
+    assurance_se: float
     cost: Budget
+    by_stratum: dict[str, int] | None = None
 
 
-def items_bought(knobs: RemainingSettings, settings: PlanSettings, contested_rate: float) -> int:
-    """The items the remaining ``hours`` or ``budget`` pay for, priced as a fresh plan's."""
+def binomial_se(share: float, studies: int) -> float:
+    """``sqrt(A (1 - A) / R)``: the Monte Carlo standard error of a share of ``R`` studies."""
+    return float(np.sqrt(share * (1.0 - share) / studies)) if studies > 0 else 0.0
+
+
+def half_width_summary(half_width: Any, width: float) -> tuple[float, float, float]:
+    """``(mean, se, share narrow)`` of simulated final half-widths: usable half-widths
+    (:func:`planner.sizing.exact.usable_half_width`; an undefined or zero-width interval
+    counts as half-width 1), their mean, its standard error ``sd / sqrt(R)`` and the share
+    at most ``width``."""
+    from planner.sizing.exact import usable_half_width
+
+    half = np.asarray(usable_half_width(half_width), dtype=float).ravel()
+    finite = np.where(np.isfinite(half), half, 1.0)
+    n = finite.size
+    se = float(np.std(finite, ddof=1) / np.sqrt(n)) if n > 1 else 0.0
+    return float(finite.mean()), se, float(np.mean(finite <= width))
+
+
+class DrawMean:
+    """A pair's PSA assurance at ``m`` more items: the mean of the exact per-draw
+    assurances ``A(m; p_d)`` over the posterior draws of ``at`` (``REPLICATES`` randomly
+    shifted lattices, one after another)."""
+
+    def __init__(self, at: Any) -> None:
+        self.at = at
+
+    def __call__(self, m: int) -> float:
+        return float(np.mean(self.at(m)))
+
+    def se(self, m: int) -> float:
+        """The Monte Carlo SE of the mean: the lattices' means' ``sd / sqrt(REPLICATES)``
+        (the draws' assurances are exact probabilities, not 0/1 outcomes)."""
+        from planner.sizing.uncertainty import REPLICATES
+
+        means = np.asarray(self.at(m), dtype=float).reshape(REPLICATES, -1).mean(axis=1)
+        return float(np.std(means, ddof=1) / np.sqrt(REPLICATES))
+
+
+def items_bought(knobs: RemainingSettings, settings: Any, contested_rate: float) -> int:
+    """The items the remaining ``hours`` or ``budget`` pay for, priced as a fresh plan's
+    (``settings``: a :class:`planner.sizing.plan.PlanSettings`, or several annotators'
+    :class:`planner.sizing.raters_precision.LabelCosts`)."""
     from planner.sizing.precision import items_for_budget, items_for_hours
 
     if knobs.hours is not None:
@@ -74,7 +129,6 @@ def expected_half_width(
 ) -> tuple[float, float, float]:
     """``(mean, se, share narrow)`` of the final usable half-width with ``more`` items,
     over ``n_reps`` second stages from the first stage's posterior, first stage added."""
-    from planner.sizing.exact import usable_half_width
     from planner.sizing.midstudy_assurance import FirstStageStudies
     from planner.sizing.uncertainty import posterior_cells
     from planner.statistics.intervals import kappa_interval, psa_interval
@@ -84,10 +138,7 @@ def expected_half_width(
     tables = FirstStageStudies(cells, np.asarray(counts), study_rng).tables(more)
     interval = psa_interval if metric == "psa" else kappa_interval
     ci = interval(tables.astype(float), target.level, target.method)
-    half = np.asarray(usable_half_width(ci.half_width), dtype=float)
-    finite = np.where(np.isfinite(half), half, 1.0)
-    se = float(np.std(finite, ddof=1) / np.sqrt(n_reps)) if n_reps > 1 else 0.0
-    return float(finite.mean()), se, float(np.mean(finite <= target.width))
+    return half_width_summary(ci.half_width, target.width)
 
 
 def bought(
@@ -101,13 +152,16 @@ def bought(
 ) -> BoughtItems | None:
     """What ``knobs.hours`` / ``knobs.budget`` buy (None without either); ``assurance_at``
     is the plan's hybrid assurance at ``m`` more items (None: the interval in hand is
-    narrow, and the simulated share is used)."""
+    narrow, and the simulated share is used). The assurance's SE is binomial over the
+    ``n_reps`` simulated studies, or PSA's (:class:`DrawMean`) over its lattices."""
     if knobs.hours is None and knobs.budget is None:
         return None
     labelled = sum(counts)
     contested = (counts[1] + counts[2]) / labelled
     more = items_bought(knobs, settings, contested)
     half, se, share = expected_half_width(counts, more, metric, target, settings.n_reps, seed)
+    assurance = share if assurance_at is None else float(assurance_at(more))
+    se_of = getattr(assurance_at, "se", None)  # PSA's exact sums; else n_reps studies
     cost = labelling_budget(
         more,
         annotators_per_item=settings.annotators_per_item,
@@ -123,6 +177,7 @@ def bought(
         total_items=labelled + more,
         half_width_expected=half,
         half_width_se=se,
-        assurance=share if assurance_at is None else float(assurance_at(more)),
+        assurance=assurance,
+        assurance_se=se_of(more) if se_of is not None else binomial_se(assurance, settings.n_reps),
         cost=cost,
     )

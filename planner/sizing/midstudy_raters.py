@@ -113,6 +113,9 @@ class RatersRemaining:
     by_metric: dict[str, Any] = field(default_factory=dict)
     stage: Any = None
     source: str = ""
+    #: with ``hours`` or ``budget``: what they buy (a
+    #: :class:`planner.sizing.midstudy_budget.BoughtItems`)
+    bought: Any = None
 
 
 def first_stage_patterns(
@@ -182,17 +185,21 @@ class FinalStudies:
         self.truth = np.asarray(truths, dtype=float)[which]
         self._seen: dict[int, tuple[NDArray, NDArray]] = {}
 
+    def intervals(self, m: int) -> Any:
+        """The final intervals of the finished studies after ``m`` more items."""
+        rng = np.random.default_rng([self.seed, STAGE_STREAM])
+        counts = np.repeat(self.first[None, :], self.studies, axis=0)
+        counts[:, self.embed] += rng.multinomial(int(m), self.by_study)
+        s = self.study
+        return study_intervals(
+            s.metric, self.patterns, counts, level=s.level,
+            confidence_level=s.confidence_level, n_categories=self.k,
+        )  # fmt: skip
+
     def _outcomes(self, m: int) -> tuple[NDArray, NDArray]:
         if m not in self._seen:
-            rng = np.random.default_rng([self.seed, STAGE_STREAM])
-            counts = np.repeat(self.first[None, :], self.studies, axis=0)
-            counts[:, self.embed] += rng.multinomial(int(m), self.by_study)
-            s = self.study
-            ci = study_intervals(
-                s.metric, self.patterns, counts, level=s.level,
-                confidence_level=s.confidence_level, n_categories=self.k,
-            )  # fmt: skip
-            narrow = np.asarray(reaches_width(ci.half_width, s.width))
+            ci = self.intervals(m)
+            narrow = np.asarray(reaches_width(ci.half_width, self.study.width))
             with np.errstate(invalid="ignore"):
                 covers = np.asarray(
                     (ci.low <= self.truth + 1e-12) & (self.truth - 1e-12 <= ci.high)
@@ -311,8 +318,9 @@ def plan_remaining_raters(
     remaining
         ``planned_items`` (adds the hybrid assurance of continuing to it), ``batch_size``
         (adds the batch procedure simulated to its end,
-        :func:`planner.sizing.midstudy_raters_procedure.raters_batch_procedure`) and
-        ``draws``, the bootstrap refits of the first stage (its plausible truths).
+        :func:`planner.sizing.midstudy_raters_procedure.raters_batch_procedure`), ``draws``,
+        the bootstrap refits of the first stage (its plausible truths), and ``hours`` or
+        ``budget`` (``bought``: :func:`planner.sizing.midstudy_raters_budget.raters_bought`).
     positive
         The positive label of two categories (0/1 and false/true labels need none).
     rng
@@ -352,7 +360,12 @@ def plan_remaining_raters(
         "hourly_rate": settings.hourly_rate,
     }  # fmt: skip
     targets = (settings.assurance, settings.max_items, knobs.planned_items)
+    from planner.sizing.midstudy_raters_budget import raters_bought
+
     result = _plan(pilot, study, first, targets, costs, seed)
+    if (knobs.hours, knobs.budget) != (None, None):  # what they buy, on the plan's studies
+        at = FinalStudies(pilot, study, first[:2], study.n_reps, seed)
+        result = replace(result, bought=raters_bought(at, knobs, costs))
     batches = None
     if knobs.batch_size is not None:  # the batch procedure, on its own random stream
         from planner.sizing.midstudy_raters_procedure import raters_batch_procedure

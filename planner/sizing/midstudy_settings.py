@@ -39,10 +39,10 @@ class RemainingSettings:
         A whole study simulated from a model: the first stage's size before the batches
         (``None``: one batch).
     hours, budget
-        What the remaining budget buys (a pair only): the person-hours, or the money at
-        ``PlanSettings.hourly_rate``, still to spend; adds the items they buy, the total and
-        the final interval's expected half-width and assurance there
-        (:class:`planner.sizing.midstudy_budget.BoughtItems`). At most one of the two.
+        What the remaining budget buys (a pair, several annotators or strata): the
+        person-hours, or the money at ``PlanSettings.hourly_rate``, still to spend; adds the
+        items they buy, the total and the final interval's expected half-width and assurance
+        there (:class:`planner.sizing.midstudy_budget.BoughtItems`). At most one of the two.
 
     Examples
     --------

@@ -111,6 +111,9 @@ class StratifiedRemaining:
     #: with ``batch_size``: the batch procedure
     #: (:func:`planner.sizing.midstudy_strata_procedure.strata_batch_procedure`)
     batches: Any = None
+    #: with ``hours`` or ``budget``: what they buy (a
+    #: :class:`planner.sizing.midstudy_budget.BoughtItems`)
+    bought: Any = None
 
     @property
     def basis(self) -> str:
@@ -167,16 +170,19 @@ class _StratifiedStudies:
         wanted = np.maximum(np.ceil(self.design * total - 1e-9), self.floor)
         return np.maximum(wanted.astype(np.int64) - self.counts.sum(axis=1), 0)
 
+    def intervals(self, total: int) -> Any:
+        """The finished studies' weighted intervals at the final total ``T``."""
+        rng = np.random.default_rng([self.seed, STAGE_STREAM, 1])
+        tables = np.repeat(self.counts[None].astype(np.int64), self.replicates, axis=0)
+        for h, m in enumerate(self.more(total)):
+            if m:
+                tables[:, h] += rng.multinomial(int(m), self.cells[:, h])
+        return _weighted(tables, self.shares, self.level)
+
     def __call__(self, total: int) -> tuple[float, float]:
         """``(assurance, coverage)`` at the final total ``T``."""
         if total not in self._seen:
-            rng = np.random.default_rng([self.seed, STAGE_STREAM, 1])
-            more = self.more(total)
-            tables = np.repeat(self.counts[None].astype(np.int64), self.replicates, axis=0)
-            for h, m in enumerate(more):
-                if m:
-                    tables[:, h] += rng.multinomial(int(m), self.cells[:, h])
-            ci = _weighted(tables, self.shares, self.level)
+            ci = self.intervals(total)
             narrow = usable_half_width((ci.high - ci.low) / 2) <= self.width
             with np.errstate(invalid="ignore"):
                 covers = (ci.low <= self.truth + 1e-12) & (self.truth - 1e-12 <= ci.high)
@@ -220,12 +226,15 @@ def plan_remaining_strata(
         and ``n_reps`` (simulated studies per total).
     remaining
         ``batch_size``: adds the batch procedure simulated to its end
-        (:func:`planner.sizing.midstudy_strata_procedure.strata_batch_procedure`).
+        (:func:`planner.sizing.midstudy_strata_procedure.strata_batch_procedure`);
+        ``hours`` or ``budget``: what they buy, allocated by the design
+        (:func:`planner.sizing.midstudy_strata_budget.strata_bought`).
     rng
         The random source.
 
     Raises ``InvalidInput`` (named by its parameter) or ``TargetUnreachable``.
     """
+    from planner.sizing.midstudy_strata_budget import strata_bought
     from planner.sizing.plan import PlanSettings
 
     s = plan_settings if plan_settings is not None else PlanSettings()
@@ -259,6 +268,7 @@ def plan_remaining_strata(
         more, seconds, contested, annotators_per_item=annotators_per_item,
         adjudication_seconds=adjudication_seconds, hourly_rate=hourly_rate,
     )  # fmt: skip
+    bought = strata_bought(studies, (seconds, contested), s, remaining, list(names))
     result = StratifiedRemaining(
         strata=strata, metric="psa", width=width, confidence_level=level,
         target_assurance=target, labelled_items=n0, estimate=float(now.estimate),
@@ -269,7 +279,7 @@ def plan_remaining_strata(
         assurance_now=float(half_now <= width), final_coverage=coverage,
         final_coverage_se=math.sqrt(coverage * (1 - coverage) / n_reps), budget=budget,
         shares_check=check_shares, replicates=n_reps, seed=seed,
-        notes=_shares_note(check_shares),
+        notes=_shares_note(check_shares), bought=bought,
     )  # fmt: skip
     return _with_batches(result, stage, s, remaining)
 
