@@ -208,18 +208,25 @@ def _pair_plan(scenario: Scenario, settings: ProgressSettings, seed: int) -> tup
 
     plan_settings = settings_from(resolve(scenario, {}))
     knobs = RemainingSettings(hours=settings.hours, budget=settings.budget)
-    file_options = {
-        "pair": settings.pair,
-        "positive": settings.positive,
-        "reader": dict(settings.reader or {}),
-        "rng": seed,
-    }
+
+    def plan(remaining: RemainingSettings | None) -> Any:
+        return plan_remaining_from_file(
+            settings.labelled,
+            plan_settings,
+            remaining,
+            pair=settings.pair,
+            positive=settings.positive,
+            reader=dict(settings.reader or {}),
+            rng=seed,
+        )
+
     try:
-        return plan_remaining_from_file(settings.labelled, plan_settings, knobs, **file_options), False
+        return plan(knobs), False
     except InvalidInput as exc:
-        if knobs == RemainingSettings() or not {exc.parameter, *exc.parameters} & {"hours", "budget"}:
+        named = {exc.parameter, *exc.parameters}
+        if knobs == RemainingSettings() or not named & {"hours", "budget"}:
             raise
-    return plan_remaining_from_file(settings.labelled, plan_settings, **file_options), True
+    return plan(None), True
 
 
 def _strata_plan(scenario: Scenario, settings: ProgressSettings, seed: int) -> Any:
@@ -419,4 +426,3 @@ def write_progress_report(
                 made.rmdir()
         raise
     return dest
-

@@ -159,7 +159,10 @@ def bought_section(study: Any) -> list[Block]:
     rows = [
         ["items bought", f"{b.bought_items:,}"],
         ["total items", f"{b.total_items:,}"],
-        ["expected half-width", f"{b.half_width_expected:.4g} (Monte Carlo SE {b.half_width_se:.2g})"],
+        [
+            "expected half-width",
+            f"{b.half_width_expected:.4g} (Monte Carlo SE {b.half_width_se:.2g})",
+        ],
         ["assurance at the total", f"{b.assurance:.3f} (of half-width <= {study.plan.width:g})"],
         ["person-hours", f"{b.cost.person_hours:,.1f}"],
     ]
