@@ -7,6 +7,10 @@ options, every destination before any work, and names the flags in the library's
 
 from __future__ import annotations
 
+import copy
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from planner.errors import InvalidInput
@@ -41,9 +45,36 @@ ONLY_WITH_LABELLED = {
     "label_col": "--label-col",
     "missing": "--missing",
 }
+#: the plan's flags that report does not have: the scenario sets them, by these keys
+SCENARIO_KEYS = {
+    "--width": "the scenario's target width",
+    "--confidence": "the scenario's target confidence",
+    "--assurance": "the scenario's target assurance",
+    "--max-items": "the scenario's simulation max_items",
+    "--replicates": "the scenario's simulation replicates",
+}
 #: the library's parameters and the flags that set them
 FLAGS = {**ONLY_WITH_LABELLED, "labelled": "--labelled", "out": "--out", "force": "--force"}
 READER_KEYS = ("layout", "item_col", "annotator_col", "label_col", "missing")
+
+
+@contextmanager
+def named() -> Iterator[None]:
+    """Planner errors raised inside name report's flags, and the scenario's keys for the
+    plan's flags report does not have (:data:`SCENARIO_KEYS`)."""
+    from planner.cli.common import flags_named
+    from planner.errors import PlannerError
+
+    try:
+        with flags_named(FLAGS):
+            yield
+    except PlannerError as exc:
+        message = str(exc)
+        for flag, key in SCENARIO_KEYS.items():
+            message = re.sub(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", key, message)
+        new = copy.copy(exc)
+        new.args = (message,)
+        raise new from None
 
 
 def labelled_reader_option(name: str) -> Any:
@@ -88,10 +119,9 @@ def _settings(options: dict[str, Any]) -> Any:
 
 def _checked(scenarios: list[str], settings: Any, options: dict[str, Any]) -> list[Any]:
     """Every scenario and destination, before any work; distinct folder names."""
-    from planner.cli.common import flags_named
     from planner.output.report_in_progress import check_progress_report
 
-    with flags_named(FLAGS):
+    with named():
         checked = [
             check_progress_report(path, settings, options["out"], force=options["force"])
             for path in scenarios
@@ -112,7 +142,7 @@ def report_in_progress(scenarios: list[str], options: dict[str, Any]) -> None:
     """Write one report of the study in progress per scenario; say where, and the seed."""
     import typer
 
-    from planner.cli.common import flags_named, progress_bar, seed_or_draw
+    from planner.cli.common import progress_bar, seed_or_draw
     from planner.cli.options import reader_error
     from planner.data.layout import LayoutUnclear, RoleConflict
     from planner.output.report_in_progress import write_progress_report
@@ -127,7 +157,7 @@ def report_in_progress(scenarios: list[str], options: dict[str, Any]) -> None:
             for path, scenario in zip(scenarios, loaded, strict=True):
                 chosen = seed_or_draw(seed if seed is not None else scenario.simulation.get("seed"))
                 try:
-                    with flags_named(FLAGS):
+                    with named():
                         folder = write_progress_report(
                             path, settings, options["out"], force=options["force"], rng=chosen
                         )
