@@ -45,6 +45,7 @@ ONLY_WITH_LABELLED = {
     "label_col": "--label-col",
     "missing": "--missing",
 }
+READER_KEYS = ("layout", "item_col", "annotator_col", "label_col", "missing")
 #: the plan's flags that report does not have: the scenario sets them, by these keys
 SCENARIO_KEYS = {
     "--width": "the scenario's target width",
@@ -54,8 +55,11 @@ SCENARIO_KEYS = {
     "--replicates": "the scenario's simulation replicates",
 }
 #: the library's parameters and the flags that set them
-FLAGS = {**ONLY_WITH_LABELLED, "labelled": "--labelled", "out": "--out", "force": "--force"}
-READER_KEYS = ("layout", "item_col", "annotator_col", "label_col", "missing")
+#: (the reader's option names are words of its messages: its errors name them themselves)
+FLAGS = {
+    **{k: f for k, f in ONLY_WITH_LABELLED.items() if k not in READER_KEYS},
+    "labelled": "--labelled", "out": "--out", "force": "--force",
+}  # fmt: skip
 
 
 @contextmanager

@@ -88,8 +88,16 @@ class ProgressSettings:
         check_instance("labelled", self.labelled, str, "a label file's path")
         if not self.labelled.strip():
             raise InvalidInput("labelled must name a label file, got ''", parameter="labelled")
-        if self.pair is not None and (len(self.pair) != 2 or not all(self.pair)):
-            raise InvalidInput("pair takes two annotators A,B", parameter="pair")
+        for name in ("stratum_col", "positive"):
+            if getattr(self, name) is not None:
+                check_instance(name, getattr(self, name), str, "a column or label name")
+        if self.reader is not None:
+            check_instance("reader", self.reader, Mapping, "a mapping of reader options")
+        if self.pair is not None:
+            pair = check_instance("pair", self.pair, (tuple, list), "two annotators A,B")
+            if len(pair) != 2 or not all(isinstance(p, str) and p for p in pair):
+                raise InvalidInput("pair takes two annotators A,B", parameter="pair")
+            object.__setattr__(self, "pair", tuple(pair))
         if self.pair is not None and self.stratum_col is not None:
             raise InvalidInput(
                 "pair does not apply to a stratified study in progress (stratum_col): its file "
