@@ -44,6 +44,7 @@ def test_the_page_shows_the_commands():
         ["plan", "--labelled", "examples/labelled-600.csv"],
         ["planner", "schedule", "--labelled"],
         ["planner", "schedule", "--labelled"],
+        ["planner", "report", "unsupported-claims"],
     ]
 
 
