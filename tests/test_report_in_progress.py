@@ -262,3 +262,18 @@ def test_the_library_refuses_a_destination_before_any_work(tmp_path):
         write_progress_report(
             "unsupported-claims", ProgressSettings(PAIR_FILE), tmp_path, force=True, rng=1
         )
+
+
+@pytest.mark.slow
+def test_a_pair_report_with_its_figure_is_the_same_for_the_same_seed(tmp_path, pair_report):
+    again = _report(tmp_path, [*PAIR, "--hours", "20"])
+    for name in ("report.md", "report.html", "figures/assurance_remaining.png", "progress.json"):
+        assert (pair_report / name).read_bytes() == (again / name).read_bytes(), name
+
+
+@pytest.mark.slow
+def test_a_named_team_gives_the_finish_dates_of_the_remaining_work(tmp_path):
+    folder = _report(tmp_path, [str(ROOT / "examples" / "team.toml"), "--labelled", PAIR_FILE])
+    finish = _rows((folder / "report.md").read_text())["finish of the remaining work"]
+    assert re.fullmatch(r"2027-\d\d-\d\d \(median; 10th percentile 2027-\S+, 90th .*\)", finish)
+    assert (folder / "figures" / "team_timeline.png").is_file()
