@@ -112,6 +112,8 @@ _PUBLIC = {
     "ScheduleResult": "planner.operations.workload",
     "simulate_schedule": "planner.operations.workload",
     "write_report": "planner.output.report",
+    "write_progress_report": "planner.output.report_in_progress",
+    "ProgressSettings": "planner.output.report_in_progress",
     # errors
     "PlannerError": "planner.errors",
     "InvalidInput": "planner.errors",

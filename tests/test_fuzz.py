@@ -45,8 +45,8 @@ from tests.test_fuzz_alt_test_compat import IRR_OPTIONS, KAPPASIZE_OPTIONS, alt_
 from tests.test_fuzz_plan import plan_options
 from tests.test_fuzz_schedule_report import (
     EXAMPLES_OPTIONS,
-    REPORT_OPTIONS,
     SCENARIOS_OPTIONS,
+    report_options,
     schedule_options,
 )
 
@@ -73,7 +73,7 @@ TABLES = {
     "compat kappasize": KAPPASIZE_OPTIONS,
     "compat irr": IRR_OPTIONS,
     "schedule": schedule_options(NOWHERE),
-    "report": REPORT_OPTIONS,
+    "report": report_options(NOWHERE),
     "scenarios": SCENARIOS_OPTIONS,
     "examples": {**EXAMPLES_OPTIONS, "--copy": None},
     "app": APP_OPTIONS,  # never run: it serves until stopped

@@ -143,6 +143,26 @@ REPORT_OPTIONS: dict[str, Opt] = {
     "--quiet": FLAG,
 }
 CHEAP_REPORTS = ["good.toml", "rare.toml", "escape-stratum.toml"]
+#: report --labelled's label files (a pair, three annotators)
+LABELLED_FILES = ["long.csv", "wide.csv"]
+
+
+def report_options(root: Path) -> dict[str, Opt]:
+    """report's options, with those of a study in progress (``--labelled FILE``)."""
+    return {
+        **REPORT_OPTIONS,
+        "--labelled": Opt(st.sampled_from([inp(root, p) for p in LABELLED_FILES])),
+        "--stratum-col": Opt(choice("stratum", "missing")),
+        "--pair": Opt(choice("A,B", "B,A", "A,C", "A")),
+        "--positive": Opt(choice("1", "yes", "x")),
+        "--hours": num(0.01, 1000, ["0.01", "1", "1000"]),
+        "--budget": num(1, 1e5, ["1", "100000"]),
+        "--layout": Opt(choice("auto", "long", "wide")),
+        "--item-col": Opt(choice("item", "doc")),
+        "--annotator-col": Opt(choice("annotator", "rater")),
+        "--label-col": Opt(choice("label", "verdict")),
+        "--missing": Opt(choice("NA,n/a", "NA", "null")),
+    }
 
 
 @fuzz_settings(ci=6, explore=150)
@@ -156,6 +176,19 @@ def test_fuzz_report(fuzz_dir, data):
     args = [*scenarios, "--out", data.draw(output_paths(fuzz_dir))]
     args += data.draw(options(REPORT_OPTIONS, ["--force", "--seed", "--quiet"], 2))
     run("report", with_defaults(args, {"--seed": "1"}), fuzz_dir)
+
+
+@fuzz_settings(ci=4, explore=60)
+@given(data=st.data())
+def test_fuzz_report_in_progress(fuzz_dir, data):
+    """``report SCENARIO --labelled FILE`` of a cheap scenario, with the reader's options."""
+    table = report_options(fuzz_dir)
+    cheap = st.sampled_from([inp(fuzz_dir, n) for n in ["good.toml", "strata.toml"]])
+    args = [data.draw(cheap), "--out", data.draw(output_paths(fuzz_dir))]
+    args += data.draw(options(table, ["--labelled"], 1))
+    rest = [f for f in table if f not in ("--out", "--labelled")]
+    args += data.draw(options(table, rest, 3))
+    run("report", with_defaults(args, {"--seed": "1", "--positive": "yes"}), fuzz_dir)
 
 
 SCENARIOS_OPTIONS: dict[str, Opt] = {"--json": FLAG}

@@ -132,6 +132,10 @@ BASELINES = {
         {"rng": 1},
     ),
     "load_scenario": lambda: (("unsupported-claims",), {}),
+    "ProgressSettings": lambda: (
+        (str(ROOT / "examples" / "labelled-600.csv"),),
+        {"pair": ("ann_a", "ann_b"), "positive": "1", "hours": 20.0},
+    ),
     "Operation": lambda: (((100,), (30.0,), (0.1,)), {"annotators": 2, "hours_per_day": 8.0}),
     "raters_batch_procedure": lambda: (
         (_raters_plan(), planner.PlanSettings(width=0.4, n_reps=400)),

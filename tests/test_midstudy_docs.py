@@ -48,6 +48,7 @@ def test_the_page_shows_the_commands():
         ["plan", "--labelled", "examples/stratified-labels.csv"],
         ["planner", "schedule", "--labelled"],
         ["planner", "schedule", "--labelled"],
+        ["planner", "report", "unsupported-claims"],
     ]
 
 

@@ -197,6 +197,12 @@ def _make_folders(folder: Path) -> list[Path]:
     return missing
 
 
+def make_folders(folder: Path) -> list[Path]:
+    """Create ``folder`` and its missing parents; return those created, outermost first
+    (for a caller that removes them again when its work fails)."""
+    return _make_folders(folder)
+
+
 def report_seed(scenario: Scenario, rng: RngLike = None) -> int:
     """The seed a report of ``scenario`` uses and records.
 
