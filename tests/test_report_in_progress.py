@@ -144,11 +144,48 @@ def test_a_stratified_report_shows_each_stratum_and_the_shares_note(strata_repor
 
 
 @pytest.mark.slow
-def test_hours_of_a_stratified_study_are_not_available_yet(tmp_path):
-    folder = _report(tmp_path, [*STRATA, "--hours", "5"])
+def test_hours_of_a_stratified_study_buy_what_the_library_allocates(tmp_path):
+    from planner.sizing.midstudy_settings import RemainingSettings
+    from planner.sizing.midstudy_strata import plan_remaining_strata_from_file
+
+    folder = _report(tmp_path, [*STRATA, "--hours", "20"])
     text = (folder / "report.md").read_text()
-    bought = text.split("## What the remaining 5 person-hours buy", 1)[1].split("##", 1)[0]
-    assert "Not available for this kind of study." in bought
+    bought = text.split("## What the remaining 20 person-hours buy", 1)[1].split("##", 1)[0]
+    plan = plan_remaining_strata_from_file(
+        STRATA_FILE, "unsupported-claims-enriched", "stratum", positive="unsupported",
+        remaining=RemainingSettings(hours=20.0), rng=1,
+    )  # fmt: skip
+    rows = _rows(bought)
+    assert rows["items bought"] == f"{plan.bought.bought_items:,}"
+    assert rows["total items"] == f"{plan.bought.total_items:,}"
+    for name, items in plan.bought.by_stratum.items():
+        assert rows[f"bought in {name}"] == f"{items:,}"
+    assert sum(plan.bought.by_stratum.values()) == plan.bought.bought_items
+
+
+@pytest.mark.slow
+def test_a_several_annotator_scenario_reports_its_study_in_progress(tmp_path):
+    """web-toxicity-three-annotators with examples/wide.csv (alice, bob, carol): the plan is
+    the library's for the scenario's target, and the schedule gives each remaining item a
+    label from all three."""
+    from planner.sizing.midstudy import plan_remaining_from_file
+    from planner.sizing.plan import PlanSettings
+
+    wide = str(ROOT / "examples" / "wide.csv")
+    args = ["web-toxicity-three-annotators", "--labelled", wide, "--positive", "unsupported"]
+    text = (_report(tmp_path, args) / "report.md").read_text()
+    # the scenario's [target], [budget] and [simulation], read here from the TOML
+    settings = PlanSettings(
+        width=0.05, assurance=0.8, metric="psa", seconds_per_item=30, hourly_rate=25,
+        n_reps=2000,
+    )  # fmt: skip
+    plan = plan_remaining_from_file(wide, settings, positive="unsupported", rng=1)
+    rows = _rows(text)
+    assert rows["still to label"] == f"{plan.remaining_items:,}"
+    assert rows["total"] == f"{plan.total_items:,}"
+    assert rows["items"] == f"{plan.remaining_items:,} (3 labels each)"
+    hours = plan.remaining_items * 3 * 30 / 3600
+    assert rows["person-hours still to spend"] == f"{hours:,.1f}"
 
 
 @pytest.mark.slow

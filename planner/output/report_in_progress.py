@@ -155,14 +155,6 @@ def progress_folder_name(scenario: Scenario) -> str:
 
 def _checked_kind(scenario: Scenario, settings: ProgressSettings) -> None:
     """A pair's scenario, or a stratified one with ``stratum_col`` (and only then)."""
-    from planner.data.scenario_raters import RatersScenario
-
-    if isinstance(scenario, RatersScenario):
-        raise InvalidInput(
-            f"{scenario.path}: a report of a study in progress is written for a pair's or a "
-            "stratified scenario; one with [annotators] is not supported yet",
-            parameter="scenario",
-        )
     if settings.stratum_col is not None and not scenario.strata:
         raise InvalidInput(
             f"stratum_col needs a stratified scenario ([[strata]]); {scenario.path} has none",
@@ -207,14 +199,40 @@ def check_progress_report(
     return scenario, dest, allowed
 
 
+def _plan_settings(scenario: Scenario) -> Any:
+    """The plan's settings from the scenario's ``[target]``, ``[budget]`` and ``[simulation]``
+    (and, for several annotators, ``[annotators]``' metric and level)."""
+    from planner.application.plan_options import resolve, settings_from
+    from planner.data.scenario_raters import RatersScenario
+    from planner.sizing.plan import PlanSettings
+
+    if not isinstance(scenario, RatersScenario):
+        return settings_from(resolve(scenario, {}))
+    section = scenario.annotators
+    given: dict[str, Any] = {
+        "width": scenario.target.get("width"),
+        "confidence_level": scenario.target.get("confidence"),
+        "assurance": scenario.target.get("assurance"),
+        "metric": section.metric if section is not None else None,
+        "level": section.level if section is not None else None,
+        "n_reps": scenario.simulation.get("replicates"),
+        "max_items": scenario.simulation.get("max_items"),
+        **{k: scenario.budget.get(k) for k in BUDGET_KEYS},
+    }
+    return PlanSettings(**{k: v for k, v in given.items() if v is not None})
+
+
+#: the ``[budget]`` keys a several-annotator study in progress takes (``PlanSettings`` fields)
+BUDGET_KEYS = ("seconds_per_item", "adjudication_seconds", "hourly_rate")
+
+
 def _pair_plan(scenario: Scenario, settings: ProgressSettings, seed: int) -> tuple[Any, bool]:
     """The plan of the rest of a pair's (or several annotators') study; ``True`` when the
     remaining budget's purchase was refused for this kind of study (planned without it)."""
-    from planner.application.plan_options import resolve, settings_from
     from planner.sizing.midstudy import plan_remaining_from_file
     from planner.sizing.midstudy_settings import RemainingSettings
 
-    plan_settings = settings_from(resolve(scenario, {}))
+    plan_settings = _plan_settings(scenario)
     knobs = RemainingSettings(hours=settings.hours, budget=settings.budget)
 
     def plan(remaining: RemainingSettings | None) -> Any:
@@ -239,6 +257,7 @@ def _pair_plan(scenario: Scenario, settings: ProgressSettings, seed: int) -> tup
 
 def _strata_plan(scenario: Scenario, settings: ProgressSettings, seed: int) -> Any:
     """The plan of the rest of a stratified study, per stratum."""
+    from planner.sizing.midstudy_settings import RemainingSettings
     from planner.sizing.midstudy_strata import plan_remaining_strata_from_file
 
     simulation = {"n_reps": "replicates", "max_items": "max_items"}
@@ -250,6 +269,7 @@ def _strata_plan(scenario: Scenario, settings: ProgressSettings, seed: int) -> A
         settings.stratum_col,
         positive=settings.positive,
         reader=dict(settings.reader or {}),
+        remaining=RemainingSettings(hours=settings.hours, budget=settings.budget),
         rng=seed,
         **effort,
     )
@@ -263,13 +283,12 @@ def remaining_curve(plan: Any, scenario: Scenario) -> RemainingCurve | None:
     ``planned_items = n0 + m``, on the plan's own counts, settings and seed: the same
     posterior draws as the plan's search, so ``A(m*)`` is the plan's ``assurance``.
     """
-    from planner.application.plan_options import resolve, settings_from
     from planner.sizing.midstudy import RemainingPlan, plan_remaining
     from planner.sizing.midstudy_settings import RemainingSettings
 
     if not isinstance(plan, RemainingPlan) or plan.remaining_items == 0:
         return None
-    settings = settings_from(resolve(scenario, {}))
+    settings = _plan_settings(scenario)
     planned = plan.remaining_items
     grid = np.unique(np.round(np.linspace(0, 2 * planned, CURVE_POINTS)).astype(int))
     points = sorted({*grid.tolist(), planned})
@@ -299,7 +318,12 @@ def remaining_schedule(scenario: Scenario, plan: Any, seed: int) -> Any:
         return None
     budget = plan.budget
     contested = float(budget.contested_items) / max(int(budget.items), 1)
-    options = PlanOptions(contested_rate=min(max(contested, 0.0), 1.0))
+    # several annotators: each remaining item gets a label from every one of them
+    labels = len(getattr(plan, "annotators", ())) or None
+    options = PlanOptions(
+        contested_rate=min(max(contested, 0.0), 1.0),
+        annotators_per_item=labels if labels is not None and labels > 2 else None,
+    )
     _, schedule = run_schedule(
         scenario.path, options, {}, lambda _: seed, items=int(plan.remaining_items)
     )

@@ -163,9 +163,14 @@ def bought_section(study: Any) -> list[Block]:
             "expected half-width",
             f"{b.half_width_expected:.4g} (Monte Carlo SE {b.half_width_se:.2g})",
         ],
-        ["assurance at the total", f"{b.assurance:.3f} (of half-width <= {study.plan.width:g})"],
+        [
+            "assurance at the total",
+            f"{b.assurance:.3f} ± {b.assurance_se:.2g} (of half-width ≤ {study.plan.width:g})",
+        ],
         ["person-hours", f"{b.cost.person_hours:,.1f}"],
     ]
+    for name, items in (b.by_stratum or {}).items():
+        rows.append([f"bought in {name}", f"{items:,}"])
     return [head, ("table", ["quantity", "value"], rows)]
 
 
