@@ -162,6 +162,8 @@ def report_options(root: Path) -> dict[str, Opt]:
         "--annotator-col": Opt(choice("annotator", "rater")),
         "--label-col": Opt(choice("label", "verdict")),
         "--missing": Opt(choice("NA,n/a", "NA", "null")),
+        "--annotator-cols": Opt(choice("A,B", "A,B,C", "x")),
+        "--format": Opt(choice("csv", "tsv", "jsonl", "xlsx")),
     }
 
 

@@ -314,3 +314,12 @@ def test_a_named_team_gives_the_finish_dates_of_the_remaining_work(tmp_path):
     finish = _rows((folder / "report.md").read_text())["finish of the remaining work"]
     assert re.fullmatch(r"2027-\d\d-\d\d \(median; 10th percentile 2027-\S+, 90th .*\)", finish)
     assert (folder / "figures" / "team_timeline.png").is_file()
+
+
+@pytest.mark.slow
+def test_a_scenario_count_unlike_the_files_annotators_is_refused(tmp_path):
+    wide = str(ROOT / "examples" / "wide.csv")
+    args = ["web-toxicity-three-annotators", "--labelled", wide, "--positive", "unsupported"]
+    message = _refused([*args, "--annotator-cols", "alice,bob", "--format", "csv"], tmp_path)
+    assert "annotators.count 3 does not match the labels in hand" in message
+    assert "their 2 annotators" in message

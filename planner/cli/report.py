@@ -79,6 +79,8 @@ def report_command(
     item_col: Annotated[str | None, labelled_reader_option("item_col")] = None,
     annotator_col: Annotated[str | None, labelled_reader_option("annotator_col")] = None,
     label_col: Annotated[str | None, labelled_reader_option("label_col")] = None,
+    annotator_cols: Annotated[str | None, labelled_reader_option("annotator_cols")] = None,
+    file_format: Annotated[str | None, labelled_reader_option("file_format", "--format")] = None,
     missing: Annotated[str | None, labelled_reader_option("missing")] = None,
 ) -> None:
     if labelled is not None or in_progress_options(locals()):

@@ -43,9 +43,13 @@ ONLY_WITH_LABELLED = {
     "item_col": "--item-col",
     "annotator_col": "--annotator-col",
     "label_col": "--label-col",
+    "annotator_cols": "--annotator-cols",
+    "file_format": "--format",
     "missing": "--missing",
 }
-READER_KEYS = ("layout", "item_col", "annotator_col", "label_col", "missing")
+READER_KEYS = (
+    "layout", "item_col", "annotator_col", "label_col", "annotator_cols", "file_format", "missing"
+)  # fmt: skip
 #: the plan's flags that report does not have: the scenario sets them, by these keys
 SCENARIO_KEYS = {
     "--width": "the scenario's target width",
@@ -81,15 +85,17 @@ def named() -> Iterator[None]:
         raise new from None
 
 
-def labelled_reader_option(name: str) -> Any:
+def labelled_reader_option(name: str, *flags: str) -> Any:
     """The ``typer.Option`` of reader option ``name`` for the label file of ``--labelled``
-    (its help as the reader's, :data:`planner.cli.options.READER_HELP`)."""
+    (its help as the reader's, :data:`planner.cli.options.READER_HELP`; ``flags``, its
+    spelling when it is not the parameter's name)."""
     import typer
 
     from planner.cli.options import READER_HELP
 
     text = READER_HELP[name]
-    return typer.Option(help=f"With --labelled: {text[0].lower()}{text[1:]}", rich_help_panel=PANEL)
+    help_text = f"With --labelled: {text[0].lower()}{text[1:]}"
+    return typer.Option(*flags, help=help_text, rich_help_panel=PANEL)
 
 
 def in_progress_options(options: dict[str, Any]) -> list[str]:
@@ -105,8 +111,9 @@ def _settings(options: dict[str, Any]) -> Any:
         given = in_progress_options(options)
         raise InvalidInput(f"{given[0]} applies only with --labelled FILE (a study in progress)")
     reader = {k: options[k] for k in READER_KEYS if options.get(k) is not None}
-    if "missing" in reader:
-        reader["missing"] = tuple(reader["missing"].split(","))
+    for listed in ("missing", "annotator_cols"):  # comma-separated on the command line
+        if listed in reader:
+            reader[listed] = tuple(reader[listed].split(","))
     pair = options.get("pair")
     # the settings' messages say "a positive number": "positive" is not the flag there
     with flags_named({k: f for k, f in FLAGS.items() if k != "positive"}):

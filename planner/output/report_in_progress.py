@@ -226,6 +226,19 @@ def _plan_settings(scenario: Scenario) -> Any:
 BUDGET_KEYS = ("seconds_per_item", "adjudication_seconds", "hourly_rate")
 
 
+def _check_count(scenario: Scenario, plan: Any) -> None:
+    """A several-annotator scenario's ``[annotators]`` count is the number the file's labels
+    are planned for (a pair's plan has two)."""
+    section = getattr(scenario, "annotators", None)
+    found = len(getattr(plan, "annotators", ())) or 2
+    if section is not None and section.count != found:
+        raise InvalidInput(
+            f"{scenario.path}: annotators.count {section.count} does not match the labels in "
+            f"hand: the study in progress is planned for their {found} annotators",
+            parameter="scenario",
+        )
+
+
 def _pair_plan(scenario: Scenario, settings: ProgressSettings, seed: int) -> tuple[Any, bool]:
     """The plan of the rest of a pair's (or several annotators') study; ``True`` when the
     remaining budget's purchase was refused for this kind of study (planned without it)."""
@@ -357,6 +370,7 @@ def study_in_progress(
         refused = refused and getattr(plan, "bought", None) is None
     else:
         plan, refused = _pair_plan(scenario, settings, seed)
+        _check_count(scenario, plan)
     schedule = remaining_schedule(scenario, plan, seed)
     curve = remaining_curve(plan, scenario)
     return InProgress(scenario, settings, plan, schedule, curve, seed, refused)
