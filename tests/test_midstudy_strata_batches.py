@@ -207,3 +207,18 @@ def test_batch_size_without_labelled_is_refused_in_one_line_for_several_annotato
     result = runner.invoke(app, args)
     assert result.exit_code in (1, 2) and "does not apply to several annotators" in result.output
     assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_a_study_that_stops_now_covers_as_its_first_stage_interval_does():
+    """When the first stage is narrow enough, the plan's final coverage is that of the first
+    stage's own interval (nothing is added), checked against posterior truths drawn here."""
+    plan = plan_remaining_strata(STAGE, PlanSettings(width=0.08, n_reps=4000), rng=5)
+    assert plan.remaining_items == 0
+    rng = np.random.default_rng(123)
+    cells = np.stack([rng.dirichlet(np.asarray(c) + 0.5, size=40_000) for c in COUNTS], axis=1)
+    pop = (np.asarray(SHARES)[None, :, None] * cells).sum(axis=1)
+    truth = 2 * pop[:, 0] / (2 * pop[:, 0] + pop[:, 1] + pop[:, 2])
+    low, high = plan.interval_now
+    expected = float(np.mean((low <= truth) & (truth <= high)))
+    se = math.hypot(plan.final_coverage_se, math.sqrt(expected * (1 - expected) / 40_000))
+    assert abs(plan.final_coverage - expected) <= 3 * se

@@ -179,6 +179,14 @@ class _StratifiedStudies:
                 tables[:, h] += rng.multinomial(int(m), self.cells[:, h])
         return _weighted(tables, self.shares, self.level)
 
+    def coverage_stopping_now(self) -> float:
+        """The coverage of the study that stops at its first stage: the first stage's own
+        interval against each posterior truth (no stratum is topped up)."""
+        ci = _weighted(self.counts.astype(float), self.shares, self.level)
+        with np.errstate(invalid="ignore"):
+            covers = (ci.low <= self.truth + 1e-12) & (self.truth - 1e-12 <= ci.high)
+        return float(np.mean(covers))
+
     def __call__(self, total: int) -> tuple[float, float]:
         """``(assurance, coverage)`` at the final total ``T``."""
         if total not in self._seen:
@@ -256,7 +264,7 @@ def plan_remaining_strata(
     n0 = int(table.sum())
     total = n0 if half_now <= width else _smallest_total(studies, target, n0, max_items)
     more = studies.more(total) if total > n0 else np.zeros(len(names), dtype=np.int64)
-    reached, coverage = studies(total) if total > n0 else (1.0, studies(n0)[1])
+    reached, coverage = studies(total) if total > n0 else (1.0, studies.coverage_stopping_now())
     check_shares = shares_check(table.sum(axis=1), a, list(names))
     strata = tuple(
         StratumRemaining(n, float(wh), float(ah), int(t.sum()), int(m), int(t[:3].sum()))
