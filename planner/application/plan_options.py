@@ -214,7 +214,7 @@ def build_model(options: dict[str, Any], origin: dict[str, str] | None = None) -
 
     def name(key: str) -> str:  # a value from the command line, else the scenario's key
         on_cli = options.get(key) is not None and key not in origin
-        return f"model.{key}" if origin and not on_cli else _flag(key)
+        return f"model.{key}" if origin and not on_cli else key
 
     def fail(exc: InvalidInput) -> InvalidInput:
         files = sorted({origin[k] for k in mentions(exc) if k in origin})
@@ -435,7 +435,7 @@ def _model_options(
         origin = dict.fromkeys(from_file, scenario.path)
     pilot = None
     if options.get("pilot_file") is not None:
-        _check_ways(options, lambda exc: renamed(exc, _flag))  # before the file is read
+        _check_ways(options, lambda exc: renamed(exc, str))  # before the file is read
         from planner.sizing.pilot import read_pilot
 
         pair = cli.get("pair")
@@ -456,8 +456,11 @@ def _model_options(
             options["pilot_counts"] = list(pilot.counts)
         options["pilot_read"] = True
     elif cli.get("pilot_reader"):
-        flags = ", ".join(_READER_FLAG.get(k, _flag(k)) for k in cli["pilot_reader"])
-        raise InvalidInput(f"{flags}: options for reading a pilot file, which is not given")
+        given = tuple(cli["pilot_reader"])
+        raise InvalidInput(
+            f"{', '.join(given)}: options for reading a pilot file, which is not given",
+            parameters=given,
+        )
     elif cli.get("pair") is not None or cli.get("positive") is not None:
         name = "pair" if cli.get("pair") is not None else "positive"
         raise InvalidInput(
@@ -466,9 +469,6 @@ def _model_options(
             parameters=("pilot_file",),
         )
     return options, origin, pilot
-
-
-_READER_FLAG = {"file_format": "--format"}  # the pilot reader's flags not named as _flag's
 
 
 def _solved_note(model: PairModel) -> list[str]:

@@ -259,10 +259,11 @@ def size_metric(
     return find_sample_size(model, settings.search_settings(metric), rng=rng)
 
 
+#: the parameters that describe a model of each source (the CLI names them as flags)
 _MODEL_OPTIONS = {
-    "annotators": "--error-rate and --bias",
-    "union-rate": "--union-rate and --psa",
-    "pilot-counts": "--pilot-counts",
+    "annotators": ("error_rate", "bias"),
+    "union-rate": ("union_rate", "psa"),
+    "pilot-counts": ("pilot_counts",),
 }
 
 
@@ -274,11 +275,13 @@ def _degenerate_model(model: PairModel) -> str | None:
     InvalidInput
         When the model implies PSA 0 (no item is ever flagged by both): nothing to size.
     """
-    options = _MODEL_OPTIONS.get(model.source, "the model's options")
+    named = _MODEL_OPTIONS.get(model.source, ())
+    options = " and ".join(named) or "the model's options"
     if model.cells[0] <= 0 and model.source != "pilot-counts":
         raise InvalidInput(
             f"the model implies PSA 0 (no item is flagged by both annotators), so there is "
-            f"no agreement to measure; check {options}"
+            f"no agreement to measure; check {options}",
+            parameters=named,
         )
     for measure in ("sensitivity", "specificity"):
         values = model.assumptions.get(measure) or []
