@@ -29,9 +29,7 @@ FLAG = re.compile(r"(?<![\w-])--[a-z]")
 def _library_modules() -> list[Path]:
     """Every planner module outside the CLI and web layers."""
     return sorted(
-        p
-        for p in PACKAGE.rglob("*.py")
-        if p.relative_to(PACKAGE).parts[0] not in FLAG_LAYERS
+        p for p in PACKAGE.rglob("*.py") if p.relative_to(PACKAGE).parts[0] not in FLAG_LAYERS
     )
 
 

@@ -12,7 +12,7 @@ Three ways to build one:
 * :func:`pair_from_union_rate`: the union rate ``P(a or b or c)`` and PSA stated directly.
 * :func:`pair_from_counts`: pilot counts, used as plug-in probabilities.
 
-Everything here is deterministic; simulation lives in :mod:`planner.sizing.simulation`.
+Everything here is deterministic; simulation lives in :mod:`planner.sizing.studies`.
 """
 
 from __future__ import annotations

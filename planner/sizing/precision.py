@@ -40,7 +40,7 @@ from planner.sizing.exact import (
 )
 from planner.sizing.model import PairModel
 from planner.sizing.raters_team_cost import priced_budget
-from planner.sizing.simulation import NestedStudies, simulate_tables
+from planner.sizing.studies import NestedStudies, simulate_tables
 from planner.validation import RULES, RngLike, check, check_choice, check_instance, seed_from
 
 if TYPE_CHECKING:  # several annotators' seam imports this module

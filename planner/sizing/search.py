@@ -17,7 +17,7 @@ one :class:`SearchSettings`:
      ``(a, U)`` (the conditional binomial intervals and Wald): binomial sums
      (:mod:`planner.sizing.exact`), Monte Carlo on fresh studies being the independent check;
    * **Monte Carlo on nested 2x2 tables** for the pair's other intervals
-     (:class:`~planner.sizing.simulation.NestedStudies`, common random numbers across ``n``);
+     (:class:`~planner.sizing.studies.NestedStudies`, common random numbers across ``n``);
    * **Monte Carlo on nested label-pattern counts** for M annotators
      (:class:`~planner.sizing.studies.NestedPatternStudies`; the intervals of
      :mod:`planner.sizing.study_intervals`), in two stages
