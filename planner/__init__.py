@@ -114,6 +114,8 @@ _PUBLIC = {
     "PlannerError": "planner.errors",
     "InvalidInput": "planner.errors",
     "TargetUnreachable": "planner.errors",
+    "shown_note": "planner.errors",
+    "parameters_named": "planner.errors",
 }
 __all__ = ["__version__", *_PUBLIC]
 

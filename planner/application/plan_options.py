@@ -135,10 +135,6 @@ class TeamSettings:
 MODEL_OPTIONS = tuple(k for k in MODEL_PARAMETERS if k != "a_share")
 
 
-def _flag(parameter: str) -> str:
-    return "--" + parameter.replace("_", "-")
-
-
 def _given_ways(options: dict[str, Any]) -> list[str]:
     """The ways of describing the model that ``options`` use (exactly one is allowed)."""
     on = {k: options.get(k) is not None for k in ("prevalence", "union_rate", "psa", "kappa")}
@@ -339,7 +335,7 @@ def _settings(merged: ResolvedOptions, scenario: Scenario | None, cli: dict[str,
 def _named(key: str, keys: dict[str, str], scenario: Scenario | None) -> str:
     if key in keys and scenario is not None:
         return f"{scenario.path}: {keys[key]}"
-    return _flag(key)
+    return f"`{key}`"  # a note's parameter, named as the front end names it
 
 
 def option_notes(
@@ -353,7 +349,7 @@ def option_notes(
         if method in given and merged.metric not in (metric, "both"):
             notes.append(
                 f"{_named(method, keys, scenario)} {getattr(merged, method)} is not used: "
-                f"--metric {merged.metric} does not size {metric}"
+                f"`metric` {merged.metric} does not size {metric}"
             )
     if scenario is not None and cli_model and (scenario.model or scenario.strata):
         replaced = "[model] and [[strata]]" if scenario.strata else "[model]"
@@ -478,8 +474,8 @@ def _solved_note(model: PairModel) -> list[str]:
         if goal is not None:
             error = model.assumptions["error_rate"][0]
             return [
-                f"error rate {error:.4g} for both annotators solved from --{target} {goal:g} at "
-                f"--prevalence {model.assumptions['prevalence']:g}"
+                f"error rate {error:.4g} for both annotators solved from `{target}` {goal:g} at "
+                f"`prevalence` {model.assumptions['prevalence']:g}"
             ]
     return []
 
@@ -695,6 +691,8 @@ def _schedule_notes(
         why = "model options on the command line replace the scenario's strata"
     else:
         return []
+    # flags, not `parameters`: cli/schedule.py prints these notes itself, not through
+    # planner.errors.shown_note (see docs/design.md, "Notes name parameters")
     return [f"--design {design} has no effect: {why}"]
 
 

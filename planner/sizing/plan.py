@@ -277,6 +277,7 @@ def _degenerate_model(model: PairModel) -> str | None:
     """
     named = _MODEL_OPTIONS.get(model.source, ())
     options = " and ".join(named) or "the model's options"
+    in_note = " and ".join(f"`{n}`" for n in named) or options  # a note's parameters
     if model.cells[0] <= 0 and model.source != "pilot-counts":
         raise InvalidInput(
             f"the model implies PSA 0 (no item is flagged by both annotators), so there is "
@@ -290,7 +291,7 @@ def _degenerate_model(model: PairModel) -> str | None:
                 return (
                     f"annotator {name} has {measure} 0 (never labels a true "
                     f"{'positive' if measure == 'sensitivity' else 'negative'} correctly): "
-                    f"the plan is for a degenerate pair; check {options}"
+                    f"the plan is for a degenerate pair; check {in_note}"
                 )
     return None
 
@@ -340,7 +341,7 @@ def _stop_rule(
     method = settings.psa_method if settings.psa_method in EXACT_PSA_METHODS else "wilson"
     if method != settings.psa_method:
         notes.append(
-            f"the stop rule uses the Wilson interval: --psa-method {settings.psa_method} "
+            f"the stop rule uses the Wilson interval: `psa_method` {settings.psa_method} "
             "has no exact conditional form"
         )
     u_stop = union_positives_for_assurance(

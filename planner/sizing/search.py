@@ -513,7 +513,7 @@ def coverage_shortfall_note(res: SampleSizeResult) -> str | None:
     better = ""
     if short and res.method != "profile":
         better = " (agree's default, the profile interval, covers better under strong bias: "
-        better += "plan for it with --kappa-method profile, slower)"
+        better += "plan for it with `kappa_method` profile, slower)"
     return (
         f"at {res.items:,} items the {res.method} interval for kappa covered "
         f"{res.coverage:.3f} ± {res.coverage_mc_se:.3f} of simulated studies "
