@@ -65,7 +65,9 @@ class MetricPrecision:
     union_positives: float
     half_width: dict[str, float]
     assurance: float
-    interval: dict[str, Any]
+    #: the median interval's ``lower`` and ``upper`` (None: never defined), ``level`` and
+    #: ``method``
+    interval: dict[str, float | str | None]
     basis: str
 
 

@@ -34,7 +34,7 @@ from planner.sizing.exact import reaches_width, usable_half_width
 from planner.sizing.precision import QUANTILES, items_for_budget, items_for_hours, refined_curve
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import RatersModel
-from planner.sizing.raters_team_cost import priced_budget
+from planner.sizing.raters_team_cost import TeamPricing, priced_budget
 from planner.sizing.studies import NestedPatternStudies, simulate_pattern_counts
 from planner.sizing.study_intervals import (
     INTERVAL_METHODS,
@@ -93,8 +93,8 @@ class LabelCosts:
     seconds_per_item: float = 90.0
     adjudication_seconds: float = 0.0
     hourly_rate: float | None = None
-    #: a named team's pricing (:class:`planner.sizing.raters_team_cost.TeamPricing`)
-    team: Any = None
+    #: a named team's pricing (None: every label at ``hourly_rate``)
+    team: TeamPricing | None = None
 
 
 @dataclass(frozen=True)
