@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 
 
 class PlannerError(Exception):
@@ -127,8 +128,11 @@ class OutputError(PlannerError):
 
 #: a library parameter named in a note's text: ```name``` (``"drop `bootstrap`"``)
 _NOTE_PARAMETER = re.compile(r"`([a-z][a-z0-9_]*)`")
-#: how the front end running now names a parameter (None: by its name)
-_note_names: list[Callable[[str], str | None]] = []
+#: how the front end running now names a parameter (None: by its name); a context variable,
+#: so that a thread (the web server's, started by ``planner app``) starts with names again
+_note_names: ContextVar[Callable[[str], str | None] | None] = ContextVar(
+    "planner_note_names", default=None
+)
 
 
 def shown_note(note: str) -> str:
@@ -144,7 +148,7 @@ def shown_note(note: str) -> str:
     ...     shown_note("use `psa_method` wilson")
     'use --psa-method wilson'
     """
-    name_of = _note_names[-1] if _note_names else None
+    name_of = _note_names.get()
 
     def named(match: re.Match[str]) -> str:
         name = match.group(1)
@@ -156,8 +160,8 @@ def shown_note(note: str) -> str:
 @contextmanager
 def parameters_named(name_of: Callable[[str], str | None]) -> Iterator[None]:
     """Inside, :func:`shown_note` names each parameter as ``name_of`` does (None: its name)."""
-    _note_names.append(name_of)
+    token = _note_names.set(name_of)
     try:
         yield
     finally:
-        _note_names.pop()
+        _note_names.reset(token)
