@@ -69,6 +69,11 @@ _PUBLIC = {
     "irr": "planner.sizing.compat_irr",
     "check_kappasize": "planner.sizing.compat_check",
     "check_irr": "planner.sizing.compat_check",
+    "CIResult": "planner.sizing.compat_kappasize",
+    "FixedNResult": "planner.sizing.compat_kappasize",
+    "PowerResult": "planner.sizing.compat_kappasize",
+    "IrrResult": "planner.sizing.compat_irr",
+    "CompatVerdict": "planner.sizing.compat_check",
     # the alternative annotator test: testing an LLM judge, and planning the test
     "alt_test": "planner.measuring.alt_test",
     "AltTestResult": "planner.measuring.alt_test",
@@ -77,6 +82,10 @@ _PUBLIC = {
     "pass_probability": "planner.sizing.alt_test_plan",
     "alt_test_plan_summary": "planner.sizing.alt_test_plan",
     "AltTestPlanSettings": "planner.sizing.alt_test_plan",
+    "AltTestModel": "planner.sizing.alt_test_model",
+    "AltTestPlan": "planner.sizing.alt_test_plan",
+    "PassProbability": "planner.sizing.alt_test_plan",
+    "AltTestPlanSummary": "planner.sizing.alt_test_plan",
     # multi-rater sizing: M annotators per item
     "RatersModel": "planner.sizing.raters_model",
     "raters_model": "planner.sizing.raters_model",
@@ -89,6 +98,7 @@ _PUBLIC = {
     "items_under_uncertainty": "planner.sizing.uncertainty",
     "Precision": "planner.sizing.precision",
     "fixed_size_precision": "planner.sizing.precision",
+    "RatersPrecision": "planner.sizing.raters_precision",
     "assurance_curve": "planner.sizing.precision",
     "pair_from_agreement": "planner.sizing.model_targets",
     # a study in progress: its labels so far are the first stage (an internal pilot)
@@ -118,6 +128,8 @@ _PUBLIC = {
     "PlannerError": "planner.errors",
     "InvalidInput": "planner.errors",
     "TargetUnreachable": "planner.errors",
+    "shown_note": "planner.errors",
+    "parameters_named": "planner.errors",
 }
 __all__ = ["__version__", *_PUBLIC]
 

@@ -7,7 +7,10 @@ The library never prints or exits; the CLI maps :class:`InvalidInput` to exit co
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 
 class PlannerError(Exception):
@@ -121,3 +124,44 @@ def step_guard(what: str, limit: int = SEARCH_STEPS) -> Callable[[], None]:
 
 class OutputError(PlannerError):
     """An output file or folder could not be written (permission, full disk, interrupted)."""
+
+
+#: a library parameter named in a note's text: ```name``` (``"drop `bootstrap`"``)
+_NOTE_PARAMETER = re.compile(r"`([a-z][a-z0-9_]*)`")
+#: how the front end running now names a parameter (None: by its name); a context variable,
+#: so that a thread (the web server's, started by ``planner app``) starts with names again
+_note_names: ContextVar[Callable[[str], str | None] | None] = ContextVar(
+    "planner_note_names", default=None
+)
+
+
+def shown_note(note: str) -> str:
+    """A result's note as shown: each parameter it names (in backticks) as the front end
+    names it (the CLI: its flag, ``psa_method`` -> ``--psa-method``), else by its name.
+
+    Library notes that advise a setting write the parameter as ```name```, so that a note
+    reads right from Python, on the command line and on a page alike.
+
+    >>> shown_note("use `psa_method` wilson")
+    'use psa_method wilson'
+    >>> with parameters_named(lambda name: "--" + name.replace("_", "-")):
+    ...     shown_note("use `psa_method` wilson")
+    'use --psa-method wilson'
+    """
+    name_of = _note_names.get()
+
+    def named(match: re.Match[str]) -> str:
+        name = match.group(1)
+        return (name_of(name) if name_of else None) or name
+
+    return _NOTE_PARAMETER.sub(named, str(note))
+
+
+@contextmanager
+def parameters_named(name_of: Callable[[str], str | None]) -> Iterator[None]:
+    """Inside, :func:`shown_note` names each parameter as ``name_of`` does (None: its name)."""
+    token = _note_names.set(name_of)
+    try:
+        yield
+    finally:
+        _note_names.reset(token)

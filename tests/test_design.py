@@ -19,7 +19,7 @@ from planner.sizing.design import (
     stratified_bootstrap_interval,
     weighted_estimate,
 )
-from planner.sizing.simulation import simulate_tables
+from planner.sizing.studies import simulate_tables
 
 # docs/methods/stratified-sampling.md 3.5: three strata, cells (a, b, c, d) per stratum.
 SHARES = np.array([0.80, 0.15, 0.05])

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from planner.sizing.simulation import simulate_tables
+from planner.sizing.studies import simulate_tables
 from planner.statistics import agreement as ag
 from planner.statistics import intervals as iv
 from tests.conftest import cells_from_margins

@@ -18,7 +18,7 @@ from scipy import special, stats
 from typer.testing import CliRunner
 
 from planner.cli.commands import app
-from planner.sizing.simulation import simulate_tables
+from planner.sizing.studies import simulate_tables
 from planner.statistics import agreement as ag
 from planner.statistics import intervals as iv
 from tests.conftest import cells_from_margins

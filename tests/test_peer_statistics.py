@@ -471,7 +471,7 @@ def test_bootstrap_psa_and_kappa_get_their_notes():
     )
     notes = _coverage_notes(report.notes)
     assert any(
-        "bootstrap interval for psa covers as little as 0.93" in n and "drop --bootstrap" in n
+        "bootstrap interval for psa covers as little as 0.93" in n and "drop `bootstrap`" in n
         for n in notes
     )
     assert any("bootstrap interval for kappa covers as little as 0.93" in n for n in notes)
@@ -500,7 +500,7 @@ def test_weighted_kappa_notes_are_read_at_items():
     wald = measure_agreement(
         ratings, MeasureSettings(level="ordinal", weighted_kappa_method="wald"), rng=1
     )
-    assert any("drop --weighted-kappa-method wald" in n for n in _coverage_notes(wald.notes))
+    assert any("drop `weighted_kappa_method` wald" in n for n in _coverage_notes(wald.notes))
     big = ratings_from_matrix(np.tile(pair, (10, 1)))
     notes = _coverage_notes(
         measure_agreement(big, MeasureSettings(level="ordinal", n_boot=100), rng=1).notes

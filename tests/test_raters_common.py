@@ -20,8 +20,8 @@ from planner.cli.commands import plan_app
 from planner.errors import InvalidInput
 from planner.sizing.raters_common import common_prevalence_model
 from planner.sizing.raters_model import raters_model
-from planner.sizing.raters_simulation import simulate_pattern_counts
 from planner.sizing.search import SearchSettings, find_sample_size
+from planner.sizing.studies import simulate_pattern_counts
 from planner.sizing.study_intervals import pattern_space, true_value
 from planner.statistics import multirater as mr
 

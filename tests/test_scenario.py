@@ -15,7 +15,7 @@ from planner.errors import InvalidInput
 from planner.sizing.compare import compare_designs, stratum_models
 from planner.sizing.design import metric_value, split_items, weighted_estimate
 from planner.sizing.plan import PlanSettings
-from planner.sizing.simulation import simulate_tables
+from planner.sizing.studies import simulate_tables
 from planner.statistics.intervals import psa_interval
 
 SCENARIOS = sorted(Path(__file__).parent.parent.joinpath("scenarios").glob("*.toml"))

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from planner.cli.common import flag_message
 from planner.errors import InvalidInput, TargetUnreachable
 from planner.sizing.exact import (
     _binomial_pmf,
@@ -25,7 +26,7 @@ from planner.sizing.model import (
 from planner.sizing.plan import PlanSettings, make_plan
 from planner.sizing.search import SearchSettings, find_sample_size
 from planner.sizing.search_criteria import analytic_items
-from planner.sizing.simulation import simulate_tables
+from planner.sizing.studies import simulate_tables
 from planner.sizing.union_positives import (
     inverse_sampling_items,
     items_for_union_positives,
@@ -296,8 +297,9 @@ def test_degenerate_models_are_refused_or_named():
     # sensitivity 0 and PSA 0; a plan was printed without a word.
     model = pair_from_annotators(0.03, error_rate=(0.01, 0.03), bias=(1, -1))
     assert model.cells[0] == 0.0
-    with pytest.raises(InvalidInput, match="PSA 0.*--error-rate and --bias"):
+    with pytest.raises(InvalidInput, match="PSA 0.*check error_rate and bias") as refused:
         make_plan(model, PlanSettings(n_reps=200), rng=1)
+    assert flag_message(refused.value).endswith("check --error-rate and --bias")
     weak = PairModel(
         cells=(0.01, 0.05, 0.02, 0.92),
         source="annotators",

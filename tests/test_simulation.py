@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from planner.sizing.simulation import BLOCK_SIZE, NestedStudies, simulate_tables
+from planner.sizing.studies import BLOCK_SIZE, NestedStudies, simulate_tables
 
 CELLS = (0.05, 0.04, 0.03, 0.88)
 

@@ -7,12 +7,13 @@ import pytest
 from scipy import stats
 
 from planner.sizing.raters_model import raters_model
-from planner.sizing.simulation import NestedStudies, simulate_tables
 from planner.sizing.studies import (
     ROW_BY_ROW_COLUMNS,
     NestedPatternStudies,
+    NestedStudies,
     multivariate_hypergeometric,
     simulate_pattern_counts,
+    simulate_tables,
 )
 from planner.sizing.study_intervals import pattern_space, study_intervals
 from planner.statistics.ordered_kappas import mean_pairwise_kappa_patterns

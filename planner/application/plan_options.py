@@ -135,10 +135,6 @@ class TeamSettings:
 MODEL_OPTIONS = tuple(k for k in MODEL_PARAMETERS if k != "a_share")
 
 
-def _flag(parameter: str) -> str:
-    return "--" + parameter.replace("_", "-")
-
-
 def _given_ways(options: dict[str, Any]) -> list[str]:
     """The ways of describing the model that ``options`` use (exactly one is allowed)."""
     on = {k: options.get(k) is not None for k in ("prevalence", "union_rate", "psa", "kappa")}
@@ -214,7 +210,7 @@ def build_model(options: dict[str, Any], origin: dict[str, str] | None = None) -
 
     def name(key: str) -> str:  # a value from the command line, else the scenario's key
         on_cli = options.get(key) is not None and key not in origin
-        return f"model.{key}" if origin and not on_cli else _flag(key)
+        return f"model.{key}" if origin and not on_cli else key
 
     def fail(exc: InvalidInput) -> InvalidInput:
         files = sorted({origin[k] for k in mentions(exc) if k in origin})
@@ -339,7 +335,7 @@ def _settings(merged: ResolvedOptions, scenario: Scenario | None, cli: dict[str,
 def _named(key: str, keys: dict[str, str], scenario: Scenario | None) -> str:
     if key in keys and scenario is not None:
         return f"{scenario.path}: {keys[key]}"
-    return _flag(key)
+    return f"`{key}`"  # a note's parameter, named as the front end names it
 
 
 def option_notes(
@@ -353,7 +349,7 @@ def option_notes(
         if method in given and merged.metric not in (metric, "both"):
             notes.append(
                 f"{_named(method, keys, scenario)} {getattr(merged, method)} is not used: "
-                f"--metric {merged.metric} does not size {metric}"
+                f"`metric` {merged.metric} does not size {metric}"
             )
     if scenario is not None and cli_model and (scenario.model or scenario.strata):
         replaced = "[model] and [[strata]]" if scenario.strata else "[model]"
@@ -435,7 +431,7 @@ def _model_options(
         origin = dict.fromkeys(from_file, scenario.path)
     pilot = None
     if options.get("pilot_file") is not None:
-        _check_ways(options, lambda exc: renamed(exc, _flag))  # before the file is read
+        _check_ways(options, lambda exc: renamed(exc, str))  # before the file is read
         from planner.sizing.pilot import read_pilot
 
         pair = cli.get("pair")
@@ -456,8 +452,11 @@ def _model_options(
             options["pilot_counts"] = list(pilot.counts)
         options["pilot_read"] = True
     elif cli.get("pilot_reader"):
-        flags = ", ".join(_READER_FLAG.get(k, _flag(k)) for k in cli["pilot_reader"])
-        raise InvalidInput(f"{flags}: options for reading a pilot file, which is not given")
+        given = tuple(cli["pilot_reader"])
+        raise InvalidInput(
+            f"{', '.join(given)}: options for reading a pilot file, which is not given",
+            parameters=given,
+        )
     elif cli.get("pair") is not None or cli.get("positive") is not None:
         name = "pair" if cli.get("pair") is not None else "positive"
         raise InvalidInput(
@@ -468,9 +467,6 @@ def _model_options(
     return options, origin, pilot
 
 
-_READER_FLAG = {"file_format": "--format"}  # the pilot reader's flags not named as _flag's
-
-
 def _solved_note(model: PairModel) -> list[str]:
     """The error rate solved from ``--psa`` or ``--kappa`` with ``--prevalence``, in words."""
     for target in ("psa", "kappa"):
@@ -478,8 +474,8 @@ def _solved_note(model: PairModel) -> list[str]:
         if goal is not None:
             error = model.assumptions["error_rate"][0]
             return [
-                f"error rate {error:.4g} for both annotators solved from --{target} {goal:g} at "
-                f"--prevalence {model.assumptions['prevalence']:g}"
+                f"error rate {error:.4g} for both annotators solved from `{target}` {goal:g} at "
+                f"`prevalence` {model.assumptions['prevalence']:g}"
             ]
     return []
 
@@ -695,6 +691,8 @@ def _schedule_notes(
         why = "model options on the command line replace the scenario's strata"
     else:
         return []
+    # flags, not `parameters`: cli/schedule.py prints these notes itself, not through
+    # planner.errors.shown_note (see docs/design.md, "Notes name parameters")
     return [f"--design {design} has no effect: {why}"]
 
 

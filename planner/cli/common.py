@@ -20,7 +20,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from planner.cli.coercion import defer_coercion
-from planner.errors import InvalidInput, PlannerError
+from planner.errors import InvalidInput, PlannerError, parameters_named, shown_note
 from planner.validation import RULES, check
 
 #: THE table of library parameters whose flag is not the parameter's name with dashes
@@ -158,7 +158,7 @@ def note(message: str) -> None:
     """
     from planner.output.safe_output import visible
 
-    typer.echo(f"note: {visible(message)}", err=True)
+    typer.echo(f"note: {visible(shown_note(message))}", err=True)
 
 
 _ON_SUCCESS: list[str] = []  # notes for the end of a command that succeeds
@@ -311,7 +311,7 @@ class _OneLineErrors:
         _Debug.flag = False
         _ON_SUCCESS.clear()
         run = super().main  # type: ignore[misc]
-        with warnings.catch_warnings(record=True) as caught:
+        with warnings.catch_warnings(record=True) as caught, parameters_named(flag_for):
             warnings.simplefilter("default")
             try:
                 rv = run(

@@ -258,7 +258,10 @@ def run(con: Any, sql: str) -> list[tuple[Any, ...]]:
 
 
 def choose_engine(engine: str, path: str | Path, file_format: str | None = None) -> tuple[str, str]:
-    """``("pandas" | "duckdb", why)`` for ``--engine``; ``auto`` compares size and memory."""
+    """``("pandas" | "duckdb", why)`` for ``engine``; ``auto`` compares size and memory.
+
+    ``why`` is a note naming the parameter in backticks (:func:`planner.errors.shown_note`).
+    """
     from planner.validation import check_choice
 
     check_choice("engine", engine, ENGINES)
@@ -268,7 +271,7 @@ def choose_engine(engine: str, path: str | Path, file_format: str | None = None)
             parameters=("engine",),
         )
     if engine != "auto":
-        return engine, f"--engine {engine}"
+        return engine, f"`engine` {engine}"
     files = expand(path, file_format)
     from planner.data.sniff import GZIP_SUFFIX, format_suffix
 
@@ -289,7 +292,7 @@ def choose_engine(engine: str, path: str | Path, file_format: str | None = None)
             raise
         return "pandas", "in memory (duckdb is not installed)"
     reason = f"{len(files)} files" if len(files) > 1 else f"{size / 2**20:,.0f} MB of {kind}"
-    return "duckdb", f"--engine auto chose duckdb: {reason}, {free / 2**30:.1f} GiB memory free"
+    return "duckdb", f"`engine` auto chose duckdb: {reason}, {free / 2**30:.1f} GiB memory free"
 
 
 def available_memory() -> int:
@@ -385,7 +388,7 @@ def read_with_engine(
 
         master = spark_master or engine_spark.DEFAULT_MASTER
         ratings = engine_spark.count_labels(path, options, master=master)
-        return ratings, "spark", "--engine spark"
+        return ratings, "spark", "`engine` spark"
     if repeats == "keep":
         chosen, why = choose_engine("pandas", path, options.file_format)
     else:

@@ -67,7 +67,7 @@ def alpha_coefficient(
                 "krippendorff_alpha", est, np.nan, np.nan, "none", n_items,
                 f"no interval: the bootstrap of {k} distinct ratio values would take "
                 f"{boot.n_boot:,} x {k:,} x {ka.ratio_node_count(alpha_values)} steps "
-                f"(at most {RATIO_BOOT_BUDGET:.0e}); lower --n-boot",
+                f"(at most {RATIO_BOOT_BUDGET:.0e}); lower `n_boot`",
             )  # fmt: skip
     else:
         est = ka.krippendorff_alpha_patterns(d.patterns, alpha_values, level)

@@ -22,6 +22,7 @@ from planner.measuring.coefficient import (
 from planner.measuring.diagnostics import scalar
 from planner.measuring.measure_settings import MeasureSettings
 from planner.statistics import agreement as ag
+from planner.statistics.multirater import Patterns
 from planner.validation import (
     shown,
 )
@@ -46,7 +47,7 @@ class MeasuredData:
     """The ratings and what every coefficient needs of them: count patterns, weights, ..."""
 
     ratings: Ratings
-    patterns: Any  # planner.statistics.multirater.Patterns
+    patterns: Patterns
     level: str
     values: NDArray | None
     weights_kind: str | None

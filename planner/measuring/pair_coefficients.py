@@ -130,7 +130,7 @@ def cohen_kappa_coefficient(
             "kappa",
             "bootstrap" if s.bootstrap else method,
             n_pair - float(np.max(np.diag(table))),
-            "use --kappa-method score without --bootstrap" if s.bootstrap else None,
+            "use `kappa_method` score without `bootstrap`" if s.bootstrap else None,
         )
         if note is not None:
             notes.append(note)

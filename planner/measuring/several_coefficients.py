@@ -168,7 +168,7 @@ def add_conger(m: Measurement) -> None:
         method = boot.name
     elif s.bootstrap:
         notes.append(
-            "Conger's kappa keeps Gwet's variance with --bootstrap: "
+            "Conger's kappa keeps Gwet's variance with `bootstrap`: "
             f"{n_boot:,} resamples of {len(distinct.item_index):,} ratings is too slow"
         )
     elif profile_applies(m.d, False):  # several_profile.py

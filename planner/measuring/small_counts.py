@@ -120,7 +120,7 @@ def small_count_notes(
         key = keys.get((name, co.method))
         advice = None
         if key is None and two and bootstrap and name == "psa":
-            key, advice = ("psa", "bootstrap"), "drop --bootstrap: the Wilson interval keeps 0.95"
+            key, advice = ("psa", "bootstrap"), "drop `bootstrap`: the Wilson interval keeps 0.95"
         if name in ("cohen_kappa_quadratic", "cohen_kappa_linear"):
             key = ("weighted_kappa", "wald" if co.method.startswith("Wald") else "bootstrap")
         if key is None or (key[0] == "pabak" and (pos is None or bootstrap)):
@@ -222,7 +222,7 @@ def cohen_kappa_note(table: Any, method: str) -> str | None:
             bias = (first - second) / n  # Byrt's bias index, for the rarer label
             advice = "label more items (at least 10 positives of the rarer annotator)"
             if method == "score":
-                advice = "use --kappa-method profile (0.94-0.97 from 10 such positives)"
+                advice = "use `kappa_method` profile (0.94-0.97 from 10 such positives)"
             return (
                 f"the rarer annotator has {rarer:,.0f} positive labels (bias index {bias:+.2f}): "
                 f"in the coverage study the {_KAPPA_SHOWN[method]} interval for Cohen's kappa "

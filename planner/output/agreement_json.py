@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from planner.errors import shown_note
 from planner.measuring.coefficient import AgreementReport
 from planner.output.jsonout import (
     SPECIFIC_METHOD,
@@ -38,7 +39,13 @@ def agreement_document(report: AgreementReport, **extra: Any) -> dict[str, Any]:
             covers=f"{label}, for {of}",
         )
         coefficients[key] = coefficient_json(
-            c.name, c.estimate, interval, se=c.se, n_items=c.n_items, note=c.note, label=label
+            c.name,
+            c.estimate,
+            interval,
+            se=c.se,
+            n_items=c.n_items,
+            note=shown_note(c.note) if c.note else c.note,
+            label=label,
         )
     decision = None
     if report.decision is not None:

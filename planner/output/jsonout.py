@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from planner.errors import shown_note
+
 #: the version of the documents' shape, as in the schema file
 SCHEMA_VERSION = "1"
 #: the schema file, shipped as package data next to this module
@@ -132,7 +134,7 @@ def document(
         "command": command,
         "planner_version": __version__,
         "seed": None if seed is None else int(seed),
-        "notes": [str(n) for n in notes],
+        "notes": [shown_note(n) for n in notes],
     }
     rest = {k: v for k, v in body.items() if k not in head}
     return json_ready({**head, **rest})

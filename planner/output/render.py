@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from planner.errors import shown_note
 from planner.output.jsonout import COEFFICIENT_LABELS
 from planner.output.safe_output import visible
 from planner.output.words import adjudication_said, counted
@@ -62,7 +63,7 @@ def print_notes(lines: Iterable[str], console: Console, *, style: str | None = "
         return
     stderr = TerminalConsole(stderr=True, width=console.width, highlight=False)
     for line in notes:
-        stderr.print(f"note: {line}", style=style)
+        stderr.print(f"note: {shown_note(line)}", style=style)
 
 
 def _cell_text(cell: Any) -> str | None:
@@ -388,7 +389,7 @@ def _coefficients_table(report: Any) -> Table:
             else f"{c.ci_low:.3f} – {c.ci_high:.3f}"
         )
         estimate = f"{c.estimate:.4f}" if math.isfinite(c.estimate) else "undefined"
-        method = c.method + (f" ({c.note})" if c.note else "")
+        method = c.method + (f" ({shown_note(c.note)})" if c.note else "")
         se = f"{c.se:.4f}" if math.isfinite(c.se) else "-"
         coefs.add_row(
             _COEFFICIENT_NAMES.get(name, name), estimate, interval, se, method, f"{c.n_items:,}"

@@ -54,7 +54,6 @@ from planner.validation import (
 )
 
 Progress = Callable[[int, int], None]
-MAX_ITEMS = 1_000_000
 
 
 @dataclass(frozen=True)

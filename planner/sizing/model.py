@@ -12,7 +12,7 @@ Three ways to build one:
 * :func:`pair_from_union_rate`: the union rate ``P(a or b or c)`` and PSA stated directly.
 * :func:`pair_from_counts`: pilot counts, used as plug-in probabilities.
 
-Everything here is deterministic; simulation lives in :mod:`planner.sizing.simulation`.
+Everything here is deterministic; simulation lives in :mod:`planner.sizing.studies`.
 """
 
 from __future__ import annotations
@@ -154,14 +154,20 @@ def mentions(exc: InvalidInput) -> set[str]:
 def renamed(exc: InvalidInput, name_of: Callable[[str], str], prefix: str = "") -> InvalidInput:
     """The model's error with every parameter it mentions named as its source names it.
 
-    The CLI names flags (``error_rate`` -> ``--error-rate``), a scenario its keys
-    (``model.error_rate``, ``strata[2].prevalence``, after ``prefix`` ``"s.toml: "``).
+    A scenario names its keys (``model.error_rate``, ``strata[2].prevalence``, after
+    ``prefix`` ``"s.toml: "``); a parameter that ``name_of`` leaves as it is (a value from a
+    call or the command line) is carried in the error's ``parameters``, so that the CLI
+    names it as its flag (``error_rate`` -> ``--error-rate``).
 
     >>> exc = InvalidInput("error_rate 0.6 with bias 0", parameter="error_rate")
     >>> str(renamed(exc, lambda k: "model." + k, "s.toml: "))
     's.toml: model.error_rate 0.6 with model.bias 0'
+    >>> renamed(exc, str).parameters
+    ('bias', 'error_rate')
     """
-    return InvalidInput(prefix + _MENTION.sub(lambda m: name_of(m.group(1)), str(exc)))
+    kept = tuple(sorted(k for k in mentions(exc) if name_of(k) == k))
+    message = prefix + _MENTION.sub(lambda m: name_of(m.group(1)), str(exc))
+    return InvalidInput(message, parameters=(*exc.parameters, *kept))
 
 
 def _pair(values: Any, name: str) -> tuple[float, float]:

@@ -259,10 +259,11 @@ def size_metric(
     return find_sample_size(model, settings.search_settings(metric), rng=rng)
 
 
+#: the parameters that describe a model of each source (the CLI names them as flags)
 _MODEL_OPTIONS = {
-    "annotators": "--error-rate and --bias",
-    "union-rate": "--union-rate and --psa",
-    "pilot-counts": "--pilot-counts",
+    "annotators": ("error_rate", "bias"),
+    "union-rate": ("union_rate", "psa"),
+    "pilot-counts": ("pilot_counts",),
 }
 
 
@@ -274,11 +275,14 @@ def _degenerate_model(model: PairModel) -> str | None:
     InvalidInput
         When the model implies PSA 0 (no item is ever flagged by both): nothing to size.
     """
-    options = _MODEL_OPTIONS.get(model.source, "the model's options")
+    named = _MODEL_OPTIONS.get(model.source, ())
+    options = " and ".join(named) or "the model's options"
+    in_note = " and ".join(f"`{n}`" for n in named) or options  # a note's parameters
     if model.cells[0] <= 0 and model.source != "pilot-counts":
         raise InvalidInput(
             f"the model implies PSA 0 (no item is flagged by both annotators), so there is "
-            f"no agreement to measure; check {options}"
+            f"no agreement to measure; check {options}",
+            parameters=named,
         )
     for measure in ("sensitivity", "specificity"):
         values = model.assumptions.get(measure) or []
@@ -287,7 +291,7 @@ def _degenerate_model(model: PairModel) -> str | None:
                 return (
                     f"annotator {name} has {measure} 0 (never labels a true "
                     f"{'positive' if measure == 'sensitivity' else 'negative'} correctly): "
-                    f"the plan is for a degenerate pair; check {options}"
+                    f"the plan is for a degenerate pair; check {in_note}"
                 )
     return None
 
@@ -337,7 +341,7 @@ def _stop_rule(
     method = settings.psa_method if settings.psa_method in EXACT_PSA_METHODS else "wilson"
     if method != settings.psa_method:
         notes.append(
-            f"the stop rule uses the Wilson interval: --psa-method {settings.psa_method} "
+            f"the stop rule uses the Wilson interval: `psa_method` {settings.psa_method} "
             "has no exact conditional form"
         )
     u_stop = union_positives_for_assurance(

@@ -40,7 +40,7 @@ from planner.sizing.exact import (
 )
 from planner.sizing.model import PairModel
 from planner.sizing.raters_team_cost import priced_budget
-from planner.sizing.simulation import NestedStudies, simulate_tables
+from planner.sizing.studies import NestedStudies, simulate_tables
 from planner.validation import RULES, RngLike, check, check_choice, check_instance, seed_from
 
 if TYPE_CHECKING:  # several annotators' seam imports this module
@@ -65,7 +65,9 @@ class MetricPrecision:
     union_positives: float
     half_width: dict[str, float]
     assurance: float
-    interval: dict[str, Any]
+    #: the median interval's ``lower`` and ``upper`` (None: never defined), ``level`` and
+    #: ``method``
+    interval: dict[str, float | str | None]
     basis: str
 
 

@@ -6,7 +6,7 @@ every item gets ``k`` labels (``k = M``, or ``k`` of a pool of ``M``): the half-
 ``P(half-width <= w)`` with its Monte Carlo SE ``sqrt(A (1 - A) / R)``, the typical interval
 (the medians of the lower and of the upper limits) and the share of intervals that hold the
 model's true coefficient. Each study is one multinomial draw of ``n`` over the model's
-pattern probabilities (:func:`planner.sizing.raters_simulation.simulate_pattern_counts`),
+pattern probabilities (:func:`planner.sizing.studies.simulate_pattern_counts`),
 its interval the one the sample-size search uses
 (:func:`planner.sizing.study_intervals.study_intervals`).
 
@@ -34,8 +34,8 @@ from planner.sizing.exact import reaches_width, usable_half_width
 from planner.sizing.precision import QUANTILES, items_for_budget, items_for_hours, refined_curve
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import RatersModel
-from planner.sizing.raters_simulation import NestedPatternStudies, simulate_pattern_counts
-from planner.sizing.raters_team_cost import priced_budget
+from planner.sizing.raters_team_cost import TeamPricing, priced_budget
+from planner.sizing.studies import NestedPatternStudies, simulate_pattern_counts
 from planner.sizing.study_intervals import (
     INTERVAL_METHODS,
     ORDERED_METRICS,
@@ -93,8 +93,8 @@ class LabelCosts:
     seconds_per_item: float = 90.0
     adjudication_seconds: float = 0.0
     hourly_rate: float | None = None
-    #: a named team's pricing (:class:`planner.sizing.raters_team_cost.TeamPricing`)
-    team: Any = None
+    #: a named team's pricing (None: every label at ``hourly_rate``)
+    team: TeamPricing | None = None
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
-"""Replicate studies of several annotators: the pattern-count simulation.
+"""An alias of :mod:`planner.sizing.studies`, the one simulation of studies.
 
-Kept so that existing imports work; the one simulation of studies, for any number of
-annotators (a pair included), is :mod:`planner.sizing.studies`.
+Deprecated: import from :mod:`planner.sizing.studies`. Kept only while modules of other
+areas still import from here; nothing else should.
 """
 
 from planner.sizing.studies import NestedPatternStudies, simulate_pattern_counts

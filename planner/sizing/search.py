@@ -17,7 +17,7 @@ one :class:`SearchSettings`:
      ``(a, U)`` (the conditional binomial intervals and Wald): binomial sums
      (:mod:`planner.sizing.exact`), Monte Carlo on fresh studies being the independent check;
    * **Monte Carlo on nested 2x2 tables** for the pair's other intervals
-     (:class:`~planner.sizing.simulation.NestedStudies`, common random numbers across ``n``);
+     (:class:`~planner.sizing.studies.NestedStudies`, common random numbers across ``n``);
    * **Monte Carlo on nested label-pattern counts** for M annotators
      (:class:`~planner.sizing.studies.NestedPatternStudies`; the intervals of
      :mod:`planner.sizing.study_intervals`), in two stages
@@ -513,7 +513,7 @@ def coverage_shortfall_note(res: SampleSizeResult) -> str | None:
     better = ""
     if short and res.method != "profile":
         better = " (agree's default, the profile interval, covers better under strong bias: "
-        better += "plan for it with --kappa-method profile, slower)"
+        better += "plan for it with `kappa_method` profile, slower)"
     return (
         f"at {res.items:,} items the {res.method} interval for kappa covered "
         f"{res.coverage:.3f} ± {res.coverage_mc_se:.3f} of simulated studies "

@@ -28,8 +28,7 @@ from numpy.typing import NDArray
 
 from planner.sizing.exact import exact_half_width_quantiles, reaches_width, usable_half_width
 from planner.sizing.model import PairModel
-from planner.sizing.simulation import simulate_tables
-from planner.sizing.studies import simulate_pattern_counts
+from planner.sizing.studies import simulate_pattern_counts, simulate_tables
 from planner.statistics.intervals import ConfidenceInterval
 
 

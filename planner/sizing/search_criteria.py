@@ -37,8 +37,7 @@ from planner.sizing.sample_size_search import (
     first_crossing,
     unreachable_error,
 )
-from planner.sizing.simulation import NestedStudies
-from planner.sizing.studies import NestedPatternStudies
+from planner.sizing.studies import NestedPatternStudies, NestedStudies
 from planner.statistics.intervals import (
     KAPPA_METHODS,
     PSA_METHODS,

@@ -627,10 +627,10 @@ UNDER_COVERAGE: dict[tuple[str, str], tuple[tuple[int, float], ...]] = {
     ("weighted_kappa", "wald"): ((45, 0.845), (100, 0.890), (300, 0.917)),
 }
 _BETTER = {
-    "psa": "use --psa-method wilson",
-    "kappa": "use --kappa-method score",
+    "psa": "use `psa_method` wilson",
+    "kappa": "use `kappa_method` score",
     "kappa score": "label more items: no kappa interval here keeps 0.95 with so few",
-    "weighted_kappa wald": "drop --weighted-kappa-method wald: the bootstrap covers better",
+    "weighted_kappa wald": "drop `weighted_kappa_method` wald: the bootstrap covers better",
 }
 #: How a note names a (coefficient, method) key of :data:`UNDER_COVERAGE` (default
 #: "the {method} interval for {metric}").
@@ -660,7 +660,8 @@ def coverage_note(
 ) -> str | None:
     """One line when ``union_positives`` are in a regime where ``method`` under-covers.
 
-    ``advice`` (for example ``"use --kappa-method score"``) replaces the default remedy;
+    ``advice`` (for example ``"use `kappa_method` score"``, a parameter in backticks, which
+    :func:`planner.errors.shown_note` names as the front end does) replaces the default remedy;
     ``counted`` names what ``union_positives`` counts (for data without a positive class,
     say). ``None`` when the method keeps its coverage there (see :data:`UNDER_COVERAGE`).
 
@@ -668,7 +669,7 @@ def coverage_note(
     >>> note[:55]
     'with 22 union positives the wald interval for psa cover'
     >>> note[55:]
-    's as little as 0.88 (0.95 intended); use --psa-method wilson'
+    's as little as 0.88 (0.95 intended); use `psa_method` wilson'
     >>> coverage_note("fleiss_kappa", "gwet-t", 22)[:75]
     "with 22 union positives the Gwet-variance t interval for Fleiss' kappa cove"
     >>> coverage_note("fleiss_kappa", "gwet-t", 400) is None
