@@ -15,6 +15,7 @@ import json
 from collections.abc import Mapping, Sequence
 from html import escape
 
+from planner.errors import shown_note
 from planner.web.page import Field, Page, PageResult, Table
 
 #: the headline keys' labels, in the order the Plan page shows them
@@ -146,7 +147,7 @@ def result_html(result: PageResult, report: str | None = None) -> str:
         f'<dd data-testid="{escape(k)}">{escape(v)}</dd></div>'
         for k, v in result.headline.items()
     )
-    notes = "".join(f"<li>{escape(n)}</li>" for n in result.notes)
+    notes = "".join(f"<li>{escape(shown_note(n))}</li>" for n in result.notes)
     figures = "".join(
         f'<figure><img data-testid="figure-{escape(f.name)}" alt="{escape(f.alt)}" '
         f'src="{_data_uri("image/png", f.png)}" width="800" height="450">'
