@@ -27,7 +27,7 @@ from planner.sizing.exact import usable_half_width
 from planner.sizing.model import PairModel, as_cells
 from planner.sizing.plan import Plan
 from planner.sizing.search_criteria import interval_function
-from planner.sizing.simulation import NestedStudies, simulate_tables
+from planner.sizing.studies import NestedStudies, simulate_tables
 from planner.validation import seed_from
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ The plan is :func:`planner.application.raters_options.raters_plan_from_options` 
 assurance curve; the schedule is ``planner schedule``'s for the scenario
 (:func:`planner.application.plan_options.run_schedule`, which labels the plan's items with the
 plan's labels per item). The figures are those of a pair's report, drawn from studies of
-label-pattern counts (:mod:`planner.sizing.raters_simulation`):
+label-pattern counts (:mod:`planner.sizing.studies`):
 
 - the half-width's median, 10-90 % band and assurance quantile against items, over
   :data:`~planner.output.report_figures.CURVE_REPLICATES` nested studies per size;
@@ -53,7 +53,7 @@ from planner.sizing.exact import usable_half_width
 from planner.sizing.raters_common import AnyRatersModel
 from planner.sizing.raters_model import MAX_ANNOTATORS
 from planner.sizing.raters_plan import RatersPlan
-from planner.sizing.raters_simulation import NestedPatternStudies, simulate_pattern_counts
+from planner.sizing.studies import NestedPatternStudies, simulate_pattern_counts
 from planner.sizing.study_intervals import expected_half_width, pattern_space, study_intervals
 from planner.validation import seed_from
 
