@@ -68,13 +68,17 @@ class _FastRun:
         self.stratum_seconds = np.asarray(op.seconds_per_item, dtype=float)
         self.mean_label = float(self.stratum_seconds[strata].mean())
 
-    def fixed(self, advance: np.ndarray) -> tuple[np.ndarray, ...]:
-        """Each seat's tasks assigned in advance: work, items, checks, last end, done times."""
+    def fixed(self, advance: np.ndarray, left: np.ndarray) -> tuple[np.ndarray, ...] | None:
+        """Each seat's tasks assigned in advance: work, items, checks, last end, done times,
+        and which seat gave back each block item it could not label (-1: none), since its
+        person had left (``left``, per seat). None when the horizon ends first."""
         table, counts = lists_by_annotator(advance, self.m)
         work = np.zeros(self.m)
         checks = np.zeros(self.m, dtype=np.int64)
         last_end = np.zeros(self.m)
         done = np.zeros(self.n)
+        given = np.full(len(advance), -1, dtype=np.int64)
+        counts = counts.astype(np.int64)
         for seat in range(self.m):
             mine = table[seat, : counts[seat]]
             if not mine.size:
@@ -84,9 +88,18 @@ class _FastRun:
                 self.ann, seat, mine.size, seconds, self.mean_label, self.rng
             )
             ends = self.clock.end_time(np.full(mine.size, self.base + seat), np.cumsum(dur))
+            ok = np.isfinite(ends)
+            if not ok.all():
+                if not left[seat]:
+                    return None
+                given[mine[~ok]] = seat
+                mine, dur, checked, ends = mine[ok], dur[ok], checked[ok], ends[ok]
+                counts[seat] = mine.size
+                if not mine.size:
+                    continue
             np.maximum.at(done, mine, ends)
             work[seat], checks[seat], last_end[seat] = dur.sum(), checked.sum(), ends[-1]
-        return work, counts.astype(np.int64), checks, last_end, done
+        return work, counts, checks, last_end, done, given
 
     def seat_tasks(self, seat: int, after: float, count: int) -> tuple[np.ndarray, ...]:
         """``count`` more tasks of ``seat`` once it has worked ``after`` seconds: start, end,
@@ -132,6 +145,7 @@ def fast_block(
         clock = Clock(capacity(day_seconds))
         row_base = np.zeros(runs, dtype=np.int64)
     advance = assigned_in_advance(op)
+    left = _left_rows(op, clock, horizon)
     out: dict[str, np.ndarray] = {
         "done": np.zeros((runs, n)),
         "strata": np.zeros((runs, n), dtype=np.int16),
@@ -144,7 +158,7 @@ def fast_block(
     out["rec"][:, : len(advance)] = advance
     spare = max(m * k, n * k // 20)  # seats that find no open item waste tasks near the end
     while True:
-        got = _labelled_runs(op, ann, clock, row_base, advance, out, rng, spare, tick)
+        got = _labelled_runs(op, ann, (clock, row_base, left), advance, out, rng, spare, tick)
         if got is None:
             return None
         if not got or _assign_pool(got, out, len(advance), k, tick):
@@ -152,28 +166,95 @@ def fast_block(
         if spare >= n * k:
             return None
         spare *= 4  # seats that found no open item wasted their tasks: draw more
+    if (out["rec"] < 0).any() and not _retake(op, ann, clock, row_base, out, rng):
+        return None
     return Labelled(people=ann.people, k=k, capacity=clock.capacity, row_base=row_base, **out)
+
+
+def _left_rows(op: TeamOperation, clock: Clock, horizon: int) -> np.ndarray:
+    """Per clock row: its person has left within the horizon (an end date, and no working
+    time in the horizon's last week)."""
+    m = len(op.team.annotators)
+    ended = np.array([p.end is not None for p in op.team.annotators])
+    idle_week = clock.capacity[:, -1] == clock.capacity[:, max(0, horizon - 7)]
+    return np.tile(ended, clock.capacity.shape[0] // m) & idle_week
+
+
+def _retake(
+    op: TeamOperation,
+    ann: People,
+    clock: Clock,
+    row_base: np.ndarray,
+    out: dict[str, np.ndarray],
+    rng: np.random.Generator,
+) -> bool:
+    """Give the block labels a leaver gave back (``rec`` -1) to whoever, among those who have
+    not labelled the item, would finish it first after their last task (all runs at once, one
+    given-back label at a time). False when someone's is left for no one."""
+    runs, m = out["work"].shape
+    rec = out["rec"]
+    holes = [np.argwhere(rec[i] < 0) for i in range(runs)]
+    rows = row_base[:, None] + np.arange(m)[None]
+    seconds = np.asarray(op.seconds_per_item, dtype=float)
+    mean_label = float(np.dot(op.items_per_stratum, seconds)) / op.n_items
+    r = np.arange(runs)
+    for h in range(max(len(x) for x in holes)):
+        valid = np.array([h < len(x) for x in holes])
+        item = np.array([x[h, 0] if h < len(x) else 0 for x in holes])
+        slot = np.array([x[h, 1] if h < len(x) else 0 for x in holes])
+        item_seconds = seconds[out["strata"][r, item]]
+        dur, checked = np.zeros((runs, m)), np.zeros((runs, m), dtype=bool)
+        for seat in range(m):
+            dur[:, seat], checked[:, seat] = _task_seconds(
+                ann, seat, runs, item_seconds, mean_label, rng
+            )
+        end = clock.end_time(rows, out["work"] + dur)
+        holder = (rec[r, item][:, :, None] == np.arange(m)[None, None]).any(axis=1)
+        end = np.where(holder, np.inf, end)
+        who = np.argmin(end, axis=1)
+        best = end[r, who]
+        if (valid & np.isinf(best)).any():
+            return False
+        v, w = r[valid], who[valid]
+        out["work"][v, w] += dur[v, w]
+        out["items"][v, w] += 1
+        out["checks"][v, w] += checked[v, w]
+        out["last_end"][v, w] = np.maximum(out["last_end"][v, w], best[valid])
+        out["done"][v, item[valid]] = np.maximum(out["done"][v, item[valid]], best[valid])
+        rec[v, item[valid], slot[valid]] = w
+    return True
 
 
 def _labelled_runs(
     op: TeamOperation,
     ann: People,
-    clock: Clock,
-    row_base: np.ndarray,
+    calendar: tuple[Clock, np.ndarray, np.ndarray],
     advance: np.ndarray,
     out: dict[str, np.ndarray],
     rng: np.random.Generator,
     spare: int,
     tick: Callable[[float], None] | None = None,
 ) -> list[tuple[np.ndarray, ...]] | None:
-    """Each run's tasks assigned in advance (into ``out``) and its pool tasks in start order."""
-    n = op.n_items
+    """Each run's tasks assigned in advance (into ``out``; a leaver's unlabelled block items
+    get ``rec`` -1) and its pool tasks in start order. ``calendar``: the clock, each run's
+    first row in it and which rows' people have left."""
+    n, m = op.n_items, len(ann.people)
+    clock, row_base, left = calendar
     sequences = []
     for i in range(row_base.size):
         run = _FastRun(op, ann, clock, int(row_base[i]), rng)
-        fixed = run.fixed(advance)
-        for key, value in zip(("work", "items", "checks", "last_end", "done"), fixed, strict=True):
+        fixed = run.fixed(advance, left[row_base[i] : row_base[i] + m])
+        if fixed is None:
+            return None
+        keys = ("work", "items", "checks", "last_end", "done")
+        for key, value in zip(keys, fixed[:5], strict=True):
             out[key][i] = value
+        given = fixed[5]
+        out["rec"][i, : len(advance)] = advance
+        gave = np.flatnonzero(given >= 0)
+        out["rec"][i, gave] = np.where(
+            out["rec"][i, gave] == given[gave, None], -1, out["rec"][i, gave]
+        )
         out["strata"][i] = run.strata
         if n > len(advance):
             got = _pool(run, op, ann, fixed[0], n - len(advance), spare)
