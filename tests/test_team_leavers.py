@@ -24,7 +24,9 @@ from planner.operations.team_schedule import (
 START = dt.date(2027, 1, 4)  # a Monday
 
 
-def _operation(n_items: int = 600, *, attrition: float = 0.0) -> TeamOperation:
+def _operation(
+    n_items: int = 600, *, attrition: float = 0.0, assignment: str = "next-free"
+) -> TeamOperation:
     """Five annotators, three per item, 40 items for every pair; ``e`` works one hour on the
     first day only, so leaves with about half of their ~80 block items unlabelled."""
     people = [Person(name=name, seconds_per_item=60, hours_per_day=4) for name in "abcd"]
@@ -34,6 +36,7 @@ def _operation(n_items: int = 600, *, attrition: float = 0.0) -> TeamOperation:
         start=START,
         min_shared_items=40,
         attrition_weekly=attrition,
+        assignment=assignment,
     )
     return TeamOperation(
         items_per_stratum=(n_items,),
@@ -65,9 +68,12 @@ def _fewest_shared(rec_run: np.ndarray, m: int) -> int:
     return min(sum(1 for s in sets if a in s and b in s) for a, b in combinations(range(m), 2))
 
 
+@pytest.mark.parametrize("assignment", ["next-free", "balanced"])
 @pytest.mark.parametrize("engine", ["events", "fast"])
-def test_a_leaver_with_block_items_still_finishes_with_k_distinct_per_item(engine: str) -> None:
-    op = _operation()
+def test_a_leaver_with_block_items_still_finishes_with_k_distinct_per_item(
+    engine: str, assignment: str
+) -> None:
+    op = _operation(assignment=assignment)
     lab, reduced = _labelled(op, engine)
     m, k = len(op.team.annotators), op.labels_per_item
     block = assigned_in_advance(op)
