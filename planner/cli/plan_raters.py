@@ -11,35 +11,142 @@ pilot's M annotators from their latent-class fit and under its uncertainty
 add the precision of a fixed size and the assurance curve
 (:mod:`planner.sizing.raters_precision`). The precedence of options over the scenario over
 the defaults is :mod:`planner.application.raters_options`; the options' checks and their
-translation into the library's parameters are :mod:`planner.application.raters_flags`
+translation into the library's parameters are :mod:`planner.application.several_options`
 (``schedule`` shares them).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from planner.application.raters_flags import (
+from planner.application import several_options
+from planner.application.several_options import (
     IGNORED,
     MULTI_RATER_METRICS,
-    check_several_options,
-    flags_named,
+    PAIR_ONLY,
     library_options,
-    parse_confusion,
     raters_scenario,
-    single_prevalence,
 )
 from planner.cli.common import emit_json, note, progress_bar, seed_or_draw
 from planner.errors import InvalidInput
 
-#: the names ``plan`` (planner.cli.commands) and the web pages take from here
-__all__ = [
-    "MULTI_RATER_METRICS",
-    "parse_confusion",
-    "plan_raters",
-    "single_prevalence",
-    "wants_raters",
-]
+# library parameters of the multi-rater path and the flags that set them
+FLAGS = {
+    "n_annotators": "--annotators",
+    "n_categories": "--categories",
+    "per_item": "--per-item",
+    "confusion": "--confusion",
+    "prevalence": "--prevalence",
+    "error_rate": "--error-rate",
+    "bias": "--bias",
+    "ambiguity": "--ambiguity",
+    "metric": "--metric",
+    "kappa": "--kappa",
+    "level": "--level",
+    "width": "--width",
+    "confidence_level": "--confidence",
+    "assurance": "--assurance",
+    "n_reps": "--replicates",
+    "max_items": "--max-items",
+    "seconds_per_item": "--seconds-per-item",
+    "hourly_rate": "--hourly-rate",
+    "adjudication_seconds": "--adjudication-seconds",
+    "items": "--items",
+    "hours": "--hours",
+    "budget": "--budget",
+    "pilot": "--pilot",
+    "positive": "--positive",
+}
+# mid-sentence, names that are also words of the prose ("metric kappa") are not renamed;
+# a leading name is renamed when the error says it is the parameter (or starts with one)
+_PROSE = (
+    "metric", "kappa", "level", "width", "prevalence", "bias", "assurance", "items", "hours",
+    "pilot", "positive",
+)  # fmt: skip
+_NAMES = re.compile(r"(?<![\w.-])(" + "|".join(n for n in FLAGS if n not in _PROSE) + r")(?![\w-])")
+_LEADING = re.compile(r"^(" + "|".join(FLAGS) + r")(?![\w-])")
+# options for reading --pilot FILE (a pilot of the several annotators): refused without it
+READER = {
+    "positive": "--positive",
+    "layout": "--layout",
+    "item_col": "--item-col",
+    "annotator_col": "--annotator-col",
+    "label_col": "--label-col",
+    "annotator_cols": "--annotator-cols",
+    "pilot_annotators": "--pilot-annotators",
+    "file_format": "--format",
+    "missing": "--missing",
+    "engine": "--engine",
+    "memory_limit": "--memory-limit",
+    "temp_dir": "--temp-dir",
+}
+
+
+def single_prevalence(text: str | None) -> float | None:
+    """``--prevalence`` of the pair's plan: one number."""
+    if text is None:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise InvalidInput(f"--prevalence takes a number in (0, 1), got {text!r}") from None
+
+
+def parse_confusion(text: str | None) -> list[list[list[float]]] | None:
+    """``'0.9,0.1;0.2,0.8'`` (rows by ``;``) for every annotator, or one per annotator by
+    ``|`` (:func:`planner.application.several_options.parse_confusion`, its error in flags)."""
+    try:
+        return several_options.parse_confusion(text)
+    except InvalidInput as exc:
+        raise flags_named(exc) from None
+
+
+def flags_named(exc: InvalidInput) -> InvalidInput:
+    """The library error ``exc`` with the library's parameter names as ``plan``'s flags: the
+    leading name, and the others elsewhere except words of the prose (:data:`_PROSE`:
+    "metric kappa needs ..." stays readable)."""
+    text = _LEADING.sub(lambda m: FLAGS[m.group(1)], str(exc))
+    text = _NAMES.sub(lambda m: FLAGS[m.group(1)], text)
+    for name in getattr(exc, "parameters", ()):  # the others the sentence names
+        if name in FLAGS:
+            text = re.sub(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", FLAGS[name], text)
+    return InvalidInput(text)
+
+
+def check_several_options(options: dict[str, Any], with_scenario: bool = False) -> None:
+    """Refuse, in one line naming the flag (``plan``'s and ``schedule``'s several-annotator
+    options), what does not combine with several annotators:
+    a pair-only option (a scenario file is fine when ``with_scenario``: it is a
+    several-annotator one), reading options without ``--pilot``, ``--annotators-per-item``
+    and a ``--metric`` that is not a multi-rater one (:data:`MULTI_RATER_METRICS`)."""
+    for name in PAIR_ONLY:
+        if with_scenario and name.startswith("scenario"):
+            continue
+        if options.get(name) is not None:
+            flag = "a scenario file" if name.startswith("scenario") else FLAGS.get(name, name)
+            flag = flag if flag.startswith(("a ", "--")) else "--" + name.replace("_", "-")
+            raise InvalidInput(
+                f"{flag} describes one pair and does not combine with several annotators; "
+                "describe them by --prevalence, --error-rate, --bias or --confusion"
+            )
+    reader = [flag for name, flag in READER.items() if options.get(name) is not None]
+    if reader and options.get("pilot") is None:
+        raise InvalidInput(
+            f"{', '.join(reader)}: options for reading --pilot FILE, which is not given"
+        )
+    per_item = options.get("annotators_per_item")
+    if per_item is not None:
+        raise InvalidInput(
+            "--annotators-per-item is the pair plan's; with several annotators use "
+            "--annotators (and --per-item for k of them per item)"
+        )
+    metric = options.get("metric")
+    if metric is not None and metric not in MULTI_RATER_METRICS:
+        raise InvalidInput(
+            f"--metric must be one of {', '.join(MULTI_RATER_METRICS)} with several "
+            f"annotators, got {metric!r}"
+        )
 
 
 def wants_raters(options: dict[str, Any]) -> bool:
@@ -75,7 +182,10 @@ def plan_raters(options: dict[str, Any]) -> None:
     if scenario is not None and options.get("scenario") and options.get("scenario_option"):
         raise InvalidInput("give the scenario file once: as the argument or with --scenario")
     check_several_options(options, scenario is not None)
-    library = library_options(options)
+    try:
+        library = library_options(options)
+    except InvalidInput as exc:
+        raise flags_named(exc) from None
     if library["prevalence"] is None and scenario is None and library["pilot"] is None:
         raise InvalidInput("--prevalence is required with several annotators: P or P1,...,PK")
     seed = options.get("seed")

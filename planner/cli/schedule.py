@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from planner.application.raters_flags import single_prevalence
 from planner.cli import schedule_labelled as in_progress_study
 from planner.cli.common import (
     emit_json,
@@ -17,6 +16,7 @@ from planner.cli.common import (
     progress_bar,
     seed_or_draw,
 )
+from planner.cli.plan_raters import check_several_options, flags_named, single_prevalence
 from planner.errors import InvalidInput
 
 if TYPE_CHECKING:  # the library loads when the command runs
@@ -302,15 +302,15 @@ def _several_work(  # the several-annotator plan's work and its seed
 ) -> tuple[SeveralWork, int] | None:
     """The work sized by ``plan``'s several-annotator plan when schedule's options ask for
     one (``--categories``, ``--level``, ``--per-item``, ``--confusion`` or a list of
-    prevalences), built by ``plan``'s own option code (:mod:`planner.application.raters_flags`).
+    prevalences), built by ``plan``'s own option code (:mod:`planner.application.several_options`).
 
     The plan's ``--annotators M`` is ``--team-size`` with ``--per-item`` (the team is the pool
     the ``k`` are drawn from), else ``--annotators-per-item`` (everyone labels every item).
     """
     if all(v[k] is None for k in SEVERAL_FLAGS) and "," not in (v["prevalence"] or ""):
         return None
-    from planner.application import raters_flags
     from planner.application.schedule_team import several_work
+    from planner.application.several_options import library_options, raters_scenario
 
     if v["items"] is not None or v["labelled"] is not None:
         given = "--items" if v["items"] is not None else "--labelled"
@@ -324,9 +324,12 @@ def _several_work(  # the several-annotator plan's work and its seed
         v["team_size"] if v["per_item"] is not None else v["annotators_per_item"]
     )
     as_plan.update(annotators_per_item=None, scenario_option=None, hours=None, budget=None)
-    scenario = raters_flags.raters_scenario(as_plan)
-    raters_flags.check_several_options(as_plan, scenario is not None)  # plan's own checks
-    library = raters_flags.library_options(as_plan)
+    scenario = raters_scenario(as_plan)
+    check_several_options(as_plan, scenario is not None)  # plan's own checks
+    try:
+        library = library_options(as_plan)
+    except InvalidInput as exc:
+        raise flags_named(exc) from None
     seed = v["seed"]
     if seed is None and scenario is not None:
         seed = scenario.simulation.get("seed")
@@ -334,7 +337,7 @@ def _several_work(  # the several-annotator plan's work and its seed
     try:
         work = several_work(library, scenario, seed)
     except InvalidInput as exc:
-        raise raters_flags.flags_named(exc) from None
+        raise flags_named(exc) from None
     return work, seed
 
 
