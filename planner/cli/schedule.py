@@ -16,7 +16,7 @@ from planner.cli.common import (
     progress_bar,
     seed_or_draw,
 )
-from planner.cli.plan_raters import single_prevalence
+from planner.cli.plan_raters import check_several_options, flags_named, single_prevalence
 from planner.errors import InvalidInput
 
 if TYPE_CHECKING:  # the library loads when the command runs
@@ -302,7 +302,7 @@ def _several_work(  # the several-annotator plan's work and its seed
 ) -> tuple[SeveralWork, int] | None:
     """The work sized by ``plan``'s several-annotator plan when schedule's options ask for
     one (``--categories``, ``--level``, ``--per-item``, ``--confusion`` or a list of
-    prevalences), built by ``plan``'s own option code (:mod:`planner.cli.plan_raters`).
+    prevalences), built by ``plan``'s own option code (:mod:`planner.application.several_options`).
 
     The plan's ``--annotators M`` is ``--team-size`` with ``--per-item`` (the team is the pool
     the ``k`` are drawn from), else ``--annotators-per-item`` (everyone labels every item).
@@ -310,7 +310,7 @@ def _several_work(  # the several-annotator plan's work and its seed
     if all(v[k] is None for k in SEVERAL_FLAGS) and "," not in (v["prevalence"] or ""):
         return None
     from planner.application.schedule_team import several_work
-    from planner.cli import plan_raters
+    from planner.application.several_options import library_options, raters_scenario
 
     if v["items"] is not None or v["labelled"] is not None:
         given = "--items" if v["items"] is not None else "--labelled"
@@ -324,15 +324,12 @@ def _several_work(  # the several-annotator plan's work and its seed
         v["team_size"] if v["per_item"] is not None else v["annotators_per_item"]
     )
     as_plan.update(annotators_per_item=None, scenario_option=None, hours=None, budget=None)
-    scenario = plan_raters.raters_scenario(as_plan)
-    plan_raters._checked_options(as_plan, scenario is not None)  # plan's own checks
-    metric = v["metric"]
-    if metric is not None and metric not in plan_raters.MULTI_RATER_METRICS:
-        raise InvalidInput(
-            f"--metric must be one of {', '.join(plan_raters.MULTI_RATER_METRICS)} with "
-            f"several annotators, got {metric!r}"
-        )
-    library = plan_raters._library_options(as_plan)
+    scenario = raters_scenario(as_plan)
+    check_several_options(as_plan, scenario is not None)  # plan's own checks
+    try:
+        library = library_options(as_plan)
+    except InvalidInput as exc:
+        raise flags_named(exc) from None
     seed = v["seed"]
     if seed is None and scenario is not None:
         seed = scenario.simulation.get("seed")
@@ -340,7 +337,7 @@ def _several_work(  # the several-annotator plan's work and its seed
     try:
         work = several_work(library, scenario, seed)
     except InvalidInput as exc:
-        raise plan_raters._flagged(exc) from None
+        raise flags_named(exc) from None
     return work, seed
 
 

@@ -5,9 +5,17 @@ calendar allows, and the queue decides only *which item* the task is for. So eac
 times are its own running sum of task durations, mapped through its calendar
 (:class:`~planner.operations.calendar.Clock`), all at once, per seat; merged by start time
 (ties to the first seat in the team's order) they give the order in which tasks are taken.
-Only the choice of item is then stepped through, all runs of a block together: each task
-takes the first open item after its seat's last one (a seat that finds none stops). Without
-strata this is the event model's computation in another order.
+Only the choice of item is then stepped through, all runs of a block together, one item at a
+time: each item takes the ``k`` seats whose next unused task starts first. That is the same
+assignment as taking the tasks in start order, each to the first open item after its seat's
+last one (the event model's rule), so without strata this is the event model's computation
+in another order; stepping through items rather than tasks takes ``k`` times fewer steps.
+
+A leaver (an ``end`` date, or ``without NAME@DATE``) who still holds overlap-block items they
+could not label gives them back: after the pool, each given-back label goes to whoever, among
+those who have not labelled the item, would finish it first after their last task (the event
+model hands them out at the front of the queue instead; the totals agree, the order of the
+work differs).
 
 One simplification against the step-by-step event model
 (:class:`planner.operations.team_schedule.Labelling`): a task's stratum (its mean time) is
@@ -32,8 +40,6 @@ from planner.operations.team_schedule import (
     attrition_mask,
     lognormal_factor,
 )
-
-_WINDOW = 16  # items looked at together for the next open one
 
 
 def _task_seconds(
@@ -68,13 +74,17 @@ class _FastRun:
         self.stratum_seconds = np.asarray(op.seconds_per_item, dtype=float)
         self.mean_label = float(self.stratum_seconds[strata].mean())
 
-    def fixed(self, advance: np.ndarray) -> tuple[np.ndarray, ...]:
-        """Each seat's tasks assigned in advance: work, items, checks, last end, done times."""
+    def fixed(self, advance: np.ndarray, left: np.ndarray) -> tuple[np.ndarray, ...] | None:
+        """Each seat's tasks assigned in advance: work, items, checks, last end, done times,
+        and which seat gave back each block item it could not label (-1: none), since its
+        person had left (``left``, per seat). None when the horizon ends first."""
         table, counts = lists_by_annotator(advance, self.m)
         work = np.zeros(self.m)
         checks = np.zeros(self.m, dtype=np.int64)
         last_end = np.zeros(self.m)
         done = np.zeros(self.n)
+        given = np.full(len(advance), -1, dtype=np.int64)
+        counts = counts.astype(np.int64)
         for seat in range(self.m):
             mine = table[seat, : counts[seat]]
             if not mine.size:
@@ -84,9 +94,18 @@ class _FastRun:
                 self.ann, seat, mine.size, seconds, self.mean_label, self.rng
             )
             ends = self.clock.end_time(np.full(mine.size, self.base + seat), np.cumsum(dur))
+            ok = np.isfinite(ends)
+            if not ok.all():
+                if not left[seat]:
+                    return None
+                given[mine[~ok]] = seat
+                mine, dur, checked, ends = mine[ok], dur[ok], checked[ok], ends[ok]
+                counts[seat] = mine.size
+                if not mine.size:
+                    continue
             np.maximum.at(done, mine, ends)
             work[seat], checks[seat], last_end[seat] = dur.sum(), checked.sum(), ends[-1]
-        return work, counts.astype(np.int64), checks, last_end, done
+        return work, counts, checks, last_end, done, given
 
     def seat_tasks(self, seat: int, after: float, count: int) -> tuple[np.ndarray, ...]:
         """``count`` more tasks of ``seat`` once it has worked ``after`` seconds: start, end,
@@ -132,6 +151,7 @@ def fast_block(
         clock = Clock(capacity(day_seconds))
         row_base = np.zeros(runs, dtype=np.int64)
     advance = assigned_in_advance(op)
+    left = _left_rows(op, clock, horizon)
     out: dict[str, np.ndarray] = {
         "done": np.zeros((runs, n)),
         "strata": np.zeros((runs, n), dtype=np.int16),
@@ -144,7 +164,7 @@ def fast_block(
     out["rec"][:, : len(advance)] = advance
     spare = max(m * k, n * k // 20)  # seats that find no open item waste tasks near the end
     while True:
-        got = _labelled_runs(op, ann, clock, row_base, advance, out, rng, spare, tick)
+        got = _labelled_runs(op, ann, (clock, row_base, left), advance, out, rng, spare, tick)
         if got is None:
             return None
         if not got or _assign_pool(got, out, len(advance), k, tick):
@@ -152,28 +172,95 @@ def fast_block(
         if spare >= n * k:
             return None
         spare *= 4  # seats that found no open item wasted their tasks: draw more
+    if (out["rec"] < 0).any() and not _retake(op, ann, clock, row_base, out, rng):
+        return None
     return Labelled(people=ann.people, k=k, capacity=clock.capacity, row_base=row_base, **out)
+
+
+def _left_rows(op: TeamOperation, clock: Clock, horizon: int) -> np.ndarray:
+    """Per clock row: its person has left within the horizon (an end date, and no working
+    time in the horizon's last week)."""
+    m = len(op.team.annotators)
+    ended = np.array([p.end is not None for p in op.team.annotators])
+    idle_week = clock.capacity[:, -1] == clock.capacity[:, max(0, horizon - 7)]
+    return np.tile(ended, clock.capacity.shape[0] // m) & idle_week
+
+
+def _retake(
+    op: TeamOperation,
+    ann: People,
+    clock: Clock,
+    row_base: np.ndarray,
+    out: dict[str, np.ndarray],
+    rng: np.random.Generator,
+) -> bool:
+    """Give the block labels a leaver gave back (``rec`` -1) to whoever, among those who have
+    not labelled the item, would finish it first after their last task (all runs at once, one
+    given-back label at a time). False when someone's is left for no one."""
+    runs, m = out["work"].shape
+    rec = out["rec"]
+    holes = [np.argwhere(rec[i] < 0) for i in range(runs)]
+    rows = row_base[:, None] + np.arange(m)[None]
+    seconds = np.asarray(op.seconds_per_item, dtype=float)
+    mean_label = float(np.dot(op.items_per_stratum, seconds)) / op.n_items
+    r = np.arange(runs)
+    for h in range(max(len(x) for x in holes)):
+        valid = np.array([h < len(x) for x in holes])
+        item = np.array([x[h, 0] if h < len(x) else 0 for x in holes])
+        slot = np.array([x[h, 1] if h < len(x) else 0 for x in holes])
+        item_seconds = seconds[out["strata"][r, item]]
+        dur, checked = np.zeros((runs, m)), np.zeros((runs, m), dtype=bool)
+        for seat in range(m):
+            dur[:, seat], checked[:, seat] = _task_seconds(
+                ann, seat, runs, item_seconds, mean_label, rng
+            )
+        end = clock.end_time(rows, out["work"] + dur)
+        holder = (rec[r, item][:, :, None] == np.arange(m)[None, None]).any(axis=1)
+        end = np.where(holder, np.inf, end)
+        who = np.argmin(end, axis=1)
+        best = end[r, who]
+        if (valid & np.isinf(best)).any():
+            return False
+        v, w = r[valid], who[valid]
+        out["work"][v, w] += dur[v, w]
+        out["items"][v, w] += 1
+        out["checks"][v, w] += checked[v, w]
+        out["last_end"][v, w] = np.maximum(out["last_end"][v, w], best[valid])
+        out["done"][v, item[valid]] = np.maximum(out["done"][v, item[valid]], best[valid])
+        rec[v, item[valid], slot[valid]] = w
+    return True
 
 
 def _labelled_runs(
     op: TeamOperation,
     ann: People,
-    clock: Clock,
-    row_base: np.ndarray,
+    calendar: tuple[Clock, np.ndarray, np.ndarray],
     advance: np.ndarray,
     out: dict[str, np.ndarray],
     rng: np.random.Generator,
     spare: int,
     tick: Callable[[float], None] | None = None,
 ) -> list[tuple[np.ndarray, ...]] | None:
-    """Each run's tasks assigned in advance (into ``out``) and its pool tasks in start order."""
-    n = op.n_items
+    """Each run's tasks assigned in advance (into ``out``; a leaver's unlabelled block items
+    get ``rec`` -1) and its pool tasks in start order. ``calendar``: the clock, each run's
+    first row in it and which rows' people have left."""
+    n, m = op.n_items, len(ann.people)
+    clock, row_base, left = calendar
     sequences = []
     for i in range(row_base.size):
         run = _FastRun(op, ann, clock, int(row_base[i]), rng)
-        fixed = run.fixed(advance)
-        for key, value in zip(("work", "items", "checks", "last_end", "done"), fixed, strict=True):
+        fixed = run.fixed(advance, left[row_base[i] : row_base[i] + m])
+        if fixed is None:
+            return None
+        keys = ("work", "items", "checks", "last_end", "done")
+        for key, value in zip(keys, fixed[:5], strict=True):
             out[key][i] = value
+        given = fixed[5]
+        out["rec"][i, : len(advance)] = advance
+        gave = np.flatnonzero(given >= 0)
+        out["rec"][i, gave] = np.where(
+            out["rec"][i, gave] == given[gave, None], -1, out["rec"][i, gave]
+        )
         out["strata"][i] = run.strata
         if n > len(advance):
             got = _pool(run, op, ann, fixed[0], n - len(advance), spare)
@@ -221,6 +308,28 @@ def _pool(
     return seats[order].astype(small), ends[order], durs[order].astype(np.float32), checked[order]
 
 
+def _successors(sequences: list[tuple[np.ndarray, ...]], m: int) -> tuple[np.ndarray, ...]:
+    """Per run, each task's place in start order -> the place of its seat's next task
+    (``runs x (longest + m)``; a seat's last task, or one that cannot end, leads to
+    ``longest + seat``, which leads to itself), and each seat's first task's place."""
+    runs = len(sequences)
+    longest = max(seq[0].size for seq in sequences)
+    succ = np.empty((runs, longest + m), dtype=np.int32)
+    heads = np.empty((runs, m), dtype=np.int32)
+    for i, (seats, ends, _, _) in enumerate(sequences):
+        usable = np.flatnonzero(np.isfinite(ends))
+        order = usable[np.argsort(seats[usable], kind="stable")]  # by seat, in start order
+        by = seats[order].astype(np.int64)
+        then_same = np.r_[by[1:] == by[:-1], False]
+        succ[i, :longest] = longest  # padding and tasks that cannot end: never reached
+        succ[i, order] = np.where(then_same, np.r_[order[1:], 0], longest + by)
+        succ[i, longest:] = longest + np.arange(m)
+        opens = np.r_[True, ~then_same[:-1]] if by.size else np.zeros(0, dtype=bool)
+        heads[i] = longest + np.arange(m)
+        heads[i, by[opens]] = order[opens]
+    return succ, heads
+
+
 def _assign_pool(
     sequences: list[tuple[np.ndarray, ...]],
     out: dict[str, np.ndarray],
@@ -228,70 +337,47 @@ def _assign_pool(
     k: int,
     tick: Callable[[float], None] | None = None,
 ) -> bool:
-    """Give each pool task, in start order, the first open item after its seat's last one
-    (vectorised over runs); fill ``out``. False when some run's spare tasks ran out.
+    """Give each pool item, in queue order, the ``k`` seats whose next unused task starts
+    first (ties to the first seat); fill ``out``. False when some run's tasks ran out.
 
-    Flat indices into ``filled`` (runs x (items + :data:`_WINDOW`); the last columns never
-    full) and ``last`` (runs x (seats + 1); seat ``M`` pads short sequences and has no item);
-    a seat that finds no open item gets ``last = n - 1``, so it never finds one again.
+    The same assignment as taking the tasks in start order, each to the first open item
+    after its seat's last one: a seat's tasks go to increasing items, and an item's labels
+    are the earliest tasks not taken by an earlier item, at most one per seat. Stepping
+    through items (not tasks) takes ``n - first`` numpy steps over runs x seats, each a
+    partial sort of the seats' next tasks and two gathers.
     """
     runs, n = out["done"].shape
     m = out["work"].shape[1]
-    longest = max(seq[0].size for seq in sequences)
-    seat = np.full((longest, runs), m, dtype=np.int32)
+    succ, heads = _successors(sequences, m)
+    width = succ.shape[1]
+    limit = width - m
+    seat_of = np.tile(np.arange(m, dtype=np.int32), (runs, -(-width // m)))[:, :width].copy()
     for i, seq in enumerate(sequences):
-        seat[: seq[0].size, i] = seq[0]
-    r = np.arange(runs)
-    filled = np.zeros((runs, n + _WINDOW), dtype=np.int16)
-    filled[:, :first] = k  # the block assigned in advance
-    flat_filled = filled.reshape(-1)
-    last = np.full((runs, m + 1), first - 1, dtype=np.int64)
-    last[:, m] = n - 1
-    flat_last = last.reshape(-1)
-    row, seat_row = r * (n + _WINDOW), r * (m + 1)
-    window = np.arange(_WINDOW)
-    head = np.full(runs, first, dtype=np.int64)
-    item = np.full((longest, runs), -1, dtype=np.int32)
-    for t in range(longest):  # a finished run finds no open item: its tasks take nothing
-        at = seat_row + seat[t]
-        j = np.maximum(flat_last[at] + 1, head)
-        while True:  # the first open item at or after j, a window of items at a time
-            is_open = flat_filled[(row + j)[:, None] + window] < k
-            step = is_open.argmax(axis=1)
-            found = is_open[r, step]
-            if found.all():
-                j += step
-                break
-            j = np.minimum(j + np.where(found, step, _WINDOW), n)  # n on: never full
-        ok = j < n
-        if ok.all():
-            flat_filled[row + j] += 1
-            flat_last[at] = j
-            item[t] = j
-        else:
-            flat_last[at[~ok]] = n - 1  # no open item for this seat: it stops
-            flat_filled[row[ok] + j[ok]] += 1
-            flat_last[at[ok]] = j[ok]
-            item[t, ok] = j[ok]
-        if tick is not None and t % 8192 == 8191:
-            tick(0.5 + 0.5 * t / longest)
-        if t % 64 == 63:
-            while True:
-                moves = flat_filled[row + head] >= k
-                if not moves.any():
-                    break
-                head += moves
-    if (filled[:, first:n] < k).any():
-        return False
+        seat_of[i, : seq[0].size] = seq[0]
+        seat_of[i, limit:] = np.arange(m)
+    flat_succ, flat_seat = succ.reshape(-1), seat_of.reshape(-1)
+    flat_heads = heads.reshape(-1)
+    seat_row = (np.arange(runs, dtype=np.int32) * m)[:, None]
+    task_row = (np.arange(runs, dtype=np.int64) * width)[:, None]
+    used = np.zeros((n - first, runs, k), dtype=np.int32)
+    for j in range(n - first):  # the k earliest next tasks (places are unique in a run)
+        took = np.sort(heads, axis=1)[:, :k]
+        used[j] = took
+        task = task_row + took
+        flat_heads[seat_row + flat_seat[task]] = flat_succ[task]
+        if tick is not None and j % 8192 == 8191:
+            tick(0.5 + 0.5 * j / (n - first))
+    if used.max(initial=0) >= limit:
+        return False  # a seat's tasks ran out before the labels did
     rec = out["rec"]
-    for i, (seats, ends, durs, checked) in enumerate(sequences):
-        got = item[: seats.size, i] >= 0
-        who, it = seats[got], item[: seats.size, i][got]
-        np.maximum.at(out["done"][i], it, ends[got])
+    it = np.repeat(np.arange(first, n), k)
+    for i, (seats_i, ends, durs, checked) in enumerate(sequences):
+        task = np.sort(used[:, i], axis=1).ravel()
+        who = seats_i[task]
+        np.maximum.at(out["done"][i], it, ends[task])
         out["items"][i] += np.bincount(who, minlength=m)
-        out["work"][i] += np.bincount(who, weights=durs[got].astype(float), minlength=m)
-        out["checks"][i] += np.bincount(who, weights=checked[got], minlength=m).astype(np.int64)
-        np.maximum.at(out["last_end"][i], who, ends[got])
-        order = np.argsort(it, kind="stable")
-        rec[i, first:] = who[order].reshape(n - first, k)
+        out["work"][i] += np.bincount(who, weights=durs[task].astype(float), minlength=m)
+        out["checks"][i] += np.bincount(who, weights=checked[task], minlength=m).astype(np.int64)
+        np.maximum.at(out["last_end"][i], who, ends[task])
+        rec[i, first:] = who.reshape(n - first, k)
     return True

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from planner.errors import InvalidInput
+from planner.errors import InvalidInput, PlannerError
 from planner.operations.calendar import date_of, day_of
 from planner.operations.team import Person
 from planner.operations.team_schedule import (
@@ -76,6 +76,9 @@ def simulate_team_blocks(
     InvalidInput
         A person with no working day, or a team that cannot finish within
         :data:`MAX_HORIZON_DAYS` (fewer than ``labels_per_item`` annotators left).
+    PlannerError
+        People left with items still open and fewer than ``labels_per_item`` stay to the
+        end (the message names who left when).
     """
     ann = People.of(op.team.annotators, op.budget_seconds, op.budget_seconds)
     adj = People.of(op.team.adjudicators, op.adjudication_seconds, 1.0)
@@ -96,12 +99,16 @@ def simulate_team_blocks(
             if progress is not None:
                 progress(b * block + int(share * size), runs)
 
+        retried = False
         while True:
             rng = np.random.default_rng(stream)
             labelled = _label_block(op, ann, size, horizon, rng, fast, tick)
             out = None if labelled is None else reduce_block(labelled, op, adj, horizon, rng)
             if out is not None:
                 break
+            if retried:
+                _refuse_when_too_few_stay(op)
+            retried = True
             if horizon >= MAX_HORIZON_DAYS:
                 raise InvalidInput(
                     f"the team cannot finish the {op.n_items:,} items within "
@@ -113,6 +120,25 @@ def simulate_team_blocks(
         blocks.append(out)
         tick(1.0)
     return blocks, horizon
+
+
+def _refuse_when_too_few_stay(op: TeamOperation) -> None:
+    """Refuse, naming who left when, a run that did not finish over twice the days it should
+    have taken while fewer than ``labels_per_item`` annotators stay to the end: the items the
+    leavers did not label cannot get their distinct annotators."""
+    k = op.labels_per_item
+    people = op.team.annotators
+    stay = [p.name for p in people if p.end is None]
+    left = [f"{p.name} (last day {p.end})" for p in people if p.end is not None]
+    if len(stay) >= k or not left:
+        return
+    verb = "stays" if len(stay) == 1 else "stay"
+    rest = f"only {', '.join(stay)} {verb}" if stay else "no one stays"
+    raise PlannerError(
+        f"the team cannot finish the {op.n_items:,} items: each needs {k} distinct annotators, "
+        f"{' and '.join(left) if len(left) < 3 else ', '.join(left)} left with items still "
+        f"open, and {rest} (give later end dates, more people, or fewer annotators per item)"
+    )
 
 
 ENGINES = ("auto", "events", "fast")
@@ -171,6 +197,9 @@ class TeamOutcome:
     shifts: dict[str, tuple[float, ...]] = field(default_factory=dict, repr=False)
     """Each annotator's working hours on each day up to the latest finish (their calendar:
     weekdays, absences, holidays, own start and end; attrition not included)."""
+    short_pairs: tuple[tuple[str, str, int], ...] = ()
+    """The pairs that share fewer than ``min_shared_items`` items in some run, with the
+    fewest they share (a leaver gave back overlap-block items before labelling them)."""
 
 
 _QUANTILES = {"p10": 0.1, "p50": 0.5, "p90": 0.9}
@@ -356,6 +385,7 @@ def _summarise(
         min_shared_reached=int(_stack(blocks, "min_shared").min()),
         finish_by_run=day,
         shifts=_shifts(op, int(day.max()) + 1),
+        short_pairs=_short_pairs(op, blocks),
     )
     util = busy.sum(axis=1) / np.maximum(available.sum(axis=1), 1e-9)
     adj_util = (
@@ -381,4 +411,36 @@ def _summarise(
         burndown_p90=curves["burndown_p90"],
         seed=seed,
         team=outcome,
+    ).with_notes(_short_note(outcome, any(p.end for p in op.team.annotators)))
+
+
+def _short_pairs(op: TeamOperation, blocks: list[BatchRuns]) -> tuple[tuple[str, str, int], ...]:
+    """Pairs sharing fewer than the asked items in some run, fewest first, with that fewest."""
+    asked, people = op.team.min_shared_items, op.team.annotators
+    if asked <= 0 or op.labels_per_item >= len(people) or op.labels_per_item < 2:
+        return ()  # no overlap block: every pair shares every item, or no pair
+    fewest = np.min(np.stack([b.pair_min for b in blocks]), axis=0)
+    a, b = np.nonzero(np.triu(fewest < asked, 1))
+    pairs = sorted(zip(fewest[a, b].tolist(), a.tolist(), b.tolist(), strict=True))
+    return tuple((people[i].name, people[j].name, int(c)) for c, i, j in pairs)
+
+
+def _short_note(outcome: TeamOutcome, left: bool) -> list[str]:
+    """One note naming the pairs short of the asked shared items (none when all reach it);
+    ``left``: someone has an end date (else the items were too few for the overlap block)."""
+    if not outcome.short_pairs:
+        return []
+    why = (
+        "someone left before labelling their overlap-block items (they went back to the "
+        "queue for the others)"
+        if left
+        else "the items are too few for the overlap block"
     )
+    shown = [f"{a}-{b} {c:,}" for a, b, c in outcome.short_pairs[:6]]
+    more = len(outcome.short_pairs) - len(shown)
+    tail = f" and {more} more pair(s)" if more > 0 else ""
+    return [
+        f"items shared: {len(outcome.short_pairs)} pair(s) share fewer than the "
+        f"{outcome.min_shared_items:,} asked in some run (fewest: {', '.join(shown)}{tail}); "
+        f"the minimum reached is {outcome.min_shared_reached:,}, since {why}"
+    ]

@@ -168,6 +168,7 @@ class BatchRuns:
     adjudicator_items: np.ndarray
     adjudicator_available: np.ndarray
     min_shared: np.ndarray
+    pair_min: np.ndarray  # seats x seats: the fewest items each pair shares over the runs
     last_person: list[str]
     finished_days: list[np.ndarray] = field(repr=False)
 
@@ -255,6 +256,39 @@ class Labelling:
         idle_week = self.clock.capacity[:, -1] == self.clock.capacity[:, max(0, horizon - 7)]
         ended = np.array([p.end is not None for p in ann.people])
         self.left = ended[None] & idle_week.reshape(-1, m)  # (1 or runs) x seats
+        self.idle = np.zeros((runs, m), dtype=bool)  # found no item to take (for now)
+        self.let_go = np.zeros((runs, m), dtype=bool)  # a leaver's block items went back
+        self.reopened = np.zeros(runs, dtype=np.int64)  # block labels given back, not retaken
+
+    def _reopened_item(self, p: np.ndarray, want: np.ndarray) -> np.ndarray:
+        """The first item given back by a leaver that seat ``p`` has not labelled (-1: none),
+        for the runs in ``want``."""
+        out = np.full(self.r.size, -1, dtype=np.int64)
+        if not want.any():
+            return out
+        q = self.r[want]
+        block = self.rec[q, : self.first_pool]
+        free = (block == -1).any(axis=2) & ~(block == p[want][:, None, None]).any(axis=2)
+        has = free.any(axis=1)
+        out[q[has]] = free.argmax(axis=1)[has]
+        return out
+
+    def _release_leavers(self) -> None:
+        """A seat whose person has left with block items still to label gives them back: their
+        slot opens (``rec`` -1) for whoever is free next, and idle seats look again."""
+        runs_left = np.broadcast_to(self.left, self.next.shape)
+        todo = self.ptr < self.n_fixed[None]
+        gone = np.isinf(self.next) & runs_left & todo & ~self.let_go
+        for q, seat in zip(*np.nonzero(gone), strict=True):
+            items = self.fixed[seat, self.ptr[q, seat] : self.n_fixed[seat]]
+            slots = self.rec[q, items] == seat
+            self.rec[q, items] = np.where(slots, -1, self.rec[q, items])
+            self.reopened[q] += int(slots.sum())
+            self.let_go[q, seat] = True
+            woken = np.flatnonzero(self.idle[q])
+            rows = self.row_base[q] + woken
+            self.next[q, woken] = self.clock.start_time(rows, self.work[q, woken])
+            self.idle[q, woken] = False
 
     def _pool_item(self, p: np.ndarray) -> np.ndarray:
         """The first open item after the seat's last (``n`` when there is none)."""
@@ -289,11 +323,14 @@ class Labelling:
             return
         fixed_left = self.ptr[r, p] < self.n_fixed[p]
         fixed_item = self.fixed[p, np.minimum(self.ptr[r, p], self.fixed.shape[1] - 1)]
+        back = self._reopened_item(p, active & ~fixed_left & (self.reopened > 0))
         pool = self._pool_item(p)
-        take = active & (fixed_left | (pool < self.n))
+        take = active & (fixed_left | (back >= 0) | (pool < self.n))
         idle = active & ~take
         self.next[r[idle], p[idle]] = np.inf
-        item = np.where(fixed_left, fixed_item, np.minimum(pool, self.n - 1))
+        self.idle[r[idle], p[idle]] = True
+        item = np.where(back >= 0, back, np.minimum(pool, self.n - 1))
+        item = np.where(fixed_left, fixed_item, item)
         seconds, checked = self._durations(p, item, draws)
         work = self.work[r, p] + seconds
         rows = self.row_base + p
@@ -314,7 +351,13 @@ class Labelling:
         self.done[t, it] = np.maximum(self.done[t, it], end[take])
         self.remaining[take] -= 1
         self.ptr[t, pt] += fixed_left[take]
-        from_pool = take & ~fixed_left
+        retaken = take & ~fixed_left & (back >= 0)
+        if retaken.any():
+            q, pq, bq = r[retaken], p[retaken], back[retaken]
+            slot = np.argmax(self.rec[q, bq] == -1, axis=1)
+            self.rec[q, bq, slot] = pq
+            self.reopened[q] -= 1
+        from_pool = take & ~fixed_left & (back < 0)
         if from_pool.any():
             q, pq, jq = r[from_pool], p[from_pool], pool[from_pool]
             self.last[q, pq] = jq
@@ -326,6 +369,7 @@ class Labelling:
                 if not moves.any():
                     break
                 self.head += moves
+        self._release_leavers()
 
     def labelled(self) -> Labelled:
         """The state after :meth:`run`, as the block's :class:`Labelled`."""
@@ -416,12 +460,14 @@ def _adjudicate(
     return ends, who_did, busy, items, clock.capacity
 
 
-def _min_pair(assigned: np.ndarray, m: int) -> int:
-    """The fewest items any pair of annotators shares in one run (``n`` items x k)."""
+def _pairs_shared(rec: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each run's fewest items shared by any pair of annotators (0 with one annotator), and
+    each pair's fewest over the runs (``rec``: runs x items x k)."""
+    shared = np.stack([shared_items(rec[i], m) for i in range(rec.shape[0])])
     if m < 2:
-        return 0
-    shared = shared_items(assigned, m)
-    return int(shared[~np.eye(m, dtype=bool)].min())
+        return np.zeros(rec.shape[0], dtype=np.int64), shared.min(axis=0)
+    off = ~np.eye(m, dtype=bool)
+    return shared[:, off].min(axis=1), shared.min(axis=0)
 
 
 def reduce_block(
@@ -460,6 +506,7 @@ def reduce_block(
         finished.append(np.sort(finish_day(times)) + 1)
     through = np.minimum(finish_day(finish) + 1, horizon)
     rows = lab.row_base[:, None] + np.arange(lab.m)[None]
+    min_shared, pair_min = _pairs_shared(lab.rec, lab.m)
     return BatchRuns(
         finish=finish,
         busy=lab.work.copy(),
@@ -469,7 +516,8 @@ def reduce_block(
         adjudicator_busy=adj_busy,
         adjudicator_items=adj_items,
         adjudicator_available=adj_capacity[:, through].T,
-        min_shared=np.array([_min_pair(lab.rec[i], lab.m) for i in range(runs)]),
+        min_shared=min_shared,
+        pair_min=pair_min,
         last_person=last,
         finished_days=finished,
     )

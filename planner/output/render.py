@@ -15,7 +15,7 @@ from rich.text import Text
 from planner.errors import shown_note
 from planner.output.jsonout import COEFFICIENT_LABELS
 from planner.output.safe_output import visible
-from planner.output.words import adjudication_said, counted
+from planner.output.words import PERSON_HOURS_MEANING, adjudication_said, counted
 from planner.sizing.plan import Plan, interval_label
 from planner.sizing.search import SampleSizeResult
 
@@ -633,7 +633,7 @@ def render_schedule(result: Any, console: Console) -> None:
     table.add_row(
         "person-hours",
         f"{result.person_hours_median:,.1f}",
-        f"median; 90th percentile {result.person_hours_p90:,.1f}; "
+        f"{PERSON_HOURS_MEANING}; median, 90th percentile {result.person_hours_p90:,.1f}; "
         f"analytic {result.analytic_person_hours:,.1f}",
     )
     table.add_row(

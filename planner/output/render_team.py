@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from planner.output.render import quantity_table
+from planner.output.words import PERSON_HOURS_MEANING
 
 
 def _finish(team: Any) -> tuple[str, str]:
@@ -45,8 +46,7 @@ def _summary(result: Any) -> Table:
     table.add_row(
         "person-hours",
         f"{result.person_hours_median:,.1f}",
-        f"everyone's working hours added up, not calendar time; median, 90th percentile "
-        f"{result.person_hours_p90:,.1f}",
+        f"{PERSON_HOURS_MEANING}; median, 90th percentile {result.person_hours_p90:,.1f}",
     )
     if team.cost_median is not None:
         table.add_row(

@@ -7,6 +7,9 @@ from typing import Any
 #: irregular plurals of the nouns planner counts
 PLURALS = {"stratum": "strata", "analysis": "analyses"}
 
+#: what a schedule's person-hours are (the uniform and the named team's tables say it alike)
+PERSON_HOURS_MEANING = "everyone's working hours added up, not calendar time"
+
 
 def counted(n: int, noun: str) -> str:
     """``n`` and ``noun`` in the number ``n`` calls for.
