@@ -360,20 +360,27 @@ def plan_remaining_raters(
         "hourly_rate": settings.hourly_rate,
     }  # fmt: skip
     targets = (settings.assurance, settings.max_items, knobs.planned_items)
-    from planner.sizing.midstudy_raters_budget import raters_bought
-
     result = _plan(pilot, study, first, targets, costs, seed)
     if (knobs.hours, knobs.budget) != (None, None):  # what they buy, on the plan's studies
+        from planner.sizing.midstudy_raters_budget import raters_bought
+
         at = FinalStudies(pilot, study, first[:2], study.n_reps, seed)
         result = replace(result, bought=raters_bought(at, knobs, costs))
-    batches = None
-    if knobs.batch_size is not None:  # the batch procedure, on its own random stream
-        from planner.sizing.midstudy_raters_procedure import raters_batch_procedure
+    result = _with_batches(result, settings, knobs, seed)
+    return replace(result, notes=[*switched, *result.notes])
 
-        batch_rng = np.random.default_rng([seed, BATCH_STREAM])
-        batches = raters_batch_procedure(result, settings, knobs, rng=batch_rng)
-    more = batches.notes if batches is not None else []
-    return replace(result, batches=batches, notes=[*switched, *result.notes, *more])
+
+def _with_batches(
+    result: RatersRemaining, settings: PlanSettings, knobs: RemainingSettings, seed: int
+) -> RatersRemaining:
+    """The plan with its batch procedure (``knobs.batch_size``), on its own random stream."""
+    if knobs.batch_size is None:
+        return result
+    from planner.sizing.midstudy_raters_procedure import raters_batch_procedure
+
+    batch_rng = np.random.default_rng([seed, BATCH_STREAM])
+    batches = raters_batch_procedure(result, settings, knobs, rng=batch_rng)
+    return replace(result, batches=batches, notes=[*result.notes, *batches.notes])
 
 
 def _plan(
