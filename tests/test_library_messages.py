@@ -33,11 +33,6 @@ FRONT_ENDS = ("cli", "web", "output")
 FLAG = re.compile(r"(?<![\w-])--[a-z]")
 #: ``(module, text in the string)`` that may name a flag, and why
 FLAGS_ALLOWED = {
-    # cli/schedule.py prints schedule's notes itself, not through shown_note
-    ("application/plan_options.py", "with --items no design"),
-    ("application/plan_options.py", "--design "),
-    # another area's module (plan --annotators); its notes are listed for its owner
-    ("application/raters_options.py", "give --confusion"),
     # the source of ratings typed as four counts: a JSON value (``"source": "--counts"``)
     ("data/labels.py", "--counts"),
     # what each shipped example file is for: the command that reads it

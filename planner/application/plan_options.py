@@ -684,16 +684,14 @@ def _schedule_notes(
     check_choice("design", design, DESIGNS)
     cli_model = _cli_model(cli)
     if items is not None:
-        why = "with --items no design is planned"
+        why = "with `items` no design is planned"
     elif scenario is None or not scenario.strata:
         why = "the study has no strata to allocate"
     elif cli_model:
         why = "model options on the command line replace the scenario's strata"
     else:
         return []
-    # flags, not `parameters`: cli/schedule.py prints these notes itself, not through
-    # planner.errors.shown_note (see docs/design.md, "Notes name parameters")
-    return [f"--design {design} has no effect: {why}"]
+    return [f"`design` {design} has no effect: {why}"]
 
 
 def run_schedule(

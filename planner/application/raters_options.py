@@ -386,6 +386,6 @@ def raters_plan_from_options(
         plan.notes.append(
             f"at level {values['level']} the annotators' errors fall on the adjacent categories "
             "(an error is one step away); at level nominal they spread evenly over the other "
-            "categories: give --confusion to state them otherwise"
+            "categories: give `confusion` to state them otherwise"
         )
     return plan

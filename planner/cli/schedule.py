@@ -11,6 +11,7 @@ import typer
 from planner.cli import schedule_labelled as in_progress_study
 from planner.cli.common import (
     emit_json,
+    note,
     parse_floats,
     parse_ints,
     progress_bar,
@@ -241,8 +242,8 @@ def schedule_command(
         )
     if several is not None:
         result = result.with_notes(list(several[0].notes))
-    for note in (*said, *result.notes):
-        typer.secho(f"note: {note}", fg="yellow", err=True)
+    for message in (*said, *result.notes):
+        note(message)
     if json_output:
         from planner.output.jsonout import schedule_document
 
