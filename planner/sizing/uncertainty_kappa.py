@@ -9,17 +9,18 @@ the hybrid assurance at ``n`` items,
 is estimated by simulation: each of the simulated studies gets its **own** posterior
 truth ``p_r`` and is drawn as ``multinomial(n, p_r)``, so the share of narrow intervals is an
 unbiased estimate of the hybrid assurance. The truths are randomised quasi-Monte Carlo
-draws (:func:`sobol_posterior_cells`): digitally shifted Sobol points ``u_r`` in ``[0, 1)^4`` mapped
-to the Dirichlet through gamma quantiles, ``g_rk = F^{-1}_{Gamma(alpha_k)}(u_rk)``,
-``p_r = g_r / sum_k g_rk``; they fill the posterior more evenly than iid draws, so the
-posterior's part of the Monte Carlo variance falls (the studies' own multinomial noise
-stays). The number of draws is :func:`posterior_draws`: the power of two at or above
-``2 n_reps`` (Sobol points balance at powers of two; 8,192 at the default 4,000), fewer
-when ``draws x plug-in items`` would pass :data:`~planner.sizing.uncertainty.MAX_DRAW_ITEMS`
-(a note says so). Over 12 seeds the answer's spread is 0.13-0.31 % of ``n`` for widths
-0.06-0.12 on three pilots, 0.58 % (one item) at 178 items (coverage_study/kappa_pilot_error.py;
-iid draws at 4,000 gave 0.15-0.72 %; docs/methods/pilot-uncertainty.md 10.3b). The studies grow with ``n`` (common random
-numbers: the study at ``n`` items holds the study at any smaller size, as
+draws (:func:`sobol_posterior_cells`): digitally shifted Sobol points ``u_r`` in
+``(0, 1)^4`` mapped to the Dirichlet through gamma quantiles,
+``g_rk = F^{-1}_{Gamma(alpha_k)}(u_rk)``, ``p_r = g_r / sum_k g_rk``; they fill the
+posterior more evenly than iid draws, so the posterior's part of the Monte Carlo variance
+falls (the studies' own multinomial noise stays). The number of draws is
+:func:`posterior_draws`: the power of two at or above ``2 n_reps`` (Sobol points balance at
+powers of two; 8,192 at the default 4,000), fewer when ``draws x plug-in items`` would pass
+:data:`~planner.sizing.uncertainty.MAX_DRAW_ITEMS` (a note says so). Over 12 seeds the
+answer's spread is 0.13-0.31 % of ``n`` for widths 0.06-0.12 on three pilots, 0.58 % (one
+item) at 178 items (coverage_study/kappa_pilot_error.py; iid draws at 4,000 gave
+0.15-0.72 %; docs/methods/pilot-uncertainty.md 10.3b). The studies grow with ``n`` (common
+random numbers: the study at ``n`` items holds the study at any smaller size, as
 :class:`planner.sizing.simulation.NestedStudies`), so the estimate moves smoothly with ``n``
 and a bisection over ``n`` is monotone up to Monte Carlo noise.
 
