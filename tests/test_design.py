@@ -99,7 +99,7 @@ def test_gradient_form_equals_the_closed_form_psa_residual():
 def test_weighted_estimator_bias_sd_and_coverage_by_simulation(metric):
     # docs/methods/stratified-sampling.md 3.5: at the Neyman allocation the simulated SD matches
     # the analytic one
-    # and the linearised Wald interval covers about 0.945.
+    # and the analysis's logit-t interval (weighted_estimate) covers about 0.947.
     sds = residual_sd(metric, CELLS, POPULATION)
     n = np.round(optimal_allocation(SHARES, sds, [1, 1, 1], 1500)).astype(int)
     reps = 8000

@@ -64,7 +64,14 @@ def _wald_psa_half_width(counts):
 
 
 def _weighted_psa_half_width(counts, shares):
-    """Combined ratio estimator's linearised Wald half-width (Cochran 1977, 6.11), by hand."""
+    """Combined ratio estimator's linearised t half-width on the logit scale, by hand.
+
+    ``V = sum_h W_h^2 s_h^2 / n_h`` (Cochran 1977, 6.11), Satterthwaite's (1946) df
+    ``V^2 / sum_h (W_h^2 s_h^2 / n_h)^2 / (n_h - 1)``, limits
+    ``expit(logit R +- t sqrt(V) / (R (1 - R)))``: the interval agree --stratum-col reports.
+    """
+    from scipy import stats
+
     n_h = counts.sum(axis=-1).astype(float)
     p_h = counts / n_h[..., None]
     pooled = (shares[:, None] * p_h).sum(axis=-2)
@@ -73,7 +80,15 @@ def _weighted_psa_half_width(counts, shares):
     grad = np.stack([2 * (b + c) / x2, -2 * a / x2, -2 * a / x2, 0 * a], axis=-1)
     mean = (p_h * grad[..., None, :]).sum(axis=-1)
     var_h = ((p_h * grad[..., None, :] ** 2).sum(axis=-1) - mean**2) * n_h / (n_h - 1)
-    return Z95 * np.sqrt((shares**2 * var_h / n_h).sum(axis=-1))
+    part = shares**2 * var_h / n_h
+    var = part.sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        df = var**2 / (part**2 / (n_h - 1)).sum(axis=-1)
+        ratio = 2 * a / (2 * a + b + c)
+        half = stats.t.ppf(0.975, np.maximum(df, 1.0)) * np.sqrt(var) / (ratio * (1 - ratio))
+        centre = np.log(ratio / (1 - ratio))
+        low, high = (1 / (1 + np.exp(-(centre + s * half))) for s in (-1, 1))
+    return np.where(var > 0, (high - low) / 2, np.nan)
 
 
 def _narrow_share(hw, width):

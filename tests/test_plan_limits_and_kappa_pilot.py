@@ -160,7 +160,8 @@ def test_kappa_pilot_answer_prints_a_standard_error_that_matches_its_spread():
     assert np.all(np.isfinite(ses) & (ses > 0))
     # six seeds: their SD against the printed SE, within a factor 3 either way
     assert ses.mean() / 3 <= np.std(items, ddof=1) <= 3 * ses.mean()
-    assert all(r.basis.startswith("Monte Carlo over 1,000 posterior draws") for r in results)
+    # 1,000 replicates: 2,048 quasi-random posterior draws (the power of two at or above 2,000)
+    assert all("quasi-Monte Carlo over 2,048 posterior draws" in r.basis for r in results)
     assert f"± {results[0].items_mc_se:.0f} Monte Carlo SE" in results[0].explanation
 
 

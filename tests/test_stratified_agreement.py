@@ -301,15 +301,22 @@ def test_per_stratum_counts_equal_each_strata_own_ratings():
 
 
 def test_se_equals_the_sizing_codes_linearised_se():
-    """planner.sizing.design.weighted_estimate (the plan's weighted design, written apart:
-    residual SD per stratum, z interval) has the same linearised variance."""
-    from planner.sizing.design import weighted_estimate
+    """The sizing code's residual SD per stratum (planner.sizing.design.residual_sd, its own
+    gradients) gives the same linearised variance, and the plan's weighted design reports
+    the analysis's limits (planner.sizing.design.weighted_estimate)."""
+    from planner.sizing.design import residual_sd, weighted_estimate
 
     rng = np.random.default_rng(4)
     tables = rng.integers(1, 60, size=(50, 3, 2, 2))
     shares = np.array([0.6, 0.3, 0.1])
+    cells = tables.reshape(50, 3, 4).astype(float)
+    n_h = cells.sum(axis=-1)
+    p_h = cells / n_h[..., None]
+    pooled = (shares[:, None] * p_h).sum(axis=-2)
     for metric, name in (("psa", "psa"), ("kappa", "cohen_kappa")):
-        estimate, low, high = weighted_estimate(metric, tables, shares)
+        sd = residual_sd(metric, p_h, pooled) * np.sqrt(n_h / (n_h - 1))
         ours = weighted_from_tables(name, tables, shares)
+        np.testing.assert_allclose(ours.se, np.sqrt((shares**2 * sd**2 / n_h).sum(-1)), rtol=1e-9)
+        estimate, low, high = weighted_estimate(metric, tables, shares)
         np.testing.assert_allclose(ours.estimate, estimate, rtol=1e-12)
-        np.testing.assert_allclose(ours.se, (high - low) / 2 / 1.959963984540054, rtol=1e-9)
+        np.testing.assert_allclose(np.c_[ours.low, ours.high], np.c_[low, high], rtol=1e-12)

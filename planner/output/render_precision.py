@@ -133,8 +133,11 @@ def render_curve(curve: dict[str, list[dict[str, float]]], width: float, console
     """Assurance against items for the target width."""
     metrics = list(curve)
     table = _table(f"Assurance against items (half-width <= {width:g})", "items", *metrics)
-    for i, point in enumerate(curve[metrics[0]]):
-        table.add_row(fmt(point["items"]), *(f"{curve[m][i]['assurance']:.3f}" for m in metrics))
+    # each metric's curve is refined where it bends, so their points may differ: one row per
+    # size any of them has, "-" where a metric has no point there
+    at = {m: {p["items"]: p["assurance"] for p in curve[m]} for m in metrics}
+    for n in sorted(set().union(*at.values())):
+        table.add_row(fmt(n), *(f"{at[m][n]:.3f}" if n in at[m] else "-" for m in metrics))
     console.print(table)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -50,7 +50,8 @@ DESCRIBES = {
     ),
     "weighted": (
         "agreement on traffic: the stratified sample re-weighted by population shares "
-        "(combined ratio estimator, linearised interval)"
+        "(combined ratio estimator; linearised t interval with Satterthwaite df on the logit "
+        "scale, log(1 - kappa) for kappa, as agree --stratum-col reports it)"
     ),
 }
 
@@ -210,7 +211,13 @@ def uniform_design(
         half_width_at_assurance=uni.half_width_at_assurance,
         assurance=uni.assurance,
         estimate_median=float(metric_value(metric, strata.population.cells)),
+        coverage=_finite_or_none(uni.coverage),
+        coverage_mc_se=_finite_or_none(uni.coverage_mc_se),
     )
+
+
+def _finite_or_none(value: float) -> float | None:
+    return float(value) if math.isfinite(value) else None
 
 
 def enriched_shares(scenario: Scenario, strata: Strata) -> np.ndarray:
@@ -292,7 +299,31 @@ def weighted_design(
     items, half_widths, estimates = size_stratified(
         strata.models, proportions, weighted, search, rng=rng
     )
-    return _stratified_result("weighted", items, strata.union, half_widths, estimates, settings)
+    sized = _stratified_result("weighted", items, strata.union, half_widths, estimates, settings)
+    # spawned after the search's own streams, so the search is what it was without the check
+    coverage = weighted_coverage(strata, items, metric, settings, rng=rng.spawn(1)[0])
+    return replace(sized, coverage=coverage[0], coverage_mc_se=coverage[1])
+
+
+def weighted_coverage(
+    strata: Strata,
+    items: list[int],
+    metric: str,
+    settings: PlanSettings,
+    *,
+    rng: np.random.Generator,
+) -> tuple[float, float]:
+    """Coverage of the weighted design's interval of traffic's value at ``items``.
+
+    ``settings.n_reps`` fresh stratified studies (not the search's); the coverage is the
+    share whose interval holds ``g(sum_h W_h p_h)``, its Monte Carlo SE
+    ``sqrt(c (1 - c) / R)``. An undefined interval does not cover.
+    """
+    tables = StratifiedStudies(strata.models, settings.n_reps, rng).tables(items)
+    _, low, high = weighted_estimate(metric, tables, strata.shares, settings.confidence_level)
+    truth = float(metric_value(metric, strata.population.cells))
+    covered = float(np.mean((low <= truth) & (truth <= high)))
+    return covered, math.sqrt(covered * (1 - covered) / settings.n_reps)
 
 
 def weighted_bootstrap_check(
@@ -483,7 +514,21 @@ def compare_designs(
         ),
         weighted_bootstrap_check=check,
         seed=seed,
-        notes=_notes(scenario, enriched, prevalence_width, floor_items),
+        notes=[
+            *_notes(scenario, enriched, prevalence_width, floor_items),
+            coverage_note(designs["weighted"], settings),
+        ],
+    )
+
+
+def coverage_note(design: DesignResult, settings: PlanSettings) -> str:
+    """The weighted design's simulated coverage at its items, in words."""
+    return (
+        f"weighted design: sized with the analysis's interval (t, Satterthwaite df, "
+        f"{'logit' if settings.metric == 'psa' else 'log(1 - kappa)'} scale); it covers "
+        f"traffic's {settings.metric} in {design.coverage:.3f} ± {design.coverage_mc_se:.3f} "
+        f"(MC SE) of {settings.n_reps:,} simulated studies at {design.items:,} items "
+        f"(nominal {settings.confidence_level:g})"
     )
 
 

@@ -13,7 +13,9 @@ questions (docs/methods/stratified-sampling.md section 3):
   combined ratio estimator ``g(sum_h W_h p_h_hat)`` describes traffic, with the
   Taylor-linearised variance ``V = sum_h W_h^2 S_h^2 / n_h`` (``S_h`` the within-stratum SD
   of the linearised residual ``u = grad g . e_cell``) and the cost-optimal allocation
-  ``n_h proportional to W_h S_h / sqrt(c_h)`` with a floor per stratum.
+  ``n_h proportional to W_h S_h / sqrt(c_h)`` with a floor per stratum. The design is
+  sized with the interval its analysis reports (:func:`weighted_estimate`: a t interval
+  with Satterthwaite's df on the logit scale, as ``planner agree --stratum-col``).
 
 References
 ----------
@@ -36,7 +38,7 @@ from planner.sizing.exact import reaches_width
 from planner.sizing.model import PairModel
 from planner.sizing.sample_size_search import smallest_passing
 from planner.sizing.simulation import NestedStudies
-from planner.statistics.intervals import normal_quantile
+from planner.statistics.stratified import weighted_from_tables
 from planner.validation import MAX_STRATA, RULES, Rule, check, check_strata_effort
 
 #: the search's first total: a whole number >= 1
@@ -100,10 +102,23 @@ def residual_sd(metric: str, stratum_cells: ArrayLike, population_cells: ArrayLi
     return np.sqrt(np.maximum(second - mean**2, 0.0))
 
 
+#: the analysis's name (:mod:`planner.statistics.stratified`) of each design metric
+ANALYSIS_NAMES = {"psa": "psa", "kappa": "cohen_kappa"}
+
+
 def weighted_estimate(
     metric: str, tables: ArrayLike, shares: ArrayLike, confidence_level: float = 0.95
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """Combined ratio estimate and its linearised Wald interval from stratified tables.
+    """Combined ratio estimate and the analysis's interval from stratified tables.
+
+    The interval is the one ``planner agree --stratum-col`` reports
+    (:func:`planner.statistics.stratified.weighted_from_tables`): the linearised variance
+    ``V = sum_h W_h^2 s_h^2 / n_h`` (``s_h`` the within-stratum sample SD, divisor
+    ``n_h - 1``, of the linearised residual at the estimate), a t quantile with
+    Satterthwaite's ``nu = V^2 / sum_h (W_h^2 s_h^2 / n_h)^2 / (n_h - 1)`` degrees of
+    freedom, on the logit scale for PSA (``logit g +- t sqrt(V) / (g (1 - g))``) and on
+    ``log(1 - kappa)`` for kappa (``+- t sqrt(V) / (1 - kappa)``), mapped back. Its
+    half-width is ``(high - low) / 2``.
 
     Parameters
     ----------
@@ -115,21 +130,12 @@ def weighted_estimate(
     Returns
     -------
     estimate, low, high
-        Arrays of the batch shape. The variance uses the sample within-stratum variance
-        (divisor ``n_h - 1``) of the linearised residual at the estimate.
+        Arrays of the batch shape (undefined intervals are NaN).
     """
-    t = np.asarray(tables, dtype=float).reshape(*np.shape(tables)[:-2], 4)
-    w = np.asarray(shares, dtype=float)
-    n_h = t.sum(axis=-1)
+    name = ANALYSIS_NAMES[metric]
     with np.errstate(divide="ignore", invalid="ignore"):
-        p_h = t / n_h[..., None]
-        pooled = (w[:, None] * p_h).sum(axis=-2)
-        estimate = metric_value(metric, pooled)
-        sd = residual_sd(metric, p_h, pooled) * np.sqrt(n_h / (n_h - 1))
-        var = (w**2 * sd**2 / n_h).sum(axis=-1)
-    z = normal_quantile(confidence_level)
-    half = z * np.sqrt(var)
-    return estimate, estimate - half, estimate + half
+        fit = weighted_from_tables(name, tables, shares, confidence_level)
+    return fit.estimate, fit.low, fit.high
 
 
 def stratified_bootstrap_limits(
@@ -232,7 +238,11 @@ def linearised_variance(shares: ArrayLike, sds: ArrayLike, items: ArrayLike) -> 
 
 @dataclass(frozen=True)
 class DesignResult:
-    """A sized design: items per stratum and what they buy."""
+    """A sized design: items per stratum and what they buy.
+
+    ``coverage`` is the share of fresh simulated studies of the design's size whose interval
+    holds the value the design describes (``coverage_mc_se`` its binomial Monte Carlo SE).
+    """
 
     design: str
     describes: str
@@ -243,6 +253,9 @@ class DesignResult:
     half_width_at_assurance: float
     assurance: float
     estimate_median: float
+    #: simulated coverage of the design's interval at its items (``None``: not simulated)
+    coverage: float | None = None
+    coverage_mc_se: float | None = None
 
     @property
     def items(self) -> int:

@@ -615,9 +615,11 @@ def _kappa_uncertainty(
         )
         return None
     try:
-        return kappa_items_under_uncertainty(
+        found = kappa_items_under_uncertainty(
             model, settings, plug_in_items=results["kappa"].items, rng=seed
         )
     except PlannerError as exc:
         notes.append(f"no plan under pilot uncertainty for kappa: {exc}")
         return None
+    notes.extend(f"kappa under pilot uncertainty: {note}" for note in found.notes)
+    return found

@@ -88,6 +88,9 @@ MAX_RELATIVE_SE = 0.005
 #: one core, and the result's note gives the standard error reached. The first size is
 #: always searched.
 MAX_LATTICE_CELLS = 2_000_000
+#: the kappa plan under pilot uncertainty (:mod:`planner.sizing.uncertainty_kappa`): at most
+#: this many posterior draws x items (at the plug-in plan's items); fewer draws beyond it
+MAX_DRAW_ITEMS = 64_000_000
 
 
 @dataclass(frozen=True)
