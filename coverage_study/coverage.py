@@ -48,7 +48,7 @@ from coverage_study.methods import (  # noqa: E402
     pair_methods,
 )
 from planner.output.jsonout import json_ready  # noqa: E402
-from planner.sizing.simulation import simulate_tables  # noqa: E402
+from planner.sizing.studies import simulate_tables  # noqa: E402
 from planner.statistics import intervals as iv  # noqa: E402
 
 DEFAULT_REPS = {

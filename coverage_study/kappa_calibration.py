@@ -33,7 +33,7 @@ from scipy import stats  # noqa: E402
 from coverage_study.coverage import stream  # noqa: E402
 from coverage_study.grid import Cell, grid  # noqa: E402
 from coverage_study.methods import PAIR_ESTIMANDS  # noqa: E402
-from planner.sizing.simulation import simulate_tables  # noqa: E402
+from planner.sizing.studies import simulate_tables  # noqa: E402
 from planner.statistics.agreement import binary_cells  # noqa: E402
 from planner.statistics.kappa_profile import critical_value, profile_loglik  # noqa: E402
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from planner.sizing.raters_common import common_prevalence_model
 from planner.sizing.raters_model import raters_model
-from planner.sizing.raters_simulation import simulate_pattern_counts
+from planner.sizing.studies import simulate_pattern_counts
 from planner.sizing.study_intervals import pattern_space, study_intervals, true_value
 
 PREVALENCES = {

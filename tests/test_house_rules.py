@@ -38,7 +38,7 @@ CHECKED_FILES = [
     "planner/sizing/search.py",
     "planner/sizing/union_positives.py",
     "planner/sizing/design.py",
-    "planner/sizing/simulation.py",
+    "planner/sizing/studies.py",
     "planner/sizing/exact.py",
     "planner/measuring/diagnostics.py",
     "planner/measuring/decision.py",

@@ -37,7 +37,7 @@ from planner.errors import InvalidInput, TargetUnreachable
 from planner.sizing.exact import reaches_width
 from planner.sizing.model import PairModel
 from planner.sizing.sample_size_search import smallest_passing
-from planner.sizing.simulation import NestedStudies
+from planner.sizing.studies import NestedStudies
 from planner.statistics.stratified import weighted_from_tables
 from planner.validation import MAX_STRATA, RULES, Rule, check, check_strata_effort
 

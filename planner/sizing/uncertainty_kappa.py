@@ -21,7 +21,7 @@ answer's spread is 0.13-0.31 % of ``n`` for widths 0.06-0.12 on three pilots, 0.
 item) at 178 items (coverage_study/kappa_pilot_error.py; iid draws at 4,000 gave
 0.15-0.72 %; docs/methods/pilot-uncertainty.md 10.3b). The studies grow with ``n`` (common
 random numbers: the study at ``n`` items holds the study at any smaller size, as
-:class:`planner.sizing.simulation.NestedStudies`), so the estimate moves smoothly with ``n``
+:class:`planner.sizing.studies.NestedStudies`), so the estimate moves smoothly with ``n``
 and a bisection over ``n`` is monotone up to Monte Carlo noise.
 
 The items each plausible truth needs (their percentiles) come from a cheap per-draw
