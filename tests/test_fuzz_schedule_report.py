@@ -45,6 +45,7 @@ def schedule_options(root: Path) -> dict[str, Opt]:
     return {
         "--items": count(1, 10**5, [1, 2, 50, 10**5]),
         "--labelled": Opt(st.sampled_from([inp(root, p) for p in ("long.csv", "wide.csv")])),
+        "--stratum-col": Opt(choice("stratum", "missing")),
         "--design": Opt(choice("uniform", "enriched", "weighted")),
         "--prevalence": num(0.01, 0.99, ["0.01", "0.5", "0.99"]),
         "--pilot-counts": Opt(choice(*PILOT_COUNTS)),

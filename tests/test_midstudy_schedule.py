@@ -66,3 +66,36 @@ def test_a_study_already_narrow_enough_is_done_and_exits_0():
     counts = plan_remaining_from_file(LABELLED, PlanSettings(width=0.2), rng=1).counts
     ci = psa_interval(np.asarray(counts, dtype=float).reshape(2, 2), 0.95, "wilson")
     assert now["interval_now"] == [float(ci.low), float(ci.high)] and now["half_width_now"] <= 0.2
+
+
+def test_a_stratified_study_in_progress_schedules_the_rest_of_every_stratum():
+    """schedule --labelled --stratum-col: the items still to label are the stratified plan's
+    (the library's, same seed), per stratum and in all; the schedule labels that many."""
+    from planner.sizing.midstudy_strata import plan_remaining_strata_from_file
+
+    strata_file = str(ROOT / "examples" / "stratified-labels.csv")
+    args = ["schedule", "unsupported-claims-enriched", "--labelled", strata_file]
+    args += ["--stratum-col", "stratum", "--positive", "unsupported", "--runs", "20"]
+    result = runner.invoke(app, [*args, "--seed", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    Draft202012Validator(load_schema()).validate(doc)
+    plan = plan_remaining_strata_from_file(
+        strata_file, "unsupported-claims-enriched", "stratum", positive="unsupported", rng=1
+    )
+    now = doc["in_progress"]
+    assert now["remaining_items"] == plan.remaining_items == sum(s.remaining for s in plan.strata)
+    assert now["remaining_by_stratum"] == {s.name: s.remaining for s in plan.strata}
+    assert now["labelled_items"] == 600
+    assert sum(doc["operation"]["items_per_stratum"]) == plan.remaining_items
+    assert "does not look like a random sample of the design" in result.stderr
+
+
+def test_a_stratum_column_needs_the_stratified_scenario():
+    strata_file = str(ROOT / "examples" / "stratified-labels.csv")
+    args = ["schedule", "--labelled", strata_file, "--stratum-col", "stratum"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        "error: --stratum-col with --labelled needs the stratified design: a scenario"
+    ]

@@ -84,6 +84,9 @@ def schedule_command(
         int | None, typer.Option(help="Items to label (instead of planning them).")
     ] = None,
     labelled: Annotated[str | None, typer.Option(help=in_progress_study.LABELLED_HELP)] = None,
+    stratum_col: Annotated[
+        str | None, typer.Option(help=in_progress_study.STRATUM_COL_HELP, show_default=False)
+    ] = None,
     design: Annotated[
         str | None,
         typer.Option(
@@ -206,6 +209,8 @@ def schedule_command(
     study = None
     if labelled is not None:  # a study in progress: schedule the items still to label
         study, items, contested_rate, seed = in_progress_study.in_progress(labelled, locals())
+        if stratum_col is not None:  # the first stage's strata shares against the design's
+            said += list(study.notes)
         width = confidence = assurance = metric = pair = positive = None  # used by the plan
     several = _several_work(locals())
     if several is not None:  # sized by plan's several-annotator plan: the schedule labels it

@@ -20,6 +20,18 @@ LABELLED_HELP = (
     "schedules the items still to label. Example: planner schedule --labelled "
     "examples/labelled-600.csv --width 0.08 --start 2027-01-04"
 )
+STRATUM_COL_HELP = (
+    "With --labelled and a stratified scenario: the label file's column naming each item's "
+    "stratum; schedules the items still to label in each stratum of the design. Example: "
+    "planner schedule unsupported-claims-enriched --labelled examples/stratified-labels.csv "
+    "--stratum-col stratum --positive unsupported"
+)
+#: the plan-of-the-rest settings a stratified study in progress takes, by option name
+STRATA_SETTINGS = {
+    "width": "width", "confidence_level": "confidence", "assurance": "assurance",
+    "annotators_per_item": "annotators_per_item", "hourly_rate": "hourly_rate",
+    "adjudication_seconds": "adjudication_seconds",
+}  # fmt: skip
 #: schedule's options that describe a fresh study's model or size (the labels in hand replace
 #: them)
 NOT_WITH_LABELLED = {
@@ -56,6 +68,8 @@ def in_progress(labelled: str, options: dict[str, Any]) -> tuple[Any, int, float
             f"{', '.join(given)} cannot be used with it"
         )
     seed = seed_or_draw(options.get("seed"))
+    if options.get("stratum_col") is not None:
+        return _strata_in_progress(labelled, options, seed)
     pair = options.get("pair")
     from planner.cli.plan_labelled import labelled_settings
 
@@ -74,6 +88,32 @@ def in_progress(labelled: str, options: dict[str, Any]) -> tuple[Any, int, float
     if contested is None and result.counts is not None:
         contested = (result.counts[1] + result.counts[2]) / result.labelled_items
     return result, result.remaining_items, contested, seed
+
+
+def _strata_in_progress(
+    labelled: str, options: dict[str, Any], seed: int
+) -> tuple[Any, int, float | None, int]:
+    """:func:`in_progress` of a stratified study: the remaining items of every stratum,
+    planned from the labels in hand and the scenario's design."""
+    from planner.sizing.midstudy_strata import plan_remaining_strata_from_file
+
+    scenario = options.get("scenario")
+    if scenario is None:
+        raise InvalidInput("--stratum-col with --labelled needs the stratified design: a scenario")
+    if options.get("pair") is not None:
+        raise InvalidInput("--pair does not apply to a stratified study in progress")
+    plan = {k: options.get(o) for k, o in STRATA_SETTINGS.items()}
+    with flags_named(FLAGS):
+        result = plan_remaining_strata_from_file(
+            labelled, scenario, options["stratum_col"], positive=options.get("positive"),
+            rng=seed, **plan,
+        )  # fmt: skip
+    if result.remaining_items == 0:
+        done(result, bool(options.get("json_output")))
+    contested = options.get("contested_rate")
+    if contested is None:
+        contested = result.budget.contested_items / max(result.budget.items, 1)
+    return result, result.remaining_items, min(max(contested, 0.0), 1.0), seed
 
 
 def done(plan: Any, json_output: bool) -> None:
@@ -115,6 +155,10 @@ def in_progress_json(doc: dict[str, Any], plan: Any) -> dict[str, Any]:
                 "total_items": plan.total_items,
                 "assurance": plan.assurance,
                 "budget": budget_json(plan.budget),
+                # a stratified study: the items still to label in each stratum (else null)
+                "remaining_by_stratum": {s.name: s.remaining for s in plan.strata}
+                if getattr(plan, "strata", None)
+                else None,
             }
         ),
     }
@@ -137,6 +181,8 @@ def render_in_progress(plan: Any, console: Any) -> None:
         "remaining items", fmt(plan.remaining_items),
         f"still to do: half-width <= {plan.width:g} with assurance {plan.target_assurance:g}",
     )  # fmt: skip
+    for stratum in getattr(plan, "strata", ()):  # a stratified study: each stratum's rest
+        table.add_row(f"  in {stratum.name}", fmt(stratum.remaining), "still to label")
     table.add_row("total items", fmt(plan.total_items), "labelled + remaining")
     table.add_row(
         "person-hours still to spend", fmt(plan.budget.person_hours), "the plan's, for the rest"
