@@ -283,14 +283,21 @@ def _fill(
     )
     if "scenario" in plan:  # the copy beside the report, not a path on the machine that built it
         plan["scenario"]["path"] = "scenario.toml"
-    for name, document in (
-        ("plan.json", plan),
-        ("schedule.json", json_ready(schedule_document(schedule))),
-        ("figures.json", figures.to_dict()),
-    ):
+    documents = {
+        "plan.json": plan,
+        "schedule.json": json_ready(schedule_document(schedule)),
+        "figures.json": figures.to_dict(),
+    }
+    note = "# written by planner report; report --force replaces this folder and these files"
+    write_documents(tmp, documents, note)
+
+
+def write_documents(tmp: Path, documents: dict[str, Any], note: str) -> None:
+    """Write each JSON document into the report's temporary folder ``tmp``, then the marker
+    listing every file written (what ``--force`` may replace), with its ``note``."""
+    for name, document in documents.items():
         (tmp / name).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
     written = sorted(files_below(tmp)[0])
-    note = "# written by planner report; report --force replaces this folder and these files"
     (tmp / MARKER).write_text("\n".join([MARKER_VERSION, note, *written]) + "\n")
 
 

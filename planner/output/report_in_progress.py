@@ -26,7 +26,6 @@ nothing half-written, replaced only with ``force``), and the same seed gives the
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -386,10 +385,9 @@ def _plan_document(study: InProgress) -> dict[str, Any]:
 def _fill(tmp: Path, study: InProgress) -> None:
     """Draw the figures and write every file of the report into the folder ``tmp``."""
     from planner.output.jsonout import json_ready, schedule_document
-    from planner.output.report import MARKER, MARKER_VERSION
+    from planner.output.report import write_documents
     from planner.output.report_in_progress_sections import draw_progress_figures, progress_blocks
     from planner.output.report_sections import html_page, markdown
-    from planner.output.safe_output import files_below
 
     folder = tmp / "figures"
     folder.mkdir()
@@ -404,11 +402,8 @@ def _fill(tmp: Path, study: InProgress) -> None:
         documents["schedule.json"] = json_ready(schedule_document(study.schedule))
     curve = None if study.curve is None else study.curve.to_dict()
     documents["figures.json"] = json_ready({"seed": study.seed, "assurance_remaining": curve})
-    for name, document in documents.items():
-        (tmp / name).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-    written = sorted(files_below(tmp)[0])
     note = "# written by planner report --labelled; report --force replaces this folder"
-    (tmp / MARKER).write_text("\n".join([MARKER_VERSION, note, *written]) + "\n")
+    write_documents(tmp, documents, note)
 
 
 def write_progress_report(
