@@ -60,7 +60,7 @@ def parse_confusion(text: str | None) -> list[list[list[float]]] | None:
     return mats
 
 
-def _floats(text: str | None, name: str) -> tuple[float, ...] | None:
+def parse_numbers(text: str | None, name: str) -> tuple[float, ...] | None:
     """``"0.05"`` or ``"0.03,0.07"`` as numbers (None: not given); ``name``: the parameter."""
     if text is None:
         return None
@@ -93,12 +93,12 @@ def library_options(options: dict[str, Any]) -> dict[str, Any]:
     """``plan``'s flags as the parameters of
     :func:`~planner.application.raters_options.raters_plan_from_options` (``None``: not
     given); lists of numbers (``--prevalence 0.2,0.3,0.5``) parsed, one line on a bad one."""
-    bias = _floats(options.get("bias"), "bias")
+    bias = parse_numbers(options.get("bias"), "bias")
     return {
         "n_annotators": options.get("annotators"),
         "n_categories": options.get("categories"),
-        "prevalence": _floats(options.get("prevalence"), "prevalence"),
-        "error_rate": _floats(options.get("error_rate"), "error_rate"),
+        "prevalence": parse_numbers(options.get("prevalence"), "prevalence"),
+        "error_rate": parse_numbers(options.get("error_rate"), "error_rate"),
         "bias": bias,
         "confusion": parse_confusion(options.get("confusion")),
         "ambiguity": options.get("ambiguity"),

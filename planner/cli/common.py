@@ -420,15 +420,11 @@ class FlagHelpCommand(PlannerCommand):  # type: ignore[misc]
 
 
 def parse_floats(text: str | None, option: str) -> tuple[float, ...] | None:
-    """Parse ``"0.05"`` or ``"0.03,0.07"``."""
-    if text is None:
-        return None
-    try:
-        return tuple(float(part) for part in text.split(","))
-    except ValueError:
-        raise InvalidInput(
-            f"{option} takes a number or comma-separated numbers, got {text!r}"
-        ) from None
+    """Parse ``"0.05"`` or ``"0.03,0.07"``, the flag ``option`` named in its error
+    (:func:`planner.application.several_options.parse_numbers`)."""
+    from planner.application.several_options import parse_numbers
+
+    return parse_numbers(text, option)
 
 
 def parse_ints(text: str, option: str) -> list[int]:

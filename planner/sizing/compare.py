@@ -51,7 +51,7 @@ DESCRIBES = {
     "weighted": (
         "agreement on traffic: the stratified sample re-weighted by population shares "
         "(combined ratio estimator; linearised t interval with Satterthwaite df on the logit "
-        "scale, log(1 - kappa) for kappa, as agree --stratum-col reports it)"
+        "scale, log(1 - kappa) for kappa, as agree reports it by stratum)"
     ),
 }
 
