@@ -62,12 +62,14 @@ DEFAULTS: dict[str, str] = {
     "fleiss_kappa": "profile",  # from three annotators; two: "score-intraclass"
     "gwet_ac1": "gwet-t-log1m",
     "brennan_prediger": "gwet-t-log1m",
-    "krippendorff_alpha": "profile",  # from two annotators
+    "krippendorff_alpha": "profile",  # from three annotators; two: "score-intraclass"
     "specific_positive": "profile",
     "conger_kappa": "profile-shifted",
 }
 #: agree's defaults for two annotators where they differ from the several-annotator one
-PAIR_DEFAULTS: frozenset[tuple[str, str]] = frozenset({("fleiss_kappa", "score-intraclass")})
+PAIR_DEFAULTS: frozenset[tuple[str, str]] = frozenset(
+    {("fleiss_kappa", "score-intraclass"), ("krippendorff_alpha", "score-intraclass")}
+)
 #: Methods that were agree's default before the current one (kept to show the change).
 PREVIOUS_DEFAULTS: frozenset[tuple[str, str]] = frozenset(
     {
@@ -323,9 +325,10 @@ def _conger_shifted(n_annotators: int) -> Interval:
     return interval
 
 
-def _fleiss_pair_score(rows: NDArray) -> Interval:
-    """Two annotators: Fleiss' kappa is the intraclass kappa, so ``agree`` prints the
-    calibrated Donner-Eliasziw score interval of the (2, 1, 0 positives) counts."""
+def _intraclass_pair_score(rows: NDArray) -> Interval:
+    """Two annotators: Fleiss' kappa is the intraclass kappa and alpha tends to it, so
+    ``agree`` prints for both the calibrated Donner-Eliasziw score interval of the
+    (2, 1, 0 positives) counts."""
     positives = rows[:, 0]
 
     def interval(mult: NDArray, rng: np.random.Generator) -> tuple[FloatArray, FloatArray]:
@@ -388,7 +391,10 @@ def multi_methods(n_annotators: int, n_boot: int) -> list[Method]:
         ("specific_positive", "wald-linearised", _specific_wald(rows)),
     ]
     if n_annotators == 2:
-        on_counts.insert(0, ("fleiss_kappa", "score-intraclass", _fleiss_pair_score(rows)))
+        on_counts.insert(0, ("fleiss_kappa", "score-intraclass", _intraclass_pair_score(rows)))
+        alpha_at = next(i for i, (c, *_) in enumerate(on_counts) if c == "krippendorff_alpha")
+        score = ("krippendorff_alpha", "score-intraclass", _intraclass_pair_score(rows))
+        on_counts.insert(alpha_at, score)
     methods = [Method(c, name, _on_counts(fn, n_annotators)) for c, name, fn in on_counts]
     if n_annotators >= 3:
         methods.insert(1, Method("conger_kappa", "gwet-t", _conger_t(n_annotators)))

@@ -236,7 +236,7 @@ def test_agree_notes_below_20_union_positives_with_three_annotators():
     )
     assert (fleiss.ci_low, fleiss.ci_high) == pytest.approx((float(ci.low), float(ci.high)))
     pair = measure_agreement(ratings_from_matrix(codes[:, :2]), MeasureSettings(n_boot=100), rng=1)
-    assert pair.coefficients["krippendorff_alpha"].method == "profile likelihood, t-calibrated"
+    assert pair.coefficients["krippendorff_alpha"].method == "intraclass score"
     assert not any("not measured" in n for n in pair.notes)  # a pair's was measured from 10
 
 
@@ -247,18 +247,21 @@ def _alpha_of_pair(p: np.ndarray) -> float:
     return 1 - p[1] / (2 * pi * (1 - pi))
 
 
-def test_pair_alpha_is_the_profile_interval_with_the_calibrated_likelihood_ratio():
-    # agree --counts 6,21,14,459: 6 items both positive, 35 with one, 459 neither
+def test_incomplete_pair_alpha_is_the_profile_interval_with_the_calibrated_likelihood_ratio():
+    # agree --counts 6,21,14,459 (6 items both positive, 35 with one, 459 neither) and 20
+    # negative items rated by one annotator only: a complete pair gets the intraclass score
+    # interval (test_pair_alpha_interval.py), an incomplete one the profile interval
     from planner.data.labels import ratings_from_matrix
     from planner.measuring.measure import measure_agreement
 
-    codes = np.zeros((500, 2))
+    codes = np.zeros((520, 2))
     codes[:6] = 1
     codes[6:27, 0] = 1
     codes[27:41, 1] = 1
+    codes[500:, 1] = np.nan
     alpha = measure_agreement(ratings_from_matrix(codes), rng=1).coefficients["krippendorff_alpha"]
     assert alpha.method == "profile likelihood, t-calibrated"
-    counts = np.array([6.0, 35.0, 459.0])
+    counts = np.array([6.0, 35.0, 459.0])  # items with a single rating carry no pairable value
     crit = _critical(41)  # 41 union positives
     for limit in (alpha.ci_low, alpha.ci_high):
         assert _lr_statistic(counts, _alpha_of_pair, limit) == pytest.approx(crit, rel=2e-3)

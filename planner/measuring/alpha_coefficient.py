@@ -17,7 +17,7 @@ from planner.measuring.measured_data import (
     Measurement,
     undefined_note,
 )
-from planner.measuring.several_profile import profile_applies, profile_at
+from planner.measuring.several_profile import IntervalAt, profile_applies, profile_at
 from planner.statistics import alpha as ka
 from planner.statistics.intervals import (
     normal_quantile,
@@ -33,6 +33,20 @@ def ratio_bootstrap_fits(k: int, values: NDArray, n_boot: int) -> bool:
     if k <= ka.RATIO_DIRECT_LIMIT:
         return True
     return n_boot * k * ka.ratio_node_count(values) <= RATIO_BOOT_BUDGET
+
+
+def _alpha_interval(
+    d: Any, bootstrap: bool, level: str, draws: NDArray, boot_name: str
+) -> tuple[IntervalAt, str]:
+    """Alpha's interval and its method label (several_profile.py): a complete binary pair's
+    intraclass score interval, else the profile likelihood for binary labels, else the item
+    bootstrap's percentiles."""
+    nominal = level == "nominal" and not bootstrap
+    if nominal and sp.complete_binary_pair(d):
+        return sp.intraclass_at(d), sp.INTRACLASS_METHOD
+    if level == "nominal" and profile_applies(d, bootstrap, fewest_annotators=2):
+        return profile_at(d.patterns, "krippendorff_alpha"), sp.PROFILE_METHOD
+    return percentiles_of(draws), boot_name
 
 
 def alpha_coefficient(
@@ -77,13 +91,10 @@ def alpha_coefficient(
             d.boot_width,
         )
         undefined = undefined_note(est, d.one_category)
-        # the profile interval from two annotators on (several_profile.py)
-        profile = level == "nominal" and profile_applies(d, s.bootstrap, fewest_annotators=2)
+        interval_at, method = _alpha_interval(d, s.bootstrap, level, draws, boot.name)
         out.add_at(
-            "krippendorff_alpha", est,
-            profile_at(d.patterns, "krippendorff_alpha") if profile else percentiles_of(draws),
-            s.confidence_level, sp.PROFILE_METHOD if profile else boot.name, n_items, undefined,
-        )  # fmt: skip
+            "krippendorff_alpha", est, interval_at, s.confidence_level, method, n_items, undefined
+        )
     threshold = 0.8 if s.alpha_min is None else s.alpha_min
     if draws is None and s.alpha_min is not None:
         notes.append(

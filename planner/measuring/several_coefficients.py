@@ -4,8 +4,6 @@ agreement, Fleiss' kappa, Gwet's AC1/AC2, Brennan-Prediger, and Conger's kappa (
 
 from __future__ import annotations
 
-from typing import Any
-
 from numpy.typing import NDArray
 
 from planner.data.labels import Ratings
@@ -28,9 +26,6 @@ from planner.measuring.measured_data import (
 from planner.measuring.several_profile import profile_applies, profile_at
 from planner.statistics import multirater as mr
 from planner.statistics.conger import CONGER_CELLS_LIMIT, conger_kappa
-from planner.statistics.intervals import (
-    kappa_interval,
-)
 
 
 def several_coefficients(
@@ -87,13 +82,9 @@ def chance_corrected(
             lambda m: mr.chance_corrected_patterns(d.patterns, chance, d.weight_matrix, m).estimate,
         )
         method = boot.name
-    elif chance == "fleiss" and complete_binary_pair(d):
-        # two annotators: Fleiss' kappa is the intraclass kappa, whose calibrated
-        # Donner-Eliasziw score interval keeps 0.94-0.96 from 20 union positives
-        # (docs/methods/several-annotators.md 4.1)
-        table = d.ratings.pair_table()
-        interval_at = lambda level: kappa_interval(table, level, "gof")  # noqa: E731
-        method = "intraclass score"
+    elif chance == "fleiss" and sp.complete_binary_pair(d):
+        # two annotators: Fleiss' kappa is the intraclass kappa (several_profile.py)
+        interval_at, method = sp.intraclass_at(d), sp.INTRACLASS_METHOD
     elif chance == "fleiss" and profile_applies(d, s.bootstrap):  # several_profile.py
         interval_at, method = profile_at(d.patterns, "fleiss_kappa"), sp.PROFILE_METHOD
     else:  # AC1/AC2 and BP on log(1 - c): see ChanceCorrected.confidence_interval
@@ -114,12 +105,6 @@ def chance_corrected(
             "p_value": two_sided_p(z),
             "note": "Fleiss-Nee-Landis variance: for testing kappa = 0 only, not intervals",
         }
-
-
-def complete_binary_pair(d: Any) -> bool:
-    """Two annotators, two categories, no weights, and every item rated by both."""
-    r = d.ratings
-    return bool(d.two and d.k == 2 and not d.weights_kind and r.n_pairable_items == r.n_items)
 
 
 def conger(
