@@ -70,6 +70,10 @@ DEFAULTS: dict[str, str] = {
 PAIR_DEFAULTS: frozenset[tuple[str, str]] = frozenset(
     {("fleiss_kappa", "score-intraclass"), ("krippendorff_alpha", "score-intraclass")}
 )
+#: agree's several-annotator defaults that a complete pair no longer gets (its regime
+#: ``multi-few`` holds only pairs)
+PAIR_PREVIOUS_DEFAULTS: frozenset[tuple[str, str]] = frozenset({("krippendorff_alpha", "profile")})
+PAIR_REGIMES: frozenset[str] = frozenset({"multi-few"})
 #: Methods that were agree's default before the current one (kept to show the change).
 PREVIOUS_DEFAULTS: frozenset[tuple[str, str]] = frozenset(
     {
@@ -85,8 +89,12 @@ PREVIOUS_DEFAULTS: frozenset[tuple[str, str]] = frozenset(
 )
 
 
-def role(coefficient: str, name: str) -> str:
-    """``"default"``, ``"previous default"`` or ``""``: the method's place in ``agree``."""
+def role(coefficient: str, name: str, regime: str = "") -> str:
+    """``"default"``, ``"previous default"`` or ``""``: the method's place in ``agree``
+    (in a ``regime`` of pairs only, a pair's place)."""
+    pair = regime in PAIR_REGIMES
+    if pair and (coefficient, name) in PAIR_PREVIOUS_DEFAULTS:
+        return "previous default"
     if DEFAULTS.get(coefficient) == name or (coefficient, name) in PAIR_DEFAULTS:
         return "default"
     return "previous default" if (coefficient, name) in PREVIOUS_DEFAULTS else ""

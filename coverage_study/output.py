@@ -42,14 +42,14 @@ def text_table(rows: Iterable[dict[str, Any]]) -> str:
     header = " ".join(f"{h:{align(f)}{w}}" for _, h, w, f in _COLUMNS)
     lines = [header, "-" * len(header)]
     for row in rows:
-        shown = {**row, "method": method_label(row["coefficient"], row["method"])}
+        shown = {**row, "method": method_label(row["coefficient"], row["method"], row["regime"])}
         lines.append(" ".join(f"{shown[k]:{align(f)}{w}{f}}" for k, _, w, f in _COLUMNS))
     return "\n".join(lines)
 
 
-def method_label(coefficient: str, method: str) -> str:
+def method_label(coefficient: str, method: str, regime: str = "") -> str:
     """The method's name, with ``(agree's default)`` or ``(previous default)`` after it."""
-    place = role(coefficient, method)
+    place = role(coefficient, method, regime)
     if place == "default":
         return f"{method} (agree's default)"
     return f"{method} ({place})" if place else method
@@ -136,7 +136,7 @@ def markdown(document: dict[str, Any]) -> str:
     ranks = {r: i for i, r in enumerate(_in_order({g["regime"] for g in groups}))}
     for g in sorted(groups, key=lambda g: ranks[g["regime"]]):  # stable: methods keep order
         lines.append(
-            f"| {g['coefficient']} | {method_label(g['coefficient'], g['method'])} "
+            f"| {g['coefficient']} | {method_label(g['coefficient'], g['method'], g['regime'])} "
             f"| {REGIME_NAMES.get(g['regime'], g['regime'])} "
             f"| {status(g)} | {g['cells']} | {g['flagged_under']} / {g['flagged_over']} "
             f"| {g['worst_coverage']:.3f} ({g['worst_mc_se']:.3f}) | {g['worst_cell']} "

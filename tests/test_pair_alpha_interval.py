@@ -120,3 +120,33 @@ def test_pair_alpha_interval_covers_at_20_union_positives(cells):
     se = np.sqrt(0.95 * 0.05 / reps)
     assert abs(covered.mean() - 0.95) <= 0.015, covered.mean()
     assert se < 0.004
+
+
+def test_few_union_positive_bands_are_the_coverage_study_ranges():
+    # each band is the range of the coverage study's score-intraclass cells at both of its
+    # ends (coverage_study/coverage.json: 10 and 15, 15 and 20 union positives)
+    import json
+
+    from planner.measuring.small_counts import INTRACLASS_FEW_BANDS
+
+    rows = json.load(open("coverage_study/coverage.json"))["rows"]  # noqa: SIM115
+    for (_, coef), bands in INTRACLASS_FEW_BANDS.items():
+        for below, worst, best in bands:
+            values = [
+                r["coverage"]
+                for r in rows
+                if (r["coefficient"], r["method"]) == (coef, "score-intraclass")
+                and r["union_positives"] in (below - 5, below)
+            ]
+            assert len(values) == 24, (coef, below)
+            assert (worst, best) == pytest.approx((min(values), max(values)), abs=5e-4)
+
+
+def test_agree_notes_a_pair_below_15_union_positives():
+    codes = _codes(3, 5, 4, 200)  # 12 union positives
+    report = measure_agreement(ratings_from_matrix(codes), MeasureSettings(n_boot=100), rng=1)
+    notes = [n for n in report.notes if "intraclass score interval" in n]
+    assert len(notes) == 2  # Fleiss' kappa and alpha
+    assert all("at 10-15 union positives" in n and "over-covers" in n for n in notes)
+    later = measure_agreement(ratings_from_matrix(_codes(4, 6, 6, 200)), MeasureSettings(), rng=1)
+    assert not any("intraclass score interval" in n for n in later.notes)  # 16: in band

@@ -12,7 +12,11 @@ from typing import Any
 import numpy as np
 
 from planner.data.labels import Ratings
-from planner.measuring.several_profile import CONGER_PROFILE_METHOD, PROFILE_METHOD
+from planner.measuring.several_profile import (
+    CONGER_PROFILE_METHOD,
+    INTRACLASS_METHOD,
+    PROFILE_METHOD,
+)
 from planner.statistics import multirater as mr
 from planner.statistics.intervals import coverage_note
 from planner.validation import shown
@@ -36,6 +40,9 @@ _NOTE_KEYS = {
     ("krippendorff_alpha", PROFILE_METHOD): ("krippendorff_alpha", "profile"),
     ("psa", PROFILE_METHOD): ("specific_positive", "profile"),
     ("conger_kappa", CONGER_PROFILE_METHOD): ("conger_kappa", "profile-shifted"),
+    # a complete pair's Fleiss' kappa and alpha: the intraclass score interval
+    ("fleiss_kappa", INTRACLASS_METHOD): ("fleiss_kappa", "score-intraclass"),
+    ("krippendorff_alpha", INTRACLASS_METHOD): ("krippendorff_alpha", "score-intraclass"),
 }
 
 #: Below 20 union positives the coverage study's ``multi-few`` cells (10 and 15 union
@@ -54,6 +61,15 @@ PROFILE_FEW_BANDS: dict[tuple[str, str], tuple[tuple[int, float, float], ...]] =
     ("2", "krippendorff_alpha"): ((15, 0.9485, 0.9755), (20, 0.9485, 0.9695)),
 }
 PROFILE_FEW_BANDS[("3+", "krippendorff_alpha")] = PROFILE_FEW_BANDS[("3+", "fleiss_kappa")]
+#: The same bands for a complete pair's intraclass score interval (Fleiss' kappa and alpha:
+#: the same interval and, in the study's populations, the same true value; the
+#: ``score-intraclass`` rows at 10, 15 and 20 union positives, 4,000 studies a cell)
+INTRACLASS_FEW_BANDS: dict[tuple[str, str], tuple[tuple[int, float, float], ...]] = {
+    ("2", "fleiss_kappa"): ((15, 0.9415, 0.96725), (20, 0.9415, 0.955)),
+}
+INTRACLASS_FEW_BANDS[("2", "krippendorff_alpha")] = INTRACLASS_FEW_BANDS[("2", "fleiss_kappa")]
+_FEW_BANDS = {"profile": PROFILE_FEW_BANDS, "score-intraclass": INTRACLASS_FEW_BANDS}
+_FEW_SHOWN = {"profile": "profile-likelihood", "score-intraclass": "intraclass score"}
 _PROFILE_SHOWN = {
     "fleiss_kappa": "Fleiss' kappa",
     "krippendorff_alpha": "Krippendorff's alpha",
@@ -133,34 +149,41 @@ def small_count_notes(
         elif key[0] == "weighted_kappa":
             at, named = co.n_items, "items"  # its study is keyed by items
         note = coverage_note(*key, at, advice, named)
-        if note is None and key[1].startswith("profile"):
-            note = profile_few_note(key[0], at, named, "2" if two else "3+")
+        if note is None and key[1] in ("profile", "profile-shifted", "score-intraclass"):
+            method = "score-intraclass" if key[1] == "score-intraclass" else "profile"
+            note = profile_few_note(key[0], at, named, "2" if two else "3+", method)
         if note is not None:
             out.append(note)
     return out
 
 
 def profile_few_note(
-    coefficient: str, count: float, counted: str = "union positives", annotators: str = "3+"
+    coefficient: str,
+    count: float,
+    counted: str = "union positives",
+    annotators: str = "3+",
+    method: str = "profile",
 ) -> str | None:
     """Below 20 union positives: the coverage the study measured for a profile interval
-    (:data:`PROFILE_FEW_BANDS`), or below :data:`PROFILE_MEASURED_FROM`, that it is not
-    measured; ``None`` from 20 on, or where the measured band is within 0.935-0.965.
+    (:data:`PROFILE_FEW_BANDS`) or, with ``method="score-intraclass"``, a complete pair's
+    intraclass score interval (:data:`INTRACLASS_FEW_BANDS`); below
+    :data:`PROFILE_MEASURED_FROM`, that it is not measured; ``None`` from 20 on, or where
+    the measured band is within 0.935-0.965.
 
     >>> profile_few_note("fleiss_kappa", 16)[:63]
     'with 16 union positives the profile-likelihood interval for Fle'
     >>> profile_few_note("fleiss_kappa", 25) is None
     True
     """
-    bands = PROFILE_FEW_BANDS.get((annotators, coefficient))
+    bands = _FEW_BANDS[method].get((annotators, coefficient))
     if bands is None or count >= bands[-1][0]:
         return None
-    shown = _PROFILE_SHOWN[coefficient]
+    shown, interval = _PROFILE_SHOWN[coefficient], _FEW_SHOWN[method]
     if count < PROFILE_MEASURED_FROM:
         _, worst, best = bands[0]
         return (
             f"with {count:,.0f} {counted} (fewer than {PROFILE_MEASURED_FROM}) the coverage of "
-            f"the profile-likelihood interval for {shown} is not measured: the coverage study's "
+            f"the {interval} interval for {shown} is not measured: the coverage study's "
             f"cells start at {PROFILE_MEASURED_FROM}; at {PROFILE_MEASURED_FROM}-{bands[0][0]} "
             f"union positives it covered {worst:.2f}-{best:.2f} (0.95 intended); label more items"
         )
@@ -172,7 +195,7 @@ def profile_few_note(
     if worst >= _NOMINAL_BAND[0]:
         side = "it over-covers in some cells there (wider than needed)"
     return (
-        f"with {count:,.0f} {counted} the profile-likelihood interval for {shown} covered "
+        f"with {count:,.0f} {counted} the {interval} interval for {shown} covered "
         f"{worst:.2f}-{best:.2f} (0.95 intended) in the coverage study at {low}-{below} "
         f"union positives; {side}"
     )
