@@ -313,3 +313,30 @@ def test_kept_uploads_are_claimed_by_their_key_and_page_and_the_oldest_goes_firs
     assert len({first, second, third}) == 3 and len(first) >= 24  # random, unguessable
     assert kept.get(first, "pilot") is None  # two kept: the oldest went
     assert kept.get(second, "pilot") is not None and kept.get(third, "pilot") is not None
+
+
+@pytest.mark.slow
+def test_an_empty_seed_is_drawn_once_for_the_number_the_command_and_the_report(server):
+    import html as html_module
+    import json
+    import shlex
+    import subprocess
+    import sys
+
+    files = {"pilot": ("pilot.csv", (EXAMPLES / "pilot.csv").read_bytes(), "text/csv")}
+    body = answer(server.url, "pilot", {"replicates": "300", "seed": ""}, files)
+    assert body["status"] == "done", body
+    shown = html_module.unescape(body["html"])
+    drawn = re.search(r"seed (\d+) drawn \(give seed to repeat this page\)", shown)
+    assert drawn is not None, shown[:800]
+    command = re.search(r'data-testid="command"><code>([^<]*)<', body["html"])
+    assert command is not None
+    words = shlex.split(html_module.unescape(command.group(1)))
+    assert words[words.index("--seed") + 1] == drawn.group(1)
+    printed = subprocess.run(
+        [sys.executable, "-m", "planner", *words[1:], "--json"],
+        capture_output=True, text=True, check=True, cwd=EXAMPLES,
+    )  # fmt: skip
+    assert f"{json.loads(printed.stdout)['recommendation']['items']:,}" == body["headline"]["items"]
+    report = httpx.get(server.url + _report_link(body["html"], "pilot"), timeout=300)
+    assert f"Label {body['headline']['items']} items" in report.text

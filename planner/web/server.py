@@ -21,6 +21,7 @@ import hashlib
 import ipaddress
 import logging
 import re
+import secrets
 import socket
 import threading
 import time
@@ -105,6 +106,24 @@ def canonical_query(page: Page, query: Mapping[str, str]) -> str:
     return urlencode(pairs)
 
 
+def with_drawn_seed(
+    page: Page, values: dict[str, Any], query: Mapping[str, str]
+) -> tuple[dict[str, Any], Mapping[str, str], int | None]:
+    """A page with a ``seed`` field left empty gets one seed drawn for this computation,
+    carried into its values and its query (so the command, the Python code, the scenario
+    file and the report link all use it); ``None`` as the third item when the seed was given
+    or the page has none."""
+    if "seed" not in values or values["seed"] is not None:
+        return values, query, None
+    drawn = secrets.randbelow(2**31)
+    return {**values, "seed": drawn}, {**query, "seed": str(drawn)}, drawn
+
+
+def seed_note(drawn: int) -> str:
+    """The note of a page whose seed was drawn."""
+    return f"seed {drawn} drawn (give seed to repeat this page)"
+
+
 def safe_filename(name: str | None) -> str:
     """The base name of an uploaded file, reduced to letters, digits, ``.``, ``-``, ``_``."""
     base = re.sub(r"[^A-Za-z0-9._-]", "_", Path(name or "").name)[:80].lstrip(".")
@@ -147,12 +166,17 @@ class PlannerApp:
         self.asset_version = digest.hexdigest()[:10]
 
     # ------------------------------------------------------------------ computing
-    def _finished(self, page: Page, job: Job, report: str | None = None) -> dict[str, Any]:
+    def _finished(
+        self, page: Page, job: Job, report: str | None = None, drawn: int | None = None
+    ) -> dict[str, Any]:
         """The answer of a finished job: the result, the errors beside fields, or one line
-        (``report``: the address of the result's report, when the page writes one)."""
+        (``report``: the address of the result's report, when the page writes one;
+        ``drawn``: the seed drawn for it, said in a note)."""
         assert job.future is not None
         try:
             result = job.future.result()
+            if drawn is not None:
+                result = replace(result, notes=(seed_note(drawn), *result.notes))
         except InvalidInput as exc:
             errors, general = field_errors(page, exc)
             return {"status": "error", "errors": errors, "error": general}
@@ -184,6 +208,7 @@ class PlannerApp:
         except InvalidInput as exc:
             errors, general = field_errors(page, exc)
             return {"status": "error", "errors": errors, "error": general}
+        values, query, drawn = with_drawn_seed(page, values, query)
         for spec in page.fields:  # a file field's value: the uploaded file's safe base name
             if spec.kind == "file":
                 values[spec.name] = files[spec.name][0] if spec.name in files else None
@@ -194,9 +219,9 @@ class PlannerApp:
             report = f"/{page.slug}/report?{canonical_query(page, query)}"
         elif page.report is not None:  # from the upload, kept in memory under a random key
             report = f"/{page.slug}/report?upload={self.uploads.keep(page.slug, values, contents)}"
-        job.context = (page, report)
+        job.context = (page, report, drawn)
         if await _finishes(job, wait if page.preview is None else PREVIEW_WAIT):
-            return self._finished(page, job, report)
+            return self._finished(page, job, report, drawn)
         running = {"status": "running", "job": job.id, "done": job.done, "total": job.total}
         if page.preview is not None:  # the quick part while the rest is computed
             quick = replace(page, slug=page.slug + "#preview", compute=page.preview, preview=None)
@@ -208,7 +233,7 @@ class PlannerApp:
                 running["html"] = shown["html"]
                 running["headline"] = shown["headline"]
             if await _finishes(job, 0):
-                return self._finished(page, job, report)
+                return self._finished(page, job, report, drawn)
         return running
 
     # ------------------------------------------------------------------ routes
@@ -330,8 +355,8 @@ class PlannerApp:
             return JSONResponse({"status": "error", "error": "no such job"}, status_code=404)
         if not job.future.done():
             return JSONResponse({"status": "running", "done": job.done, "total": job.total})
-        page, report = job.context
-        return JSONResponse(self._finished(page, job, report))
+        page, report, drawn = job.context
+        return JSONResponse(self._finished(page, job, report, drawn))
 
     async def cancel(self, request: Request) -> Response:
         job = self.runner.job(request.path_params["job_id"])
