@@ -35,6 +35,8 @@ _PUBLIC = {
     "Plan": "planner.sizing.plan",
     "make_plan": "planner.sizing.plan",
     "SampleSizeResult": "planner.sizing.search",
+    "StopRule": "planner.sizing.sampling_rules",
+    "WorstCase": "planner.sizing.sampling_rules",
     "SearchSettings": "planner.sizing.search",
     "find_sample_size": "planner.sizing.search",
     "Scenario": "planner.data.scenario",

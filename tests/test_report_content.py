@@ -261,7 +261,7 @@ def test_worst_case_bar_is_at_the_assurance_and_not_below_the_plan(counts, width
     worst = bars.kinds.index("worst")
     fixed = bars.kinds.index("plan")
     assert f"assurance {assurance:g}" in bars.labels[worst]
-    assert bars.items[worst] == plan.worst_case["items_at_model_union_rate"]  # carried
+    assert bars.items[worst] == plan.worst_case.items_at_model_union_rate  # carried
     assert bars.items[worst] >= bars.items[fixed] == plan.items
     assert bars.hours[worst] >= bars.hours[fixed]
     assert bars.costs[worst] == pytest.approx(bars.hours[worst] * 10.0)
@@ -272,7 +272,7 @@ def test_worst_case_items_reach_the_union_positives_with_the_assurance():
 
     plan = make_plan(pair_from_union_rate(0.1, 0.5), PlanSettings(assurance=0.9), rng=1)
     wc = plan.worst_case
-    n, u, rate = wc["items_at_model_union_rate"], wc["union_positives_wilson_every_outcome"], 0.1
+    n, u, rate = wc.items_at_model_union_rate, wc.union_positives_wilson_every_outcome, 0.1
     assert binom.sf(u - 1, n, rate) >= 0.9 > binom.sf(u - 1, n - 1, rate)
 
 

@@ -266,10 +266,10 @@ def test_worst_case_items_reach_the_union_positives_with_the_assurance():
     model = pair_from_annotators(0.08)
     plan = make_plan(model, PlanSettings(assurance=0.9, n_reps=500), rng=1)
     wc = plan.worst_case
-    u, n = wc["union_positives_wilson_every_outcome"], wc["items_at_model_union_rate"]
+    u, n = wc.union_positives_wilson_every_outcome, wc.items_at_model_union_rate
     assert stats.binom.sf(u - 1, n, model.union_rate) >= 0.9
     assert stats.binom.sf(u - 1, n - 1, model.union_rate) < 0.9
-    assert n > wc["items_expected"]
+    assert n > wc.items_expected
 
 
 def test_exact_half_width_quantiles_match_an_independent_double_sum():

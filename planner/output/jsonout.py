@@ -251,6 +251,17 @@ def _relabelled(interval: Mapping[str, Any], covers: str) -> dict[str, Any]:
 # --------------------------------------------------------------------------- plan
 
 
+def stop_rule_json(rule: Any) -> dict[str, Any] | None:
+    """A :class:`~planner.sizing.sampling_rules.StopRule` as JSON: its costs only when a
+    named team priced them."""
+    if rule is None:
+        return None
+    body = asdict(rule)
+    if rule.cost_expected is None and rule.cost_p90 is None:
+        del body["cost_expected"], body["cost_p90"]
+    return body
+
+
 def plan_document(plan: Any, schedule: Any = None) -> dict[str, Any]:
     """``plan`` for an annotator pair: inputs, model, results per metric, recommendation."""
     results = {name: _sized_metric(plan, name) for name in plan.results}
@@ -259,8 +270,8 @@ def plan_document(plan: Any, schedule: Any = None) -> dict[str, Any]:
         "model": {"source": plan.model.source, **plan.model.summary()},
         "results": results,
         "recommendation": _recommendation_json(plan),
-        "worst_case": plan.worst_case,
-        "stop_rule": plan.stop_rule,
+        "worst_case": asdict(plan.worst_case),
+        "stop_rule": stop_rule_json(plan.stop_rule),
         "replicates": plan.settings.n_reps,
     }
     if plan.pilot is not None:

@@ -293,26 +293,26 @@ def _checks_table(plan: Plan) -> Table:
     wc = plan.worst_case
     checks.add_row(
         "any agreement (worst case): union positives",
-        fmt(wc["union_positives_wilson_every_outcome"]),
-        f"Wilson, every outcome; delta method says {wc['union_positives_delta']}",
+        fmt(wc.union_positives_wilson_every_outcome),
+        f"Wilson, every outcome; delta method says {wc.union_positives_delta}",
     )
     checks.add_row(
         "any agreement: items, person-hours",
-        f"{wc['items_at_model_union_rate']:,}, {wc['person_hours']:,.1f} h",
-        f"reach that many with probability >= {wc['items_probability']:g} at the model's "
-        f"union rate {plan.model.union_rate:.4g} (expected {wc['items_expected']:,.0f})",
+        f"{wc.items_at_model_union_rate:,}, {wc.person_hours:,.1f} h",
+        f"reach that many with probability >= {wc.items_probability:g} at the model's "
+        f"union rate {plan.model.union_rate:.4g} (expected {wc.items_expected:,.0f})",
     )
     if plan.stop_rule:
         sr = plan.stop_rule
         checks.add_row(
             "stop rule: label until U union positives",
-            fmt(sr["union_positives"]),
-            f"exact for PSA {plan.model.psa:.3g}, {sr['method']} interval",
+            fmt(sr.union_positives),
+            f"exact for PSA {plan.model.psa:.3g}, {sr.method} interval",
         )
         checks.add_row(
             "stop rule: items, person-hours",
-            f"{sr['expected_items']:,.0f}, {sr['person_hours_expected']:,.1f} h",
-            f"expected; 90th percentile {sr['items_p90']:,} items, {sr['person_hours_p90']:,.1f} h",
+            f"{sr.expected_items:,.0f}, {sr.person_hours_expected:,.1f} h",
+            f"expected; 90th percentile {sr.items_p90:,} items, {sr.person_hours_p90:,.1f} h",
         )
     return checks
 

@@ -327,22 +327,22 @@ def plan_hours(plan: Plan) -> HoursBars:
     """
     budget = plan.budget
     rate = plan.settings.hourly_rate
-    bars = [("fixed n\n(the plan)", plan.items, budget.person_hours, budget.cost, "plan")]
+    bars: list[tuple[str, float, float, float | None, str]] = [
+        ("fixed n\n(the plan)", plan.items, budget.person_hours, budget.cost, "plan")
+    ]
     rule = plan.stop_rule
     if rule:
-        for label, items, hours, key in (
-            ("stop rule,\nexpected", rule["expected_items"], rule["person_hours_expected"],
-             "cost_expected"),
-            ("stop rule,\n90th percentile", rule["items_p90"], rule["person_hours_p90"],
-             "cost_p90"),
+        for label, items, hours, priced in (
+            ("stop rule,\nexpected", rule.expected_items, rule.person_hours_expected,
+             rule.cost_expected),
+            ("stop rule,\n90th percentile", rule.items_p90, rule.person_hours_p90,
+             rule.cost_p90),
         ):  # fmt: skip
-            cost = rule[key] if key in rule else None if rate is None else hours * rate
+            cost = priced if priced is not None else None if rate is None else hours * rate
             bars.append((label, items, hours, cost, "stop"))
     worst = plan.worst_case
-    label = f"worst case: any agreement,\nassurance {worst['items_probability']:g}"
-    bars.append(
-        (label, worst["items_at_model_union_rate"], worst["person_hours"], worst["cost"], "worst")
-    )
+    label = f"worst case: any agreement,\nassurance {worst.items_probability:g}"
+    bars.append((label, worst.items_at_model_union_rate, worst.person_hours, worst.cost, "worst"))
     return _bars(bars)
 
 

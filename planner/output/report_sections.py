@@ -280,16 +280,16 @@ def plan_section(plan: Plan) -> list[Block]:
     ]
     wc, sr = plan.worst_case, plan.stop_rule
     text = (
-        f"Whatever the true agreement, {wc['union_positives_wilson_every_outcome']} union "
+        f"Whatever the true agreement, {wc.union_positives_wilson_every_outcome} union "
         f"positives give a Wilson half-width of at most {settings.width:g} for every outcome "
-        f"(delta method: {wc['union_positives_delta']}); "
-        f"{wc['items_at_model_union_rate']:,} items reach that many with probability at least "
-        f"{wc['items_probability']:g} ({wc['person_hours']:,.1f} person-hours)."
+        f"(delta method: {wc.union_positives_delta}); "
+        f"{wc.items_at_model_union_rate:,} items reach that many with probability at least "
+        f"{wc.items_probability:g} ({wc.person_hours:,.1f} person-hours)."
     )
     if sr:
         text += (
-            f" Stop rule: label until {sr['union_positives']} union positives; expected "
-            f"{sr['expected_items']:,.0f} items, 90th percentile {sr['items_p90']:,}."
+            f" Stop rule: label until {sr.union_positives} union positives; expected "
+            f"{sr.expected_items:,.0f} items, 90th percentile {sr.items_p90:,}."
         )
     blocks: list[Block] = [("h2", "Plan"), ("table", header, rows), ("p", text)]
     if plan.recommended is not None:  # the table's items take the pilot as the truth

@@ -17,19 +17,17 @@ import numpy as np
 
 from planner.errors import InvalidInput, PlannerError
 from planner.operations.budget import Budget
+from planner.sizing import sampling_rules
 from planner.sizing.exact import EXACT_PSA_METHODS
 from planner.sizing.model import PairModel
 from planner.sizing.raters_team_cost import TeamPricing, priced_budget
+from planner.sizing.sampling_rules import StopRule, WorstCase
 from planner.sizing.search import (
     DEFAULT_METHOD,
     SampleSizeResult,
     SearchSettings,
     coverage_shortfall_note,
     find_sample_size,
-    inverse_sampling_items,
-    items_for_union_positives,
-    union_positives_for_assurance,
-    worst_case_union_positives,
 )
 from planner.statistics.alpha_variance import LINEARISED_LEVELS
 from planner.statistics.intervals import KAPPA_ESTIMANDS, KAPPA_METHODS, PSA_METHODS, coverage_note
@@ -212,8 +210,10 @@ class Plan:
     results: dict[str, SampleSizeResult]
     budgets: dict[str, Budget]
     deciding_metric: str
-    worst_case: dict[str, Any]
-    stop_rule: dict[str, Any] | None
+    #: PSA's worst case over every agreement (:class:`~planner.sizing.sampling_rules.WorstCase`)
+    worst_case: WorstCase
+    #: PSA's stop rule, ``None`` when PSA is not sized
+    stop_rule: StopRule | None
     seed: int
     notes: list[str] = field(default_factory=list)
     uncertainty: Uncertainty | None = None
@@ -296,32 +296,12 @@ def _degenerate_model(model: PairModel) -> str | None:
     return None
 
 
-def _worst_case(model: PairModel, settings: PlanSettings, budget_for: Any) -> dict[str, Any]:
-    """Union positives that reach the width whatever the agreement, and items to get them.
-
-    The items are the smallest fixed ``n`` whose union positives ``Bin(n, r)`` reach the
-    worst-case ``U`` with probability at least ``settings.assurance`` (a negative binomial
-    quantile), not the expected ``U / r``, which reaches ``U`` only about half the time.
-    """
-    worst = worst_case_union_positives(settings.width, settings.confidence_level)
-    u = worst["wilson"]
-    items = items_for_union_positives(u, model.union_rate, settings.assurance)
-    budget = budget_for(items)
-    return {
-        "union_positives_delta": worst["delta"],
-        "union_positives_wilson_every_outcome": u,
-        "items_at_model_union_rate": items,
-        "items_probability": settings.assurance,
-        "items_expected": u / model.union_rate,
-        "person_hours": budget.person_hours,
-        "cost": budget.cost,
-        "description": (
-            "union positives that reach the width for PSA whatever the agreement: "
-            "delta method at the worst J, and the Wilson-for-J interval for every outcome; "
-            "items: the fewest whose union positives reach that many with probability "
-            "at least the assurance"
-        ),
-    }
+def _worst_case(model: PairModel, settings: PlanSettings, budget_for: Any) -> WorstCase:
+    """Union positives that reach the width whatever the agreement, and items to get them
+    (:func:`planner.sizing.sampling_rules.worst_case`)."""
+    return sampling_rules.worst_case(
+        model, settings.width, settings.confidence_level, settings.assurance, budget_for
+    )
 
 
 def _budget_function(model: PairModel, settings: PlanSettings) -> Any:
@@ -336,35 +316,24 @@ def _budget_function(model: PairModel, settings: PlanSettings) -> Any:
 
 def _stop_rule(
     model: PairModel, settings: PlanSettings, budget_for: Any, notes: list[str]
-) -> dict[str, Any]:
-    """The stop rule "label until ``U`` union positives" for PSA (a note when Wilson stands in)."""
+) -> StopRule:
+    """The stop rule "label until ``U`` union positives" for PSA (a note when Wilson stands
+    in): :func:`planner.sizing.sampling_rules.stop_rule`."""
     method = settings.psa_method if settings.psa_method in EXACT_PSA_METHODS else "wilson"
     if method != settings.psa_method:
         notes.append(
             f"the stop rule uses the Wilson interval: `psa_method` {settings.psa_method} "
             "has no exact conditional form"
         )
-    u_stop = union_positives_for_assurance(
-        model.jaccard,
+    return sampling_rules.stop_rule(
+        model,
+        method,
         settings.width,
         settings.confidence_level,
         settings.assurance,
-        method,
+        budget_for,
+        priced_by_person=settings.team is not None,
     )
-    items = inverse_sampling_items(u_stop, model.union_rate)
-    expected, p90 = budget_for(items["expected"]), budget_for(items["p90"])
-    rule = {
-        "union_positives": u_stop,
-        "expected_items": items["expected"],
-        "items_p90": items["p90"],
-        "person_hours_expected": expected.person_hours,
-        "person_hours_p90": p90.person_hours,
-        "method": method,
-        "description": "label items until this many union positives, then stop",
-    }
-    if settings.team is not None:  # a named team's cost is not hours times one rate
-        rule.update(cost_expected=expected.cost, cost_p90=p90.cost)
-    return rule
 
 
 def _size_metrics(
