@@ -41,10 +41,9 @@ def _alpha_interval(
     """Alpha's interval and its method label (several_profile.py): a complete binary pair's
     intraclass score interval, else the profile likelihood for binary labels, else the item
     bootstrap's percentiles."""
-    nominal = level == "nominal" and not bootstrap
-    if nominal and sp.complete_binary_pair(d):
-        return sp.intraclass_at(d), sp.INTRACLASS_METHOD
     if level == "nominal" and profile_applies(d, bootstrap, fewest_annotators=2):
+        if sp.complete_binary_pair(d):
+            return sp.intraclass_at(d), sp.INTRACLASS_METHOD
         return profile_at(d.patterns, "krippendorff_alpha"), sp.PROFILE_METHOD
     return percentiles_of(draws), boot_name
 

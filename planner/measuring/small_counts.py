@@ -69,6 +69,13 @@ INTRACLASS_FEW_BANDS: dict[tuple[str, str], tuple[tuple[int, float, float], ...]
 }
 INTRACLASS_FEW_BANDS[("2", "krippendorff_alpha")] = INTRACLASS_FEW_BANDS[("2", "fleiss_kappa")]
 _FEW_BANDS = {"profile": PROFILE_FEW_BANDS, "score-intraclass": INTRACLASS_FEW_BANDS}
+#: study method -> the bands its notes below 20 union positives read (Conger's shifted
+#: profile interval has its own entry in the profile bands)
+_FEW_METHOD = {
+    "profile": "profile",
+    "profile-shifted": "profile",
+    "score-intraclass": "score-intraclass",
+}
 _FEW_SHOWN = {"profile": "profile-likelihood", "score-intraclass": "intraclass score"}
 _PROFILE_SHOWN = {
     "fleiss_kappa": "Fleiss' kappa",
@@ -149,9 +156,9 @@ def small_count_notes(
         elif key[0] == "weighted_kappa":
             at, named = co.n_items, "items"  # its study is keyed by items
         note = coverage_note(*key, at, advice, named)
-        if note is None and key[1] in ("profile", "profile-shifted", "score-intraclass"):
-            method = "score-intraclass" if key[1] == "score-intraclass" else "profile"
-            note = profile_few_note(key[0], at, named, "2" if two else "3+", method)
+        if note is None and key[1] in _FEW_METHOD:
+            few = _FEW_METHOD[key[1]]
+            note = profile_few_note(key[0], at, named, "2" if two else "3+", few)
         if note is not None:
             out.append(note)
     return out

@@ -10,6 +10,7 @@ its ``parameter`` names (``data-testid="error-<parameter>"``).
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -140,6 +141,16 @@ def _parse_one(spec: Field, text: str) -> Any:
     if spec.kind == "flag":
         return text.lower() in ("1", "true", "on", "yes")
     return text
+
+
+def draw_seed() -> int:
+    """A seed for a page whose ``seed`` field is empty (the same range everywhere)."""
+    return secrets.randbelow(2**31)
+
+
+def seed_note(seed: int) -> str:
+    """The note of a page whose seed was drawn."""
+    return f"seed {seed} drawn (give seed to repeat this page)"
 
 
 def parse_values(page: Page, query: Mapping[str, str]) -> dict[str, Any]:

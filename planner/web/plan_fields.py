@@ -10,7 +10,6 @@ and the scenario TOML are written from the same values.
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import InvalidInput, PlannerError
-from planner.web.page import Download, Field, Progress
+from planner.web.page import Download, Field, Progress, draw_seed, seed_note
 from planner.web.reproduce import command_line, option_text
 
 #: the pair model, in its four forms (give one): annotators, union rate with PSA, a target
@@ -158,8 +157,8 @@ def run(
     options = plan_values(values)
     notes: list[str] = []
     if options.get("seed") is None:
-        options["seed"] = secrets.randbelow(2**31)
-        notes.append(f"seed {options['seed']} drawn (give seed to repeat this page)")
+        options["seed"] = draw_seed()
+        notes.append(seed_note(options["seed"]))
     folder = None
     kwargs = dict(options)
     if "pilot" in files:
@@ -208,7 +207,7 @@ def scenario_report(
     from planner.web.figures import DRAWING
 
     if seed is None:
-        seed = secrets.randbelow(2**31)
+        seed = draw_seed()
     folder = Path(tempfile.mkdtemp(prefix="planner-report-"))
     try:
         for name, content in inputs.items():

@@ -21,7 +21,6 @@ import hashlib
 import ipaddress
 import logging
 import re
-import secrets
 import socket
 import threading
 import time
@@ -40,7 +39,7 @@ from starlette.staticfiles import StaticFiles
 
 from planner.errors import InvalidInput
 from planner.web.jobs import Cancelled, Job, KeptUploads, Runner
-from planner.web.page import Page, parse_values
+from planner.web.page import Page, draw_seed, parse_values, seed_note
 from planner.web.render import document_html, form_html, index_html, message_html, result_html
 
 LOG = logging.getLogger("planner.web")
@@ -115,13 +114,8 @@ def with_drawn_seed(
     or the page has none."""
     if "seed" not in values or values["seed"] is not None:
         return values, query, None
-    drawn = secrets.randbelow(2**31)
+    drawn = draw_seed()
     return {**values, "seed": drawn}, {**query, "seed": str(drawn)}, drawn
-
-
-def seed_note(drawn: int) -> str:
-    """The note of a page whose seed was drawn."""
-    return f"seed {drawn} drawn (give seed to repeat this page)"
 
 
 def safe_filename(name: str | None) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import io
 import re
-import secrets
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import InvalidInput
-from planner.web.page import Field, Figure, Table
+from planner.web.page import Field, Figure, Table, draw_seed
 from planner.web.reproduce import option_text
 
 #: the text of a headline number the result does not have (no hourly rate: no cost)
@@ -46,9 +45,10 @@ def share(p: float | None, digits: int = 2) -> str:
 
 
 def seed_of(values: Mapping[str, Any]) -> int:
-    """The page's seed: the ``seed`` field, or a new one (then shown in the command)."""
+    """The page's seed: the ``seed`` field, or a new one (then shown in the command; the
+    server draws it once per computation, :func:`planner.web.server.with_drawn_seed`)."""
     seed = values.get("seed")
-    return secrets.randbits(32) if seed is None else int(seed)
+    return draw_seed() if seed is None else int(seed)
 
 
 def needed(values: Mapping[str, Any], name: str) -> Any:
