@@ -42,6 +42,8 @@ DESCRIPTIONS: dict[str, str] = {
     "the four strata of unsupported-claims-enriched at an enriched allocation",
     "labelled-600.csv": "a study in progress: the first 600 items of a study of the headline "
     "model (prevalence 0.08), two annotators, labels 1 and 0, for plan --labelled",
+    "three-annotator-pilot.toml": "a scenario whose [annotators] model is the pilot wide.csv "
+    "(alice, bob and carol; positive label unsupported), for plan, schedule and report",
 }
 
 

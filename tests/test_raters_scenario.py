@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -13,6 +15,7 @@ from planner.data.scenario_raters import RatersScenario
 from planner.errors import InvalidInput
 
 runner = CliRunner()
+EXAMPLES = Path(__file__).parent.parent / "examples"
 
 
 def _plan(*args: str):
@@ -121,8 +124,39 @@ BAD = [
 ]
 
 
-@pytest.mark.parametrize(("body", "needle"), BAD)
+# the model from a pilot file beside the scenario (examples/wide.csv: alice, bob, carol)
+PILOT_BAD = [
+    (
+        'pilot_file = "wide.csv"\npilot_positive = "unsupported"\ncount = 4',
+        "s.toml: annotators.count 4 does not match the pilot's 3 annotators",
+    ),
+    (
+        'pilot_file = "wide.csv"\nprevalence = 0.1',
+        "s.toml: annotators.pilot_file gives the annotators' model (their fit); it does not "
+        "combine with annotators.prevalence",
+    ),
+    ('pilot_file = "missing.csv"', "s.toml: annotators.pilot_file: "),
+    (
+        'count = 3\nprevalence = 0.1\npilot_layout = "wide"',
+        "s.toml: annotators.pilot_layout says how to read annotators.pilot_file, which is not",
+    ),
+    (
+        'count = 3\nprevalence = 0.1\npilot_positive = "yes"',
+        "s.toml: annotators.pilot_positive names the positive label of annotators.pilot_file",
+    ),
+    ('pilot_file = "wide.csv"\npilot_pair = "alice,bob"', "unknown key annotators.pilot_pair"),
+    ('pilot_file = "wide.csv"\npilot_layout = "tall"', "annotators.pilot_layout must be"),
+    (
+        'pilot_file = "wide.csv"\npilot_positive = "maybe"',
+        "s.toml: annotators.pilot_file: positive 'maybe' is not a label of the pilot",
+    ),
+    ("prevalence = 0.1", "s.toml: [annotators] needs count (or pilot_file"),
+]
+
+
+@pytest.mark.parametrize(("body", "needle"), BAD + PILOT_BAD)
 def test_bad_annotators_section_is_one_line_naming_file_and_key(tmp_path, body, needle):
+    shutil.copyfile(EXAMPLES / "wide.csv", tmp_path / "wide.csv")
     path = _write(tmp_path, "[annotators]\n" + body + "\n")
     result = _plan(path, "--seed", "1")
     assert result.exit_code == 2, result.output

@@ -176,17 +176,30 @@ PILOT_REPLACES = (
 PILOT_STREAM, UNCERTAINTY_STREAM = 4, 5
 
 
-def _pilot(options: dict[str, Any], scenario: Any, seed: int) -> RatersPilot | None:
-    """The pilot file's fit, when ``options`` name one (its model replaces the options')."""
+def _pilot_source(options: dict[str, Any], scenario: Any) -> tuple[Any, dict[str, Any], Any]:
+    """The pilot file, its reader settings and positive label: the options' (which win),
+    else the scenario's ``annotators.pilot_file`` (``None`` when neither names one)."""
+    section = getattr(scenario, "annotators", None)
+    in_file = section if section is not None and section.pilot_file is not None else None
     path = options.get("pilot")
-    if path is None:
-        return None
-    if scenario is not None:
+    if path is not None and scenario is not None and in_file is None:
         raise InvalidInput(
             "pilot gives the annotators' model; it does not combine with a scenario's "
-            "[annotators] section",
+            "[annotators] model (give the scenario annotators.pilot_file instead)",
             parameter="pilot",
         )
+    if in_file is None:
+        return path, dict(options.get("pilot_reader") or {}), options.get("positive")
+    reader = {**in_file.pilot_reader, **(options.get("pilot_reader") or {})}  # flags win
+    return path or in_file.pilot_file, reader, options.get("positive") or in_file.pilot_positive
+
+
+def _pilot(options: dict[str, Any], scenario: Any, seed: int) -> RatersPilot | None:
+    """The pilot file's fit, when ``options`` or the scenario name one (its model replaces
+    the options')."""
+    path, reader, positive = _pilot_source(options, scenario)
+    if path is None:
+        return None
     clash = [name for name in PILOT_REPLACES if options.get(name) is not None]
     if clash:
         raise InvalidInput(
@@ -195,10 +208,13 @@ def _pilot(options: dict[str, Any], scenario: Any, seed: int) -> RatersPilot | N
             parameters=(clash[0],),
         )
     bootstrap = seed_from(np.random.default_rng([seed, PILOT_STREAM]))
-    pilot = read_raters_pilot(
-        path, options.get("pilot_reader"), positive=options.get("positive"), rng=bootstrap
-    )
-    m = options.get("n_annotators")
+    try:
+        pilot = read_raters_pilot(path, reader or None, positive=positive, rng=bootstrap)
+    except InvalidInput as exc:
+        if options.get("pilot") is not None:
+            raise
+        raise InvalidInput(f"{scenario.path}: annotators.pilot_file: {exc}") from None
+    m = options.get("n_annotators") or scenario_count(scenario)
     if m is not None and m != pilot.model.n_annotators:
         raise InvalidInput(
             f"n_annotators {m} does not match the pilot's {pilot.model.n_annotators} "
@@ -206,6 +222,12 @@ def _pilot(options: dict[str, Any], scenario: Any, seed: int) -> RatersPilot | N
             parameter="n_annotators",
         )
     return pilot
+
+
+def scenario_count(scenario: Any) -> int | None:
+    """The scenario's ``annotators.count``, or ``None`` (no scenario, or not given)."""
+    section = getattr(scenario, "annotators", None)
+    return None if section is None else section.count
 
 
 def _under_uncertainty(
@@ -382,7 +404,8 @@ def raters_plan_from_options(
         )
     except InvalidInput as exc:
         raise _named_by_file(exc, scenario, from_file) from None
-    if values["level"] != "nominal" and values["confusion"] is None and values["kappa"] is None:
+    stated = values["confusion"] is not None or values["kappa"] is not None or plan.pilot
+    if values["level"] != "nominal" and not stated:
         plan.notes.append(
             f"at level {values['level']} the annotators' errors fall on the adjacent categories "
             "(an error is one step away); at level nominal they spread evenly over the other "

@@ -197,18 +197,20 @@ def several_work(library: dict[str, Any], scenario: Any, seed: int) -> SeveralWo
     :func:`planner.application.raters_options.raters_plan_from_options` takes, as ``plan``
     builds them from its options) over ``scenario`` (a several-annotator scenario or None).
 
-    The items and labels per item are the plan's ``n`` and ``k``; the contested share is
+    The items and labels per item are the plan's ``n`` (its recommendation: under a pilot's
+    uncertainty when there is a pilot) and ``k``; the contested share is
     ``contested_items / items`` of the plan's budget (0 when adjudication takes no time).
     """
     from planner.application.raters_options import raters_plan_from_options
 
     plan = raters_plan_from_options(library, scenario, rng=seed)
-    items, k = int(plan.sizing.items), int(plan.sizing.labels_per_item)
+    items, k = int(plan.items), int(plan.sizing.labels_per_item)
     contested = plan.budget.contested_items / max(plan.budget.items, 1)
     source = "the options" if scenario is None else Path(scenario.path).name
+    basis = "" if plan.recommended is None else f" ({plan.recommended.basis})"
     note = (
         f"{source}: the several-annotator plan ({plan.sizing.metric}) "
-        f"sizes {items:,} items with {k} annotators each; the schedule labels them"
+        f"sizes {items:,} items{basis} with {k} annotators each; the schedule labels them"
     )
     if contested > 0:
         note += f" and adjudicates the {contested:.1%} whose labels are not unanimous"

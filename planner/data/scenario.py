@@ -226,7 +226,7 @@ def _check_value(source: str, key: str, value: Any, spec: Rule | tuple[str, Rule
         return tuple(check(name, item, pair) for item in items)
     if spec is _TEXTS:
         items = value.split(",") if isinstance(value, str) else value
-        if not isinstance(items, list) or not items:
+        if not isinstance(items, list | tuple) or not items:
             check(name, None, Rule("text", None, spec.allowed))
         return tuple(check(name, item, Rule("text", bool, spec.allowed)) for item in items)
     if spec is _COUNTS:
@@ -357,24 +357,45 @@ def _check_strata(source: str, raw_strata: Any) -> list[dict[str, Any]]:
     return strata
 
 
-def _check_model(source: str, model: dict[str, Any], stratified: bool) -> dict[str, Any]:
-    """One way of describing the single population; ``pilot_file`` resolved and checked."""
-    if "pilot_file" in model:
+#: the keys that name a pilot label file and say how to read it (``[model]``, ``[annotators]``)
+PILOT_KEYS = ("pilot_file", "pilot_positive", *PILOT_READER_KEYS)
+
+
+def check_pilot_keys(source: str, section: str, table: dict[str, Any]) -> dict[str, Any]:
+    """The pilot keys of the table ``[section]`` of the scenario file ``source``, checked.
+
+    Each value obeys its ``[model]`` rule; ``pilot_file`` is taken relative to the scenario
+    file's folder (unless absolute) and must be a readable file; a key that says how to read
+    the pilot needs ``pilot_file``. Errors name ``source: section.key``.
+    """
+    out = {
+        key: _check_value(source, f"{section}.{key}", table[key], SCHEMA["model"][key])
+        for key in PILOT_KEYS
+        if key in table
+    }
+    if "pilot_file" in out:
         from planner.data.sniff import check_path
 
-        path = Path(model["pilot_file"])
+        path = Path(out["pilot_file"])
         if not path.is_absolute():
             path = Path(source).parent / path
         try:
             check_path(path, "pilot file")
         except InvalidInput as exc:
-            raise InvalidInput(f"{source}: model.pilot_file: {exc}") from None
-        model = {**model, "pilot_file": str(path)}
-    reading = [k for k in PILOT_READER_KEYS if k in model]
-    if reading and "pilot_file" not in model:
+            raise InvalidInput(f"{source}: {section}.pilot_file: {exc}") from None
+        out["pilot_file"] = str(path)
+    reading = [key for key in PILOT_READER_KEYS if key in out]
+    if reading and "pilot_file" not in out:
         raise InvalidInput(
-            f"{source}: model.{reading[0]} says how to read model.pilot_file, which is not given"
+            f"{source}: {section}.{reading[0]} says how to read {section}.pilot_file, "
+            "which is not given"
         )
+    return out
+
+
+def _check_model(source: str, model: dict[str, Any], stratified: bool) -> dict[str, Any]:
+    """One way of describing the single population; ``pilot_file`` resolved and checked."""
+    model = {**model, **check_pilot_keys(source, "model", model)}
     if stratified:
         return model
     ways = [k for k in ("prevalence", "union_rate", "pilot_counts", "pilot_file") if k in model]

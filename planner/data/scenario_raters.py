@@ -22,6 +22,18 @@ pair and do not combine with it, nor does ``budget.annotators_per_item`` (``coun
     metric = "psa"              # fleiss, alpha, psa, conger, kappa
     level = "nominal"           # alpha's level: nominal, ordinal, interval
 
+or, instead of the model, a pilot label file of the annotators (their latent-class fit is
+the model, and the plan counts its uncertainty, as ``plan --pilot FILE`` does)::
+
+    [annotators]
+    pilot_file = "wide.csv"     # relative to this file
+    pilot_positive = "yes"      # binary: the positive label
+    pilot_layout = "wide"       # and how to read it, as [model]'s pilot_* keys:
+                                # pilot_item_col, pilot_annotator_col, pilot_label_col,
+                                # pilot_annotator_cols, pilot_format, pilot_missing
+    count = 3                   # optional: the file's number of annotators
+    per_item = 2                # optional; metric and level as above
+
 Every value is checked here with the rules of :mod:`planner.validation`, and an error is one
 line naming the file and the key; the model built from the section (rows of a confusion
 matrix summing to 1, prevalences summing to 1) is checked when it is built, with errors that
@@ -30,10 +42,16 @@ name the file and key too.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
-from planner.data.scenario import Scenario, scenario_from_dict
+from planner.data.scenario import (
+    PILOT_KEYS,
+    Scenario,
+    check_pilot_keys,
+    pilot_reader,
+    scenario_from_dict,
+)
 from planner.errors import InvalidInput
 from planner.validation import RULES, Rule, check, check_choice
 
@@ -53,6 +71,8 @@ PARAMETERS = {
     "metric": "metric",
     "level": "level",
 }
+#: the keys of the model that a pilot file gives instead
+MODEL_KEYS = ("categories", "prevalence", "error_rate", "bias", "confusion", "ambiguity", "kappa")
 _SCALAR: dict[str, Rule] = {
     "count": RULES["n_annotators"],
     "per_item": RULES["per_item"],
@@ -68,10 +88,15 @@ _NOT_WITH_KAPPA = ("error_rate", "bias", "confusion", "ambiguity")
 
 @dataclass(frozen=True)
 class AnnotatorsSection:
-    """The checked ``[annotators]`` section (``None``: not given, the defaults apply)."""
+    """The checked ``[annotators]`` section (``None``: not given, the defaults apply).
 
-    count: int
-    prevalence: float | tuple[float, ...]
+    With ``pilot_file`` (an absolute path) the model is the pilot's fit: ``count`` is then
+    optional and the model's keys are ``None``; ``pilot_reader`` holds the reader's settings
+    as :func:`planner.data.reading.read_labels` names them.
+    """
+
+    count: int | None = None
+    prevalence: float | tuple[float, ...] | None = None
     per_item: int | None = None
     categories: int | None = None
     error_rate: tuple[float, ...] | None = None
@@ -81,6 +106,9 @@ class AnnotatorsSection:
     kappa: float | None = None
     metric: str | None = None
     level: str | None = None
+    pilot_file: str | None = None
+    pilot_positive: str | None = None
+    pilot_reader: dict[str, Any] = field(default_factory=dict)
 
 
 def _numbers(name: str, value: Any, rule: Rule, count: int, what: str) -> tuple[float, ...]:
@@ -130,15 +158,23 @@ def annotators_section(table: Any, source: str) -> AnnotatorsSection:
     """
     if not isinstance(table, dict):
         raise InvalidInput(f"{source}: [annotators] must be a table")
-    unknown = sorted(set(table) - set(PARAMETERS))
+    unknown = sorted(set(table) - set(PARAMETERS) - set(PILOT_KEYS))
     if unknown:
+        allowed = ", ".join(sorted((*PARAMETERS, *PILOT_KEYS)))
+        raise InvalidInput(f"{source}: unknown key annotators.{unknown[0]}; allowed: {allowed}")
+    pilot = check_pilot_keys(source, "annotators", table)
+    if "pilot_file" in pilot:
+        return _pilot_section(source, table, pilot)
+    if "pilot_positive" in pilot:
         raise InvalidInput(
-            f"{source}: unknown key annotators.{unknown[0]}; "
-            f"allowed: {', '.join(sorted(PARAMETERS))}"
+            f"{source}: annotators.pilot_positive names the positive label of "
+            "annotators.pilot_file, which is not given"
         )
     for key in ("count", "prevalence"):
         if key not in table:
-            raise InvalidInput(f"{source}: [annotators] needs {key}")
+            raise InvalidInput(
+                f"{source}: [annotators] needs {key} (or pilot_file, the annotators' labels)"
+            )
     name = {key: f"{source}: annotators.{key}" for key in PARAMETERS}
     out: dict[str, Any] = {
         key: check(name[key], table[key], rule) for key, rule in _SCALAR.items() if key in table
@@ -165,6 +201,30 @@ def annotators_section(table: Any, source: str) -> AnnotatorsSection:
             f"{source}: give annotators.confusion or annotators.error_rate, not both"
         )
     return AnnotatorsSection(**out)
+
+
+def _pilot_section(source: str, table: dict[str, Any], pilot: dict[str, Any]) -> AnnotatorsSection:
+    """The section of a pilot file: its design and metric keys checked, no model keys."""
+    clash = [key for key in MODEL_KEYS if key in table]
+    if clash:
+        raise InvalidInput(
+            f"{source}: annotators.pilot_file gives the annotators' model (their fit); it does "
+            f"not combine with annotators.{clash[0]}"
+        )
+    out: dict[str, Any] = {
+        key: check(f"{source}: annotators.{key}", table[key], _SCALAR[key])
+        for key in ("count", "per_item")
+        if key in table
+    }
+    for key, choices in (("metric", METRICS), ("level", LEVELS)):
+        if key in table:
+            out[key] = check_choice(f"{source}: annotators.{key}", table[key], choices)
+    return AnnotatorsSection(
+        **out,
+        pilot_file=pilot["pilot_file"],
+        pilot_positive=pilot.get("pilot_positive"),
+        pilot_reader=pilot_reader(pilot),
+    )
 
 
 @dataclass(frozen=True)

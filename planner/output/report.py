@@ -104,7 +104,8 @@ def _listed(entries: list[str], most: int = 5) -> str:
 
 def scenario_inputs(scenario: Scenario) -> tuple[str, ...]:
     """The files a report of ``scenario`` reads: the scenario file and its pilot file."""
-    pilot = scenario.model.get("pilot_file")
+    section = getattr(scenario, "annotators", None)
+    pilot = scenario.model.get("pilot_file") or getattr(section, "pilot_file", None)
     return (scenario.path, *([str(pilot)] if pilot else []))
 
 
@@ -242,7 +243,7 @@ def _several_annotators(scenario: Scenario, seed: int) -> tuple[_SeveralAnnotato
     plan = raters_plan_from_options({"curve": True}, scenario, rng=seed)
     values, _ = resolve({}, scenario)
     costs = {k: values[k] for k in ("seconds_per_item", "adjudication_seconds", "hourly_rate")}
-    model = raters_model_from_options({}, scenario)
+    model = plan.pilot.model if plan.pilot is not None else raters_model_from_options({}, scenario)
     _, schedule = run_schedule(scenario.path, PlanOptions(), {}, lambda _: seed)
     return _SeveralAnnotators(plan, model, costs), schedule
 
@@ -283,6 +284,8 @@ def _fill(
     )
     if "scenario" in plan:  # the copy beside the report, not a path on the machine that built it
         plan["scenario"]["path"] = "scenario.toml"
+    if isinstance(plan.get("pilot"), dict) and plan["pilot"].get("source"):
+        plan["pilot"]["source"] = Path(plan["pilot"]["source"]).name  # as the report names it
     documents = {
         "plan.json": plan,
         "schedule.json": json_ready(schedule_document(schedule)),

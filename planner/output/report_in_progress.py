@@ -230,7 +230,7 @@ def _check_count(scenario: Scenario, plan: Any) -> None:
     are planned for (a pair's plan has two)."""
     section = getattr(scenario, "annotators", None)
     found = len(getattr(plan, "annotators", ())) or 2
-    if section is not None and section.count != found:
+    if section is not None and section.count is not None and section.count != found:
         raise InvalidInput(
             f"{scenario.path}: annotators.count {section.count} does not match the labels in "
             f"hand: the study in progress is planned for their {found} annotators",

@@ -20,6 +20,7 @@ Every stream is a child of the report's seed that the plan's search does not use
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -44,6 +45,7 @@ from planner.output.report_figures import (
 )
 from planner.output.report_sections import (
     Block,
+    calendar_days,
     estimates_figure,
     half_width_figure,
     rebuild_section,
@@ -230,11 +232,27 @@ def agree_line(plan: RatersPlan, figures: ReportFigures) -> str:
     return line
 
 
+def _assurance_evidence(plan: RatersPlan) -> str:
+    """How the recommended size's assurance was checked: a fresh simulation of the model,
+    or (from a pilot) the hybrid assurance over the pilot's bootstrap refits."""
+    s, u = plan.sizing, plan.uncertainty
+    if u is None:
+        return (
+            f"(a fresh check of {s.n_reps:,} simulated studies: "
+            f"{s.assurance:.3f} ± {s.assurance_mc_se:.3f})"
+        )
+    return (
+        f"counting the pilot's uncertainty (hybrid assurance {u.hybrid_assurance:.3f} ± "
+        f"{u.hybrid_assurance_se:.3f} over {u.draws:,} plausible truths; {u.plug_in_items:,} "
+        "items if the pilot's fit were the truth)"
+    )
+
+
 def recommendation(
     scenario: Scenario, plan: RatersPlan, schedule: ScheduleResult, figures: ReportFigures
 ) -> list[Block]:
     """What to label, what it costs, how long it takes, how to decide."""
-    s, b = plan.sizing, plan.sizing_budget
+    s, b = plan.sizing, plan.budget
     op = schedule.operation
     cost = "" if b.cost is None else f", cost {b.cost:,.0f} (hourly rate × person-hours)"
     whose = "the team in the scenario" if scenario.team else "planner schedule's default team"
@@ -247,14 +265,13 @@ def recommendation(
         ("h2", "Recommendation"),
         (
             "p",
-            f"Label {s.items:,} items, each by {_design(plan)} ({b.labels:,} labels): "
+            f"Label {plan.items:,} items, each by {_design(plan)} ({b.labels:,} labels): "
             f"{b.person_hours:,.1f} person-hours{cost}; about "
-            f"{schedule.calendar_days_median:g} calendar days (90th percentile "
+            f"{calendar_days(schedule.calendar_days_median)} (90th percentile "
             f"{schedule.calendar_days_p90:g}) with {whose} ({op.annotators} annotators, "
             f"{op.hours_per_day:g} h a day, {op.days_per_week} days a week). A study of this "
             f"size gives a {_label(plan)} of half-width at most {s.width:g} with assurance "
-            f"{s.target_assurance:g} (a fresh check of {s.n_reps:,} simulated studies: "
-            f"{s.assurance:.3f} ± {s.assurance_mc_se:.3f}).",
+            f"{s.target_assurance:g} {_assurance_evidence(plan)}.",
         ),
         (
             "p",
@@ -270,6 +287,41 @@ def recommendation(
     if AGREE_NAMES[s.metric] is None:
         blocks.append(("p", f"planner agree does not report the {metric_name(s.metric)}."))
     return blocks
+
+
+def pilot_section(plan: RatersPlan) -> list[Block]:
+    """What the pilot file gave: the annotators and labels read, the fit, its uncertainty."""
+    pilot, u = plan.pilot, plan.uncertainty
+    if pilot is None or u is None:
+        return []
+    rows = [
+        ["file", Path(pilot.source).name],
+        ["annotators", ", ".join(pilot.annotators)],
+        ["items", f"{pilot.items:,}"],
+        ["labels", ", ".join(pilot.categories)],
+    ]
+    if pilot.positive is not None:
+        rows.append(["positive label", pilot.positive])
+    rows += [
+        ["model", "latent-class fit of all the annotators (Dawid & Skene)"],
+        ["bootstrap refits", f"{len(pilot.draws):,} ({pilot.unconverged} did not converge)"],
+        [
+            f"posterior {metric_name(u.metric)}",
+            f"{u.posterior['p50']:.3f} (10-90 %: {u.posterior['p10']:.3f} to "
+            f"{u.posterior['p90']:.3f})",
+        ],
+    ]
+    text = (
+        f"The pilot's fit is the model of the tables and figures below, as if it were the "
+        f"truth: {u.plug_in_items:,} items. The recommendation counts the fit's uncertainty: "
+        f"{u.items:,} items (± {u.items_mc_se:.1f} Monte Carlo SE) reach the width with "
+        f"hybrid assurance {u.hybrid_assurance:.3f} (target {u.target_assurance:g}): of "
+        f"{u.studies:,} simulated studies per size, each under one of the {u.draws:,} bootstrap "
+        "refits, the share whose interval is narrow enough; "
+        f"the plug-in {u.plug_in_items:,} items reach it with hybrid assurance "
+        f"{u.plug_in_hybrid_assurance:.3f}."
+    )
+    return [("h2", "The pilot"), ("table", ["quantity", "value"], rows), ("p", text)]
 
 
 def assumptions(plan: RatersPlan) -> list[Block]:
@@ -381,7 +433,7 @@ def raters_blocks(
             f"the scenario file with seed {figures.seed}.",
         )
     )
-    blocks += assumptions(plan) + plan_table(plan)
+    blocks += pilot_section(plan) + assumptions(plan) + plan_table(plan)
     blocks += [("h2", "Figures"), half_width_figure(figures), hours_block(figures)]
     if figures.assurance is not None:
         blocks.append(assurance_block(figures))

@@ -151,10 +151,11 @@ def recommendation_section(
         (
             "p",
             f"Label {h.items:,} items{how}, {h.labels_per_item} labels each: "
-            f"{h.person_hours:,.1f} person-hours{cost}; about {_days(h.calendar_days_median)} "
-            f"(90th percentile {h.calendar_days_p90:g}) with "
-            f"{_team(scenario, schedule)}. A study of this size gives a {label} of half-width "
-            f"at most {settings.width:g} with assurance {settings.assurance:g}{counted}.",
+            f"{h.person_hours:,.1f} person-hours{cost}; about "
+            f"{calendar_days(h.calendar_days_median)} (90th percentile "
+            f"{h.calendar_days_p90:g}) with {_team(scenario, schedule)}. A study of this size "
+            f"gives a {label} of half-width at most {settings.width:g} with assurance "
+            f"{settings.assurance:g}{counted}.",
         ),
         (
             "p",
@@ -187,7 +188,8 @@ def _stratified_analysis(h: Headline) -> list[Block]:
     ]
 
 
-def _days(days: float) -> str:
+def calendar_days(days: float) -> str:
+    """``days`` as "1 calendar day" or "2.5 calendar days"."""
     return f"{days:g} calendar day" + ("" if days == 1 else "s")
 
 

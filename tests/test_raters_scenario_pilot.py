@@ -1,0 +1,116 @@
+"""A several-annotator scenario whose model is a pilot file: ``[annotators] pilot_file``.
+
+The scenario must plan exactly what ``plan --pilot FILE --annotators M`` plans at the same
+seed (the same fit, the same bootstrap, the same recommendation under its uncertainty);
+``schedule`` labels the recommendation's items with every annotator's label, and the report
+recommends them with a section on the pilot.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from planner.cli.commands import app
+from planner.data.scenario import load_scenario
+from planner.output.report import scenario_inputs, write_report
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+SCENARIO = EXAMPLES / "three-annotator-pilot.toml"
+runner = CliRunner()
+
+
+def _json(*args: str) -> dict:
+    result = runner.invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+@pytest.fixture
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder holding the pilot file (examples/wide.csv: alice, bob and carol)."""
+    shutil.copyfile(EXAMPLES / "wide.csv", tmp_path / "wide.csv")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _scenario(folder: Path, body: str) -> str:
+    path = folder / "s.toml"
+    path.write_text('name = "s"\n[annotators]\n' + body + "\n", encoding="utf-8")
+    return str(path)
+
+
+def test_a_pilot_scenario_plans_what_plan_pilot_plans_at_the_same_seed(in_tmp):
+    path = _scenario(
+        in_tmp, 'pilot_file = "wide.csv"\npilot_positive = "unsupported"\n[target]\nwidth = 0.1'
+    )
+    from_file = _json("plan", path, "--seed", "3")
+    given = _json(
+        "plan", "--pilot", "wide.csv", "--positive", "unsupported", "--annotators", "3",
+        "--width", "0.1", "--seed", "3",
+    )  # fmt: skip
+    assert from_file["recommendation"] == given["recommendation"]
+    assert from_file["items"] == given["items"] and from_file["uncertainty"] == given["uncertainty"]
+    assert from_file["pilot"]["annotators"] == ["alice", "bob", "carol"]
+    assert from_file["model"] == given["model"]  # the same latent-class fit
+
+
+def test_the_pilot_file_is_found_beside_the_scenario_from_any_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the example's wide.csv is beside it, not here
+    scenario = load_scenario(str(SCENARIO))
+    assert scenario.annotators.pilot_file == str(EXAMPLES / "wide.csv")
+    assert scenario.annotators.pilot_reader == {
+        "layout": "wide", "annotator_cols": ["alice", "bob", "carol"],
+    }  # fmt: skip
+    assert scenario_inputs(scenario) == (str(SCENARIO), str(EXAMPLES / "wide.csv"))
+
+
+def test_the_command_lines_pilot_and_reader_win_over_the_scenarios(in_tmp):
+    (in_tmp / "other.csv").write_text(
+        (in_tmp / "wide.csv").read_text().replace("alice", "ann"), encoding="utf-8"
+    )
+    path = _scenario(in_tmp, 'pilot_file = "wide.csv"\npilot_positive = "unsupported"')
+    doc = _json("plan", path, "--pilot", "other.csv", "--width", "0.1", "--seed", "3")
+    assert doc["pilot"]["annotators"] == ["ann", "bob", "carol"]
+
+
+def test_a_pilot_on_the_command_line_does_not_replace_a_scenarios_stated_model(in_tmp):
+    path = _scenario(in_tmp, "count = 3\nprevalence = 0.05")
+    result = runner.invoke(app, ["plan", path, "--pilot", "wide.csv", "--seed", "1"])
+    assert result.exit_code == 2
+    assert "give the scenario annotators.pilot_file instead" in result.stderr
+
+
+def test_schedule_labels_the_recommendation_under_the_pilots_uncertainty(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    plan = _json("plan", str(SCENARIO))
+    schedule = _json("schedule", str(SCENARIO))
+    items = plan["recommendation"]["items"]
+    assert items != plan["items"]  # the pilot's uncertainty moves the answer
+    assert schedule["operation"]["items_per_stratum"] == [items]
+    assert schedule["operation"]["labels_per_item"] == 3
+    # 3 labels of 30 s each, no adjudication time: the analytic person-hours of the plan
+    assert plan["recommendation"]["budget"]["person_hours"] == pytest.approx(items * 3 * 30 / 3600)
+
+
+@pytest.mark.slow
+def test_the_report_recommends_the_pilots_items_and_says_what_was_read(tmp_path):
+    folder = write_report(SCENARIO, tmp_path, rng=4)
+    plan = json.loads((folder / "plan.json").read_text(encoding="utf-8"))
+    text = (folder / "report.md").read_text(encoding="utf-8")
+    rec = plan["recommendation"]
+    assert f"Label {rec['items']:,} items, each by all 3 annotators" in text
+    hours = rec["budget"]["person_hours"]
+    assert f"({3 * rec['items']:,} labels): {hours:,.1f} person-hours" in text
+    assert "## The pilot" in text and "| annotators | alice, bob, carol |" in text
+    assert "| file | wide.csv |" in text and str(EXAMPLES / "wide.csv") not in text
+    u = plan["uncertainty"]
+    assert f"hybrid assurance {u['hybrid_assurance']:.3f}" in text
+    assert f"{plan['items']:,} items if the pilot's fit were the truth" in text
+    schedule = json.loads((folder / "schedule.json").read_text(encoding="utf-8"))
+    assert schedule["operation"]["items_per_stratum"] == [rec["items"]]
+    assert plan["pilot"]["source"] == "wide.csv"  # the file's name, not this machine's path
