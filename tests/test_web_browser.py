@@ -291,9 +291,8 @@ def test_a_pilot_of_three_annotators_plans_the_study_of_them_all(server, browser
     assert f"{document['recommendation']['items']:,}" == shown["items"]
     assert f"{document['recommendation']['budget']['person_hours']:,.1f}" == shown["person-hours"]
     assert by_testid(browser, "python").text.startswith("from planner.application")
-    from selenium.webdriver.common.by import By
-
-    assert not browser.find_elements(By.CSS_SELECTOR, '[data-testid="download-report"]')
+    assert "[annotators]" in by_testid(browser, "toml").text  # the scenario form of the pilot
+    assert "/pilot/report?upload=" in by_testid(browser, "download-report").get_attribute("href")
 
 
 def test_the_report_of_an_uploaded_pilot_downloads_with_the_pages_items(server, browser):

@@ -600,3 +600,25 @@ def test_pilot_pages_scenario_file_beside_the_upload_gives_its_numbers(in_tmp: P
     cli = json.loads(out.stdout)
     assert number(result.headline["items"]) == cli["recommendation"]["items"]
     assert tomllib.loads(result.toml)["simulation"] == {"replicates": 300, "seed": 5}
+
+
+@pytest.mark.parametrize("metric", [None, "fleiss"])
+def test_a_several_annotator_pilots_scenario_file_beside_the_upload_gives_its_numbers(
+    in_tmp: Path, metric: str | None
+) -> None:
+    labels = (EXAMPLES / "wide.csv").read_bytes()  # alice, bob and carol
+    query = {**PILOT_QUERY, "positive": "unsupported", **({"metric": metric} if metric else {})}
+    result = computed(pilot.PAGE, query, {"pilot": labels})
+    assert result.toml is not None and result.reportable
+    scenario = tomllib.loads(result.toml)
+    assert scenario["annotators"]["pilot_file"] == "pilot.csv"
+    assert scenario["annotators"]["count"] == 3 and "model" not in scenario
+    (in_tmp / "pilot.csv").write_bytes(labels)
+    (in_tmp / "pilot.toml").write_text(result.toml)
+    out = CliRunner().invoke(app, ["plan", "pilot.toml", "--json"])
+    assert out.exit_code == 0, out.stderr or out.stdout
+    cli = json.loads(out.stdout)
+    assert cli["command"] == "plan-raters" and cli["sizing"]["metric"] == (metric or "psa")
+    assert scenario["annotators"]["metric"] == cli["sizing"]["metric"]
+    assert number(result.headline["items"]) == cli["recommendation"]["items"]
+    assert number(result.headline["plug-in-items"]) == cli["items"]

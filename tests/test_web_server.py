@@ -58,6 +58,21 @@ def test_the_link_of_the_issue_shows_1280_items_without_javascript(server):
     assert library_items(0.08, 0.08) == 1280
 
 
+def test_the_json_and_the_figures_download_as_what_the_page_shows(server):
+    import base64
+    import json
+
+    body = answer(server.url, "plan", {"prevalence": "0.08", "width": "0.08", "seed": "1"})
+    assert body["status"] == "done", body
+    link = r'<a download="([^"]+)" href="data:[^;]+;base64,([^"]+)"'
+    links = dict(re.findall(link, body["html"]))
+    document = json.loads(base64.b64decode(links.pop("result.json")))
+    assert document["results"]["psa"]["items"] == library_items(0.08, 0.08) == 1280
+    assert links and all(name.endswith(".png") for name in links)
+    for png in links.values():
+        assert base64.b64decode(png)[:8] == b"\x89PNG\r\n\x1a\n"  # a PNG file
+
+
 def test_twenty_concurrent_sessions_each_get_their_own_answer(server):
     # each session its own question: h person-hours at 2 annotators x 90 s buy h * 3600 / 180
     # items, and its own prevalence (the Budget page runs a whole plan for each)
@@ -292,12 +307,21 @@ def test_the_plan_pages_report_of_an_uploaded_pilot_holds_its_items(server):
     assert f"Label {body['headline']['items']} items" in response.text
 
 
-def test_a_several_annotator_pilot_offers_no_report(server):
+@pytest.mark.slow
+def test_a_several_annotator_pilots_report_recommends_the_pages_items(server):
+    import html as html_module
+
     files = {"pilot": ("wide.csv", (EXAMPLES / "wide.csv").read_bytes(), "text/csv")}
     data = {"positive": "unsupported", "replicates": "200", "seed": "5"}
     body = answer(server.url, "pilot", data, files)
     assert body["status"] == "done", body
-    assert "download-report" not in body["html"] and body["headline"]["pilot-annotators"] == "3"
+    assert body["headline"]["pilot-annotators"] == "3"
+    response = httpx.get(server.url + _report_link(body["html"], "pilot"), timeout=300)
+    assert response.status_code == 200, response.text[:300]
+    text = html_module.unescape(re.sub(r"<[^>]+>", "", response.text))
+    assert f"Label {body['headline']['items']} items, each by all 3 annotators" in text
+    assert "The pilot" in text and "alice, bob, carol" in text
+    assert f"{body['headline']['plug-in-items']} items if the pilot's fit were the truth" in text
 
 
 def test_kept_uploads_are_claimed_by_their_key_and_page_and_the_oldest_goes_first():

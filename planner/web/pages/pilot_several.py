@@ -10,7 +10,8 @@ pilot's uncertainty, the smallest ``n`` whose hybrid assurance
 over the ``D`` bootstrap refits ``theta_d`` reaches the target
 (:mod:`planner.sizing.raters_pilot`). The page calls
 :func:`planner.application.raters_options.raters_plan_from_options`, the function that
-command calls, so its numbers are the command's.
+command calls, so its numbers are the command's; the scenario file it shows
+(``[annotators] pilot_file``) gives them too, and its report.
 """
 
 from __future__ import annotations
@@ -171,6 +172,7 @@ def compute(
 ) -> PageResult:  # fmt: skip
     """The Pilot page's result for a pilot of several annotators."""
     from planner.output.jsonout import raters_plan_document
+    from planner.web.pages.pilot_report import several_scenario_toml
 
     seed = shared.seed_of(values)
     plan = planned(values, path, shown, annotators, seed, progress)
@@ -186,6 +188,6 @@ def compute(
         python=_python(values, shown, annotators, seed),
         tables=(_read_table(plan),),
         notes=notes,
+        toml=several_scenario_toml(values, shown, annotators, seed),
         document=raters_plan_document(plan),
-        reportable=False,  # no scenario file says a several-annotator pilot
     )
