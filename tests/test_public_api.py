@@ -291,3 +291,18 @@ def test_a_parameter_without_a_flag_keeps_its_library_name():
     e = InvalidInput("floor_items must be small, unlike n_reps", parameter="floor_items",
                      parameters=("n_reps",))  # fmt: skip
     assert flag_message(e) == "floor_items must be small, unlike --replicates"
+
+
+def test_every_type_a_public_function_returns_is_public_too():
+    import inspect
+
+    # the return annotations as written; names from outside planner left aside
+    outside = {"None", "Any", "Path", "Generator", "NDArray", "Iterator", "Callable", "Mapping"}
+    missing = {}
+    for name, obj in _public_objects():
+        if inspect.isfunction(obj):
+            returned = str(inspect.signature(obj).return_annotation)
+            for kind in set(re.findall(r"\b[A-Z][A-Za-z]+\b", returned)) - outside:
+                if kind not in planner.__all__:
+                    missing.setdefault(kind, []).append(name)
+    assert missing == {}

@@ -22,7 +22,9 @@ from planner.cli.commands import plan_app
 from planner.data.labels import ratings_from_matrix
 from planner.errors import InvalidInput
 from planner.output.jsonout import load_schema
+from planner.sizing.plan import PlanSettings
 from planner.sizing.raters_pilot import raters_pilot_from_ratings, read_raters_pilot
+from planner.sizing.raters_pilot_plan import plan_from_raters_pilot_file
 from tests.test_raters_precision import psa_half_widths
 
 ROOT = Path(__file__).parent.parent
@@ -32,13 +34,24 @@ WIDE_FLAGS = ["--layout", "wide", "--annotator-cols", "alice,bob,carol"]
 runner = CliRunner()
 
 
+SETTINGS = PlanSettings(width=0.05, assurance=0.8, n_reps=1000)
+
+
 @pytest.fixture(scope="module")
 def plan():
+    """The library's plan of the pilot file (checked below by an independent simulation)."""
+    return plan_from_raters_pilot_file(WIDE, SETTINGS, reader=READER, positive="unsupported", rng=4)
+
+
+def test_the_library_function_gives_the_commands_plan_at_the_same_seed(plan):
     options = {
         "pilot": WIDE, "pilot_reader": READER, "positive": "unsupported", "width": 0.05,
         "assurance": 0.8, "n_reps": 1000,
     }  # fmt: skip
-    return raters_plan_from_options(options, rng=4)
+    command = raters_plan_from_options(options, rng=4)  # what plan --pilot ... --seed 4 runs
+    assert (plan.items, plan.sizing.items) == (command.items, command.sizing.items)
+    assert plan.recommended == command.recommended and plan.uncertainty == command.uncertainty
+    assert plan.notes == command.notes and plan.pilot.seed == command.pilot.seed
 
 
 def _item_level(draws, n_items, n_studies, rng):

@@ -9,6 +9,7 @@ recommends them with a section on the pilot.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -114,3 +115,16 @@ def test_the_report_recommends_the_pilots_items_and_says_what_was_read(tmp_path)
     schedule = json.loads((folder / "schedule.json").read_text(encoding="utf-8"))
     assert schedule["operation"]["items_per_stratum"] == [rec["items"]]
     assert plan["pilot"]["source"] == "wide.csv"  # the file's name, not this machine's path
+
+
+def test_the_documented_python_gives_the_scenarios_plan(tmp_path, monkeypatch, capsys):
+    """docs/several-annotators.md: the Python block plans what the scenario file plans."""
+    page = (Path(__file__).parent.parent / "docs" / "several-annotators.md").read_text()
+    code = page.split("gives the same plan:\n\n```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "docs/several-annotators.md", "exec"), {})
+    printed = capsys.readouterr().out.split()
+    scenario = _json("plan", str(SCENARIO))
+    assert printed[:2] == [str(scenario["recommendation"]["items"]), str(scenario["items"])]
+    claimed = re.search(r"# (\d+) (\d+):", code)
+    assert claimed is not None and list(claimed.groups()) == printed[:2]

@@ -18,17 +18,13 @@ from typing import Any
 import numpy as np
 
 from planner.errors import InvalidInput
-from planner.sizing.plan import PlanSettings, Recommendation, make_plan
+from planner.sizing.plan import PlanSettings, make_plan
 from planner.sizing.precision import assurance_curve, curve_items, fixed_size_precision
 from planner.sizing.raters_common import AnyRatersModel, common_prevalence_model
 from planner.sizing.raters_model import raters_model
-from planner.sizing.raters_pilot import (
-    RatersPilot,
-    raters_items_under_uncertainty,
-    read_raters_pilot,
-)
-from planner.sizing.raters_plan import RatersPlan, labels_budget
-from planner.sizing.raters_precision import study_and_costs
+from planner.sizing.raters_pilot import RatersPilot, read_raters_pilot
+from planner.sizing.raters_pilot_plan import pilot_bootstrap_seed, with_pilot_uncertainty
+from planner.sizing.raters_plan import RatersPlan
 from planner.validation import RULES, check, seed_from
 
 #: library parameter -> (scenario section, key) for values a scenario can give
@@ -172,8 +168,6 @@ def _fixed_size_given(options: dict[str, Any], hourly_rate: float | None) -> dic
 PILOT_REPLACES = (
     "prevalence", "error_rate", "bias", "confusion", "ambiguity", "kappa", "n_categories",
 )  # fmt: skip
-#: spawn keys under the plan's seed: the pilot's bootstrap, the studies under uncertainty
-PILOT_STREAM, UNCERTAINTY_STREAM = 4, 5
 
 
 def _pilot_source(options: dict[str, Any], scenario: Any) -> tuple[Any, dict[str, Any], Any]:
@@ -207,7 +201,7 @@ def _pilot(options: dict[str, Any], scenario: Any, seed: int) -> RatersPilot | N
             parameter="pilot",
             parameters=(clash[0],),
         )
-    bootstrap = seed_from(np.random.default_rng([seed, PILOT_STREAM]))
+    bootstrap = pilot_bootstrap_seed(seed)
     try:
         pilot = read_raters_pilot(path, reader or None, positive=positive, rng=bootstrap)
     except InvalidInput as exc:
@@ -228,43 +222,6 @@ def scenario_count(scenario: Any) -> int | None:
     """The scenario's ``annotators.count``, or ``None`` (no scenario, or not given)."""
     section = getattr(scenario, "annotators", None)
     return None if section is None else section.count
-
-
-def _under_uncertainty(
-    plan: RatersPlan, pilot: RatersPilot, settings: PlanSettings, seed: int
-) -> RatersPlan:
-    """The plan with the pilot, its plan under uncertainty and that plan's budget."""
-    s = plan.sizing
-    uncertainty = raters_items_under_uncertainty(
-        pilot,
-        study_and_costs(pilot.model, settings)[0],
-        s.items,
-        assurance=s.target_assurance,
-        max_items=settings.max_items,
-        rng=seed_from(np.random.default_rng([seed, UNCERTAINTY_STREAM])),
-    )
-    budget = labels_budget(pilot.model, uncertainty.items, settings)
-    notes = [
-        *pilot.notes,
-        f"the recommendation, {uncertainty.items:,} items, counts the pilot's uncertainty "
-        f"(hybrid assurance {uncertainty.hybrid_assurance:.3f}); {s.items:,} items reach the "
-        f"target only if the pilot's fit is the truth (hybrid assurance "
-        f"{uncertainty.plug_in_hybrid_assurance:.3f})",
-    ]
-    return replace(
-        plan,
-        pilot=pilot,
-        uncertainty=uncertainty,
-        recommended=Recommendation(
-            metric=settings.metric,
-            items=uncertainty.items,
-            union_positives=None,
-            budget=budget,
-            plug_in_items=s.items,
-            basis="under the pilot's uncertainty",
-        ),
-        notes=[*notes, *plan.notes],
-    )
 
 
 def _named_people(scenario: Any) -> Any:
@@ -398,7 +355,7 @@ def raters_plan_from_options(
         plan = make_plan(model, settings, rng=seed, progress=progress)
         plan = _team_priced(plan, scenario, values)
         if pilot is not None:
-            plan = _under_uncertainty(plan, pilot, settings, seed)
+            plan = with_pilot_uncertainty(plan, pilot, settings)
         plan = _with_fixed_size(
             plan, model, settings, values, given, bool(options.get("curve")), scenario
         )
