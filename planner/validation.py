@@ -190,6 +190,30 @@ def check_numbers(name: str, value: Any) -> tuple[float, ...]:
     return tuple(float(v) for v in items)
 
 
+def check_per_annotator(name: str, values: Any, count: int) -> tuple[float, ...]:
+    """One value for all ``count`` annotators, or one for each, every one checked by
+    ``RULES[name]``: ``count`` values, a single one repeated.
+
+    >>> check_per_annotator("bias", 0.2, 3)
+    (0.2, 0.2, 0.2)
+    >>> check_per_annotator("error_rate", [0.01, 0.02, 0.03], 2)
+    Traceback (most recent call last):
+    ...
+    planner.errors.InvalidInput: error_rate takes one value or two (annotator A, annotator B), got 3
+    """
+    if not isinstance(values, int | float | np.number):
+        check_instance(name, values, (list, tuple, np.ndarray), "a number or a list of numbers")
+    items = (values,) if isinstance(values, int | float | np.number) else tuple(values)
+    if len(items) not in (1, count):
+        each = "two (annotator A, annotator B)" if count == 2 else f"one per annotator ({count})"
+        raise InvalidInput(
+            f"{name} takes one value or {each}, got {len(items)}",
+            parameter=name, value=values, rule=f"one value or {count}",
+        )  # fmt: skip
+    checked = tuple(check(name, v, RULES[name]) for v in items)
+    return checked * count if len(checked) == 1 else checked
+
+
 UNIT_OPEN = _number("(0, 1)", lambda x: 0 < x < 1)
 UNIT = _number("[0, 1]", lambda x: 0 <= x <= 1)
 POSITIVE = Rule("number", lambda x: x > 0, "a positive number")

@@ -29,7 +29,7 @@ from planner.errors import InvalidInput
 from planner.sizing.label_patterns import count_patterns, marginal
 from planner.statistics import agreement
 from planner.statistics.intervals import jaccard_from_psa
-from planner.validation import RULES, check, shown
+from planner.validation import RULES, check, check_per_annotator, shown
 
 CELL_NAMES = ("both", "a_only", "b_only", "neither")
 Cells = tuple[float, float, float, float]
@@ -170,22 +170,6 @@ def renamed(exc: InvalidInput, name_of: Callable[[str], str], prefix: str = "") 
     return InvalidInput(message, parameters=(*exc.parameters, *kept))
 
 
-def _pair(values: Any, name: str) -> tuple[float, float]:
-    """One value for both annotators, or one per annotator, each checked by ``RULES[name]``."""
-    if not isinstance(values, int | float | np.number | list | tuple | np.ndarray):
-        raise InvalidInput(
-            f"{name} must be a number or two numbers, got {values!r}", parameter=name
-        )
-    items = (values,) if isinstance(values, int | float | np.number) else tuple(values)
-    if len(items) not in (1, 2):
-        raise InvalidInput(
-            f"{name} takes one value or two (annotator A, annotator B), got {len(items)}",
-            parameter=name,
-        )
-    checked = [check(name, v, RULES[name]) for v in items]
-    return checked[0], checked[-1]
-
-
 def annotator_rates(
     prevalence: float, error_rate: float, bias: float, *, label: str = ""
 ) -> tuple[float, float]:
@@ -309,8 +293,8 @@ def pair_from_annotators(
     pi = check("prevalence", prevalence, RULES["prevalence"])
     if error_rate is None:
         error_rate = default_error_rate(pi)
-    errors = _pair(error_rate, "error_rate")
-    biases = _pair(bias, "bias")
+    errors = check_per_annotator("error_rate", error_rate, 2)
+    biases = check_per_annotator("bias", bias, 2)
     h = check("ambiguity", ambiguity, RULES["ambiguity"])
     fnr_a, fpr_a = annotator_rates(pi, errors[0], biases[0], label="A")
     fnr_b, fpr_b = annotator_rates(pi, errors[1], biases[1], label="B")

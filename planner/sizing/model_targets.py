@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from planner.errors import InvalidInput, SearchLimit
 from planner.sizing.model import PairModel, pair_from_annotators
-from planner.validation import RULES, check, shown
+from planner.validation import RULES, check, check_per_annotator, shown
 
 _GRID = 400  # points that bracket the root (the agreement need not be monotone in e)
 
@@ -40,19 +40,6 @@ def _agreement(
         return model.psa if target == "psa" else float(model.summary()["kappa"])
 
     return value
-
-
-def _bias_pair(bias: float | tuple[float, ...]) -> tuple[float, float]:
-    if not isinstance(bias, int | float | list | tuple):
-        raise InvalidInput(f"bias must be a number or two numbers, got {bias!r}", parameter="bias")
-    values = (bias,) if isinstance(bias, int | float) else tuple(bias)
-    if len(values) not in (1, 2):
-        raise InvalidInput(
-            f"bias takes one value or two (annotator A, annotator B), got {len(values)}",
-            parameter="bias",
-        )
-    checked = [check("bias", v, RULES["bias"]) for v in values]
-    return checked[0], checked[-1]
 
 
 def _root(f: Callable[[float], float], low: float, high: float) -> float:
@@ -103,7 +90,8 @@ def pair_from_agreement(
         raise InvalidInput("give one of psa or kappa with prevalence", parameter="psa")
     target = "psa" if psa is not None else "kappa"
     goal = check(target, psa if psa is not None else kappa, RULES[target])
-    biases = _bias_pair(bias)
+    bias_a, bias_b = check_per_annotator("bias", bias, 2)
+    biases = (bias_a, bias_b)
     h = check("ambiguity", ambiguity, RULES["ambiguity"])
     value = _agreement(pi, biases, h, target)
     top = max_error_rate(pi, biases)

@@ -37,7 +37,7 @@ from planner.sizing.model import (
     default_error_rate,
     pair_from_ordered,
 )
-from planner.validation import RULES, check, check_instance, shown
+from planner.validation import RULES, check, check_instance, check_per_annotator, shown
 
 MAX_ANNOTATORS = 6
 MAX_CATEGORIES = 5
@@ -177,20 +177,6 @@ def _ambiguous_patterns(rows: FloatArray, truth: int) -> FloatArray:
 
 
 _NUMBER_LIST = (list, tuple, np.ndarray)
-
-
-def _per_annotator(values: Any, name: str, n_annotators: int) -> list[float]:
-    """One value for every annotator or one each, each checked by ``RULES[name]``."""
-    if not isinstance(values, int | float | np.number):
-        check_instance(name, values, _NUMBER_LIST, "a number or a list of numbers")
-    items = (values,) if isinstance(values, int | float | np.number) else tuple(values)
-    if len(items) not in (1, n_annotators):
-        raise InvalidInput(
-            f"{name} takes one value or one per annotator ({n_annotators}), got {len(items)}",
-            parameter=name,
-        )
-    checked = [check(name, v, RULES[name]) for v in items]
-    return checked * n_annotators if len(checked) == 1 else checked
 
 
 def _check_class_types(prevalence: Any, n_categories: Any) -> None:
@@ -348,8 +334,8 @@ def raters_model(
     else:
         if error_rate is None:
             error_rate = default_error_rate(min(prevalences)) if k == 2 else 0.1
-        errors = _per_annotator(error_rate, "error_rate", m)
-        biases = _per_annotator(bias, "bias", m)
+        errors = check_per_annotator("error_rate", error_rate, m)
+        biases = check_per_annotator("bias", bias, m)
         if k > 2 and any(b != 0 for b in biases):
             raise InvalidInput(
                 "bias applies to two categories only; give a confusion matrix instead",
