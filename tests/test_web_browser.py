@@ -290,7 +290,7 @@ def test_a_pilot_of_three_annotators_plans_the_study_of_them_all(server, browser
     document = json.loads(printed.stdout)
     assert f"{document['recommendation']['items']:,}" == shown["items"]
     assert f"{document['recommendation']['budget']['person_hours']:,.1f}" == shown["person-hours"]
-    assert by_testid(browser, "python").text.startswith("from planner.application")
+    assert by_testid(browser, "python").text.startswith("from planner import")
     assert "[annotators]" in by_testid(browser, "toml").text  # the scenario form of the pilot
     assert "/pilot/report?upload=" in by_testid(browser, "download-report").get_attribute("href")
 

@@ -521,6 +521,8 @@ def test_pilot_page_with_three_annotators_offers_the_several_metrics(in_tmp: Pat
     cli = run_command(result)
     assert cli["sizing"]["metric"] == "fleiss"
     assert number(result.headline["items"]) == cli["recommendation"]["items"]
+    plan = run_python(result)["plan"]  # the library call the page shows
+    assert (plan.sizing.metric, plan.items) == ("fleiss", cli["recommendation"]["items"])
 
 
 def test_pilot_page_with_three_annotators_and_a_pair_plans_the_pair(in_tmp: Path) -> None:

@@ -118,14 +118,42 @@ def planned(
     return replace(plan, pilot=replace(plan.pilot, source=shown))
 
 
-def _python(values: Mapping[str, Any], shown: str, annotators: int | None, seed: int) -> str:
-    options = library_options(values, shown, annotators)
-    given = {k: v for k, v in options.items() if v is not None}
+#: the plan settings a several-annotator pilot's Python snippet gives (library parameters)
+SETTINGS_FIELDS = (
+    "width", "confidence_level", "assurance", "level", "per_item", "n_reps", "max_items",
+    "seconds_per_item", "adjudication_seconds", "hourly_rate",
+)  # fmt: skip
+
+
+def _python(values: Mapping[str, Any], shown: str, plan: Any, seed: int) -> str:
+    """The library call that gives the page's plan: ``plan_from_raters_pilot_file`` with the
+    settings the page resolved (its defaults included) where they differ from
+    :class:`~planner.sizing.plan.PlanSettings`' own, and the plan's metric."""
+    from planner.application.raters_options import resolve
+    from planner.sizing.plan import PlanSettings
+
+    options = library_options(values, shown, None)
+    resolved, _ = resolve(options)
+    default = PlanSettings()
+    settings = {
+        k: resolved[k]
+        for k in SETTINGS_FIELDS
+        if resolved.get(k) is not None and resolved[k] != getattr(default, k)
+    }
+    settings = {"metric": plan.sizing.metric, **settings}
+    shown_settings = ", ".join(f"{k}={v!r}" for k, v in settings.items())
+    reader = {k: v for k, v in options["pilot_reader"].items() if v not in (None, "csv")}
     return shared.python_call(
         [
-            "from planner.application.raters_options import raters_plan_from_options",
+            "from planner import PlanSettings, plan_from_raters_pilot_file",
             "",
-            f"plan = raters_plan_from_options({given!r}, rng={seed})",
+            "plan = plan_from_raters_pilot_file(",
+            f"    {shown!r},",
+            f"    PlanSettings({shown_settings}),",
+            f"    reader={reader!r},",
+            f"    positive={options['positive']!r},",
+            f"    rng={seed},",
+            ")",
             "print(plan.items, plan.budget.person_hours)  # under the pilot's uncertainty",
         ]
     )
@@ -185,7 +213,7 @@ def compute(
     return PageResult(
         headline=headline(plan),
         command=command_line(["plan"], cli_options(values, shown, annotators, seed)),
-        python=_python(values, shown, annotators, seed),
+        python=_python(values, shown, plan, seed),
         tables=(_read_table(plan),),
         notes=notes,
         toml=several_scenario_toml(values, shown, annotators, seed),
