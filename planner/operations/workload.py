@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import simpy
@@ -40,6 +40,9 @@ from planner.operations.budget import (
     labelling_hours,
 )
 from planner.validation import RULES, RngLike, check, seed_from, shown
+
+if TYPE_CHECKING:
+    from planner.operations.team_outcome import TeamOutcome
 
 MAX_LABELS_PER_RUN = 20_000_000
 """Items x labels per item one run may hold (its task times are in memory together)."""
@@ -233,7 +236,7 @@ class ScheduleResult:
     seed: int
     records: list[RunRecord] = field(default_factory=list, repr=False)
     notes: tuple[str, ...] = ()
-    team: Any = None
+    team: TeamOutcome | None = None
     """A named team's outcome (:class:`planner.operations.team_outcome.TeamOutcome`), or None."""
 
     def with_notes(self, notes: list[str] | tuple[str, ...]) -> ScheduleResult:

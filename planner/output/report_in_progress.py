@@ -30,13 +30,19 @@ import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from planner.data.scenario import Scenario, load_scenario
 from planner.errors import InvalidInput
 from planner.validation import RngLike, check_instance
+
+if TYPE_CHECKING:
+    from planner.operations.workload import ScheduleResult
+    from planner.sizing.midstudy import RemainingPlan
+    from planner.sizing.midstudy_raters import RatersRemaining
+    from planner.sizing.midstudy_strata import StratifiedRemaining
 
 #: the folder of a study in progress's report: the scenario's name and this suffix
 FOLDER_SUFFIX = "-in-progress"
@@ -140,8 +146,8 @@ class InProgress:
 
     scenario: Scenario
     settings: ProgressSettings
-    plan: Any
-    schedule: Any
+    plan: RemainingPlan | RatersRemaining | StratifiedRemaining
+    schedule: ScheduleResult | None
     curve: RemainingCurve | None
     seed: int
     bought_refused: bool = False

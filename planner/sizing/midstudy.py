@@ -39,6 +39,9 @@ from planner.sizing.midstudy_settings import PAIR_DRAWS, RemainingSettings
 from planner.validation import RULES, RngLike, check, check_choice, check_instance, seed_from
 
 if TYPE_CHECKING:
+    from planner.sizing.midstudy_budget import BoughtItems
+    from planner.sizing.midstudy_procedure import BatchProcedure
+    from planner.sizing.pilot import Pilot
     from planner.sizing.plan import PlanSettings
 
 #: the metrics a mid-study plan sizes ("both": the one that needs more items decides)
@@ -99,16 +102,14 @@ class RemainingPlan:
     basis: str
     seed: int
     notes: list[str] = field(default_factory=list)
-    #: with ``batch_size``: the batch procedure (a
-    #: :class:`planner.sizing.midstudy_procedure.BatchProcedure`)
-    batches: Any = None
+    #: with ``batch_size``: the batch procedure
+    batches: BatchProcedure | None = None
     #: ``metric="both"``: each metric's plan (this one is the metric that needs more items)
     by_metric: dict[str, RemainingPlan] = field(default_factory=dict)
-    #: read from a label file: what it held (a :class:`planner.sizing.pilot.Pilot`)
-    stage: Any = None
-    #: with ``hours`` or ``budget``: what they buy (a
-    #: :class:`planner.sizing.midstudy_budget.BoughtItems`)
-    bought: Any = None
+    #: read from a label file: what it held
+    stage: Pilot | None = None
+    #: with ``hours`` or ``budget``: what they buy
+    bought: BoughtItems | None = None
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,8 @@ from planner.sizing.study_intervals import (
 from planner.validation import RngLike, check_instance, seed_from
 
 if TYPE_CHECKING:
+    from planner.sizing.midstudy_budget import BoughtItems
+    from planner.sizing.midstudy_procedure import BatchProcedure
     from planner.sizing.plan import PlanSettings
 
 #: spawn keys under the plan's seed: the bootstrap, the second stages, the coverage now
@@ -109,13 +111,14 @@ class RatersRemaining:
     pilot: RatersPilot = field(repr=False)
     notes: list[str] = field(default_factory=list)
     counts: None = None
-    batches: Any = None
-    by_metric: dict[str, Any] = field(default_factory=dict)
-    stage: Any = None
+    #: with ``batch_size``: the batch procedure
+    batches: BatchProcedure | None = None
+    #: the pair's names, empty here: one metric is planned
+    by_metric: dict[str, RatersRemaining] = field(default_factory=dict)
+    stage: None = None
     source: str = ""
-    #: with ``hours`` or ``budget``: what they buy (a
-    #: :class:`planner.sizing.midstudy_budget.BoughtItems`)
-    bought: Any = None
+    #: with ``hours`` or ``budget``: what they buy
+    bought: BoughtItems | None = None
 
 
 def first_stage_patterns(

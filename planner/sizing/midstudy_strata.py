@@ -42,6 +42,10 @@ from planner.sizing.midstudy_settings import RemainingSettings
 from planner.validation import RngLike, check_instance, seed_from
 
 if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from planner.sizing.midstudy_budget import BoughtItems
+    from planner.sizing.midstudy_procedure import BatchProcedure
     from planner.sizing.plan import PlanSettings
 
 #: below this p-value of the chi-square test the first stage's strata shares get a note
@@ -110,10 +114,9 @@ class StratifiedRemaining:
     source: str = ""
     #: with ``batch_size``: the batch procedure
     #: (:func:`planner.sizing.midstudy_strata_procedure.strata_batch_procedure`)
-    batches: Any = None
-    #: with ``hours`` or ``budget``: what they buy (a
-    #: :class:`planner.sizing.midstudy_budget.BoughtItems`)
-    bought: Any = None
+    batches: BatchProcedure | None = None
+    #: with ``hours`` or ``budget``: what they buy
+    bought: BoughtItems | None = None
 
     @property
     def basis(self) -> str:
@@ -205,12 +208,12 @@ class StrataStage:
     design's ``design_shares`` (both summing to 1); ``floor_items``, the fewest items the
     design gives any stratum; ``seconds_per_item`` per stratum (``None``: the settings')."""
 
-    counts: Any
+    counts: ArrayLike
     names: list[str]
-    shares: Any
-    design_shares: Any
+    shares: ArrayLike
+    design_shares: ArrayLike
     floor_items: int = 0
-    seconds_per_item: Any = None
+    seconds_per_item: ArrayLike | None = None
 
 
 def plan_remaining_strata(
