@@ -128,3 +128,17 @@ def test_the_documented_python_gives_the_scenarios_plan(tmp_path, monkeypatch, c
     assert printed[:2] == [str(scenario["recommendation"]["items"]), str(scenario["items"])]
     claimed = re.search(r"# (\d+) (\d+):", code)
     assert claimed is not None and list(claimed.groups()) == printed[:2]
+
+
+def test_schedule_takes_the_pilots_options_over_a_pilot_scenario(in_tmp):
+    (in_tmp / "other.csv").write_text(
+        (in_tmp / "wide.csv").read_text().replace("alice", "ann"), encoding="utf-8"
+    )
+    path = _scenario(in_tmp, 'pilot_file = "wide.csv"\n[target]\nwidth = 0.1')
+    given = ["--pilot", "other.csv", "--positive", "unsupported", "--seed", "3"]
+    plan = _json("plan", path, *given, "--annotator-cols", "ann,bob,carol")
+    schedule = _json("schedule", path, *given, "--annotator-cols", "ann,bob,carol")
+    assert plan["pilot"]["annotators"] == ["ann", "bob", "carol"]
+    assert schedule["operation"]["items_per_stratum"] == [plan["recommendation"]["items"]]
+    refused = runner.invoke(app, ["schedule", path, "--psa", "0.5", "--seed", "3"])
+    assert refused.exit_code == 2 and "psa describes one pair" in refused.stderr

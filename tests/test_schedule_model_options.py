@@ -10,6 +10,7 @@ with ``--per-item k`` (k of the team's M per item).
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -81,3 +82,26 @@ def test_a_several_annotator_metric_outside_plan_s_list_is_refused() -> None:
     )
     assert result.exit_code != 0
     assert "--metric must be one of" in result.output
+
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+# examples/wide.csv: alice, bob and carol in wide columns beside an item and a week column
+READ_WIDE = ["--layout", "wide", "--annotator-cols", "alice,bob", "--positive", "unsupported"]
+
+
+def test_schedule_reads_a_pilot_with_plans_reader_options_and_labels_its_recommendation():
+    given = ["--pilot", str(EXAMPLES / "wide.csv"), *READ_WIDE, "--width", "0.1", *FAST]
+    plan = json.loads(runner.invoke(app, ["plan", *given]).stdout)
+    result = runner.invoke(app, ["schedule", *given])
+    assert result.exit_code == 0, result.output
+    schedule = json.loads(result.stdout)
+    assert plan["pilot"]["pair"] == ["alice", "bob"]
+    assert schedule["operation"]["items_per_stratum"] == [plan["recommendation"]["items"]]
+
+
+def test_reader_options_without_a_file_to_read_are_one_line():
+    result = runner.invoke(app, ["schedule", "--layout", "wide", "--seed", "1"])
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [
+        "error: --layout: options for reading --pilot FILE, which is not given"
+    ]

@@ -150,6 +150,8 @@ SEVERAL_OPTIONS = {
 #: options that describe one pair (refused with a several-annotator scenario)
 PAIR_ONLY = ("union_rate", "psa", "pilot_counts", "pilot", "pair", "positive", "psa_method",
              "kappa_method", "annotators_per_item")  # fmt: skip
+#: the pilot's options, which a several-annotator scenario with ``pilot_file`` takes too
+PILOT_OPTIONS = ("pilot", "positive", "pilot_reader")
 
 
 @dataclass(frozen=True)
@@ -176,15 +178,17 @@ def raters_work(scenario: Any, seed: int, options: dict[str, Any] | None = None)
     InvalidInput
         An option that describes one pair (``psa``, ``union_rate``, ...), named.
     """
-    given = {k: v for k, v in (options or {}).items() if v is not None}
+    given = {k: v for k, v in (options or {}).items() if v is not None and v != {}}
+    piloted = getattr(scenario.annotators, "pilot_file", None) is not None
     for name in PAIR_ONLY:
-        if name in given:
+        if name in given and not (piloted and name in PILOT_OPTIONS):
             raise InvalidInput(
                 f"{name} describes one pair and does not combine with the several-annotator "
                 f"scenario {Path(scenario.path).name}",
                 parameter=name,
             )
     library = {SEVERAL_OPTIONS[k]: v for k, v in given.items() if k in SEVERAL_OPTIONS}
+    library |= {k: given[k] for k in PILOT_OPTIONS if piloted and k in given}
     for key in ("prevalence", "error_rate", "bias"):  # the several-annotator plan takes lists
         value = library.get(SEVERAL_OPTIONS[key])
         if value is not None and not isinstance(value, list | tuple):

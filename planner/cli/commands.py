@@ -35,7 +35,9 @@ from planner.cli.options import (
     JsonFlag,
     Quiet,
     deprecated_annotator_cols,
+    pilot_options,
     reader_error,
+    reader_from_flags,
     reader_option,
 )
 from planner.cli.report import REPORT_EPILOG, REPORT_HELP, report_command
@@ -455,7 +457,7 @@ def plan_command(
     from planner.cli.plan_raters import plan_raters, single_prevalence, wants_raters
 
     if labelled is not None:
-        return plan_labelled(locals(), _labelled_reader(locals()))
+        return plan_labelled(locals(), reader_from_flags(locals()))
     refuse_labelled_only(locals(), raters=wants_raters(locals()))
     if wants_raters(locals()):
         return plan_raters(locals())
@@ -463,18 +465,7 @@ def plan_command(
 
     if scenario and scenario_option:
         raise InvalidInput("give the scenario file once: as the argument or with --scenario")
-    reader: dict[str, object] = {
-        "layout": layout,
-        "item_col": item_col,
-        "annotator_col": annotator_col,
-        "label_col": label_col,
-        "annotator_cols": _pilot_annotator_cols(annotator_cols, pilot_annotators),
-        "file_format": file_format,
-        "missing": tuple(missing.split(",")) if missing else None,
-        "engine": engine,
-        "memory_limit": memory_limit,
-        "temp_dir": temp_dir,
-    }
+    reader = reader_from_flags(locals())
     options = PlanOptions(
         prevalence=single_prevalence(prevalence),
         error_rate=parse_floats(error_rate, "--error-rate"),
@@ -484,7 +475,7 @@ def plan_command(
         psa=psa,
         kappa=kappa,
         pilot_counts=parse_ints(pilot_counts, "--pilot-counts") if pilot_counts else None,
-        **_pilot_options(pilot, pair, positive, reader, bool(scenario or scenario_option)),
+        **pilot_options(pilot, pair, positive, reader, bool(scenario or scenario_option)),
         width=width,
         confidence=confidence,
         assurance=assurance,
@@ -514,60 +505,6 @@ def plan_command(
             raise reader_error(exc) from None
     batches = batches_without_labelled(result, batch_size)
     _show_plan(result, schedule_for_plan(path, result), said, json_output, batches)
-
-
-# the reader options of --pilot, by their flags
-_READER_FLAGS = {
-    "layout": "--layout",
-    "item_col": "--item-col",
-    "annotator_col": "--annotator-col",
-    "label_col": "--label-col",
-    "annotator_cols": "--annotator-cols",
-    "file_format": "--format",
-    "missing": "--missing",
-    "engine": "--engine",
-    "memory_limit": "--memory-limit",
-    "temp_dir": "--temp-dir",
-}
-
-
-def _labelled_reader(given: dict[str, Any]) -> dict[str, object]:
-    """The reader options given for ``--labelled FILE`` (as ``--pilot``'s)."""
-    columns = _pilot_annotator_cols(given["annotator_cols"], given["pilot_annotators"])
-    missing = given["missing"]
-    reader = {k: given[k] for k in _READER_FLAGS if k not in ("annotator_cols", "missing")}
-    reader["annotator_cols"] = columns
-    reader["missing"] = tuple(missing.split(",")) if missing else None
-    return {k: v for k, v in reader.items() if v is not None}
-
-
-def _pilot_annotator_cols(given: str | None, old: str | None) -> list[str] | None:
-    """``--annotator-cols``, or its old spelling ``--pilot-annotators`` (with a note)."""
-    from planner.cli.options import annotator_columns
-
-    columns = annotator_columns(given, old, OLD_PILOT_ANNOTATOR_COLS)
-    return columns.split(",") if columns else None
-
-
-def _pilot_options(
-    pilot: str | None,
-    pair: str | None,
-    positive: str | None,
-    reader: dict[str, object],
-    scenario: bool = False,
-) -> dict[str, Any]:
-    """The ``--pilot`` options for :func:`run_plan`; reader options need ``--pilot`` (or a
-    scenario, whose ``pilot_file`` they then read: :func:`run_plan` checks that it has one)."""
-    given = {k: v for k, v in reader.items() if v is not None}
-    if given and pilot is None and not scenario:
-        flags = ", ".join(_READER_FLAGS[k] for k in given)
-        raise InvalidInput(f"{flags}: options for reading --pilot FILE, which is not given")
-    return {
-        "pilot": pilot,
-        "pair": tuple(part.strip() for part in pair.split(",")) if pair is not None else None,
-        "positive": positive,
-        "pilot_reader": given,
-    }
 
 
 def _show_plan(

@@ -93,6 +93,59 @@ def reader_option(
     return typer.Option(*flags, help=text, rich_help_panel=panel, show_default=not hide_default)
 
 
+#: the reader options of ``--pilot`` and ``--labelled`` in plan and schedule, by their flags
+PILOT_READER_FLAGS = {
+    "layout": "--layout",
+    "item_col": "--item-col",
+    "annotator_col": "--annotator-col",
+    "label_col": "--label-col",
+    "annotator_cols": "--annotator-cols",
+    "file_format": "--format",
+    "missing": "--missing",
+    "engine": "--engine",
+    "memory_limit": "--memory-limit",
+    "temp_dir": "--temp-dir",
+}
+
+
+def reader_from_flags(given: dict[str, Any]) -> dict[str, object]:
+    """The reader options given among a command's values (``locals()``), for ``--pilot`` or
+    ``--labelled``: ``--annotator-cols`` (or its old ``--pilot-annotators``) as a list,
+    ``--missing`` as a tuple; options not given (or the command has not) left out."""
+    old = given.get("pilot_annotators")
+    columns = annotator_columns(given.get("annotator_cols"), old, OLD_PILOT_ANNOTATOR_COLS)
+    missing = given.get("missing")
+    reader: dict[str, object] = {
+        k: given.get(k) for k in PILOT_READER_FLAGS if k not in ("annotator_cols", "missing")
+    }
+    reader["annotator_cols"] = columns.split(",") if columns else None
+    reader["missing"] = tuple(missing.split(",")) if missing else None
+    return {k: v for k, v in reader.items() if v is not None}
+
+
+def pilot_options(
+    pilot: str | None,
+    pair: str | None,
+    positive: str | None,
+    reader: dict[str, object],
+    scenario: bool = False,
+) -> dict[str, Any]:
+    """The ``--pilot`` options of :class:`planner.application.plan_options.PlanOptions`;
+    reader options need ``--pilot`` (or a scenario, whose ``pilot_file`` they then read:
+    the plan checks that it has one)."""
+    from planner.errors import InvalidInput
+
+    if reader and pilot is None and not scenario:
+        flags = ", ".join(PILOT_READER_FLAGS[k] for k in reader)
+        raise InvalidInput(f"{flags}: options for reading --pilot FILE, which is not given")
+    return {
+        "pilot": pilot,
+        "pair": tuple(part.strip() for part in pair.split(",")) if pair is not None else None,
+        "positive": positive,
+        "pilot_reader": reader,
+    }
+
+
 LabelFile = Annotated[
     str,
     typer.Argument(

@@ -17,6 +17,7 @@ from planner.cli.common import (
     progress_bar,
     seed_or_draw,
 )
+from planner.cli.options import pilot_options, reader_from_flags, reader_option
 from planner.cli.plan_raters import check_several_options, flags_named, single_prevalence
 from planner.errors import InvalidInput
 
@@ -123,6 +124,13 @@ def schedule_command(
     pilot: Annotated[str | None, typer.Option(help=_MODEL + " A pilot label file.")] = None,
     pair: Annotated[str | None, typer.Option(help=_MODEL + " With --pilot.")] = None,
     positive: Annotated[str | None, typer.Option(help=_MODEL + " With --pilot.")] = None,
+    layout: Annotated[str | None, reader_option("layout", pilot=True)] = None,
+    item_col: Annotated[str | None, reader_option("item_col", pilot=True)] = None,
+    annotator_col: Annotated[str | None, reader_option("annotator_col", pilot=True)] = None,
+    label_col: Annotated[str | None, reader_option("label_col", pilot=True)] = None,
+    annotator_cols: Annotated[str | None, reader_option("annotator_cols", pilot=True)] = None,
+    file_format: Annotated[str | None, reader_option("file_format", pilot=True)] = None,
+    missing: Annotated[str | None, reader_option("missing", pilot=True)] = None,
     width: Annotated[float | None, typer.Option(help=_MODEL)] = None,
     confidence: Annotated[float | None, typer.Option(help=_MODEL)] = None,
     assurance: Annotated[float | None, typer.Option(help=_MODEL)] = None,
@@ -206,12 +214,14 @@ def schedule_command(
         if team_size is not None and team_size != annotators:
             raise InvalidInput("give --team-size once (--annotators is its old name)")
         team_size = annotators if team_size is None else team_size
+    reader = reader_from_flags(locals())  # of --pilot, --labelled or the scenario's pilot_file
     study = None
     if labelled is not None:  # a study in progress: schedule the items still to label
         study, items, contested_rate, seed = in_progress_study.in_progress(labelled, locals())
         if stratum_col is not None:  # the first stage's strata shares against the design's
             said += list(study.notes)
         width = confidence = assurance = metric = pair = positive = None  # used by the plan
+        reader = {}  # read: the labels in hand
     several = _several_work(locals())
     if several is not None:  # sized by plan's several-annotator plan: the schedule labels it
         work, seed = several
@@ -280,9 +290,13 @@ def _plan_options(v: dict[str, Any]) -> PlanOptions:
         psa=v["psa"],
         kappa=v["kappa"],
         pilot_counts=parse_ints(v["pilot_counts"], "--pilot-counts") if v["pilot_counts"] else None,
-        pilot=v["pilot"],
-        pair=None if v["pair"] is None else tuple(part.strip() for part in v["pair"].split(",")),
-        positive=v["positive"],
+        **pilot_options(
+            v["pilot"],
+            v["pair"],
+            v["positive"],
+            v["reader"],
+            v["scenario"] is not None or v["labelled"] is not None,
+        ),
         width=v["width"],
         confidence=v["confidence"],
         assurance=v["assurance"],

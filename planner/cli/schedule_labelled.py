@@ -80,6 +80,7 @@ def in_progress(labelled: str, options: dict[str, Any]) -> tuple[Any, int, float
             settings,
             pair=tuple(p.strip() for p in pair.split(",")) if pair is not None else None,
             positive=options.get("positive"),
+            reader=options.get("reader") or None,
             rng=seed,
         )
     if result.remaining_items == 0:
@@ -106,7 +107,7 @@ def _strata_in_progress(
     with flags_named(FLAGS):
         result = plan_remaining_strata_from_file(
             labelled, scenario, options["stratum_col"], positive=options.get("positive"),
-            rng=seed, **plan,
+            reader=options.get("reader") or None, rng=seed, **plan,
         )  # fmt: skip
     if result.remaining_items == 0:
         done(result, bool(options.get("json_output")))
