@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from planner.cli.options import PILOT_READER_FLAGS
 from planner.errors import InvalidInput
 
 PANEL = "Study in progress"
@@ -32,6 +33,9 @@ PAIR_HELP = "With --labelled: the two annotators 'A,B' the study is planned for.
 POSITIVE_HELP = "With --labelled: the positive label (0/1 and false/true labels need none)."
 HOURS_HELP = "With --labelled: the person-hours still to spend; adds what they buy."
 BUDGET_HELP = "With --labelled: the money still to spend, at the scenario's hourly rate."
+READER_KEYS = (
+    "layout", "item_col", "annotator_col", "label_col", "annotator_cols", "file_format", "missing"
+)  # fmt: skip
 #: the options that apply only with --labelled, by their flags
 ONLY_WITH_LABELLED = {
     "stratum_col": "--stratum-col",
@@ -39,17 +43,8 @@ ONLY_WITH_LABELLED = {
     "positive": "--positive",
     "hours": "--hours",
     "budget": "--budget",
-    "layout": "--layout",
-    "item_col": "--item-col",
-    "annotator_col": "--annotator-col",
-    "label_col": "--label-col",
-    "annotator_cols": "--annotator-cols",
-    "file_format": "--format",
-    "missing": "--missing",
+    **{key: PILOT_READER_FLAGS[key] for key in READER_KEYS},
 }
-READER_KEYS = (
-    "layout", "item_col", "annotator_col", "label_col", "annotator_cols", "file_format", "missing"
-)  # fmt: skip
 #: the plan's flags that report does not have: the scenario sets them, by these keys
 SCENARIO_KEYS = {
     "--width": "the scenario's target width",
