@@ -16,17 +16,24 @@ from planner.sizing.study_intervals import true_value
 from planner.statistics.agreement import cohen_kappa
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(
     prevalence=st.floats(0.02, 0.6),
-    errors=st.tuples(st.floats(0.0, 0.01), st.floats(0.0, 0.01)),
+    errors=st.tuples(st.floats(0.0, 0.3), st.floats(0.0, 0.3)),
     biases=st.tuples(st.floats(-1, 1), st.floats(-1, 1)),
     ambiguity=st.floats(0, 1),
 )
 def test_a_pair_and_a_two_annotator_team_are_the_same_model(prevalence, errors, biases, ambiguity):
     """The pair's closed-form cells equal the M-annotator model's ordered patterns at M = 2,
-    and going through ``pair()`` gives the same cells back (to rounding)."""
-    pair = pair_from_annotators(prevalence, errors, biases, ambiguity)
+    and going through ``pair()`` gives the same cells back (to rounding); an error rate and
+    bias that no annotator can have at this prevalence is refused by both, naming it."""
+    try:
+        pair = pair_from_annotators(prevalence, errors, biases, ambiguity)
+    except InvalidInput as refused:
+        with pytest.raises(InvalidInput) as too:
+            raters_model(prevalence, 2, error_rate=list(errors), bias=list(biases))
+        assert too.value.parameter == refused.parameter
+        return
     team = raters_model(
         prevalence, 2, error_rate=list(errors), bias=list(biases), ambiguity=ambiguity
     )
