@@ -202,7 +202,8 @@ def check_per_annotator(name: str, values: Any, count: int) -> tuple[float, ...]
     planner.errors.InvalidInput: error_rate takes one value or two (annotator A, annotator B), got 3
     """
     if not isinstance(values, int | float | np.number):
-        check_instance(name, values, (list, tuple, np.ndarray), "a number or a list of numbers")
+        what = "a number or two numbers" if count == 2 else "a number or a list of numbers"
+        check_instance(name, values, (list, tuple, np.ndarray), what)
     items = (values,) if isinstance(values, int | float | np.number) else tuple(values)
     if len(items) not in (1, count):
         each = "two (annotator A, annotator B)" if count == 2 else f"one per annotator ({count})"

@@ -148,9 +148,10 @@ PILOT_BAD = [
     ('pilot_file = "wide.csv"\npilot_layout = "tall"', "annotators.pilot_layout must be"),
     (
         'pilot_file = "wide.csv"\npilot_positive = "maybe"',
-        "s.toml: annotators.pilot_file: positive 'maybe' is not a label of the pilot",
+        "s.toml: annotators.pilot_positive: positive 'maybe' is not a label of the pilot",
     ),
     ("prevalence = 0.1", "s.toml: [annotators] needs count (or pilot_file"),
+    ('pilot_file = ""', "s.toml: annotators.pilot_file must name a label file, got ''"),
 ]
 
 

@@ -74,9 +74,27 @@ def test_the_command_lines_pilot_and_reader_win_over_the_scenarios(in_tmp):
     (in_tmp / "other.csv").write_text(
         (in_tmp / "wide.csv").read_text().replace("alice", "ann"), encoding="utf-8"
     )
-    path = _scenario(in_tmp, 'pilot_file = "wide.csv"\npilot_positive = "unsupported"')
-    doc = _json("plan", path, "--pilot", "other.csv", "--width", "0.1", "--seed", "3")
+    body = 'pilot_file = "wide.csv"\npilot_positive = "unsupported"\npilot_layout = "wide"\n'
+    path = _scenario(in_tmp, body + 'pilot_annotator_cols = ["alice", "bob", "carol"]')
+    # another file is read as given, not with the scenario's keys for its own file
+    doc = _json("plan", path, "--pilot", "other.csv", "--positive", "unsupported", "--seed", "3")
     assert doc["pilot"]["annotators"] == ["ann", "bob", "carol"]
+    # the reader flags and --positive win over the scenario's keys for its file
+    doc = _json("plan", path, "--annotator-cols", "carol,bob,alice", "--positive", "supported")
+    assert doc["pilot"]["annotators"] == ["carol", "bob", "alice"]
+    assert doc["pilot"]["positive"] == "supported"
+
+
+def test_model_options_beside_a_pilot_scenario_are_one_line_naming_both(in_tmp):
+    path = _scenario(in_tmp, 'pilot_file = "wide.csv"\npilot_positive = "unsupported"')
+    result = runner.invoke(app, ["plan", path, "--prevalence", "0.1", "--seed", "1"])
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [
+        f"error: --prevalence describes the annotators' model, which the pilot file {path}: "
+        "annotators.pilot_file gives"
+    ]
+    unnamed = runner.invoke(app, ["plan", _scenario(in_tmp, 'pilot_file = "wide.csv"')])
+    assert unnamed.exit_code == 2 and "s.toml: annotators.pilot_positive:" in unnamed.stderr
 
 
 def test_a_pilot_on_the_command_line_does_not_replace_a_scenarios_stated_model(in_tmp):
@@ -114,6 +132,10 @@ def test_the_report_recommends_the_pilots_items_and_says_what_was_read(tmp_path)
     assert f"{plan['items']:,} items if the pilot's fit were the truth" in text
     schedule = json.loads((folder / "schedule.json").read_text(encoding="utf-8"))
     assert schedule["operation"]["items_per_stratum"] == [rec["items"]]
+    figures = json.loads((folder / "figures.json").read_text(encoding="utf-8"))
+    assert figures["hours"]["items"][0] == rec["items"]  # the plan's bar: the recommendation
+    assert figures["hours"]["hours"][0] == pytest.approx(rec["budget"]["person_hours"])
+    assert figures["half_width"]["planned"] == figures["assurance"]["planned"] == rec["items"]
     assert plan["pilot"]["source"] == "wide.csv"  # the file's name, not this machine's path
 
 
@@ -142,3 +164,25 @@ def test_schedule_takes_the_pilots_options_over_a_pilot_scenario(in_tmp):
     assert schedule["operation"]["items_per_stratum"] == [plan["recommendation"]["items"]]
     refused = runner.invoke(app, ["schedule", path, "--psa", "0.5", "--seed", "3"])
     assert refused.exit_code == 2 and "psa describes one pair" in refused.stderr
+
+
+def test_a_named_team_bills_the_recommendation_person_by_person(tmp_path, monkeypatch):
+    # three people at 120 s a label and 100 an hour, instead of [budget]'s 30 s and 25
+    monkeypatch.chdir(tmp_path)
+    shutil.copyfile(EXAMPLES / "wide.csv", tmp_path / "wide.csv")
+    people = "".join(
+        f'[[team.annotator]]\nname = "{name}"\nseconds_per_item = 120\nhourly_rate = 100.0\n'
+        for name in ("alice", "bob", "carol")
+    )
+    text = SCENARIO.read_text(encoding="utf-8") + "\n[team]\nruns = 20\n" + people
+    (tmp_path / "team.toml").write_text(text, encoding="utf-8")
+    plan = _json("plan", "team.toml")
+    rec = plan["recommendation"]
+    assert rec["budget"]["person_hours"] == pytest.approx(rec["items"] * 3 * 120 / 3600)
+    assert rec["budget"]["cost"] == pytest.approx(rec["budget"]["person_hours"] * 100)
+    assert plan["budget"]["person_hours"] == pytest.approx(plan["items"] * 3 * 120 / 3600)
+    schedule = _json("schedule", "team.toml")
+    assert schedule["operation"]["items_per_stratum"] == [rec["items"]]
+    # the schedule's people label at their own speeds: its hours are the billed ones
+    hours = rec["budget"]["person_hours"]
+    assert schedule["person_hours_median"] == pytest.approx(hours, rel=0.02)

@@ -45,12 +45,17 @@ def test_a_value_of_the_wrong_kind_or_range_is_refused(bad):
     assert caught.value.parameter == "error_rate"
 
 
-@given(error=st.floats(0.001, 0.2), bias=st.floats(-0.5, 0.5))
-def test_the_pair_and_two_of_several_annotators_take_the_values_alike(error, bias):
-    # one value for both annotators or the same value twice: the same pair, in both models
+@given(error=st.floats(0.001, 0.2), bias=st.floats(-0.5, 0.5), count=st.integers(2, 6))
+def test_one_value_or_the_same_value_for_each_is_the_same_model(error, bias, count):
+    # the pair's model, and the several-annotator model of ``count`` (a pair at 2)
     assert (
         pair_from_annotators(0.3, error, bias).cells
         == pair_from_annotators(0.3, (error, error), [bias, bias]).cells
     )
-    several = raters_model(0.3, 3, error_rate=error, bias=bias)
-    assert several == raters_model(0.3, 3, error_rate=[error] * 3, bias=(bias,) * 3)
+    several = raters_model(0.3, count, error_rate=error, bias=bias)
+    assert several == raters_model(0.3, count, error_rate=[error] * count, bias=(bias,) * count)
+
+
+def test_the_pairs_type_error_says_two_numbers():
+    with pytest.raises(InvalidInput, match="error_rate must be a number or two numbers, got str"):
+        pair_from_annotators(0.1, error_rate="0.1")

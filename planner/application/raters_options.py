@@ -182,10 +182,10 @@ def _pilot_source(options: dict[str, Any], scenario: Any) -> tuple[Any, dict[str
             "[annotators] model (give the scenario annotators.pilot_file instead)",
             parameter="pilot",
         )
-    if in_file is None:
+    if in_file is None or path is not None:  # another file: the scenario's keys read its own
         return path, dict(options.get("pilot_reader") or {}), options.get("positive")
     reader = {**in_file.pilot_reader, **(options.get("pilot_reader") or {})}  # flags win
-    return path or in_file.pilot_file, reader, options.get("positive") or in_file.pilot_positive
+    return in_file.pilot_file, reader, options.get("positive") or in_file.pilot_positive
 
 
 def _pilot(options: dict[str, Any], scenario: Any, seed: int) -> RatersPilot | None:
@@ -195,6 +195,13 @@ def _pilot(options: dict[str, Any], scenario: Any, seed: int) -> RatersPilot | N
     if path is None:
         return None
     clash = [name for name in PILOT_REPLACES if options.get(name) is not None]
+    from_file = options.get("pilot") is None  # the scenario's annotators.pilot_file
+    if clash and from_file:
+        raise InvalidInput(
+            f"{clash[0]} describes the annotators' model, which the pilot file "
+            f"{scenario.path}: annotators.pilot_file gives",
+            parameter=clash[0],
+        )
     if clash:
         raise InvalidInput(
             f"pilot gives the annotators' model; it does not combine with {clash[0]}",
@@ -205,9 +212,10 @@ def _pilot(options: dict[str, Any], scenario: Any, seed: int) -> RatersPilot | N
     try:
         pilot = read_raters_pilot(path, reader or None, positive=positive, rng=bootstrap)
     except InvalidInput as exc:
-        if options.get("pilot") is not None:
+        if not from_file:
             raise
-        raise InvalidInput(f"{scenario.path}: annotators.pilot_file: {exc}") from None
+        key = "pilot_positive" if getattr(exc, "parameter", None) == "positive" else "pilot_file"
+        raise InvalidInput(f"{scenario.path}: annotators.{key}: {exc}") from None
     m = options.get("n_annotators") or scenario_count(scenario)
     if m is not None and m != pilot.model.n_annotators:
         raise InvalidInput(
@@ -239,18 +247,27 @@ def _named_people(scenario: Any) -> Any:
 
 
 def _team_priced(plan: RatersPlan, scenario: Any, values: dict[str, Any]) -> RatersPlan:
-    """With named annotators in the scenario's ``[team]``: the budget from each person's
-    seconds per item and hourly rate (:mod:`planner.sizing.raters_team_cost`), said in a note."""
+    """With named annotators in the scenario's ``[team]``: the budgets (the plug-in plan's
+    and a pilot's recommendation) from each person's seconds per item and hourly rate
+    (:mod:`planner.sizing.raters_team_cost`), said in a note on the one the plan bills."""
     from planner.sizing.raters_team_cost import team_budget
 
     team = _named_people(scenario)
     if team is None:
         return plan
-    budget, shares = team_budget(
-        plan.sizing_budget, team.annotators, plan.sizing.labels_per_item,
-        values["seconds_per_item"], values["hourly_rate"],
-        assignment=team.assignment, min_shared_items=team.min_shared_items,
-    )  # fmt: skip
+
+    def priced(budget: Any) -> Any:
+        return team_budget(
+            budget, team.annotators, plan.sizing.labels_per_item,
+            values["seconds_per_item"], values["hourly_rate"],
+            assignment=team.assignment, min_shared_items=team.min_shared_items,
+        )  # fmt: skip
+
+    budget, shares = priced(plan.sizing_budget)
+    recommended = plan.recommended
+    if recommended is not None:  # the items under the pilot's uncertainty are the ones billed
+        billed, shares = priced(recommended.budget)
+        recommended = replace(recommended, budget=billed)
     each = "; ".join(
         f"{x.name} {x.labels:,.0f} labels, {x.hours:,.1f} h"
         + ("" if x.cost is None else f", {x.cost:,.2f}")
@@ -260,7 +277,7 @@ def _team_priced(plan: RatersPlan, scenario: Any, values: dict[str, Any]) -> Rat
         f"the budget bills the named team person by person (each one's seconds per item and "
         f"hourly rate, labels shared by speed, at most one per item each): {each}"
     )
-    return replace(plan, sizing_budget=budget, notes=[*plan.notes, note])
+    return replace(plan, sizing_budget=budget, recommended=recommended, notes=[*plan.notes, note])
 
 
 def _team_pricing(scenario: Any, k: int, values: dict[str, Any]) -> Any:
@@ -302,7 +319,7 @@ def _with_fixed_size(
         precision = fixed_size_precision(model, replace(settings, team=team), **given, rng=s.seed)
     curve = None
     if curve_wanted:
-        center = precision.items if precision is not None else s.items
+        center = precision.items if precision is not None else plan.items
         metric = settings.metric
         curve = {
             metric: assurance_curve(
@@ -353,9 +370,9 @@ def raters_plan_from_options(
             adjudication_seconds=values["adjudication_seconds"],
         )
         plan = make_plan(model, settings, rng=seed, progress=progress)
-        plan = _team_priced(plan, scenario, values)
         if pilot is not None:
             plan = with_pilot_uncertainty(plan, pilot, settings)
+        plan = _team_priced(plan, scenario, values)
         plan = _with_fixed_size(
             plan, model, settings, values, given, bool(options.get("curve")), scenario
         )

@@ -65,7 +65,7 @@ _PROSE = (
     "pilot", "positive",
 )  # fmt: skip
 _NAMES = re.compile(r"(?<![\w.-])(" + "|".join(n for n in FLAGS if n not in _PROSE) + r")(?![\w-])")
-_LEADING = re.compile(r"^(" + "|".join(FLAGS) + r")(?![\w-])")
+_LEADING = re.compile(r"^(" + "|".join(FLAGS) + r")(?![\w.-])")  # not "pilot.csv: ..."
 # options for reading --pilot FILE (a pilot of the several annotators): refused without it
 READER = {
     "positive": "--positive",
@@ -114,12 +114,14 @@ def flags_named(exc: InvalidInput) -> InvalidInput:
     return InvalidInput(text)
 
 
-def check_several_options(options: dict[str, Any], with_scenario: bool = False) -> None:
+def check_several_options(options: dict[str, Any], scenario: Any = None) -> None:
     """Refuse, in one line naming the flag (``plan``'s and ``schedule``'s several-annotator
     options), what does not combine with several annotators:
-    a pair-only option (a scenario file is fine when ``with_scenario``: it is a
-    several-annotator one), reading options without ``--pilot``, ``--annotators-per-item``
+    a pair-only option (a scenario file is fine when ``scenario`` is given: it is a
+    several-annotator one), reading options without ``--pilot`` (or the scenario's
+    ``annotators.pilot_file``), ``--annotators-per-item``
     and a ``--metric`` that is not a multi-rater one (:data:`MULTI_RATER_METRICS`)."""
+    with_scenario = scenario is not None
     for name in PAIR_ONLY:
         if with_scenario and name.startswith("scenario"):
             continue
@@ -131,7 +133,8 @@ def check_several_options(options: dict[str, Any], with_scenario: bool = False) 
                 "describe them by --prevalence, --error-rate, --bias or --confusion"
             )
     reader = [flag for name, flag in READER.items() if options.get(name) is not None]
-    if reader and options.get("pilot") is None:
+    piloted = with_scenario and getattr(scenario.annotators, "pilot_file", None) is not None
+    if reader and options.get("pilot") is None and not piloted:
         raise InvalidInput(
             f"{', '.join(reader)}: options for reading --pilot FILE, which is not given"
         )
@@ -181,7 +184,7 @@ def plan_raters(options: dict[str, Any]) -> None:
     scenario = raters_scenario(options)
     if scenario is not None and options.get("scenario") and options.get("scenario_option"):
         raise InvalidInput("give the scenario file once: as the argument or with --scenario")
-    check_several_options(options, scenario is not None)
+    check_several_options(options, scenario)
     try:
         library = library_options(options)
     except InvalidInput as exc:

@@ -345,7 +345,7 @@ def _several_work(  # the several-annotator plan's work and its seed
     )
     as_plan.update(annotators_per_item=None, scenario_option=None, hours=None, budget=None)
     scenario = raters_scenario(as_plan)
-    check_several_options(as_plan, scenario is not None)  # plan's own checks
+    check_several_options(as_plan, scenario)  # plan's own checks
     try:
         library = library_options(as_plan)
     except InvalidInput as exc:

@@ -376,6 +376,8 @@ def check_pilot_keys(source: str, section: str, table: dict[str, Any]) -> dict[s
     if "pilot_file" in out:
         from planner.data.sniff import check_path
 
+        if not str(out["pilot_file"]).strip():
+            raise InvalidInput(f"{source}: {section}.pilot_file must name a label file, got ''")
         path = Path(out["pilot_file"])
         if not path.is_absolute():
             path = Path(source).parent / path

@@ -90,7 +90,8 @@ _NOT_WITH_KAPPA = ("error_rate", "bias", "confusion", "ambiguity")
 class AnnotatorsSection:
     """The checked ``[annotators]`` section (``None``: not given, the defaults apply).
 
-    With ``pilot_file`` (an absolute path) the model is the pilot's fit: ``count`` is then
+    With ``pilot_file`` (resolved against the scenario file's folder) the model is the
+    pilot's fit: ``count`` is then
     optional and the model's keys are ``None``; ``pilot_reader`` holds the reader's settings
     as :func:`planner.data.reading.read_labels` names them.
     """

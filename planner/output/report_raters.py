@@ -101,7 +101,9 @@ def raters_half_width_curve(
     s = plan.sizing
     patterns, probs = pattern_space(model, s.metric, _per_item(plan))
     studies = NestedPatternStudies(probs, CURVE_REPLICATES, rng=rng)
-    grid = np.unique(np.linspace(max(10, int(0.3 * s.items)), 2 * s.items, CURVE_SIZES).astype(int))
+    planned = plan.items  # the recommendation (under a pilot's uncertainty when there is one)
+    grid = np.linspace(max(10, int(0.3 * planned)), 2 * planned, CURVE_SIZES)
+    grid = np.unique(grid.astype(int))
     quantiles = [0.1, 0.5, 0.9, s.target_assurance]
     rows = []
     for n in grid:
@@ -117,7 +119,7 @@ def raters_half_width_curve(
         at_assurance=tuple(table[:, 3].tolist()),
         assurance=s.target_assurance,
         width=s.width,
-        planned=int(s.items),
+        planned=int(planned),
         metric=s.metric,
         union_rate=union_rate(model, _per_item(plan)),
         replicates=CURVE_REPLICATES,
@@ -138,10 +140,11 @@ def plug_in_items(model: AnyRatersModel, plan: RatersPlan, annotators: int) -> i
 def raters_hours(model: AnyRatersModel, plan: RatersPlan, costs: dict[str, Any]) -> HoursBars:
     """The plan's person-hours and, without ``k`` of ``M``, those of ``M = 2 .. 6``
     annotators per item at their plug-in items for the target width."""
-    b, s = plan.sizing_budget, plan.sizing
+    b, s = plan.budget, plan.sizing
+    counted = "" if plan.recommended is None else " under\nthe pilot's uncertainty"
     bars: list[tuple[str, float, float, float | None, str]] = [
-        (f"the plan: {s.labels_per_item} labels,\nassurance {s.target_assurance:g}",
-         s.items, b.person_hours, b.cost, "plan"),
+        (f"the plan: {s.labels_per_item} labels,\nassurance {s.target_assurance:g}{counted}",
+         plan.items, b.person_hours, b.cost, "plan"),
     ]  # fmt: skip
     if _per_item(plan) is None:
         for m in range(2, MAX_ANNOTATORS + 1):
@@ -161,7 +164,7 @@ def raters_estimates(model: AnyRatersModel, plan: RatersPlan, rng: np.random.Gen
     """Estimates of studies of the planned size, with the typical interval (median limits)."""
     s = plan.sizing
     patterns, probs = pattern_space(model, s.metric, _per_item(plan))
-    counts = simulate_pattern_counts(probs, s.items, ESTIMATE_REPLICATES, rng=rng)
+    counts = simulate_pattern_counts(probs, plan.items, ESTIMATE_REPLICATES, rng=rng)
     ci = study_intervals(s.metric, patterns, counts, **_options(model, plan))  # type: ignore[arg-type]
     low, high = np.asarray(ci.low, float), np.asarray(ci.high, float)
     defined = np.isfinite(low) & np.isfinite(high)
@@ -188,7 +191,7 @@ def raters_figure_data(
             curve=plan.curve,
             width=s.width,
             assurance=s.target_assurance,
-            planned=int(s.items),
+            planned=int(plan.items),
             seed=seed_from(assurance_rng),
         )
     return ReportFigures(
@@ -313,7 +316,8 @@ def pilot_section(plan: RatersPlan) -> list[Block]:
     ]
     text = (
         f"The pilot's fit is the model of the tables and figures below, as if it were the "
-        f"truth: {u.plug_in_items:,} items. The recommendation counts the fit's uncertainty: "
+        f"truth (the Plan table's {u.plug_in_items:,} items); the figures mark the recommended "
+        f"{u.items:,}. The recommendation counts the fit's uncertainty: "
         f"{u.items:,} items (± {u.items_mc_se:.1f} Monte Carlo SE) reach the width with "
         f"hybrid assurance {u.hybrid_assurance:.3f} (target {u.target_assurance:g}): of "
         f"{u.studies:,} simulated studies per size, each under one of the {u.draws:,} bootstrap "
@@ -344,11 +348,15 @@ def assumptions(plan: RatersPlan) -> list[Block]:
     return [("h2", "Assumptions"), ("table", ["quantity", "value"], rows)]
 
 
+def _if_truth(plan: RatersPlan) -> str:
+    return "" if plan.pilot is None else "; if the pilot's fit were the truth"
+
+
 def plan_table(plan: RatersPlan) -> list[Block]:
     """The plan's answer and its evidence, and the fixed-hours table."""
     s, b = plan.sizing, plan.sizing_budget
     rows = [
-        ["items", f"{s.items:,} ({_design(plan)})"],
+        ["items", f"{s.items:,} ({_design(plan)}{_if_truth(plan)})"],
         ["labels", f"{b.labels:,}"],
         ["person-hours", f"{b.person_hours:,.1f}"],
         ["hours per annotator", f"{plan.hours_per_annotator:,.1f} (pool of {s.n_annotators})"],

@@ -111,7 +111,7 @@ def plan_from_raters_pilot_file(
     Parameters
     ----------
     path
-        A label file of three to six annotators (or two with several categories).
+        A label file of three to six annotators.
     settings
         Target, search effort and costs (``metric``: PSA by default; a pilot of three or
         more categories needs ``fleiss``, ``alpha`` or ``conger``).
