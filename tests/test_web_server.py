@@ -278,9 +278,14 @@ def _report_link(html: str, slug: str) -> str:
 
 
 @pytest.mark.slow
-def test_an_uploaded_pilots_report_holds_the_pages_items_and_no_file_is_left(server, tmp_path):
+def test_an_uploaded_pilots_report_holds_the_pages_items_and_no_file_is_left(
+    server, tmp_path, monkeypatch
+):
     import tempfile
 
+    # the server runs in this process: its temporary folders go to a folder of this test's
+    # own, which other processes on the machine do not write to
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     before = set(Path(tempfile.gettempdir()).glob("planner-*"))
     files = {"pilot": ("my pilot.csv", (EXAMPLES / "pilot.csv").read_bytes(), "text/csv")}
     body = answer(server.url, "pilot", {"replicates": "300", "seed": "5"}, files)
@@ -290,7 +295,7 @@ def test_an_uploaded_pilots_report_holds_the_pages_items_and_no_file_is_left(ser
     assert response.status_code == 200 and "attachment" in response.headers["content-disposition"]
     assert f"Label {body['headline']['items']} items" in response.text  # the recommendation
     assert "<html" in response.text.lower() and "planner-report-" not in response.text
-    assert set(Path(tempfile.gettempdir()).glob("planner-*")) <= before  # removed afterwards
+    assert set(tmp_path.glob("planner-*")) <= before == set()  # removed afterwards
     # the key is the only way to the upload: another key, or another page, has nothing
     other = link.replace("upload=", "upload=x")
     assert httpx.get(server.url + other, timeout=60).status_code == 404

@@ -358,11 +358,10 @@ def pilot_json(pilot: Any) -> dict[str, Any]:
         for c in (pilot.psa, pilot.kappa):
             if c is None:
                 continue
-            covers = f"{label_of(c['name'])}, for annotators {pair} in the pilot"
-            interval = _relabelled(c["interval"], covers)
-            coefficients.append(
-                coefficient_json(c["name"], c["estimate"], interval, n_items=pilot.items)
-            )
+            covers = f"{label_of(c.name)}, for annotators {pair} in the pilot"
+            level, method = c.level, c.method
+            interval = interval_json(c.lower, c.upper, level=level, method=method, covers=covers)
+            coefficients.append(coefficient_json(c.name, c.estimate, interval, n_items=pilot.items))
     counts = None
     if pilot.counts is not None:
         counts = dict(zip(("both", "a_only", "b_only", "neither"), pilot.counts, strict=True))

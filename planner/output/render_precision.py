@@ -27,9 +27,8 @@ def _table(title: str, *columns: str) -> Table:
     return table
 
 
-def _interval(coefficient: dict[str, Any]) -> str:
-    ci = coefficient["interval"]
-    return f"{fmt(ci['lower'], 3)} to {fmt(ci['upper'], 3)}"
+def _interval(coefficient: Any) -> str:
+    return f"{fmt(coefficient.lower, 3)} to {fmt(coefficient.upper, 3)}"
 
 
 def render_pilot(plan: Any, console: Console) -> None:
@@ -52,11 +51,10 @@ def render_pilot(plan: Any, console: Console) -> None:
     for name, count in zip(names, pilot.counts, strict=True):
         table.add_row(name, fmt(count), f"positive label {pilot.positive!r}")
     for coefficient in (pilot.psa, pilot.kappa):
-        ci = coefficient["interval"]
         table.add_row(
-            coefficient["name"],
-            fmt(coefficient["estimate"], 3),
-            f"{ci['level']:.0%} {ci['method']} interval {_interval(coefficient)}",
+            coefficient.name,
+            fmt(coefficient.estimate, 3),
+            f"{coefficient.level:.0%} {coefficient.method} interval {_interval(coefficient)}",
         )
     _print_with_notes(table, pilot.notes, console)
 

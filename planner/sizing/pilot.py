@@ -50,6 +50,18 @@ INDEPENDENCE_NOTE = (
 
 
 @dataclass(frozen=True)
+class PilotCoefficient:
+    """A coefficient of the pilot's pair with its interval (``None``: undefined there)."""
+
+    name: str
+    estimate: float | None
+    lower: float | None
+    upper: float | None
+    level: float
+    method: str
+
+
+@dataclass(frozen=True)
 class Pilot:
     """What a pilot file holds for planning a two-annotator study."""
 
@@ -61,8 +73,8 @@ class Pilot:
     positive: str
     items: int
     counts: tuple[int, int, int, int] | None
-    psa: dict[str, Any] | None
-    kappa: dict[str, Any] | None
+    psa: PilotCoefficient | None
+    kappa: PilotCoefficient | None
     notes: tuple[str, ...] = field(default_factory=tuple)
     #: three or more annotators and no pair: the plan's model from the latent-class fit
     model: PairModel | None = None
@@ -164,21 +176,16 @@ def _fitted_pilot(ratings: Ratings, positive: str | None) -> Pilot:
     )
 
 
-def _coefficient(name: str, estimate: Any, interval: Any, level: float, method: str) -> dict:
+def _coefficient(
+    name: str, estimate: Any, interval: Any, level: float, method: str
+) -> PilotCoefficient:
     def number(x: Any) -> float | None:
         value = float(np.asarray(x))
         return value if np.isfinite(value) else None
 
-    return {
-        "name": name,
-        "estimate": number(estimate),
-        "interval": {
-            "lower": number(interval.low),
-            "upper": number(interval.high),
-            "level": level,
-            "method": method,
-        },
-    }
+    return PilotCoefficient(
+        name, number(estimate), number(interval.low), number(interval.high), level, method
+    )
 
 
 def pilot_from_ratings(

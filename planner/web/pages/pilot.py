@@ -124,8 +124,7 @@ def _read_table(pilot: Any) -> Any:
         rows.append(("both, A only, B only, neither", ", ".join(map(str, pilot.counts))))
     for c in (pilot.psa, pilot.kappa):
         if c is not None:
-            low, high = c["interval"]["lower"], c["interval"]["upper"]
-            rows.append((c["name"], f"{c['estimate']:.3f} [{low:.3f}, {high:.3f}]"))
+            rows.append((c.name, f"{c.estimate:.3f} [{c.lower:.3f}, {c.upper:.3f}]"))
     if getattr(pilot, "description", None):
         rows.append(("model", pilot.description))
     return shared.table("What was read", ("", "value"), rows, "pilot-read")
