@@ -99,6 +99,7 @@ _PUBLIC = {
     "with_pilot_uncertainty": "planner.sizing.raters_pilot_plan",
     # planning from a pilot: its file, its uncertainty, what a fixed size buys
     "Pilot": "planner.sizing.pilot",
+    "PilotCoefficient": "planner.sizing.pilot",
     "read_pilot": "planner.sizing.pilot",
     "pilot_from_ratings": "planner.sizing.pilot",
     "PilotUncertainty": "planner.sizing.uncertainty",
