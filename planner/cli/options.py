@@ -94,14 +94,9 @@ def reader_option(
 
 
 #: the reader options of ``--pilot`` and ``--labelled`` in plan and schedule, by their flags
+#: (a label file's reader options, without ``--by``, and the engine's)
 PILOT_READER_FLAGS = {
-    "layout": "--layout",
-    "item_col": "--item-col",
-    "annotator_col": "--annotator-col",
-    "label_col": "--label-col",
-    "annotator_cols": "--annotator-cols",
-    "file_format": "--format",
-    "missing": "--missing",
+    **{name: flag for name, flag in READER_FLAGS.items() if name != "by"},
     "engine": "--engine",
     "memory_limit": "--memory-limit",
     "temp_dir": "--temp-dir",

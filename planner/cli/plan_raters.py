@@ -29,6 +29,7 @@ from planner.application.several_options import (
     raters_scenario,
 )
 from planner.cli.common import emit_json, note, progress_bar, seed_or_draw
+from planner.cli.options import PILOT_READER_FLAGS
 from planner.errors import InvalidInput
 
 # library parameters of the multi-rater path and the flags that set them
@@ -69,17 +70,8 @@ _LEADING = re.compile(r"^(" + "|".join(FLAGS) + r")(?![\w.-])")  # not "pilot.cs
 # options for reading --pilot FILE (a pilot of the several annotators): refused without it
 READER = {
     "positive": "--positive",
-    "layout": "--layout",
-    "item_col": "--item-col",
-    "annotator_col": "--annotator-col",
-    "label_col": "--label-col",
-    "annotator_cols": "--annotator-cols",
+    **PILOT_READER_FLAGS,
     "pilot_annotators": "--pilot-annotators",
-    "file_format": "--format",
-    "missing": "--missing",
-    "engine": "--engine",
-    "memory_limit": "--memory-limit",
-    "temp_dir": "--temp-dir",
 }
 
 
