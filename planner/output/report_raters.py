@@ -292,20 +292,19 @@ def recommendation(
     return blocks
 
 
-def pilot_section(plan: RatersPlan) -> list[Block]:
-    """What the pilot file gave: the annotators and labels read, the fit, its uncertainty."""
+def pilot_rows(plan: RatersPlan) -> list[list[str]]:
+    """What a several-annotator pilot gave, as rows: the annotators, items and labels read,
+    the fit, its bootstrap refits and the metric's posterior (the report's and the app's)."""
     pilot, u = plan.pilot, plan.uncertainty
-    if pilot is None or u is None:
-        return []
+    assert pilot is not None and u is not None  # a plan from a pilot
     rows = [
-        ["file", Path(pilot.source).name],
         ["annotators", ", ".join(pilot.annotators)],
         ["items", f"{pilot.items:,}"],
         ["labels", ", ".join(pilot.categories)],
     ]
     if pilot.positive is not None:
         rows.append(["positive label", pilot.positive])
-    rows += [
+    return rows + [
         ["model", "latent-class fit of all the annotators (Dawid & Skene)"],
         ["bootstrap refits", f"{len(pilot.draws):,} ({pilot.unconverged} did not converge)"],
         [
@@ -314,6 +313,14 @@ def pilot_section(plan: RatersPlan) -> list[Block]:
             f"{u.posterior['p90']:.3f})",
         ],
     ]
+
+
+def pilot_section(plan: RatersPlan) -> list[Block]:
+    """What the pilot file gave: the annotators and labels read, the fit, its uncertainty."""
+    pilot, u = plan.pilot, plan.uncertainty
+    if pilot is None or u is None:
+        return []
+    rows = [["file", Path(pilot.source).name], *pilot_rows(plan)]
     text = (
         f"The pilot's fit is the model of the tables and figures below, as if it were the "
         f"truth (the Plan table's {u.plug_in_items:,} items); the figures mark the recommended "

@@ -160,21 +160,9 @@ def _python(values: Mapping[str, Any], shown: str, plan: Any, seed: int) -> str:
 
 
 def _read_table(plan: Any) -> Any:
-    pilot, u = plan.pilot, plan.uncertainty
-    rows: list[tuple[Any, ...]] = [
-        ("annotators", ", ".join(pilot.annotators)),
-        ("items", shared.whole(pilot.items)),
-        ("labels", ", ".join(pilot.categories)),
-    ]
-    if pilot.positive is not None:
-        rows.append(("positive label", pilot.positive))
-    rows.append(("model", "latent-class fit of all the annotators (Dawid & Skene)"))
-    rows.append(("bootstrap refits", f"{len(pilot.draws):,} ({pilot.unconverged} unconverged)"))
-    p = u.posterior
-    rows.append(
-        (f"posterior {plan.sizing.metric}", f"{p['p50']:.3f} (10-90%: {p['p10']:.3f} to "
-         f"{p['p90']:.3f})")
-    )  # fmt: skip
+    from planner.output.report_raters import pilot_rows
+
+    rows = [tuple(row) for row in pilot_rows(plan)]
     return shared.table("What was read", ("", "value"), rows, "pilot-read")
 
 
