@@ -96,6 +96,7 @@ _PUBLIC = {
     "RatersUncertainty": "planner.sizing.raters_pilot",
     "read_raters_pilot": "planner.sizing.raters_pilot",
     "plan_from_raters_pilot_file": "planner.sizing.raters_pilot_plan",
+    "plan_from_raters_pilot": "planner.sizing.raters_pilot_plan",
     "with_pilot_uncertainty": "planner.sizing.raters_pilot_plan",
     # planning from a pilot: its file, its uncertainty, what a fixed size buys
     "Pilot": "planner.sizing.pilot",

@@ -169,3 +169,41 @@ def test_bad_pilot_combinations_are_one_line(args, needle):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and needle in lines[0], result.stderr
     assert result.stdout == ""
+
+
+def _perfect_pilot(folder: Path) -> Path:
+    """Three annotators who agree on all 200 items (10 positive): a fit without errors."""
+    path = folder / "perfect.csv"
+    labels = ["yes" if k < 10 else "no" for k in range(200)]
+    path.write_text("item,a,b,c\n" + "".join(f"i{k},{x},{x},{x}\n" for k, x in enumerate(labels)))
+    return path
+
+
+def test_a_pilot_whose_annotators_never_disagree_is_one_line_about_the_pilot(tmp_path):
+    path = _perfect_pilot(tmp_path)
+    args = ["--pilot", str(path), "--layout", "wide", "--annotator-cols", "a,b,c"]
+    result = runner.invoke(plan_app, [*args, "--positive", "yes", "--annotators", "3"])
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(f"error: {path}: psa has an interval of zero width under the pilot's")
+    assert "--" not in line  # nothing to change by a flag: the model is the pilot's fit
+    pilot = read_raters_pilot(path, {"layout": "wide"}, positive="yes", draws=20, rng=1)
+    from planner.sizing.raters_pilot_plan import plan_from_raters_pilot
+
+    with pytest.raises(InvalidInput, match="annotators never disagree") as exc:
+        plan_from_raters_pilot(pilot, PlanSettings(width=0.1, n_reps=200), rng=1)
+    assert exc.value.parameter == "pilot"
+
+
+def test_a_pilot_fit_that_does_not_converge_names_the_pilot_not_a_missing_option(monkeypatch):
+    from planner.statistics import dawid_skene
+
+    def stuck(*args, **kwargs):
+        raise dawid_skene.FitDidNotConverge("did not converge in 1,000 iterations; raise max_iter")
+
+    monkeypatch.setattr(dawid_skene, "fit_latent_classes", stuck)
+    result = _plan("--annotators", "3", "--positive", "unsupported", "--seed", "1")
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.strip().splitlines()
+    assert "the latent-class fit of the pilot did not converge in 1,000 iterations" in line
+    assert "--max-iter" not in line  # plan has no such option

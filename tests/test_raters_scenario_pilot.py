@@ -139,6 +139,51 @@ def test_the_report_recommends_the_pilots_items_and_says_what_was_read(tmp_path)
     assert plan["pilot"]["source"] == "wide.csv"  # the file's name, not this machine's path
 
 
+@pytest.mark.slow
+def test_a_report_folder_keeps_its_pilot_and_rebuilds_the_same_plan_elsewhere(tmp_path):
+    (tmp_path / "data").mkdir()
+    shutil.copyfile(EXAMPLES / "wide.csv", tmp_path / "data" / "labels.csv")
+    (tmp_path / "plans").mkdir()
+    body = (SCENARIO.read_text(encoding="utf-8")
+            .replace('pilot_file = "wide.csv"', "pilot_file = '../data/labels.csv'"))  # fmt: skip
+    (tmp_path / "plans" / "s.toml").write_text(body, encoding="utf-8")
+    folder = write_report(tmp_path / "plans" / "s.toml", tmp_path / "out", rng=4)
+    copied = load_scenario(folder / "scenario.toml")  # a path outside: copied by its name
+    assert Path(copied.annotators.pilot_file) == folder / "labels.csv"
+    assert (folder / "labels.csv").read_bytes() == (EXAMPLES / "wide.csv").read_bytes()
+    assert "labels.csv" in (folder / ".planner-report").read_text().splitlines()
+    moved = tmp_path / "elsewhere"
+    shutil.move(folder, moved)
+    shutil.rmtree(tmp_path / "data")  # the original pilot is gone: the folder suffices
+    again = write_report(moved / "scenario.toml", tmp_path / "again", rng=4)
+    first, second = (json.loads((f / "plan.json").read_text()) for f in (moved, again))
+    assert second["recommendation"] == first["recommendation"]
+    assert second["pilot"] == first["pilot"]
+
+
+def test_a_pilot_inside_the_scenarios_folder_keeps_its_written_path(tmp_path):
+    from planner.output.report import copy_inputs
+
+    (tmp_path / "in" / "pilots").mkdir(parents=True)
+    shutil.copyfile(EXAMPLES / "wide.csv", tmp_path / "in" / "pilots" / "p.csv")
+    path = _scenario(tmp_path / "in", 'pilot_file = "pilots/p.csv"\npilot_positive = "unsupported"')
+    (tmp_path / "out").mkdir()
+    copy_inputs(load_scenario(path), tmp_path / "out")
+    assert (tmp_path / "out" / "scenario.toml").read_text() == Path(path).read_text()
+    assert (tmp_path / "out" / "pilots" / "p.csv").is_file()
+
+
+def test_a_pilot_named_like_a_report_file_is_copied_under_another_name(tmp_path):
+    from planner.output.report import copy_inputs
+
+    shutil.copyfile(EXAMPLES / "wide.csv", tmp_path / "plan.json")
+    path = _scenario(tmp_path, 'pilot_file = "plan.json"\npilot_format = "csv"')
+    (tmp_path / "out").mkdir()
+    copy_inputs(load_scenario(path), tmp_path / "out")
+    assert 'pilot_file = "pilot-plan.json"' in (tmp_path / "out" / "scenario.toml").read_text()
+    assert (tmp_path / "out" / "pilot-plan.json").is_file()
+
+
 def test_the_documented_python_gives_the_scenarios_plan(tmp_path, monkeypatch, capsys):
     """docs/several-annotators.md: the Python block plans what the scenario file plans."""
     page = (Path(__file__).parent.parent / "docs" / "several-annotators.md").read_text()

@@ -23,7 +23,7 @@ from planner.sizing.precision import assurance_curve, curve_items, fixed_size_pr
 from planner.sizing.raters_common import AnyRatersModel, common_prevalence_model
 from planner.sizing.raters_model import raters_model
 from planner.sizing.raters_pilot import RatersPilot, read_raters_pilot
-from planner.sizing.raters_pilot_plan import pilot_bootstrap_seed, with_pilot_uncertainty
+from planner.sizing.raters_pilot_plan import pilot_bootstrap_seed, plan_from_raters_pilot
 from planner.sizing.raters_plan import RatersPlan
 from planner.validation import RULES, check, seed_from
 
@@ -369,9 +369,10 @@ def raters_plan_from_options(
             hourly_rate=values["hourly_rate"],
             adjudication_seconds=values["adjudication_seconds"],
         )
-        plan = make_plan(model, settings, rng=seed, progress=progress)
-        if pilot is not None:
-            plan = with_pilot_uncertainty(plan, pilot, settings)
+        if pilot is None:
+            plan = make_plan(model, settings, rng=seed, progress=progress)
+        else:
+            plan = plan_from_raters_pilot(pilot, settings, rng=seed, progress=progress)
         plan = _team_priced(plan, scenario, values)
         plan = _with_fixed_size(
             plan, model, settings, values, given, bool(options.get("curve")), scenario

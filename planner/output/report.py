@@ -4,8 +4,9 @@ pair plan the assurance curve, for a scenario with ``[alt_test]`` an Alt-Test se
 several-annotator plan with its curve (:mod:`planner.output.report_raters`).
 
 ``planner report scenarios/NAME.toml`` writes ``reports/NAME/`` with ``report.md``,
-a self-contained ``report.html`` (figures embedded), the PNG figures, the scenario file and
-the JSON of the plan, the schedule and every figure's data, and a ``.planner-report`` marker listing them. The
+a self-contained ``report.html`` (figures embedded), the PNG figures, the scenario file (and
+its pilot file, beside it, so that the folder rebuilds its report anywhere), the JSON of the
+plan, the schedule and every figure's data, and a ``.planner-report`` marker listing them. The
 folder is built in a hidden temporary folder beside it and moved into place
 (:mod:`planner.output.safe_output`), so a failed or interrupted run leaves nothing behind; an
 existing report is replaced only with ``force=True``, and only when it is a report planner
@@ -107,6 +108,52 @@ def scenario_inputs(scenario: Scenario) -> tuple[str, ...]:
     section = getattr(scenario, "annotators", None)
     pilot = scenario.model.get("pilot_file") or getattr(section, "pilot_file", None)
     return (scenario.path, *([str(pilot)] if pilot else []))
+
+
+def _pilot_copy_name(written: str, pilot: Path) -> tuple[str, bool]:
+    """Where the report keeps its copy of the pilot file (``pilot``, written ``written`` in
+    the scenario file), and whether the copied scenario's ``pilot_file`` must be rewritten to
+    find it: an absolute path, one outside the scenario's folder, or one that would land on a
+    file the report writes."""
+    relative = Path(written)
+    taken = not relative.parts or relative.parts[0] in {"figures", MARKER, *LEGACY_FILES}
+    if not relative.is_absolute() and ".." not in relative.parts and not taken:
+        return relative.as_posix(), False
+    name = pilot.name
+    return (f"pilot-{name}" if name in {MARKER, *LEGACY_FILES} else name), True
+
+
+def _written_pilot(text: str) -> str:
+    """The ``pilot_file`` value as the scenario file writes it (``[model]`` or
+    ``[annotators]``)."""
+    import tomllib
+
+    tables = [t for t in tomllib.loads(text).values() if isinstance(t, dict)]
+    return next(str(t["pilot_file"]) for t in tables if "pilot_file" in t)
+
+
+def _renamed_pilot(text: str, name: str) -> str:
+    """The scenario file's text with its ``pilot_file`` value replaced by ``name`` (checked
+    by parsing; the text is returned unchanged when the key is not one plain string)."""
+    import re
+
+    line = re.compile(r"^(\s*pilot_file\s*=\s*)(\"[^\"\n]*\"|'[^'\n]*')", re.MULTILINE)
+    new, count = line.subn(lambda m: m.group(1) + json.dumps(name), text)
+    return new if count == 1 and _written_pilot(new) == name else text
+
+
+def copy_inputs(scenario: Scenario, tmp: Path) -> None:
+    """Copy the scenario file into the report's folder ``tmp`` as ``scenario.toml``, and its
+    pilot file beside it, so that the folder rebuilds its report on any machine."""
+    pilot = scenario_inputs(scenario)[1:]
+    if not pilot:
+        shutil.copyfile(scenario.path, tmp / "scenario.toml")
+        return
+    text = Path(scenario.path).read_text(encoding="utf-8")
+    name, rename = _pilot_copy_name(_written_pilot(text), Path(pilot[0]))
+    (tmp / "scenario.toml").write_text(_renamed_pilot(text, name) if rename else text, "utf-8")
+    (tmp / name).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(pilot[0], tmp / name)
 
 
 def check_destination(
@@ -278,7 +325,7 @@ def _fill(
     title = f"planner report: {scenario.name}"
     (tmp / "report.md").write_text(markdown(blocks), encoding="utf-8")
     (tmp / "report.html").write_text(html_page(blocks, title, folder), encoding="utf-8")
-    shutil.copyfile(scenario.path, tmp / "scenario.toml")
+    copy_inputs(scenario, tmp)
     plan = (
         result.to_dict() if isinstance(result, _SeveralAnnotators) else plan_result_document(result)
     )

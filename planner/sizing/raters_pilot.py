@@ -165,6 +165,25 @@ def _bootstrap_draws(
     return out, failed
 
 
+def _point_fit(ratings: Any) -> Any:
+    """The pilot's latent-class fit at the default effort; a fit that does not converge is
+    an error of the pilot (the plan has no effort to raise)."""
+    from planner.statistics.dawid_skene import FitDidNotConverge, fit_latent_classes
+    from planner.statistics.dawid_skene_settings import LatentClassSettings
+
+    settings = LatentClassSettings(bootstrap=0)
+    try:
+        return fit_latent_classes(ratings, settings)
+    except FitDidNotConverge:
+        raise InvalidInput(
+            f"{ratings.source}: the latent-class fit of the pilot did not converge in "
+            f"{settings.max_iter:,} iterations, so it gives no model to plan from; the "
+            "annotators' labels may not tell their errors apart (fit the file on its own to "
+            "see how far it got)",
+            parameter="pilot",
+        ) from None
+
+
 def raters_pilot_from_ratings(
     ratings: Any, *, positive: Any = None, draws: int = PILOT_DRAWS, rng: RngLike = None
 ) -> RatersPilot:
@@ -177,8 +196,7 @@ def raters_pilot_from_ratings(
         :data:`MAX_CATEGORIES` labels, a positive label that is not one, or too few
         bootstrap refits converging (fewer than half).
     """
-    from planner.statistics.dawid_skene import counts_from_ratings, fit_latent_classes
-    from planner.statistics.dawid_skene_settings import LatentClassSettings
+    from planner.statistics.dawid_skene import counts_from_ratings
 
     m = ratings.n_annotators
     if not 3 <= m <= MAX_ANNOTATORS:
@@ -189,7 +207,7 @@ def raters_pilot_from_ratings(
         )
     draws = check("draws", draws, RULES["draws"])
     seed = seed_from(rng)
-    fit = fit_latent_classes(ratings, LatentClassSettings(bootstrap=0))
+    fit = _point_fit(ratings)
     order, positive_label = _category_order(tuple(fit.categories), positive)
     counts = counts_from_ratings(ratings)
     weights = getattr(ratings, "weights", None)

@@ -2,8 +2,9 @@
 
 A pilot label file of ``M`` annotators gives a plug-in model, its latent-class fit
 (:func:`planner.sizing.raters_pilot.read_raters_pilot`), and ``D`` bootstrap refits, each a
-plausible truth. :func:`plan_from_raters_pilot_file` plans the study of all ``M`` for that
-model (:func:`planner.sizing.raters_plan.plan_several_annotators`) and then, with
+plausible truth. :func:`plan_from_raters_pilot_file` (or :func:`plan_from_raters_pilot`, for
+a pilot already read) plans the study of all ``M`` for that model
+(:func:`planner.sizing.raters_plan.plan_several_annotators`) and then, with
 :func:`with_pilot_uncertainty`, the smallest ``n`` whose hybrid assurance
 
 ``A_h(n) = (1 / D) sum_d P(half-width <= w | theta_d, n)``
@@ -27,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from planner.errors import InvalidInput
 from planner.sizing.plan import PlanSettings, Recommendation
 from planner.sizing.raters_pilot import (
     RatersPilot,
@@ -35,6 +37,7 @@ from planner.sizing.raters_pilot import (
 )
 from planner.sizing.raters_plan import RatersPlan, labels_budget, plan_several_annotators
 from planner.sizing.raters_precision import study_and_costs
+from planner.sizing.study_intervals import UNDEFINED_RULE
 from planner.validation import RngLike, check_instance, seed_from
 
 #: spawn keys under the plan's seed: the pilot's bootstrap, the studies under uncertainty
@@ -139,5 +142,36 @@ def plan_from_raters_pilot_file(
     """
     seed = seed_from(rng)
     pilot = read_raters_pilot(path, reader, positive=positive, rng=pilot_bootstrap_seed(seed))
-    plan = plan_several_annotators(pilot.model, settings, rng=seed, progress=progress)
+    return plan_from_raters_pilot(pilot, settings, rng=seed, progress=progress)
+
+
+def plan_from_raters_pilot(
+    pilot: RatersPilot,
+    settings: PlanSettings = PlanSettings(),  # noqa: B008 (frozen, so one shared default)
+    *,
+    rng: RngLike = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> RatersPlan:
+    """The plan of a pilot already read (:func:`read_raters_pilot`), under its uncertainty:
+    the plug-in plan of its fit (:func:`plan_several_annotators`, seeded by ``rng``) and then
+    :func:`with_pilot_uncertainty`.
+
+    Raises
+    ------
+    InvalidInput
+        Naming ``pilot`` when the metric is undefined under the pilot's fit, or its interval
+        has no width there (annotators who never disagree).
+    """
+    check_instance("pilot", pilot, RatersPilot, "a RatersPilot (read_raters_pilot)")
+    try:
+        plan = plan_several_annotators(pilot.model, settings, rng=rng, progress=progress)
+    except InvalidInput as exc:
+        if exc.rule != UNDEFINED_RULE:
+            raise
+        why = str(exc).split(": change ", 1)[0].replace("this model", "the pilot's fit")
+        raise InvalidInput(
+            f"{pilot.source}: {why}; plan from another metric, or from a pilot whose "
+            "annotators disagree on some items",
+            parameter="pilot",
+        ) from None
     return with_pilot_uncertainty(plan, pilot, settings)

@@ -206,6 +206,10 @@ def expected_half_width(
     return float(ci.half_width)
 
 
+#: the rule of the error raised when a metric's plug-in interval says nothing under a model
+UNDEFINED_RULE = "a metric with an interval of positive width under the model"
+
+
 def plug_in_items(
     metric: str,
     patterns: NDArray[np.int64],
@@ -216,15 +220,24 @@ def plug_in_items(
     """The plug-in size: the half-width at expected counts shrinks as ``1 / sqrt(n)``.
 
     ``options`` are :func:`expected_half_width`'s (``level``, ``confidence_level``,
-    ``n_categories``). Raises :class:`InvalidInput` naming ``metric`` when the coefficient
-    is undefined under the model (no agreement to measure).
+    ``n_categories``). Raises :class:`InvalidInput` naming ``metric`` (rule
+    :data:`UNDEFINED_RULE`) when the coefficient is undefined under the model (no agreement
+    to measure) or its interval has no width at any size (the annotators never disagree).
     """
     ref = 10_000.0
     hw_ref = expected_half_width(metric, patterns, probabilities, ref, **options)
-    if not np.isfinite(hw_ref) or hw_ref <= 0:
-        raise InvalidInput(
-            f"{metric} is undefined under this model (no agreement to measure): change "
-            "prevalence, error_rate or confusion",
-            parameter="metric",
+    if not np.isfinite(hw_ref):
+        why = f"{metric} is undefined under this model (no agreement to measure)"
+    elif hw_ref <= 0:
+        why = (
+            f"{metric} has an interval of zero width under this model at any size (the "
+            "annotators never disagree), so there is no width to plan for"
         )
-    return int(np.ceil(ref * (hw_ref / width) ** 2))
+    else:
+        return int(np.ceil(ref * (hw_ref / width) ** 2))
+    raise InvalidInput(
+        f"{why}: change prevalence, error_rate or confusion",
+        parameter="metric",
+        rule=UNDEFINED_RULE,
+        value=metric,
+    )
