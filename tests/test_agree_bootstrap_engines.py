@@ -75,6 +75,7 @@ def test_conger_bootstrap_ignores_the_order_pandas_reads_rows_in(forty):
     )
 
 
+@pytest.mark.slow
 def test_conger_bootstrap_is_the_same_from_pandas_duckdb_and_vector_counts(forty):
     pytest.importorskip("duckdb")
     from planner.data.engine_duckdb import count_labels
@@ -110,6 +111,7 @@ def test_canonical_rows_count_each_label_vector_once_with_its_items(forty):
     assert rows.n_rows == len(expected) and rows.weights.sum() == long["item"].nunique()
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(
     labels=st.lists(

@@ -67,6 +67,7 @@ def test_patterns_from_codes_are_compress_of_the_counts(data):
     assert np.array_equal(mr.patterns_from_codes(codes, k).multiplicity, mult)
 
 
+@pytest.mark.slow
 @settings(max_examples=60)
 @given(code_matrices(), st.sampled_from([None, "linear", "quadratic"]))
 def test_chance_corrected_on_patterns_equals_the_dense_form(data, kind):
@@ -283,6 +284,7 @@ def test_bootstrap_resamples_are_drawn_one_chunk_at_a_time():
     assert sum(1 for _ in chunks) == 249
 
 
+@pytest.mark.slow
 def test_cli_notes_name_the_flags(tmp_path):
     path = tmp_path / "three.csv"
     path.write_text("a,b,c\nlow,low,high\nhigh,high,high\nlow,high,low\nlow,low,low\n")
@@ -371,6 +373,7 @@ def test_random_small_ratings_never_raise_anything_but_invalid_input(data, boots
     _all_finite_or_explained(report)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("annotators", [2, 3])
 @pytest.mark.parametrize("level", ["nominal", "ordinal"])
 @pytest.mark.parametrize("positive", [None, "1"])

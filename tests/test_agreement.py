@@ -80,6 +80,7 @@ def test_byrt_identity(table):
         assert kappa == pytest.approx((ag.pabak(table) - pi**2 + bi**2) / den, abs=1e-9)
 
 
+@pytest.mark.slow
 @given(tables_2x2)
 def test_psa_is_f1_of_one_annotator_against_the_other(table):
     a, b, c, _ = (float(x) for x in table.ravel())
@@ -89,6 +90,7 @@ def test_psa_is_f1_of_one_annotator_against_the_other(table):
         assert ag.positive_agreement(table) == pytest.approx(f1)
 
 
+@pytest.mark.slow
 @given(st.lists(tables_2x2, min_size=1, max_size=8))
 def test_vectorised_equals_looped(tables):
     stack = np.stack(tables)

@@ -29,6 +29,7 @@ def test_ratio_expected_equals_the_direct_double_sum(seed):
     np.testing.assert_allclose(ka.ratio_expected(weights, values), exact, rtol=1e-13)
 
 
+@pytest.mark.slow
 def test_ratio_alpha_above_the_direct_limit_equals_the_dense_coincidences():
     data = _scores(900, seed=3)
     ratings = ratings_from_matrix(data)

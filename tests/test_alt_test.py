@@ -387,6 +387,7 @@ def test_equally_distant_decimal_labels_are_a_tie():
     assert d[ann == 0].tolist() == [0]
 
 
+@pytest.mark.slow
 def test_a_crowd_runs_without_a_dense_items_x_annotators_matrix():
     # regression: the first version built the dense codes matrix, refused above 5e7 cells
     rng = np.random.default_rng(0)

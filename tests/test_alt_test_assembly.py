@@ -86,6 +86,7 @@ def test_the_page_at_items_is_pass_probability_and_the_commands():
     assert result.document["pass_probability"]["probability"] == at.probability
 
 
+@pytest.mark.slow
 def test_the_page_with_a_table_plans_two_to_six_humans():
     result = _computed({"table": "on", "replicates": "300", "seed": "2", "epsilon": "0.2"})
     assert "--table" in result.command

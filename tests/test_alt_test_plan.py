@@ -67,6 +67,7 @@ def test_planned_items_verified_by_an_independent_simulation():
     assert below <= 0.75  # clearly missed at 0.8 n
 
 
+@pytest.mark.slow
 def test_pass_probability_below_thirty_items_uses_wilcoxon_like_scipy():
     model = alt_test_model(humans=3, categories=2, human_error=0.3, llm_error=0.3)
     planned = pass_probability(model, 20, Settings(epsilon=0.2, min_items=10, n_reps=2000), rng=3)
@@ -140,6 +141,7 @@ def test_difference_classes_are_a_distribution_and_ties_are_symmetric():
     assert d.tolist() == [[0, 0, 0]] and p.tolist() == [1.0]  # everyone agrees: all ties
 
 
+@pytest.mark.slow
 def test_search_brackets_the_answer_on_its_own_sequence_of_studies():
     model = alt_test_model(humans=3, categories=4, human_error=0.3, llm_error=0.3)
     plan = plan_alt_test(model, Settings(epsilon=0.2, power=0.8), rng=3)
@@ -248,6 +250,7 @@ def test_model_arguments_are_checked(kwargs, message):
     assert str(caught.value).startswith(message)
 
 
+@pytest.mark.slow
 def test_cli_plan_json():
     result = runner.invoke(
         app,

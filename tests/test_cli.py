@@ -58,6 +58,7 @@ def test_same_seed_gives_byte_identical_output():
     assert table_1.stdout == table_2.stdout
 
 
+@pytest.mark.slow
 def test_pilot_counts_plan_and_both_metrics():
     result = _plan(
         "--pilot-counts",
@@ -125,6 +126,7 @@ def test_help_has_examples():
     assert "plan --prevalence 0.08 --width 0.08" in result.stdout
 
 
+@pytest.mark.slow
 def test_real_processes_run_the_headline_command():
     cmd = [
         sys.executable,

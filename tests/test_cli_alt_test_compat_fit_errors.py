@@ -49,6 +49,7 @@ def test_compat_subcommand_help_shows_help_as_a_flag(sub):
     assert "<bool>" not in result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "line",
     [CIBINARY, "compat kappasize PowerBinary --kappa0 0.4 --kappa1 0.6 --props 0.3"],
@@ -142,6 +143,7 @@ def test_alt_test_model_count_conflicts_raise_in_parameter_names():
     assert default.n_humans == 3 and default.n_categories == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("extra", "needle", "code"),
     [
@@ -214,6 +216,7 @@ def test_alt_test_file_errors_name_real_flags(judged, extra, needle):
     _flags_exist(message, "alt-test")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("sub", "arguments", "needle"),
     [

@@ -65,6 +65,7 @@ def test_plan_has_options_of_each_plain_type():
     assert set(PARAMS) == {str, int, float}
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(kind=st.sampled_from([str, int, float]), text=numbers)
 def test_deferred_conversion_equals_typers(kind, text):

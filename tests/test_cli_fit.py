@@ -56,6 +56,7 @@ def _binary_frame(seed: int = 3, n: int = 400) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+@pytest.mark.slow
 def test_json_fit_equals_the_independent_em(first_ratings):
     path, frame = first_ratings
     result = _fit(path, "--bootstrap", "100", "--seed", "5", "--json")

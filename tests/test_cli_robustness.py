@@ -104,6 +104,7 @@ def test_broken_pipe_is_quiet(monkeypatch):
     assert result.exit_code == 1 and result.stderr == ""
 
 
+@pytest.mark.slow
 def test_broken_pipe_in_a_real_pipeline_is_quiet():
     proc = subprocess.Popen(
         [sys.executable, "-m", "planner", "plan", "--prevalence", "0.08", "--json", *FAST],

@@ -49,6 +49,7 @@ CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(CASES))
 def test_interval_at_the_report_level_is_the_reported_interval(case):
     make, options = CASES[case]
@@ -58,6 +59,7 @@ def test_interval_at_the_report_level_is_the_reported_interval(case):
         assert _same(low, c.ci_low) and _same(high, c.ci_high), c.name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(CASES))
 def test_interval_at_another_level_is_measure_agreements_at_that_level(case):
     make, options = CASES[case]
@@ -103,6 +105,7 @@ def test_a_level_outside_0_1_is_refused(level):
         c.confidence_interval(level)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("extra", [[], ["--bootstrap", "--n-boot", "200"]])
 def test_the_printed_intervals_at_both_levels(extra):
     # `planner agree --json` at 0.95 and at 0.9; the library's coefficients at 0.95 recompute both

@@ -53,6 +53,7 @@ def _twice(tmp_path, extra: str = "") -> str:
 # --------------------------------------------------------------------------- repeated ids
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_wide_file_with_each_item_twice_counts_each_item_once(tmp_path, engine):
     # regression: examples/wide.csv twice counted 1,200 items, a narrower interval, no note
@@ -65,6 +66,7 @@ def test_a_wide_file_with_each_item_twice_counts_each_item_once(tmp_path, engine
     assert "repeated identical rating(s) kept once" in stderr  # as the long layout says
 
 
+@pytest.mark.slow
 def test_both_engines_say_the_same_of_repeated_wide_ids(tmp_path):
     path = _twice(tmp_path)
     said = [_json("agree", path, "--engine", engine, "--seed", "1")[1] for engine in ENGINES]
@@ -113,6 +115,7 @@ def test_a_header_longer_than_the_sniffed_bytes_is_checked_whole(tmp_path):
 # --------------------------------------------------------------------------- two roles
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize(
     ("file", "options", "roles"),
@@ -144,6 +147,7 @@ def test_the_library_names_the_two_roles_as_parameters():
 # --------------------------------------------------------------------------- --annotator-cols
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["agree", "fit", "alt-test"])
 def test_the_old_annotators_spelling_still_reads_the_columns_with_a_note(command):
     extra = {
@@ -162,6 +166,7 @@ def test_the_old_annotators_spelling_still_reads_the_columns_with_a_note(command
     assert "old spelling of --annotator-cols" in _one_line(both)
 
 
+@pytest.mark.slow
 def test_plan_reads_pilot_columns_with_annotator_cols_and_the_old_pilot_annotators():
     base = ["plan", "--pilot", WIDE, "--positive", "unsupported", "--width", "0.1", "--seed", "1"]
     new, _ = _json(*base, "--annotator-cols", "alice,bob")

@@ -218,6 +218,7 @@ def test_power_examples_match_the_chi_square_formula(function, props):
     assert result.N_ceiling == math.ceil(result.N)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(
     kappa0=st.floats(0.3, 0.8),
@@ -514,6 +515,7 @@ def test_cli_bad_input_is_one_line_exit_2(args, needle):
 # ------------------------------------------------------------------ bounds and edges
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args",
     [

@@ -128,6 +128,7 @@ def test_hard_majority_start_is_not_better_on_the_anesthesia_data():
 # --------------------------------------------------------------------------- independent EM
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("seed", "m", "k", "repeats"), [(1, 3, 2, False), (2, 4, 3, False), (3, 5, 3, True)]
 )
@@ -200,6 +201,7 @@ def test_binary_rates_match_the_generating_annotators():
 # --------------------------------------------------------------------------- properties
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10_000), data=st.data())
 def test_relabelling_categories_permutes_the_fit(seed, data):
@@ -242,6 +244,7 @@ def test_item_posteriors_follow_the_item_index():
     assert np.allclose(post[first], post[0])
 
 
+@pytest.mark.slow
 def test_same_seed_same_intervals_and_seed_recorded():
     counts = random_counts(4, n=80)
     a = fit_latent_classes(counts, LatentClassSettings(bootstrap=100), rng=11)

@@ -58,6 +58,7 @@ def test_proportional_and_equal_allocations_are_worse():
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(
     st.lists(st.floats(0.05, 1), min_size=3, max_size=3),

@@ -34,6 +34,7 @@ def _without_engine(output: str) -> dict:
     return doc
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["wide.csv", "wide.parquet"])
 def test_by_an_annotator_column_of_a_wide_file_groups_by_it_on_both_engines(name, tmp_path):
     path = tmp_path / name

@@ -99,6 +99,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "options"), CASES)
 @pytest.mark.parametrize("bootstrap", [False, True])
 def test_duckdb_counts_give_the_in_memory_numbers(files, name, options, bootstrap):
@@ -167,6 +168,7 @@ def _agree(*args: str):
     return runner.invoke(app, ["agree", *args])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["long.csv", "wide.parquet"])
 def test_agree_json_is_the_same_on_both_engines(files, name):
     path = str(files["folder"] / name)
@@ -180,6 +182,7 @@ def test_agree_json_is_the_same_on_both_engines(files, name):
         _close(da[key], db[key], key)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["long.csv", "wide.parquet"])
 def test_contested_items_from_sql_are_the_same_file(files, name, tmp_path):
     path = str(files["folder"] / name)
@@ -209,6 +212,7 @@ def _one_line_error(result, code: int, *words: str) -> None:
         assert word in lines[0]
 
 
+@pytest.mark.slow
 def test_bad_inputs_are_one_line(files, tmp_path):
     folder = files["folder"]
     _one_line_error(_agree(str(folder / "none-*.parquet")), 2, "no file matches")
@@ -296,6 +300,7 @@ def test_a_categorical_annotator_column_keeps_its_declared_order(tmp_path):
     assert read_labels(path).annotators == count_labels(path).annotators == ("r2", "r0", "r1")
 
 
+@pytest.mark.slow
 def test_many_annotators_take_the_list_key_and_the_long_contested_file(tmp_path):
     # 60 annotators: (K + 1)^m does not fit in 62 bits, and contested files are long
     wide = _study(n=120, m=60, k=2, seed=9)

@@ -30,6 +30,8 @@ from planner.measuring.measure_settings import MeasureSettings
 from planner.output.agreement_json import agreement_document
 from tests.test_engine_duckdb import _close  # equal JSON-like values, floats to 1e-12
 
+pytestmark = pytest.mark.slow  # every test here takes over 0.3 s alone
+
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "distributed.md"
 

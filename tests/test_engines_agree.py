@@ -198,6 +198,7 @@ SETTINGS = dict(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["long", "wide", "long-tsv"])
 @settings(max_examples=8, **SETTINGS)
 @given(study=studies())
@@ -223,6 +224,7 @@ def _typed(text: str) -> Any:
     return text if text else None
 
 
+@pytest.mark.slow
 @settings(max_examples=6, **SETTINGS)
 @given(study=studies())
 def test_json_lines_read_like_the_csv_file_of_their_text(tmp_path, study):
@@ -266,6 +268,7 @@ def test_the_rule_in_one_function_reads_each_spelling_as_one_value():
     assert canonical("") is None and canonical(" \t") is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["long", "wide"])
 @settings(max_examples=8, **SETTINGS)
 @given(study=studies())

@@ -139,6 +139,7 @@ def test_half_width_is_unimodal_in_the_joint_positives(method):
         assert np.all(np.isfinite(hw)) and np.all(hw > 0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", EXACT_PSA_METHODS)
 @pytest.mark.parametrize(
     ("jaccard", "width", "us"),
@@ -158,6 +159,7 @@ def test_threshold_path_equals_the_full_sum(monkeypatch, method, jaccard, width,
     np.testing.assert_allclose(fast, full, rtol=0, atol=1e-9)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("model", "width", "assurance", "expected"),
     [  # the old full-grid answers (exact, so seed-free); README's table for the first four
@@ -177,6 +179,7 @@ def test_exact_psa_n_unchanged(model, width, assurance, expected):
     assert res.exact_assurance >= assurance
 
 
+@pytest.mark.slow
 def test_exact_half_width_quantiles_decline_large_grids_without_building_them():
     model = pair_from_annotators(0.08)
     us, weights = exact_module._union_support(model, 84334)

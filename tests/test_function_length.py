@@ -9,9 +9,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from long_functions import LIMIT, long_functions  # noqa: E402
+
+pytestmark = pytest.mark.slow  # every test here takes over 0.3 s alone
 
 #: nothing is exempt
 NOT_YET: tuple[str, ...] = ()

@@ -167,6 +167,7 @@ def test_the_checks_see_what_they_look_for(result, args, expected):
     assert all(p.startswith(e) for p, e in zip(found, expected, strict=True))
 
 
+@pytest.mark.slow
 def test_the_sandbox_sees_a_write_outside_it_and_a_changed_input(fuzz_dir, tmp_path):
     outside = tmp_path / "contested.csv"
     result, found = invoke(

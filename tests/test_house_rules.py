@@ -126,6 +126,7 @@ def test_no_private_imports_across_modules_in_the_split_files():
     assert [hit for p in CHECKED_FILES for hit in _private_imports(ROOT / p)] == []
 
 
+@pytest.mark.slow
 def test_no_text_in_the_split_files_says_the_chapter():
     # regression: the comparison printed "Chapter's claim ..." and budget's example cited it
     for path in CHECKED_FILES:
@@ -154,6 +155,7 @@ def _comparison(**kwargs):
     return compare_designs(load_scenario(ENRICHED), settings, **kwargs)
 
 
+@pytest.mark.slow
 def test_compare_designs_records_the_seed_it_used():
     assert _comparison(rng=7).seed == 7
     generator_seed = seed_from(np.random.default_rng(3))
@@ -220,6 +222,7 @@ def _search(**kwargs):
     return find_sample_size(model, SearchSettings(metric="kappa", width=0.15, n_reps=300), **kwargs)
 
 
+@pytest.mark.slow
 def test_find_sample_size_is_reproduced_by_its_seed_or_generator_state():
     assert _search(rng=np.random.default_rng(3)) == _search(rng=np.random.default_rng(3))
     assert _search(rng=3) == _search(rng=np.random.default_rng(3))  # default_rng(3) either way

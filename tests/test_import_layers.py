@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).parent.parent
 PACKAGE = ROOT / "planner"
 
@@ -88,11 +90,13 @@ def test_every_subpackage_is_a_layer():
     assert modules == set(TOP_LEVEL)
 
 
+@pytest.mark.slow
 def test_no_new_upward_import():
     new = upward(import_edges()) - KNOWN_UPWARD - ENTRY_POINTS
     assert new == set(), sorted(new)
 
 
+@pytest.mark.slow
 def test_every_known_upward_import_still_exists():
     gone = KNOWN_UPWARD - upward(import_edges())
     assert gone == set(), f"remove from KNOWN_UPWARD: {sorted(gone)}"

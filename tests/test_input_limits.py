@@ -120,6 +120,7 @@ def _walk(obj, prefix=""):
         yield prefix, obj
 
 
+@pytest.mark.slow
 def test_deeply_nested_toml_is_a_usage_error_naming_the_file(tmp_path):
     path = tmp_path / "nested.toml"
     path.write_text("x = " + "[" * 5000 + "]" * 5000 + "\n", encoding="utf-8")

@@ -8,6 +8,7 @@ are clipped where they are built (:func:`planner.statistics.intervals.within`).
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -37,6 +38,7 @@ def test_wald_kappa_of_a_disagreeing_table_is_clipped_at_minus_one():
     assert float(ci.low) == -1.0 and float(ci.high) <= 1.0
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(cells=tables, level=st.sampled_from([0.5, 0.9, 0.95, 0.999]))
 def test_pair_intervals_stay_in_range(cells, level):

@@ -65,6 +65,7 @@ def test_kappa_se_matches_statsmodels_on_3x3(values):
     assert iv.kappa_standard_error(table) == pytest.approx(cohens_kappa(table).std_kappa, rel=1e-9)
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(st.integers(1, 400).flatmap(lambda m: st.tuples(st.integers(0, m), st.just(m))))
 def test_binomial_intervals_match_statsmodels(km):
@@ -103,6 +104,7 @@ def test_gof_limits_solve_the_chi_square_equation(chapter_table):
     assert x2(1 - (b + c) / (2 * n * pi * (1 - pi))) == pytest.approx(0.0, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_intervals_are_vectorised_and_handle_degenerate_tables():
     stack = np.array([[[6, 21], [14, 459]], [[0, 0], [0, 100]], [[10, 0], [0, 90]]])
     for fn, methods in [(iv.psa_interval, iv.PSA_METHODS), (iv.kappa_interval, iv.KAPPA_METHODS)]:
@@ -187,6 +189,7 @@ def test_fce_wald_undercovers_where_gof_does_not():
     assert cover["gof"] > 0.93
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("metric", ["psa", "kappa"])
 def test_bootstrap_coverage_by_simulation(metric):
     cells = cells_from_margins(0.3, 0.3, 0.6)

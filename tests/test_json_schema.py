@@ -173,6 +173,7 @@ def test_the_schema_is_shipped_as_package_data():
     assert resources.files("planner.output").joinpath("planner-output.schema.json").is_file()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_every_command_json_validates_against_the_schema(variant, validator):
     command, argv = VARIANTS[variant]
@@ -189,6 +190,7 @@ def test_every_command_json_validates_against_the_schema(variant, validator):
         assert not {"ci_low", "ci_high", "median_low", "median_high"} & set(obj), path
 
 
+@pytest.mark.slow
 def test_the_schema_rejects_an_interval_without_what_it_covers(validator):
     doc = _document(VARIANTS["agree-counts"][1])
     del doc["coefficients"]["psa"]["interval"]["covers"]
@@ -198,6 +200,7 @@ def test_the_schema_rejects_an_interval_without_what_it_covers(validator):
     assert not validator.is_valid(doc)
 
 
+@pytest.mark.slow
 def test_agree_intervals_and_decision_keep_their_numbers():
     # Fleiss-Cohen-Everitt / Wilson numbers of the 6/21/14/459 table (tests/test_measure.py)
     doc = _document(VARIANTS["agree-counts"][1])
@@ -225,6 +228,7 @@ def test_the_recommendation_is_the_deciding_metrics_budget():
     )
 
 
+@pytest.mark.slow
 def test_each_design_of_a_comparison_carries_its_budget():
     doc = _document(VARIANTS["plan-stratified"][1])
     for name, design in doc["designs"].items():
@@ -266,6 +270,7 @@ def _contains(whole: Any, part: Any, path: str = "$") -> None:
         assert whole == part, path
 
 
+@pytest.mark.slow
 def test_the_documented_plan_excerpt_is_the_command_output():
     readme = (ROOT / "docs" / "plan.md").read_text()  # the page on plan's --json
     command = "plan --pilot-counts 6,21,14,459 --width 0.08 --json --seed 1"
@@ -276,6 +281,7 @@ def test_the_documented_plan_excerpt_is_the_command_output():
     _contains(json.loads(result.stdout), json.loads(block))
 
 
+@pytest.mark.slow
 @given(
     bounds=st.lists(st.floats(allow_nan=True, allow_infinity=True), min_size=2, max_size=2),
     level=st.floats(min_value=0.5, max_value=0.999),
@@ -295,6 +301,7 @@ def test_any_interval_and_coefficient_fit_the_shared_shapes(bounds, level):
         assert Draft202012Validator(one).is_valid(obj)
 
 
+@pytest.mark.slow
 def test_a_reports_plan_and_schedule_files_validate(tmp_path, validator):
     name = "unsupported-claims-enriched"
     result = runner.invoke(app, ["report", name, "--out", str(tmp_path), "--seed", "1"])

@@ -67,6 +67,7 @@ def _all_tables(n):
                 yield a, b, c, n - a - b - c
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("p_a", "p_b", "kappa", "n"),
     [(0.30, 0.10, 0.2, 60), (0.15, 0.05, 0.2, 70), (0.3, 0.3, 0.5, 50)],
@@ -165,6 +166,7 @@ tables_2x2 = st.lists(st.integers(0, 60), min_size=4, max_size=4).map(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(tables_2x2)
 def test_score_interval_contains_estimate_and_ignores_annotator_order(table):
@@ -275,6 +277,7 @@ def _profile_lr_by_slsqp(table, k0):
     return 2 * (best + top)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "table",
     [[[6, 21], [14, 459]], [[10, 90], [0, 900]], [[4, 36], [0, 360]], [[30, 5], [12, 53]]],
@@ -331,6 +334,7 @@ def test_score_interval_under_covers_where_the_profile_does_not():
     assert float(np.mean((score.low <= truth) & (truth <= score.high))) < 0.935
 
 
+@pytest.mark.slow
 def test_profile_interval_is_vectorised_and_nan_where_undefined():
     tables = np.array([[[6, 21], [14, 459]], [[0, 0], [10, 90]], [[10, 90], [0, 900]]], float)
     ci = iv.kappa_interval(tables, 0.95, "profile")
@@ -341,6 +345,7 @@ def test_profile_interval_is_vectorised_and_nan_where_undefined():
         assert float(one.high) == pytest.approx(ci.high[i], abs=1e-9)
 
 
+@pytest.mark.slow
 def test_agree_adds_no_profile_note_where_the_study_found_no_under_coverage():
     # rates 10 %/1 % nested at 4 expected rarer positives: the study's profile row
     # (coverage_study/coverage.json) is within or above the nominal band, so agree's profile
@@ -393,6 +398,7 @@ def test_kappa_notes_state_the_coverage_the_study_measured():
             low = below
 
 
+@pytest.mark.slow
 def test_kappa_plan_reports_the_coverage_an_independent_simulation_finds():
     # the plan's coverage line (score interval, strong bias) against 4,000 fresh
     # multinomial studies at the planned n, with Cohen's kappa of the model's cells computed here

@@ -55,6 +55,7 @@ def test_quasi_random_draws_have_the_dirichlet_moments():
     np.testing.assert_allclose(cells.std(axis=0), sd, rtol=0.01)
 
 
+@pytest.mark.slow
 def test_quasi_random_posterior_means_err_less_than_iid_draws():
     alpha = np.array(PILOT, dtype=float) + 0.5
     truth = alpha[0] / alpha.sum()
@@ -66,6 +67,7 @@ def test_quasi_random_posterior_means_err_less_than_iid_draws():
     assert np.sqrt(np.mean(np.square(qmc_err))) < 0.2 * np.sqrt(np.mean(np.square(iid_err)))
 
 
+@pytest.mark.slow
 def test_library_and_cli_give_the_same_answer_for_the_same_seed():
     doc = _plan_json("--width", "0.1", "--seed", "1")["uncertainty"]
     ours = kappa_items_under_uncertainty(
@@ -80,6 +82,7 @@ def test_library_and_cli_give_the_same_answer_for_the_same_seed():
     assert "quasi-Monte Carlo over 8,192 posterior draws" in doc["basis"]
 
 
+@pytest.mark.slow
 def test_a_binding_work_bound_cuts_the_draws_and_says_so(monkeypatch):
     monkeypatch.setattr(uncertainty_kappa, "MAX_DRAW_ITEMS", 2048 * 1400)
     doc = _plan_json("--width", "0.1", "--seed", "1")
@@ -89,6 +92,7 @@ def test_a_binding_work_bound_cuts_the_draws_and_says_so(monkeypatch):
     assert any("work bound" in note for note in doc["notes"])
 
 
+@pytest.mark.slow
 def test_the_default_plan_has_no_work_bound_note():
     u = _plan_json("--width", "0.1", "--seed", "1")["uncertainty"]
     assert not any("work bound" in note for note in u.get("notes", []))

@@ -170,6 +170,7 @@ def test_counts_reconstruct_the_table():
     assert info.value.parameter == "a_only" and info.value.value == -1
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(
     st.integers(1, 300),

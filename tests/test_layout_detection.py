@@ -78,6 +78,7 @@ def test_names_say_the_kind_of_a_column():
     assert [kind_of_name(n) for n in ("alice", "paid", "valid", "week")] == [None] * 4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_long_file_with_an_id_suffixed_item_column_is_read_as_long(tmp_path, engine):
     # regression: comment_id,annotator,label was refused as ambiguous
@@ -96,6 +97,7 @@ def test_a_long_file_with_an_id_suffixed_item_column_is_read_as_long(tmp_path, e
     assert named["coefficients"] == doc["coefficients"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ENGINES)
 def test_the_one_column_beside_an_annotator_and_a_label_column_is_the_item(tmp_path, engine):
     # regression: patient,observer,rating was refused as ambiguous
@@ -127,6 +129,7 @@ def _hints(stderr: str) -> list[list[str]]:
     return [shlex.split(way) for way in line.split("; set ", 1)[1].split(", or ")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "command",
     [
@@ -154,6 +157,7 @@ def test_a_refusals_hint_is_a_command_that_works_for_that_command(tmp_path, comm
         assert result.exit_code == 0, (way, result.output)
 
 
+@pytest.mark.slow
 def test_a_wide_hint_names_the_columns_that_share_labels(tmp_path):
     # two groups of columns share labels within themselves: the hint reads the larger one
     rows = "".join(f"{i},{'xy'[i % 2]},{'xy'[i % 3 > 0]},{'xy'[i % 4 > 0]},{i % 2},{i % 3}\n"
@@ -171,6 +175,7 @@ def test_a_wide_hint_names_the_columns_that_share_labels(tmp_path):
 # --------------------------------------------------------------------------- explicit layout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ENGINES)
 def test_explicit_wide_reads_as_auto_does(tmp_path, engine):
     # regressions: --layout wide read examples/wide.csv's week as an annotator, and refused a
@@ -202,6 +207,7 @@ def _wide_files(draw):
     return frame
 
 
+@pytest.mark.slow
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -219,6 +225,7 @@ def test_auto_and_explicit_wide_read_the_same_annotators(tmp_path, frame):
 # --------------------------------------------------------------------------- extra columns
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ENGINES)
 def test_an_alt_test_file_with_a_domain_column_is_read_without_it(tmp_path, engine):
     # regression: refused, the hint proposing domain as an annotator
@@ -254,6 +261,7 @@ def test_a_wide_column_sharing_no_label_is_an_annotator_when_named(tmp_path):
     assert list(named.categories) == ["N", "Y", "no", "yes"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ENGINES)
 def test_an_unnamed_column_of_ids_that_are_not_labels_is_the_item_column(tmp_path, engine):
     # a few rows (too few to call all-distinct values ids) and one id repeated: the column

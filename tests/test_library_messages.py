@@ -91,6 +91,7 @@ def test_the_scan_finds_flags_in_messages_notes_and_tables_but_not_in_docstrings
     assert sorted(line for line, _ in flagged_strings(source)) == [2, 3, 4]
 
 
+@pytest.mark.slow
 def test_no_library_string_names_a_flag_but_the_listed_ones():
     hits = [
         f"{path.relative_to(PACKAGE)}:{line}: {text!r}"

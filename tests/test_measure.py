@@ -98,6 +98,7 @@ def test_sas_reference_cohen_kappa_three_categories():
     )
 
 
+@pytest.mark.slow
 def test_decisions_read_the_interval():
     assert decide("psa", 0.8, 0.7, 0.9, 0.4, 0.65).verdict == "demonstrated"
     assert decide("psa", 0.2, 0.1, 0.35, 0.4, 0.65).verdict == "not demonstrated"
@@ -108,6 +109,7 @@ def test_decisions_read_the_interval():
     assert bad.decision.verdict == "not demonstrated"
 
 
+@pytest.mark.slow
 def test_degenerate_data_never_crashes():
     one_category = measure_agreement(ratings_from_matrix([["x", "x"]] * 10), rng=1)
     kappa = one_category.coefficients["cohen_kappa"]
@@ -123,6 +125,7 @@ def test_degenerate_data_never_crashes():
     assert doc["coefficients"]["psa"]["estimate"] is None  # NaN -> null in JSON
 
 
+@pytest.mark.slow
 def test_same_seed_same_report_and_bootstrap_everywhere():
     ratings = _krippendorff_ratings()
     a = agreement_document(measure_agreement(ratings, MeasureSettings(bootstrap=True), rng=5))

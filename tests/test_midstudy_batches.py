@@ -71,6 +71,7 @@ def test_the_procedure_from_the_model_matches_an_independent_simulation(width, b
         assert abs(got.coverage - 0.95) < 0.015 and not got.notes
 
 
+@pytest.mark.slow
 def test_cli_adds_the_procedure_to_the_plan_and_its_json():
     args = ["plan", "--prevalence", "0.08", "--width", "0.08", "--batch-size", "100"]
     result = runner.invoke(app, [*args, "--seed", "1", "--json"])

@@ -77,6 +77,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_cli_json_has_the_bought_section():
     done = _cli("--hours", "20", "--seed", "1", "--json")
     assert done.returncode == 0, done.stderr
@@ -86,6 +87,7 @@ def test_cli_json_has_the_bought_section():
     assert bought["total_items"] == 600 + bought["bought_items"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "flag"),
     [(("--hours", "-3"), "--hours"), (("--budget", "300"), "--hourly-rate")],

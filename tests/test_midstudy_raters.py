@@ -91,6 +91,7 @@ def psa_plan():
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_interval_now_is_the_files_specific_agreement(psa_plan):
     n1, k = first_stage()
     estimate, low, high = psa_interval(n1, k)
@@ -102,6 +103,7 @@ def test_interval_now_is_the_files_specific_agreement(psa_plan):
     assert psa_plan.half_width_now > 0.05 and psa_plan.assurance_now == 0
 
 
+@pytest.mark.slow
 def test_remaining_items_hold_in_an_independent_simulation_and_fail_at_80_percent(psa_plan):
     p, studies = psa_plan, 4000
     assert p.total_items == p.labelled_items + p.remaining_items
@@ -115,6 +117,7 @@ def test_remaining_items_hold_in_an_independent_simulation_and_fail_at_80_percen
     assert abs(at - p.assurance) < 4 * se
 
 
+@pytest.mark.slow
 def test_original_plan_and_budget(psa_plan):
     p = psa_plan
     more = 1500 - p.labelled_items
@@ -130,6 +133,7 @@ def test_final_coverage_is_near_nominal(psa_plan):
     assert abs(psa_plan.final_coverage - 0.95) < 0.02
 
 
+@pytest.mark.slow
 def test_cli_json_keys_and_schema():
     result = runner.invoke(
         app,
@@ -148,6 +152,7 @@ def test_cli_json_keys_and_schema():
     assert body["half_width_now"] > 0.06
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("extra", "needle"),
     [

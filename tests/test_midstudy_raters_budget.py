@@ -24,6 +24,7 @@ def _plan(settings: PlanSettings, knobs: RemainingSettings, seed: int = 1):
     )
 
 
+@pytest.mark.slow
 def test_hours_buy_three_labels_an_item_at_the_seconds_per_label():
     result = _plan(PlanSettings(width=0.05, seconds_per_item=80.0), RemainingSettings(hours=30))
     assert result.bought.bought_items == math.floor(30 * 3600 / (3 * 80.0))  # 450
@@ -31,6 +32,7 @@ def test_hours_buy_three_labels_an_item_at_the_seconds_per_label():
     assert result.bought.cost.labels == 3 * result.bought.bought_items
 
 
+@pytest.mark.slow
 def test_adjudication_of_the_fits_contested_share_is_priced_in():
     settings = PlanSettings(width=0.05, adjudication_seconds=120.0, hourly_rate=25.0)
     result = _plan(settings, RemainingSettings(budget=1000.0))
@@ -40,6 +42,7 @@ def test_adjudication_of_the_fits_contested_share_is_priced_in():
     assert result.bought.cost.cost <= 1000.0 + 1e-9
 
 
+@pytest.mark.slow
 def test_assurance_se_is_the_binomial_formula_over_the_finished_studies():
     result = _plan(PlanSettings(width=0.05), RemainingSettings(hours=54))
     a = result.bought.assurance

@@ -13,6 +13,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pytest
 from jsonschema import Draft202012Validator
 from typer.testing import CliRunner
 
@@ -26,6 +27,7 @@ LABELLED = str(ROOT / "examples" / "labelled-600.csv")
 runner = CliRunner()
 
 
+@pytest.mark.slow
 def test_finish_dates_of_the_rest_match_a_hand_computation():
     args = ["schedule", "--labelled", LABELLED, "--width", "0.08", "--team-size", "2"]
     args += ["--hours-per-day", "4", "--time-spread", "0", "--start", "2027-01-08"]
@@ -43,6 +45,7 @@ def test_finish_dates_of_the_rest_match_a_hand_computation():
     assert doc["person_hours_median"] == remaining * 2 * 90 / 3600
 
 
+@pytest.mark.slow
 def test_tables_and_refusals():
     base = ["schedule", "--labelled", LABELLED, "--width", "0.08", "--runs", "20", "--seed", "1"]
     tables = runner.invoke(app, base)
@@ -68,6 +71,7 @@ def test_a_study_already_narrow_enough_is_done_and_exits_0():
     assert now["interval_now"] == [float(ci.low), float(ci.high)] and now["half_width_now"] <= 0.2
 
 
+@pytest.mark.slow
 def test_a_stratified_study_in_progress_schedules_the_rest_of_every_stratum():
     """schedule --labelled --stratum-col: the items still to label are the stratified plan's
     (the library's, same seed), per stratum and in all; the schedule labels that many."""

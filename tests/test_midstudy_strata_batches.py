@@ -129,6 +129,7 @@ def test_the_interval_written_here_is_the_libraryss():
     assert (float(ci.low[0]), float(ci.high[0])) == pytest.approx((low[0], high[0]), rel=1e-9)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(
     counts=st.lists(st.integers(0, 400), min_size=3, max_size=3),

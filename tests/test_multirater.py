@@ -140,6 +140,7 @@ def _beta_binomial_counts(rng, n_items, m, pi, rho):
     return np.stack([positives, m - positives], axis=1)
 
 
+@pytest.mark.slow
 def test_fleiss_gwet_interval_coverage_by_simulation():
     # docs/methods/several-annotators.md 4.1: binary, m = 4, N = 80, kappa = 0.6: Gwet's SE covers
     # about 0.944,
@@ -158,6 +159,7 @@ def test_fleiss_gwet_interval_coverage_by_simulation():
     assert covered_null / reps < 0.88
 
 
+@pytest.mark.slow
 def test_alpha_item_bootstrap_coverage_by_simulation():
     # docs/methods/several-annotators.md 4.4: resampling items covers about 0.93 at pi 0.3, rho
     # 0.6, N = 200, m = 3.

@@ -98,6 +98,7 @@ def test_alpha_interval_equals_fleiss_with_complete_data():
     assert float(alpha.high) == pytest.approx(float(fleiss.high), abs=1e-6)
 
 
+@pytest.mark.slow
 def test_unseen_row_gets_mass_like_the_full_multinomial():
     # no item with all three positive: the multinomial over all four rows may still put mass
     # there, and the limits match its likelihood ratio (the 1e-4 pseudo-count costs < 1e-3)
@@ -126,6 +127,7 @@ def test_unseen_row_gets_mass_like_the_full_multinomial():
         assert lr(limit) == pytest.approx(crit, rel=5e-3)
 
 
+@pytest.mark.slow
 def test_batch_equals_one_at_a_time():
     rng = np.random.default_rng(5)
     mult = rng.multinomial(200, [0.03, 0.04, 0.08, 0.85], size=6).astype(float)
@@ -158,6 +160,7 @@ def test_shifted_interval_clips():
     assert ci.low.tolist() == pytest.approx([0.3]) and ci.high.tolist() == [1.0]
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.integers(0, 30), min_size=4, max_size=4).filter(lambda c: sum(c[:3]) >= 2))
 def test_interval_holds_the_estimate(counts):
@@ -213,6 +216,7 @@ def test_few_union_positive_bands_are_the_coverage_study_ranges():
             assert (worst, best) == pytest.approx((min(values), max(values)), abs=5e-4)
 
 
+@pytest.mark.slow
 def test_agree_notes_below_20_union_positives_with_three_annotators():
     from planner.data.labels import ratings_from_matrix
     from planner.measuring.measure import measure_agreement
@@ -247,6 +251,7 @@ def _alpha_of_pair(p: np.ndarray) -> float:
     return 1 - p[1] / (2 * pi * (1 - pi))
 
 
+@pytest.mark.slow
 def test_incomplete_pair_alpha_is_the_profile_interval_with_the_calibrated_likelihood_ratio():
     # agree --counts 6,21,14,459 (6 items both positive, 35 with one, 459 neither) and 20
     # negative items rated by one annotator only: a complete pair gets the intraclass score
@@ -275,6 +280,7 @@ def test_likelihood_ratio_at_a_value_is_the_constrained_multinomial_maximum():
         assert float(crit) == pytest.approx(_critical(MULT[:3].sum()), rel=1e-9)
 
 
+@pytest.mark.slow
 def test_statistic_at_the_truth_decides_coverage_as_the_interval_does():
     # coverage_study/profile_calibration.py reads coverage off W(truth) <= t_nu^2: on
     # simulated studies of three annotators at 20 union positives, each study's interval

@@ -70,6 +70,7 @@ def test_copy_into_a_file_is_refused(tmp_path):
         examples.copy_to(target)
 
 
+@pytest.mark.slow
 def test_examples_command_lists_copies_and_names_its_flags(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     listed = json.loads(runner.invoke(app, ["examples", "--json"]).stdout)
@@ -128,6 +129,7 @@ def test_parquet_without_pyarrow_names_the_package(monkeypatch):
         read_labels(ROOT / "examples" / "wide.parquet", ReaderSettings(layout="wide"))
 
 
+@pytest.mark.slow
 def test_completion_script_is_printed_for_bash():
     out = subprocess.run(
         [sys.executable, "-m", "planner", "--show-completion", "bash"],

@@ -42,6 +42,7 @@ tables = st.tuples(*[st.integers(0, 60)] * 4).filter(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(tables)
 def test_pair_alpha_is_scotts_pi_moved_by_one_over_2n(table):
@@ -56,6 +57,7 @@ def test_pair_alpha_is_scotts_pi_moved_by_one_over_2n(table):
     assert alpha.estimate == pytest.approx(pi + (1 - pi) / (2 * n), abs=1e-9)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(tables)
 def test_pair_alpha_and_fleiss_share_the_intraclass_score_interval(table):
@@ -142,6 +144,7 @@ def test_few_union_positive_bands_are_the_coverage_study_ranges():
             assert (worst, best) == pytest.approx((min(values), max(values)), abs=5e-4)
 
 
+@pytest.mark.slow
 def test_agree_notes_a_pair_below_15_union_positives():
     codes = _codes(3, 5, 4, 200)  # 12 union positives
     report = measure_agreement(ratings_from_matrix(codes), MeasureSettings(n_boot=100), rng=1)

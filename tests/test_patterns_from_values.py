@@ -62,6 +62,7 @@ def test_patterns_equal_counting_every_item(n, m, low, span, missing, fractional
     assert int(mult.sum()) == n
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(
     n=st.integers(2, 300),

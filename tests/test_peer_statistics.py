@@ -185,6 +185,7 @@ def _pattern_model(prevalence, sens, spec):
     return bits, prevalence * pos + (1 - prevalence) * neg
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("prevalence", "sens", "spec", "n"),
     [
@@ -267,6 +268,7 @@ def test_weighted_kappa_wald_interval_covers_with_many_items():
     assert abs(coverage - 0.95) < 3 * math.sqrt(0.95 * 0.05 / 4000)
 
 
+@pytest.mark.slow
 def test_agree_json_has_the_test_of_kappa_zero_and_se_fields():
     result = CliRunner().invoke(app, ["agree", "--counts", "6,21,14,459", "--json", "--seed", "1"])
     assert result.exit_code == 0, result.output
@@ -326,6 +328,7 @@ def _with_missing() -> Ratings:
     return ratings_from_matrix(np.array([a, b], dtype=float).T)
 
 
+@pytest.mark.slow
 def test_gwet_marginals_use_every_rating_of_each_annotator():
     ratings = _with_missing()
     gwet = measure_agreement(ratings, MeasureSettings(cohen_marginals="gwet"), rng=1)
@@ -345,6 +348,7 @@ def test_gwet_marginals_use_every_rating_of_each_annotator():
     assert complete.summary["cohen_marginals"]["used"] == "complete"
 
 
+@pytest.mark.slow
 def test_gwet_marginals_without_missing_ratings_change_nothing():
     ratings = ratings_from_counts(6, 21, 14, 459)
     gwet = measure_agreement(ratings, MeasureSettings(cohen_marginals="gwet"), rng=1)
@@ -353,6 +357,7 @@ def test_gwet_marginals_without_missing_ratings_change_nothing():
     assert gwet.summary["cohen_marginals"]["used"] == "complete"
 
 
+@pytest.mark.slow
 def test_peer_options_are_checked_and_noted_without_effect():
     runner = CliRunner()
     bad = runner.invoke(app, ["agree", "--counts", "6,21,14,459", "--cohen-marginals", "all"])
@@ -394,6 +399,7 @@ def test_no_notes_at_many_union_positives():
     assert _coverage_notes(report.notes) == []
 
 
+@pytest.mark.slow
 def test_notes_for_several_annotators_at_few_union_positives():
     # binary labels, 3 annotators, 20+ union positives: the profile intervals, which the
     # coverage study found within its band from 20 union positives, so no note for them
@@ -444,6 +450,7 @@ def test_conger_kappa_ignores_the_order_of_annotators_and_items(seed, order):
     np.testing.assert_allclose(moved.standard_error, base.standard_error, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_cli_cohen_marginals_gwet_says_which_it_used(tmp_path):
     path = tmp_path / "pairs.csv"
     rows = ["item,annotator,label"]
@@ -478,6 +485,7 @@ def test_bootstrap_psa_and_kappa_get_their_notes():
     assert not any("PABAK" in n for n in notes)  # its bootstrap interval was not studied
 
 
+@pytest.mark.slow
 def test_psa_note_is_read_at_its_own_union_positives():
     # positive = the common label: specific agreement of it has hundreds of union positives
     rng = np.random.default_rng(4)

@@ -89,6 +89,7 @@ def simulated_assurance(cells, n: int, width: float, studies: int, rng) -> float
 # --------------------------------------------------------------------------- --pilot FILE
 
 
+@pytest.mark.slow
 def test_pilot_file_plans_as_pilot_counts_with_the_same_counts():
     from_file = _json("--pilot", PILOT, "--positive", "unsupported", "--seed", "5")
     from_counts = _json("--pilot-counts", ",".join(map(str, COUNTS)), "--seed", "5")
@@ -100,6 +101,7 @@ def test_pilot_file_plans_as_pilot_counts_with_the_same_counts():
     assert from_file["uncertainty"] == from_counts["uncertainty"]
 
 
+@pytest.mark.slow
 def test_pilot_file_says_what_it_read():
     result = _plan("--pilot", PILOT, "--positive", "unsupported", "--seed", "1")
     assert result.exit_code == 0, result.output
@@ -114,6 +116,7 @@ def test_pilot_file_says_what_it_read():
     assert kappa["name"] == "cohen_kappa"
 
 
+@pytest.mark.slow
 def test_pilot_with_three_annotators_uses_a_pair_when_given():
     # without --pair: planned from the latent-class fit (tests/test_readers.py)
     doc = _json("--pilot", WIDE, *WIDE_READ, "--pair", "alice,bob", "--seed", "1")
@@ -162,6 +165,7 @@ def test_reader_options_without_pilot_are_refused():
     _one_line_error(_plan("--prevalence", "0.08", "--pair", "a,b"), 2, "--pair", "--pilot")
 
 
+@pytest.mark.slow
 def test_scenario_pilot_file_is_relative_to_the_scenario(tmp_path):
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "pilot.csv").write_text(Path(PILOT).read_text())
@@ -240,6 +244,7 @@ def test_pilot_answer_spread_across_seeds_matches_its_standard_error():
         )
 
 
+@pytest.mark.slow
 def test_library_and_cli_give_the_same_pilot_answer_for_a_seed():
     for seed in (1, 5):
         doc = _json("--pilot-counts", "6,21,14,459", "--width", "0.08", "--seed", str(seed))
@@ -249,6 +254,7 @@ def test_library_and_cli_give_the_same_pilot_answer_for_a_seed():
         assert doc["uncertainty"]["basis"] == library.basis
 
 
+@pytest.mark.slow
 def test_the_recommendation_is_the_uncertainty_aware_number():
     doc = _json(
         "--pilot-counts", "6,21,14,459", "--width", "0.08", "--assurance", "0.8", "--seed", "3"
@@ -296,6 +302,7 @@ def test_uncertainty_arguments_are_checked():
         items_under_uncertainty(COUNTS, draws=1)
 
 
+@pytest.mark.slow
 def test_same_seed_same_uncertainty_answer():
     a = items_under_uncertainty(COUNTS, rng=4)
     b = items_under_uncertainty(COUNTS, rng=4)
@@ -373,6 +380,7 @@ def test_curve_is_a_json_array_of_exact_assurances():
     assert table.exit_code == 0 and "Assurance against items" in table.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("assurance, planned", [(0.9, 2292), (0.5, 2049)])
 def test_the_curve_read_between_its_points_is_within_002_of_the_exact_assurance(assurance, planned):
     # the pilot's plug-in plan: 2,292 items at assurance 0.9, 2,049 at 0.5 (exact searches)
@@ -402,6 +410,7 @@ def test_a_curve_is_clipped_to_probabilities():
     assert curve[-1]["assurance"] == 1.0 and curve[0]["assurance"] == 0.0
 
 
+@pytest.mark.slow
 def test_curve_figure_draws_on_an_axes():
     import matplotlib
 
@@ -437,6 +446,7 @@ def test_prevalence_with_psa_solves_for_the_error_rate():
     assert any(n.startswith(f"error rate {error:.4g}") for n in doc["notes"])
 
 
+@pytest.mark.slow
 def test_prevalence_with_kappa_solves_for_the_error_rate():
     model = pair_from_agreement(0.1, kappa=0.7, bias=(0.5, -0.5))
     assert model.summary()["kappa"] == pytest.approx(0.7, abs=1e-9)
@@ -478,6 +488,7 @@ def test_make_plan_takes_rng_and_records_the_seed():
         make_plan(model, settings, seed=1)  # type: ignore[call-arg]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["plan", "agree", "schedule", "report", "scenarios", None])
 def test_help_is_shown_as_a_flag_regression(command):
     # regression: --help was listed as taking a value ("--help <bool>")
@@ -510,6 +521,7 @@ def test_narrow_runs_equal_the_full_grid(method, width):
         assert (runs if u < outcomes.u_star else expected).tolist() == grid.astype(int).tolist(), u
 
 
+@pytest.mark.slow
 def test_small_widths_keep_the_plug_in_plan_and_say_why_there_is_no_second_answer():
     doc = _json("--pilot-counts", "6,21,14,459", "--width", "0.01", "--seed", "1")
     assert "uncertainty" not in doc and doc["recommendation"]["items"] > 0
@@ -531,6 +543,7 @@ def test_scenario_states_the_model_as_prevalence_and_agreement(tmp_path):
     _one_line_error(_plan(str(alone)), 2, "model.kappa goes with model.prevalence")
 
 
+@pytest.mark.slow
 @hypothesis_settings(max_examples=15, deadline=None)
 @given(
     counts=st.tuples(

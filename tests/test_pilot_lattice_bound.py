@@ -64,6 +64,7 @@ def test_within_lattice_bound_counts_draw_by_union_positive_cells(points, u_star
     assert uncertainty.within_lattice_bound(points, u_star) is inside
 
 
+@pytest.mark.slow
 def test_the_plan_json_keeps_the_bound_note_with_the_uncertainty(bounded_plan):
     plan = bounded_plan
     notes = plan_document(plan)["uncertainty"]["notes"]

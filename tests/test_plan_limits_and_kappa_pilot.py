@@ -44,6 +44,7 @@ def test_several_annotators_take_one_fixed_size_and_say_so_for_two():
     _one_line_error(result, 2, "--items and --hours each fix the study's size")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("extra", "section"),
     [
@@ -102,6 +103,7 @@ def test_items_for_hours_and_budget_at_their_limits():
 # ------------------------------------------------ 3. probabilities above 1
 
 
+@pytest.mark.slow
 def test_curve_assurance_lies_in_the_unit_interval():
     # reported: assurance_curve.psa[-1].assurance = 1.0000000000009206
     doc = _json("--prevalence", "0.08", "--width", "0.08", "--curve", "--seed", "1")
@@ -135,6 +137,7 @@ def _independent_hybrid(counts, n: int, width: float, reps: int, seed: int) -> f
     return float(np.mean(np.isfinite(half) & (half > 0) & (half <= width)))
 
 
+@pytest.mark.slow
 def test_kappa_under_pilot_uncertainty_meets_the_target_by_an_independent_simulation():
     result = kappa_items_under_uncertainty(
         COUNTS, PlanSettings(width=0.08, assurance=0.8, n_reps=4000), plug_in_items=2000, rng=5
@@ -148,6 +151,7 @@ def test_kappa_under_pilot_uncertainty_meets_the_target_by_an_independent_simula
     assert "approximat" not in result.basis and "FCE" in result.per_truth_basis
 
 
+@pytest.mark.slow
 def test_kappa_pilot_answer_prints_a_standard_error_that_matches_its_spread():
     results = [
         kappa_items_under_uncertainty(
@@ -165,6 +169,7 @@ def test_kappa_pilot_answer_prints_a_standard_error_that_matches_its_spread():
     assert f"± {results[0].items_mc_se:.0f} Monte Carlo SE" in results[0].explanation
 
 
+@pytest.mark.slow
 def test_kappa_under_pilot_uncertainty_is_reproducible_and_checked():
     small = PlanSettings(width=0.1, n_reps=500)
     a = kappa_items_under_uncertainty(COUNTS, small, plug_in_items=1200, rng=3)
@@ -178,6 +183,7 @@ def test_kappa_under_pilot_uncertainty_is_reproducible_and_checked():
         kappa_items_under_uncertainty((0, 0, 0, 9), plug_in_items=100)
 
 
+@pytest.mark.slow
 def test_metric_kappa_plans_under_pilot_uncertainty():
     # reported: --metric kappa gave a note instead of items_under_uncertainty
     doc = _json("--pilot-counts", "6,21,14,459", "--metric", "kappa", "--seed", "1")
@@ -188,6 +194,7 @@ def test_metric_kappa_plans_under_pilot_uncertainty():
     assert not any("PSA with the wilson" in note for note in doc["notes"])
 
 
+@pytest.mark.slow
 def test_metric_both_covers_both_metrics_and_the_larger_decides():
     # reported: with --metric both the section covered PSA only although kappa decides
     doc = _json("--pilot-counts", "6,21,14,459", "--metric", "both", "--seed", "1")
@@ -199,6 +206,7 @@ def test_metric_both_covers_both_metrics_and_the_larger_decides():
     assert "Under pilot uncertainty (PSA" in text and "Under pilot uncertainty (Cohen's" in text
 
 
+@pytest.mark.slow
 def test_pilot_without_joint_positives_is_planned():
     # reported: a pilot 0,5,5,490 was refused outright; PSA 0 is an estimate whose Wilson
     # interval is defined (upper limit > 0), and the posterior gives a > 0 almost surely
@@ -219,6 +227,7 @@ def test_model_with_psa_zero_is_still_refused():
 # ------------------------------------------------ 5. the pilot file's rows
 
 
+@pytest.mark.slow
 def test_pilot_file_rows_say_from_the_pilot_file():
     # reported: "from pilot-counts" in the assumptions table of plan --pilot FILE
     text = _plan("--pilot", PILOT, "--positive", "unsupported", "--seed", "1").stdout

@@ -24,6 +24,7 @@ def test_calibrate_counts_each_critical_value_by_hand():
     assert out["bartlett-oracle"] == {"coverage": 0.75, "miss_low": 0.0, "miss_high": 0.0}
 
 
+@pytest.mark.slow
 def test_cell_statistics_reproduce_the_interval_coverage_of_the_study():
     # the t calibration at the truth gives the profile interval's coverage of the same studies
     from coverage_study.coverage import simulate_cell
@@ -36,6 +37,7 @@ def test_cell_statistics_reproduce_the_interval_coverage_of_the_study():
     assert calibrate(stat, crit, sign)["t"]["coverage"] == pytest.approx(row.coverage, abs=0.006)
 
 
+@pytest.mark.slow
 def test_kappa_calibration_planner_column_is_the_coverage_study_profile_row():
     # the planner column is agree's Cohen's kappa profile interval: on the same studies it
     # reproduces the study's row (coverage_study/coverage.json) for a cell with few positives

@@ -44,6 +44,7 @@ def test_invalid_input_is_a_value_error():
         planner.PlanSettings(width=1.5)
 
 
+@pytest.mark.slow
 def test_documented_python_example_runs_and_prints_the_values_it_claims(tmp_path):
     text = (ROOT / "docs" / "python-api.md").read_text()
     code = text.split("<!-- python-example -->\n```python\n", 1)[1].split("```", 1)[0]
@@ -190,6 +191,7 @@ def test_the_notebook_functions_of_the_new_features_are_public():
         assert getattr(planner, name) is getattr(module, name)
 
 
+@pytest.mark.slow
 def test_documented_example_of_the_newer_capabilities_prints_what_it_claims(tmp_path):
     """docs/python-api.md, second example: every number in its comments is printed."""
     text = (ROOT / "docs" / "python-api.md").read_text()
@@ -229,6 +231,7 @@ def _raised_strings(path: Path):
                     yield sub.lineno, sub.value
 
 
+@pytest.mark.slow
 def test_no_library_error_message_names_a_flag():
     # only planner/cli/ speaks --flags; the library names its parameters and lists the
     # ones it names inside the sentence in InvalidInput.parameters

@@ -70,6 +70,7 @@ def test_simulated_mean_fleiss_kappa_is_the_models_kappa(prevalences, m, kappa):
     assert abs(estimates.mean() - kappa) < 4 * mc_se + 0.003  # small-sample bias ~ 1/n
 
 
+@pytest.mark.slow
 def test_pattern_probabilities_match_item_level_frequencies():
     model = common_prevalence_model([0.2, 0.5, 0.3], 3, kappa=0.5)
     rows, probs = model.count_patterns()
@@ -139,6 +140,7 @@ def test_fleiss_variance_is_zou_and_donners_closed_form(m, p, kappa):
     assert se**2 * n == pytest.approx(published, rel=1e-5)
 
 
+@pytest.mark.slow
 def test_search_refinement_meets_the_target_within_one_se_over_seeds():
     # the fresh check sat an SE or two under the target (0.482 +- 0.011
     # for target 0.5 in `plan --annotators 3 --prevalence 0.05 --metric psa --width 0.05

@@ -43,6 +43,7 @@ def plan():
     return plan_from_raters_pilot_file(WIDE, SETTINGS, reader=READER, positive="unsupported", rng=4)
 
 
+@pytest.mark.slow
 def test_the_library_function_gives_the_commands_plan_at_the_same_seed(plan):
     options = {
         "pilot": WIDE, "pilot_reader": READER, "positive": "unsupported", "width": 0.05,
@@ -66,6 +67,7 @@ def _item_level(draws, n_items, n_studies, rng):
     return (rng.random(says_positive.shape) < says_positive).sum(axis=-1)
 
 
+@pytest.mark.slow
 def test_recommendation_holds_under_the_pilots_truths_and_plug_in_falls_short(plan):
     u, draws = plan.uncertainty, plan.pilot.draws
     rng = np.random.default_rng(99)
@@ -83,6 +85,7 @@ def test_recommendation_holds_under_the_pilots_truths_and_plug_in_falls_short(pl
     assert plan.budget.labels == 3 * u.items
 
 
+@pytest.mark.slow
 def test_plug_in_model_is_the_fit_and_the_plan_meets_it(plan):
     pilot = plan.pilot
     assert pilot.annotators == ("alice", "bob", "carol") and pilot.items == 600
@@ -103,6 +106,7 @@ def test_bootstrap_spread_of_the_prevalence_is_about_binomial(plan):
     assert 0.8 * binomial < sd < 1.6 * binomial
 
 
+@pytest.mark.slow
 def test_positive_label_orders_the_categories():
     rng = np.random.default_rng(3)
     truth = rng.random(400) < 0.2
@@ -138,6 +142,7 @@ def _plan(*args):
     return runner.invoke(plan_app, ["--pilot", WIDE, *WIDE_FLAGS, *args, "--replicates", "300"])
 
 
+@pytest.mark.slow
 def test_command_prints_the_recommendation_and_json_validates():
     base = ("--annotators", "3", "--positive", "unsupported", "--width", "0.08", "--seed", "2")
     result = _plan(*base)
@@ -152,6 +157,7 @@ def test_command_prints_the_recommendation_and_json_validates():
     assert doc["pilot"]["annotators"] == ["alice", "bob", "carol"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "needle"),
     [

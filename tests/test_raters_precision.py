@@ -94,6 +94,7 @@ def test_assurance_at_n_matches_an_item_level_simulation(m, per_item, items):
     assert got.person_hours == pytest.approx(k * items * 90 / 3600)
 
 
+@pytest.mark.slow
 def test_assurance_falls_well_below_the_planned_size():
     # the plan's n holds (about its assurance) and 0.7 n clearly fails, by the numpy check
     plan = raters_plan_from_options(
@@ -150,6 +151,7 @@ def test_a_budget_buys_hours_at_the_rate():
     assert got.given == {"budget": 5000.0}
 
 
+@pytest.mark.slow
 def test_curve_meets_the_item_level_assurance_and_holds_the_planned_size():
     width, n = 0.05, 3400
     curve = raters_assurance_curve(
@@ -167,6 +169,7 @@ def test_curve_meets_the_item_level_assurance_and_holds_the_planned_size():
     assert len(items) > 5
 
 
+@pytest.mark.slow
 def test_one_precision_entry_takes_several_annotators_and_the_plan_settings():
     # fixed_size_precision and assurance_curve, the pair's entries, with a model of several
     # annotators: the settings' per_item labels an item, hours buy floor(3600 H / (k s + c a))
@@ -209,6 +212,7 @@ def _plan(*args: str):
     return runner.invoke(plan_app, [*BASE, *args, *FAST])
 
 
+@pytest.mark.slow
 def test_items_and_curve_print_their_sections():
     result = _plan("--items", "2000", "--curve")
     assert result.exit_code == 0, result.output
@@ -216,6 +220,7 @@ def test_items_and_curve_print_their_sections():
     assert "Assurance against items (half-width <= 0.05)" in result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "extra",
     [["--items", "2000", "--curve"], ["--hours", "100", "--adjudication-seconds", "60"],

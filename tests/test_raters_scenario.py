@@ -40,6 +40,7 @@ def test_shipped_three_annotator_scenario_plans_from_any_folder(tmp_path, monkey
     assert list(tmp_path.iterdir()) == []  # writes nothing
 
 
+@pytest.mark.slow
 def test_options_override_the_scenario(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     base = json.loads(_plan("web-toxicity-three-annotators", "--seed", "2", "--json").stdout)
@@ -155,6 +156,7 @@ PILOT_BAD = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("body", "needle"), BAD + PILOT_BAD)
 def test_bad_annotators_section_is_one_line_naming_file_and_key(tmp_path, body, needle):
     shutil.copyfile(EXAMPLES / "wide.csv", tmp_path / "wide.csv")

@@ -45,6 +45,7 @@ def _scenario(folder: Path, body: str) -> str:
     return str(path)
 
 
+@pytest.mark.slow
 def test_a_pilot_scenario_plans_what_plan_pilot_plans_at_the_same_seed(in_tmp):
     path = _scenario(
         in_tmp, 'pilot_file = "wide.csv"\npilot_positive = "unsupported"\n[target]\nwidth = 0.1'
@@ -70,6 +71,7 @@ def test_the_pilot_file_is_found_beside_the_scenario_from_any_folder(tmp_path, m
     assert scenario_inputs(scenario) == (str(SCENARIO), str(EXAMPLES / "wide.csv"))
 
 
+@pytest.mark.slow
 def test_the_command_lines_pilot_and_reader_win_over_the_scenarios(in_tmp):
     (in_tmp / "other.csv").write_text(
         (in_tmp / "wide.csv").read_text().replace("alice", "ann"), encoding="utf-8"
@@ -104,6 +106,7 @@ def test_a_pilot_on_the_command_line_does_not_replace_a_scenarios_stated_model(i
     assert "give the scenario annotators.pilot_file instead" in result.stderr
 
 
+@pytest.mark.slow
 def test_schedule_labels_the_recommendation_under_the_pilots_uncertainty(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     plan = _json("plan", str(SCENARIO))
@@ -184,6 +187,7 @@ def test_a_pilot_named_like_a_report_file_is_copied_under_another_name(tmp_path)
     assert (tmp_path / "out" / "pilot-plan.json").is_file()
 
 
+@pytest.mark.slow
 def test_the_documented_python_gives_the_scenarios_plan(tmp_path, monkeypatch, capsys):
     """docs/several-annotators.md: the Python block plans what the scenario file plans."""
     page = (Path(__file__).parent.parent / "docs" / "several-annotators.md").read_text()
@@ -197,6 +201,7 @@ def test_the_documented_python_gives_the_scenarios_plan(tmp_path, monkeypatch, c
     assert claimed is not None and list(claimed.groups()) == printed[:2]
 
 
+@pytest.mark.slow
 def test_schedule_takes_the_pilots_options_over_a_pilot_scenario(in_tmp):
     (in_tmp / "other.csv").write_text(
         (in_tmp / "wide.csv").read_text().replace("alice", "ann"), encoding="utf-8"
@@ -211,6 +216,7 @@ def test_schedule_takes_the_pilots_options_over_a_pilot_scenario(in_tmp):
     assert refused.exit_code == 2 and "psa describes one pair" in refused.stderr
 
 
+@pytest.mark.slow
 def test_a_named_team_bills_the_recommendation_person_by_person(tmp_path, monkeypatch):
     # three people at 120 s a label and 100 an hour, instead of [budget]'s 30 s and 25
     monkeypatch.chdir(tmp_path)

@@ -80,6 +80,7 @@ def team_bill(n: int) -> tuple[float, float]:
     return cost, hours
 
 
+@pytest.mark.slow
 def test_plan_cost_is_each_persons_labels_at_their_rate(tmp_path):
     path = tmp_path / "team.toml"
     path.write_text(SCENARIO)

@@ -95,6 +95,7 @@ def test_pilot_of_three_annotators_says_how_in_the_table(pilot3):
     assert "latent-class (Dawid & Skene) fit" in text and "independently" in text
 
 
+@pytest.mark.slow
 def test_pilot_with_a_pair_still_plans_from_the_pairs_counts():
     read = ("--layout", "wide", "--annotator-cols", "alice,bob,carol")
     doc = _json("plan", "--pilot", WIDE, *read, "--positive", "unsupported", "--pair", "bob,carol")
@@ -111,6 +112,7 @@ def test_pilot_is_refused_for_a_multi_rater_plan(pilot3):
 # --------------------------------------------------------------------------- engines
 
 
+@pytest.mark.slow
 def test_plan_pilot_gives_the_same_plan_on_both_engines(pilot3):
     plans = [
         _json("plan", "--pilot", pilot3, "--pair", "r0,r1", "--seed", "2", "--engine", engine)
@@ -176,6 +178,7 @@ def test_memory_options_need_a_pilot():
 # --------------------------------------------------------------------------- --quiet, bars
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args",
     [
@@ -257,6 +260,7 @@ def test_multi_rater_search_reports_its_two_steps():
     assert calls == [(1, 2), (2, 2)]
 
 
+@pytest.mark.slow
 def test_multi_rater_plan_draws_a_bar_on_a_terminal_only_without_json(monkeypatch):
     import rich.console
 

@@ -60,6 +60,7 @@ def test_parquet_labels_that_are_not_text_or_numbers_are_refused(tmp_path, value
     assert message in _one_line(runner.invoke(app, ["agree", str(path), "--json"]))
 
 
+@pytest.mark.slow
 def test_schedule_errors_are_one_line_with_no_blank_line_first():
     out = subprocess.run(
         [sys.executable, "-m", "planner", "schedule", "--items", "200", "--hours-per-day", "nan"],
@@ -156,6 +157,7 @@ def test_an_annotator_named_twice_is_refused(tmp_path):
     assert "--annotator-cols names a more than once" in line
 
 
+@pytest.mark.slow
 def test_labels_equal_as_numbers_are_one_category(tmp_path):
     path = tmp_path / "m.jsonl"
     lines = [

@@ -121,6 +121,7 @@ def _pair_plans() -> list[Path]:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", _pair_plans(), ids=lambda p: p.parent.name)
 def test_the_assurance_figure_reads_true_at_every_size(page):
     # the plotted points joined by straight lines (as the figure draws them), read at many

@@ -76,6 +76,7 @@ def test_evaluations_call_the_criterion_once_per_size():
     assert sorted(calls) == sorted(set(calls)) == [n for n, _ in values.curve]
 
 
+@pytest.mark.slow
 @given(
     thresholds=st.lists(st.integers(1, 5000), min_size=1, max_size=20),
     high=st.integers(1, 6000),

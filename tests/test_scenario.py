@@ -27,6 +27,7 @@ def test_three_scenarios_ship():
     assert {"unsupported-claims", "unsupported-claims-enriched", "clinical-chart-review"} <= names
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
 def test_every_shipped_scenario_plans(path):
     result = runner.invoke(plan_app, [str(path), "--json", "--replicates", "1000"])
@@ -121,6 +122,7 @@ def test_sizes_normalise_to_shares():
     assert [s.share for s in sc.strata] == pytest.approx([0.3, 0.7])
 
 
+@pytest.mark.slow
 def test_command_line_overrides_the_file():
     path = str(next(p for p in SCENARIOS if p.stem == "unsupported-claims"))
     base = json.loads(runner.invoke(plan_app, [path, "--json"]).stdout)
@@ -190,6 +192,7 @@ def test_comparison_checked_by_independent_simulation(stem):
     assert abs(comparison.designs["enriched"].estimate_median - truth) > 0.05
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
 def test_schedule_runs_on_every_shipped_scenario(path):
     from planner.cli.commands import app

@@ -51,6 +51,7 @@ def _run(args: list[str]) -> dict:
     return json.loads(result.stdout)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_schedule_labels_the_items_plan_sizes_for_the_same_model(case: str) -> None:
     schedule_args, plan_args = CASES[case]
@@ -89,6 +90,7 @@ EXAMPLES = Path(__file__).parent.parent / "examples"
 READ_WIDE = ["--layout", "wide", "--annotator-cols", "alice,bob", "--positive", "unsupported"]
 
 
+@pytest.mark.slow
 def test_schedule_reads_a_pilot_with_plans_reader_options_and_labels_its_recommendation():
     given = ["--pilot", str(EXAMPLES / "wide.csv"), *READ_WIDE, "--width", "0.1", *FAST]
     plan = json.loads(runner.invoke(app, ["plan", *given]).stdout)

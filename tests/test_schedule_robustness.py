@@ -74,6 +74,7 @@ TEAM_AND_BUDGET_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("flag", "value", "message"), TEAM_AND_BUDGET_CASES)
 def test_command_line_team_and_budget_values_are_checked(flag, value, message):
     line = _one_line_error(_schedule(*FAST, flag, value))

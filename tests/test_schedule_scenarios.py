@@ -19,6 +19,7 @@ def test_every_scenario_is_listed():
     assert len(SHIPPED) >= 6  # the five scenarios/ files and the named team's example
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
 def test_schedule_runs_on_every_shipped_scenario(path):
     result = CliRunner().invoke(app, ["schedule", str(path), "--runs", "5", "--json", "--quiet"])

@@ -109,6 +109,7 @@ def test_the_plan_and_the_schedule_use_the_same_contested_share(tmp_path):
     assert sum(schedule["operation"]["items_per_stratum"]) == budget["items"]
 
 
+@pytest.mark.slow
 def test_schedule_passes_plans_model_options_to_the_several_annotator_plan(tmp_path):
     path = _scenario(tmp_path)
     text = (

@@ -102,6 +102,7 @@ def test_kappa_analytic_start_on_the_example_margins():
     assert np.ceil(analytic_items(model, "kappa", 0.05, 0.95)) == 5716
 
 
+@pytest.mark.slow
 def test_exact_assurance_matches_scipy_double_sum():
     model = pair_from_counts([6, 21, 14, 459])
     n, width = 1500, 0.08
@@ -122,6 +123,7 @@ def _share_narrow(model, metric, method, n, width, reps, seed):
     return float(np.mean(np.nan_to_num(hw, nan=np.inf) <= width))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("metric", ["psa", "kappa"])
 @pytest.mark.parametrize("assurance", [0.5, 0.9])
 @pytest.mark.parametrize(
@@ -144,6 +146,7 @@ def test_planned_n_checked_by_independent_simulation(metric, assurance, model):
         assert abs(res.items - res.exact_items) <= 4 * res.items_mc_se + 2
 
 
+@pytest.mark.slow
 def test_search_is_reproducible_and_reports_its_precision():
     model = pair_from_annotators(0.08)
     a = find_sample_size(model, SearchSettings(metric="kappa", width=0.1), rng=5)
@@ -272,6 +275,7 @@ def test_worst_case_items_reach_the_union_positives_with_the_assurance():
     assert n > wc.items_expected
 
 
+@pytest.mark.slow
 def test_exact_half_width_quantiles_match_an_independent_double_sum():
     model = pair_from_annotators(0.08)
     n, assurance = 1402, 0.8

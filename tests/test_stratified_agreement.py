@@ -159,6 +159,7 @@ def _agree(*args, cwd):
     return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["pandas", "duckdb"])
 def test_cli_weighted_psa_on_both_engines(tmp_path, engine):
     _write(tmp_path / "l.csv", TABLES, ["low", "high"])
@@ -172,6 +173,7 @@ def test_cli_weighted_psa_on_both_engines(tmp_path, engine):
     assert body["decision"] is None and body["stratified"]["decision"]["metric"] == "psa"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "line"),
     [
@@ -205,6 +207,7 @@ def test_refusals_name_the_option_in_one_line(tmp_path, args, line):
     assert out.stdout == ""
 
 
+@pytest.mark.slow
 def test_refusals_without_stratum_col_or_with_an_unknown_column(tmp_path):
     _write(tmp_path / "l.csv", TABLES, ["low", "high"])
     out = _agree("l.csv", "--population-shares", "low=0.9,high=0.1", cwd=tmp_path)

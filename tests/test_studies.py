@@ -70,6 +70,7 @@ def test_bad_probabilities_and_sizes_are_refused():
         NestedPatternStudies(PATTERNS, 0, rng=1)
 
 
+@pytest.mark.slow
 def test_wide_subsamples_row_by_row_have_the_multivariate_hypergeometric_law():
     """Past ROW_BY_ROW_COLUMNS columns (the ordered patterns of several annotators) each row
     is subsampled by numpy's own draw: counts within the row's colours, ``nsample`` in all,

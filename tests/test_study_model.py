@@ -16,6 +16,7 @@ from planner.sizing.study_intervals import true_value
 from planner.statistics.agreement import cohen_kappa
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     prevalence=st.floats(0.02, 0.6),

@@ -27,6 +27,7 @@ def _pair(absent=(), engine="auto"):
     return simulate_team(op, runs=2, rng=5, engine=engine)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["events", "fast"])
 def test_two_people_finish_and_cost_by_hand(engine):
     # ana: 1,440 x 60 s = 24 h at 4 h a day = 6 working days; bo: 1,440 x 120 s = 48 h at 8 h
@@ -43,6 +44,7 @@ def test_two_people_finish_and_cost_by_hand(engine):
     assert team.min_shared_reached == 1440  # both label every item
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["events", "fast"])
 def test_an_absence_moves_the_finish_by_the_days_lost(engine):
     # ana off Wed 6 .. Fri 8 Jan: her 6 working days are Mon 4, Tue 5, Mon 11 .. Thu 14
@@ -72,6 +74,7 @@ def test_deadline_probability_is_the_share_of_runs_finished_by_it():
     assert 0 < result.team.p_deadline <= 1
 
 
+@pytest.mark.slow
 def test_three_of_five_with_unequal_speeds_finish_at_the_pooled_rate():
     seconds = (30, 45, 60, 90, 180)
     people = tuple(
@@ -91,6 +94,7 @@ def test_three_of_five_with_unequal_speeds_finish_at_the_pooled_rate():
     assert result.team.min_shared_reached >= 30
 
 
+@pytest.mark.slow
 def test_the_fast_computation_matches_the_event_model_on_a_small_team():
     events = _stochastic(runs=100, engine="events", k=2)
     fast = _stochastic(runs=100, engine="fast", k=2)
@@ -123,6 +127,7 @@ def test_a_uniform_balanced_team_gives_the_simpy_models_days():
     assert simpy_days == 5
 
 
+@pytest.mark.slow
 def test_fast_people_label_more_under_next_free():
     people = (
         Person("quick", seconds_per_item=30, time_spread=0),
@@ -135,6 +140,7 @@ def test_fast_people_label_more_under_next_free():
     assert sum(rows.values()) == 1800
 
 
+@pytest.mark.slow
 def test_adjudication_and_attrition_run():
     people = tuple(Person(f"p{i}", time_spread=0.3) for i in range(4))
     team = Team(
@@ -261,6 +267,7 @@ def _schedule_cli(*args):
     return CliRunner().invoke(app, ["schedule", *args])
 
 
+@pytest.mark.slow
 def test_the_command_line_gives_the_hand_computed_dates_and_the_deadline(tmp_path):
     import json
 
@@ -277,6 +284,7 @@ def test_the_command_line_gives_the_hand_computed_dates_and_the_deadline(tmp_pat
     assert json.loads(out.stdout)["team"]["finish"]["p50"] == "2027-01-14"
 
 
+@pytest.mark.slow
 def test_add_and_without_are_one_option_away(tmp_path):
     import json
 
@@ -295,6 +303,7 @@ def test_add_and_without_are_one_option_away(tmp_path):
     assert days["plus"] < days["base"] < days["minus"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("ana", "extra", "args", "message"),
     [
@@ -338,6 +347,7 @@ def test_bad_team_input_is_one_line_naming_the_file_and_key(tmp_path, ana, extra
         assert lines[0].startswith(f"error: {path}: ")
 
 
+@pytest.mark.slow
 def test_schedule_takes_plans_model_options():
     import json
 

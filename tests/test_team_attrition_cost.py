@@ -97,6 +97,7 @@ def test_a_faster_leaver_raises_the_person_hours(tmp_path: Path) -> None:
     assert leave["cost_median"] == pytest.approx(16 * 10 + 34 * 20 + 34 * 30)
 
 
+@pytest.mark.slow
 def test_a_leaver_s_unfinished_label_goes_to_someone_else(tmp_path: Path) -> None:
     # with a time spread a label can straddle the leaver's last working second: it was
     # refused as "cannot finish"; the others label it and the study finishes

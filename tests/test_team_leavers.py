@@ -68,6 +68,7 @@ def _fewest_shared(rec_run: np.ndarray, m: int) -> int:
     return min(sum(1 for s in sets if a in s and b in s) for a, b in combinations(range(m), 2))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("assignment", ["next-free", "balanced"])
 @pytest.mark.parametrize("engine", ["events", "fast"])
 def test_a_leaver_with_block_items_still_finishes_with_k_distinct_per_item(
@@ -88,6 +89,7 @@ def test_a_leaver_with_block_items_still_finishes_with_k_distinct_per_item(
     assert gave_back > 0  # e left with block items: others took them
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["events", "fast"])
 def test_the_leaver_labels_nothing_after_their_last_day(engine: str) -> None:
     op = _operation()
@@ -99,6 +101,7 @@ def test_the_leaver_labels_nothing_after_their_last_day(engine: str) -> None:
     assert (lab.items[:, e] < held).all()  # fewer labels than block items they held
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["events", "fast"])
 def test_the_schedule_reports_the_minimum_reached_and_names_short_pairs(engine: str) -> None:
     op = _operation()
@@ -121,6 +124,7 @@ def test_attrition_with_an_overlap_block_finishes(engine: str) -> None:
         assert reduced.min_shared[i] == _fewest_shared(lab.rec[i], len(op.team.annotators))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["events", "fast"])
 def test_a_team_left_too_small_is_refused_naming_who_left_when(engine: str) -> None:
     people = (
@@ -139,6 +143,7 @@ def test_a_team_left_too_small_is_refused_naming_who_left_when(engine: str) -> N
         simulate_team(op, runs=4, rng=1, engine=engine)
 
 
+@pytest.mark.slow
 def test_the_cli_refuses_a_team_left_too_small_in_one_line_with_exit_1() -> None:
     from typer.testing import CliRunner
 

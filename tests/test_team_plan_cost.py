@@ -96,6 +96,7 @@ def _write(tmp_path, text, name="team.toml"):
     return str(path)
 
 
+@pytest.mark.slow
 def test_the_plans_budget_bills_each_person_and_equals_the_schedules(tmp_path):
     path = _write(tmp_path, PAIR)
     plan = _json("plan", path)
@@ -125,6 +126,7 @@ def test_worst_case_and_stop_rule_are_priced_by_the_team(tmp_path):
     assert rule["person_hours_p90"] == pytest.approx(rule["items_p90"] * PAIR_SECONDS / 3600)
 
 
+@pytest.mark.slow
 def test_a_larger_team_shares_labels_by_speed_in_the_plan_and_the_schedule(tmp_path):
     path = _write(tmp_path, THREE)
     plan = _json("plan", path)
@@ -139,6 +141,7 @@ def test_a_larger_team_shares_labels_by_speed_in_the_plan_and_the_schedule(tmp_p
     assert schedule["cost_median"] == pytest.approx(budget["cost"], rel=0.01)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("option", "value", "items"),
     [
@@ -154,11 +157,13 @@ def test_hours_and_budget_buy_items_at_the_teams_cost(tmp_path, option, value, i
     assert precision["person_hours"] == pytest.approx(three_hours(precision["items"]))
 
 
+@pytest.mark.slow
 def test_a_budget_with_every_person_at_their_own_rate_needs_no_budget_rate(tmp_path):
     doc = _json("plan", _write(tmp_path, PAIR), "--budget", "550")
     assert doc["precision"]["items"] == math.floor(550 / PAIR_COST)  # 300 items at 1.8333
 
 
+@pytest.mark.slow
 def test_a_person_without_a_rate_and_no_budget_rate_leaves_the_cost_unpriced(tmp_path):
     text = PAIR.replace("hourly_rate = 40.0\n", "")
     doc = _json("plan", _write(tmp_path, text))
@@ -168,6 +173,7 @@ def test_a_person_without_a_rate_and_no_budget_rate_leaves_the_cost_unpriced(tmp
     assert "hourly" in result.output and "Traceback" not in result.output
 
 
+@pytest.mark.slow
 def test_a_balanced_team_gives_everyone_the_same_labels(tmp_path):
     text = THREE.replace("runs = 4\n", 'runs = 4\nassignment = "balanced"\n')
     plan = _json("plan", _write(tmp_path, text))

@@ -17,6 +17,8 @@ from planner.operations.team import Person, Team
 from planner.operations.team_outcome import simulate_team
 from planner.operations.team_schedule import TeamOperation
 
+pytestmark = pytest.mark.slow  # every test here takes over 0.3 s alone
+
 DAY = 86_400.0
 MONDAY = dt.date(2027, 1, 4)
 PEOPLE = (

@@ -20,6 +20,8 @@ from typer.testing import CliRunner
 
 from planner.cli.commands import app
 
+pytestmark = pytest.mark.slow  # every test here takes over 0.3 s alone
+
 runner = CliRunner()
 SCENARIO = """
 name = "two-clinicians-stratified"

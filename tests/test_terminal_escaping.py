@@ -73,6 +73,7 @@ COMMANDS = {
 }  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(COMMANDS))
 def test_no_control_character_reaches_the_terminal(evil, name):
     args = [a.replace("{f}", str(evil)) for a in COMMANDS[name]]
@@ -88,6 +89,7 @@ def test_tables_show_each_name_label_id_and_group_written_out(evil):
         assert text in shown
 
 
+@pytest.mark.slow
 def test_a_real_terminal_gets_no_raw_escape_either(evil, monkeypatch):
     """Through a pseudo-terminal (colours on), only planner's own SGR styles are sent."""
     pty = pytest.importorskip("pty")
@@ -109,6 +111,7 @@ def test_a_real_terminal_gets_no_raw_escape_either(evil, monkeypatch):
     assert "alice\\x1b[2J" in styles
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["pandas", "duckdb"])
 def test_contested_csv_is_written_out_and_defuses_formulas(tmp_path, engine):
     source = tmp_path / "labels.csv"
@@ -134,6 +137,7 @@ def test_contested_csv_is_written_out_and_defuses_formulas(tmp_path, engine):
     assert "-1" in cells and "-2.5" in cells  # numbers stay numbers
 
 
+@pytest.mark.slow
 def test_both_engines_write_the_same_escaped_contested_bytes(tmp_path, evil):
     files = {}
     for engine in ("pandas", "duckdb"):
@@ -144,6 +148,7 @@ def test_both_engines_write_the_same_escaped_contested_bytes(tmp_path, evil):
     assert files["pandas"] == files["duckdb"]
 
 
+@pytest.mark.slow
 def test_report_md_escapes_stratum_names_and_keeps_html_escaped(tmp_path):
     scenario = (ROOT / "scenarios" / "clinical-chart-review.toml").read_text()
     evil_name = "high | risk <img src=x onerror=alert(1)> \\u001b[31m"
@@ -204,6 +209,7 @@ def test_markdown_text_examples():
     assert markdown_text("&lt;b&gt;") == "&amp;lt;b&amp;gt;"
 
 
+@pytest.mark.slow
 def test_error_messages_from_the_top_level_handler_are_written_out(tmp_path):
     missing = tmp_path / f"no{CSI}such.csv"
     result = subprocess.run(

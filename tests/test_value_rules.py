@@ -79,6 +79,7 @@ def test_numeric_looking_ids_and_annotators_stay_distinct(tmp_path, engine):
     assert _read(path, engine, layout="long").n_items == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ENGINES)
 def test_nfc_and_nfd_spellings_are_one_category(tmp_path, engine):
     nfc, nfd = (unicodedata.normalize(form, "café") for form in ("NFC", "NFD"))
@@ -133,6 +134,7 @@ def test_typed_parquet_values_are_their_text(tmp_path, engine):
     assert ratings.category_index("True") == 1  # --positive True names the label true
 
 
+@pytest.mark.slow
 def test_ids_longer_than_38_digits_are_ordered_as_text_on_both_engines(tmp_path, monkeypatch):
     # 40 digits overflow DuckDB's HUGEINT: both engines then order the contested ids as text
     # ("10..." before "9"), and neither fails

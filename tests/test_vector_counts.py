@@ -97,6 +97,7 @@ SHIPPED = [  # (raw file, agree's options, the long table's item column and grou
 ]  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["pandas", "duckdb"])
 @pytest.mark.parametrize(("name", "options", "item", "by"), SHIPPED)
 def test_vector_counts_of_the_shipped_files_give_their_numbers(
@@ -121,6 +122,7 @@ def test_vector_counts_of_the_shipped_files_give_their_numbers(
     assert counted["input"]["n_patterns"] == len(pd.read_csv(counts))
 
 
+@pytest.mark.slow
 def test_the_shipped_vector_count_file_is_the_wide_files_vectors():
     shipped = pd.read_csv(EXAMPLES / "vector-counts.csv", dtype=str, keep_default_na=False)
     long = _long_of_wide(EXAMPLES / "wide.csv", "item", ("week",))
@@ -157,6 +159,7 @@ def studies(draw):
     return frame, text
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     study=studies(),
@@ -200,6 +203,7 @@ def test_hypothesis_ratings_and_their_vector_counts_measure_alike(
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
 def test_shuffled_rows_give_identical_bootstrap_intervals(seed, tmp_path):
     vectors = pd.read_csv(EXAMPLES / "vector-counts.csv", dtype=str, keep_default_na=False)
@@ -259,6 +263,7 @@ BAD = [  # (file text, extra options, words of the one line)
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("text", "extra", "words"), BAD)
 def test_bad_vector_count_files_are_one_line_naming_file_and_column(text, extra, words, tmp_path):
     (f := tmp_path / "v.csv").write_text(text)
@@ -277,6 +282,7 @@ def test_contested_and_a_second_input_are_refused_in_one_line(tmp_path):
     assert "(one of them)" in line
 
 
+@pytest.mark.slow
 def test_options_for_label_files_get_a_note(tmp_path):
     result = runner.invoke(
         app, ["agree", "--vector-counts", str(EXAMPLES / "vector-counts.csv"), "--by", "week",
@@ -322,6 +328,7 @@ def _same_counts(raw: dict[str, Any], patterns: dict[str, Any]) -> None:
     _close(_without_annotators(_uncovered(raw)), patterns)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "options",
     [
@@ -339,6 +346,7 @@ def test_category_counts_give_the_raw_files_numbers_less_annotator_identity(opti
     _same_counts(raw, counted)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bootstrap", [[], ["--bootstrap", "--n-boot", "200"]])
 def test_category_counts_of_two_annotators_give_the_pairs_pooled_numbers(bootstrap, tmp_path):
     long = pd.read_csv(EXAMPLES / "labels.csv")
@@ -378,6 +386,7 @@ def test_category_counts_refuse_a_decision_on_cohen_and_bad_cells(tmp_path):
     assert "--contested needs item ids" in line
 
 
+@pytest.mark.slow
 def test_the_duckdb_sql_of_the_page_makes_the_files_agree_reads(tmp_path):
     """The DuckDB SQL docs/vector-counts.md shows, run on the long ratings of wide.csv."""
     import duckdb
@@ -401,6 +410,7 @@ def test_the_duckdb_sql_of_the_page_makes_the_files_agree_reads(tmp_path):
     _same_counts(raw, patterns)
 
 
+@pytest.mark.slow
 def test_the_python_example_of_the_page_runs(monkeypatch):
     page = (ROOT / "docs" / "vector-counts.md").read_text()
     code = page.split("```python\n", 1)[1].split("```", 1)[0]

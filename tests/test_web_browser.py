@@ -29,6 +29,8 @@ CHROMEDRIVER = Path("/usr/bin/chromedriver")
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 120  # seconds: the machine may be busy
 
+pytestmark = pytest.mark.slow  # a browser per module: run by CI, not by the quick default run
+
 
 def _missing() -> str | None:
     try:

@@ -103,6 +103,7 @@ def test_every_page_is_registered_once_with_unique_field_names() -> None:
 DESIGNS_QUERY = {"replicates": "300", "seed": "11"}
 
 
+@pytest.mark.slow
 def test_designs_page_gives_plan_scenarios_numbers(in_tmp: Path) -> None:
     result = computed(designs.PAGE, DESIGNS_QUERY)
     assert result.toml is not None
@@ -225,6 +226,7 @@ def pilot_bytes() -> dict[str, bytes]:
     return {"pilot": (EXAMPLES / "pilot.csv").read_bytes()}
 
 
+@pytest.mark.slow
 def test_pilot_page_gives_plan_pilots_numbers(in_tmp: Path) -> None:
     result = computed(pilot.PAGE, PILOT_QUERY, pilot_bytes())
     (in_tmp / "pilot.csv").write_bytes(pilot_bytes()["pilot"])
@@ -242,6 +244,7 @@ def test_pilot_page_gives_plan_pilots_numbers(in_tmp: Path) -> None:
     assert plan.items == recommendation["items"]
 
 
+@pytest.mark.slow
 def test_pilot_page_says_what_it_read_from_the_bytes() -> None:
     result = computed(pilot.PAGE, PILOT_QUERY, pilot_bytes())
     read = dict(result.tables[0].rows)
@@ -277,6 +280,7 @@ def test_pilot_page_refuses_a_bad_value_on_its_field(
 ALT_QUERY = {"replicates": "300", "hourly_rate": "30", "seed": "2"}
 
 
+@pytest.mark.slow
 def test_alt_test_page_gives_alt_test_plans_numbers(in_tmp: Path) -> None:
     result = computed(alt_test.PAGE, ALT_QUERY)
     cli = run_command(result)
@@ -319,6 +323,7 @@ def labels_bytes() -> dict[str, bytes]:
     return {"labels": (EXAMPLES / "labels.csv").read_bytes()}
 
 
+@pytest.mark.slow
 def test_agree_page_gives_agrees_numbers(in_tmp: Path) -> None:
     result = computed(agree.PAGE, AGREE_QUERY, labels_bytes())
     (in_tmp / "labels.csv").write_bytes(labels_bytes()["labels"])
@@ -378,6 +383,7 @@ def test_agree_page_refuses_an_empty_upload() -> None:
 SCHEDULE_QUERY = {"runs": "30", "deadline": "2027-01-12"}
 
 
+@pytest.mark.slow
 def test_schedule_page_gives_schedules_numbers(in_tmp: Path) -> None:
     result = computed(schedule.PAGE, SCHEDULE_QUERY)
     assert result.toml is not None
@@ -459,6 +465,7 @@ def test_the_documented_alt_test_command_is_the_pages() -> None:
     assert result.headline["items"] == "35"  # the documented number, which the block prints
 
 
+@pytest.mark.slow
 def test_agree_page_reads_parquet_bytes_as_the_csv_they_hold() -> None:
     # examples/wide.parquet is examples/wide.csv as Parquet: 600 items, three annotators
     query = {"positive": "unsupported", "seed": "3", "n_boot": "200"}
@@ -479,6 +486,7 @@ def test_several_page_with_a_confusion_matrix_gives_plans_numbers(in_tmp: Path) 
     assert cli["model"]["confusion"] == [[[0.98, 0.02], [0.3, 0.7]]] * 3
 
 
+@pytest.mark.slow
 def test_agree_page_by_a_column_gives_agrees_groups(in_tmp: Path) -> None:
     query = {"positive": "unsupported", "seed": "3", "n_boot": "200", "by": "week"}
     labels = (EXAMPLES / "wide.csv").read_bytes()
@@ -491,6 +499,7 @@ def test_agree_page_by_a_column_gives_agrees_groups(in_tmp: Path) -> None:
     assert all(row[1] == "100" for row in groups.values())
 
 
+@pytest.mark.slow
 def test_pilot_page_with_three_annotators_plans_the_study_of_them_all(in_tmp: Path) -> None:
     labels = (EXAMPLES / "wide.csv").read_bytes()  # alice, bob and carol
     query = {**PILOT_QUERY, "positive": "unsupported"}
@@ -513,6 +522,7 @@ def test_pilot_page_with_three_annotators_plans_the_study_of_them_all(in_tmp: Pa
     assert plan.items == cli["recommendation"]["items"]
 
 
+@pytest.mark.slow
 def test_pilot_page_with_three_annotators_offers_the_several_metrics(in_tmp: Path) -> None:
     labels = (EXAMPLES / "wide.csv").read_bytes()
     query = {**PILOT_QUERY, "positive": "unsupported", "metric": "fleiss"}
@@ -525,6 +535,7 @@ def test_pilot_page_with_three_annotators_offers_the_several_metrics(in_tmp: Pat
     assert (plan.sizing.metric, plan.items) == ("fleiss", cli["recommendation"]["items"])
 
 
+@pytest.mark.slow
 def test_pilot_page_with_three_annotators_and_a_pair_plans_the_pair(in_tmp: Path) -> None:
     labels = (EXAMPLES / "wide.csv").read_bytes()
     query = {**PILOT_QUERY, "positive": "unsupported", "pair": "alice,bob"}
@@ -551,6 +562,7 @@ def test_pilot_page_refuses_a_bad_several_annotator_pilot_on_its_field(
     assert refused(pilot.PAGE, {**PILOT_QUERY, **positive, **query}, files) == field
 
 
+@pytest.mark.slow
 def test_schedule_page_adds_and_drops_people_as_the_command_does(in_tmp: Path) -> None:
     # ana leaves from Monday 11 January and cy (80 s a label, 6 h a day) joins: the page's
     # command (--add, --without) and its Python give the page's numbers, cy labels items and
@@ -591,6 +603,7 @@ def test_schedule_page_refuses_a_bad_change_of_people_on_its_field(
     assert refused(schedule.PAGE, {**SCHEDULE_QUERY, **query}) == field
 
 
+@pytest.mark.slow
 def test_pilot_pages_scenario_file_beside_the_upload_gives_its_numbers(in_tmp: Path) -> None:
     query = {**PILOT_QUERY, "layout": "long", "item_col": "item"}
     result = computed(pilot.PAGE, query, pilot_bytes())
@@ -604,6 +617,7 @@ def test_pilot_pages_scenario_file_beside_the_upload_gives_its_numbers(in_tmp: P
     assert tomllib.loads(result.toml)["simulation"] == {"replicates": 300, "seed": 5}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("metric", [None, "fleiss"])
 def test_a_several_annotator_pilots_scenario_file_beside_the_upload_gives_its_numbers(
     in_tmp: Path, metric: str | None

@@ -58,6 +58,7 @@ def test_the_link_of_the_issue_shows_1280_items_without_javascript(server):
     assert library_items(0.08, 0.08) == 1280
 
 
+@pytest.mark.slow
 def test_the_json_and_the_figures_download_as_what_the_page_shows(server):
     import base64
     import json
@@ -73,6 +74,7 @@ def test_the_json_and_the_figures_download_as_what_the_page_shows(server):
         assert base64.b64decode(png)[:8] == b"\x89PNG\r\n\x1a\n"  # a PNG file
 
 
+@pytest.mark.slow
 def test_twenty_concurrent_sessions_each_get_their_own_answer(server):
     # each session its own question: h person-hours at 2 annotators x 90 s buy h * 3600 / 180
     # items, and its own prevalence (the Budget page runs a whole plan for each)
@@ -180,6 +182,7 @@ def _slow_page(started: threading.Event) -> Page:
     )
 
 
+@pytest.mark.slow
 def test_a_cancelled_job_stops_at_its_next_step():
     started = threading.Event()
     with BackgroundServer(pages=[_slow_page(started)]) as slow, httpx.Client() as client:
@@ -225,6 +228,7 @@ def test_an_uploaded_name_never_names_a_path():
     assert "/" not in safe_filename("/tmp/x/..") and safe_filename(None) == "upload"
 
 
+@pytest.mark.slow
 def test_the_plan_pages_report_is_planner_reports_page_for_its_scenario(server):
     body = answer(server.url, "plan", {"prevalence": "0.08", "seed": "1"})
     link = re.search(r'href="(/plan/report\?[^"]*)" data-testid="download-report"', body["html"])
@@ -246,6 +250,7 @@ def test_an_uploaded_pilots_errors_name_the_file_as_uploaded_never_a_server_path
     assert "labels.csv" in body["errors"]["positive"] and "planner-app-" not in str(body)
 
 
+@pytest.mark.slow
 def test_calendar_days_are_those_of_the_schedule_command_the_page_names(server):
     import json
     import shlex

@@ -69,6 +69,7 @@ def test_two_labels_each_split_evenly_between_two_annotators():
     assert result.calendar_days_median == 9 and result.person_hours_median == pytest.approx(50.0)
 
 
+@pytest.mark.slow
 def test_simulated_hours_match_the_analytic_hours():
     op = _op(
         items_per_stratum=(600, 300),
