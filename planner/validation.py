@@ -243,7 +243,6 @@ RULES: dict[str, Rule] = {
     "floor_items": _integer(0, 10**9),
     "prevalence_width": UNIT_OPEN,
     "replicates": _integer(100, 1_000_000),
-    "n_reps": _integer(100, 1_000_000),
     "max_items": _integer(10, 10**9),
     "seed": _integer(0, 2**63 - 1),
     # the team
@@ -432,21 +431,21 @@ MAX_STRATUM_REPLICATES = 4_000_000
 RULES["strata"] = _integer(2, MAX_STRATA)
 
 
-def check_strata_effort(strata: int, n_reps: int) -> None:
+def check_strata_effort(strata: int, replicates: int) -> None:
     """Refuse a stratified simulation past :data:`MAX_STRATUM_REPLICATES` (memory).
 
     >>> check_strata_effort(1000, 4000)
     >>> check_strata_effort(1000, 8000)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    planner.errors.InvalidInput: n_reps times the strata must be at most 4,000,000 (about 1 GB ...
+    planner.errors.InvalidInput: replicates times the strata must be at most 4,000,000 ...
     """
-    if strata * n_reps > MAX_STRATUM_REPLICATES:
+    if strata * replicates > MAX_STRATUM_REPLICATES:
         raise InvalidInput(
-            f"n_reps times the strata must be at most {MAX_STRATUM_REPLICATES:,} (about 1 GB "
-            f"of memory), got {n_reps:,} x {strata:,} strata",
-            parameter="n_reps",
-            value=n_reps,
+            f"replicates times the strata must be at most {MAX_STRATUM_REPLICATES:,} (about 1 GB "
+            f"of memory), got {replicates:,} x {strata:,} strata",
+            parameter="replicates",
+            value=replicates,
             rule=f"at most {MAX_STRATUM_REPLICATES:,} / strata",
         )
 

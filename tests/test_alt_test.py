@@ -320,7 +320,7 @@ def test_cli_json(labels_csv):
     )
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
-    assert doc["schema_version"] == "1" and doc["command"] == "alt-test"
+    assert doc["schema_version"] == "2" and doc["command"] == "alt-test"
     (llm,) = doc["llms"]
     assert llm["llm"] == "llm" and len(llm["tests"]) == 4 and llm["rank"] == 1
     assert llm["passes"] == (llm["omega"] >= 0.5)

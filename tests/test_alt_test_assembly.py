@@ -30,7 +30,7 @@ def _computed(query: dict[str, str]):
 
 def test_the_tables_row_of_the_models_humans_is_the_plan():
     model = alt_test_model(humans=3, categories=2, human_error=0.2, llm_error=0.2)
-    settings = AltTestPlanSettings(epsilon=0.2, n_reps=300, table=True, table_humans=(2, 3))
+    settings = AltTestPlanSettings(epsilon=0.2, replicates=300, table=True, table_humans=(2, 3))
     summary = alt_test_plan_summary(model, settings, rng=2)
     assert summary.plan == plan_alt_test(model, settings, rng=2)
     assert summary.rows[1] is summary.plan and summary.table[1][1] == summary.plan.n_items
@@ -40,14 +40,14 @@ def test_the_tables_row_of_the_models_humans_is_the_plan():
 
 def test_humans_who_err_differently_get_a_table_of_the_first_humans_error():
     model = alt_test_model(human_error=[0.2, 0.25, 0.3], llm_error=0.2)
-    settings = AltTestPlanSettings(epsilon=0.2, n_reps=300, table=True, table_humans=(3,))
+    settings = AltTestPlanSettings(epsilon=0.2, replicates=300, table=True, table_humans=(3,))
     summary = alt_test_plan_summary(model, settings, rng=2)
     assert summary.rows[0] is not None and summary.rows[0].model.human_error == (0.2,) * 3
 
 
 def test_without_a_table_the_summary_has_none():
     model = alt_test_model(humans=3, categories=2, human_error=0.2, llm_error=0.2)
-    summary = alt_test_plan_summary(model, AltTestPlanSettings(n_reps=300), rng=2)
+    summary = alt_test_plan_summary(model, AltTestPlanSettings(replicates=300), rng=2)
     assert summary.table == () and summary.rows == () and summary.plan is not None
 
 
@@ -63,7 +63,7 @@ def test_an_unreachable_plan_keeps_its_reason():
     [
         ({"epsilon": 1.5}, "epsilon"),
         ({"max_items": 20, "min_items": 30}, "max_items"),
-        ({"n_reps": 3}, "n_reps"),
+        ({"replicates": 3}, "replicates"),
         ({"items": 1}, "items"),
         ({"table_humans": (1, 2)}, "table_humans"),
         ({"seconds_per_item": -1.0}, "seconds_per_item"),
@@ -78,7 +78,7 @@ def test_settings_refuse_a_bad_value_by_its_name(settings, parameter):
 def test_the_page_at_items_is_pass_probability_and_the_commands():
     result = _computed({"items": "60", "replicates": "300", "seed": "3"})
     model = alt_test_model()
-    at = pass_probability(model, 60, AltTestPlanSettings(n_reps=300), rng=3)
+    at = pass_probability(model, 60, AltTestPlanSettings(replicates=300), rng=3)
     assert float(result.headline["pass-probability"]) == pytest.approx(at.probability, abs=0.005)
     out = runner.invoke(app, [*shlex.split(result.command)[1:], "--json"])
     assert out.exit_code == 0, out.stderr

@@ -70,7 +70,9 @@ def test_planned_items_verified_by_an_independent_simulation():
 @pytest.mark.slow
 def test_pass_probability_below_thirty_items_uses_wilcoxon_like_scipy():
     model = alt_test_model(humans=3, categories=2, human_error=0.3, llm_error=0.3)
-    planned = pass_probability(model, 20, Settings(epsilon=0.2, min_items=10, n_reps=2000), rng=3)
+    planned = pass_probability(
+        model, 20, Settings(epsilon=0.2, min_items=10, replicates=2000), rng=3
+    )
     independent = _independent_pass_rate(20, 500, 2, 0.3, 0.3, 0.2, seed=4)
     assert 0.7 < planned.probability < 0.97  # not a trivial 0 or 1
     assert abs(planned.probability - independent) <= 3 * np.hypot(0.008, 0.016)
@@ -125,7 +127,7 @@ def test_methods_table_with_the_prior_error_model(cell, published):
             error_draw="prior",
         )
         rates.append(
-            pass_probability(model, n, Settings(epsilon=epsilon, n_reps=100), rng=i).probability
+            pass_probability(model, n, Settings(epsilon=epsilon, replicates=100), rng=i).probability
         )
     # the table's Monte Carlo SE is about 0.03, ours about 0.025
     assert abs(np.mean(rates) - published) <= 0.1
@@ -169,7 +171,7 @@ def test_the_plan_is_where_pass_probability_stays_above_the_target():
     # last dip and the plan
     for n in (plan.first_crossing, plan.n_items - 1, plan.n_items):
         independent = _independent_pass_rate(n, 700, 2, 0.1, 0.1, 0.15, seed=n)
-        se = np.hypot(np.sqrt(0.8 * 0.2 / plan.n_reps), np.sqrt(0.8 * 0.2 / 700))
+        se = np.hypot(np.sqrt(0.8 * 0.2 / plan.replicates), np.sqrt(0.8 * 0.2 / 700))
         assert abs(curve[n] - independent) <= 3.5 * se, n
 
 
@@ -177,7 +179,7 @@ def test_the_plan_is_where_pass_probability_stays_above_the_target():
 def test_the_block_size_bounds_memory_and_leaves_the_answer_as_it_was():
     model = alt_test_model(humans=3, categories=3, human_error=0.2, llm_error=0.2)
     plans = [
-        plan_alt_test(model, Settings(epsilon=0.2, n_reps=2500, block_replicates=b), rng=4)
+        plan_alt_test(model, Settings(epsilon=0.2, replicates=2500, block_replicates=b), rng=4)
         for b in (1, 333, 2500, 100_000)
     ]
     assert all(p == plans[0] for p in plans[1:])
@@ -216,7 +218,7 @@ def test_a_worse_llm_cannot_be_expected_to_pass():
 
 def test_table_over_humans_has_hours_from_the_budget():
     model = alt_test_model(humans=3, categories=2, human_error=0.2, llm_error=0.2)
-    settings = Settings(epsilon=0.15, seconds_per_item=60, n_reps=500, table_humans=(2, 3))
+    settings = Settings(epsilon=0.15, seconds_per_item=60, replicates=500, table_humans=(2, 3))
     rows = plan_table(model, settings, rng=4)
     for m, row in zip((2, 3), rows, strict=True):
         assert row is not None and row.model.n_humans == m
@@ -227,7 +229,7 @@ def test_table_over_humans_has_hours_from_the_budget():
 def test_summary_for_a_report():
     model = alt_test_model(humans=3, categories=2, human_error=0.2, llm_error=0.2)
     s = alt_test_plan_summary(
-        model, Settings(epsilon=0.15, items=60, n_reps=500, table=True), rng=2
+        model, Settings(epsilon=0.15, items=60, replicates=500, table=True), rng=2
     )
     assert s.n_items is not None and s.pass_probability is not None
     assert [row[0] for row in s.table] == [2, 3, 4, 5, 6]
@@ -259,7 +261,7 @@ def test_cli_plan_json():
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
-    assert doc["schema_version"] == "1" and doc["command"] == "alt-test-plan" and doc["seed"] == 11
+    assert doc["schema_version"] == "2" and doc["command"] == "alt-test-plan" and doc["seed"] == 11
     plan = doc["plan"]
     assert "uniform draw over the 2 categories" in plan["model"]["description"]
     assert plan["pass_probability"] >= 0.8 and plan["budget"]["person_hours"] > 0

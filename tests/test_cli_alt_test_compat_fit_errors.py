@@ -345,9 +345,9 @@ def test_result_reprs_with_big_arrays_are_short(tmp_path):
         "AgreementReport": p.measure_agreement(ratings, rng=1),
         "AltTestResult": p.alt_test(ratings, ["llm"], epsilon=0.1),
         "Pilot": p.read_pilot(str(pilot_file), positive="1"),
-        "Plan": p.make_plan(p.pair_from_annotators(0.08), p.PlanSettings(n_reps=500), rng=1),
+        "Plan": p.make_plan(p.pair_from_annotators(0.08), p.PlanSettings(replicates=500), rng=1),
         "RatersPlan": p.make_plan(
-            model, p.PlanSettings(metric="fleiss", width=0.1, n_reps=500), rng=1
+            model, p.PlanSettings(metric="fleiss", width=0.1, replicates=500), rng=1
         ),
     }
     for name, result in results.items():

@@ -62,7 +62,7 @@ def test_json_fit_equals_the_independent_em(first_ratings):
     result = _fit(path, "--bootstrap", "100", "--seed", "5", "--json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
-    assert doc["schema_version"] == "1" and doc["command"] == "fit"
+    assert doc["schema_version"] == "2" and doc["command"] == "fit"
     assert doc["n_items"] == 45 and doc["annotators"] == ["1", "2", "3", "4", "5"]
     counts = np.zeros((45, 5, 4), dtype=np.int64)
     np.add.at(counts, (frame.item - 1, frame.annotator - 1, frame.label - 1), 1)

@@ -234,7 +234,10 @@ def test_infeasible_annotator_is_refused_in_parameter_names():
     [
         ({"width": 1.5}, "width must be a number in [0.001, 1), got 1.5"),
         ({"width": 1e-200}, "width must be a number in [0.001, 1), got 1e-200"),
-        ({"n_reps": np.int64(5)}, "n_reps must be a whole number in [100, 1,000,000], got 5"),
+        (
+            {"replicates": np.int64(5)},
+            "replicates must be a whole number in [100, 1,000,000], got 5",
+        ),
         ({"confidence_level": float("nan")}, "confidence_level must be a number in (0, 1)"),
         ({"hourly_rate": -1.0}, "hourly_rate must be a number in [0, 1e9], got -1"),
         ({"psa_method": "exact"}, "psa_method must be one of wilson"),

@@ -339,7 +339,7 @@ def test_ci_answer_is_an_expected_limit_not_a_guarantee():
     # METHODS.md 2.3 / 7.5: at n = 397 simulated limits average about 0.299 / 0.492 and about
     # half of the studies reach each limit (2,000 studies: MC SE of a share 0.011)
     result = ks.CIBinary(kappa0=0.4, kappaL=0.3, kappaU=0.5, props=0.3)
-    verdict = check_ci(result, n_reps=2000, rng=20261201)
+    verdict = check_ci(result, replicates=2000, rng=20261201)
     assert verdict.mean_lower == pytest.approx(0.3, abs=0.01)
     assert verdict.mean_upper == pytest.approx(0.5, abs=0.015)
     assert 0.44 <= verdict.share_lower_ok <= 0.56
@@ -351,7 +351,7 @@ def test_ci_answer_is_an_expected_limit_not_a_guarantee():
 
 def test_ci_three_raters_three_categories_reaches_kappa_l_about_half_the_time():
     result = ks.CI3Cats(kappa0=0.4, kappaL=0.3, kappaU=0.6, props=(0.3, 0.2, 0.5), raters=3)
-    verdict = check_ci(result, n_reps=2000, rng=11)
+    verdict = check_ci(result, replicates=2000, rng=11)
     assert 0.40 <= verdict.share_lower_ok <= 0.60
     assert verdict.coverage == pytest.approx(0.95, abs=0.02)
     assert "Fleiss" in verdict.method
@@ -359,14 +359,14 @@ def test_ci_three_raters_three_categories_reaches_kappa_l_about_half_the_time():
 
 def test_one_sided_ci_covers_with_the_one_sided_level():
     result = ks.CIBinary(kappa0=0.6, kappaL=0.4, props=0.2, raters=4)
-    verdict = check_ci(result, n_reps=2000, rng=4)
+    verdict = check_ci(result, replicates=2000, rng=4)
     assert verdict.share_upper_ok is None and verdict.nominal_coverage == pytest.approx(0.95)
     assert verdict.coverage == pytest.approx(0.95, abs=0.02)
 
 
 def test_fixed_n_lower_limit_is_reached_by_about_half():
     result = ks.FixedNBinary(kappa0=0.7, n=100, props=0.5, raters=4)
-    verdict = check_fixed_n(result, n_reps=2000, rng=7)
+    verdict = check_fixed_n(result, replicates=2000, rng=7)
     assert 0.42 <= verdict.share_at_least <= 0.6
     q10, q50, q90 = verdict.lower_quantiles
     assert q10 < result.kappaL < q90 and q50 == pytest.approx(result.kappaL, abs=0.02)
@@ -377,23 +377,23 @@ def test_power_answers_deliver_about_their_power():
         ks.PowerBinary(kappa0=0.4, kappa1=0.6, props=0.3),
         ks.Power3Cats(kappa0=0.4, kappa1=0.6, props=(0.3, 0.6, 0.1)),
     ):
-        assert check_power(result, n_reps=2000, rng=9).power == pytest.approx(0.8, abs=0.05)
+        assert check_power(result, replicates=2000, rng=9).power == pytest.approx(0.8, abs=0.05)
 
 
 def test_irr_answers_deliver_about_their_power():
-    cantor = check_irr(irr.N_cohen_kappa(0.5, 0.5, 0.7, 0.85), n_reps=2000, rng=1)
+    cantor = check_irr(irr.N_cohen_kappa(0.5, 0.5, 0.7, 0.85), replicates=2000, rng=1)
     assert cantor.power == pytest.approx(0.8, abs=0.05)
-    flack = check_irr(irr.N2_cohen_kappa([0.2, 0.25, 0.55], 0.6, 0.4), n_reps=2000, rng=1)
+    flack = check_irr(irr.N2_cohen_kappa([0.2, 0.25, 0.55], 0.6, 0.4), replicates=2000, rng=1)
     assert flack.power == pytest.approx(0.8, abs=0.05)
     assert flack.power_proportional >= flack.power - 0.02  # the worst case is conservative
 
 
 def test_verdicts_are_reproducible_from_their_seed():
     result = ks.CI4Cats(kappa0=0.5, kappaL=0.35, props=(0.25, 0.25, 0.25, 0.25), raters=3)
-    first = check_ci(result, n_reps=200, rng=np.random.default_rng(2))
-    again = check_ci(result, n_reps=200, rng=first.seed)
+    first = check_ci(result, replicates=200, rng=np.random.default_rng(2))
+    again = check_ci(result, replicates=200, rng=first.seed)
     assert first == again
-    assert check_ci(result, n_reps=200).seed != check_ci(result, n_reps=200).seed
+    assert check_ci(result, replicates=200).seed != check_ci(result, replicates=200).seed
 
 
 # ------------------------------------------------------------------ bad input (library)
@@ -442,7 +442,7 @@ def test_cli_kappasize_json_carries_r_answer_and_verdict():
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
-    assert doc["schema_version"] == "1" and doc["command"] == "compat-kappasize"
+    assert doc["schema_version"] == "2" and doc["command"] == "compat-kappasize"
     assert doc["n"] == 397 and doc["seed"] == 1
     assert doc["simulation"]["replicates"] == 500 and doc["simulation"]["n_items"] == 397
     assert "expected-limit" in doc["verdict"] and "%" in doc["verdict"]

@@ -134,7 +134,7 @@ def test_stratified_bootstrap_coverage_by_simulation():
     [
         ("width", 0.0, "width"),
         ("assurance", 1.0, "assurance"),
-        ("n_reps", 10, "n_reps"),
+        ("replicates", 10, "replicates"),
         ("max_items", 5, "max_items"),
         ("floor", -1, "floor_items"),
         ("start", 0, "start"),
@@ -144,7 +144,7 @@ def test_a_stratified_search_outside_its_range_names_the_parameter(field, value,
     from planner.errors import InvalidInput
     from planner.sizing.design import StratifiedSearch
 
-    given = {"width": 0.05, "assurance": 0.5, "n_reps": 200, "max_items": 1000, field: value}
+    given = {"width": 0.05, "assurance": 0.5, "replicates": 200, "max_items": 1000, field: value}
     with pytest.raises(InvalidInput) as caught:
         StratifiedSearch(**given)
     assert caught.value.parameter == parameter
@@ -154,6 +154,6 @@ def test_a_stratified_search_takes_the_plan_s_target_and_effort():
     from planner.sizing.design import StratifiedSearch
     from planner.sizing.plan import PlanSettings
 
-    settings = PlanSettings(width=0.06, assurance=0.8, n_reps=500, max_items=20_000)
+    settings = PlanSettings(width=0.06, assurance=0.8, replicates=500, max_items=20_000)
     search = StratifiedSearch.of(settings, floor=30, start=250)
     assert search == StratifiedSearch(0.06, 0.8, 500, 20_000, 30, 250)

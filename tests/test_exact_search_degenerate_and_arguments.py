@@ -101,7 +101,7 @@ def test_stratified_designs_do_not_count_zero_width_intervals_as_narrow():
     # regression: enriched planned [4, 4] items and weighted [154, 20], both
     # "reaching" width 0.1 with zero-width Wald intervals from tables with b + c = 0
     scenario = scenario_from_dict(NEAR_PERFECT, "near-perfect.toml")
-    settings = PlanSettings(width=0.1, psa_method="wald", assurance=0.8, n_reps=1000)
+    settings = PlanSettings(width=0.1, psa_method="wald", assurance=0.8, replicates=1000)
     comparison = compare_designs(scenario, settings, rng=2, floor_items=20)
     cells = np.array([m.cells for m in stratum_models(scenario)])
     shares = np.array([s.share for s in scenario.strata])
@@ -173,7 +173,7 @@ def test_threshold_path_equals_the_full_sum(monkeypatch, method, jaccard, width,
 )
 def test_exact_psa_n_unchanged(model, width, assurance, expected):
     res = find_sample_size(
-        model, SearchSettings(metric="psa", width=width, assurance=assurance, n_reps=200), rng=1
+        model, SearchSettings(metric="psa", width=width, assurance=assurance, replicates=200), rng=1
     )
     assert res.basis == "exact" and res.items == expected
     assert res.exact_assurance >= assurance
@@ -198,20 +198,20 @@ MODEL = pair_from_annotators(0.08)
 @pytest.mark.parametrize(
     ("call", "parameter", "message"),
     [
-        # regression: width 1.5 planned 7 items, n_reps=3 was accepted
+        # regression: width 1.5 planned 7 items, replicates=3 was accepted
         (
             lambda: find_sample_size(
-                MODEL, SearchSettings(metric="psa", width=1.5, n_reps=100), rng=1
+                MODEL, SearchSettings(metric="psa", width=1.5, replicates=100), rng=1
             ),
             "width",
             "width must be a number in [0.001, 1), got 1.5",
         ),
         (
             lambda: find_sample_size(
-                MODEL, SearchSettings(metric="psa", width=0.08, n_reps=3), rng=1
+                MODEL, SearchSettings(metric="psa", width=0.08, replicates=3), rng=1
             ),
-            "n_reps",
-            "n_reps must be a whole number in [100, 1,000,000], got 3",
+            "replicates",
+            "replicates must be a whole number in [100, 1,000,000], got 3",
         ),
         (
             lambda: find_sample_size(
@@ -264,7 +264,7 @@ def test_search_functions_check_arguments_in_parameter_names(call, parameter, me
 
 def test_n_reps_is_named_replicates_at_the_cli():
     with pytest.raises(InvalidInput) as caught:
-        find_sample_size(MODEL, SearchSettings(metric="psa", width=0.08, n_reps=3))
+        find_sample_size(MODEL, SearchSettings(metric="psa", width=0.08, replicates=3))
     assert flag_message(caught.value).startswith("--replicates must be a whole number")
 
 

@@ -151,7 +151,7 @@ def test_rng_is_keyword_only_and_defaults_to_fresh_entropy(function):
 
 
 def _comparison(**kwargs):
-    settings = PlanSettings(width=0.1, n_reps=200)
+    settings = PlanSettings(width=0.1, replicates=200)
     return compare_designs(load_scenario(ENRICHED), settings, **kwargs)
 
 
@@ -219,7 +219,9 @@ def test_simulate_schedule_refuses_a_bad_rng_in_its_name():
 
 def _search(**kwargs):
     model = pair_from_annotators(0.2, 0.05)
-    return find_sample_size(model, SearchSettings(metric="kappa", width=0.15, n_reps=300), **kwargs)
+    return find_sample_size(
+        model, SearchSettings(metric="kappa", width=0.15, replicates=300), **kwargs
+    )
 
 
 @pytest.mark.slow
@@ -286,7 +288,7 @@ def test_budget_errors_name_the_parameter_not_a_flag(kwargs, message):
 
 def test_compare_designs_hours_are_the_budget_of_each_design():
     scenario = load_scenario(ENRICHED)
-    settings = PlanSettings(width=0.1, n_reps=200, adjudication_seconds=60, hourly_rate=30)
+    settings = PlanSettings(width=0.1, replicates=200, adjudication_seconds=60, hourly_rate=30)
     comparison = compare_designs(scenario, settings, rng=2)
     models = stratum_models(scenario)
     shares = np.array([s.share for s in scenario.strata])
@@ -340,7 +342,7 @@ def test_schedule_json_is_one_document_with_the_seed():
     assert result.exit_code == 0
     doc = json.loads(result.stdout)
     assert doc["seed"] == 3
-    assert doc["schema_version"] == "1" and doc["command"] == "schedule"
+    assert doc["schema_version"] == "2" and doc["command"] == "schedule"
 
 
 # --------------------------------------------------------------------------- diagnostics

@@ -31,7 +31,7 @@ LAYERS = (
     "cli",
     "web",
 )
-TOP_LEVEL = ("errors", "validation", "examples")
+TOP_LEVEL = ("errors", "validation", "examples", "renamed")
 
 #: upward imports still to be moved (importer, imported): none is left (every result is
 #: serialised in output, no result has a ``to_dict``); none may be added.

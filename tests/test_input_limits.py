@@ -50,7 +50,7 @@ def test_strata_times_replicates_is_bounded():
     check_strata_effort(MAX_STRATA, MAX_STRATUM_REPLICATES // MAX_STRATA)
     with pytest.raises(InvalidInput) as info:
         check_strata_effort(MAX_STRATA, MAX_STRATUM_REPLICATES // MAX_STRATA + 1)
-    assert info.value.parameter == "n_reps"
+    assert info.value.parameter == "replicates"
 
 
 def test_strata_replicates_refused_at_the_cli_as_replicates(tmp_path):
@@ -86,7 +86,7 @@ def test_floor_raising_the_total_past_max_items_is_unreachable():
     # proportions 0.99 / 0.01 with a floor of 400: a total of 500 splits into 495 + 400
     with pytest.raises(TargetUnreachable):
         search = StratifiedSearch(
-            width=0.05, assurance=0.5, n_reps=100, max_items=800, floor=400, start=500
+            width=0.05, assurance=0.5, replicates=100, max_items=800, floor=400, start=500
         )
         size_stratified(models, [0.99, 0.01], statistic, search, rng=np.random.default_rng(1))
 

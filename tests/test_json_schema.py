@@ -159,7 +159,7 @@ def _objects(value: Any, path: str = "$"):
 def test_the_schema_file_is_a_valid_draft_2020_12_schema():
     schema = load_schema()
     Draft202012Validator.check_schema(schema)
-    assert schema["schema_version"] == SCHEMA_VERSION == "1"
+    assert schema["schema_version"] == SCHEMA_VERSION == "2"
     assert schema["properties"]["command"]["enum"] == list(COMMANDS)
     for name in ("interval", "coefficient", "budget", "design", "decision"):
         assert name in schema["$defs"]
@@ -180,7 +180,7 @@ def test_every_command_json_validates_against_the_schema(variant, validator):
     doc = _document(argv)
     errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(doc)]
     assert errors == []
-    assert doc["schema_version"] == "1" and doc["command"] == command
+    assert doc["schema_version"] == "2" and doc["command"] == command
     assert list(doc)[:5] == ["schema_version", "command", "planner_version", "seed", "notes"]
     assert doc["seed"] == (None if variant in NOTHING_RANDOM else 1)
     for path, obj in _objects(doc):
@@ -248,7 +248,7 @@ def test_the_library_plan_document_is_the_cli_document():
     from planner import make_plan, pair_from_annotators
     from planner.sizing.plan import PlanSettings
 
-    plan = make_plan(pair_from_annotators(0.08), PlanSettings(width=0.1, n_reps=200), rng=1)
+    plan = make_plan(pair_from_annotators(0.08), PlanSettings(width=0.1, replicates=200), rng=1)
     doc = plan_document(plan)
     assert Draft202012Validator(load_schema()).is_valid(doc)
     assert doc["command"] == "plan" and doc["seed"] == plan.seed

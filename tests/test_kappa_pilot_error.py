@@ -32,15 +32,15 @@ def _plan_json(*extra: str) -> dict:
     return json.loads(result.stdout)
 
 
-@pytest.mark.parametrize("n_reps", [1, 500, 4000, 5000])
+@pytest.mark.parametrize("replicates", [1, 500, 4000, 5000])
 @pytest.mark.parametrize("items", [10, 1341, 20_000, 10**7])
-def test_posterior_draws_are_a_power_of_two_within_the_work_bound(n_reps, items):
-    draws = posterior_draws(n_reps, items)
+def test_posterior_draws_are_a_power_of_two_within_the_work_bound(replicates, items):
+    draws = posterior_draws(replicates, items)
     assert draws & (draws - 1) == 0  # a power of two
-    assert draws <= max(2 * n_reps * 2, 2)
+    assert draws <= max(2 * replicates * 2, 2)
     assert draws * items <= MAX_DRAW_ITEMS or draws == MIN_DRAWS
-    if 2 * n_reps * items * 2 <= MAX_DRAW_ITEMS:  # the bound is far: 2 n_reps at least
-        assert draws >= 2 * n_reps
+    if 2 * replicates * items * 2 <= MAX_DRAW_ITEMS:  # the bound is far: 2 replicates at least
+        assert draws >= 2 * replicates
 
 
 def test_quasi_random_draws_have_the_dirichlet_moments():
@@ -78,7 +78,7 @@ def test_library_and_cli_give_the_same_answer_for_the_same_seed():
     )
     assert ours.items == doc["items_under_uncertainty"]
     assert ours.hybrid_assurance == doc["hybrid_assurance"]
-    assert ours.n_reps == doc["simulated_studies"] == 8192
+    assert ours.replicates == doc["simulated_studies"] == 8192
     assert "quasi-Monte Carlo over 8,192 posterior draws" in doc["basis"]
 
 

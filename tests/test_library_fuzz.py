@@ -52,7 +52,7 @@ def _alt_model():
 
 @functools.cache
 def _raters_plan():
-    settings = planner.PlanSettings(width=0.4, n_reps=400)
+    settings = planner.PlanSettings(width=0.4, replicates=400)
     return planner.plan_remaining_raters(
         _multi(), settings, planner.RemainingSettings(draws=20), rng=1
     )
@@ -68,11 +68,11 @@ BASELINES = {
     "pair_from_union_rate": lambda: ((0.1, 0.7), {"a_share": 0.5}),
     "pair_from_counts": lambda: (([40, 5, 7, 148],), {}),
     "pair_from_agreement": lambda: ((0.1,), {"psa": 0.7, "bias": 0.0, "ambiguity": 0.0}),
-    "PlanSettings": lambda: ((), {"width": 0.1, "n_reps": 100, "hourly_rate": 30.0}),
-    "make_plan": lambda: ((_pair(), planner.PlanSettings(width=0.2, n_reps=100)), {"rng": 1}),
-    "SearchSettings": lambda: ((), {"metric": "psa", "width": 0.2, "n_reps": 100}),
+    "PlanSettings": lambda: ((), {"width": 0.1, "replicates": 100, "hourly_rate": 30.0}),
+    "make_plan": lambda: ((_pair(), planner.PlanSettings(width=0.2, replicates=100)), {"rng": 1}),
+    "SearchSettings": lambda: ((), {"metric": "psa", "width": 0.2, "replicates": 100}),
     "find_sample_size": lambda: (
-        (_pair(), planner.SearchSettings(width=0.2, n_reps=100, max_items=100_000)),
+        (_pair(), planner.SearchSettings(width=0.2, replicates=100, max_items=100_000)),
         {"rng": 1},
     ),
     "ratings_from_counts": lambda: ((40, 5, 7, 148), {}),
@@ -103,12 +103,12 @@ BASELINES = {
         },
     ),  # fmt: skip
     "pass_probability": lambda: (
-        (_alt_model(), 40, planner.AltTestPlanSettings(epsilon=0.2, n_reps=100)),
+        (_alt_model(), 40, planner.AltTestPlanSettings(epsilon=0.2, replicates=100)),
         {"rng": 1},
     ),
     "AltTestPlanSettings": lambda: (
         (),
-        {"epsilon": 0.2, "q": 0.05, "min_items": 30, "n_reps": 100, "seconds_per_item": 90.0},
+        {"epsilon": 0.2, "q": 0.05, "min_items": 30, "replicates": 100, "seconds_per_item": 90.0},
     ),
     "raters_model": lambda: ((0.2,), {"n_annotators": 3, "error_rate": 0.1, "ambiguity": 0.0}),
     "pilot_from_ratings": lambda: ((_ratings(),), {"confidence_level": 0.95}),
@@ -118,11 +118,11 @@ BASELINES = {
         {"draws": 20, "plug_in_items": 100, "rng": 1},
     ),
     "fixed_size_precision": lambda: (
-        (_pair(), planner.PlanSettings(n_reps=100)),
+        (_pair(), planner.PlanSettings(replicates=100)),
         {"items": 200, "rng": 1},
     ),
     "assurance_curve": lambda: (
-        (_pair(), "psa", planner.PlanSettings(n_reps=100), [100, 200]),
+        (_pair(), "psa", planner.PlanSettings(replicates=100), [100, 200]),
         {"rng": 1},
     ),
     "alt_test": lambda: ((_multi(), ["c"]), {"epsilon": 0.2, "q": 0.05, "min_items": 2}),
@@ -138,11 +138,11 @@ BASELINES = {
     ),
     "Operation": lambda: (((100,), (30.0,), (0.1,)), {"annotators": 2, "hours_per_day": 8.0}),
     "raters_batch_procedure": lambda: (
-        (_raters_plan(), planner.PlanSettings(width=0.4, n_reps=400)),
+        (_raters_plan(), planner.PlanSettings(width=0.4, replicates=400)),
         {"remaining": planner.RemainingSettings(batch_size=20), "rng": 1},
     ),
     "strata_batch_procedure": lambda: (
-        (_strata_stage(), planner.PlanSettings(width=0.12, n_reps=100)),
+        (_strata_stage(), planner.PlanSettings(width=0.12, replicates=100)),
         {"remaining": planner.RemainingSettings(batch_size=50), "rng": 1},
     ),
 }

@@ -220,7 +220,7 @@ def test_two_stage_procedure_covers_within_one_and_a_half_points_of_nominal():
         if key not in plans:  # PSA's re-plan depends on the first stage through a0 and U0
             counts = (key[0], key[1] - key[0], 0, 600 - key[1])
             plans[key] = plan_remaining(
-                counts, PlanSettings(n_reps=100), RemainingSettings(draws=20), rng=1
+                counts, PlanSettings(replicates=100), RemainingSettings(draws=20), rng=1
             ).remaining_items
         coverage.append(_exact_coverage_of_second_stage(*key, plans[key], r, j))
         totals.append(600 + plans[key])

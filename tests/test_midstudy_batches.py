@@ -55,7 +55,7 @@ def procedure(cells, batch, width, studies, seed):
 @pytest.mark.parametrize(("width", "batch"), [(0.08, 100), (0.2, 2)])
 def test_the_procedure_from_the_model_matches_an_independent_simulation(width, batch):
     model = pair_from_annotators(0.08, 0.04)  # the headline model
-    plan = make_plan(model, PlanSettings(width=width, n_reps=4000), rng=1)
+    plan = make_plan(model, PlanSettings(width=width, replicates=4000), rng=1)
     got = batches_for_plan(plan, batch)
     cells = np.asarray(model.cells, dtype=float).reshape(4)
     totals, covered = procedure(cells, batch, width, 4000, 7)

@@ -126,7 +126,7 @@ def test_cli_budget_of_several_annotators_without_a_rate_is_one_line_exit_2():
 
 
 def test_kappas_assurance_se_is_the_binomial_formula_over_its_studies():
-    settings = PlanSettings(width=0.08, metric="kappa", n_reps=2000)
+    settings = PlanSettings(width=0.08, metric="kappa", replicates=2000)
     bought = plan_remaining(COUNTS, settings, RemainingSettings(hours=30.0), rng=1).bought
     a = bought.assurance
     assert bought.assurance_se == pytest.approx(math.sqrt(a * (1 - a) / 2000))

@@ -93,7 +93,7 @@ def own_procedure(draws, batch: int, width: float, studies: int, seed: int):
 @pytest.fixture(scope="module")
 def plan():
     return plan_remaining_from_file(
-        str(WIDE), PlanSettings(width=0.05, n_reps=2000), reader=READER,
+        str(WIDE), PlanSettings(width=0.05, replicates=2000), reader=READER,
         positive="unsupported", rng=3,
     )  # fmt: skip
 
@@ -106,7 +106,7 @@ def test_the_first_stage_interval_written_here_is_the_plans(plan):
 @pytest.mark.parametrize("batch", [100, 400])
 def test_the_procedure_matches_an_item_level_simulation(plan, batch):
     knobs = RemainingSettings(batch_size=batch)
-    got = raters_batch_procedure(plan, PlanSettings(width=0.05, n_reps=4000), knobs, rng=5)
+    got = raters_batch_procedure(plan, PlanSettings(width=0.05, replicates=4000), knobs, rng=5)
     totals, covered = own_procedure(plan.pilot.draws, batch, 0.05, 4000, 17)
     share = covered.mean()
     se = math.sqrt(got.coverage_se**2 + share * (1 - share) / covered.size)
@@ -123,7 +123,7 @@ def test_a_batch_past_every_procedures_need_is_the_fixed_total(plan):
     # 4,400 more items bring every procedure's half-width far below 0.05 in one batch: the
     # procedure is then the fixed second stage of 4,400 items
     got = raters_batch_procedure(
-        plan, PlanSettings(width=0.05, n_reps=2000), RemainingSettings(batch_size=4400), rng=1
+        plan, PlanSettings(width=0.05, replicates=2000), RemainingSettings(batch_size=4400), rng=1
     )
     assert got.total_items == {"mean": 5000, "p10": 5000, "p50": 5000, "p90": 5000}
     assert got.stopped_share == 1 and not got.notes
@@ -132,7 +132,7 @@ def test_a_batch_past_every_procedures_need_is_the_fixed_total(plan):
 
 def test_a_first_stage_narrow_enough_stops_at_once_with_the_plans_coverage():
     wide = plan_remaining_from_file(
-        str(WIDE), PlanSettings(width=0.08, n_reps=2000), RemainingSettings(batch_size=50),
+        str(WIDE), PlanSettings(width=0.08, replicates=2000), RemainingSettings(batch_size=50),
         reader=READER, positive="unsupported", rng=3,
     )  # fmt: skip
     assert wide.remaining_items == 0 and wide.batches.total_items["p90"] == 600
@@ -166,7 +166,7 @@ def test_cli_prints_the_procedure_and_its_json_keys_are_the_pairs():
 def test_procedures_that_reach_max_items_first_get_a_note(plan):
     # two batches of 100 fit below 800 items, and 800 are too few for half of the truths
     got = raters_batch_procedure(
-        plan, PlanSettings(width=0.05, n_reps=400, max_items=800),
+        plan, PlanSettings(width=0.05, replicates=400, max_items=800),
         RemainingSettings(batch_size=100), rng=2,
     )  # fmt: skip
     assert got.stopped_share < 0.5 and got.total_items["p90"] == 800

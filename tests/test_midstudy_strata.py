@@ -109,7 +109,7 @@ def test_strata_shares_note_follows_the_chi_square_test(plan):
     # a first stage at the design's shares raises no note
     even = np.round(np.outer(600 * design, [0.1, 0.05, 0.05, 0.8])).astype(int)
     stage = StrataStage(even, [s.name for s in plan.strata], [s.share for s in plan.strata], design)
-    calm = plan_remaining_strata(stage, PlanSettings(width=0.2, n_reps=200), rng=1)
+    calm = plan_remaining_strata(stage, PlanSettings(width=0.2, replicates=200), rng=1)
     assert calm.shares_check.p_value > 0.01 and not calm.notes
 
 

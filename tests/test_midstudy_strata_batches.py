@@ -109,7 +109,10 @@ def own_procedure(batch: int, width: float, studies: int, seed: int):
 @pytest.mark.parametrize(("width", "batch"), [(0.06, 50), (0.05, 120)])
 def test_the_procedure_matches_an_item_level_simulation(width, batch):
     got = strata_batch_procedure(
-        STAGE, PlanSettings(width=width, n_reps=4000), RemainingSettings(batch_size=batch), rng=4
+        STAGE,
+        PlanSettings(width=width, replicates=4000),
+        RemainingSettings(batch_size=batch),
+        rng=4,
     )
     totals, covered = own_procedure(batch, width, 4000, 23)
     share = covered.mean()
@@ -152,13 +155,13 @@ def test_the_batches_follow_the_design_as_the_plan_does(counts, floor, added):
 
 @pytest.mark.slow
 def test_a_batch_as_large_as_the_plans_remaining_is_its_second_stage():
-    plan = plan_remaining_strata(STAGE, PlanSettings(width=0.06, n_reps=2000), rng=5)
+    plan = plan_remaining_strata(STAGE, PlanSettings(width=0.06, replicates=2000), rng=5)
     studies = _StratifiedStudies(COUNTS, SHARES, DESIGN, 0, (0.06, 0.95, 2, 1))
     first = batch_allocation(studies, plan.remaining_items)
     assert first.tolist() == [s.remaining for s in plan.strata]
     # a batch past every procedure's need: the fixed total, and nominal coverage
     got = strata_batch_procedure(
-        STAGE, PlanSettings(width=0.06, n_reps=2000), RemainingSettings(batch_size=3000), rng=5
+        STAGE, PlanSettings(width=0.06, replicates=2000), RemainingSettings(batch_size=3000), rng=5
     )
     assert got.total_items == {"mean": 3300, "p10": 3300, "p50": 3300, "p90": 3300}
     assert abs(got.coverage - 0.95) < 3 * got.coverage_se + 0.01
@@ -166,7 +169,7 @@ def test_a_batch_as_large_as_the_plans_remaining_is_its_second_stage():
 
 def test_a_first_stage_narrow_enough_stops_at_once():
     got = strata_batch_procedure(
-        STAGE, PlanSettings(width=0.08, n_reps=400), RemainingSettings(batch_size=50), rng=5
+        STAGE, PlanSettings(width=0.08, replicates=400), RemainingSettings(batch_size=50), rng=5
     )
     assert got.total_items["p90"] == 300 and got.stopped_share == 1
 
@@ -213,7 +216,7 @@ def test_batch_size_without_labelled_is_refused_in_one_line_for_several_annotato
 def test_a_study_that_stops_now_covers_as_its_first_stage_interval_does():
     """When the first stage is narrow enough, the plan's final coverage is that of the first
     stage's own interval (nothing is added), checked against posterior truths drawn here."""
-    plan = plan_remaining_strata(STAGE, PlanSettings(width=0.08, n_reps=4000), rng=5)
+    plan = plan_remaining_strata(STAGE, PlanSettings(width=0.08, replicates=4000), rng=5)
     assert plan.remaining_items == 0
     rng = np.random.default_rng(123)
     cells = np.stack([rng.dirichlet(np.asarray(c) + 0.5, size=40_000) for c in COUNTS], axis=1)

@@ -17,7 +17,7 @@ from planner.sizing.plan import PlanSettings
 COUNTS = np.array([(30, 10, 8, 52), (12, 10, 9, 269)])
 SHARES, DESIGN, SECONDS = np.array([0.1, 0.9]), np.array([0.4, 0.6]), np.array([60.0, 90.0])
 STAGE = StrataStage(COUNTS, ["flagged", "rest"], SHARES, DESIGN, seconds_per_item=SECONDS)
-SETTINGS = PlanSettings(width=0.1, adjudication_seconds=30.0, hourly_rate=20.0, n_reps=4000)
+SETTINGS = PlanSettings(width=0.1, adjudication_seconds=30.0, hourly_rate=20.0, replicates=4000)
 
 
 def _by_hand(hours: float) -> np.ndarray:

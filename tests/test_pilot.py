@@ -314,7 +314,7 @@ def test_same_seed_same_uncertainty_answer():
 
 def test_fixed_items_precision_matches_simulation():
     doc = _json("--prevalence", "0.08", "--width", "0.09", "--items", "1000", "--seed", "2")
-    assert doc["schema_version"] == "1" and doc["command"] == "plan"
+    assert doc["schema_version"] == "2" and doc["command"] == "plan"
     psa = doc["precision"]["metrics"]["psa"]
     assert doc["precision"]["items"] == 1000
     assert doc["precision"]["person_hours"] == pytest.approx(1000 * 2 * 90 / 3600)
@@ -478,7 +478,7 @@ def test_union_rate_with_psa_still_works():
 
 def test_make_plan_takes_rng_and_records_the_seed():
     model = pair_from_counts(list(COUNTS))
-    settings = PlanSettings(n_reps=200)
+    settings = PlanSettings(replicates=200)
     a = make_plan(model, settings, rng=9)
     assert a.seed == 9 and make_plan(model, settings, rng=9).items == a.items
     drawn = make_plan(model, settings, rng=np.random.default_rng(1))

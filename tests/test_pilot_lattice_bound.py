@@ -41,7 +41,7 @@ def bounded_plan(monkeypatch):
     monkeypatch.setattr(uncertainty, "MAX_LATTICE_CELLS", 16 * 55 * 182)
     return make_plan(
         pair_from_counts(list(DEGENERATE)),
-        PlanSettings(assurance=0.8, n_reps=500),
+        PlanSettings(assurance=0.8, replicates=500),
         rng=5,
         pilot_draws=880,
     )

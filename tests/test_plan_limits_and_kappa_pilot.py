@@ -140,7 +140,7 @@ def _independent_hybrid(counts, n: int, width: float, reps: int, seed: int) -> f
 @pytest.mark.slow
 def test_kappa_under_pilot_uncertainty_meets_the_target_by_an_independent_simulation():
     result = kappa_items_under_uncertainty(
-        COUNTS, PlanSettings(width=0.08, assurance=0.8, n_reps=4000), plug_in_items=2000, rng=5
+        COUNTS, PlanSettings(width=0.08, assurance=0.8, replicates=4000), plug_in_items=2000, rng=5
     )
     reps = 6000
     at_items = _independent_hybrid(COUNTS, result.items, 0.08, reps, seed=101)
@@ -155,7 +155,7 @@ def test_kappa_under_pilot_uncertainty_meets_the_target_by_an_independent_simula
 def test_kappa_pilot_answer_prints_a_standard_error_that_matches_its_spread():
     results = [
         kappa_items_under_uncertainty(
-            COUNTS, PlanSettings(width=0.1, n_reps=1000), plug_in_items=1200, rng=seed
+            COUNTS, PlanSettings(width=0.1, replicates=1000), plug_in_items=1200, rng=seed
         )
         for seed in range(1, 7)
     ]
@@ -171,7 +171,7 @@ def test_kappa_pilot_answer_prints_a_standard_error_that_matches_its_spread():
 
 @pytest.mark.slow
 def test_kappa_under_pilot_uncertainty_is_reproducible_and_checked():
-    small = PlanSettings(width=0.1, n_reps=500)
+    small = PlanSettings(width=0.1, replicates=500)
     a = kappa_items_under_uncertainty(COUNTS, small, plug_in_items=1200, rng=3)
     b = kappa_items_under_uncertainty(COUNTS, small, plug_in_items=1200, rng=3)
     assert a == b

@@ -290,9 +290,9 @@ def test_a_parameter_without_a_flag_keeps_its_library_name():
     from planner.cli.common import flag_for, flag_message
 
     assert flag_for("floor_items") is None  # a scenario key ([design] floor_items)
-    assert flag_for("n_reps") == "--replicates" and flag_for("pilot_file") == "--pilot"
-    e = InvalidInput("floor_items must be small, unlike n_reps", parameter="floor_items",
-                     parameters=("n_reps",))  # fmt: skip
+    assert flag_for("replicates") == "--replicates" and flag_for("pilot_file") == "--pilot"
+    e = InvalidInput("floor_items must be small, unlike replicates", parameter="floor_items",
+                     parameters=("replicates",))  # fmt: skip
     assert flag_message(e) == "floor_items must be small, unlike --replicates"
 
 

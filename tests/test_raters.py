@@ -144,7 +144,7 @@ def ordered_half_widths(metric, labels, k):
 def test_ordered_metric_plans_meet_n_and_miss_08n_independently(prev, m, metric, width):
     model = raters_model(prev[0] if len(prev) == 1 else prev, m, error_rate=0.15)
     res = find_sample_size(
-        model, SearchSettings(metric=metric, width=width, assurance=0.8, n_reps=1000), rng=5
+        model, SearchSettings(metric=metric, width=width, assurance=0.8, replicates=1000), rng=5
     )
     rng = np.random.default_rng(99)
     k = model.n_categories
@@ -222,7 +222,7 @@ def test_plan_is_met_at_n_and_missed_at_08n_by_an_independent_simulation(
             level=level,
             per_item=per_item,
             assurance=assurance,
-            n_reps=1000,
+            replicates=1000,
         ),
         rng=11,
     )
@@ -286,7 +286,7 @@ def test_k_of_m_patterns_are_the_average_over_subsets_by_brute_force():
 
 
 def test_nested_studies_hold_common_random_numbers_across_n():
-    studies = NestedPatternStudies([0.5, 0.2, 0.2, 0.1], n_reps=1500, rng=3)
+    studies = NestedPatternStudies([0.5, 0.2, 0.2, 0.1], replicates=1500, rng=3)
     big, small, mid = studies.counts(300), studies.counts(100), studies.counts(200)
     assert (small <= mid).all() and (mid <= big).all()
     assert (mid.sum(axis=1) == 200).all()
@@ -363,7 +363,7 @@ def test_three_annotators_psa_plan_bills_hours_for_three():
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
-    assert doc["schema_version"] == "1" and doc["command"] == "plan-raters"
+    assert doc["schema_version"] == "2" and doc["command"] == "plan-raters"
     sizing = doc["sizing"]
     assert sizing["n_annotators"] == 3 and sizing["labels_per_item"] == 3
     items = doc["items"]
@@ -391,12 +391,12 @@ def test_make_plan_sizes_several_annotators_as_their_search_does():
     # reach the several-annotator search unchanged, and every label of k per item is billed
     model = raters_model((0.3, 0.7), 4)
     settings = PlanSettings(
-        metric="alpha", width=0.1, level="ordinal", per_item=3, n_reps=300, hourly_rate=20.0
+        metric="alpha", width=0.1, level="ordinal", per_item=3, replicates=300, hourly_rate=20.0
     )
     plan = make_plan(model, settings, rng=5)
     direct = find_sample_size(
         model,
-        SearchSettings(metric="alpha", width=0.1, level="ordinal", per_item=3, n_reps=300),
+        SearchSettings(metric="alpha", width=0.1, level="ordinal", per_item=3, replicates=300),
         rng=5,
     )
     # field by field (NaN fields make == false): the same search, the same answer
@@ -418,7 +418,7 @@ def test_make_plan_sizes_several_annotators_as_their_search_does():
 )
 def test_a_pair_plan_refuses_the_settings_of_several_annotators(kwargs, parameter):
     with pytest.raises(InvalidInput) as info:
-        make_plan(pair_from_annotators(0.1), PlanSettings(n_reps=100, **kwargs), rng=1)
+        make_plan(pair_from_annotators(0.1), PlanSettings(replicates=100, **kwargs), rng=1)
     assert info.value.parameter == parameter
 
 
@@ -435,13 +435,13 @@ def test_plan_settings_check_the_several_annotator_fields(kwargs, parameter):
 def test_several_annotators_need_a_metric_with_three_categories():
     # the one default metric, PSA, needs a positive class
     with pytest.raises(InvalidInput, match="psa needs two categories") as info:
-        make_plan(raters_model((0.2, 0.3, 0.5), 3), PlanSettings(n_reps=100), rng=1)
+        make_plan(raters_model((0.2, 0.3, 0.5), 3), PlanSettings(replicates=100), rng=1)
     assert info.value.parameter == "metric"
 
 
 def test_same_seed_same_plan():
     model = raters_model((0.3, 0.7), 4)
-    settings = PlanSettings(metric="fleiss", width=0.08, n_reps=300)
+    settings = PlanSettings(metric="fleiss", width=0.08, replicates=300)
     one = make_plan(model, settings, rng=9)
     two = make_plan(model, settings, rng=9)
     assert raters_plan_document(one) == raters_plan_document(two)
@@ -490,11 +490,11 @@ def test_pair_plan_unchanged_for_two_annotators_and_one_prevalence():
 def test_plan_says_when_its_interval_under_covers():
     # 47 items, about 7 flagged by anyone: the logit-Wald PSA interval covers ~0.87 (an
     # independent count: coverage_study/raters_coverage.py finds 0.80-0.86 at 30 items)
-    psa = PlanSettings(metric="psa", width=0.25, n_reps=2000)
+    psa = PlanSettings(metric="psa", width=0.25, replicates=2000)
     plan = make_plan(raters_model(0.1, 3, error_rate=0.05), psa, rng=3)
     assert plan.sizing.coverage < 0.92
     assert any("under-covers" in line for line in plan.notes)
-    fleiss = PlanSettings(metric="fleiss", width=0.05, n_reps=2000)
+    fleiss = PlanSettings(metric="fleiss", width=0.05, replicates=2000)
     wide = make_plan(raters_model(0.3, 3), fleiss, rng=3)
     assert not any("under-covers" in line for line in wide.notes)
 

@@ -105,7 +105,7 @@ def test_common_prevalence_plan_is_met_at_n_and_missed_at_08n_independently(
 ):
     model = common_prevalence_model(list(prevalences), m, kappa=kappa)
     res = find_sample_size(
-        model, SearchSettings(metric=metric, width=width, assurance=0.8, n_reps=1000), rng=5
+        model, SearchSettings(metric=metric, width=width, assurance=0.8, replicates=1000), rng=5
     )
     rng = np.random.default_rng(99)
     studies = 300
@@ -172,7 +172,7 @@ def test_cli_kappa_with_several_annotators_says_which_model():
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
-    assert doc["schema_version"] == "1" and doc["command"] == "plan-raters"
+    assert doc["schema_version"] == "2" and doc["command"] == "plan-raters"
     assert doc["model"]["kind"] == "common-prevalence"
     assert "Dirichlet" in doc["model"]["family"]
     assert doc["model"]["kappa"] == 0.6

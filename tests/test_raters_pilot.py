@@ -34,7 +34,7 @@ WIDE_FLAGS = ["--layout", "wide", "--annotator-cols", "alice,bob,carol"]
 runner = CliRunner()
 
 
-SETTINGS = PlanSettings(width=0.05, assurance=0.8, n_reps=1000)
+SETTINGS = PlanSettings(width=0.05, assurance=0.8, replicates=1000)
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +47,7 @@ def plan():
 def test_the_library_function_gives_the_commands_plan_at_the_same_seed(plan):
     options = {
         "pilot": WIDE, "pilot_reader": READER, "positive": "unsupported", "width": 0.05,
-        "assurance": 0.8, "n_reps": 1000,
+        "assurance": 0.8, "replicates": 1000,
     }  # fmt: skip
     command = raters_plan_from_options(options, rng=4)  # what plan --pilot ... --seed 4 runs
     assert (plan.items, plan.sizing.items) == (command.items, command.sizing.items)
@@ -197,7 +197,7 @@ def test_a_pilot_whose_annotators_never_disagree_is_one_line_about_the_pilot(tmp
     from planner.sizing.raters_pilot_plan import plan_from_raters_pilot
 
     with pytest.raises(InvalidInput, match="annotators never disagree") as exc:
-        plan_from_raters_pilot(pilot, PlanSettings(width=0.1, n_reps=200), rng=1)
+        plan_from_raters_pilot(pilot, PlanSettings(width=0.1, replicates=200), rng=1)
     assert exc.value.parameter == "pilot"
 
 

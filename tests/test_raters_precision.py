@@ -78,14 +78,14 @@ def psa_half_widths(positives, k):
 @pytest.mark.parametrize(("m", "per_item", "items"), [(3, None, 3400), (5, 3, 3400)])
 def test_assurance_at_n_matches_an_item_level_simulation(m, per_item, items):
     width = 0.05
-    study = RatersStudy("psa", width, per_item=per_item, n_reps=2000)
+    study = RatersStudy("psa", width, per_item=per_item, replicates=2000)
     k = per_item or m
     got = raters_fixed_size(_model(m), study, LabelCosts(k), items=items, rng=5)
     rng = np.random.default_rng(20261202)
     studies = 1500
     hw = psa_half_widths(*item_level_positives(items, studies, rng, m, per_item))
     expected = float(np.mean(hw <= width))
-    se = math.sqrt(0.25 / studies + 0.25 / got.n_reps)
+    se = math.sqrt(0.25 / studies + 0.25 / got.replicates)
     assert 0.1 < expected < 0.9  # the width sits where the assurance is informative
     assert abs(got.assurance - expected) < 4 * se
     assert got.half_width["p50"] == pytest.approx(float(np.median(hw)), rel=0.01)
@@ -99,7 +99,7 @@ def test_assurance_falls_well_below_the_planned_size():
     # the plan's n holds (about its assurance) and 0.7 n clearly fails, by the numpy check
     plan = raters_plan_from_options(
         {"n_annotators": 3, "prevalence": PREVALENCE, "confusion": _model().confusion,
-         "metric": "psa", "width": 0.05, "assurance": 0.8, "n_reps": 1000, "items": 1},
+         "metric": "psa", "width": 0.05, "assurance": 0.8, "replicates": 1000, "items": 1},
         rng=3,
     )  # fmt: skip
     n = plan.sizing.items
@@ -134,7 +134,9 @@ def test_contested_share_is_one_minus_the_unanimous_mass(m):
 def test_hours_buy_the_most_items_that_fit(hours, seconds, adjudication):
     model = _model(3)
     costs = LabelCosts(3, seconds_per_item=seconds, adjudication_seconds=adjudication)
-    got = raters_fixed_size(model, RatersStudy("psa", 0.1, n_reps=100), costs, hours=hours, rng=1)
+    got = raters_fixed_size(
+        model, RatersStudy("psa", 0.1, replicates=100), costs, hours=hours, rng=1
+    )
     per_item = 3 * seconds + (1 - _unanimous(3)) * adjudication  # person-seconds an item
     assert got.items == math.floor(hours * 3600 / per_item)
     assert got.person_hours <= hours + 1e-9
@@ -144,7 +146,9 @@ def test_hours_buy_the_most_items_that_fit(hours, seconds, adjudication):
 def test_a_budget_buys_hours_at_the_rate():
     model = _model(3)
     costs = LabelCosts(3, seconds_per_item=30, adjudication_seconds=120, hourly_rate=25)
-    got = raters_fixed_size(model, RatersStudy("psa", 0.1, n_reps=100), costs, budget=5000, rng=1)
+    got = raters_fixed_size(
+        model, RatersStudy("psa", 0.1, replicates=100), costs, budget=5000, rng=1
+    )
     per_item = 3 * 30 + (1 - _unanimous(3)) * 120
     assert got.items == math.floor(5000 / 25 * 3600 / per_item)
     assert got.cost == pytest.approx(got.person_hours * 25) and got.cost <= 5000
@@ -155,7 +159,7 @@ def test_a_budget_buys_hours_at_the_rate():
 def test_curve_meets_the_item_level_assurance_and_holds_the_planned_size():
     width, n = 0.05, 3400
     curve = raters_assurance_curve(
-        _model(3), RatersStudy("psa", width, n_reps=2000), [1000, 2000, 4000, 7000],
+        _model(3), RatersStudy("psa", width, replicates=2000), [1000, 2000, 4000, 7000],
         planned=n, rng=2,
     )  # fmt: skip
     points = {p["items"]: p["assurance"] for p in curve}
@@ -175,13 +179,13 @@ def test_one_precision_entry_takes_several_annotators_and_the_plan_settings():
     # annotators: the settings' per_item labels an item, hours buy floor(3600 H / (k s + c a))
     model = _model(4)
     settings = PlanSettings(
-        metric="psa", width=0.1, per_item=2, n_reps=200, seconds_per_item=30,
+        metric="psa", width=0.1, per_item=2, replicates=200, seconds_per_item=30,
         adjudication_seconds=60,
     )  # fmt: skip
     got = fixed_size_precision(model, settings, hours=20, rng=1)
     per_item = 2 * 30 + contested_share(model, 2) * 60
     assert got.labels_per_item == 2 and got.items == math.floor(20 * 3600 / per_item)
-    study = RatersStudy("psa", 0.1, per_item=2, n_reps=200)
+    study = RatersStudy("psa", 0.1, per_item=2, replicates=200)
     costs = LabelCosts(2, seconds_per_item=30, adjudication_seconds=60)
     assert got == raters_fixed_size(model, study, costs, hours=20, rng=1)
     curve = assurance_curve(model, "psa", settings, [200, 2000], planned=got.items, rng=3)

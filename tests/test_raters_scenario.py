@@ -27,7 +27,7 @@ def test_shipped_three_annotator_scenario_plans_from_any_folder(tmp_path, monkey
     result = _plan("web-toxicity-three-annotators", "--seed", "2", "--json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
-    assert doc["schema_version"] == "1" and doc["command"] == "plan-raters"
+    assert doc["schema_version"] == "2" and doc["command"] == "plan-raters"
     assert doc["kind"] == "multi-rater"
     s = doc["sizing"]
     assert (s["n_annotators"], s["metric"], s["width"], s["target_assurance"]) == (

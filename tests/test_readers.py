@@ -255,7 +255,7 @@ def test_multi_rater_search_reports_its_two_steps():
     from planner.sizing.raters_model import raters_model
 
     calls: list[tuple[int, int]] = []
-    settings = PlanSettings(metric="fleiss", width=0.1, n_reps=200)
+    settings = PlanSettings(metric="fleiss", width=0.1, replicates=200)
     make_plan(raters_model(0.3, 3), settings, rng=1, progress=lambda *a: calls.append(a))
     assert calls == [(1, 2), (2, 2)]
 

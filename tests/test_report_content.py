@@ -254,7 +254,7 @@ def test_a_step_median_would_leave_its_band():
 def test_worst_case_bar_is_at_the_assurance_and_not_below_the_plan(counts, width, assurance):
     plan = make_plan(
         pair_from_counts(counts),
-        PlanSettings(width=width, assurance=assurance, n_reps=500, hourly_rate=10.0),
+        PlanSettings(width=width, assurance=assurance, replicates=500, hourly_rate=10.0),
         rng=2,
     )
     bars = plan_hours(plan)

@@ -177,7 +177,7 @@ def test_a_several_annotator_scenario_reports_its_study_in_progress(tmp_path):
     # the scenario's [target], [budget] and [simulation], read here from the TOML
     settings = PlanSettings(
         width=0.05, assurance=0.8, metric="psa", seconds_per_item=30, hourly_rate=25,
-        n_reps=2000,
+        replicates=2000,
     )  # fmt: skip
     plan = plan_remaining_from_file(wide, settings, positive="unsupported", rng=1)
     rows = _rows(text)

@@ -57,7 +57,7 @@ def test_assurance_curve_crosses_the_target_at_the_planned_size(report):
     points = {p["items"]: p["assurance"] for p in figures["assurance"]["curve"]["psa"]}
     n, target = plan["items"], plan["sizing"]["target_assurance"]
     assert n in points
-    se = math.sqrt(target * (1 - target) / plan["sizing"]["n_reps"])
+    se = math.sqrt(target * (1 - target) / plan["sizing"]["replicates"])
     assert points[n] >= target - 4 * se
     below = [a for m, a in points.items() if m <= 0.8 * n]
     assert below and max(below) < target - 0.1

@@ -13,7 +13,7 @@ from planner.output.jsonout import plan_document
 
 @pytest.fixture(scope="module")
 def plan():
-    return make_plan(pair_from_annotators(0.08), PlanSettings(width=0.08, n_reps=500), rng=1)
+    return make_plan(pair_from_annotators(0.08), PlanSettings(width=0.08, replicates=500), rng=1)
 
 
 def test_the_plan_carries_frozen_worst_case_and_stop_rule(plan):
@@ -39,6 +39,6 @@ def test_json_holds_every_field_and_costs_only_for_a_named_team(plan):
     fields = [f.name for f in dataclasses.fields(StopRule)]
     assert list(document["stop_rule"]) == [f for f in fields if not f.startswith("cost_")]
     kappa_only = make_plan(
-        pair_from_annotators(0.08), PlanSettings(metric="kappa", width=0.15, n_reps=500), rng=1
+        pair_from_annotators(0.08), PlanSettings(metric="kappa", width=0.15, replicates=500), rng=1
     )
     assert kappa_only.stop_rule is None and plan_document(kappa_only)["stop_rule"] is None

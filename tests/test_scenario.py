@@ -143,7 +143,7 @@ def _share_narrow(hw, width):
 def test_comparison_checked_by_independent_simulation(stem):
     scenario = load_scenario(next(p for p in SCENARIOS if p.stem == stem))
     width, assurance = scenario.target["width"], scenario.target["assurance"]
-    settings = PlanSettings(width=width, assurance=assurance, n_reps=2000)
+    settings = PlanSettings(width=width, assurance=assurance, replicates=2000)
     comparison = compare_designs(
         scenario,
         settings,

@@ -134,7 +134,9 @@ def _share_narrow(model, metric, method, n, width, reps, seed):
 def test_planned_n_checked_by_independent_simulation(metric, assurance, model):
     width = 0.08 if metric == "psa" else 0.1
     res = find_sample_size(
-        model, SearchSettings(metric=metric, width=width, assurance=assurance, n_reps=3000), rng=8
+        model,
+        SearchSettings(metric=metric, width=width, assurance=assurance, replicates=3000),
+        rng=8,
     )
     reps = 6000
     se = np.sqrt(assurance * (1 - assurance) / reps)
@@ -241,7 +243,9 @@ def test_fce_kappa_plan_not_cut_by_zero_width_intervals():
     # Regression: FCE kappa planned 32 items for this model (zero-width intervals
     # when b + c = 0 counted as narrow); an independent simulation finds about 620 needed.
     res = find_sample_size(
-        NEAR_PERFECT, SearchSettings(metric="kappa", width=0.1, method="fce", n_reps=3000), rng=3
+        NEAR_PERFECT,
+        SearchSettings(metric="kappa", width=0.1, method="fce", replicates=3000),
+        rng=3,
     )
     reps = 6000
     se = np.sqrt(0.25 / reps)
@@ -267,7 +271,7 @@ def test_worst_case_items_reach_the_union_positives_with_the_assurance():
     # Regression: the worst-case line gave the expected items U / r, which reach
     # U union positives only about half the time whatever --assurance says.
     model = pair_from_annotators(0.08)
-    plan = make_plan(model, PlanSettings(assurance=0.9, n_reps=500), rng=1)
+    plan = make_plan(model, PlanSettings(assurance=0.9, replicates=500), rng=1)
     wc = plan.worst_case
     u, n = wc.union_positives_wilson_every_outcome, wc.items_at_model_union_rate
     assert stats.binom.sf(u - 1, n, model.union_rate) >= 0.9
@@ -302,24 +306,26 @@ def test_degenerate_models_are_refused_or_named():
     model = pair_from_annotators(0.03, error_rate=(0.01, 0.03), bias=(1, -1))
     assert model.cells[0] == 0.0
     with pytest.raises(InvalidInput, match="PSA 0.*check error_rate and bias") as refused:
-        make_plan(model, PlanSettings(n_reps=200), rng=1)
+        make_plan(model, PlanSettings(replicates=200), rng=1)
     assert flag_message(refused.value).endswith("check --error-rate and --bias")
     weak = PairModel(
         cells=(0.01, 0.05, 0.02, 0.92),
         source="annotators",
         assumptions={"sensitivity": [0.9, 0.0], "specificity": [0.95, 0.97]},
     )
-    notes = make_plan(weak, PlanSettings(n_reps=200), rng=1).notes
+    notes = make_plan(weak, PlanSettings(replicates=200), rng=1).notes
     assert any(n.startswith("annotator B has sensitivity 0") for n in notes)
 
 
 def test_plan_notes_a_method_that_undercovers_at_the_planned_union_positives():
     # NEAR_PERFECT at width 0.1 needs about 13 union positives: Wald covers about 0.88 there
     # (docs/methods/two-annotators.md 1.4: 0.880 at 20 union positives).
-    plan = make_plan(NEAR_PERFECT, PlanSettings(width=0.1, psa_method="wald", n_reps=500), rng=2)
+    plan = make_plan(
+        NEAR_PERFECT, PlanSettings(width=0.1, psa_method="wald", replicates=500), rng=2
+    )
     assert plan.results["psa"].union_positives < 35
     assert any("wald interval for psa covers as little as" in n for n in plan.notes)
-    quiet = make_plan(NEAR_PERFECT, PlanSettings(width=0.1, n_reps=500), rng=2)
+    quiet = make_plan(NEAR_PERFECT, PlanSettings(width=0.1, replicates=500), rng=2)
     assert not any("covers as little as" in n for n in quiet.notes)
 
 

@@ -21,7 +21,7 @@ from planner.sizing.search import SearchSettings, find_sample_size
         ({"width": 1.5}, "width"),
         ({"confidence_level": 95}, "confidence_level"),
         ({"assurance": 1.0}, "assurance"),
-        ({"n_reps": 3}, "n_reps"),
+        ({"replicates": 3}, "replicates"),
         ({"max_items": 2}, "max_items"),
         ({"n_boot": 5}, "n_boot"),
         ({"per_item": 9}, "per_item"),
@@ -39,22 +39,22 @@ def test_settings_refuse_a_bad_value_in_its_parameter_name(changes, parameter):
 
 def test_replicates_default_by_kind_and_an_explicit_value_wins():
     settings = SearchSettings()
-    assert settings.n_reps is None
-    assert settings.replicates(several=False) == SearchSettings.PAIR_REPS == 4000
-    assert settings.replicates(several=True) == SearchSettings.SEVERAL_REPS == 2000
-    assert SearchSettings(n_reps=300).replicates(several=True) == 300
+    assert settings.replicates is None
+    assert settings.replicates_for(several=False) == SearchSettings.PAIR_REPS == 4000
+    assert settings.replicates_for(several=True) == SearchSettings.SEVERAL_REPS == 2000
+    assert SearchSettings(replicates=300).replicates_for(several=True) == 300
 
 
 def test_a_pair_gets_the_pair_defaults_and_three_annotators_theirs():
     pair = find_sample_size(pair_from_annotators(0.08), SearchSettings(width=0.1), rng=1)
-    assert (pair.n_reps, pair.basis, pair.method, pair.n_annotators) == (
+    assert (pair.replicates, pair.basis, pair.method, pair.n_annotators) == (
         4000,
         "exact",
         "wilson",
         2,
     )
     team = find_sample_size(raters_model(0.2, 3), SearchSettings(metric="fleiss"), rng=1)
-    assert (team.n_reps, team.basis, team.n_annotators, team.labels_per_item) == (
+    assert (team.replicates, team.basis, team.n_annotators, team.labels_per_item) == (
         2000,
         "monte-carlo",
         3,
@@ -66,7 +66,7 @@ def test_a_pair_gets_the_pair_defaults_and_three_annotators_theirs():
 
 def test_two_annotators_over_two_categories_are_the_pair_for_kappa_too():
     # the same four cells, so the same nested tables and the same answer
-    settings = SearchSettings(metric="kappa", width=0.15, n_reps=300)
+    settings = SearchSettings(metric="kappa", width=0.15, replicates=300)
     by_pair = find_sample_size(raters_model(0.3, 2).pair(), settings, rng=4)
     by_team = find_sample_size(raters_model(0.3, 2), settings, rng=4)
     assert by_team == by_pair
@@ -106,9 +106,9 @@ def test_the_two_annotator_plan_of_a_confusion_matrix_is_the_pairs_exact_plan():
 def test_plan_settings_hand_the_search_their_target_and_the_pair_s_interval_method():
     from planner.sizing.plan import PlanSettings
 
-    plan = PlanSettings(width=0.05, assurance=0.8, n_reps=500, kappa_method="profile")
+    plan = PlanSettings(width=0.05, assurance=0.8, replicates=500, kappa_method="profile")
     pair = plan.search_settings("kappa")
-    assert (pair.metric, pair.width, pair.assurance, pair.n_reps) == ("kappa", 0.05, 0.8, 500)
+    assert (pair.metric, pair.width, pair.assurance, pair.replicates) == ("kappa", 0.05, 0.8, 500)
     assert pair.method == "profile"
     assert plan.search_settings("psa").method == plan.psa_method
 

@@ -72,7 +72,7 @@ def test_bridged_sizes_have_the_multinomial_law(order):
 def test_bad_arguments():
     with pytest.raises(ValueError, match="cells"):
         simulate_tables((0.5, 0.5), 10, 10)
-    with pytest.raises(ValueError, match="n_reps"):
+    with pytest.raises(ValueError, match="replicates"):
         simulate_tables(CELLS, 10, 0)
     with pytest.raises(ValueError, match="n_items"):
         NestedStudies(CELLS, 10, rng=1).tables(-1)

@@ -58,7 +58,7 @@ def _item_level_intervals(cells, shares, items, reps, seed, level=0.95):
 def planned():
     scenario = load_scenario(SCENARIO)
     settings = PlanSettings(
-        width=scenario.target["width"], assurance=scenario.target["assurance"], n_reps=4000
+        width=scenario.target["width"], assurance=scenario.target["assurance"], replicates=4000
     )
     comparison = compare_designs(scenario, settings, rng=11, floor_items=30, prevalence_width=0.02)
     models = stratum_models(scenario)

@@ -66,7 +66,7 @@ def test_bad_probabilities_and_sizes_are_refused():
         simulate_pattern_counts([0.5, 0.6], 10, 10)
     with pytest.raises(ValueError, match="n_items"):
         simulate_pattern_counts(PATTERNS, -1, 10)
-    with pytest.raises(ValueError, match="n_reps"):
+    with pytest.raises(ValueError, match="replicates"):
         NestedPatternStudies(PATTERNS, 0, rng=1)
 
 

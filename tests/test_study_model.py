@@ -68,8 +68,12 @@ def test_the_headline_pair_plans_the_same_items_stated_as_a_team():
 def test_the_several_annotator_search_takes_a_pair_as_m_equals_two():
     pair = pair_from_annotators(0.3, 0.05)
     team = raters_model(0.3, 2, error_rate=0.05)
-    by_pair = find_sample_size(pair, SearchSettings(metric="fleiss", width=0.1, n_reps=400), rng=3)
-    by_team = find_sample_size(team, SearchSettings(metric="fleiss", width=0.1, n_reps=400), rng=3)
+    by_pair = find_sample_size(
+        pair, SearchSettings(metric="fleiss", width=0.1, replicates=400), rng=3
+    )
+    by_team = find_sample_size(
+        team, SearchSettings(metric="fleiss", width=0.1, replicates=400), rng=3
+    )
     assert by_pair.n_annotators == 2
     assert abs(by_pair.items - by_team.items) <= 0.01 * by_team.items
     # Fleiss' kappa of two annotators with equal margins is the intraclass (Scott) kappa

@@ -293,7 +293,7 @@ def settings_from(merged: ResolvedOptions) -> PlanSettings:
         metric=merged.metric,
         psa_method=merged.psa_method,
         kappa_method=merged.kappa_method,
-        n_reps=merged.replicates,
+        replicates=merged.replicates,
         max_items=merged.max_items,
         annotators_per_item=merged.annotators_per_item,
         seconds_per_item=merged.seconds_per_item,
@@ -303,7 +303,7 @@ def settings_from(merged: ResolvedOptions) -> PlanSettings:
 
 
 # PlanSettings' parameters whose merged option has another name
-_SETTING_KEYS = {"confidence_level": "confidence", "n_reps": "replicates"}
+_SETTING_KEYS = {"confidence_level": "confidence", "replicates": "replicates"}
 _SCENARIO_SECTIONS = ("target", "budget", "design", "simulation")
 
 

@@ -43,7 +43,7 @@ FROM_SCENARIO = {
     "width": ("target", "width"),
     "confidence_level": ("target", "confidence"),
     "assurance": ("target", "assurance"),
-    "n_reps": ("simulation", "replicates"),
+    "replicates": ("simulation", "replicates"),
     "max_items": ("simulation", "max_items"),
     "seconds_per_item": ("budget", "seconds_per_item"),
     "hourly_rate": ("budget", "hourly_rate"),
@@ -63,7 +63,7 @@ DEFAULTS: dict[str, Any] = {
         )
     },
     "n_annotators": 3,
-    "n_reps": 2000,
+    "replicates": 2000,
 }  # fmt: skip
 _NOT_WITH_KAPPA = ("error_rate", "bias", "confusion", "ambiguity")
 
@@ -363,7 +363,7 @@ def raters_plan_from_options(
             per_item=values["per_item"],
             confidence_level=values["confidence_level"],
             assurance=values["assurance"],
-            n_reps=values["n_reps"],
+            replicates=values["replicates"],
             max_items=values["max_items"],
             seconds_per_item=values["seconds_per_item"],
             hourly_rate=values["hourly_rate"],

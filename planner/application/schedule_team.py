@@ -141,7 +141,7 @@ SEVERAL_OPTIONS = {
     "confidence": "confidence_level",
     "assurance": "assurance",
     "metric": "metric",
-    "replicates": "n_reps",
+    "replicates": "replicates",
     "max_items": "max_items",
     "seconds_per_item": "seconds_per_item",
     "adjudication_seconds": "adjudication_seconds",

@@ -109,7 +109,7 @@ def library_options(options: dict[str, Any]) -> dict[str, Any]:
         "width": options.get("width"),
         "confidence_level": options.get("confidence"),
         "assurance": options.get("assurance"),
-        "n_reps": options.get("replicates"),
+        "replicates": options.get("replicates"),
         "max_items": options.get("max_items"),
         "seconds_per_item": options.get("seconds_per_item"),
         "hourly_rate": options.get("hourly_rate"),

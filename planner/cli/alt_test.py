@@ -68,7 +68,7 @@ _PLAN = "Planning (--plan)"
 
 # the library's parameters as alt-test's flags, wherever a message names them
 ALT_TEST_FLAGS = (  # their flags from cli.common.FLAGS (n_items is --items, llms --llm)
-    "n_items", "min_items", "max_items", "n_reps", "human_error", "llm_error", "error_draw",
+    "n_items", "min_items", "max_items", "replicates", "human_error", "llm_error", "error_draw",
     "prevalences", "seconds_per_item", "hourly_rate", "llms",
 )  # fmt: skip
 
@@ -217,7 +217,7 @@ def alt_test_command(
         with flags_named(ALT_TEST_FLAGS):
             settings = {
                 "epsilon": epsilon, "q": q, "power": power, "min_items": min_items,
-                "n_reps": replicates, "max_items": max_items,
+                "replicates": replicates, "max_items": max_items,
                 "seconds_per_item": seconds_per_item, "hourly_rate": hourly_rate,
                 "items": items, "table": table,
             }  # fmt: skip
@@ -419,7 +419,7 @@ def _render_at(description: str, at: PassProbability, epsilon: float) -> None:
     console.print(f"model: {description}")
     console.print(
         f"P(pass) at {at.n_items:,} items, epsilon {epsilon:g}: {at.probability:.3f} "
-        f"(Monte Carlo SE {at.standard_error:.3f}, {at.n_reps:,} studies)"
+        f"(Monte Carlo SE {at.standard_error:.3f}, {at.replicates:,} studies)"
     )
 
 

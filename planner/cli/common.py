@@ -28,7 +28,7 @@ from planner.validation import RULES, check
 #: parameters as flags through :func:`flag_for`, which reads this table only
 FLAGS = {
     "confidence_level": "--confidence",
-    "n_reps": "--replicates",
+    "replicates": "--replicates",
     "file_format": "--format",
     "annotator_cols": "--annotator-cols",
     "n_items": "--items",

@@ -128,7 +128,7 @@ def kappasize_command(
         result = kappasize(function, **arguments)
         used = seed_or_draw(seed)
         with progress_bar("simulating studies", disabled=json_output or quiet):
-            verdict = check_kappasize(result, n_reps=replicates, rng=used)
+            verdict = check_kappasize(result, replicates=replicates, rng=used)
     doc: dict[str, Any] = {
         "function": function,
         "arguments": {k: v for k, v in arguments.items() if v is not None},
@@ -195,7 +195,7 @@ def irr_command(
         result = irr(function, **arguments)
         used = seed_or_draw(seed)
         with progress_bar("simulating studies", disabled=json_output or quiet):
-            verdict = check_irr(result, n_reps=replicates, rng=used)
+            verdict = check_irr(result, replicates=replicates, rng=used)
     doc: dict[str, Any] = {
         "function": function,
         "arguments": {k: v for k, v in arguments.items() if v is not None},
@@ -215,7 +215,7 @@ def kappasize_verdict(result: Any, verdict: Any) -> str:
     from planner.sizing.compat_kappasize import CIResult, FixedNResult
 
     v = verdict
-    studies = f"{v.n_reps} simulated studies of {v.n_items} items"
+    studies = f"{v.replicates} simulated studies of {v.n_items} items"
     if isinstance(result, CIResult):
         text = (
             "kappaSize's CI criterion is an expected-limit criterion (about 50 % assurance), "
@@ -247,7 +247,7 @@ def irr_verdict(result: Any, verdict: Any) -> str:
     """One sentence: the simulated power at irr's N."""
     v = verdict
     text = (
-        f"in {v.n_reps} simulated studies of {v.n_items} items at k1, the test rejected k0 in "
+        f"in {v.replicates} simulated studies of {v.n_items} items at k1, the test rejected k0 in "
         f"{v.power:.1%} (target {result.power:.0%})"
     )
     if v.power_proportional is not None:
@@ -261,7 +261,6 @@ def irr_verdict(result: Any, verdict: Any) -> str:
 def _verdict_doc(verdict: Any) -> dict[str, Any]:
     raw = asdict(verdict)
     doc = {k: v for k, v in raw.items() if v is not None and k not in ("method", "seed")}
-    doc["replicates"] = doc.pop("n_reps")
     doc["interval_method"] = verdict.method  # the interval each simulated study computes
     return doc
 

@@ -42,7 +42,7 @@ STRATA_REFUSE = {
 #: library parameters and the flags that set them
 FLAGS = {
     "confidence_level": "--confidence",
-    "n_reps": "--replicates",
+    "replicates": "--replicates",
     "max_items": "--max-items",
     "planned_items": "--planned-items",
     "batch_size": "--batch-size",
@@ -54,7 +54,6 @@ FLAGS = {
     "hourly_rate": "--hourly-rate",
     "pair": "--pair",
     "positive": "--positive",
-    "replicates": "--replicates",
     "level": "--level",
     "stratum_col": "--stratum-col",
     "design_shares": "the scenario's design",
@@ -124,7 +123,7 @@ def _plan_strata(options: dict[str, Any], reader: dict[str, Any]) -> None:
     plan = {
         "width": options.get("width"), "confidence_level": options.get("confidence"),
         "assurance": options.get("assurance"), "max_items": options.get("max_items"),
-        "n_reps": options.get("replicates"), "hourly_rate": options.get("hourly_rate"),
+        "replicates": options.get("replicates"), "hourly_rate": options.get("hourly_rate"),
         "annotators_per_item": options.get("annotators_per_item"),
         "adjudication_seconds": options.get("adjudication_seconds"),
     }  # fmt: skip
@@ -172,7 +171,7 @@ SETTINGS_OPTIONS = {
     "metric": "metric", "psa_method": "psa_method", "kappa_method": "kappa_method",
     "annotators_per_item": "annotators_per_item", "seconds_per_item": "seconds_per_item",
     "adjudication_seconds": "adjudication_seconds", "hourly_rate": "hourly_rate",
-    "max_items": "max_items", "n_reps": "replicates", "level": "level",
+    "max_items": "max_items", "replicates": "replicates", "level": "level",
 }  # fmt: skip
 
 

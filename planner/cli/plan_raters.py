@@ -48,7 +48,7 @@ FLAGS = {
     "width": "--width",
     "confidence_level": "--confidence",
     "assurance": "--assurance",
-    "n_reps": "--replicates",
+    "replicates": "--replicates",
     "max_items": "--max-items",
     "seconds_per_item": "--seconds-per-item",
     "hourly_rate": "--hourly-rate",

@@ -203,7 +203,7 @@ SCHEMA: dict[str, dict[str, Rule | tuple[str, Rule]]] = {
         "power": RULES["power"],
         "items": RULES["alt_min_items"],
         "min_items": RULES["alt_min_items"],
-        "replicates": RULES["n_reps"],
+        "replicates": RULES["replicates"],
     },
 }
 _TOP = {"name", "description", *SCHEMA}

@@ -64,7 +64,7 @@ def alt_test_plan_json(plan: Any) -> dict[str, Any]:
         "analytic_start": plan.analytic_start,
         "mean_difference": list(plan.mean_difference),
         "evaluated": [{"n_items": n, "pass_probability": p} for n, p in plan.evaluated],
-        "n_reps": plan.n_reps,
+        "replicates": plan.replicates,
         "seed": plan.seed,
         "min_items": plan.min_items,
         "budget": None if plan.budget is None else budget_json(plan.budget),
@@ -77,7 +77,7 @@ def pass_probability_json(at: Any) -> dict[str, Any]:
         "n_items": at.n_items,
         "probability": at.probability,
         "standard_error": at.standard_error,
-        "n_reps": at.n_reps,
+        "replicates": at.replicates,
     }
 
 

@@ -24,7 +24,7 @@ import numpy as np
 from planner.errors import shown_note
 
 #: the version of the documents' shape, as in the schema file
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 #: the schema file, shipped as package data next to this module
 SCHEMA_FILE = "planner-output.schema.json"
 #: every document's ``command``
@@ -272,7 +272,7 @@ def plan_document(plan: Any, schedule: Any = None) -> dict[str, Any]:
         "recommendation": _recommendation_json(plan),
         "worst_case": asdict(plan.worst_case),
         "stop_rule": stop_rule_json(plan.stop_rule),
-        "replicates": plan.settings.n_reps,
+        "replicates": plan.settings.replicates,
     }
     if plan.pilot is not None:
         body["pilot"] = pilot_json(plan.pilot)
@@ -327,7 +327,7 @@ def _sized_metric(plan: Any, name: str) -> dict[str, Any]:
 
     res = plan.results[name]
     entry = {k: v for k, v in asdict(res).items() if k not in SEVERAL_ONLY_FIELDS}
-    for key in ("half_width_median", "half_width_at_assurance", "interval_median", "n_reps"):
+    for key in ("half_width_median", "half_width_at_assurance", "interval_median", "replicates"):
         entry.pop(key)
     label = label_of(name)
     return {
@@ -343,7 +343,7 @@ def _sized_metric(plan: Any, name: str) -> dict[str, Any]:
             method=res.method,
             covers=f"{label}, for the annotator pair: the median simulated study's interval",
         ),
-        "replicates": res.n_reps,
+        "replicates": res.replicates,
         "curve": [{"items": n, "assurance": a} for n, a in res.curve],
         "budget": budget_json(plan.budgets[name]),
     }
@@ -408,7 +408,7 @@ def uncertainty_json(u: Any) -> dict[str, Any]:
         )
     else:
         body.update(
-            simulated_studies=u.n_reps,
+            simulated_studies=u.replicates,
             standard_error=u.standard_error,
             items_mc_se=u.items_mc_se,
             items_per_truth_basis=u.per_truth_basis,

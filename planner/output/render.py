@@ -260,7 +260,7 @@ def _answer_rows(answer: Table, plan: Plan, metric: str, res: SampleSizeResult) 
         f"{res.interval_median[0]:.3f} – {res.interval_median[1]:.3f}",
         "medians of the limits over simulated studies",
     )
-    fresh = f"{res.n_reps:,} fresh simulated studies"
+    fresh = f"{res.replicates:,} fresh simulated studies"
     if res.exact_assurance is not None:
         answer.add_row(
             f"{metric}: assurance reached",

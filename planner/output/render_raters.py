@@ -64,7 +64,7 @@ def _answer(plan: RatersPlan) -> Table:
     table.add_row(
         "half-width",
         fmt(s.half_width_median),
-        "median, exact" if exact else f"median over {s.n_reps:,} new studies",
+        "median, exact" if exact else f"median over {s.replicates:,} new studies",
     )
     table.add_row(
         "assurance",
@@ -124,7 +124,7 @@ def _precision(precision: RatersPrecision) -> Table:
         f"{p.metric}: half-width",
         fmt(hw["p50"], 3),
         f"median; 10-90%: {fmt(hw['p10'], 3)} to {fmt(hw['p90'], 3)} "
-        f"({p.n_reps:,} simulated studies)",
+        f"({p.replicates:,} simulated studies)",
     )
     table.add_row(
         f"{p.metric}: assurance",

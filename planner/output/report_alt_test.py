@@ -100,7 +100,7 @@ def alt_test_settings(scenario: Scenario) -> tuple[AltTestModel, AltTestPlanSett
         power=alt.get("power", 0.8),
         items=alt.get("items"),
         min_items=alt.get("min_items", 30),
-        n_reps=alt.get("replicates", 2000),
+        replicates=alt.get("replicates", 2000),
         seconds_per_item=scenario.budget.get("seconds_per_item", DEFAULT_SECONDS),
         hourly_rate=scenario.budget.get("hourly_rate"),
         table=True,
@@ -131,7 +131,7 @@ def pass_curve(
     section's table gives it), where there is a plan; else :func:`curve_sizes`, each size
     from the same ``seed``."""
     if summary.curve:
-        n_reps = settings.n_reps
+        replicates = settings.replicates
         walked = list(summary.curve)
         given, at_given = summary.items_given, summary.pass_probability_at_items
         if given is not None and at_given is not None and given > walked[-1][0]:
@@ -140,11 +140,11 @@ def pass_curve(
         return PassCurve(
             items=tuple(n for n, _ in walked),
             pass_probability=tuple(values),
-            standard_error=tuple(math.sqrt(p * (1 - p) / n_reps) for p in values),
+            standard_error=tuple(math.sqrt(p * (1 - p) / replicates) for p in values),
             power=summary.power,
             planned=summary.n_items,
             items_given=summary.items_given,
-            replicates=n_reps,
+            replicates=replicates,
             seed=summary.seed,
         )
     sizes = curve_sizes(settings.min_items, summary.n_items, summary.items_given)
@@ -156,7 +156,7 @@ def pass_curve(
         power=summary.power,
         planned=summary.n_items,
         items_given=summary.items_given,
-        replicates=settings.n_reps,
+        replicates=settings.replicates,
         seed=seed,
     )
 
@@ -176,7 +176,7 @@ def alt_test_report(scenario: Scenario, seed: int) -> AltTestReport | None:
         humans=model.n_humans,
         q=settings.q,
         min_items=settings.min_items,
-        replicates=settings.n_reps,
+        replicates=settings.replicates,
         seconds_per_item=DEFAULT_SECONDS
         if settings.seconds_per_item is None
         else settings.seconds_per_item,

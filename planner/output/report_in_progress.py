@@ -220,7 +220,7 @@ def _plan_settings(scenario: Scenario) -> Any:
         "assurance": scenario.target.get("assurance"),
         "metric": section.metric if section is not None else None,
         "level": section.level if section is not None else None,
-        "n_reps": scenario.simulation.get("replicates"),
+        "replicates": scenario.simulation.get("replicates"),
         "max_items": scenario.simulation.get("max_items"),
         **{k: scenario.budget.get(k) for k in BUDGET_KEYS},
     }
@@ -278,7 +278,7 @@ def _strata_plan(scenario: Scenario, settings: ProgressSettings, seed: int) -> A
     from planner.sizing.midstudy_settings import RemainingSettings
     from planner.sizing.midstudy_strata import plan_remaining_strata_from_file
 
-    simulation = {"n_reps": "replicates", "max_items": "max_items"}
+    simulation = {"replicates": "replicates", "max_items": "max_items"}
     effort = {k: scenario.simulation.get(v) for k, v in simulation.items()}
     assert settings.stratum_col is not None  # checked by _checked_kind
     return plan_remaining_strata_from_file(

@@ -241,7 +241,7 @@ def _assurance_evidence(plan: RatersPlan) -> str:
     s, u = plan.sizing, plan.uncertainty
     if u is None:
         return (
-            f"(a fresh check of {s.n_reps:,} simulated studies: "
+            f"(a fresh check of {s.replicates:,} simulated studies: "
             f"{s.assurance:.3f} ± {s.assurance_mc_se:.3f})"
         )
     return (
@@ -367,7 +367,7 @@ def plan_table(plan: RatersPlan) -> list[Block]:
         ["labels", f"{b.labels:,}"],
         ["person-hours", f"{b.person_hours:,.1f}"],
         ["hours per annotator", f"{plan.hours_per_annotator:,.1f} (pool of {s.n_annotators})"],
-        ["half-width", f"{s.half_width_median:.4f} (median over {s.n_reps:,} new studies)"],
+        ["half-width", f"{s.half_width_median:.4f} (median over {s.replicates:,} new studies)"],
         [
             "assurance",
             f"{s.assurance:.3f} ± {s.assurance_mc_se:.3f} (target {s.target_assurance:g})",

@@ -36,6 +36,7 @@ from numpy.typing import NDArray
 
 from planner.errors import InvalidInput, TargetUnreachable
 from planner.operations.budget import Budget, labelling_budget
+from planner.renamed import renamed_field
 from planner.sizing.alt_test_model import (
     AltTestModel,
     alt_test_model,
@@ -56,6 +57,7 @@ from planner.validation import (
 Progress = Callable[[int, int], None]
 
 
+@renamed_field("n_reps", "replicates")
 @dataclass(frozen=True)
 class PassProbability:
     """The probability that the alt-test passes with ``n_items`` items, by Monte Carlo."""
@@ -63,10 +65,11 @@ class PassProbability:
     n_items: int
     probability: float
     standard_error: float
-    n_reps: int
+    replicates: int
     seed: int
 
 
+@renamed_field("n_reps", "replicates")
 @dataclass(frozen=True)
 class AltTestPlan:
     """The smallest number of items from which the alt-test passes with probability at least
@@ -97,7 +100,7 @@ class AltTestPlan:
     evaluated
         ``(n, P(pass))`` of every size the search evaluated, in order of ``n``: the P(pass)
         curve on :func:`~planner.sizing.alt_test_studies.size_grid` from ``min_items``.
-    n_reps, seed
+    replicates, seed
         Replicate studies per size and the seed that reproduces them.
     budget
         Person-hours of the humans' labels (the LLM's are free), or None.
@@ -117,7 +120,7 @@ class AltTestPlan:
     analytic_start: int
     mean_difference: tuple[float, ...]
     evaluated: tuple[tuple[int, float], ...]
-    n_reps: int
+    replicates: int
     seed: int
     budget: Budget | None = None
     min_items: int = 30
@@ -157,6 +160,7 @@ def analytic_start(
     return float(np.sort(n)[k - 1])
 
 
+@renamed_field("n_reps", "replicates")
 @dataclass(frozen=True)
 class AltTestPlanSettings:
     """How an Alt-Test plan is searched and what it reports: one default per setting.
@@ -171,7 +175,7 @@ class AltTestPlanSettings:
         The target probability of passing.
     min_items
         The fewest items searched (no human is tested on fewer; below 30 the Wilcoxon test).
-    n_reps
+    replicates
         Replicate studies per size.
     max_items
         The largest size searched, at least ``min_items``.
@@ -197,7 +201,7 @@ class AltTestPlanSettings:
     q: float = 0.05
     power: float = 0.8
     min_items: int = 30
-    n_reps: int = 2000
+    replicates: int = 2000
     max_items: int = 20_000
     seconds_per_item: float | None = 90.0
     hourly_rate: float | None = None
@@ -207,7 +211,12 @@ class AltTestPlanSettings:
     block_replicates: int = BLOCK_REPLICATES
 
     def __post_init__(self) -> None:
-        rules = {"epsilon": "alt_epsilon", "q": "fdr_q", "power": "power", "n_reps": "n_reps"}
+        rules = {
+            "epsilon": "alt_epsilon",
+            "q": "fdr_q",
+            "power": "power",
+            "replicates": "replicates",
+        }
         rules |= {"min_items": "alt_min_items", "max_items": "alt_min_items"}
         for name, rule in rules.items():
             object.__setattr__(self, name, check(name, getattr(self, name), RULES[rule]))
@@ -243,7 +252,7 @@ def pass_probability(
 ) -> PassProbability:
     """P(the alt-test passes) with ``n_items`` items under ``model``, by Monte Carlo.
 
-    Each of ``settings.n_reps`` replicate studies is a multinomial draw of the items'
+    Each of ``settings.replicates`` replicate studies is a multinomial draw of the items'
     difference classes (:func:`difference_classes`); the test is the authors' (t-test from 30
     items, Wilcoxon below; Benjamini-Yekutieli at ``q``; pass at ``omega >= 0.5``):
     ``P(pass) ~ (1/R) sum_r 1[omega_r >= 1/2]``, standard error ``sqrt(P (1 - P) / R)``.
@@ -266,12 +275,12 @@ def pass_probability(
     seed = seed_from(rng)
     d, prob = difference_classes(model)
     studies = NestedPassStudies(
-        d, prob, settings.n_reps, seed, epsilon=settings.epsilon, q=settings.q,
+        d, prob, settings.replicates, seed, epsilon=settings.epsilon, q=settings.q,
         block_replicates=settings.block_replicates,
     )  # fmt: skip
     p = studies.pass_probability(n_items)
-    n_reps = settings.n_reps
-    return PassProbability(n_items, p, math.sqrt(p * (1 - p) / n_reps), n_reps, seed)
+    replicates = settings.replicates
+    return PassProbability(n_items, p, math.sqrt(p * (1 - p) / replicates), replicates, seed)
 
 
 def plan_alt_test(
@@ -314,7 +323,7 @@ def plan_alt_test(
             parameters=("epsilon",),
         )
     studies = NestedPassStudies(
-        d, prob, s.n_reps, seed, epsilon=s.epsilon, q=s.q, block_replicates=s.block_replicates
+        d, prob, s.replicates, seed, epsilon=s.epsilon, q=s.q, block_replicates=s.block_replicates
     )
     evaluated, first, top = _walk(studies, s.power, (s.min_items, s.max_items), progress)
     n = stays_from(evaluated, s.power)
@@ -334,11 +343,11 @@ def plan_alt_test(
         power=s.power,
         n_items=n,
         pass_probability=p,
-        standard_error=math.sqrt(p * (1 - p) / s.n_reps),
+        standard_error=math.sqrt(p * (1 - p) / s.replicates),
         analytic_start=max(s.min_items, math.ceil(start)),
         mean_difference=tuple(float(x) for x in mu),
         evaluated=tuple(sorted(evaluated.items())),
-        n_reps=s.n_reps,
+        replicates=s.replicates,
         seed=seed,
         budget=budget,
         min_items=s.min_items,

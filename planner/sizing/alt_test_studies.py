@@ -44,7 +44,7 @@ def size_grid(start: int, stop: int) -> list[int]:
 
 
 class NestedPassStudies:
-    """``n_reps`` nested studies of the Alt-Test, grown along increasing sizes.
+    """``replicates`` nested studies of the Alt-Test, grown along increasing sizes.
 
     ``pass_probability(n)`` moves every study to ``n`` items (``n`` at least the current
     size) and returns the share that passes (``omega >= 0.5``: at least half the humans'
@@ -55,19 +55,19 @@ class NestedPassStudies:
         self,
         d: NDArray[np.int64],
         prob: NDArray[np.float64],
-        n_reps: int,
+        replicates: int,
         seed: int,
         *,
         epsilon: float,
         q: float,
         block_replicates: int = BLOCK_REPLICATES,
     ) -> None:
-        self.epsilon, self.q, self.n_reps = epsilon, q, n_reps
+        self.epsilon, self.q, self.replicates = epsilon, q, replicates
         self.block = max(1, int(block_replicates))
         self.m = d.shape[1]
         # (C, 3M): class c adds one to each human's count of its d
         onehot = (d[:, :, None] == np.array([-1, 0, 1])).reshape(len(prob), -1)
-        self.studies = GrowingReducedStudies(prob, onehot, n_reps, rng=seed)
+        self.studies = GrowingReducedStudies(prob, onehot, replicates, rng=seed)
 
     @property
     def n(self) -> int:
@@ -88,8 +88,8 @@ class NestedPassStudies:
         self.grow(n_items)
         passed = 0
         state = self.state
-        for start in range(0, self.n_reps, self.block):
+        for start in range(0, self.replicates, self.block):
             per_human = state[start : start + self.block]
             _, p, _ = difference_test(per_human, self.epsilon)
             passed += int(np.sum(2 * by_rejections(p, self.q).sum(axis=1) >= self.m))
-        return passed / self.n_reps
+        return passed / self.replicates

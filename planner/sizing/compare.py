@@ -315,15 +315,15 @@ def weighted_coverage(
 ) -> tuple[float, float]:
     """Coverage of the weighted design's interval of traffic's value at ``items``.
 
-    ``settings.n_reps`` fresh stratified studies (not the search's); the coverage is the
+    ``settings.replicates`` fresh stratified studies (not the search's); the coverage is the
     share whose interval holds ``g(sum_h W_h p_h)``, its Monte Carlo SE
     ``sqrt(c (1 - c) / R)``. An undefined interval does not cover.
     """
-    tables = StratifiedStudies(strata.models, settings.n_reps, rng).tables(items)
+    tables = StratifiedStudies(strata.models, settings.replicates, rng).tables(items)
     _, low, high = weighted_estimate(metric, tables, strata.shares, settings.confidence_level)
     truth = float(metric_value(metric, strata.population.cells))
     covered = float(np.mean((low <= truth) & (truth <= high)))
-    return covered, math.sqrt(covered * (1 - covered) / settings.n_reps)
+    return covered, math.sqrt(covered * (1 - covered) / settings.replicates)
 
 
 def weighted_bootstrap_check(
@@ -527,7 +527,7 @@ def coverage_note(design: DesignResult, settings: PlanSettings) -> str:
         f"weighted design: sized with the analysis's interval (t, Satterthwaite df, "
         f"{'logit' if settings.metric == 'psa' else 'log(1 - kappa)'} scale); it covers "
         f"traffic's {settings.metric} in {design.coverage:.3f} ± {design.coverage_mc_se:.3f} "
-        f"(MC SE) of {settings.n_reps:,} simulated studies at {design.items:,} items "
+        f"(MC SE) of {settings.replicates:,} simulated studies at {design.items:,} items "
         f"(nominal {settings.confidence_level:g})"
     )
 

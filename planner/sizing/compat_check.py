@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from planner.renamed import renamed_field, renamed_keyword
 from planner.sizing.compat_irr import IrrResult
 from planner.sizing.compat_kappasize import (
     CIResult,
@@ -47,9 +48,10 @@ SCORE = "Cohen's kappa score interval (kappa_score_interval)"
 FCE = "Cohen's kappa Wald interval with the Fleiss-Cohen-Everitt SE"
 
 
+@renamed_field("n_reps", "replicates")
 @dataclass(frozen=True)
 class CompatVerdict:
-    """What ``n_items`` delivers over ``n_reps`` simulated studies (``None``: not reported).
+    """What ``n_items`` delivers over ``replicates`` simulated studies (``None``: not reported).
 
     Attributes
     ----------
@@ -75,7 +77,7 @@ class CompatVerdict:
     """
 
     n_items: int
-    n_reps: int
+    replicates: int
     seed: int
     true_kappa: float
     method: str
@@ -160,16 +162,16 @@ def kappasize_patterns(setting: KappaSizeSetting, kappa: float) -> tuple[FloatAr
 
 
 def _kappasize_limits(
-    setting: KappaSizeSetting, kappa: float, n: int, level: float, n_reps: int, seed: int
+    setting: KappaSizeSetting, kappa: float, n: int, level: float, replicates: int, seed: int
 ) -> tuple[FloatArray, FloatArray, str]:
-    """Lower and upper limits ``(n_reps,)`` of simulated studies of ``n`` items."""
+    """Lower and upper limits ``(replicates,)`` of simulated studies of ``n`` items."""
     rows, probs = kappasize_patterns(setting, kappa)
-    draws = np.random.default_rng(seed).multinomial(n, probs / probs.sum(), size=n_reps)
+    draws = np.random.default_rng(seed).multinomial(n, probs / probs.sum(), size=replicates)
     if setting.n_categories == 2 and setting.raters == 2:
         from planner.statistics.intervals import kappa_gof_interval
 
         # patterns are 0, 1, 2 positives: (a, b + c, d) = (both, one, neither)
-        tables = np.zeros((n_reps, 2, 2))
+        tables = np.zeros((replicates, 2, 2))
         tables[:, 0, 0], tables[:, 0, 1], tables[:, 1, 1] = draws[:, 2], draws[:, 1], draws[:, 0]
         ci = kappa_gof_interval(tables, level)
         return np.asarray(ci.low), np.asarray(ci.high), GOF
@@ -194,20 +196,21 @@ def _model_text(setting: KappaSizeSetting, kappa: float) -> str:
     return f"{family}: {setting.raters} raters, props {props}, intraclass kappa {kappa:g}"
 
 
-def _reps(n_reps: int) -> int:
-    return int(check("n_reps", n_reps, RULES["n_reps"]))
+def _reps(replicates: int) -> int:
+    return int(check("replicates", replicates, RULES["replicates"]))
 
 
-def check_ci(result: CIResult, *, n_reps: int = 2000, rng: RngLike = None) -> CompatVerdict:
+@renamed_keyword("n_reps", "replicates")
+def check_ci(result: CIResult, *, replicates: int = 2000, rng: RngLike = None) -> CompatVerdict:
     """Assurance and coverage of the interval at kappaSize's ``n`` (true kappa = kappa0).
 
     kappaSize puts the *expected* limits at kappaL and kappaU, so the assurance is near 0.5
     (the median study), not the guarantee the documentation's wording suggests.
     """
-    n_reps, seed = _reps(n_reps), seed_from(rng)
+    replicates, seed = _reps(replicates), seed_from(rng)
     s = result.setting
     level = 1 - s.alpha if result.two_sided else 1 - 2 * s.alpha
-    low, high, method = _kappasize_limits(s, s.kappa0, result.n, level, n_reps, seed)
+    low, high, method = _kappasize_limits(s, s.kappa0, result.n, level, replicates, seed)
     defined = np.isfinite(low) & np.isfinite(high)
     lower_ok = defined & (low >= result.kappaL)
     upper_ok = defined & (high <= result.kappaU) if result.kappaU is not None else None
@@ -217,7 +220,7 @@ def check_ci(result: CIResult, *, n_reps: int = 2000, rng: RngLike = None) -> Co
         covered &= high >= s.kappa0
     return CompatVerdict(
         result.n,
-        n_reps,
+        replicates,
         seed,
         s.kappa0,
         method,
@@ -234,19 +237,20 @@ def check_ci(result: CIResult, *, n_reps: int = 2000, rng: RngLike = None) -> Co
     )
 
 
+@renamed_keyword("n_reps", "replicates")
 def check_fixed_n(
-    result: FixedNResult, *, n_reps: int = 2000, rng: RngLike = None
+    result: FixedNResult, *, replicates: int = 2000, rng: RngLike = None
 ) -> CompatVerdict:
     """Distribution of the one-sided lower limit with ``n`` items at kappa0."""
-    n_reps, seed = _reps(n_reps), seed_from(rng)
+    replicates, seed = _reps(replicates), seed_from(rng)
     s = result.setting
     level = 1 - 2 * s.alpha
-    low, _, method = _kappasize_limits(s, s.kappa0, result.n, level, n_reps, seed)
+    low, _, method = _kappasize_limits(s, s.kappa0, result.n, level, replicates, seed)
     defined = np.isfinite(low)
     q10, q50, q90 = (float(x) for x in np.nanquantile(low, [0.1, 0.5, 0.9]))
     return CompatVerdict(
         result.n,
-        n_reps,
+        replicates,
         seed,
         s.kappa0,
         method,
@@ -259,19 +263,24 @@ def check_fixed_n(
     )
 
 
-def check_power(result: PowerResult, *, n_reps: int = 2000, rng: RngLike = None) -> CompatVerdict:
+@renamed_keyword("n_reps", "replicates")
+def check_power(
+    result: PowerResult, *, replicates: int = 2000, rng: RngLike = None
+) -> CompatVerdict:
     """Simulated power at ``N_ceiling`` items when kappa is kappa1: the share of studies
     whose two-sided ``1 - alpha`` interval excludes kappa0 (kappaSize's chi-square test with
     one degree of freedom is two-sided)."""
-    n_reps, seed = _reps(n_reps), seed_from(rng)
+    replicates, seed = _reps(replicates), seed_from(rng)
     s = result.setting
     level = 1 - s.alpha
-    low, high, method = _kappasize_limits(s, result.kappa1, result.N_ceiling, level, n_reps, seed)
+    low, high, method = _kappasize_limits(
+        s, result.kappa1, result.N_ceiling, level, replicates, seed
+    )
     defined = np.isfinite(low) & np.isfinite(high)
     reject = defined & ((low > s.kappa0) | (high < s.kappa0))
     return CompatVerdict(
         result.N_ceiling,
-        n_reps,
+        replicates,
         seed,
         result.kappa1,
         method,
@@ -284,24 +293,25 @@ def check_power(result: PowerResult, *, n_reps: int = 2000, rng: RngLike = None)
     )
 
 
+@renamed_keyword("n_reps", "replicates")
 def check_kappasize(
-    result: CIResult | FixedNResult | PowerResult, *, n_reps: int = 2000, rng: RngLike = None
+    result: CIResult | FixedNResult | PowerResult, *, replicates: int = 2000, rng: RngLike = None
 ) -> CompatVerdict:
     """:func:`check_ci`, :func:`check_fixed_n` or :func:`check_power`, by result type."""
     if isinstance(result, CIResult):
-        return check_ci(result, n_reps=n_reps, rng=rng)
+        return check_ci(result, replicates=replicates, rng=rng)
     if isinstance(result, FixedNResult):
-        return check_fixed_n(result, n_reps=n_reps, rng=rng)
-    return check_power(result, n_reps=n_reps, rng=rng)
+        return check_fixed_n(result, replicates=replicates, rng=rng)
+    return check_power(result, replicates=replicates, rng=rng)
 
 
 # ------------------------------------------------------------------ irr
 
 
 def _irr_rejects(
-    result: IrrResult, table: FloatArray, n_reps: int, seed: int
+    result: IrrResult, table: FloatArray, replicates: int, seed: int
 ) -> tuple[float, int, str]:
-    """Share of ``n_reps`` studies of ``result.N`` items drawn from ``table`` rejecting H0."""
+    """Share of ``replicates`` studies of ``result.N`` items drawn from ``table`` rejecting H0."""
     from planner.statistics.agreement import cohen_kappa
     from planner.statistics.intervals import (
         kappa_score_interval,
@@ -312,8 +322,8 @@ def _irr_rejects(
     k = table.shape[0]
     level = 1 - result.alpha if result.twosided else 1 - 2 * result.alpha
     probs = np.clip(table.ravel(), 0, None)
-    draws = np.random.default_rng(seed).multinomial(result.N, probs / probs.sum(), size=n_reps)
-    tables = draws.reshape(n_reps, k, k).astype(float)
+    draws = np.random.default_rng(seed).multinomial(result.N, probs / probs.sum(), size=replicates)
+    tables = draws.reshape(replicates, k, k).astype(float)
     if k == 2:
         ci = kappa_score_interval(tables, level)
         low, high, method = np.asarray(ci.low), np.asarray(ci.high), SCORE
@@ -332,24 +342,25 @@ def _irr_rejects(
     return float((defined & reject).mean()), int((~defined).sum()), method
 
 
-def check_irr(result: IrrResult, *, n_reps: int = 2000, rng: RngLike = None) -> CompatVerdict:
+@renamed_keyword("n_reps", "replicates")
+def check_irr(result: IrrResult, *, replicates: int = 2000, rng: RngLike = None) -> CompatVerdict:
     """Simulated power of the test at irr's ``N`` when the true kappa is ``k1``."""
-    n_reps, seed = _reps(n_reps), seed_from(rng)
+    replicates, seed = _reps(replicates), seed_from(rng)
     table = np.asarray(result.table_k1)
-    power, undefined, method = _irr_rejects(result, table, n_reps, seed)
+    power, undefined, method = _irr_rejects(result, table, replicates, seed)
     level = 1 - result.alpha if result.twosided else 1 - 2 * result.alpha
     proportional = None
     if result.function == "N2.cohen.kappa":
         m = np.asarray(result.margins[0])
         flat = (1 - result.k1) * np.outer(m, m) + result.k1 * np.diag(m)
         if (flat >= 0).all():
-            proportional, _, _ = _irr_rejects(result, flat, n_reps, seed)
+            proportional, _, _ = _irr_rejects(result, flat, replicates, seed)
         model = "two raters with margins mrg; Flack's worst-case table at k1"
     else:
         model = "two raters with positive rates rate1, rate2 and Cohen's kappa k1"
     return CompatVerdict(
         result.N,
-        n_reps,
+        replicates,
         seed,
         result.k1,
         method,

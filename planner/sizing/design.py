@@ -265,11 +265,11 @@ class DesignResult:
 class StratifiedStudies:
     """Nested replicate studies per stratum (common random numbers across sizes)."""
 
-    def __init__(self, models: list[PairModel], n_reps: int, rng: np.random.Generator) -> None:
-        check_strata_effort(len(models), n_reps)
+    def __init__(self, models: list[PairModel], replicates: int, rng: np.random.Generator) -> None:
+        check_strata_effort(len(models), replicates)
         streams = rng.spawn(len(models))
         self.studies = [
-            NestedStudies(m.cells, n_reps, rng=s) for m, s in zip(models, streams, strict=True)
+            NestedStudies(m.cells, replicates, rng=s) for m, s in zip(models, streams, strict=True)
         ]
 
     def tables(self, items: list[int]) -> NDArray:
@@ -297,7 +297,7 @@ class StratifiedSearch:
     ----------
     width, assurance
         The target: the half-width reached with probability ``assurance``.
-    n_reps, max_items
+    replicates, max_items
         Simulated studies per evaluated size, and the largest total searched.
     floor
         Least items per stratum (0: none).
@@ -311,13 +311,13 @@ class StratifiedSearch:
 
     width: float
     assurance: float
-    n_reps: int
+    replicates: int
     max_items: int
     floor: int = 0
     start: int = 100
 
     def __post_init__(self) -> None:
-        for name in ("width", "assurance", "n_reps", "max_items"):
+        for name in ("width", "assurance", "replicates", "max_items"):
             check(name, getattr(self, name), RULES[name])
         check("floor_items", self.floor, RULES["floor_items"], parameter="floor_items")
         check("start", self.start, _START)
@@ -325,9 +325,14 @@ class StratifiedSearch:
     @classmethod
     def of(cls, settings: Any, *, floor: int = 0, start: int = 100) -> StratifiedSearch:
         """The search for ``settings``' target and effort (``width``, ``assurance``,
-        ``n_reps``, ``max_items``: a :class:`~planner.sizing.plan.PlanSettings`)."""
+        ``replicates``, ``max_items``: a :class:`~planner.sizing.plan.PlanSettings`)."""
         return cls(
-            settings.width, settings.assurance, settings.n_reps, settings.max_items, floor, start
+            settings.width,
+            settings.assurance,
+            settings.replicates,
+            settings.max_items,
+            floor,
+            start,
         )
 
 
@@ -350,7 +355,7 @@ def size_stratified(
     Returns the items per stratum, and the half-widths and estimates at that size.
     """
     width, assurance, max_items = search.width, search.assurance, search.max_items
-    floor, start, n_reps = search.floor, search.start, search.n_reps
+    floor, start, replicates = search.floor, search.start, search.replicates
     if floor * len(models) > max_items:
         raise InvalidInput(
             f"floor_items must leave the design within max_items {max_items:,}: "
@@ -358,7 +363,7 @@ def size_stratified(
             parameter="floor_items",
             value=floor,
         )
-    studies = StratifiedStudies(models, n_reps, rng)
+    studies = StratifiedStudies(models, replicates, rng)
     cache: dict[int, tuple[NDArray, NDArray]] = {}
 
     def evaluate(total: int) -> tuple[NDArray, NDArray]:

@@ -197,7 +197,7 @@ def _psa_remaining(counts: tuple[int, ...], target: _Target, seed: int, draws: i
     return found.items, found.mc_se, float(reached.mean()), se, assurance_at
 
 
-def _kappa_remaining(counts: tuple[int, ...], target: _Target, seed: int, n_reps: int) -> Any:
+def _kappa_remaining(counts: tuple[int, ...], target: _Target, seed: int, replicates: int) -> Any:
     """``(remaining, mc_se, assurance, assurance_se, assurance_at)`` for Cohen's kappa."""
     from planner.sizing.midstudy_assurance import FirstStageStudies
     from planner.sizing.sample_size_search import crossing_standard_error, first_crossing
@@ -205,7 +205,7 @@ def _kappa_remaining(counts: tuple[int, ...], target: _Target, seed: int, n_reps
     from planner.sizing.uncertainty_kappa import HybridAssurance
 
     truth_rng, study_rng = np.random.default_rng(seed).spawn(2)
-    cells = posterior_cells(counts, n_reps, truth_rng)
+    cells = posterior_cells(counts, replicates, truth_rng)
     studies = FirstStageStudies(cells, np.asarray(counts), study_rng)
     at = HybridAssurance(studies, target.width, target.level, target.method)
     max_more = target.max_items - sum(counts)
@@ -213,8 +213,8 @@ def _kappa_remaining(counts: tuple[int, ...], target: _Target, seed: int, n_reps
     if remaining > max_more:
         _unreachable(target)
     reached = at(remaining)
-    se = float(np.sqrt(reached * (1 - reached) / n_reps))
-    items_se = crossing_standard_error(at, remaining, n_reps, max_value=max_more, flat=np.inf)
+    se = float(np.sqrt(reached * (1 - reached) / replicates))
+    items_se = crossing_standard_error(at, remaining, replicates, max_value=max_more, flat=np.inf)
     return remaining, items_se, reached, se, at
 
 
@@ -293,7 +293,7 @@ def plan_remaining(
         result itself the one that needs more items; the budget of the remaining items
         (:func:`planner.operations.budget.labelling_budget`; the contested share is the
         first stage's ``(b0 + c0) / n0``); ``max_items``, the largest total (first stage
-        included) searched; ``n_reps``, kappa's simulated studies and the finished studies
+        included) searched; ``replicates``, kappa's simulated studies and the finished studies
         of ``final_coverage``.
     remaining
         The mid-study knobs (:class:`planner.sizing.midstudy_settings.RemainingSettings`):
@@ -339,11 +339,11 @@ def plan_remaining(
     return replace(deciding, by_metric=plans)
 
 
-#: how the remaining items are computed, per metric (``{n_reps}``: kappa's simulated studies)
+#: how the remaining items are computed, per metric (``{replicates}``: kappa's simulated studies)
 BASIS = {
     "psa": "exact binomial sums over the second stage, averaged over the first stage's "
     "posterior (Jeffreys)",
-    "kappa": "{n_reps:,} simulated second stages, each from its own posterior truth "
+    "kappa": "{replicates:,} simulated second stages, each from its own posterior truth "
     "(Jeffreys), added to the first stage",
 }
 
@@ -358,12 +358,12 @@ def _search(
     """``(remaining, mc_se, assurance, assurance_se, assurance_at)``; 0 more items (and no
     ``assurance_at``) when the interval in hand is already narrow enough; ``effort`` is PSA's
     posterior draws and kappa's simulated studies."""
-    draws, n_reps = effort
+    draws, replicates = effort
     if _interval_now(values, metric, target)[2] <= target.width:
         return 0, 0.0, 1.0, 0.0, None
     if metric == "psa":
         return _psa_remaining(values, target, seed, draws)
-    return _kappa_remaining(values, target, seed, n_reps)
+    return _kappa_remaining(values, target, seed, replicates)
 
 
 def _planned(
@@ -394,10 +394,10 @@ def _plan(
     from planner.sizing.midstudy_procedure import batch_procedure, final_coverage
 
     labelled = sum(values)
-    n_reps = settings.n_reps
+    replicates = settings.replicates
     estimate, interval, half_now = _interval_now(values, metric, target)
     narrow_now = half_now <= target.width
-    effort = (knobs.draws_or(PAIR_DRAWS), n_reps)
+    effort = (knobs.draws_or(PAIR_DRAWS), replicates)
     remaining, mc_se, reached, reached_se, assurance_at = _search(
         values, metric, target, seed, effort
     )
@@ -417,7 +417,7 @@ def _plan(
         hourly_rate=settings.hourly_rate,
     )
     coverage, coverage_se = final_coverage(
-        values, remaining, metric, target.level, target.method, n_reps, seed
+        values, remaining, metric, target.level, target.method, replicates, seed
     )
     batches = None
     if knobs.batch_size is not None:
@@ -446,7 +446,7 @@ def _plan(
         budget=budget,
         final_coverage=coverage,
         final_coverage_se=coverage_se,
-        basis=BASIS[metric].format(n_reps=n_reps),
+        basis=BASIS[metric].format(replicates=replicates),
         seed=seed,
         notes=notes,
         batches=batches,

@@ -11,7 +11,7 @@ spend, the items bought are priced as ``plan --hours`` prices them
 contested share and ``t`` the adjudication seconds. The final interval is on the
 ``n0 + m`` items; its assurance is the hybrid assurance of the mid-study plan at ``m``
 (:mod:`planner.sizing.midstudy_assurance`), and its expected half-width the mean usable
-half-width of ``n_reps`` simulated finished studies, each second stage drawn from its own
+half-width of ``replicates`` simulated finished studies, each second stage drawn from its own
 first-stage posterior truth ``p ~ Dirichlet(counts + 1/2)`` with the first stage added.
 
 The assurance's Monte Carlo standard error is binomial, ``sqrt(A (1 - A) / R)`` over the
@@ -125,16 +125,16 @@ def items_bought(knobs: RemainingSettings, settings: Any, contested_rate: float)
 
 
 def expected_half_width(
-    counts: tuple[int, ...], more: int, metric: str, target: Any, n_reps: int, seed: int
+    counts: tuple[int, ...], more: int, metric: str, target: Any, replicates: int, seed: int
 ) -> tuple[float, float, float]:
     """``(mean, se, share narrow)`` of the final usable half-width with ``more`` items,
-    over ``n_reps`` second stages from the first stage's posterior, first stage added."""
+    over ``replicates`` second stages from the first stage's posterior, first stage added."""
     from planner.sizing.midstudy_assurance import FirstStageStudies
     from planner.sizing.uncertainty import posterior_cells
     from planner.statistics.intervals import kappa_interval, psa_interval
 
     truth_rng, study_rng = np.random.default_rng([seed, 25]).spawn(2)
-    cells = posterior_cells(counts, n_reps, truth_rng)
+    cells = posterior_cells(counts, replicates, truth_rng)
     tables = FirstStageStudies(cells, np.asarray(counts), study_rng).tables(more)
     interval = psa_interval if metric == "psa" else kappa_interval
     ci = interval(tables.astype(float), target.level, target.method)
@@ -153,15 +153,15 @@ def bought(
     """What ``knobs.hours`` / ``knobs.budget`` buy (None without either); ``assurance_at``
     is the plan's hybrid assurance at ``m`` more items (None: the interval in hand is
     narrow, and the simulated share is used). The assurance's SE is binomial over the
-    ``n_reps`` simulated studies, or PSA's (:class:`DrawMean`) over its lattices."""
+    ``replicates`` simulated studies, or PSA's (:class:`DrawMean`) over its lattices."""
     if knobs.hours is None and knobs.budget is None:
         return None
     labelled = sum(counts)
     contested = (counts[1] + counts[2]) / labelled
     more = items_bought(knobs, settings, contested)
-    half, se, share = expected_half_width(counts, more, metric, target, settings.n_reps, seed)
+    half, se, share = expected_half_width(counts, more, metric, target, settings.replicates, seed)
     assurance = share if assurance_at is None else float(assurance_at(more))
-    se_of = getattr(assurance_at, "se", None)  # PSA's exact sums; else n_reps studies
+    se_of = getattr(assurance_at, "se", None)  # PSA's exact sums; else replicates studies
     cost = labelling_budget(
         more,
         annotators_per_item=settings.annotators_per_item,
@@ -178,6 +178,8 @@ def bought(
         half_width_expected=half,
         half_width_se=se,
         assurance=assurance,
-        assurance_se=se_of(more) if se_of is not None else binomial_se(assurance, settings.n_reps),
+        assurance_se=se_of(more)
+        if se_of is not None
+        else binomial_se(assurance, settings.replicates),
         cost=cost,
     )

@@ -251,7 +251,7 @@ def batch_procedure(
         The coefficient (``metric``: ``"psa"`` or ``"kappa"``), the target ``width`` at
         ``confidence_level``, the interval (``psa_method`` or ``kappa_method``), the largest
         total ``max_items`` (a procedure stops before a batch that would pass it) and
-        ``n_reps`` simulated procedures (each with its own posterior truth).
+        ``replicates`` simulated procedures (each with its own posterior truth).
     remaining
         ``batch_size``: items per batch; after each the interval is re-computed and the study
         stops when its half-width is at most ``width`` (the re-plan asks for no more).
@@ -259,7 +259,7 @@ def batch_procedure(
         Anything :func:`numpy.random.default_rng` takes.
     """
     setting = _setting(plan_settings, remaining)
-    replicates = plan_settings.n_reps
+    replicates = plan_settings.replicates
     generator = np.random.default_rng(seed_from(rng))
     cells = generator.dirichlet(np.asarray(counts, dtype=float) + 0.5, size=replicates)
     start = np.repeat(np.asarray(counts, dtype=np.int64)[None, :], replicates, axis=0)
@@ -281,7 +281,7 @@ def batches_from_model(
     stage of ``remaining.first_items`` (default one batch) drawn from it, then batches as
     :func:`batch_procedure`."""
     setting = _setting(plan_settings, remaining)
-    replicates = plan_settings.n_reps
+    replicates = plan_settings.replicates
     first_items = remaining.first_items or setting["batch_size"]
     p = np.asarray(cells, dtype=float)
     if p.shape != (4,) or np.any(p < 0) or abs(p.sum() - 1) > 1e-9:

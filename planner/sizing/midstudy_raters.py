@@ -316,7 +316,7 @@ def plan_remaining_raters(
         agreement, two categories; with more categories the default psa plans ``"fleiss"``,
         with a note), ``"conger"`` or ``"kappa"`` (mean pairwise Cohen's); the budget of the
         remaining items (every annotator labels every item; the contested share is the
-        fit's); ``max_items``, the largest total searched; ``n_reps`` simulated second stages
+        fit's); ``max_items``, the largest total searched; ``replicates`` simulated second stages
         per size (at least 400, fewer when the patterns are many).
     remaining
         ``planned_items`` (adds the hybrid assurance of continuing to it), ``batch_size``
@@ -350,7 +350,7 @@ def plan_remaining_raters(
         pilot.model,
         RatersStudy(
             chosen, settings.width, settings.level, None, settings.confidence_level,
-            settings.n_reps,
+            settings.replicates,
         ),
     )  # fmt: skip
     first = first_stage_patterns(ratings, pilot, study.metric)
@@ -367,7 +367,7 @@ def plan_remaining_raters(
     if (knobs.hours, knobs.budget) != (None, None):  # what they buy, on the plan's studies
         from planner.sizing.midstudy_raters_budget import raters_bought
 
-        at = FinalStudies(pilot, study, first[:2], study.n_reps, seed)
+        at = FinalStudies(pilot, study, first[:2], study.replicates, seed)
         result = replace(result, bought=raters_bought(at, knobs, costs))
     result = _with_batches(result, settings, knobs, seed)
     return replace(result, notes=[*switched, *result.notes])
@@ -398,7 +398,7 @@ def _plan(
     target, max_items, planned_items = targets
     n0 = int(first[1].sum())
     estimate, interval, half_now = _interval_now(study, first[:2], pilot.model.n_categories)
-    at = FinalStudies(pilot, study, first[:2], study.n_reps, seed)
+    at = FinalStudies(pilot, study, first[:2], study.replicates, seed)
     narrow_now = half_now <= study.width
     remaining, mc_se = (0, 0.0) if narrow_now else _remaining(at, target, half_now, max_items)
     planned = None

@@ -44,16 +44,16 @@ if TYPE_CHECKING:
     from planner.sizing.plan import PlanSettings
 
 
-def _studies(plan: RatersRemaining, n_reps: int) -> Any:
+def _studies(plan: RatersRemaining, replicates: int) -> Any:
     """The plan's finished studies (patterns, first stage, truths), as the plan drew them."""
     from planner.sizing.midstudy_raters import FinalStudies
     from planner.sizing.raters_precision import RatersStudy
 
     study = RatersStudy(
-        plan.metric, plan.width, plan.level, None, plan.confidence_level, n_reps
+        plan.metric, plan.width, plan.level, None, plan.confidence_level, replicates
     )  # fmt: skip
     first = (np.asarray(plan.patterns), np.asarray(plan.multiplicity))
-    return FinalStudies(plan.pilot, study, first, n_reps, plan.seed)
+    return FinalStudies(plan.pilot, study, first, replicates, plan.seed)
 
 
 def raters_batch_procedure(
@@ -71,7 +71,7 @@ def raters_batch_procedure(
         The plan of the rest (:func:`planner.sizing.midstudy_raters.plan_remaining_raters`):
         its first stage, metric, width, confidence level and bootstrap truths.
     plan_settings
-        ``max_items`` (a procedure stops before a batch that would pass it) and ``n_reps``,
+        ``max_items`` (a procedure stops before a batch that would pass it) and ``replicates``,
         the simulated procedures (at least 400, fewer when the patterns are many, as the
         plan's second stages).
     remaining
@@ -97,7 +97,7 @@ def raters_batch_procedure(
     from planner.sizing.midstudy_raters import RatersRemaining
 
     check_instance("plan", plan, RatersRemaining, "a RatersRemaining")
-    at = _studies(plan, plan_settings.n_reps)
+    at = _studies(plan, plan_settings.replicates)
     cells = np.zeros((at.studies, at.patterns.shape[0]))
     cells[:, at.embed] = at.by_study  # the first stage's extra patterns have no probability
     start = np.repeat(at.first[None, :], at.studies, axis=0)

@@ -234,7 +234,7 @@ def plan_remaining_strata(
         ``assurance``; the budget of the remaining items (``annotators_per_item``,
         ``seconds_per_item`` unless the stage gives them per stratum,
         ``adjudication_seconds``, ``hourly_rate``); ``max_items`` (largest total searched)
-        and ``n_reps`` (simulated studies per total).
+        and ``replicates`` (simulated studies per total).
     remaining
         ``batch_size``: adds the batch procedure simulated to its end
         (:func:`planner.sizing.midstudy_strata_procedure.strata_batch_procedure`);
@@ -253,7 +253,7 @@ def plan_remaining_strata(
     table, w, a = _checked_strata(stage.counts, stage.names, stage.shares, stage.design_shares)
     names, floor_items = stage.names, stage.floor_items
     width, level, target = s.width, s.confidence_level, s.assurance
-    max_items, n_reps = s.max_items, s.n_reps
+    max_items, replicates = s.max_items, s.replicates
     seconds_per_item = (
         s.seconds_per_item if stage.seconds_per_item is None else stage.seconds_per_item
     )
@@ -263,7 +263,7 @@ def plan_remaining_strata(
     seed = seed_from(rng)
     now = _weighted(table.astype(float), w, level)
     half_now = float(usable_half_width((now.high - now.low) / 2))
-    studies = _StratifiedStudies(table, w, a, int(floor_items), (width, level, n_reps, seed))
+    studies = _StratifiedStudies(table, w, a, int(floor_items), (width, level, replicates, seed))
     n0 = int(table.sum())
     total = n0 if half_now <= width else _smallest_total(studies, target, n0, max_items)
     more = studies.more(total) if total > n0 else np.zeros(len(names), dtype=np.int64)
@@ -286,10 +286,10 @@ def plan_remaining_strata(
         interval_now=(float(now.low), float(now.high)), half_width_now=half_now,
         remaining_items=int(more.sum()), total_items=n0 + int(more.sum()), assurance=reached,
         design_total=int(total),
-        assurance_se=math.sqrt(reached * (1 - reached) / n_reps),
+        assurance_se=math.sqrt(reached * (1 - reached) / replicates),
         assurance_now=float(half_now <= width), final_coverage=coverage,
-        final_coverage_se=math.sqrt(coverage * (1 - coverage) / n_reps), budget=budget,
-        shares_check=check_shares, replicates=n_reps, seed=seed,
+        final_coverage_se=math.sqrt(coverage * (1 - coverage) / replicates), budget=budget,
+        shares_check=check_shares, replicates=replicates, seed=seed,
         notes=_shares_note(check_shares), bought=bought,
     )  # fmt: skip
     return _with_batches(result, stage, s, remaining)

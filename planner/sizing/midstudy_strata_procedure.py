@@ -125,7 +125,7 @@ def strata_batch_procedure(
         (:class:`planner.sizing.midstudy_strata.StrataStage`).
     plan_settings
         The weighted interval's target ``width`` at ``confidence_level``; ``max_items`` (a
-        procedure stops before a batch that would pass it) and ``n_reps`` simulated
+        procedure stops before a batch that would pass it) and ``replicates`` simulated
         procedures (each with its own posterior truths).
     remaining
         ``batch_size``: items per batch, allocated across the strata by the design.
@@ -151,7 +151,7 @@ def strata_batch_procedure(
         )
     table, w, a = _checked_strata(stage.counts, stage.names, stage.shares, stage.design_shares)
     s, seed = plan_settings, seed_from(rng)
-    setting = (s.width, s.confidence_level, s.n_reps, seed)
+    setting = (s.width, s.confidence_level, s.replicates, seed)
     studies = _StratifiedStudies(table, w, a, int(stage.floor_items), setting)
     generator = np.random.default_rng([seed, 1])
     tables, stopped = run_strata_batches(studies, remaining.batch_size, s.max_items, generator)

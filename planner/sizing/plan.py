@@ -17,6 +17,7 @@ import numpy as np
 
 from planner.errors import InvalidInput, PlannerError
 from planner.operations.budget import Budget
+from planner.renamed import renamed_field
 from planner.sizing import sampling_rules
 from planner.sizing.exact import EXACT_PSA_METHODS
 from planner.sizing.model import PairModel
@@ -61,6 +62,7 @@ PAIR_METRICS = ("psa", "kappa", "both")
 UNCERTAINTY_METHODS = ("wilson", "clopper-pearson", "jeffreys")
 
 
+@renamed_field("n_reps", "replicates")
 @dataclass(frozen=True)
 class PlanSettings:
     """The precision target, the search's effort and the labelling costs.
@@ -95,7 +97,7 @@ class PlanSettings:
     metric: str = "psa"
     psa_method: str = DEFAULT_METHOD["psa"]
     kappa_method: str = DEFAULT_METHOD["kappa"]
-    n_reps: int = 4000
+    replicates: int = 4000
     max_items: int = 10_000_000
     annotators_per_item: int = 2
     seconds_per_item: float = 90.0
@@ -114,7 +116,7 @@ class PlanSettings:
             "width",
             "confidence_level",
             "assurance",
-            "n_reps",
+            "replicates",
             "max_items",
             "annotators_per_item",
             "seconds_per_item",
@@ -158,7 +160,7 @@ class PlanSettings:
             confidence_level=self.confidence_level,
             assurance=self.assurance,
             method=None if several else self._pair_method(metric),
-            n_reps=self.n_reps,
+            replicates=self.replicates,
             max_items=self.max_items,
         )
         return replace(search, level=self.level, per_item=self.per_item) if several else search

@@ -6,7 +6,7 @@ half-width's median and 10th/90th percentiles over studies of that size, the ass
 ``P(half-width <= width)``, the typical interval (the medians of the lower and of the upper
 limits over simulated studies) and the person-hours. For PSA with an interval in
 :data:`~planner.sizing.exact.EXACT_PSA_METHODS` the half-width's law and the assurance are
-exact binomial sums; otherwise they come from ``n_reps`` simulated studies.
+exact binomial sums; otherwise they come from ``replicates`` simulated studies.
 
 :func:`assurance_curve` gives the assurance against items for the target width (exact for
 PSA, common random numbers across ``n`` for kappa), for a table, a JSON array or a figure.
@@ -159,7 +159,7 @@ def _metric_precision(
     method = settings.psa_method if metric == "psa" else settings.kappa_method
     level = settings.confidence_level
     interval = interval_function(metric, method, level, rng=rng.spawn(1)[0])
-    ci = interval(simulate_tables(model.cells, n, settings.n_reps, rng=rng))
+    ci = interval(simulate_tables(model.cells, n, settings.replicates, rng=rng))
     hw = usable_half_width(ci.half_width)
     exact = metric == "psa" and method in EXACT_PSA_METHODS
     quantiles = exact_half_width_quantiles(model, n, QUANTILES, level, method) if exact else None
@@ -340,7 +340,7 @@ def assurance_curve(
     """``[{"items": n, "assurance": A(n)}, ...]`` for the target width of ``settings``.
 
     Exact for PSA with an interval in :data:`EXACT_PSA_METHODS`; otherwise from
-    ``settings.n_reps`` nested simulated studies (common random numbers across ``n``, so the
+    ``settings.replicates`` nested simulated studies (common random numbers across ``n``, so the
     curve is smooth). The points are ``items``, ``planned`` (the plan's size, when given) and
     those :func:`refined_curve` adds; values are clipped to [0, 1]. A model of several
     annotators: ``metric`` with the settings' ``level`` and ``per_item`` on nested
@@ -374,7 +374,7 @@ def assurance_curve(
     else:
         study_rng, interval_rng = np.random.default_rng(seed_from(rng)).spawn(2)
         interval = interval_function(metric, method, level, rng=interval_rng)
-        studies = NestedStudies(model.cells, settings.n_reps, rng=study_rng)
+        studies = NestedStudies(model.cells, settings.replicates, rng=study_rng)
 
         def evaluate(n: int) -> float:
             return float(np.mean(reaches_width(interval(studies.tables(n)).half_width, width)))

@@ -381,7 +381,9 @@ def raters_items_under_uncertainty(
     plug_in_items = check("plug_in_items", plug_in_items, RULES["items"])
     seed = seed_from(rng)
     patterns, probabilities = _draw_probabilities(pilot, study)
-    studies = int(min(max(HYBRID_STUDIES, study.n_reps), max(400, HYBRID_CELLS // len(patterns))))
+    studies = int(
+        min(max(HYBRID_STUDIES, study.replicates), max(400, HYBRID_CELLS // len(patterns)))
+    )
     at = _hybrid(study, patterns, probabilities, studies, seed, model.n_categories)
     try:
         items = smallest_passing_near(lambda n: at(n) >= assurance, plug_in_items, max_items)

@@ -133,7 +133,7 @@ def plan_from_raters_pilot_file(
     --------
     >>> from planner import examples
     >>> plan = plan_from_raters_pilot_file(
-    ...     examples.path("wide.csv"), PlanSettings(width=0.1, n_reps=500),
+    ...     examples.path("wide.csv"), PlanSettings(width=0.1, replicates=500),
     ...     reader={"layout": "wide", "annotator_cols": ["alice", "bob", "carol"]},
     ...     positive="unsupported", rng=1,
     ... )

@@ -163,7 +163,7 @@ def _coverage_notes(sizing: SampleSizeResult) -> list[str]:
         return []
     return [
         f"the {sizing.metric} interval under-covers here: {sizing.coverage:.3f} of "
-        f"{sizing.n_reps} simulated studies held the true value, against "
+        f"{sizing.replicates} simulated studies held the true value, against "
         f"{sizing.confidence_level:g} nominal; treat the half-width as optimistic"
     ]
 
@@ -188,7 +188,7 @@ def plan_several_annotators(
     --------
     >>> from planner.sizing.plan import PlanSettings, make_plan
     >>> from planner.sizing.raters_model import raters_model
-    >>> settings = PlanSettings(metric="fleiss", width=0.1, n_reps=200)
+    >>> settings = PlanSettings(metric="fleiss", width=0.1, replicates=200)
     >>> plan = make_plan(raters_model(0.3, 4), settings, rng=1)
     >>> plan.budget.labels == 4 * plan.sizing.items
     True

@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from planner.errors import InvalidInput
+from planner.renamed import renamed_field
 from planner.sizing.exact import reaches_width, usable_half_width
 from planner.sizing.precision import QUANTILES, items_for_budget, items_for_hours, refined_curve
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
@@ -69,7 +70,7 @@ class RatersStudy:
         ``k < M`` annotators per item drawn at random from the pool; ``None``: all ``M``.
     confidence_level
         Two-sided level of the interval.
-    n_reps
+    replicates
         Simulated studies.
     """
 
@@ -78,7 +79,7 @@ class RatersStudy:
     level: str = "nominal"
     per_item: int | None = None
     confidence_level: float = 0.95
-    n_reps: int = 2000
+    replicates: int = 2000
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,7 @@ class LabelCosts:
     team: TeamPricing | None = None
 
 
+@renamed_field("n_reps", "replicates")
 @dataclass(frozen=True)
 class RatersPrecision:
     """The precision a fixed number of items reaches with several annotators per item.
@@ -126,7 +128,7 @@ class RatersPrecision:
     labels, person_hours, adjudication_hours, cost
         The study's labels, person-hours (labelling plus adjudication), the adjudication's
         share of them, and the cost.
-    n_reps, n_undefined, seed
+    replicates, n_undefined, seed
         Simulated studies, those with an undefined interval, and the seed used.
     """
 
@@ -151,7 +153,7 @@ class RatersPrecision:
     person_hours: float
     adjudication_hours: float
     cost: float | None
-    n_reps: int
+    replicates: int
     n_undefined: int
     seed: int
 
@@ -190,7 +192,7 @@ def checked_study(model: AnyRatersModel, study: RatersStudy) -> tuple[RatersStud
         confidence_level=check(
             "confidence_level", study.confidence_level, RULES["confidence_level"]
         ),
-        n_reps=check("n_reps", study.n_reps, RULES["n_reps"]),
+        replicates=check("replicates", study.replicates, RULES["replicates"]),
     )
     return checked, m if per_item is None else per_item
 
@@ -202,7 +204,7 @@ def study_and_costs(model: AnyRatersModel, settings: Any) -> tuple[RatersStudy, 
     what = "a PairModel, RatersModel or CommonPrevalenceModel"
     check_instance("model", model, (RatersModel, CommonPrevalenceModel), what)
     s = settings
-    study = RatersStudy(s.metric, s.width, s.level, s.per_item, s.confidence_level, s.n_reps)
+    study = RatersStudy(s.metric, s.width, s.level, s.per_item, s.confidence_level, s.replicates)
     labels = model.n_annotators if s.per_item is None else s.per_item
     costs = LabelCosts(labels, s.seconds_per_item, s.adjudication_seconds, s.hourly_rate, s.team)
     return study, costs
@@ -271,7 +273,7 @@ def raters_fixed_size(
     --------
     >>> from planner.sizing.raters_model import raters_model
     >>> model = raters_model(0.3, 3, error_rate=0.1)
-    >>> p = raters_fixed_size(model, RatersStudy("fleiss", 0.1, n_reps=200), LabelCosts(3),
+    >>> p = raters_fixed_size(model, RatersStudy("fleiss", 0.1, replicates=200), LabelCosts(3),
     ...                       hours=50, rng=1)
     >>> p.items, p.labels   # 50 h at 3 labels of 90 s an item
     (666, 1998)
@@ -305,20 +307,20 @@ def raters_fixed_size(
         person_hours=bill.person_hours,
         adjudication_hours=bill.adjudication_hours,
         cost=bill.cost,
-        n_reps=study.n_reps,
+        replicates=study.replicates,
         seed=seed,
     )
 
 
 def _simulated(model: AnyRatersModel, study: RatersStudy, n: int, seed: int) -> dict[str, Any]:
-    """Half-width quantiles, assurance, coverage and typical interval of ``study.n_reps``
+    """Half-width quantiles, assurance, coverage and typical interval of ``study.replicates``
     simulated studies of ``n`` items."""
     patterns, probs = pattern_space(model, study.metric, study.per_item)
     opts = dict(
         level=study.level, confidence_level=study.confidence_level, n_categories=model.n_categories
     )
     stream = np.random.default_rng([seed, FIXED_SIZE_STREAM])
-    counts = simulate_pattern_counts(probs, n, study.n_reps, rng=stream)
+    counts = simulate_pattern_counts(probs, n, study.replicates, rng=stream)
     ci = study_intervals(study.metric, patterns, counts, **opts)  # type: ignore[arg-type]
     hw = usable_half_width(ci.half_width)
     with np.errstate(invalid="ignore"):  # undefined intervals are infinitely wide
@@ -326,7 +328,7 @@ def _simulated(model: AnyRatersModel, study: RatersStudy, n: int, seed: int) -> 
     truth = true_value(study.metric, patterns, probs, study.level, model.n_categories)
     reached = float(np.mean(reaches_width(ci.half_width, study.width)))
     covered = float(np.mean((ci.low <= truth) & (truth <= ci.high)))
-    r = study.n_reps
+    r = study.replicates
     return {
         "half_width": quantiles,
         "assurance": reached,
@@ -349,7 +351,7 @@ def raters_assurance_curve(
 ) -> list[dict[str, float]]:
     """``[{"items": n, "assurance": A(n)}, ...]``: ``P(half-width <= width)`` against items.
 
-    ``A(n)`` is the share of ``study.n_reps`` nested studies (the study at ``n`` items holds
+    ``A(n)`` is the share of ``study.replicates`` nested studies (the study at ``n`` items holds
     the study at every smaller size: common random numbers) whose interval reaches the
     width. The points are ``items``, ``planned`` (the plan's size, when given) and those
     :func:`planner.sizing.precision.refined_curve` adds.
@@ -358,7 +360,7 @@ def raters_assurance_curve(
     --------
     >>> from planner.sizing.raters_model import raters_model
     >>> model = raters_model(0.3, 3, error_rate=0.1)
-    >>> curve = raters_assurance_curve(model, RatersStudy("fleiss", 0.1, n_reps=200),
+    >>> curve = raters_assurance_curve(model, RatersStudy("fleiss", 0.1, replicates=200),
     ...                                [50, 400, 3000], rng=1)
     >>> curve[0]["assurance"], curve[-1]["assurance"]
     (0.0, 1.0)
@@ -375,7 +377,7 @@ def raters_assurance_curve(
         level=study.level, confidence_level=study.confidence_level, n_categories=model.n_categories
     )
     stream = np.random.default_rng([seed_from(rng), CURVE_STREAM])
-    studies = NestedPatternStudies(probs, study.n_reps, rng=stream)
+    studies = NestedPatternStudies(probs, study.replicates, rng=stream)
 
     def evaluate(n: int) -> float:
         ci = study_intervals(study.metric, patterns, studies.counts(n), **opts)  # type: ignore[arg-type]

@@ -265,7 +265,7 @@ def unreachable_error(
 def crossing_standard_error(
     criterion: Callable[[int], float],
     n: int,
-    n_reps: int,
+    replicates: int,
     *,
     spread: float = 0.05,
     max_value: int | None = None,
@@ -279,7 +279,7 @@ def crossing_standard_error(
     inverse of ``A``. ``flat`` (NaN unless given) where the slope is not positive.
     """
     share = float(criterion(n))
-    se = float(np.sqrt(share * (1 - share) / n_reps))
+    se = float(np.sqrt(share * (1 - share) / replicates))
     step = max(1, round(spread * n))
     lo_n, hi_n = max(n - step, 1), n + step
     if max_value is not None:

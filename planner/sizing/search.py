@@ -22,7 +22,7 @@ one :class:`SearchSettings`:
      (:class:`~planner.sizing.studies.NestedPatternStudies`; the intervals of
      :mod:`planner.sizing.study_intervals`), in two stages
      (:func:`~planner.sizing.search_criteria.two_stage_search`): a rough search on
-     ``n_reps`` studies, then a refining one from its answer on four times as many new
+     ``replicates`` studies, then a refining one from its answer on four times as many new
      nested studies whose assurance must reach the target plus one Monte Carlo SE of the
      fresh check, so that the fresh check meets the target within its own Monte Carlo error
      rather than sitting an SE or two under it.
@@ -49,6 +49,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from planner.errors import InvalidInput
+from planner.renamed import renamed_field
 from planner.sizing.exact import EXACT_PSA_METHODS, ExactPSAAssurance
 from planner.sizing.model import PairModel
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
@@ -81,6 +82,7 @@ SEARCH_METRICS = ("psa", "kappa", "fleiss", "alpha", "conger")
 LEVELS = ("nominal", "ordinal", "interval")
 
 
+@renamed_field("n_reps", "replicates")
 @dataclass(frozen=True)
 class SearchSettings:
     """What :func:`find_sample_size` searches for, and its effort.
@@ -88,7 +90,7 @@ class SearchSettings:
     Every value is checked on construction by its rule in :data:`planner.validation.RULES`;
     :class:`~planner.errors.InvalidInput` names the parameter.
 
-    >>> SearchSettings(width=0.05).replicates(several=True)
+    >>> SearchSettings(width=0.05).replicates_for(several=True)
     2000
 
     Attributes
@@ -112,7 +114,7 @@ class SearchSettings:
     per_item
         ``k < M``: each item labelled by ``k`` annotators drawn at random from the pool
         (alpha, fleiss or psa); None: every annotator labels every item.
-    n_reps
+    replicates
         Simulated studies per evaluated ``n``, and in the independent check. None:
         :attr:`PAIR_REPS` (4,000) for the pair, :attr:`SEVERAL_REPS` (2,000) for M
         annotators, whose search runs a second, refining stage on up to four times as many
@@ -131,11 +133,11 @@ class SearchSettings:
     method: str | None = None
     level: str = "nominal"
     per_item: int | None = None
-    n_reps: int | None = None
+    replicates: int | None = None
     max_items: int = 10_000_000
     n_boot: int = 1000
 
-    #: replicate studies of a pair's search when ``n_reps`` is None
+    #: replicate studies of a pair's search when ``replicates`` is None
     PAIR_REPS: ClassVar[int] = 4000
     #: ... and of a search for M annotators (two stages, up to ``K^M`` patterns a study)
     SEVERAL_REPS: ClassVar[int] = 2000
@@ -144,7 +146,7 @@ class SearchSettings:
         metric = check_choice("metric", self.metric, SEARCH_METRICS)
         for name in ("width", "confidence_level", "assurance", "max_items", "n_boot"):
             object.__setattr__(self, name, check(name, getattr(self, name), RULES[name]))
-        for name in ("n_reps", "per_item"):
+        for name in ("replicates", "per_item"):
             if getattr(self, name) is not None:
                 object.__setattr__(self, name, check(name, getattr(self, name), RULES[name]))
         check_choice("level", self.level, LEVELS)
@@ -163,13 +165,14 @@ class SearchSettings:
                 parameter="metric",
             )
 
-    def replicates(self, several: bool) -> int:
-        """``n_reps``, or its default for a pair (``several`` False) or M annotators."""
-        if self.n_reps is not None:
-            return self.n_reps
+    def replicates_for(self, several: bool) -> int:
+        """``replicates``, or its default for a pair (``several`` False) or M annotators."""
+        if self.replicates is not None:
+            return self.replicates
         return self.SEVERAL_REPS if several else self.PAIR_REPS
 
 
+@renamed_field("n_reps", "replicates")
 @dataclass(frozen=True)
 class SampleSizeResult:
     """The planned number of items for one metric, with its evidence.
@@ -192,9 +195,9 @@ class SampleSizeResult:
         The pair's expected union positives at ``items``, ``items * union_rate`` (NaN for
         M annotators).
     assurance, assurance_mc_se
-        Monte Carlo estimate of ``P(half-width <= width)`` at ``items`` from ``n_reps``
+        Monte Carlo estimate of ``P(half-width <= width)`` at ``items`` from ``replicates``
         fresh studies that the search never saw (so it is not biased by the selection), and
-        its Monte Carlo standard error, ``sqrt(A (1 - A) / n_reps)``.
+        its Monte Carlo standard error, ``sqrt(A (1 - A) / replicates)``.
     items_mc_se
         The pair's Monte Carlo uncertainty of ``items``: 0 for an exact answer; else the
         search's assurance SE divided by the slope of the assurance curve around ``items``
@@ -207,7 +210,7 @@ class SampleSizeResult:
         "exact"``, else over the fresh studies.
     interval_median
         Medians of the lower and of the upper limits over the fresh studies.
-    n_reps, n_undefined
+    replicates, n_undefined
         Replicate studies, and how many of the fresh ones had an undefined interval.
     curve
         ``(n, assurance)`` pairs the search evaluated (exact or simulated; for M annotators
@@ -250,7 +253,7 @@ class SampleSizeResult:
     half_width_median: float
     half_width_at_assurance: float
     interval_median: tuple[float, float]
-    n_reps: int
+    replicates: int
     n_undefined: int
     curve: list[tuple[int, float]] = field(default_factory=list)
     basis: str = "monte-carlo"
@@ -267,8 +270,8 @@ class SampleSizeResult:
 
     @property
     def share_undefined(self) -> float:
-        """Share of the fresh studies with no interval (``n_undefined / n_reps``)."""
-        return self.n_undefined / self.n_reps if self.n_reps else float("nan")
+        """Share of the fresh studies with no interval (``n_undefined / replicates``)."""
+        return self.n_undefined / self.replicates if self.replicates else float("nan")
 
     @property
     def by_pair_search(self) -> bool:
@@ -306,7 +309,7 @@ def find_sample_size(
     (binomial sums, :func:`~planner.sizing.exact.exact_psa_assurance`) and Monte Carlo is
     only its independent check; else the answer is the Monte Carlo crossing on nested
     studies (2x2 tables for the pair, label-pattern counts for M annotators). Either way
-    the reported assurance comes from a fresh set of ``n_reps`` studies the search never
+    the reported assurance comes from a fresh set of ``replicates`` studies the search never
     saw, and a zero-width or undefined interval never counts as narrow.
 
     Parameters
@@ -365,7 +368,7 @@ def _pair_search(
     target = replace(
         settings,
         method=DEFAULT_METHOD[metric] if settings.method is None else settings.method,
-        n_reps=settings.replicates(several=False),
+        replicates=settings.replicates_for(several=False),
     )
     interval_rng, study_rng, check_rng = as_generator(rng).spawn(3)
     interval = interval_function(
@@ -402,12 +405,12 @@ def _pair_search(
         items_mc_se=float(items_se),
         exact_assurance=exact,
         exact_items=found.n if exact is not None else None,
-        n_reps=target.replicates(several=False),
+        replicates=target.replicates_for(several=False),
         curve=curve,
         basis="exact" if exact is not None else "monte-carlo",
         analytic_items=start,
         seed=int(rng) if isinstance(rng, int | np.integer) and not isinstance(rng, bool) else None,
-        search_reps=0 if exact is not None else target.replicates(several=False),
+        search_reps=0 if exact is not None else target.replicates_for(several=False),
         assurance_goal=target.assurance,
         **evidence,
     )
@@ -458,7 +461,7 @@ def _several_search(
         true_value,
     )
 
-    target = replace(settings, n_reps=settings.replicates(several=True))
+    target = replace(settings, replicates=settings.replicates_for(several=True))
     metric, k = target.metric, target.per_item or model.n_annotators
     seed = seed_from(rng)
     study_rng, refine_rng, check_rng = np.random.default_rng(seed).spawn(3)
@@ -489,7 +492,7 @@ def _several_search(
         items_mc_se=float("nan"),
         exact_assurance=None,
         exact_items=None,
-        n_reps=target.replicates(several=True),
+        replicates=target.replicates_for(several=True),
         curve=curve,
         level=target.level,
         n_annotators=model.n_annotators,

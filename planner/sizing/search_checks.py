@@ -2,7 +2,7 @@
 
 :func:`planner.sizing.search.find_sample_size` finds its ``n`` on nested studies (or on
 exact binomial sums); the assurance, the interval's coverage of the model's true value and
-the half-width's quantiles it reports come from ``n_reps`` new studies of that size, so
+the half-width's quantiles it reports come from ``replicates`` new studies of that size, so
 that they carry no selection bias from the search (the smallest ``n`` whose noisy assurance
 first reaches the target has a true assurance at or below it about half the time).
 
@@ -32,9 +32,9 @@ from planner.sizing.studies import simulate_pattern_counts, simulate_tables
 from planner.statistics.intervals import ConfidenceInterval
 
 
-def _mc_se(share: float, n_reps: int) -> float:
-    """Monte Carlo SE of a share of ``n_reps`` studies, ``sqrt(p (1 - p) / R)``."""
-    return float(np.sqrt(share * (1 - share) / n_reps))
+def _mc_se(share: float, replicates: int) -> float:
+    """Monte Carlo SE of a share of ``replicates`` studies, ``sqrt(p (1 - p) / R)``."""
+    return float(np.sqrt(share * (1 - share) / replicates))
 
 
 def nan_median(values: NDArray) -> float:
@@ -73,12 +73,12 @@ def pair_evidence(
     exact: bool,
     rng: np.random.Generator,
 ) -> dict[str, Any]:
-    """The pair's evidence at ``items`` from ``target.n_reps`` fresh 2x2 tables.
+    """The pair's evidence at ``items`` from ``target.replicates`` fresh 2x2 tables.
 
     ``target`` is the resolved :class:`~planner.sizing.search.SearchSettings` (metric,
     method, width, confidence level, assurance, replicates); ``exact``: the half-width's
     quantiles come from binomial sums instead of the fresh studies."""
-    ci = interval(simulate_tables(model.cells, items, target.n_reps, rng=rng))
+    ci = interval(simulate_tables(model.cells, items, target.replicates, rng=rng))
     hw = np.asarray(ci.half_width, dtype=float)
     share = float(np.mean(reaches_width(hw, target.width)))
     levels = (0.5, target.assurance)
@@ -93,13 +93,13 @@ def pair_evidence(
     covered = float(np.mean(_covers(ci, truth)))
     return {
         "assurance": share,
-        "assurance_mc_se": _mc_se(share, target.n_reps),
+        "assurance_mc_se": _mc_se(share, target.replicates),
         "half_width_median": quantiles[0],
         "half_width_at_assurance": quantiles[1],
         "interval_median": (nan_median(ci.low), nan_median(ci.high)),
         "n_undefined": int((~np.isfinite(hw)).sum()),
         "coverage": covered,
-        "coverage_mc_se": _mc_se(covered, target.n_reps),
+        "coverage_mc_se": _mc_se(covered, target.replicates),
         "true_value": truth,
     }
 
@@ -113,13 +113,13 @@ def pattern_evidence(
     opts: dict[str, Any],
     rng: np.random.Generator,
 ) -> dict[str, Any]:
-    """The evidence at ``items`` from ``target.n_reps`` fresh studies of M annotators
+    """The evidence at ``items`` from ``target.replicates`` fresh studies of M annotators
     (label-pattern counts), ``truth`` the coefficient the model implies and ``opts`` the
     keywords of :func:`~planner.sizing.study_intervals.study_intervals`."""
     # the pattern intervals import scipy: kept off the pair plan's start path
     from planner.sizing.study_intervals import study_intervals
 
-    counts = simulate_pattern_counts(probabilities, items, target.n_reps, rng=rng)
+    counts = simulate_pattern_counts(probabilities, items, target.replicates, rng=rng)
     ci = study_intervals(target.metric, patterns, counts, **opts)
     hw = usable_half_width(ci.half_width)
     finite = hw[np.isfinite(hw)]
@@ -131,12 +131,12 @@ def pattern_evidence(
 
     return {
         "assurance": reached,
-        "assurance_mc_se": _mc_se(reached, target.n_reps),
+        "assurance_mc_se": _mc_se(reached, target.replicates),
         "half_width_median": quantile(0.5),
         "half_width_at_assurance": quantile(target.assurance),
         "interval_median": (nan_median(ci.low), nan_median(ci.high)),
         "n_undefined": int((~np.isfinite(ci.half_width)).sum()),
         "coverage": covered,
-        "coverage_mc_se": _mc_se(covered, target.n_reps),
+        "coverage_mc_se": _mc_se(covered, target.replicates),
         "true_value": truth,
     }

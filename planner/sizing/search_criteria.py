@@ -12,7 +12,7 @@ where the search starts and the criterion it bisects
 * the pair's Monte Carlo assurance on nested tables, :func:`tables_crossing` (the exact
   assurance is :class:`planner.sizing.exact.ExactPSAAssurance`);
 * the Monte Carlo assurance of M annotators on nested label-pattern counts, in two stages
-  (:func:`two_stage_search`): a rough search on ``n_reps`` studies, then a refining one from
+  (:func:`two_stage_search`): a rough search on ``replicates`` studies, then a refining one from
   its answer on :data:`REFINE_FACTOR` times as many new nested studies whose assurance must
   reach the target plus :data:`MARGIN_SE` Monte Carlo SE of the fresh check.
 """
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 METRICS = ("psa", "kappa")
 DEFAULT_METHOD = {"psa": "wilson", "kappa": "score"}
 WORST_CASE_JACCARD = (5.0 - np.sqrt(17.0)) / 4.0  # argmax of 4J(1-J)/(1+J)^4
-#: The refining search near the answer uses this many times ``n_reps`` studies ...
+#: The refining search near the answer uses this many times ``replicates`` studies ...
 REFINE_FACTOR = 4
 #: ... as long as they hold at most this many ``studies x patterns`` cells
 REFINE_CELLS = 1_000_000
@@ -142,8 +142,8 @@ def tables_crossing(
 ) -> tuple[Crossing, float, list[tuple[int, float]]]:
     """The crossing of the Monte Carlo assurance on nested 2x2 tables, its MC SE in items,
     and every evaluated ``(n, assurance)`` (those of the SE's slope too)."""
-    n_reps = target.replicates(several=False)
-    studies = NestedStudies(model.cells, n_reps, rng=rng)
+    replicates = target.replicates_for(several=False)
+    studies = NestedStudies(model.cells, replicates, rng=rng)
 
     def share(n: int) -> float:
         return float(np.mean(reaches_width(interval(studies.tables(n)).half_width, target.width)))
@@ -152,7 +152,7 @@ def tables_crossing(
     found = first_crossing(values, target.assurance, start, target.max_items)
     if not found.reached:
         return found, float("nan"), values.curve
-    return found, crossing_standard_error(values, found.n, n_reps), values.curve
+    return found, crossing_standard_error(values, found.n, replicates), values.curve
 
 
 def _patterns_crossing(
@@ -192,16 +192,18 @@ def two_stage_search(
     opts: dict[str, Any],
     rngs: tuple[np.random.Generator, np.random.Generator],
 ) -> tuple[int, list[tuple[int, float]], int, float]:
-    """A rough search on ``n_reps`` nested studies, then a refined one near its answer with
+    """A rough search on ``replicates`` nested studies, then a refined one near its answer with
     more studies and a goal one fresh-check SE above the target assurance.
 
     Returns the items, the refined search's curve, its studies and goal."""
-    n_reps, assurance = target.replicates(several=True), target.assurance
+    replicates, assurance = target.replicates_for(several=True), target.assurance
     rough, _ = _patterns_crossing(
-        patterns, probs, target, assurance, start, n_reps, 0.02, opts, rngs[0]
+        patterns, probs, target, assurance, start, replicates, 0.02, opts, rngs[0]
     )
-    reps = max(n_reps, min(REFINE_FACTOR * n_reps, REFINE_CELLS // max(len(probs), 1)))
-    goal = min(assurance + MARGIN_SE * float(np.sqrt(assurance * (1 - assurance) / n_reps)), 1.0)
+    reps = max(replicates, min(REFINE_FACTOR * replicates, REFINE_CELLS // max(len(probs), 1)))
+    goal = min(
+        assurance + MARGIN_SE * float(np.sqrt(assurance * (1 - assurance) / replicates)), 1.0
+    )
     items, curve = _patterns_crossing(
         patterns, probs, target, goal, rough, reps, 0.005, opts, rngs[1]
     )

@@ -34,17 +34,19 @@ BLOCK_SIZE = 1000
 IntArray = NDArray[np.int64]
 
 
-def block_streams(rng: np.random.Generator | int | None, n_reps: int) -> list[np.random.Generator]:
+def block_streams(
+    rng: np.random.Generator | int | None, replicates: int
+) -> list[np.random.Generator]:
     """One independent generator per block of :data:`BLOCK_SIZE` replicates."""
-    if n_reps < 1:
-        raise ValueError(f"`n_reps` must be at least 1, got {n_reps}")
-    n_blocks = -(-n_reps // BLOCK_SIZE)
+    if replicates < 1:
+        raise ValueError(f"`replicates` must be at least 1, got {replicates}")
+    n_blocks = -(-replicates // BLOCK_SIZE)
     return np.random.default_rng(rng).spawn(n_blocks)
 
 
-def block_slices(n_reps: int) -> list[slice]:
+def block_slices(replicates: int) -> list[slice]:
     """The replicates of each block: ``[0, 1000), [1000, 2000), ...``."""
-    return [slice(s, min(s + BLOCK_SIZE, n_reps)) for s in range(0, n_reps, BLOCK_SIZE)]
+    return [slice(s, min(s + BLOCK_SIZE, replicates)) for s in range(0, replicates, BLOCK_SIZE)]
 
 
 def check_probabilities(probabilities: ArrayLike) -> NDArray[np.float64]:
@@ -55,12 +57,12 @@ def check_probabilities(probabilities: ArrayLike) -> NDArray[np.float64]:
     return p / p.sum()
 
 
-def _study_probabilities(probabilities: ArrayLike, n_reps: int) -> NDArray[np.float64]:
-    """``(P,)`` probabilities for every study, or ``(n_reps, P)`` one row per study."""
+def _study_probabilities(probabilities: ArrayLike, replicates: int) -> NDArray[np.float64]:
+    """``(P,)`` probabilities for every study, or ``(replicates, P)`` one row per study."""
     p = np.asarray(probabilities, dtype=float)
     if p.ndim != 2:
         return check_probabilities(p)
-    if p.shape[0] != n_reps or np.any(p < 0) or not np.allclose(p.sum(axis=1), 1.0):
+    if p.shape[0] != replicates or np.any(p < 0) or not np.allclose(p.sum(axis=1), 1.0):
         raise ValueError("`probabilities` must be one row of probabilities per study")
     return p
 
@@ -68,11 +70,12 @@ def _study_probabilities(probabilities: ArrayLike, n_reps: int) -> NDArray[np.fl
 def simulate_pattern_counts(
     probabilities: ArrayLike,
     n_items: int,
-    n_reps: int,
+    replicates: int,
     *,
     rng: np.random.Generator | int | None = None,
 ) -> IntArray:
-    """``(n_reps, P)`` pattern counts of ``n_reps`` independent studies of ``n_items`` items.
+    """``(replicates, P)`` pattern counts of ``replicates`` independent studies of ``n_items``
+    items.
 
     >>> simulate_pattern_counts([0.5, 0.3, 0.2], 10, 4, rng=1).sum(axis=1).tolist()
     [10, 10, 10, 10]
@@ -80,10 +83,10 @@ def simulate_pattern_counts(
     p = check_probabilities(probabilities)
     if n_items < 0:
         raise ValueError(f"`n_items` must be >= 0, got {n_items}")
-    streams = block_streams(rng, n_reps)
+    streams = block_streams(rng, replicates)
     parts = [
         gen.multinomial(int(n_items), p, size=s.stop - s.start)
-        for gen, s in zip(streams, block_slices(n_reps), strict=True)
+        for gen, s in zip(streams, block_slices(replicates), strict=True)
     ]
     return np.concatenate(parts, axis=0).astype(np.int64)
 
@@ -123,21 +126,21 @@ def multivariate_hypergeometric(
 
 
 class NestedPatternStudies:
-    """``n_reps`` studies of label-pattern counts that can be read at any number of items.
+    """``replicates`` studies of label-pattern counts that can be read at any number of items.
 
     Parameters
     ----------
     probabilities
-        ``(P,)`` pattern probabilities, or ``(n_reps, P)``: one truth per study (a
+        ``(P,)`` pattern probabilities, or ``(replicates, P)``: one truth per study (a
         posterior draw each, :mod:`planner.sizing.uncertainty_kappa`).
-    n_reps
+    replicates
         Number of replicate studies.
     rng
         Generator or seed; each block of :data:`BLOCK_SIZE` replicates gets its own stream
         (``one_stream``: the generator itself draws for every study).
     keep_every_size
         False (the default): keep only the empty study and the sizes around the last one
-        read, so memory stays three ``(n_reps, P)`` tables however long the search (with the
+        read, so memory stays three ``(replicates, P)`` tables however long the search (with the
         ``K^M`` ordered patterns of six annotators and five categories, ~250 MB each). True:
         keep every size read (a pair's four cells). Both give exact nested draws of the same
         law; which sizes are kept decides which draws a later size is made from.
@@ -148,7 +151,7 @@ class NestedPatternStudies:
 
     Examples
     --------
-    >>> studies = NestedPatternStudies([0.6, 0.3, 0.1], n_reps=3, rng=1)
+    >>> studies = NestedPatternStudies([0.6, 0.3, 0.1], replicates=3, rng=1)
     >>> big, small = studies.counts(100), studies.counts(40)
     >>> bool((small <= big).all()), small.sum(axis=1).tolist()
     (True, [40, 40, 40])
@@ -157,25 +160,25 @@ class NestedPatternStudies:
     def __init__(
         self,
         probabilities: ArrayLike,
-        n_reps: int,
+        replicates: int,
         *,
         rng: np.random.Generator | int | None,
         keep_every_size: bool = False,
         dtype: DTypeLike = np.int32,
         one_stream: bool = False,
     ) -> None:
-        self.n_reps = int(n_reps)
-        self.probabilities = _study_probabilities(probabilities, self.n_reps)
+        self.replicates = int(replicates)
+        self.probabilities = _study_probabilities(probabilities, self.replicates)
         self.keep_every_size, self.dtype = keep_every_size, np.dtype(dtype)
         if one_stream:
             self._streams = [np.random.default_rng(rng)]
-            self._slices = [slice(0, self.n_reps)]
+            self._slices = [slice(0, self.replicates)]
         else:
-            self._streams = block_streams(rng, self.n_reps)
-            self._slices = block_slices(self.n_reps)
+            self._streams = block_streams(rng, self.replicates)
+            self._slices = block_slices(self.replicates)
         self._sizes: list[int] = [0]
         self._counts: list[NDArray] = [
-            np.zeros((self.n_reps, self.probabilities.shape[-1]), dtype=self.dtype)
+            np.zeros((self.replicates, self.probabilities.shape[-1]), dtype=self.dtype)
         ]
 
     def _per_block(self, draw: Callable[[np.random.Generator, slice], IntArray]) -> IntArray:
@@ -184,7 +187,7 @@ class NestedPatternStudies:
         )
 
     def counts(self, n_items: int) -> NDArray:
-        """``(n_reps, P)`` pattern counts after the studies' first ``n_items`` items."""
+        """``(replicates, P)`` pattern counts after the studies' first ``n_items`` items."""
         n = int(n_items)
         if n < 0:
             raise ValueError(f"`n_items` must be >= 0, got {n_items}")
@@ -232,14 +235,14 @@ def _reduced(counts: IntArray, reduce: NDArray[np.float64]) -> IntArray:
 
 
 class GrowingReducedStudies:
-    """``n_reps`` studies that only grow, kept as reduced features of their class counts.
+    """``replicates`` studies that only grow, kept as reduced features of their class counts.
 
     A study is a multinomial sequence of items over ``C`` classes of probability
     ``probabilities``; only ``reduce``'s features of its class counts are kept,
-    ``state = counts @ reduce`` (``(n_reps, F)``, for the Alt-Test each human's counts of
+    ``state = counts @ reduce`` (``(replicates, F)``, for the Alt-Test each human's counts of
     ``d = -1, 0, +1``). From ``n`` to ``n' > n`` items every study adds a
     ``multinomial(n' - n, p)`` draw, reduced at once, so a larger study contains a smaller
-    one (common random numbers) and memory is ``(n_reps, F)`` whatever ``C``. The classes
+    one (common random numbers) and memory is ``(replicates, F)`` whatever ``C``. The classes
     are drawn in groups of at most :data:`CLASS_GROUP` (a multinomial over the groups, then
     one within each group: the same law); each block of :data:`BLOCK_SIZE` studies has its
     own stream (:func:`block_streams`), so the numbers never depend on how the studies are
@@ -247,7 +250,7 @@ class GrowingReducedStudies:
 
     Examples
     --------
-    >>> studies = GrowingReducedStudies([0.5, 0.5], np.eye(2), n_reps=3, rng=1)
+    >>> studies = GrowingReducedStudies([0.5, 0.5], np.eye(2), replicates=3, rng=1)
     >>> studies.grow(10).sum(axis=1).tolist()
     [10, 10, 10]
     """
@@ -256,7 +259,7 @@ class GrowingReducedStudies:
         self,
         probabilities: ArrayLike,
         reduce: ArrayLike,
-        n_reps: int,
+        replicates: int,
         *,
         rng: np.random.Generator | int | None,
     ) -> None:
@@ -264,13 +267,13 @@ class GrowingReducedStudies:
         matrix = np.asarray(reduce, dtype=float)
         if matrix.ndim != 2 or matrix.shape[0] != p.size:
             raise ValueError("`reduce` must have one row per class")
-        self.n_reps = int(n_reps)
-        self._streams = block_streams(rng, self.n_reps)
-        self._slices = block_slices(self.n_reps)
+        self.replicates = int(replicates)
+        self._streams = block_streams(rng, self.replicates)
+        self._slices = block_slices(self.replicates)
         groups = [slice(i, min(i + CLASS_GROUP, p.size)) for i in range(0, p.size, CLASS_GROUP)]
         self._group_prob = np.array([p[g].sum() for g in groups])
         self._groups = [(p[g] / max(p[g].sum(), 1e-300), matrix[g]) for g in groups]
-        self.state: IntArray = np.zeros((self.n_reps, matrix.shape[1]), dtype=np.int64)
+        self.state: IntArray = np.zeros((self.replicates, matrix.shape[1]), dtype=np.int64)
         self.n_items = 0
 
     def _increment(self, gen: np.random.Generator, size: int, extra: int) -> IntArray:
@@ -286,7 +289,7 @@ class GrowingReducedStudies:
         return out
 
     def grow(self, n_items: int) -> IntArray:
-        """Add items to every study until it has ``n_items``; the ``(n_reps, F)`` state."""
+        """Add items to every study until it has ``n_items``; the ``(replicates, F)`` state."""
         extra = int(n_items) - self.n_items
         if extra < 0:
             raise ValueError(f"studies grow only: at {self.n_items} items, asked for {n_items}")
@@ -315,12 +318,12 @@ def _check_cells(cells: ArrayLike) -> NDArray[np.float64]:
 def simulate_tables(
     cells: ArrayLike,
     n_items: int,
-    n_reps: int,
+    replicates: int,
     *,
     rng: np.random.Generator | int | None = None,
     blocks_at_once: int = 1,
 ) -> IntArray:
-    """Draw ``n_reps`` studies of ``n_items`` items as ``(n_reps, 2, 2)`` count tables.
+    """Draw ``replicates`` studies of ``n_items`` items as ``(replicates, 2, 2)`` count tables.
 
     Parameters
     ----------
@@ -328,7 +331,7 @@ def simulate_tables(
         Probabilities ``(p_a, p_b, p_c, p_d)``.
     n_items
         Items per study.
-    n_reps
+    replicates
         Number of replicate studies.
     rng
         Generator or seed; one stream is spawned per block of :data:`BLOCK_SIZE`.
@@ -339,12 +342,12 @@ def simulate_tables(
     [50, 50, 50]
     """
     del blocks_at_once  # each block is drawn from its own stream: the knob changes nothing
-    counts = simulate_pattern_counts(_check_cells(cells), n_items, n_reps, rng=rng)
-    return counts.reshape(n_reps, 2, 2)
+    counts = simulate_pattern_counts(_check_cells(cells), n_items, replicates, rng=rng)
+    return counts.reshape(replicates, 2, 2)
 
 
 class NestedStudies(NestedPatternStudies):
-    """``n_reps`` replicate studies of a pair that can be read at any number of items.
+    """``replicates`` replicate studies of a pair that can be read at any number of items.
 
     The pattern-count studies of :class:`NestedPatternStudies` over the four cells, every
     size kept (four counts per study).
@@ -353,25 +356,27 @@ class NestedStudies(NestedPatternStudies):
     ----------
     cells
         Probabilities ``(p_a, p_b, p_c, p_d)``.
-    n_reps
+    replicates
         Number of replicate studies.
     rng
         Generator or seed; each block of :data:`BLOCK_SIZE` replicates gets its own stream.
 
     Examples
     --------
-    >>> studies = NestedStudies([0.1, 0.1, 0.1, 0.7], n_reps=3, rng=1)
+    >>> studies = NestedStudies([0.1, 0.1, 0.1, 0.7], replicates=3, rng=1)
     >>> big, small = studies.tables(100), studies.tables(40)
     >>> bool((small <= big).all()), small.sum(axis=(1, 2)).tolist()
     (True, [40, 40, 40])
     """
 
     def __init__(
-        self, cells: ArrayLike, n_reps: int, *, rng: np.random.Generator | int | None = None
+        self, cells: ArrayLike, replicates: int, *, rng: np.random.Generator | int | None = None
     ) -> None:
-        super().__init__(_check_cells(cells), n_reps, rng=rng, keep_every_size=True, dtype=np.int64)
+        super().__init__(
+            _check_cells(cells), replicates, rng=rng, keep_every_size=True, dtype=np.int64
+        )
         self.cells = self.probabilities
 
     def tables(self, n_items: int) -> IntArray:
-        """The ``(n_reps, 2, 2)`` tables of the studies after their first ``n_items`` items."""
+        """The ``(replicates, 2, 2)`` tables of the studies after their first ``n_items`` items."""
         return self.counts(n_items).reshape(-1, 2, 2)

@@ -14,7 +14,7 @@ draws (:func:`sobol_posterior_cells`): digitally shifted Sobol points ``u_r`` in
 ``g_rk = F^{-1}_{Gamma(alpha_k)}(u_rk)``, ``p_r = g_r / sum_k g_rk``; they fill the
 posterior more evenly than iid draws, so the posterior's part of the Monte Carlo variance
 falls (the studies' own multinomial noise stays). The number of draws is
-:func:`posterior_draws`: the power of two at or above ``2 n_reps`` (Sobol points balance at
+:func:`posterior_draws`: the power of two at or above ``2 replicates`` (Sobol points balance at
 powers of two; 8,192 at the default 4,000), fewer when ``draws x plug-in items`` would pass
 :data:`~planner.sizing.uncertainty.MAX_DRAW_ITEMS` (a note says so). Over 12 seeds the
 answer's spread is 0.13-0.31 % of ``n`` for widths 0.06-0.12 on three pilots, 0.58 % (one
@@ -78,15 +78,15 @@ PER_TRUTH_BASIS = (
 MIN_DRAWS = 1024
 
 
-def posterior_draws(n_reps: int, plug_in_items: int) -> int:
-    """Posterior draws of the kappa plan: the power of two at or above ``2 n_reps``, halved
+def posterior_draws(replicates: int, plug_in_items: int) -> int:
+    """Posterior draws of the kappa plan: the power of two at or above ``2 replicates``, halved
     while ``draws x plug_in_items`` passes :data:`~planner.sizing.uncertainty.MAX_DRAW_ITEMS`
     (at least :data:`MIN_DRAWS`).
 
     >>> posterior_draws(4000, 1341), posterior_draws(4000, 20000)
     (8192, 2048)
     """
-    draws = 1 << max(0, math.ceil(math.log2(2 * n_reps)))
+    draws = 1 << max(0, math.ceil(math.log2(2 * replicates)))
     while draws > MIN_DRAWS and draws * plug_in_items > MAX_DRAW_ITEMS:
         draws //= 2
     return draws
@@ -179,7 +179,7 @@ class KappaPilotUncertainty:
     is the Monte Carlo standard error of ``items`` by the delta method: ``standard_error``
     divided by the slope of the simulated assurance around ``items``,
     ``(A(n + h) - A(n - h)) / 2h`` with ``h`` about 5 % of ``n``. ``per_truth``: percentiles of
-    the items each posterior draw needs, by :data:`PER_TRUTH_BASIS`. ``n_reps`` is the
+    the items each posterior draw needs, by :data:`PER_TRUTH_BASIS`. ``replicates`` is the
     number of posterior draws (one study each, :func:`posterior_draws`); the SEs use the iid
     binomial formula, which the quasi-random draws do not exceed (a conservative figure).
     """
@@ -189,7 +189,7 @@ class KappaPilotUncertainty:
     confidence_level: float
     target_assurance: float
     method: str
-    n_reps: int
+    replicates: int
     items: int
     hybrid_assurance: float
     standard_error: float
@@ -208,7 +208,7 @@ class KappaPilotUncertainty:
     def basis(self) -> str:
         """How the answer is computed, in words."""
         return (
-            f"randomised quasi-Monte Carlo over {self.n_reps:,} posterior draws (shifted "
+            f"randomised quasi-Monte Carlo over {self.replicates:,} posterior draws (shifted "
             "Sobol points mapped to the Dirichlet through gamma quantiles), one simulated "
             "study of each (nested across n: common random numbers)"
         )
@@ -291,7 +291,7 @@ def kappa_items_under_uncertainty(
     settings
         The target (:class:`~planner.sizing.plan.PlanSettings`): ``width`` (half-width of
         the kappa interval), ``confidence_level``, ``assurance``, ``kappa_method`` (one of
-        :data:`KAPPA_METHODS` but the bootstrap), ``n_reps`` (the simulated studies, each with
+        :data:`KAPPA_METHODS` but the bootstrap), ``replicates`` (the simulated studies, each with
         its own posterior truth, are :func:`posterior_draws` of it) and ``max_items``
         (largest ``n`` searched). ``None``: the defaults.
     plug_in_items
@@ -313,10 +313,10 @@ def kappa_items_under_uncertainty(
     width, confidence_level, assurance, max_items = target_of(settings)
     method = _checked_method(settings.kappa_method)
     plug_in_items = check("plug_in_items", plug_in_items, RULES["max_items"])
-    n_reps = posterior_draws(settings.n_reps, plug_in_items)
+    replicates = posterior_draws(settings.replicates, plug_in_items)
     seed = seed_from(rng)
     truth_rng, study_rng = np.random.default_rng(seed).spawn(2)
-    cells = sobol_posterior_cells(values, n_reps, truth_rng)
+    cells = sobol_posterior_cells(values, replicates, truth_rng)
     assurance_at = HybridAssurance(
         PosteriorStudies(cells, study_rng), width, confidence_level, method
     )
@@ -325,7 +325,7 @@ def kappa_items_under_uncertainty(
         raise _unreachable(width, assurance, max_items)
     reached = assurance_at(items)
     items_se = crossing_standard_error(
-        assurance_at, items, n_reps, max_value=max_items, flat=np.inf
+        assurance_at, items, replicates, max_value=max_items, flat=np.inf
     )
     kappas = np.asarray(_cohen_kappa(cells), dtype=float)
     return KappaPilotUncertainty(
@@ -334,27 +334,29 @@ def kappa_items_under_uncertainty(
         confidence_level=confidence_level,
         target_assurance=assurance,
         method=method,
-        n_reps=n_reps,
+        replicates=replicates,
         items=items,
         hybrid_assurance=reached,
-        standard_error=float(np.sqrt(reached * (1 - reached) / n_reps)),
+        standard_error=float(np.sqrt(reached * (1 - reached) / replicates)),
         items_mc_se=items_se,
         plug_in_items=plug_in_items,
         plug_in_hybrid_assurance=assurance_at(plug_in_items),
         per_truth=_per_truth(cells, values, width, confidence_level, plug_in_items),
         kappa_posterior={f"p{q}": float(np.nanquantile(kappas, q / 100)) for q in (10, 50, 90)},
         seed=seed,
-        notes=_notes(settings.n_reps, n_reps, plug_in_items, items, items_se),
+        notes=_notes(settings.replicates, replicates, plug_in_items, items, items_se),
     )
 
 
-def _notes(n_reps: int, draws: int, plug_in_items: int, items: int, items_se: float) -> list[str]:
+def _notes(
+    replicates: int, draws: int, plug_in_items: int, items: int, items_se: float
+) -> list[str]:
     """A note when the work bound cut the draws, and when the answer's MC SE is above
     :data:`~planner.sizing.uncertainty.MAX_RELATIVE_SE` of it."""
     notes = []
-    if draws < posterior_draws(n_reps, 0):
+    if draws < posterior_draws(replicates, 0):
         notes.append(
-            f"{draws:,} posterior draws, not {posterior_draws(n_reps, 0):,}: the work bound of "
+            f"{draws:,} posterior draws, not {posterior_draws(replicates, 0):,}: the work bound of "
             f"{MAX_DRAW_ITEMS:,} draws x items at the plug-in plan's {plug_in_items:,} items "
             "binds, which keeps the search to seconds"
         )

@@ -45,7 +45,7 @@ FIELDS = (
     Field("seed", "Seed", "integer", "1"),
 )
 NAMES = tuple(f.name for f in FIELDS)
-FIELD_OF = {"n_reps": "replicates", "n_humans": "humans", "n_categories": "categories"}
+FIELD_OF = {"replicates": "replicates", "n_humans": "humans", "n_categories": "categories"}
 MODEL_FIELDS = ("humans", "categories", "human_error", "llm_error", "prevalences", "error_draw")
 PLAN_FIELDS = (
     "epsilon", "q", "power", "min_items", "max_items", "seconds_per_item", "hourly_rate",
@@ -68,7 +68,7 @@ def plan_options(values: Mapping[str, Any]) -> dict[str, Any]:
     default)."""
     options = {k: values.get(k) for k in PLAN_FIELDS}
     options["table"] = bool(values.get("table")) or None
-    options["n_reps"] = values.get("replicates")
+    options["replicates"] = values.get("replicates")
     options["epsilon"] = shared.needed(values, "epsilon")
     return {k: v for k, v in options.items() if v is not None}
 
@@ -106,11 +106,11 @@ def _curve(plan: Any) -> Any:
     return PassCurve(
         items=tuple(n for n, _ in points),
         pass_probability=tuple(p),
-        standard_error=tuple(math.sqrt(x * (1 - x) / plan.n_reps) for x in p),
+        standard_error=tuple(math.sqrt(x * (1 - x) / plan.replicates) for x in p),
         power=plan.power,
         planned=plan.n_items,
         items_given=None,
-        replicates=plan.n_reps,
+        replicates=plan.replicates,
         seed=plan.seed,
     )
 

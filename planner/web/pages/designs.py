@@ -71,7 +71,7 @@ SECTIONS = {
     "design": ("floor_items", "prevalence_width"),
     "simulation": ("replicates", "seed"),
 }
-KEY_OF = {"confidence_level": "confidence", "n_reps": "replicates"}
+KEY_OF = {"confidence_level": "confidence", "replicates": "replicates"}
 
 
 def _cell(column: str, text: str, row: int) -> Any:

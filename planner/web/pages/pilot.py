@@ -40,7 +40,7 @@ FIELDS = (
     Field("seed", "Seed", "integer", "1"),
 )  # fmt: skip
 NAMES = tuple(f.name for f in FIELDS)
-FIELD_OF = {"confidence_level": "confidence", "n_reps": "replicates", "pilot_file": "pilot"}
+FIELD_OF = {"confidence_level": "confidence", "replicates": "replicates", "pilot_file": "pilot"}
 PLAN_FIELDS = (
     "width", "confidence", "assurance", "metric", "seconds_per_item", "adjudication_seconds",
     "hourly_rate", "replicates",

@@ -32,7 +32,7 @@ PLAN_FIELDS = (
     "adjudication_seconds", "hourly_rate", "replicates",
 )  # fmt: skip
 #: the page's field -> the library parameter
-PARAMETER_OF = {"confidence": "confidence_level", "replicates": "n_reps"}
+PARAMETER_OF = {"confidence": "confidence_level", "replicates": "replicates"}
 
 
 def annotator_count(path: Path, values: Mapping[str, Any]) -> int | None:
@@ -120,7 +120,7 @@ def planned(
 
 #: the plan settings a several-annotator pilot's Python snippet gives (library parameters)
 SETTINGS_FIELDS = (
-    "width", "confidence_level", "assurance", "level", "per_item", "n_reps", "max_items",
+    "width", "confidence_level", "assurance", "level", "per_item", "replicates", "max_items",
     "seconds_per_item", "adjudication_seconds", "hourly_rate",
 )  # fmt: skip
 

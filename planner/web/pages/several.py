@@ -66,7 +66,7 @@ FIELD_OF = {
     "n_annotators": "annotators",
     "n_categories": "categories",
     "confidence_level": "confidence",
-    "n_reps": "replicates",
+    "replicates": "replicates",
 }
 #: the page's field -> the library parameter (the inverse)
 PARAMETER_OF = {v: k for k, v in FIELD_OF.items()}
@@ -144,7 +144,7 @@ def compute(
     s = plan.sizing
     coverage = (
         f"the interval ({s.method}) covered the true {label_of(s.metric)} ({s.true_value:.3f}) in "
-        f"{s.coverage:.1%} of {s.n_reps:,} simulated studies of {s.items:,} items "
+        f"{s.coverage:.1%} of {s.replicates:,} simulated studies of {s.items:,} items "
         f"(Monte Carlo SE {s.coverage_mc_se:.1%}; nominal {s.confidence_level:.0%})"
     )
     headline = {

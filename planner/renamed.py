@@ -1,0 +1,84 @@
+"""Old parameter names kept as deprecated aliases of their new names.
+
+A name that changes (one name per concept across the library, the CLI, scenario files and
+JSON) keeps working for a while: the old keyword is accepted and the old attribute read, each
+with a :class:`DeprecationWarning` that names the new one. The renames so far:
+
+========== ============== ===============================================================
+old        new            where
+========== ============== ===============================================================
+``n_reps`` ``replicates`` the simulated studies of every settings object and result
+                          (``PlanSettings``, ``SearchSettings``, ``AltTestPlanSettings``,
+                          ``SampleSizeResult``, ...) and of ``check_kappasize`` and
+                          ``check_irr``; the CLI's ``--replicates`` and the scenario key
+                          ``simulation.replicates`` already said so
+========== ============== ===============================================================
+
+Examples
+--------
+>>> import warnings
+>>> from planner import PlanSettings
+>>> with warnings.catch_warnings(record=True) as caught:
+...     warnings.simplefilter("always")
+...     settings = PlanSettings(n_reps=500)
+>>> settings.replicates, str(caught[0].message)
+(500, 'n_reps is deprecated: use replicates (renamed after planner 0.1.0)')
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+#: when they were renamed (said in the warning); the old names go in a later release
+SINCE = "renamed after planner 0.1.0"
+
+
+def _message(old: str, new: str) -> str:
+    return f"{old} is deprecated: use {new} ({SINCE})"
+
+
+def _mapped(kwargs: dict[str, Any], old: str, new: str) -> dict[str, Any]:
+    """``kwargs`` with ``old`` moved to ``new``, with a warning. When both are given the old
+    one wins: :func:`dataclasses.replace` passes every field, so ``replace(s, old=v)``
+    arrives with ``new`` set to the current value."""
+    if old not in kwargs:
+        return kwargs
+    warnings.warn(_message(old, new), DeprecationWarning, stacklevel=3)
+    kwargs = dict(kwargs)
+    kwargs[new] = kwargs.pop(old)
+    return kwargs
+
+
+def renamed_keyword(old: str, new: str) -> Callable[[T], T]:
+    """Let a function (or a class's ``__init__``) take ``old=`` as ``new=``, with a warning."""
+
+    def decorate(function: Any) -> Any:
+        @functools.wraps(function)
+        def accepting(*args: Any, **kwargs: Any) -> Any:
+            return function(*args, **_mapped(kwargs, old, new))
+
+        return accepting
+
+    return decorate
+
+
+def renamed_field(old: str, new: str) -> Callable[[T], T]:
+    """Class decorator: ``obj.old`` reads ``obj.new`` with a warning, and, when ``new`` is a
+    keyword of the constructor, ``Cls(old=...)`` gives ``new`` (also through
+    :func:`dataclasses.replace`, which calls the constructor)."""
+
+    def decorate(cls: Any) -> Any:
+        def read(self: Any) -> Any:
+            warnings.warn(_message(old, new), DeprecationWarning, stacklevel=2)
+            return getattr(self, new)
+
+        setattr(cls, old, property(read, doc=f"Deprecated name of :attr:`{new}`."))
+        cls.__init__ = renamed_keyword(old, new)(cls.__init__)
+        return cls
+
+    return decorate
