@@ -112,7 +112,8 @@ def test_schedule_labels_the_recommendation_under_the_pilots_uncertainty(tmp_pat
     plan = _json("plan", str(SCENARIO))
     schedule = _json("schedule", str(SCENARIO))
     items = plan["recommendation"]["items"]
-    assert items != plan["items"]  # the pilot's uncertainty moves the answer
+    assert items == plan["items"] != plan["sizing"]["items"]  # the pilot's uncertainty moves it
+    assert plan["recommendation"]["plug_in_items"] == plan["sizing"]["items"]
     assert schedule["operation"]["items_per_stratum"] == [items]
     assert schedule["operation"]["labels_per_item"] == 3
     # 3 labels of 30 s each, no adjudication time: the analytic person-hours of the plan
@@ -132,7 +133,7 @@ def test_the_report_recommends_the_pilots_items_and_says_what_was_read(tmp_path)
     assert "| file | wide.csv |" in text and str(EXAMPLES / "wide.csv") not in text
     u = plan["uncertainty"]
     assert f"hybrid assurance {u['hybrid_assurance']:.3f}" in text
-    assert f"{plan['items']:,} items if the pilot's fit were the truth" in text
+    assert f"{plan['sizing']['items']:,} items if the pilot's fit were the truth" in text
     schedule = json.loads((folder / "schedule.json").read_text(encoding="utf-8"))
     assert schedule["operation"]["items_per_stratum"] == [rec["items"]]
     figures = json.loads((folder / "figures.json").read_text(encoding="utf-8"))
@@ -196,7 +197,8 @@ def test_the_documented_python_gives_the_scenarios_plan(tmp_path, monkeypatch, c
     exec(compile(code, "docs/several-annotators.md", "exec"), {})
     printed = capsys.readouterr().out.split()
     scenario = _json("plan", str(SCENARIO))
-    assert printed[:2] == [str(scenario["recommendation"]["items"]), str(scenario["items"])]
+    expected = (scenario["recommendation"]["items"], scenario["sizing"]["items"])
+    assert printed[:2] == [str(n) for n in expected]
     claimed = re.search(r"# (\d+) (\d+):", code)
     assert claimed is not None and list(claimed.groups()) == printed[:2]
 
@@ -231,7 +233,9 @@ def test_a_named_team_bills_the_recommendation_person_by_person(tmp_path, monkey
     rec = plan["recommendation"]
     assert rec["budget"]["person_hours"] == pytest.approx(rec["items"] * 3 * 120 / 3600)
     assert rec["budget"]["cost"] == pytest.approx(rec["budget"]["person_hours"] * 100)
-    assert plan["budget"]["person_hours"] == pytest.approx(plan["items"] * 3 * 120 / 3600)
+    plug_in = plan["sizing"]["items"]
+    assert plan["sizing_budget"]["person_hours"] == pytest.approx(plug_in * 3 * 120 / 3600)
+    assert plan["budget"] == rec["budget"]
     schedule = _json("schedule", "team.toml")
     assert schedule["operation"]["items_per_stratum"] == [rec["items"]]
     # the schedule's people label at their own speeds: its hours are the billed ones

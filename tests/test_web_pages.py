@@ -508,7 +508,7 @@ def test_pilot_page_with_three_annotators_plans_the_study_of_them_all(in_tmp: Pa
     cli = run_command(result)
     assert cli["command"] == "plan-raters" and "--annotators 3" in result.command
     assert number(result.headline["items"]) == cli["recommendation"]["items"]
-    assert number(result.headline["plug-in-items"]) == cli["items"]
+    assert number(result.headline["plug-in-items"]) == cli["sizing"]["items"]
     assert number(result.headline["person-hours"]) == pytest.approx(
         cli["recommendation"]["budget"]["person_hours"], abs=0.05
     )
@@ -637,4 +637,4 @@ def test_a_several_annotator_pilots_scenario_file_beside_the_upload_gives_its_nu
     assert cli["command"] == "plan-raters" and cli["sizing"]["metric"] == (metric or "psa")
     assert scenario["annotators"]["metric"] == cli["sizing"]["metric"]
     assert number(result.headline["items"]) == cli["recommendation"]["items"]
-    assert number(result.headline["plug-in-items"]) == cli["items"]
+    assert number(result.headline["plug-in-items"]) == cli["sizing"]["items"]

@@ -469,6 +469,22 @@ def comparison_document(comparison: Any, schedule: Any = None) -> dict[str, Any]
     return document("plan-comparison", body, seed=c.seed, notes=c.notes)
 
 
+def _raters_recommendation_json(plan: Any) -> dict[str, Any]:
+    """A several-annotator plan's items to label and their budget, in the pair's shape: the
+    plug-in answer, or with a pilot the answer under its uncertainty (``basis``,
+    ``plug_in_items``). ``union_positives`` is ``null``: a union of M annotators has no one
+    expected count that the pair's PSA arithmetic gives."""
+    body: dict[str, Any] = {
+        "metric": plan.sizing.metric,
+        "items": plan.items,
+        "union_positives": None,
+        "budget": budget_json(plan.budget),
+    }
+    if plan.recommended is not None:
+        body.update(basis=plan.recommended.basis, plug_in_items=plan.recommended.plug_in_items)
+    return body
+
+
 def raters_plan_document(plan: Any) -> dict[str, Any]:
     """``plan --annotators M``: the sample size for several annotators and its evidence."""
     from planner.sizing.search import PAIR_ONLY_FIELDS
@@ -484,13 +500,15 @@ def raters_plan_document(plan: Any) -> dict[str, Any]:
     )
     body = {
         "kind": "multi-rater",
-        "items": s.items,
+        "items": plan.items,
+        "recommendation": _raters_recommendation_json(plan),
         "sizing": {
             k: v for k, v in asdict(s).items() if k != "curve" and k not in PAIR_ONLY_FIELDS
         },
         "curve": [list(p) for p in s.curve],
         "expected_coefficient": coefficient_json(s.metric, s.true_value, interval),
-        "budget": budget_json(plan.sizing_budget),
+        "budget": budget_json(plan.budget),
+        "sizing_budget": budget_json(plan.sizing_budget),
         "hours_per_annotator": plan.hours_per_annotator,
         "precision_by_annotators": [asdict(r) for r in plan.by_annotators],
         "model": plan.model,
@@ -509,11 +527,6 @@ def raters_plan_document(plan: Any) -> dict[str, Any]:
         }
     if plan.uncertainty is not None:
         body["uncertainty"] = asdict(plan.uncertainty)
-        body["recommendation"] = {
-            "items": plan.recommended.items,
-            "basis": plan.recommended.basis,
-            "budget": budget_json(plan.recommended.budget),
-        }
     if plan.precision is not None:
         body["precision"] = raters_precision_json(plan.precision)
     if plan.curve is not None:
