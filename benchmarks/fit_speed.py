@@ -49,9 +49,9 @@ def main() -> None:
     for k in (2, 4):
         counts = simulate(rng, 10_000, *model(k))
         seconds = median_time(
-            lambda c=counts: fit_latent_classes(c, LatentClassSettings(bootstrap=200), rng=1), 3
+            lambda c=counts: fit_latent_classes(c, LatentClassSettings(n_boot=200), rng=1), 3
         )
-        fit = fit_latent_classes(counts, LatentClassSettings(bootstrap=200), rng=1)
+        fit = fit_latent_classes(counts, LatentClassSettings(n_boot=200), rng=1)
         print(
             f"fit_latent_classes, 10,000 items x 5 annotators, K={k}, 200 refits: "
             f"{seconds:.2f} s (median of 3; {len(fit.multiplicity)} patterns, "
@@ -73,7 +73,7 @@ def main() -> None:
             print(f"planner fit FILE (50,000-row CSV, K={k}, 200 refits), end to end: {wall:.2f} s")
     small = simulate(rng, 300, *model(4))
     loop = median_time(lambda: loop_em(small, tol=1e-8), 1)
-    fast = median_time(lambda: fit_latent_classes(small, LatentClassSettings(bootstrap=0)), 5)
+    fast = median_time(lambda: fit_latent_classes(small, LatentClassSettings(n_boot=0)), 5)
     print(
         f"baseline, 300 items x 5 annotators, K=4, one fit: item-by-item loop EM {loop:.2f} s, "
         f"fit_latent_classes {fast * 1000:.1f} ms, ratio {loop / fast:,.0f}x"

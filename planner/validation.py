@@ -320,7 +320,7 @@ RULES.update(
 # fit (Dawid & Skene): the latent-class fit's EM and bootstrap
 RULES.update(
     {
-        "bootstrap": Rule(
+        "fit_n_boot": Rule(
             "integer",
             lambda x: x == 0 or 100 <= x <= 100_000,
             "0 (no intervals) or a whole number in [100, 100,000]",

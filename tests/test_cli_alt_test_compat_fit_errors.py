@@ -243,7 +243,7 @@ def test_compat_errors_name_real_flags(sub, arguments, needle):
 @pytest.mark.parametrize(
     ("extra", "needle"),
     [
-        (["--bootstrap", "-1"], "--bootstrap must be"),
+        (["--n-boot", "-1"], "--n-boot must be"),
         (["--max-iter", "0"], "--max-iter must be"),
         (["--confidence", "2"], "--confidence must be"),
         (["--positive", "zzz"], "--positive must be one of"),
@@ -300,10 +300,10 @@ def test_latent_class_fit_repr_is_one_short_line_whatever_the_items():
     from planner import fit_latent_classes, ratings_from_matrix
 
     small = fit_latent_classes(
-        ratings_from_matrix(_labels(60, 1)), LatentClassSettings(bootstrap=0), rng=1
+        ratings_from_matrix(_labels(60, 1)), LatentClassSettings(n_boot=0), rng=1
     )
     large = fit_latent_classes(
-        ratings_from_matrix(_labels(20_000, 2)), LatentClassSettings(bootstrap=0), rng=1
+        ratings_from_matrix(_labels(20_000, 2)), LatentClassSettings(n_boot=0), rng=1
     )
     for fit in (small, large):
         text = repr(fit)
@@ -325,7 +325,7 @@ def test_anaesthesia_fit_repr_is_short():
         item_col="patient", annotator_col="observer", label_col="rating", repeats="keep"
     )
     ratings = read_labels(str(data), settings)
-    text = repr(fit_latent_classes(ratings, LatentClassSettings(bootstrap=0), rng=1))
+    text = repr(fit_latent_classes(ratings, LatentClassSettings(n_boot=0), rng=1))
     assert "\n" not in text and len(text) < 800
     assert "confusion=<array (5, 4, 4) float64>" in text
 

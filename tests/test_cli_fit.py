@@ -59,7 +59,7 @@ def _binary_frame(seed: int = 3, n: int = 400) -> pd.DataFrame:
 @pytest.mark.slow
 def test_json_fit_equals_the_independent_em(first_ratings):
     path, frame = first_ratings
-    result = _fit(path, "--bootstrap", "100", "--seed", "5", "--json")
+    result = _fit(path, "--n-boot", "100", "--seed", "5", "--json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert doc["schema_version"] == "2" and doc["command"] == "fit"
@@ -80,7 +80,7 @@ def test_json_fit_equals_the_independent_em(first_ratings):
 
 def test_tables_show_prevalences_confusions_and_the_fit(first_ratings):
     path, _ = first_ratings
-    result = _fit(path, "--bootstrap", "0")
+    result = _fit(path, "--n-boot", "0")
     assert result.exit_code == 0, result.output
     for text in ("Class prevalences", "Annotator 5", "converged in", "log-likelihood", "45"):
         assert text in result.stdout
@@ -98,7 +98,7 @@ def test_binary_labels_give_plans_parametrisation(tmp_path):
         e = pi * (1 - entry["sensitivity"]) + (1 - pi) * (1 - entry["specificity"])
         assert entry["error_rate"] == pytest.approx(e)
         assert entry["bias"] == pytest.approx(2 * entry["false_positive_share"] - 1)
-    table = _fit(path, "--bootstrap", "0")
+    table = _fit(path, "--n-boot", "0")
     assert "sensitivity" in table.stdout and "--error-rate" in table.stdout
 
 
@@ -106,11 +106,11 @@ def test_text_binary_labels_need_positive(tmp_path):
     frame = _binary_frame()
     frame["label"] = frame["label"].map({0: "no", 1: "yes"})
     path = _write(tmp_path, frame)
-    result = _fit(path, "--bootstrap", "0", "--json")
+    result = _fit(path, "--n-boot", "0", "--json")
     assert result.exit_code == 0 and "give --positive" in result.stderr
-    result = _fit(path, "--bootstrap", "0", "--json", "--positive", "yes")
+    result = _fit(path, "--n-boot", "0", "--json", "--positive", "yes")
     assert json.loads(result.stdout)["binary"]["positive"] == "yes"
-    line = _one_line_error(_fit(path, "--bootstrap", "0", "--positive", "maybe"), 2)
+    line = _one_line_error(_fit(path, "--n-boot", "0", "--positive", "maybe"), 2)
     assert "--positive must be one of the labels" in line
 
 
@@ -152,7 +152,7 @@ def test_non_convergence_exit_1_names_the_flag(first_ratings):
 
 @pytest.mark.parametrize(
     ("flag", "value", "expected"),
-    [("--bootstrap", "10", "--bootstrap must be"), ("--confidence", "1.5", "--confidence must")],
+    [("--n-boot", "10", "--n-boot must be"), ("--confidence", "1.5", "--confidence must")],
 )
 def test_bad_options_exit_2(first_ratings, flag, value, expected):
     path, _ = first_ratings
@@ -171,12 +171,12 @@ def test_fit_uses_repeated_ratings_of_dawid_and_skenes_data():
     # three times); by default it now keeps every rating, as Dawid & Skene's counts do
     result = _fit(
         str(DATA), "--item-col", "patient", "--annotator-col", "observer",
-        "--label-col", "rating", "--bootstrap", "0", "--json",
+        "--label-col", "rating", "--n-boot", "0", "--json",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     expected = fit_latent_classes(
-        anesthesia_counts(), LatentClassSettings(categories=[1, 2, 3, 4], bootstrap=0)
+        anesthesia_counts(), LatentClassSettings(categories=[1, 2, 3, 4], n_boot=0)
     )
     assert [p["estimate"] for p in doc["prevalence"]] == pytest.approx(
         expected.prevalence.tolist(), abs=1e-9
@@ -215,7 +215,7 @@ def binary_fit():
     from planner.data.reading import ratings_from_long
 
     return fit_latent_classes(
-        ratings_from_long(_binary_frame(n=2000)), LatentClassSettings(bootstrap=0)
+        ratings_from_long(_binary_frame(n=2000)), LatentClassSettings(n_boot=0)
     )
 
 
@@ -245,3 +245,20 @@ def test_pair_model_default_is_the_average_annotator(binary_fit):
 def test_pair_model_refuses_unknown_pairs(binary_fit, pair, message):
     with pytest.raises(InvalidInput, match=message):
         pair_model_from_fit(binary_fit, pair)
+
+
+def test_the_old_spelling_bootstrap_still_counts_the_refits_with_a_note(first_ratings):
+    path, _ = first_ratings
+    old = _fit(path, "--bootstrap", "100", "--seed", "5", "--json")
+    new = _fit(path, "--n-boot", "100", "--seed", "5", "--json")
+    assert old.exit_code == new.exit_code == 0, old.output
+    assert "--bootstrap is deprecated in fit: use --n-boot" in old.stderr
+    old_doc, new_doc = json.loads(old.stdout), json.loads(new.stdout)
+    assert old_doc["n_boot"] == 100 and old_doc["prevalence"] == new_doc["prevalence"]
+    both = _fit(path, "--bootstrap", "100", "--n-boot", "200")
+    assert "give --n-boot once" in _one_line_error(both, 2)
+
+
+def test_the_library_takes_the_old_keyword_with_a_warning():
+    with pytest.warns(DeprecationWarning, match="bootstrap is deprecated: use n_boot"):
+        assert LatentClassSettings(bootstrap=0).n_boot == 0

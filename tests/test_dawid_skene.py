@@ -107,7 +107,7 @@ def test_anesthesia_example_reaches_dawid_skenes_estimates():
     # while writing this test (the data are from tests/data/README.md's source). The
     # independent loop EM below is the check that does not depend on that memory.
     fit = fit_latent_classes(
-        anesthesia_counts(), LatentClassSettings(categories=[1, 2, 3, 4], bootstrap=0)
+        anesthesia_counts(), LatentClassSettings(categories=[1, 2, 3, 4], n_boot=0)
     )
     assert fit.prevalence.round(2).tolist() == [0.40, 0.42, 0.11, 0.07]
     assert fit.n_items == 45 and fit.patterns.shape[1:] == (5, 4)
@@ -120,7 +120,7 @@ def test_anesthesia_example_reaches_dawid_skenes_estimates():
 
 def test_hard_majority_start_is_not_better_on_the_anesthesia_data():
     # METHODS.md 6.4: the vote-share start; a hard majority start can end lower, never higher
-    fit = fit_latent_classes(anesthesia_counts(), LatentClassSettings(bootstrap=0))
+    fit = fit_latent_classes(anesthesia_counts(), LatentClassSettings(n_boot=0))
     _, _, hard = loop_em(anesthesia_counts(), start="hard")
     assert fit.log_likelihood >= hard - 1e-9
 
@@ -135,7 +135,7 @@ def test_hard_majority_start_is_not_better_on_the_anesthesia_data():
 def test_vectorised_em_equals_item_by_item_em(seed, m, k, repeats):
     counts = random_counts(seed, m=m, k=k, repeats=repeats)
     fit = fit_latent_classes(
-        counts, LatentClassSettings(bootstrap=0, tolerance=1e-13, max_iter=20_000)
+        counts, LatentClassSettings(n_boot=0, tolerance=1e-13, max_iter=20_000)
     )
     prev, theta, loglik = loop_em(counts, iterations=20_000, tol=1e-13)
     np.testing.assert_allclose(fit.prevalence, prev, atol=1e-8)
@@ -166,7 +166,7 @@ def test_recovers_known_parameters_within_bootstrap_error(k):
     for j, a in enumerate(accuracy):
         theta[j] = np.where(np.eye(k, dtype=bool), a, (1 - a) / (k - 1))
     fit = fit_latent_classes(
-        simulate(rng, 5000, prev, theta), LatentClassSettings(bootstrap=200), rng=7
+        simulate(rng, 5000, prev, theta), LatentClassSettings(n_boot=200), rng=7
     )
     # tolerance: 4 bootstrap standard errors (SE ~ quarter of the 95% interval's length)
     se_prev = (fit.prevalence_interval[:, 1] - fit.prevalence_interval[:, 0]) / 3.92
@@ -182,7 +182,7 @@ def test_binary_rates_match_the_generating_annotators():
     # category 0 negative, 1 positive: rows are the truth (0, 1)
     theta = np.stack([[[sp[j], 1 - sp[j]], [1 - se[j], se[j]]] for j in range(4)])
     fit = fit_latent_classes(
-        simulate(rng, 20_000, np.array([1 - pi, pi]), theta), LatentClassSettings(bootstrap=0)
+        simulate(rng, 20_000, np.array([1 - pi, pi]), theta), LatentClassSettings(n_boot=0)
     )
     rates = fit.binary()
     assert rates.positive == 1 and rates.prevalence == pytest.approx(pi, abs=0.015)
@@ -212,7 +212,7 @@ def test_relabelling_categories_permutes_the_fit(seed, data):
     # well-identified fits (all but 2 of 2,001 seeds checked converge within 20,000), and
     # the ridge fits left out: their estimate is only pinned down to the tolerance, so the
     # property holds for them only loosely
-    enough = LatentClassSettings(bootstrap=0, max_iter=20_000)
+    enough = LatentClassSettings(n_boot=0, max_iter=20_000)
     try:
         fit = fit_latent_classes(counts, enough)
     except FitDidNotConverge:
@@ -226,8 +226,8 @@ def test_relabelling_categories_permutes_the_fit(seed, data):
 @given(seed=st.integers(0, 10_000))
 def test_duplicating_every_item_leaves_the_estimates_unchanged(seed):
     counts = random_counts(seed, n=30, m=3, k=2, repeats=True)
-    fit = fit_latent_classes(counts, LatentClassSettings(bootstrap=0))
-    twice = fit_latent_classes(np.concatenate([counts, counts]), LatentClassSettings(bootstrap=0))
+    fit = fit_latent_classes(counts, LatentClassSettings(n_boot=0))
+    twice = fit_latent_classes(np.concatenate([counts, counts]), LatentClassSettings(n_boot=0))
     np.testing.assert_allclose(twice.prevalence, fit.prevalence, atol=1e-9)
     np.testing.assert_allclose(twice.confusion, fit.confusion, atol=1e-9)
     assert twice.log_likelihood == pytest.approx(2 * fit.log_likelihood)
@@ -236,7 +236,7 @@ def test_duplicating_every_item_leaves_the_estimates_unchanged(seed):
 
 def test_item_posteriors_follow_the_item_index():
     counts = random_counts(9, n=50)
-    fit = fit_latent_classes(counts, LatentClassSettings(bootstrap=0))
+    fit = fit_latent_classes(counts, LatentClassSettings(n_boot=0))
     post = fit.item_posteriors()
     assert post.shape == (50, 3)
     np.testing.assert_allclose(post.sum(axis=1), 1.0)
@@ -247,8 +247,8 @@ def test_item_posteriors_follow_the_item_index():
 @pytest.mark.slow
 def test_same_seed_same_intervals_and_seed_recorded():
     counts = random_counts(4, n=80)
-    a = fit_latent_classes(counts, LatentClassSettings(bootstrap=100), rng=11)
-    b = fit_latent_classes(counts, LatentClassSettings(bootstrap=100), rng=11)
+    a = fit_latent_classes(counts, LatentClassSettings(n_boot=100), rng=11)
+    b = fit_latent_classes(counts, LatentClassSettings(n_boot=100), rng=11)
     assert a.seed == 11
     np.testing.assert_array_equal(a.confusion_interval, b.confusion_interval)
     lo, hi = a.prevalence_interval[:, 0], a.prevalence_interval[:, 1]
@@ -284,7 +284,7 @@ def test_non_convergence_names_max_iter():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"bootstrap": 50}, "bootstrap must be 0"),
+        ({"n_boot": 50}, "n_boot must be 0"),
         ({"max_iter": 0}, "max_iter must be"),
         ({"confidence_level": 1.0}, "confidence_level must be"),
         ({"tolerance": 0.0}, "tolerance must be"),

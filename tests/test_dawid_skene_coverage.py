@@ -36,7 +36,7 @@ def test_bootstrap_intervals_cover_the_true_parameters():
     rng = np.random.default_rng(20261201)
     studies, covered_prevalence, covered_sensitivity = 80, 0, 0
     for _ in range(studies):
-        fit = fit_latent_classes(_study(rng, 400), LatentClassSettings(bootstrap=100), rng=rng)
+        fit = fit_latent_classes(_study(rng, 400), LatentClassSettings(n_boot=100), rng=rng)
         low, high = fit.prevalence_interval[1]
         covered_prevalence += low <= PREVALENCE <= high
         low, high = fit.confusion_interval[0, 1, 1]  # annotator 1, true positive, says positive

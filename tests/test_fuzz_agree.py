@@ -145,7 +145,8 @@ def fit_options(root: Path) -> dict[str, Opt]:
         **reader_options(root),
         "--repeats": Opt(choice("keep", "refuse")),
         "--positive": Opt(choice("1", "yes", "0")),
-        "--bootstrap": Opt(choice("0", "100", "101"), choice("1", "99", "-1", str(10**30))),
+        "--n-boot": Opt(choice("0", "100", "101"), choice("1", "99", "-1", str(10**30))),
+        "--bootstrap": Opt(choice("0", "100"), choice("99")),  # the old spelling of --n-boot
         "--max-iter": count(1, 1000, [1, 2, 1000]),
         "--confidence": num(0.5, 0.999, ["0.5", "0.999"]),
         "--seed": Opt(SEEDS, odd_integers),

@@ -106,8 +106,8 @@ VARIANTS: dict[str, tuple[str, list[str]]] = {
     "agree-stratified": ("agree", ["agree", *STRATIFIED]),
     "agree-ordinal": ("agree", ["agree", "--counts", "6,21,14,459", "--level", "ordinal"]),
     "schedule": ("schedule", ["schedule", "--items", "300", "--runs", "3"]),
-    "fit": ("fit", ["fit", *WIDE, "--bootstrap", "100"]),
-    "fit-no-bootstrap": ("fit", ["fit", *WIDE, "--bootstrap", "0"]),
+    "fit": ("fit", ["fit", *WIDE, "--n-boot", "100"]),
+    "fit-no-bootstrap": ("fit", ["fit", *WIDE, "--n-boot", "0"]),
     "compat-kappasize": (
         "compat-kappasize",
         ["compat", "kappasize", "CIBinary", "--kappa0", "0.4", "--kappaL", "0.3"]

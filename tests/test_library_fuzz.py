@@ -128,7 +128,7 @@ BASELINES = {
     "alt_test": lambda: ((_multi(), ["c"]), {"epsilon": 0.2, "q": 0.05, "min_items": 2}),
     "LatentClassSettings": lambda: ((), {"bootstrap": 0, "max_iter": 50}),
     "fit_latent_classes": lambda: (
-        (_multi(), planner.LatentClassSettings(bootstrap=0, max_iter=50)),
+        (_multi(), planner.LatentClassSettings(n_boot=0, max_iter=50)),
         {"rng": 1},
     ),
     "load_scenario": lambda: (("unsupported-claims",), {}),

@@ -163,6 +163,7 @@ def test_a_report_folder_keeps_its_pilot_and_rebuilds_the_same_plan_elsewhere(tm
     first, second = (json.loads((f / "plan.json").read_text()) for f in (moved, again))
     assert second["recommendation"] == first["recommendation"]
     assert second["pilot"] == first["pilot"]
+    assert first["pilot"]["source"] == "labels.csv"  # the copy beside the report
 
 
 def test_a_pilot_inside_the_scenarios_folder_keeps_its_written_path(tmp_path):
@@ -177,15 +178,46 @@ def test_a_pilot_inside_the_scenarios_folder_keeps_its_written_path(tmp_path):
     assert (tmp_path / "out" / "pilots" / "p.csv").is_file()
 
 
-def test_a_pilot_named_like_a_report_file_is_copied_under_another_name(tmp_path):
+@pytest.mark.parametrize("name", ["plan.json", "figures.json", "figures", "scenario.toml"])
+def test_a_pilot_named_like_a_report_file_is_copied_under_another_name(tmp_path, name):
     from planner.output.report import copy_inputs
 
-    shutil.copyfile(EXAMPLES / "wide.csv", tmp_path / "plan.json")
-    path = _scenario(tmp_path, 'pilot_file = "plan.json"\npilot_format = "csv"')
+    shutil.copyfile(EXAMPLES / "wide.csv", tmp_path / name)
+    path = _scenario(tmp_path, f'pilot_file = "{name}"\npilot_format = "csv"')
     (tmp_path / "out").mkdir()
-    copy_inputs(load_scenario(path), tmp_path / "out")
-    assert 'pilot_file = "pilot-plan.json"' in (tmp_path / "out" / "scenario.toml").read_text()
-    assert (tmp_path / "out" / "pilot-plan.json").is_file()
+    assert copy_inputs(load_scenario(path), tmp_path / "out") == f"pilot-{name}"
+    assert f'pilot_file = "pilot-{name}"' in (tmp_path / "out" / "scenario.toml").read_text()
+    assert (tmp_path / "out" / f"pilot-{name}").is_file()
+
+
+def test_a_pilot_outside_with_any_characters_is_renamed_in_valid_toml(tmp_path):
+    from planner.output.report import copy_inputs
+
+    (tmp_path / "data").mkdir()
+    pilot = tmp_path / "data" / 'étude 😀 "q".csv'
+    shutil.copyfile(EXAMPLES / "wide.csv", pilot)
+    (tmp_path / "plans").mkdir()
+    path = _scenario(tmp_path / "plans", f"pilot_file = '{pilot}'\npilot_positive = 'unsupported'")
+    (tmp_path / "out").mkdir()
+    assert copy_inputs(load_scenario(path), tmp_path / "out") == pilot.name
+    copied = load_scenario(tmp_path / "out" / "scenario.toml")
+    assert Path(copied.annotators.pilot_file) == tmp_path / "out" / pilot.name
+
+
+def test_a_pilot_key_the_copy_cannot_rewrite_is_one_line_and_writes_nothing(tmp_path):
+    (tmp_path / "data").mkdir()
+    shutil.copyfile(EXAMPLES / "wide.csv", tmp_path / "data" / "wide.csv")
+    (tmp_path / "plans").mkdir()
+    body = SCENARIO.read_text(encoding="utf-8").replace(
+        'pilot_file = "wide.csv"', '"pilot_file" = "../data/wide.csv"'
+    )
+    (tmp_path / "plans" / "s.toml").write_text(body, encoding="utf-8")
+    result = runner.invoke(app, ["report", str(tmp_path / "plans" / "s.toml"), "--out",
+                                 str(tmp_path / "out"), "--quiet"])  # fmt: skip
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.strip().splitlines()
+    assert "pilot_file: the report copies the pilot beside scenario.toml as 'wide.csv'" in line
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
 
 @pytest.mark.slow

@@ -53,7 +53,7 @@ def test_readers_refuse_options_that_are_not_settings(tmp_path):
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("bootstrap", 50), ("confidence_level", 1.0), ("max_iter", 0), ("tolerance", 0.5)],
+    [("n_boot", 50), ("confidence_level", 1.0), ("max_iter", 0), ("tolerance", 0.5)],
 )
 def test_latent_class_settings_refuse_a_value_out_of_range(field, value):
     with pytest.raises(InvalidInput) as info:
@@ -66,7 +66,7 @@ def test_fit_names_count_input_from_its_settings():
     counts[:2, :2, 1] = 1
     counts[2:, :2, 0] = 1
     counts[:, 2, 0] = 1
-    names = LatentClassSettings(bootstrap=0, annotators=["p", "q", "r"], categories=["n", "y"])
+    names = LatentClassSettings(n_boot=0, annotators=["p", "q", "r"], categories=["n", "y"])
     fit = fit_latent_classes(counts, names)
     assert fit.annotators == ("p", "q", "r") and tuple(fit.categories) == ("n", "y")
     # the same data as the docstring example: prevalence 0.5 each, annotator r always "n"

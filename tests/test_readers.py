@@ -60,9 +60,7 @@ def pilot3(tmp_path_factory) -> str:
 
 def test_pilot_of_three_annotators_plans_from_the_fitted_average_annotator(pilot3):
     doc = _json("plan", "--pilot", pilot3, "--width", "0.08", "--seed", "1")
-    fit = fit_latent_classes(
-        ratings_from_long(_three_annotators()), LatentClassSettings(bootstrap=0)
-    )
+    fit = fit_latent_classes(ratings_from_long(_three_annotators()), LatentClassSettings(n_boot=0))
     rates = fit.binary()
     pi, se, sp = rates.prevalence, rates.sensitivity.mean(), rates.specificity.mean()
     # two conditionally independent copies of the average annotator (methods 6.1)
@@ -132,8 +130,7 @@ def test_plan_pilot_gives_the_same_plan_on_both_engines(pilot3):
 
 def test_fit_gives_the_same_fit_on_both_engines(pilot3):
     fits = [
-        _json("fit", pilot3, "--bootstrap", "0", "--engine", engine)
-        for engine in ("pandas", "duckdb")
+        _json("fit", pilot3, "--n-boot", "0", "--engine", engine) for engine in ("pandas", "duckdb")
     ]
     for key in ("prevalence", "annotators", "n_items"):
         if isinstance(fits[0][key], list) and fits[0][key] and isinstance(fits[0][key][0], dict):
@@ -184,7 +181,7 @@ def test_memory_options_need_a_pilot():
     [
         ("plan", "--prevalence", "0.08", "--seed", "1"),
         ("agree", "--counts", "6,21,14,459", "--seed", "1"),
-        ("fit", "PILOT", "--bootstrap", "100", "--seed", "1"),
+        ("fit", "PILOT", "--n-boot", "100", "--seed", "1"),
         ("alt-test", "--plan", "--epsilon", "0.2", "--replicates", "200", "--seed", "1"),
     ],
 )
@@ -205,7 +202,7 @@ def test_fit_draws_a_bar_on_a_terminal(pilot3, monkeypatch):
     import rich.console
 
     monkeypatch.setattr(rich.console.Console, "is_terminal", property(lambda self: True))
-    result = _run("fit", pilot3, "--bootstrap", "100", "--seed", "1")
+    result = _run("fit", pilot3, "--n-boot", "100", "--seed", "1")
     assert result.exit_code == 0, result.output
     assert "bootstrap refits" in result.stderr
 
@@ -241,8 +238,8 @@ def test_fit_counts_a_glob_of_files_with_duckdb(pilot3, tmp_path):
     half = frame["item"] < 200
     frame[half].to_csv(tmp_path / "a.csv", index=False)
     frame[~half].to_csv(tmp_path / "b.csv", index=False)
-    whole = _json("fit", pilot3, "--bootstrap", "0")
-    parts = _json("fit", str(tmp_path / "*.csv"), "--bootstrap", "0")
+    whole = _json("fit", pilot3, "--n-boot", "0")
+    parts = _json("fit", str(tmp_path / "*.csv"), "--n-boot", "0")
     np.testing.assert_allclose(
         [p["estimate"] for p in parts["prevalence"]],
         [p["estimate"] for p in whole["prevalence"]],

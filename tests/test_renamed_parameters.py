@@ -77,3 +77,14 @@ def test_the_json_schema_names_replicates_only():
     text = json.dumps(load_schema())
     assert '"n_reps"' not in text and '"replicates"' in text
     assert load_schema()["schema_version"] == "2"
+
+
+def test_every_dataclass_that_had_n_reps_reads_it_as_replicates():
+    """Public through a result (a kappa pilot's uncertainty, a study of several annotators)."""
+    from planner.sizing.raters_precision import RatersStudy
+    from planner.sizing.uncertainty_kappa import KappaPilotUncertainty
+
+    for cls in (RatersStudy, KappaPilotUncertainty):
+        assert isinstance(cls.__dict__["n_reps"], property)
+    with pytest.warns(DeprecationWarning):
+        assert RatersStudy(metric="psa", width=0.1, n_reps=300).replicates == 300

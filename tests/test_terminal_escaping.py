@@ -62,7 +62,7 @@ COMMANDS = {
     "agree --positive": ["agree", "{f}", "--seed", "1", "--positive", f"yes{OSC}"],
     "agree bad --positive": ["agree", "{f}", "--seed", "1", "--positive", f"nope{CSI}"],
     "agree bad --by": ["agree", "{f}", "--seed", "1", "--by", f"wk{OSC}"],
-    "fit": ["fit", "{f}", "--seed", "1", "--bootstrap", "0"],
+    "fit": ["fit", "{f}", "--seed", "1", "--n-boot", "0"],
     "alt-test": ["alt-test", "{f}", "--llm", "llm", "--epsilon", "0.2", "--seed", "1"],
     "alt-test --by": ["alt-test", "{f}", "--llm", "llm", "--epsilon", "0.2", "--by", "week",
                       "--min-items", "5", "--seed", "1"],

@@ -27,6 +27,7 @@ from planner.cli.options import (
     read_options,
     read_ratings,
 )
+from planner.errors import InvalidInput
 
 FIT_HELP = (
     "Fit each annotator's confusion matrix and the class prevalences without a gold "
@@ -46,7 +47,7 @@ Examples:
 
   planner fit labels.parquet --item-col doc --annotator-col rater --label-col verdict --json
 
-  planner fit wide.csv --layout wide --bootstrap 1000 --seed 7
+  planner fit wide.csv --layout wide --n-boot 1000 --seed 7
 
   planner fit anesthesia.csv --item-col patient --annotator-col observer --label-col rating
 """
@@ -74,13 +75,18 @@ def fit_command(
             rich_help_panel="Fit",
         ),
     ] = None,
-    bootstrap: Annotated[
-        int,
+    n_boot: Annotated[
+        int | None,
         typer.Option(
-            help="Bootstrap refits for the intervals: 0 (none) or 100 to 100,000.",
+            help="Bootstrap refits for the intervals: 0 (none) or 100 to 100,000; default "
+            "200 (--bootstrap N, the old spelling, still works).",
             rich_help_panel="Fit",
         ),
-    ] = 200,
+    ] = None,
+    old_n_boot: Annotated[
+        int | None,
+        typer.Option("--bootstrap", hidden=True, help="Old spelling of --n-boot."),
+    ] = None,
     max_iter: Annotated[
         int,
         typer.Option(
@@ -117,20 +123,19 @@ def fit_command(
         temp_dir=temp_dir,
         repeats=repeats or _default_repeats(file, engine),
     )
+    n_boot, renamed = _refits(n_boot, old_n_boot)
     drawn = seed is None
     used_seed = seed_or_draw(seed)
     with progress_bar("bootstrap refits", disabled=json_output or quiet) as progress:
         fit = fit_latent_classes(
             ratings,
-            LatentClassSettings(
-                bootstrap=bootstrap, confidence_level=confidence, max_iter=max_iter
-            ),
+            LatentClassSettings(n_boot=n_boot, confidence_level=confidence, max_iter=max_iter),
             rng=used_seed,
             progress=progress,
         )
     rates, rates_note = _binary(fit, positive)
-    notes = [*ratings.notes, *([rates_note] if rates_note else [])]
-    if drawn and bootstrap:
+    notes = [*renamed, *ratings.notes, *([rates_note] if rates_note else [])]
+    if drawn and n_boot:
         notes.append(f"bootstrap seed {used_seed} (give --seed {used_seed} to repeat)")
     if json_output:
         for message in notes:
@@ -152,10 +157,20 @@ def _default_repeats(file: str, engine: str) -> str:
     return "keep"
 
 
+def _refits(n_boot: int | None, old: int | None) -> tuple[int, list[str]]:
+    """The bootstrap refits, from ``--n-boot`` or its old spelling ``--bootstrap`` (with a
+    note); the default's one definition is the settings field."""
+    from planner.statistics.dawid_skene_settings import LatentClassSettings
+
+    if old is None:
+        return (LatentClassSettings.n_boot if n_boot is None else n_boot), []
+    if n_boot is not None and n_boot != old:
+        raise InvalidInput("give --n-boot once (--bootstrap is its old spelling)")
+    return old, ["--bootstrap is deprecated in fit: use --n-boot (the count agree also takes)"]
+
+
 def _binary(fit: Any, positive: str | None) -> tuple[Any, str | None]:
     """Binary rates when they apply, else None and why (a note), or raise on a bad --positive."""
-    from planner.errors import InvalidInput
-
     if fit.n_categories != 2:
         if positive is not None:
             return None, f"--positive has no effect with {fit.n_categories} categories"

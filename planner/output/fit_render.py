@@ -93,9 +93,8 @@ def render_fit(
     if rates is not None:
         console.print(_binary_table(fit, rates))
     boot = (
-        f"{fit.bootstrap} bootstrap refits (seed {fit.seed}; "
-        f"{fit.bootstrap_unconverged} hit max_iter)"
-        if fit.bootstrap
+        f"{fit.n_boot} bootstrap refits (seed {fit.seed}; {fit.bootstrap_unconverged} hit max_iter)"
+        if fit.n_boot
         else "no bootstrap"
     )
     console.print(

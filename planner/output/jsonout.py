@@ -509,7 +509,9 @@ def raters_plan_document(plan: Any) -> dict[str, Any]:
         "expected_coefficient": coefficient_json(s.metric, s.true_value, interval),
         "budget": budget_json(plan.budget),
         "sizing_budget": budget_json(plan.sizing_budget),
-        "hours_per_annotator": plan.hours_per_annotator,
+        # of the items to label (the recommendation), as items and budget are; the library's
+        # plan.hours_per_annotator goes with its plug-in sizing
+        "hours_per_annotator": plan.budget.labelling_hours / s.n_annotators,
         "precision_by_annotators": [asdict(r) for r in plan.by_annotators],
         "model": plan.model,
     }
@@ -596,7 +598,7 @@ def fit_document(fit: Any, rates: Any = None, *, notes: Any = (), **extra: Any) 
         "converged": fit.converged,
         "convergence_rule": f"largest parameter change < {fit.tolerance:g} "
         f"within {fit.max_iter:,} iterations",
-        "bootstrap": fit.bootstrap,
+        "n_boot": fit.n_boot,
         "bootstrap_unconverged": fit.bootstrap_unconverged,
         **extra,
     }

@@ -110,50 +110,78 @@ def scenario_inputs(scenario: Scenario) -> tuple[str, ...]:
     return (scenario.path, *([str(pilot)] if pilot else []))
 
 
+#: the names a report writes at its top level: a pilot file is never copied onto one
+WRITTEN = frozenset(
+    {MARKER, "figures", "figures.json", "plan.json", "schedule.json", "scenario.toml"}
+    | {"report.md", "report.html"}
+)
+
+
 def _pilot_copy_name(written: str, pilot: Path) -> tuple[str, bool]:
     """Where the report keeps its copy of the pilot file (``pilot``, written ``written`` in
     the scenario file), and whether the copied scenario's ``pilot_file`` must be rewritten to
     find it: an absolute path, one outside the scenario's folder, or one that would land on a
     file the report writes."""
     relative = Path(written)
-    taken = not relative.parts or relative.parts[0] in {"figures", MARKER, *LEGACY_FILES}
+    taken = not relative.parts or relative.parts[0] in WRITTEN
     if not relative.is_absolute() and ".." not in relative.parts and not taken:
         return relative.as_posix(), False
     name = pilot.name
-    return (f"pilot-{name}" if name in {MARKER, *LEGACY_FILES} else name), True
+    return (f"pilot-{name}" if name in WRITTEN else name), True
 
 
-def _written_pilot(text: str) -> str:
+def _written_pilot(text: str) -> str | None:
     """The ``pilot_file`` value as the scenario file writes it (``[model]`` or
-    ``[annotators]``)."""
+    ``[annotators]``), or ``None`` when the text does not parse."""
     import tomllib
 
-    tables = [t for t in tomllib.loads(text).values() if isinstance(t, dict)]
-    return next(str(t["pilot_file"]) for t in tables if "pilot_file" in t)
+    try:
+        tables = [t for t in tomllib.loads(text).values() if isinstance(t, dict)]
+    except tomllib.TOMLDecodeError:
+        return None
+    return next((str(t["pilot_file"]) for t in tables if "pilot_file" in t), None)
 
 
-def _renamed_pilot(text: str, name: str) -> str:
-    """The scenario file's text with its ``pilot_file`` value replaced by ``name`` (checked
-    by parsing; the text is returned unchanged when the key is not one plain string)."""
+def _renamed_pilot(source: str, text: str, name: str) -> str:
+    """The scenario file's text with its ``pilot_file`` value replaced by ``name``, checked
+    by parsing it back.
+
+    Raises
+    ------
+    InvalidInput
+        Naming the file and key when the key is not written as one plain string on its own
+        line (``pilot_file = "..."``), which the copy could not rewrite safely.
+    """
     import re
 
-    line = re.compile(r"^(\s*pilot_file\s*=\s*)(\"[^\"\n]*\"|'[^'\n]*')", re.MULTILINE)
-    new, count = line.subn(lambda m: m.group(1) + json.dumps(name), text)
-    return new if count == 1 and _written_pilot(new) == name else text
+    line = re.compile(r"^(\s*pilot_file\s*=\s*)(\"[^\"\\\n]*\"|'[^'\n]*')", re.MULTILINE)
+    new, count = line.subn(lambda m: m.group(1) + json.dumps(name, ensure_ascii=False), text)
+    if count == 1 and _written_pilot(new) == name:
+        return new
+    raise InvalidInput(
+        f"{source}: pilot_file: the report copies the pilot beside scenario.toml as {name!r} "
+        "and must rewrite the key to find it, which it can only do for a key written "
+        'pilot_file = "..." on one line of its own; write it so, or keep the pilot in the '
+        "scenario's folder"
+    )
 
 
-def copy_inputs(scenario: Scenario, tmp: Path) -> None:
+def copy_inputs(scenario: Scenario, tmp: Path) -> str | None:
     """Copy the scenario file into the report's folder ``tmp`` as ``scenario.toml``, and its
-    pilot file beside it, so that the folder rebuilds its report on any machine."""
+    pilot file beside it, so that the folder rebuilds its report on any machine; return the
+    pilot copy's path inside the folder (``None`` without a pilot)."""
     pilot = scenario_inputs(scenario)[1:]
     if not pilot:
         shutil.copyfile(scenario.path, tmp / "scenario.toml")
-        return
+        return None
     text = Path(scenario.path).read_text(encoding="utf-8")
-    name, rename = _pilot_copy_name(_written_pilot(text), Path(pilot[0]))
-    (tmp / "scenario.toml").write_text(_renamed_pilot(text, name) if rename else text, "utf-8")
+    name, rename = _pilot_copy_name(_written_pilot(text) or pilot[0], Path(pilot[0]))
+    if rename:
+        text = _renamed_pilot(scenario.path, text, name)
+    (tmp / "scenario.toml").write_text(text, "utf-8")
     (tmp / name).parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(pilot[0], tmp / name)
+    return name
 
 
 def check_destination(
@@ -325,14 +353,15 @@ def _fill(
     title = f"planner report: {scenario.name}"
     (tmp / "report.md").write_text(markdown(blocks), encoding="utf-8")
     (tmp / "report.html").write_text(html_page(blocks, title, folder), encoding="utf-8")
-    copy_inputs(scenario, tmp)
+    pilot_copy = copy_inputs(scenario, tmp)
     plan = (
         result.to_dict() if isinstance(result, _SeveralAnnotators) else plan_result_document(result)
     )
     if "scenario" in plan:  # the copy beside the report, not a path on the machine that built it
         plan["scenario"]["path"] = "scenario.toml"
     if isinstance(plan.get("pilot"), dict) and plan["pilot"].get("source"):
-        plan["pilot"]["source"] = Path(plan["pilot"]["source"]).name  # as the report names it
+        # the copy beside the report (a pilot given by --pilot, not copied: its name)
+        plan["pilot"]["source"] = pilot_copy or Path(plan["pilot"]["source"]).name
     documents = {
         "plan.json": plan,
         "schedule.json": json_ready(schedule_document(schedule)),

@@ -147,7 +147,7 @@ def pilot_pair_model(ratings: Ratings, *, positive: str | None = None) -> PairMo
 
     _two_labels(ratings)
     pos = _positive(ratings, positive)
-    fit = fit_latent_classes(ratings, LatentClassSettings(bootstrap=0))
+    fit = fit_latent_classes(ratings, LatentClassSettings(n_boot=0))
     return pair_model_from_fit(fit, positive=fit.categories[pos])
 
 

@@ -156,7 +156,7 @@ def _bootstrap_draws(
         resample = counts[rng.integers(0, n, size=n)]
         try:
             refit = fit_latent_classes(
-                resample, LatentClassSettings(categories=fit.categories, bootstrap=0)
+                resample, LatentClassSettings(categories=fit.categories, n_boot=0)
             )
         except (FitDidNotConverge, InvalidInput):  # a resample without what the fit needs
             failed += 1
@@ -171,7 +171,7 @@ def _point_fit(ratings: Any) -> Any:
     from planner.statistics.dawid_skene import FitDidNotConverge, fit_latent_classes
     from planner.statistics.dawid_skene_settings import LatentClassSettings
 
-    settings = LatentClassSettings(bootstrap=0)
+    settings = LatentClassSettings(n_boot=0)
     try:
         return fit_latent_classes(ratings, settings)
     except FitDidNotConverge:

@@ -54,6 +54,7 @@ FIXED_SIZE_STREAM = 1
 CURVE_STREAM = 2
 
 
+@renamed_field("n_reps", "replicates")
 @dataclass(frozen=True)
 class RatersStudy:
     """What a several-annotator study measures, and how well it is simulated.

@@ -47,6 +47,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from planner.errors import InvalidInput, TargetUnreachable
+from planner.renamed import renamed_field
 from planner.sizing.exact import reaches_width
 from planner.sizing.plan import PlanSettings
 from planner.sizing.sample_size_search import crossing_standard_error, first_crossing
@@ -169,6 +170,7 @@ class PosteriorStudies(NestedPatternStudies):
         return self.counts(n_items).reshape(-1, 2, 2)
 
 
+@renamed_field("n_reps", "replicates")
 @dataclass(frozen=True)
 class KappaPilotUncertainty:
     """The kappa plan under pilot uncertainty (see the module's docstring).

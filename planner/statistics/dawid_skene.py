@@ -46,6 +46,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from planner.errors import InvalidInput, PlannerError
+from planner.renamed import renamed_field
 from planner.statistics.dawid_skene_settings import LatentClassSettings
 from planner.validation import RngLike, check_instance, compact_repr, seed_from, shown
 
@@ -99,6 +100,7 @@ class BinaryAnnotators:
     bias: FloatArray
 
 
+@renamed_field("bootstrap", "n_boot")
 @dataclass(frozen=True)
 class LatentClassFit:
     """A Dawid & Skene fit: class prevalences, confusion matrices, posteriors, intervals.
@@ -127,11 +129,11 @@ class LatentClassFit:
         converged; a fit that does not raises :class:`FitDidNotConverge`).
     tolerance, max_iter
         The convergence rule used.
-    bootstrap, confidence_level, seed
+    n_boot, confidence_level, seed
         Bootstrap refits, the intervals' level, and the seed of the resampling (None with
-        ``bootstrap=0``).
+        ``n_boot=0``).
     prevalence_interval
-        ``(K, 2)`` percentile interval of each ``pi_t`` (NaN with ``bootstrap=0``).
+        ``(K, 2)`` percentile interval of each ``pi_t`` (NaN with ``n_boot=0``).
     confusion_interval
         ``(m, K, K, 2)`` percentile interval of each confusion entry.
     bootstrap_unconverged
@@ -153,7 +155,7 @@ class LatentClassFit:
     converged: bool
     tolerance: float
     max_iter: int
-    bootstrap: int
+    n_boot: int
     confidence_level: float
     seed: int | None
     prevalence_interval: FloatArray
@@ -523,13 +525,13 @@ def fit_latent_classes(
         times annotator ``j`` put item ``i`` in category ``k`` (repeated ratings allowed).
     settings
         The fit's options (:class:`~planner.statistics.dawid_skene_settings.LatentClassSettings`):
-        ``bootstrap`` refits for the intervals (0: none), their ``confidence_level``, the EM
+        ``n_boot`` refits for the intervals (0: none), their ``confidence_level``, the EM
         iterations allowed (``max_iter``) and the convergence ``tolerance`` (no prevalence
         or confusion entry changes by more than it between two iterations), and names of
         the ``annotators`` and ``categories`` of count input.
     rng, progress
         Seed or generator of the bootstrap (the seed used is recorded in the result);
-        ``progress(done, bootstrap)`` as the refits finish.
+        ``progress(done, n_boot)`` as the refits finish.
 
     Returns
     -------
@@ -548,12 +550,12 @@ def fit_latent_classes(
     >>> # three annotators; the third always says 0
     >>> counts = np.zeros((4, 3, 2), dtype=int)
     >>> counts[:2, :2, 1] = 1; counts[2:, :2, 0] = 1; counts[:, 2, 0] = 1
-    >>> fit = fit_latent_classes(counts, LatentClassSettings(bootstrap=0))
+    >>> fit = fit_latent_classes(counts, LatentClassSettings(n_boot=0))
     >>> fit.prevalence.round(3).tolist(), fit.confusion[2, 1].round(3).tolist()
     ([0.5, 0.5], [1.0, 0.0])
     """
     check_instance("settings", settings, LatentClassSettings, "LatentClassSettings")
-    bootstrap, level = settings.bootstrap, float(settings.confidence_level)
+    n_boot, level = settings.n_boot, float(settings.confidence_level)
     max_iter, tolerance = settings.max_iter, settings.tolerance
     counts, names, labels, weights, source = _as_counts(
         ratings, settings.annotators, settings.categories
@@ -576,10 +578,10 @@ def fit_latent_classes(
         converged=True,
         tolerance=tolerance,
         max_iter=max_iter,
-        bootstrap=bootstrap,
+        n_boot=n_boot,
         confidence_level=level,
         **_intervals(
-            flat, mult, point, (m, k), (bootstrap, tolerance, max_iter, level, rng), progress
+            flat, mult, point, (m, k), (n_boot, tolerance, max_iter, level, rng), progress
         ),
     )
 

@@ -11,17 +11,20 @@ from typing import Any
 
 import numpy as np
 
+from planner.renamed import renamed_field
 from planner.validation import RULES, check, check_instance
 
 
+@renamed_field("bootstrap", "n_boot")
 @dataclass(frozen=True)
 class LatentClassSettings:
     """The options of a latent-class (Dawid & Skene) fit by EM.
 
     Attributes
     ----------
-    bootstrap
-        Bootstrap refits for the intervals, 0 (none) or 100 to 100,000; default 200, enough
+    n_boot
+        Bootstrap refits for the intervals (``bootstrap`` before, still accepted with a
+        deprecation warning), 0 (none) or 100 to 100,000; default 200, enough
         for 95% percentile limits to about :math:`\\pm 0.01` on a proportion near 0.1 at
         1,000 items (the Monte Carlo error of a 2.5% quantile from :math:`B` refits is
         about :math:`\\sqrt{0.025 \\cdot 0.975 / B} / f(q)`).
@@ -39,11 +42,11 @@ class LatentClassSettings:
 
     Examples
     --------
-    >>> LatentClassSettings(bootstrap=0, max_iter=5000).max_iter
+    >>> LatentClassSettings(n_boot=0, max_iter=5000).max_iter
     5000
     """
 
-    bootstrap: int = 200
+    n_boot: int = 200
     confidence_level: float = 0.95
     max_iter: int = 1000
     tolerance: float = 1e-8
@@ -51,7 +54,7 @@ class LatentClassSettings:
     categories: tuple[Any, ...] | None = None
 
     def __post_init__(self) -> None:
-        check("bootstrap", self.bootstrap, RULES["bootstrap"])
+        check("n_boot", self.n_boot, RULES["fit_n_boot"])
         check("max_iter", self.max_iter, RULES["max_iter"])
         check("tolerance", self.tolerance, RULES["fit_tolerance"])
         level = float(check("confidence_level", self.confidence_level, RULES["confidence_level"]))
