@@ -126,7 +126,7 @@ BASELINES = {
         {"rng": 1},
     ),
     "alt_test": lambda: ((_multi(), ["c"]), {"epsilon": 0.2, "q": 0.05, "min_items": 2}),
-    "LatentClassSettings": lambda: ((), {"bootstrap": 0, "max_iter": 50}),
+    "LatentClassSettings": lambda: ((), {"n_boot": 0, "max_iter": 50}),
     "fit_latent_classes": lambda: (
         (_multi(), planner.LatentClassSettings(n_boot=0, max_iter=50)),
         {"rng": 1},
