@@ -33,6 +33,9 @@ _PUBLIC = {
     # planning a study
     "PlanSettings": "planner.sizing.plan",
     "Plan": "planner.sizing.plan",
+    "PairPlan": "planner.sizing.plan",
+    "PrecisionRow": "planner.sizing.plan",
+    "Recommendation": "planner.sizing.plan",
     "make_plan": "planner.sizing.plan",
     "SampleSizeResult": "planner.sizing.search",
     "StopRule": "planner.sizing.sampling_rules",
@@ -91,7 +94,7 @@ _PUBLIC = {
     # multi-rater sizing: M annotators per item
     "RatersModel": "planner.sizing.raters_model",
     "raters_model": "planner.sizing.raters_model",
-    "RatersPlan": "planner.sizing.raters_plan",
+    "RatersPlan": "planner.sizing.plan",
     "RatersPilot": "planner.sizing.raters_pilot",
     "RatersUncertainty": "planner.sizing.raters_pilot",
     "read_raters_pilot": "planner.sizing.raters_pilot",

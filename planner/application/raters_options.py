@@ -18,13 +18,12 @@ from typing import Any
 import numpy as np
 
 from planner.errors import InvalidInput
-from planner.sizing.plan import PlanSettings, make_plan
+from planner.sizing.plan import PlanSettings, RatersPlan, make_plan
 from planner.sizing.precision import assurance_curve, curve_items, fixed_size_precision
 from planner.sizing.raters_common import AnyRatersModel, common_prevalence_model
 from planner.sizing.raters_model import raters_model
 from planner.sizing.raters_pilot import RatersPilot, read_raters_pilot
 from planner.sizing.raters_pilot_plan import pilot_bootstrap_seed, plan_from_raters_pilot
-from planner.sizing.raters_plan import RatersPlan
 from planner.validation import RULES, check, seed_from
 
 #: library parameter -> (scenario section, key) for values a scenario can give
@@ -277,7 +276,8 @@ def _team_priced(plan: RatersPlan, scenario: Any, values: dict[str, Any]) -> Rat
         f"the budget bills the named team person by person (each one's seconds per item and "
         f"hourly rate, labels shared by speed, at most one per item each): {each}"
     )
-    return replace(plan, sizing_budget=budget, recommended=recommended, notes=[*plan.notes, note])
+    budgets = {plan.deciding_metric: budget}
+    return replace(plan, budgets=budgets, recommended=recommended, notes=[*plan.notes, note])
 
 
 def _team_pricing(scenario: Any, k: int, values: dict[str, Any]) -> Any:

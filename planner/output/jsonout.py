@@ -487,6 +487,7 @@ def _raters_recommendation_json(plan: Any) -> dict[str, Any]:
 
 def raters_plan_document(plan: Any) -> dict[str, Any]:
     """``plan --annotators M``: the sample size for several annotators and its evidence."""
+    from planner.sizing.raters_plan import describe_model
     from planner.sizing.search import PAIR_ONLY_FIELDS
 
     s = plan.sizing
@@ -509,11 +510,10 @@ def raters_plan_document(plan: Any) -> dict[str, Any]:
         "expected_coefficient": coefficient_json(s.metric, s.true_value, interval),
         "budget": budget_json(plan.budget),
         "sizing_budget": budget_json(plan.sizing_budget),
-        # of the items to label (the recommendation), as items and budget are; the library's
-        # plan.hours_per_annotator goes with its plug-in sizing
-        "hours_per_annotator": plan.budget.labelling_hours / s.n_annotators,
+        # of the items to label (the recommendation), as items and budget are
+        "hours_per_annotator": plan.hours_per_annotator,
         "precision_by_annotators": [asdict(r) for r in plan.by_annotators],
-        "model": plan.model,
+        "model": describe_model(plan.model),
     }
     if plan.pilot is not None:
         pilot = plan.pilot

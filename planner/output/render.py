@@ -17,6 +17,7 @@ from planner.output.jsonout import COEFFICIENT_LABELS
 from planner.output.safe_output import visible
 from planner.output.words import PERSON_HOURS_MEANING, adjudication_said, counted
 from planner.sizing.plan import Plan, interval_label
+from planner.sizing.sampling_rules import WorstCase
 from planner.sizing.search import SampleSizeResult
 
 _CELL_LABELS = {
@@ -153,7 +154,8 @@ def render_plan(plan: Plan, console: Console) -> None:
     """Print the assumptions, the answer per metric, the budget and the PSA checks."""
     console.print(_assumptions_table(plan))
     console.print(_answer_table(plan))
-    console.print(_checks_table(plan))
+    if plan.worst_case is not None:
+        console.print(_checks_table(plan, plan.worst_case))
     print_notes(plan.notes, console)
     console.print(
         f"seed {plan.seed} (rerun with --seed {plan.seed} for identical output)", style="dim"
@@ -287,10 +289,9 @@ def _answer_rows(answer: Table, plan: Plan, metric: str, res: SampleSizeResult) 
         )
 
 
-def _checks_table(plan: Plan) -> Table:
-    """PSA without trusting the model: the worst case and the stop rule."""
+def _checks_table(plan: Plan, wc: WorstCase) -> Table:
+    """PSA without trusting the model: the worst case ``wc`` and the stop rule."""
     checks = quantity_table("PSA without trusting the model: other sampling rules")
-    wc = plan.worst_case
     checks.add_row(
         "any agreement (worst case): union positives",
         fmt(wc.union_positives_wilson_every_outcome),

@@ -1,4 +1,4 @@
-"""Rich tables for a multi-rater plan (:class:`planner.sizing.raters_plan.RatersPlan`)."""
+"""Rich tables for a plan of several annotators (a :class:`planner.sizing.plan.Plan`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from rich.table import Table
 from rich.text import Text
 
 from planner.output.render import fmt, print_notes, quantity_table
-from planner.sizing.raters_plan import RatersPlan
+from planner.sizing.plan import RatersPlan
+from planner.sizing.raters_plan import describe_model
 from planner.sizing.raters_precision import RatersPrecision
 
 METRIC_NAMES = {
@@ -20,7 +21,7 @@ METRIC_NAMES = {
 
 
 def _assumptions(plan: RatersPlan) -> Table:
-    model = plan.model
+    model = describe_model(plan.model)
     table = quantity_table(f"Assumptions: {model['n_annotators']} annotators")
     table.add_row("categories", str(model["n_categories"]), "")
     table.add_row(
@@ -57,7 +58,8 @@ def _answer(plan: RatersPlan) -> Table:
     if b.adjudication_hours:
         spent += f" + {fmt(b.adjudication_hours)} h adjudicating {fmt(b.contested_items)} items"
     table.add_row("person-hours", fmt(b.person_hours), spent)
-    table.add_row("hours per annotator", fmt(plan.hours_per_annotator), f"pool of {s.n_annotators}")
+    each = b.labelling_hours / s.n_annotators  # of these items (the plug-in answer)
+    table.add_row("hours per annotator", fmt(each), f"pool of {s.n_annotators}")
     if b.cost is not None:
         table.add_row("cost", f"{b.cost:,.2f}", "")
     exact = s.basis == "exact"  # two annotators over two categories: the pair's exact search

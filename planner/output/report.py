@@ -65,8 +65,8 @@ from planner.output.safe_output import (
     refuse_inputs_inside,
     unexpected_entries,
 )
+from planner.sizing.plan import RatersPlan
 from planner.sizing.raters_common import AnyRatersModel
-from planner.sizing.raters_plan import RatersPlan
 from planner.validation import RngLike, seed_from
 
 MARKER = ".planner-report"

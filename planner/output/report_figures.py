@@ -341,8 +341,11 @@ def plan_hours(plan: Plan) -> HoursBars:
             cost = priced if priced is not None else None if rate is None else hours * rate
             bars.append((label, items, hours, cost, "stop"))
     worst = plan.worst_case
-    label = f"worst case: any agreement,\nassurance {worst.items_probability:g}"
-    bars.append((label, worst.items_at_model_union_rate, worst.person_hours, worst.cost, "worst"))
+    if worst is not None:
+        label = f"worst case: any agreement,\nassurance {worst.items_probability:g}"
+        bars.append(
+            (label, worst.items_at_model_union_rate, worst.person_hours, worst.cost, "worst")
+        )
     return _bars(bars)
 
 

@@ -52,9 +52,10 @@ from planner.output.report_sections import (
     schedule_section,
 )
 from planner.sizing.exact import usable_half_width
+from planner.sizing.plan import RatersPlan
 from planner.sizing.raters_common import AnyRatersModel
 from planner.sizing.raters_model import MAX_ANNOTATORS
-from planner.sizing.raters_plan import RatersPlan
+from planner.sizing.raters_plan import describe_model
 from planner.sizing.studies import NestedPatternStudies, simulate_pattern_counts
 from planner.sizing.study_intervals import expected_half_width, pattern_space, study_intervals
 from planner.validation import seed_from
@@ -337,7 +338,7 @@ def pilot_section(plan: RatersPlan) -> list[Block]:
 
 def assumptions(plan: RatersPlan) -> list[Block]:
     """The model the plan assumes."""
-    model, s = plan.model, plan.sizing
+    model, s = describe_model(plan.model), plan.sizing
     rows = [
         ["annotators", str(model["n_annotators"])],
         ["categories", str(model["n_categories"])],
@@ -362,11 +363,12 @@ def _if_truth(plan: RatersPlan) -> str:
 def plan_table(plan: RatersPlan) -> list[Block]:
     """The plan's answer and its evidence, and the fixed-hours table."""
     s, b = plan.sizing, plan.sizing_budget
+    each = b.labelling_hours / s.n_annotators  # of these items (the plug-in answer)
     rows = [
         ["items", f"{s.items:,} ({_design(plan)}{_if_truth(plan)})"],
         ["labels", f"{b.labels:,}"],
         ["person-hours", f"{b.person_hours:,.1f}"],
-        ["hours per annotator", f"{plan.hours_per_annotator:,.1f} (pool of {s.n_annotators})"],
+        ["hours per annotator", f"{each:,.1f} (pool of {s.n_annotators})"],
         ["half-width", f"{s.half_width_median:.4f} (median over {s.replicates:,} new studies)"],
         [
             "assurance",

@@ -281,13 +281,13 @@ def plan_section(plan: Plan) -> list[Block]:
         for name, r in plan.results.items()
     ]
     wc, sr = plan.worst_case, plan.stop_rule
-    text = (
+    text = "" if wc is None else (
         f"Whatever the true agreement, {wc.union_positives_wilson_every_outcome} union "
         f"positives give a Wilson half-width of at most {settings.width:g} for every outcome "
         f"(delta method: {wc.union_positives_delta}); "
         f"{wc.items_at_model_union_rate:,} items reach that many with probability at least "
         f"{wc.items_probability:g} ({wc.person_hours:,.1f} person-hours)."
-    )
+    )  # fmt: skip
     if sr:
         text += (
             f" Stop rule: label until {sr.union_positives} union positives; expected "

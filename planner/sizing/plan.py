@@ -1,172 +1,67 @@
-"""One plan: a pair model and a precision target in, sample sizes, budget and checks out.
+"""One plan: a study model and a precision target in, sample sizes, budget and checks out.
 
-:func:`make_plan` is the library function behind the ``plan`` command. It sizes the study
-for each requested metric (:func:`planner.sizing.search.find_sample_size`), lets the larger
-number of items decide, turns items into person-hours and cost, and adds two model-light
-answers for PSA: the worst case over every possible agreement, and the stop rule "label
-until ``U`` union positives".
+:func:`make_plan` is the library function behind the ``plan`` command, for a pair and for
+several annotators; its answer is one :class:`Plan`. It sizes the study for each requested
+metric (:func:`planner.sizing.search.find_sample_size`), lets the larger number of items
+decide and turns items into person-hours and cost. A pair's plan adds two model-light answers
+for PSA: the worst case over every possible agreement, and the stop rule "label until ``U``
+union positives"; several annotators' adds what ``M = 2 .. 6`` annotators per item buy at the
+plan's hours (:mod:`planner.sizing.raters_plan`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, TypeAlias, overload
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar, overload
 
 import numpy as np
 
 from planner.errors import InvalidInput, PlannerError
 from planner.operations.budget import Budget
-from planner.renamed import renamed_field
 from planner.sizing import sampling_rules
 from planner.sizing.exact import EXACT_PSA_METHODS
 from planner.sizing.model import PairModel
-from planner.sizing.raters_team_cost import TeamPricing, priced_budget
+from planner.sizing.plan_settings import PAIR_METRICS, UNCERTAINTY_METHODS, PlanSettings
+from planner.sizing.raters_team_cost import priced_budget
 from planner.sizing.sampling_rules import StopRule, WorstCase
-from planner.sizing.search import (
-    DEFAULT_METHOD,
-    SampleSizeResult,
-    SearchSettings,
-    coverage_shortfall_note,
-    find_sample_size,
-)
-from planner.statistics.alpha_variance import LINEARISED_LEVELS
-from planner.statistics.intervals import KAPPA_ESTIMANDS, KAPPA_METHODS, PSA_METHODS, coverage_note
-from planner.validation import (
-    RULES,
-    RngLike,
-    check,
-    check_choice,
-    check_instance,
-    compact_repr,
-    seed_from,
-)
+from planner.sizing.search import SampleSizeResult, coverage_shortfall_note, find_sample_size
+from planner.statistics.intervals import KAPPA_ESTIMANDS, coverage_note
+from planner.validation import RngLike, check_instance, compact_repr, seed_from
 
 if TYPE_CHECKING:  # the several-annotator plan stays off the pair plan's start path
     from planner.sizing.pilot import Pilot
     from planner.sizing.precision import Precision
     from planner.sizing.raters_common import CommonPrevalenceModel
     from planner.sizing.raters_model import RatersModel
-    from planner.sizing.raters_plan import RatersPlan
+    from planner.sizing.raters_pilot import RatersPilot, RatersUncertainty
+    from planner.sizing.raters_precision import RatersPrecision
     from planner.sizing.uncertainty import PilotUncertainty
     from planner.sizing.uncertainty_kappa import KappaPilotUncertainty
 
-    #: a plan under pilot uncertainty: PSA's or Cohen's kappa's
+    #: a pair's plan under pilot uncertainty: PSA's or Cohen's kappa's
     Uncertainty: TypeAlias = PilotUncertainty | KappaPilotUncertainty
+    #: any study model a plan takes
+    StudyModel: TypeAlias = PairModel | RatersModel | CommonPrevalenceModel
 
-#: the metrics of a pair's plan ("both": PSA and Cohen's kappa); several annotators take
-#: one of :data:`planner.sizing.study_intervals.RATER_METRICS`
-PAIR_METRICS = ("psa", "kappa", "both")
+#: what a plan holds differs in type with its study: the model, its pilot, the plan under the
+#: pilot's uncertainty and the precision of a fixed size (:data:`PairPlan`, :data:`RatersPlan`)
+ModelT = TypeVar("ModelT", bound="PairModel | RatersModel | CommonPrevalenceModel")
+PilotT = TypeVar("PilotT")
+UncertaintyT = TypeVar("UncertaintyT")
+PrecisionT = TypeVar("PrecisionT")
 
-#: PSA methods the plan under pilot uncertainty supports (every outcome narrow from some U on)
-UNCERTAINTY_METHODS = ("wilson", "clopper-pearson", "jeffreys")
-
-
-@renamed_field("n_reps", "replicates")
-@dataclass(frozen=True)
-class PlanSettings:
-    """The precision target, the search's effort and the labelling costs.
-
-    Defaults: half-width 0.08 at 95 % confidence with assurance 0.5 (the median study
-    reaches the width), both metrics' recommended intervals (Wilson-for-J for PSA, the
-    score interval for Cohen's kappa), 4,000 replicate studies per evaluated size, two annotators
-    at 90 s per item and no adjudication. With ``team`` (a named team) each person's seconds
-    and rate bill the budget (:func:`~planner.sizing.raters_team_cost.priced_budget`).
-
-    The same settings plan a study of several annotators (a
-    :class:`~planner.sizing.raters_model.RatersModel` or
-    :class:`~planner.sizing.raters_common.CommonPrevalenceModel`): ``metric`` is then one of
-    ``fleiss``, ``alpha``, ``psa``, ``conger`` or ``kappa`` (mean pairwise Cohen's kappa), with
-    ``level`` (alpha's distance: nominal, ordinal, interval) and ``per_item`` (each item labelled
-    by ``per_item`` of the model's annotators, drawn at random; ``None``: by all of them). The
-    default metric is PSA for every kind of study; with three or more categories PSA is
-    undefined and the metric must be named (``fleiss`` or ``alpha``). ``psa_method``,
-    ``kappa_method``, ``annotators_per_item`` and ``team`` are the pair's (several annotators:
-    the interval is the metric's linearised one, the labels per item are the model's
-    annotators or ``per_item``); ``level`` and ``per_item`` are several annotators' only.
-
-    Every value is checked on construction by its rule in
-    :data:`planner.validation.RULES` (``width`` in [0.001, 1): below 0.001 a study would
-    need millions of union positives and the search's arithmetic loses precision);
-    :class:`~planner.errors.InvalidInput` names the parameter.
-    """
-
-    width: float = 0.08
-    confidence_level: float = 0.95
-    assurance: float = 0.5
-    metric: str = "psa"
-    psa_method: str = DEFAULT_METHOD["psa"]
-    kappa_method: str = DEFAULT_METHOD["kappa"]
-    replicates: int = 4000
-    max_items: int = 10_000_000
-    annotators_per_item: int = 2
-    seconds_per_item: float = 90.0
-    adjudication_seconds: float = 0.0
-    hourly_rate: float | None = None
-    #: a named team's price of an item (:class:`~planner.sizing.raters_team_cost.TeamPricing`):
-    #: each person's seconds and rate bill the budget instead of the single rate
-    team: TeamPricing | None = None
-    level: str = "nominal"
-    per_item: int | None = None
-
-    def __post_init__(self) -> None:
-        # every value by the rule it obeys wherever it comes from (planner.validation), in
-        # parameter names; the CLI names the flags
-        for name in (
-            "width",
-            "confidence_level",
-            "assurance",
-            "replicates",
-            "max_items",
-            "annotators_per_item",
-            "seconds_per_item",
-            "adjudication_seconds",
-        ):
-            object.__setattr__(self, name, check(name, getattr(self, name), RULES[name]))
-        if self.hourly_rate is not None:
-            rate = check("hourly_rate", self.hourly_rate, RULES["hourly_rate"])
-            object.__setattr__(self, "hourly_rate", rate)
-        if not isinstance(self.metric, str) or self.metric not in PAIR_METRICS:
-            from planner.sizing.study_intervals import RATER_METRICS
-
-            check_choice("metric", self.metric, tuple(dict.fromkeys(PAIR_METRICS + RATER_METRICS)))
-        check_choice("level", self.level, LINEARISED_LEVELS)
-        if self.per_item is not None:
-            per_item = check("per_item", self.per_item, RULES["per_item"])
-            object.__setattr__(self, "per_item", per_item)
-        check_choice("psa_method", self.psa_method, PSA_METHODS)
-        check_choice("kappa_method", self.kappa_method, KAPPA_METHODS)
-        if self.team is not None:
-            check_instance("team", self.team, TeamPricing, "a TeamPricing (team_pricing)")
-
-    @property
-    def metrics(self) -> tuple[str, ...]:
-        """The metrics to size, in report order."""
-        return ("psa", "kappa") if self.metric == "both" else (self.metric,)
-
-    def search_settings(self, metric: str, *, several: bool = False) -> SearchSettings:
-        """The sample-size search these settings ask for ``metric``.
-
-        A pair's search uses the pair's interval method for the metric (``psa_method`` or
-        ``kappa_method``); several annotators' (``several=True``) has one interval per metric
-        and takes ``level`` and ``per_item`` instead.
-
-        >>> PlanSettings(width=0.05).search_settings("kappa").method
-        'score'
-        """
-        search = SearchSettings(
-            metric=metric,
-            width=self.width,
-            confidence_level=self.confidence_level,
-            assurance=self.assurance,
-            method=None if several else self._pair_method(metric),
-            replicates=self.replicates,
-            max_items=self.max_items,
-        )
-        return replace(search, level=self.level, per_item=self.per_item) if several else search
-
-    def _pair_method(self, metric: str) -> str:
-        return self.psa_method if metric == "psa" else self.kappa_method
+__all__ = [
+    "PAIR_METRICS",
+    "UNCERTAINTY_METHODS",
+    "PairPlan",
+    "Plan",
+    "PlanSettings",
+    "PrecisionRow",
+    "RatersPlan",
+    "Recommendation",
+    "make_plan",
+]
 
 
 @dataclass(frozen=True)
@@ -190,45 +85,67 @@ class Recommendation:
 
 
 @dataclass(frozen=True)
-class Plan:
-    """Everything the ``plan`` command reports for an annotator pair.
+class PrecisionRow:
+    """One row of several annotators' fixed-hours table: ``annotators`` per item, the items
+    the plan's labelling hours buy, those hours and the plug-in half-width."""
 
-    A study of several annotators has a :class:`~planner.sizing.raters_plan.RatersPlan`,
-    with the same names for the same things (``items``, ``budget``, ``notes``,
-    ``precision``, ``curve``, ``pilot``, ``uncertainty``, ``recommended``); the two stay
-    two types because what they size differs (here every metric's ``results`` with the
-    PSA checks ``worst_case`` and ``stop_rule``; there one metric's ``sizing`` with the
-    fixed-hours table).
+    annotators: int
+    items: int
+    hours: float
+    half_width: float
 
-    With a pilot (``model.source == "pilot-counts"``) and a plan under its uncertainty,
-    ``recommended`` holds the uncertainty-aware answer, and :attr:`items` and :attr:`budget`
-    are its; ``results`` and ``budgets`` stay the plug-in answers (the pilot as the truth).
+
+@dataclass(frozen=True)
+class Plan(Generic[ModelT, PilotT, UncertaintyT, PrecisionT]):
+    """Everything the ``plan`` command reports, for a pair or for several annotators.
+
+    ``results`` and ``budgets`` hold every sized metric's plug-in answer (the model as the
+    truth) and its cost: a pair sizes PSA, Cohen's kappa or both; several annotators one
+    metric. The metric needing the most items decides (``deciding_metric``). With a pilot and
+    a plan under its uncertainty, ``recommended`` holds the uncertainty-aware answer, and
+    :attr:`items` and :attr:`budget` are its.
+
+    Attributes
+    ----------
+    model
+        The study model: a pair's :class:`~planner.sizing.model.PairModel`, or several
+        annotators' :class:`~planner.sizing.raters_model.RatersModel` or
+        :class:`~planner.sizing.raters_common.CommonPrevalenceModel`.
+    worst_case, stop_rule
+        PSA's worst case over every agreement and its stop rule
+        (:mod:`planner.sizing.sampling_rules`): a pair's plan that sizes PSA; else ``None``.
+    by_annotators
+        Several annotators labelling every item: what ``M = 2 .. 6`` annotators per item buy
+        at the plan's labelling hours (the team cycled); empty for a pair and for a
+        ``k``-of-``M`` design.
+    uncertainty, uncertainty_by_metric
+        The plan under the pilot's uncertainty of each metric that has one, and the one that
+        needs the most items.
+    precision, curve
+        What a fixed number of items buys, and per metric the assurance against items; or
+        ``None`` when not asked.
+    pilot
+        The pilot file the model came from, or ``None``.
     """
 
     __repr__ = compact_repr  # shapes, not every value
 
-    model: PairModel
+    model: ModelT
     settings: PlanSettings
     results: dict[str, SampleSizeResult]
     budgets: dict[str, Budget]
     deciding_metric: str
-    #: PSA's worst case over every agreement (:class:`~planner.sizing.sampling_rules.WorstCase`)
-    worst_case: WorstCase
-    #: PSA's stop rule, ``None`` when PSA is not sized
-    stop_rule: StopRule | None
     seed: int
+    worst_case: WorstCase | None = None
+    stop_rule: StopRule | None = None
     notes: list[str] = field(default_factory=list)
-    uncertainty: Uncertainty | None = None
-    #: every sized metric's plan under pilot uncertainty; ``uncertainty`` is the one that
-    #: needs the most items (it decides, as the larger plug-in answer does)
-    uncertainty_by_metric: dict[str, Uncertainty] = field(default_factory=dict)
-    #: what a fixed number of items buys (:func:`planner.sizing.precision.fixed_size_precision`)
-    precision: Precision | None = None
-    #: the pilot file the model came from (:func:`planner.sizing.pilot.read_pilot`)
-    pilot: Pilot | None = None
-    #: per metric, the assurance against items (:func:`planner.sizing.precision.assurance_curve`)
+    uncertainty: UncertaintyT | None = None
+    uncertainty_by_metric: dict[str, UncertaintyT] = field(default_factory=dict)
+    precision: PrecisionT | None = None
+    pilot: PilotT | None = None
     curve: dict[str, list[dict[str, float]]] | None = None
     recommended: Recommendation | None = None
+    by_annotators: list[PrecisionRow] = field(default_factory=list)
 
     @property
     def items(self) -> int:
@@ -244,6 +161,39 @@ class Plan:
         if self.recommended is not None:
             return self.recommended.budget
         return self.budgets[self.deciding_metric]
+
+    @property
+    def several(self) -> bool:
+        """Whether the plan is several annotators' (a model other than the pair's)."""
+        return not isinstance(self.model, PairModel)
+
+    @property
+    def sizing(self) -> SampleSizeResult:
+        """The deciding metric's plug-in answer (several annotators: the one metric's)."""
+        return self.results[self.deciding_metric]
+
+    @property
+    def sizing_budget(self) -> Budget:
+        """Hours and cost of every label of :attr:`sizing`'s items."""
+        return self.budgets[self.deciding_metric]
+
+    @property
+    def hours_per_annotator(self) -> float:
+        """Labelling hours of each annotator of the study's pool for :attr:`items` (several
+        annotators, ``k``-of-``M``: ``items k / M`` items each, on average; a pair: half)."""
+        pool = self.model.n_annotators if self.several else self.settings.annotators_per_item
+        return self.budget.labelling_hours / pool
+
+
+if TYPE_CHECKING:
+    #: a pair's plan (:func:`make_plan` of a :class:`~planner.sizing.model.PairModel`)
+    PairPlan: TypeAlias = Plan[PairModel, Pilot, Uncertainty, Precision]
+    #: several annotators' plan (:func:`make_plan` of a RatersModel or CommonPrevalenceModel)
+    RatersPlan: TypeAlias = Plan[
+        RatersModel | CommonPrevalenceModel, RatersPilot, RatersUncertainty, RatersPrecision
+    ]
+else:  # one class at run time, for isinstance and for code that imports either name
+    PairPlan = RatersPlan = Plan
 
 
 def interval_label(metric: str, method: str) -> str:
@@ -361,7 +311,7 @@ def make_plan(
     rng: RngLike = None,
     pilot_draws: int = 0,
     progress: Callable[[int, int], None] | None = None,
-) -> Plan: ...
+) -> PairPlan: ...
 
 
 @overload
@@ -376,13 +326,13 @@ def make_plan(
 
 
 def make_plan(
-    model: PairModel | RatersModel | CommonPrevalenceModel,
+    model: StudyModel,
     settings: PlanSettings = PlanSettings(),  # noqa: B008 (frozen, so one shared default)
     *,
     rng: RngLike = None,
     pilot_draws: int = 0,
     progress: Callable[[int, int], None] | None = None,
-) -> Plan | RatersPlan:
+) -> PairPlan | RatersPlan:
     """Size a study of two or more annotators for ``model`` and ``settings``.
 
     Parameters
@@ -391,9 +341,8 @@ def make_plan(
         Cell probabilities of the annotator pair (:class:`~planner.sizing.model.PairModel`),
         or a model of several annotators
         (:class:`~planner.sizing.raters_model.RatersModel`,
-        :class:`~planner.sizing.raters_common.CommonPrevalenceModel`), whose plan is a
-        :class:`~planner.sizing.raters_plan.RatersPlan`
-        (:func:`planner.sizing.raters_plan.plan_several_annotators`).
+        :class:`~planner.sizing.raters_common.CommonPrevalenceModel`), sized by
+        :func:`planner.sizing.raters_plan.plan_several_annotators`.
     settings
         Target, search effort and labelling costs.
     rng

@@ -29,13 +29,13 @@ from typing import Any
 import numpy as np
 
 from planner.errors import InvalidInput
-from planner.sizing.plan import PlanSettings, Recommendation
+from planner.sizing.plan import Plan, PlanSettings, RatersPlan, Recommendation
 from planner.sizing.raters_pilot import (
     RatersPilot,
     raters_items_under_uncertainty,
     read_raters_pilot,
 )
-from planner.sizing.raters_plan import RatersPlan, labels_budget, plan_several_annotators
+from planner.sizing.raters_plan import labels_budget, plan_several_annotators
 from planner.sizing.raters_precision import study_and_costs
 from planner.sizing.study_intervals import UNDEFINED_RULE
 from planner.validation import RngLike, check_instance, seed_from
@@ -65,7 +65,13 @@ def with_pilot_uncertainty(
     TargetUnreachable
         When ``settings.max_items`` items do not reach the hybrid assurance.
     """
-    check_instance("plan", plan, RatersPlan, "a RatersPlan (make_plan of several annotators)")
+    check_instance("plan", plan, Plan, "a Plan of several annotators (make_plan)")
+    if not plan.several:
+        raise InvalidInput(
+            "plan is a pair's; a pilot of several annotators takes the plan of its fit "
+            "(make_plan of a RatersModel)",
+            parameter="plan",
+        )
     check_instance("pilot", pilot, RatersPilot, "a RatersPilot (read_raters_pilot)")
     s = plan.sizing
     seed = s.seed if s.seed is not None else seed_from(None)  # a search records its seed

@@ -13,96 +13,19 @@ half-width at the expected counts of that study (the team cycled from the given 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from planner.errors import InvalidInput
 from planner.operations.budget import SECONDS_PER_HOUR, Budget, labelling_budget, labelling_hours
-from planner.sizing.plan import PlanSettings, Recommendation
+from planner.sizing.plan import Plan, PlanSettings, PrecisionRow, RatersPlan
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import MAX_ANNOTATORS, RatersModel
-from planner.sizing.raters_pilot import RatersPilot, RatersUncertainty
-from planner.sizing.raters_precision import RatersPrecision, contested_share
+from planner.sizing.raters_precision import contested_share
 from planner.sizing.search import SampleSizeResult, find_sample_size
 from planner.sizing.study_intervals import expected_half_width, pattern_space
-from planner.validation import RngLike, check_instance, compact_repr, seed_from
-
-
-@dataclass(frozen=True)
-class PrecisionRow:
-    """One row of the fixed-hours table: ``annotators`` per item, items, hours, half-width."""
-
-    annotators: int
-    items: int
-    hours: float
-    half_width: float
-
-
-@dataclass(frozen=True)
-class RatersPlan:
-    """The plan for a study of several annotators.
-
-    It shares the pair's :class:`~planner.sizing.plan.Plan` names for the same things:
-    :attr:`items` and :attr:`budget` (what to label and its cost: the recommendation under
-    the pilot's uncertainty when there is one), ``notes``, ``precision``, ``curve`` (per
-    metric), ``pilot``, ``uncertainty`` and ``recommended``
-    (a :class:`~planner.sizing.plan.Recommendation`). Its own: one metric's ``sizing`` (the
-    pair's ``results`` per metric), the fixed-hours table and the hours per annotator.
-
-    Attributes
-    ----------
-    sizing
-        The sample size and its evidence (the plug-in answer: the model as the truth).
-    sizing_budget
-        Hours and cost of every label of ``sizing.items``.
-    hours_per_annotator
-        Labelling hours of each annotator of the pool (``k``-of-``M``: ``items k / M``
-        items each, on average).
-    by_annotators
-        The fixed-hours table, ``M = 2 .. 6`` (empty for a ``k``-of-``M`` design).
-    model
-        The model (:func:`describe_model`): ``kind`` ``"confusion"`` (prevalences,
-        confusion matrices, ambiguity) or ``"common-prevalence"`` (kappaSize's model:
-        prevalences, intraclass kappa and which family).
-    notes
-        What the reader must know (an interval that under-covers, the team cycled).
-    precision
-        What a fixed number of items (given, or bought by hours or a budget) reaches
-        (:func:`planner.sizing.raters_precision.raters_fixed_size`), or ``None``.
-    curve
-        The metric's assurance against items for the target width
-        (:func:`planner.sizing.raters_precision.raters_assurance_curve`), or ``None``.
-    pilot, uncertainty, recommended
-        A pilot file's fit (the model), the plan under its uncertainty
-        (:func:`planner.sizing.raters_pilot.raters_items_under_uncertainty`) and its items
-        and budget, which are the recommendation; else ``None``.
-    """
-
-    __repr__ = compact_repr  # shapes, not every value
-
-    sizing: SampleSizeResult
-    sizing_budget: Budget
-    hours_per_annotator: float
-    by_annotators: list[PrecisionRow]
-    model: dict[str, Any]
-    notes: list[str] = field(default_factory=list)
-    precision: RatersPrecision | None = None
-    curve: dict[str, list[dict[str, float]]] | None = None
-    pilot: RatersPilot | None = None
-    uncertainty: RatersUncertainty | None = None
-    recommended: Recommendation | None = None
-
-    @property
-    def items(self) -> int:
-        """The items to label: under the pilot's uncertainty when there is a pilot."""
-        return self.sizing.items if self.recommended is None else self.recommended.items
-
-    @property
-    def budget(self) -> Budget:
-        """The budget of :attr:`items`."""
-        return self.sizing_budget if self.recommended is None else self.recommended.budget
+from planner.validation import RngLike, check_instance, seed_from
 
 
 def describe_model(model: AnyRatersModel) -> dict[str, Any]:
@@ -214,11 +137,13 @@ def plan_several_annotators(
             notes.append("the table at fixed hours cycles the given annotators to reach M")
     else:
         table = []
-    return RatersPlan(
-        sizing=sizing,
-        sizing_budget=budget,
-        hours_per_annotator=budget.labelling_hours / model.n_annotators,
-        by_annotators=table,
-        model=describe_model(model),
+    return Plan(
+        model=model,
+        settings=settings,
+        results={sizing.metric: sizing},
+        budgets={sizing.metric: budget},
+        deciding_metric=sizing.metric,
+        seed=rng,
         notes=notes,
+        by_annotators=table,
     )
