@@ -31,7 +31,7 @@ _PUBLIC = {
     "pair_from_union_rate": "planner.sizing.model",
     "pair_from_counts": "planner.sizing.model",
     # planning a study
-    "PlanSettings": "planner.sizing.plan",
+    "PlanSettings": "planner.sizing.plan_settings",
     "Plan": "planner.sizing.plan",
     "PairPlan": "planner.sizing.plan",
     "PrecisionRow": "planner.sizing.plan",
