@@ -44,8 +44,8 @@ def test_methods_6_2_b_bias_index_example():
     assert summary["kappa"] == pytest.approx(0.516, abs=5e-4)
 
 
-@settings(max_examples=60, deadline=None)
-@given(
+#: prevalence, error and bias of each annotator, ambiguity
+PAIR_INPUTS = (
     st.floats(0.02, 0.5),
     st.floats(0.0, 0.49),
     st.floats(-1, 1),
@@ -53,6 +53,10 @@ def test_methods_6_2_b_bias_index_example():
     st.floats(-1, 1),
     st.floats(0, 1),
 )
+
+
+@settings(max_examples=60, deadline=None)
+@given(*PAIR_INPUTS)
 def test_cells_are_probabilities_and_margins_ignore_ambiguity(pi, e_a, s_a, e_b, s_b, h):
     try:
         model = pair_from_annotators(pi, (e_a, e_b), (s_a, s_b), h)
@@ -67,6 +71,32 @@ def test_cells_are_probabilities_and_margins_ignore_ambiguity(pi, e_a, s_a, e_b,
     # Correlated errors never lower agreement on the positive class.
     independent = pair_from_annotators(pi, (e_a, e_b), (s_a, s_b), 0.0)
     assert model.cells[0] >= independent.cells[0] - 1e-12
+
+
+def _closed_form_cells(pi, fnr, fpr, h):
+    """The pair's four cells written out (docs/methods/annotator-models.md 6.2 (a)): both err
+    with ``m_t = (1 - h) r_A r_B + h min(r_A, r_B)`` given the truth."""
+    m1 = (1 - h) * fnr[0] * fnr[1] + h * min(fnr)
+    m0 = (1 - h) * fpr[0] * fpr[1] + h * min(fpr)
+    a = pi * (1 - fnr[0] - fnr[1] + m1) + (1 - pi) * m0
+    b = pi * (fnr[1] - m1) + (1 - pi) * (fpr[0] - m0)
+    c = pi * (fnr[0] - m1) + (1 - pi) * (fpr[1] - m0)
+    d = pi * m1 + (1 - pi) * (1 - fpr[0] - fpr[1] + m0)
+    return [a, b, c, d]
+
+
+@settings(max_examples=80, deadline=None)
+@given(*PAIR_INPUTS)
+def test_the_pair_is_the_annotator_model_of_two_in_closed_form(pi, e_a, s_a, e_b, s_b, h):
+    """The pair's cells come from the M-annotator model with M = 2; they equal the closed form
+    of the pair model computed here independently."""
+    try:
+        model = pair_from_annotators(pi, (e_a, e_b), (s_a, s_b), h)
+    except InvalidInput:
+        return
+    sens, spec = model.assumptions["sensitivity"], model.assumptions["specificity"]
+    fnr, fpr = [1 - x for x in sens], [1 - x for x in spec]
+    assert np.allclose(model.cells, _closed_form_cells(pi, fnr, fpr, h), atol=1e-12)
 
 
 def test_cells_match_an_item_level_simulation():

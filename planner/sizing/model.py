@@ -258,7 +258,9 @@ def pair_from_annotators(
     shared item difficulty ``V ~ U(0, 1)`` (annotator ``j`` errs when ``V < rate_j``), so
     ``P(both err | T) = (1 - h) r_A r_B + h min(r_A, r_B)``. Each annotator's own error
     rates, and so its marginal accuracy, do not depend on ``h``; only the correlation of
-    errors does. With ``m_t = P(both err | T = t)``::
+    errors does. The cells are the label patterns of
+    :func:`planner.sizing.raters_model.raters_model` with ``M = 2`` (the one annotator model);
+    with ``m_t = P(both err | T = t)`` their closed form is::
 
         a = pi (1 - FNR_A - FNR_B + m_1) + (1 - pi) m_0
         b = pi (FNR_B - m_1)             + (1 - pi) (FPR_A - m_0)
@@ -298,15 +300,13 @@ def pair_from_annotators(
     h = check("ambiguity", ambiguity, RULES["ambiguity"])
     fnr_a, fpr_a = annotator_rates(pi, errors[0], biases[0], label="A")
     fnr_b, fpr_b = annotator_rates(pi, errors[1], biases[1], label="B")
-    m1 = (1 - h) * fnr_a * fnr_b + h * min(fnr_a, fnr_b)
-    m0 = (1 - h) * fpr_a * fpr_b + h * min(fpr_a, fpr_b)
-    a = pi * (1 - fnr_a - fnr_b + m1) + (1 - pi) * m0
-    b = pi * (fnr_b - m1) + (1 - pi) * (fpr_a - m0)
-    c = pi * (fnr_a - m1) + (1 - pi) * (fpr_b - m0)
-    d = pi * m1 + (1 - pi) * (1 - fpr_a - fpr_b + m0)
-    cells = tuple(float(max(x, 0.0)) for x in (a, b, c, d))
+    # the one annotator model, M = 2 (its label patterns are the four cells)
+    from planner.sizing.raters_model import raters_model
+
+    two = raters_model(pi, 2, error_rate=errors, bias=biases, ambiguity=h)
+    cells = pair_from_ordered(two.ordered_probabilities()).cells
     return PairModel(
-        cells=cells,  # type: ignore[arg-type]
+        cells=cells,
         source="annotators",
         assumptions={
             "prevalence": pi,
