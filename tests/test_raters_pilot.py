@@ -93,7 +93,7 @@ def test_plug_in_model_is_the_fit_and_the_plan_meets_it(plan):
     # each bootstrap truth is a model: prevalences sum to 1, confusion rows sum to 1
     for prevalence, confusion in pilot.draws:
         assert prevalence.sum() == pytest.approx(1) and np.allclose(confusion.sum(axis=-1), 1)
-    assert plan.model["n_annotators"] == 3 and plan.sizing.items == plan.uncertainty.plug_in_items
+    assert plan.model.n_annotators == 3 and plan.sizing.items == plan.uncertainty.plug_in_items
 
 
 def test_bootstrap_spread_of_the_prevalence_is_about_binomial(plan):
