@@ -47,6 +47,12 @@ _PUBLIC = {
     "scenario_from_dict": "planner.data.scenario",
     "Comparison": "planner.sizing.compare",
     "compare_designs": "planner.sizing.compare",
+    "RatersStrata": "planner.sizing.raters_strata",
+    "StrataOptions": "planner.sizing.raters_strata_designs",
+    "raters_strata": "planner.sizing.raters_strata",
+    "stratum_raters_models": "planner.sizing.raters_strata",
+    "compare_raters_designs": "planner.sizing.raters_strata_designs",
+    "raters_comparison_from_options": "planner.application.raters_strata_options",
     # measuring agreement
     "Ratings": "planner.data.labels",
     "ratings_from_matrix": "planner.data.labels",

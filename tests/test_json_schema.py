@@ -52,6 +52,14 @@ VARIANTS: dict[str, tuple[str, list[str]]] = {
         ["plan", str(ROOT / "scenarios" / "unsupported-claims-enriched.toml"), *FAST],
     ),
     "plan-scenario": ("plan", ["plan", str(ROOT / "scenarios" / "unsupported-claims.toml"), *FAST]),
+    "plan-stratified-several": (
+        "plan-comparison",
+        [
+            "plan",
+            str(ROOT / "scenarios" / "unsupported-claims-three-annotators-strata.toml"),
+            *FAST,
+        ],
+    ),
     "plan-pilot": (
         "plan",
         ["plan", "--pilot", str(EXAMPLES / "labels.csv"), "--positive", "unsupported", *FAST],

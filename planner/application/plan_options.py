@@ -719,7 +719,7 @@ def run_schedule(
     SimPy model. Returns ``(plan or None, ScheduleResult)``.
     """
     from planner.data.scenario_raters import RatersScenario
-    from planner.operations.workload import Operation, simulate_schedule
+    from planner.operations.workload import simulate_schedule
     from planner.validation import RULES, check
 
     scenario = load_scenario(scenario_path) if scenario_path else None
@@ -735,25 +735,28 @@ def run_schedule(
     check("seed", seed, RULES["seed"])
     plan = None
     contested = options.contested_rate or 0.0
-    if several and items is None:
+    strata = None
+    if several and items is None and getattr(scenario, "strata", None):
+        from planner.application.raters_strata_options import strata_work
+
+        strata = strata_work(scenario, seed, cli, design or "weighted")
+        notes = [*notes, *strata.notes]
+        merged = replace(merged, annotators_per_item=strata.labels_per_item)
+    elif several and items is None:
         work = raters_work(scenario, seed, cli)
         items, contested, notes = work.items, work.contested_rate, [*notes, *work.notes]
         merged = replace(merged, annotators_per_item=work.labels_per_item)
     named = wants_named(scenario, changes)
     if named:  # the flat team may be smaller than k: the named team is checked instead
         team = replace(team, annotators=max(team.annotators, merged.annotators_per_item))
-    if items is not None:
+    shape: tuple[tuple[int, ...], tuple[float, ...], tuple[float, ...]] | None = None
+    if strata is not None:
+        shape = (strata.items, strata.seconds_per_item, strata.contested_rate)
+    elif items is not None:
         items = check("items", items, RULES["items"])
-        labels = check("annotators_per_item", merged.annotators_per_item, RULES["labels_per_item"])
-        operation = Operation(
-            items_per_stratum=(items,),
-            seconds_per_item=(merged.seconds_per_item,),
-            contested_rate=(contested,),
-            labels_per_item=labels,
-            **team.operation_fields(),
-            adjudication_seconds=merged.adjudication_seconds,
-            hourly_rate=merged.hourly_rate,
-        )
+        shape = ((items,), (merged.seconds_per_item,), (contested,))
+    if shape is not None:
+        operation = _operation_of(shape, merged, team)
     else:
         plan = run_plan(scenario_path, options, lambda _: seed)
         operation = operation_for(plan, team, design or "weighted")
@@ -765,6 +768,28 @@ def run_schedule(
     return plan, _named_schedule(
         scenario, operation, merged, team, cli_team, changes, seed, progress
     ).with_notes(notes)
+
+
+def _operation_of(
+    shape: tuple[tuple[int, ...], tuple[float, ...], tuple[float, ...]],
+    merged: ResolvedOptions,
+    team: TeamSettings,
+) -> Operation:
+    """The operation of given work: items, seconds per item and contested shares per
+    stratum, labelled at ``merged``'s labels per item by ``team``."""
+    from planner.operations.workload import Operation
+    from planner.validation import RULES, check
+
+    labels = check("annotators_per_item", merged.annotators_per_item, RULES["labels_per_item"])
+    return Operation(
+        items_per_stratum=shape[0],
+        seconds_per_item=shape[1],
+        contested_rate=shape[2],
+        labels_per_item=labels,
+        **team.operation_fields(),
+        adjudication_seconds=merged.adjudication_seconds,
+        hourly_rate=merged.hourly_rate,
+    )
 
 
 def _budget_of(scenario: Any) -> dict[str, Any]:

@@ -125,6 +125,19 @@ def _model(values: dict[str, Any]) -> AnyRatersModel:
     )
 
 
+#: the plan settings a resolved value sets, by the same name
+SETTINGS_VALUES = (
+    "width", "confidence_level", "assurance", "replicates", "max_items", "seconds_per_item",
+    "hourly_rate", "adjudication_seconds",
+)  # fmt: skip
+
+
+def settings_from_values(values: dict[str, Any], metric: str, **extra: Any) -> PlanSettings:
+    """The plan settings of resolved ``values`` (:func:`resolve`) for ``metric``, with
+    ``extra`` settings."""
+    return PlanSettings(metric=metric, **{k: values[k] for k in SETTINGS_VALUES}, **extra)
+
+
 def _named_by_file(exc: InvalidInput, scenario: Any, from_file: set[str]) -> InvalidInput:
     """The error with its leading parameter name replaced by "file: section.key"."""
     parameter = getattr(exc, "parameter", None)
@@ -349,6 +362,11 @@ def raters_plan_from_options(
         A value outside its range: named as the parameter, or as the file and key when it
         came from the scenario.
     """
+    if getattr(scenario, "strata", ()):
+        raise InvalidInput(
+            f"{scenario.path}: several annotators over [[strata]] have three designs, which "
+            "the plan compares; one plan of them (for a schedule or a report) is not built yet"
+        )
     values, from_file = resolve(options, scenario)
     seed = seed_from(rng)
     try:
@@ -356,18 +374,8 @@ def raters_plan_from_options(
         pilot = _pilot(options, scenario, seed)
         model = _model(values) if pilot is None else pilot.model
         metric = values["metric"] or ("psa" if model.n_categories == 2 else "fleiss")
-        settings = PlanSettings(
-            metric=metric,
-            width=values["width"],
-            level=values["level"],
-            per_item=values["per_item"],
-            confidence_level=values["confidence_level"],
-            assurance=values["assurance"],
-            replicates=values["replicates"],
-            max_items=values["max_items"],
-            seconds_per_item=values["seconds_per_item"],
-            hourly_rate=values["hourly_rate"],
-            adjudication_seconds=values["adjudication_seconds"],
+        settings = settings_from_values(
+            values, metric, level=values["level"], per_item=values["per_item"]
         )
         if pilot is None:
             plan = make_plan(model, settings, rng=seed, progress=progress)

@@ -168,9 +168,43 @@ def _ignored_notes(options: dict[str, Any]) -> list[str]:
     ]
 
 
+def _plan_strata(
+    options: dict[str, Any], library: dict[str, Any], scenario: Any, seed: int
+) -> None:
+    """Run and print the designs over the strata of a several-annotator scenario."""
+    from planner.application.raters_strata_options import raters_comparison_from_options
+
+    try:
+        quiet = bool(options.get("json_output") or options.get("quiet"))
+        with progress_bar("sizing designs", disabled=quiet) as progress:
+            comparison = raters_comparison_from_options(
+                library, scenario, rng=seed, progress=progress
+            )
+    except InvalidInput as exc:
+        raise flags_named(exc) from None
+    comparison.notes.extend(_ignored_notes(options))
+    from planner.output import jsonout, render
+
+    _emit(options, comparison, jsonout.comparison_document, render.render_comparison)
+
+
+def _emit(options: dict[str, Any], result: Any, document: Any, show: Any) -> None:
+    """``result`` as its JSON ``document`` (its notes on stderr) or as the tables ``show``
+    prints."""
+    if options.get("json_output"):
+        for line in result.notes:
+            note(line)
+        emit_json(document(result))
+        return
+    from planner.output.render import TerminalConsole as Console
+
+    show(result, Console(markup=False))
+
+
 def plan_raters(options: dict[str, Any]) -> None:
     """Run and print the multi-rater plan for ``plan``'s options (its ``locals()``)."""
     from planner.application.raters_options import raters_plan_from_options
+    from planner.application.raters_strata_options import has_strata
     from planner.data.layout import LayoutUnclear, RoleConflict
 
     scenario = raters_scenario(options)
@@ -187,6 +221,8 @@ def plan_raters(options: dict[str, Any]) -> None:
     if seed is None and scenario is not None:
         seed = scenario.simulation.get("seed")
     seed = seed_or_draw(seed)
+    if scenario is not None and has_strata(scenario):
+        return _plan_strata(options, library, scenario, seed)
     try:
         quiet = bool(options.get("json_output") or options.get("quiet"))
         with progress_bar("sizing", disabled=quiet) as progress:
@@ -198,14 +234,7 @@ def plan_raters(options: dict[str, Any]) -> None:
 
         raise reader_error(exc) from None
     plan.notes.extend(_ignored_notes(options))
-    if options.get("json_output"):
-        for line in plan.notes:
-            note(line)
-        from planner.output.jsonout import raters_plan_document
-
-        emit_json(raters_plan_document(plan))
-        return
-    from planner.output.render import TerminalConsole as Console
+    from planner.output.jsonout import raters_plan_document
     from planner.output.render_raters import render_raters_plan
 
-    render_raters_plan(plan, Console(markup=False))
+    _emit(options, plan, raters_plan_document, render_raters_plan)

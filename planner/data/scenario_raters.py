@@ -42,7 +42,7 @@ name the file and key too.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from planner.data.scenario import (
@@ -235,14 +235,41 @@ class RatersScenario(Scenario):
     annotators: AnnotatorsSection | None = None
 
 
+#: what several annotators over strata cannot take: each stratum has its prevalence, the
+#: annotators label every item of two categories by error rates
+_NOT_WITH_STRATA = ("prevalence", "pilot_file", "confusion", "categories", "kappa", "per_item")
+
+
+def _check_stratified(table: Any, source: str) -> None:
+    """The ``[annotators]`` of a scenario with ``[[strata]]``: a table without the keys each
+    stratum states itself or the designs do not take."""
+    if not isinstance(table, dict):
+        raise InvalidInput(f"{source}: [annotators] must be a table")
+    clash = [key for key in _NOT_WITH_STRATA if key in table]
+    if clash:
+        why = (
+            "each stratum states its own strata[].prevalence"
+            if clash[0] == "prevalence"
+            else "the designs over strata take every annotator on every item of two "
+            "categories, by error rates"
+        )
+        raise InvalidInput(
+            f"{source}: annotators.{clash[0]} does not combine with [[strata]]: {why}"
+        )
+
+
 def raters_scenario_from_dict(data: dict[str, Any], source: str = "scenario") -> RatersScenario:
     """Validate a parsed TOML document with an ``[annotators]`` section."""
-    section = annotators_section(data.get("annotators"), source)
-    for key in ("model", "strata"):
-        if key in data:
-            raise InvalidInput(
-                f"{source}: [{key}] describes one pair and does not combine with [annotators]"
-            )
+    if "model" in data:
+        raise InvalidInput(
+            f"{source}: [model] describes one pair and does not combine with [annotators]"
+        )
+    if "strata" in data:
+        _check_stratified(data.get("annotators"), source)
+        table = {"prevalence": 0.5, **data["annotators"]}  # each stratum has its own
+        section = replace(annotators_section(table, source), prevalence=None)
+    else:
+        section = annotators_section(data.get("annotators"), source)
     budget = data.get("budget")
     if isinstance(budget, dict) and "annotators_per_item" in budget:
         raise InvalidInput(

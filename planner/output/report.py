@@ -416,7 +416,12 @@ def write_report(
     probe_folder(root)
     seed = report_seed(scenario, rng)
     result: PlanResult | _SeveralAnnotators
-    if isinstance(scenario, RatersScenario):
+    if isinstance(scenario, RatersScenario) and scenario.strata:  # their designs compared
+        from planner.application.raters_strata_options import raters_comparison_from_options
+
+        result = raters_comparison_from_options({}, scenario, rng=seed)
+        _, schedule = run_schedule(scenario.path, PlanOptions(), {}, lambda _: seed)
+    elif isinstance(scenario, RatersScenario):
         result, schedule = _several_annotators(scenario, seed)
     else:
         result = run_plan(scenario.path, PlanOptions(), lambda _: seed)

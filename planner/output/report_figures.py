@@ -209,6 +209,10 @@ def deciding_metric(result: PlanResult) -> tuple[str, str]:
     match result:
         case Plan():
             metric = result.deciding_metric
+        case Comparison() if result.raters is not None:  # the pooled interval of patterns
+            from planner.sizing.study_intervals import INTERVAL_METHODS
+
+            return settings.metric, INTERVAL_METHODS[settings.metric]
         case Comparison():
             metric = "psa" if settings.metric == "both" else settings.metric
     return metric, settings.psa_method if metric == "psa" else settings.kappa_method
@@ -234,15 +238,27 @@ def half_width_curve(
     interval_rng, study_rng = rng.spawn(2)
     interval = interval_function(metric, method, settings.confidence_level, rng=interval_rng)
     studies = NestedStudies(model.cells, CURVE_REPLICATES, rng=study_rng)
+    return curve_of(
+        lambda n: interval(studies.tables(n)).half_width,
+        planned, settings, metric, model.union_rate, design,
+    )  # fmt: skip
+
+
+def curve_of(
+    half_widths: Callable[[int], np.ndarray],
+    planned: int,
+    settings: Any,
+    metric: str,
+    union_rate: float,
+    design: str,
+) -> HalfWidthCurve:
+    """The quantiles of ``half_widths(n)`` (one per simulated study of ``n`` items) on
+    :data:`CURVE_SIZES` sizes from 0.3 to 2 times ``planned``; undefined and zero-width
+    intervals count as infinitely wide."""
     low, high = max(10, int(0.3 * planned)), int(2 * planned)
     grid = np.unique(np.linspace(low, high, CURVE_SIZES).astype(int))
     quantiles = [0.1, 0.5, 0.9, settings.assurance]
-    rows = np.array(
-        [
-            np.quantile(usable_half_width(interval(studies.tables(int(n))).half_width), quantiles)
-            for n in grid
-        ]
-    )
+    rows = np.array([np.quantile(usable_half_width(half_widths(int(n))), quantiles) for n in grid])
     return HalfWidthCurve(
         items=tuple(int(n) for n in grid),
         p10=tuple(rows[:, 0].tolist()),
@@ -253,7 +269,7 @@ def half_width_curve(
         width=settings.width,
         planned=int(planned),
         metric=metric,
-        union_rate=model.union_rate,
+        union_rate=union_rate,
         replicates=CURVE_REPLICATES,
         design=design,
     )
@@ -431,6 +447,15 @@ def figure_data(
             curve = half_width_curve(result.model, result, result.items, "plan", curve_rng)
             hours = plan_hours(result)
             estimates = plan_estimate_spread(result, estimate_rng)
+        case Comparison() if result.raters is not None:  # several annotators' strata
+            from planner.output.report_strata_raters import (
+                raters_half_width_curve,
+                raters_weighted_spread,
+            )
+
+            curve = raters_half_width_curve(result, result.designs["uniform"].items, curve_rng)
+            hours = comparison_hours(result)
+            estimates = raters_weighted_spread(result, estimate_rng)
         case Comparison():
             planned = result.designs["uniform"].items
             model = traffic_model(result)

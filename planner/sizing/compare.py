@@ -40,6 +40,7 @@ from planner.statistics.intervals import kappa_interval, normal_quantile, psa_in
 from planner.validation import RngLike, seed_from
 
 if TYPE_CHECKING:
+    from planner.sizing.raters_strata import RatersStrata
     from planner.sizing.raters_team_cost import TeamPricing
 
 DESCRIBES = {
@@ -73,7 +74,12 @@ class DesignCost:
 
 @dataclass(frozen=True)
 class Comparison:
-    """The three designs for one scenario."""
+    """The three designs for one scenario.
+
+    ``raters`` holds the strata of several annotators
+    (:func:`planner.sizing.raters_strata.compare_raters_designs`; their ``psa`` is Uebersax's
+    specific positive agreement, ``kappa`` Fleiss'); ``None`` for a pair's strata.
+    """
 
     scenario: Scenario
     settings: PlanSettings
@@ -85,6 +91,7 @@ class Comparison:
     weighted_bootstrap_check: dict[str, float]
     seed: int
     notes: list[str] = field(default_factory=list)
+    raters: RatersStrata | None = None
 
     def hours_ratio(self, design: str, with_slice: bool = True) -> float:
         """Person-hours of ``design`` over those of the uniform design."""
@@ -132,7 +139,7 @@ def _mixture(models: list[PairModel], weights: np.ndarray, source: str) -> PairM
     return PairModel(cells=as_cells(cells), source=source, assumptions={})
 
 
-def _stratified_result(
+def stratified_result(
     design: str,
     items: list[int],
     union: np.ndarray,
@@ -261,7 +268,7 @@ def enriched_design(
     positive_rate = (summary["positive_rate_a"] + summary["positive_rate_b"]) / 2
     z = normal_quantile(settings.confidence_level)
     slice_items = int(math.ceil(z * z * positive_rate * (1 - positive_rate) / prevalence_width**2))
-    return _stratified_result(
+    return stratified_result(
         "enriched",
         items,
         strata.union,
@@ -299,7 +306,7 @@ def weighted_design(
     items, half_widths, estimates = size_stratified(
         strata.models, proportions, weighted, search, rng=rng
     )
-    sized = _stratified_result("weighted", items, strata.union, half_widths, estimates, settings)
+    sized = stratified_result("weighted", items, strata.union, half_widths, estimates, settings)
     # spawned after the search's own streams, so the search is what it was without the check
     coverage = weighted_coverage(strata, items, metric, settings, rng=rng.spawn(1)[0])
     return replace(sized, coverage=coverage[0], coverage_mc_se=coverage[1])
@@ -515,7 +522,7 @@ def compare_designs(
         weighted_bootstrap_check=check,
         seed=seed,
         notes=[
-            *_notes(scenario, enriched, prevalence_width, floor_items),
+            *design_notes(scenario, enriched, prevalence_width, floor_items),
             coverage_note(designs["weighted"], settings),
         ],
     )
@@ -532,7 +539,7 @@ def coverage_note(design: DesignResult, settings: PlanSettings) -> str:
     )
 
 
-def _notes(
+def design_notes(
     scenario: Scenario, enriched: np.ndarray, prevalence_width: float, floor_items: int
 ) -> list[str]:
     """What the comparison assumed: enriched shares, the prevalence slice, the allocation."""

@@ -37,7 +37,7 @@ from planner.errors import InvalidInput, TargetUnreachable
 from planner.sizing.exact import reaches_width
 from planner.sizing.model import PairModel
 from planner.sizing.sample_size_search import smallest_passing
-from planner.sizing.studies import NestedStudies
+from planner.sizing.studies import NestedPatternStudies, NestedStudies
 from planner.statistics.stratified import weighted_from_tables
 from planner.validation import MAX_STRATA, RULES, Rule, check, check_strata_effort
 
@@ -277,6 +277,24 @@ class StratifiedStudies:
         return np.stack([s.tables(n) for s, n in zip(self.studies, items, strict=True)], axis=1)
 
 
+class StratifiedPatternStudies:
+    """Nested replicate studies of label-pattern counts per stratum (several annotators)."""
+
+    def __init__(
+        self, probabilities: list[FloatArray], replicates: int, rng: np.random.Generator
+    ) -> None:
+        check_strata_effort(len(probabilities), replicates)
+        streams = rng.spawn(len(probabilities))
+        self.studies = [
+            NestedPatternStudies(p, replicates, rng=s)
+            for p, s in zip(probabilities, streams, strict=True)
+        ]
+
+    def tables(self, items: list[int]) -> NDArray:
+        """``(R, H, P)`` pattern counts for ``items[h]`` items in stratum h."""
+        return np.stack([s.counts(n) for s, n in zip(self.studies, items, strict=True)], axis=1)
+
+
 def split_items(total: int, proportions: ArrayLike, floor: int = 0) -> list[int]:
     """``total`` items split by ``proportions`` (largest remainders), each at least ``floor``."""
     p = np.asarray(proportions, dtype=float)
@@ -337,16 +355,20 @@ class StratifiedSearch:
 
 
 def size_stratified(
-    models: list[PairModel],
+    models: list[Any],
     proportions: ArrayLike,
     statistic: Callable[[NDArray], tuple[NDArray, NDArray]],
     search: StratifiedSearch,
     *,
     rng: np.random.Generator,
+    studies: Callable[[list[Any], int, np.random.Generator], Any] = StratifiedStudies,
 ) -> tuple[list[int], NDArray, NDArray]:
     """Smallest total whose split by ``proportions`` reaches the width at the assurance.
 
-    ``statistic`` maps the ``(R, H, 2, 2)`` replicate tables to their half-widths and
+    ``models`` are the strata's pair models, simulated as ``(R, H, 2, 2)`` tables; with
+    ``studies=StratifiedPatternStudies`` they are several annotators' pattern probabilities
+    ``(P,)`` per stratum, simulated as ``(R, H, P)`` pattern counts.
+    ``statistic`` maps the replicate studies to their half-widths and
     estimates (one call, so a design computes its interval once per evaluated size);
     ``search`` holds the target, the effort, the floor per stratum and the first total.
     The search finds the smallest total ``N`` with
@@ -363,12 +385,12 @@ def size_stratified(
             parameter="floor_items",
             value=floor,
         )
-    studies = StratifiedStudies(models, replicates, rng)
+    simulated = studies(models, replicates, rng)
     cache: dict[int, tuple[NDArray, NDArray]] = {}
 
     def evaluate(total: int) -> tuple[NDArray, NDArray]:
         if total not in cache:
-            tables = studies.tables(split_items(total, proportions, floor))
+            tables = simulated.tables(split_items(total, proportions, floor))
             cache[total] = statistic(tables)
         return cache[total]
 
@@ -394,7 +416,7 @@ def size_stratified(
     return split, hw, est
 
 
-def check_strata(models: list[PairModel], shares: ArrayLike) -> None:
+def check_strata(models: list[Any], shares: ArrayLike) -> None:
     """At least two and at most :data:`~planner.validation.MAX_STRATA` strata, shares
     summing to 1."""
     if len(models) < 2:

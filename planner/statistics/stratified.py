@@ -304,3 +304,44 @@ def weighted_from_patterns(
         SCALES[name],
         confidence_level,
     )
+
+
+def weighted_from_pattern_counts(
+    name: str,
+    patterns: ArrayLike,
+    counts: ArrayLike,
+    shares: ArrayLike,
+    confidence_level: float = 0.95,
+    positive: int = 0,
+) -> WeightedEstimate:
+    """:func:`weighted_from_patterns` for many studies at once: ``counts`` ``(..., H, P)`` items
+    per count pattern of ``patterns`` ``(P, K)`` in each stratum (vectorised over the leading
+    axes, for simulation).
+
+    Examples
+    --------
+    One study as both functions take it gives one answer:
+
+    >>> rows = np.array([[3, 0], [2, 1], [1, 2], [0, 3]])
+    >>> counts = np.array([[50, 10, 6, 4], [20, 8, 9, 13]])
+    >>> one = weighted_from_patterns("fleiss_kappa", [(rows, c) for c in counts], [0.7, 0.3])
+    >>> many = weighted_from_pattern_counts("fleiss_kappa", rows, counts[None], [0.7, 0.3])
+    >>> bool(np.isclose(one.estimate, many.estimate[0]) and np.isclose(one.low, many.low[0]))
+    True
+    """
+    rows = np.asarray(patterns)
+    y = multirater_features(rows, positive)
+    c = np.asarray(counts, dtype=float)
+    n = c.sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        means = (c @ y) / n[..., None]
+        second = np.einsum("...p,pf,pg->...fg", c, y, y) / n[..., None, None]
+    return weighted_from_moments(
+        multirater_coefficient(name, rows.shape[1]),
+        means,
+        second,
+        n,
+        shares,
+        SCALES[name],
+        confidence_level,
+    )
