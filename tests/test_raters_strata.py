@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -183,6 +184,10 @@ def test_plan_prints_the_three_designs_and_says_what_kappa_is():
         (["--metric", "alpha"], "--metric"),
         (["--items", "500"], "--items"),
         (["--prevalence", "0.1"], "--prevalence"),
+        (["--error-rate", "0.7"], "--error-rate"),
+        (["--bias", "0.1"], "--bias"),
+        (["--curve"], "--curve"),
+        (["--annotators", "7"], "--annotators"),
     ],
 )
 def test_options_the_designs_do_not_take_are_one_line(extra, named):
@@ -211,3 +216,116 @@ def test_the_schedule_labels_the_weighted_design(comparison):
     assert operation["labels_per_item"] == 3
     expected = comparison.costs["weighted"].person_hours
     assert document["analytic_person_hours"] == pytest.approx(expected, rel=1e-9)
+
+
+NAMED_TEAM = """
+[team]
+start = "2027-01-04"
+
+[[team.annotator]]
+name = "ana"
+seconds_per_item = 60
+hourly_rate = 30.0
+
+[[team.annotator]]
+name = "bo"
+seconds_per_item = 120
+hourly_rate = 40.0
+
+[[team.annotator]]
+name = "cy"
+seconds_per_item = 90
+hourly_rate = 35.0
+"""
+
+
+@pytest.mark.slow
+def test_a_named_team_bills_the_designs_as_its_schedule_spends(tmp_path):
+    """The designs' costs with named people are what the simulated operation of the weighted
+    design costs, person by person (its median over runs)."""
+    path = tmp_path / "named.toml"
+    path.write_text(SCENARIO.read_text() + NAMED_TEAM)
+    found = raters_comparison_from_options({}, load_scenario(path), rng=7)
+    single_rate = raters_comparison_from_options({}, load_scenario(SCENARIO), rng=7)
+    cost = found.costs["weighted"].cost
+    assert cost != pytest.approx(single_rate.costs["weighted"].cost, rel=0.02)
+    done = runner.invoke(app, ["schedule", str(path), "--json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["cost_median"] == pytest.approx(cost, rel=0.01)
+
+
+def _scenario_with(tmp_path, old: str, new: str) -> Path:
+    text = SCENARIO.read_text()
+    assert old in text
+    path = tmp_path / "s.toml"
+    path.write_text(text.replace(old, new, 1))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("count = 3", "count = 2", r"annotators.count 2 over \[\[strata\]\] is a pair"),
+        ("count = 3", "count = 7", r"annotators.count must be a whole number in \[2, 6\]"),
+        ("error_rate = 0.08", "error_rate = [0.08, 0.05]", r"strata\[1\].error_rate takes one"),
+        ("prevalence = 0.04", "prevalence = 0.004", r"stratum 'rest of traffic': strata\[4\]"),
+        ("count = 3", 'count = 3\nmetric = "alpha"', r"annotators.metric alpha has no"),
+    ],
+)
+def test_a_scenario_the_designs_cannot_take_is_one_line_naming_its_key(tmp_path, old, new, message):
+    path = _scenario_with(tmp_path, old, new)
+    done = runner.invoke(app, ["plan", str(path)])
+    assert done.exit_code == 2, done.output
+    lines = done.output.strip().splitlines()
+    assert len(lines) == 1 and "--" not in lines[0], lines
+    assert re.search(message, lines[0]), lines[0]
+
+
+def test_a_stratum_may_give_each_annotator_its_own_error_rate(tmp_path):
+    path = _scenario_with(tmp_path, "error_rate = 0.08", "error_rate = [0.08, 0.05, 0.02]")
+    assert load_scenario(path).strata[0].error_rate == (0.08, 0.05, 0.02)
+    found = raters_comparison_from_options({}, load_scenario(path), rng=7)
+    assert found.raters.models[0].confusion[2] != found.raters.models[0].confusion[0]
+
+
+def test_a_named_team_smaller_than_the_annotators_is_one_line(tmp_path):
+    team = NAMED_TEAM.rsplit("[[team.annotator]]", 1)[0]  # two of the three people
+    path = tmp_path / "named.toml"
+    path.write_text(SCENARIO.read_text() + team)
+    with pytest.raises(InvalidInput, match=r"\[team\] names 2 annotators"):
+        raters_comparison_from_options({}, load_scenario(path), rng=7)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("extra", [["--union-rate", "0.1"], ["--psa-method", "wald"]])
+def test_schedule_refuses_a_pairs_options_for_several_annotators_over_strata(extra):
+    done = runner.invoke(app, ["schedule", str(SCENARIO), *extra])
+    assert done.exit_code == 2
+    assert "describes one pair" in done.output and len(done.output.strip().splitlines()) == 1
+
+
+def test_the_json_says_which_coefficients_psa_and_kappa_are(comparison):
+    from planner.output.jsonout import comparison_document
+
+    document = comparison_document(comparison)
+    assert document["annotators"]["count"] == 3
+    assert document["annotators"]["kappa"] == "Fleiss' kappa"
+
+
+def test_a_study_in_progress_over_these_strata_is_refused():
+    from planner.sizing.midstudy_strata import design_of
+
+    with pytest.raises(InvalidInput, match="planned for two annotators") as caught:
+        design_of(load_scenario(SCENARIO))
+    assert caught.value.parameter == "scenario"
+
+
+def test_operation_for_refuses_several_annotators_plan():
+    from planner.application.plan_options import TeamSettings, operation_for
+    from planner.sizing.plan import PlanSettings, make_plan
+
+    plan = make_plan(
+        raters_model(0.2, 3), PlanSettings(metric="fleiss", width=0.2, replicates=200), rng=1
+    )
+    with pytest.raises(TypeError, match="of several annotators"):
+        operation_for(plan, TeamSettings())

@@ -617,13 +617,14 @@ def operation_for(
     match result:
         case Comparison():
             items, seconds, contested = _stratified_operation(result, design)
-        case Plan():
+        case Plan() if not result.several:
             items = [result.items]
             seconds = [settings.seconds_per_item]
             contested = [result.model.contested_rate]
         case _:
             raise TypeError(
-                f"operation_for takes a Plan or a Comparison, got {type(result).__name__}"
+                f"operation_for takes a pair's Plan or a Comparison, got {type(result).__name__}"
+                + (" of several annotators" if isinstance(result, Plan) else "")
             )
     check("the items to schedule", sum(int(n) for n in items), RULES["items"])
     return Operation(

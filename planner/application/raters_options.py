@@ -293,7 +293,7 @@ def _team_priced(plan: RatersPlan, scenario: Any, values: dict[str, Any]) -> Rat
     return replace(plan, budgets=budgets, recommended=recommended, notes=[*plan.notes, note])
 
 
-def _team_pricing(scenario: Any, k: int, values: dict[str, Any]) -> Any:
+def team_pricing_of(scenario: Any, k: int, values: dict[str, Any]) -> Any:
     """The named team's steady-state price of an item, as the plan's budget bills it
     (:mod:`planner.sizing.raters_team_cost`), or None without named annotators."""
     from planner.sizing.raters_team_cost import team_pricing
@@ -328,7 +328,7 @@ def _with_fixed_size(
     s = plan.sizing
     precision = None
     if given:
-        team = _team_pricing(scenario, s.labels_per_item, values)
+        team = team_pricing_of(scenario, s.labels_per_item, values)
         precision = fixed_size_precision(model, replace(settings, team=team), **given, rng=s.seed)
     curve = None
     if curve_wanted:
@@ -364,8 +364,8 @@ def raters_plan_from_options(
     """
     if getattr(scenario, "strata", ()):
         raise InvalidInput(
-            f"{scenario.path}: several annotators over [[strata]] have three designs, which "
-            "the plan compares; one plan of them (for a schedule or a report) is not built yet"
+            f"{scenario.path}: several annotators over [[strata]] are planned as three designs "
+            "(raters_comparison_from_options), not as one population"
         )
     values, from_file = resolve(options, scenario)
     seed = seed_from(rng)

@@ -13,22 +13,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from planner.application.raters_options import resolve, settings_from_values
-from planner.application.schedule_team import SEVERAL_OPTIONS
+from planner.application.raters_options import resolve, settings_from_values, team_pricing_of
+from planner.application.schedule_team import (
+    SEVERAL_OPTIONS,
+    given_options,
+    refuse_pair_options,
+)
 from planner.errors import InvalidInput
 from planner.sizing.compare import Comparison, enriched_shares
 from planner.sizing.raters_strata import STRATA_METRICS, raters_strata, stratum_raters_models
 from planner.sizing.raters_strata_designs import StrataOptions, compare_raters_designs
-from planner.validation import seed_from
+from planner.sizing.study_intervals import UNDEFINED_RULE
+from planner.validation import RULES, check, seed_from
 
 #: options a comparison of designs over strata has no use for (each stratum states its
 #: prevalence; every annotator labels every item of two categories)
 NOT_WITH_STRATA = (
     "prevalence", "n_categories", "confusion", "kappa", "per_item", "level", "pilot",
-    "items", "hours", "budget",
+    "items", "hours", "budget", "error_rate", "bias", "ambiguity",
 )  # fmt: skip
-#: the scenario keys of the designs, and their defaults (as for a pair's strata)
-DESIGN_DEFAULTS = {"floor_items": 20, "prevalence_width": 0.02}
+#: the scenario keys of the designs (``[design]``), their defaults those of StrataOptions
+DESIGN_KEYS = ("floor_items", "prevalence_width")
 
 
 def has_strata(scenario: Any) -> bool:
@@ -47,12 +52,55 @@ def _refuse_options(options: dict[str, Any], scenario: Any) -> None:
         why = "the designs size each stratum's items themselves"
     elif name == "prevalence":
         why = "each stratum states its own prevalence"
+    elif name in ("error_rate", "bias", "ambiguity"):
+        why = "set it in the file's [annotators] or [[strata]]"
     else:
         why = "every annotator labels every item of two categories, by error rates"
     raise InvalidInput(
         f"{name} does not combine with the strata of {Path(scenario.path).name}: {why}",
         parameter=name,
     )
+
+
+def _named(parameter: str, from_file: set[str], scenario: Any, section: str) -> str:
+    """A parameter as its value's source names it: the file's key, else the parameter."""
+    return f"{scenario.path}: {section}" if parameter in from_file else parameter
+
+
+def _count(values: dict[str, Any], from_file: set[str], scenario: Any) -> int:
+    """The annotators on every item: 3 to 6 (two over strata are a pair's scenario)."""
+    name = _named("n_annotators", from_file, scenario, "annotators.count")
+    count = int(check(name, values["n_annotators"], RULES["n_annotators"]))
+    if count == 2:
+        raise InvalidInput(
+            f"{name} 2 over [[strata]] is a pair: describe it with [model] and [[strata]] "
+            "(no [annotators]), whose designs size Cohen's kappa and PSA",
+            parameter="n_annotators" if name == "n_annotators" else None,
+        )
+    return count
+
+
+def _metric(values: dict[str, Any], from_file: set[str], scenario: Any) -> str:
+    """``psa`` (the default) or ``fleiss``: the metrics with a weighted interval."""
+    metric = values["metric"] or "psa"
+    if metric not in STRATA_METRICS:
+        name = _named("metric", from_file, scenario, "annotators.metric")
+        raise InvalidInput(
+            f"{name} {metric} has no population-weighted interval over strata for several "
+            f"annotators; give {' or '.join(STRATA_METRICS)}",
+            parameter="metric" if name == "metric" else None,
+        )
+    return str(metric)
+
+
+def _check_team(scenario: Any, count: int) -> None:
+    """A named team labels every item with all ``count`` annotators: it needs that many."""
+    named = (getattr(scenario, "team", None) or {}).get("annotator") or []
+    if named and len(named) < count:
+        raise InvalidInput(
+            f"{scenario.path}: [team] names {len(named)} annotators, but every item gets "
+            f"annotators.count {count} labels from different people: name at least {count}"
+        )
 
 
 def raters_comparison_from_options(
@@ -74,41 +122,50 @@ def raters_comparison_from_options(
     """
     _refuse_options(options, scenario)
     values, from_file = resolve(options, scenario)
-    metric = values["metric"] or "psa"
-    if metric not in STRATA_METRICS:
-        raise InvalidInput(
-            f"metric {metric} has no population-weighted interval over strata for several "
-            f"annotators; give {' or '.join(STRATA_METRICS)}",
-            parameter="metric",
-        )
-    settings = settings_from_values(
-        values,
-        metric,
-        annotators_per_item=values["n_annotators"],  # every one, every item
-    )
+    count = _count(values, from_file, scenario)
+    metric = _metric(values, from_file, scenario)
+    _check_team(scenario, count)
+    team = team_pricing_of(scenario, count, values)  # named people, or None
+    settings = settings_from_values(values, metric, annotators_per_item=count, team=team)
 
-    def name(key: str, i: int) -> str:
-        if getattr(scenario.strata[i - 1], key, None) is not None:
-            return f"{scenario.path}: strata[{i}].{key}"
-        return f"{scenario.path}: annotators.{key}" if key in from_file else key
+    def key(name: str, i: int) -> str:  # a stratum's own key, else the section's
+        own = getattr(scenario.strata[i - 1], name, None) is not None
+        return f"strata[{i}].{name}" if own else f"annotators.{name}"
 
     defaults = {k: values[k] for k in ("error_rate", "bias", "ambiguity")}
-    models = stratum_raters_models(scenario.strata, values["n_annotators"], defaults, name)
+    models = stratum_raters_models(
+        scenario.strata, count, defaults, key, lambda i: f"{scenario.path}: "
+    )
     strata = raters_strata(
         [s.name for s in scenario.strata],
         [s.share for s in scenario.strata],
         [s.seconds_per_item or settings.seconds_per_item for s in scenario.strata],
         models,
     )
-    design = {k: scenario.design.get(k, v) for k, v in DESIGN_DEFAULTS.items()}
     extra = StrataOptions(
         scenario=scenario,
         prevalences=[s.prevalence for s in scenario.strata],
         enriched=enriched_shares(scenario, strata),  # type: ignore[arg-type]
-        floor_items=int(design["floor_items"]),
-        prevalence_width=float(design["prevalence_width"]),
+        **{k: scenario.design[k] for k in DESIGN_KEYS if k in scenario.design},
     )
-    return compare_raters_designs(strata, settings, extra, rng=seed_from(rng), progress=progress)
+    try:
+        found = compare_raters_designs(
+            strata, settings, extra, rng=seed_from(rng), progress=progress
+        )
+    except InvalidInput as exc:
+        if exc.rule != UNDEFINED_RULE:
+            raise
+        raise InvalidInput(
+            f"{scenario.path}: {metric} has no interval of positive width under the strata's "
+            "models (the annotators never disagree, or never flag an item): change "
+            "annotators.error_rate or strata[].error_rate"
+        ) from None
+    if team is not None:
+        found.notes.append(
+            "the designs' budgets bill the named team person by person (each one's seconds "
+            "per item and hourly rate, labels shared by speed, at most one per item each)"
+        )
+    return found
 
 
 @dataclass(frozen=True)
@@ -128,7 +185,9 @@ def strata_work(scenario: Any, seed: int, options: dict[str, Any], design: str) 
     """The work of ``design`` (uniform, enriched or weighted) of ``scenario``'s strata, sized
     with ``schedule``'s plan options (:data:`~planner.application.schedule_team.
     SEVERAL_OPTIONS` names)."""
-    library = {SEVERAL_OPTIONS[k]: v for k, v in options.items() if k in SEVERAL_OPTIONS}
+    given = given_options(options)
+    refuse_pair_options(scenario, given)
+    library = {SEVERAL_OPTIONS[k]: v for k, v in given.items() if k in SEVERAL_OPTIONS}
     comparison = raters_comparison_from_options(library, scenario, rng=seed)
     chosen = comparison.designs[design]
     rows = comparison.strata

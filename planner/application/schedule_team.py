@@ -165,6 +165,25 @@ class SeveralWork:
     notes: tuple[str, ...]
 
 
+def given_options(options: dict[str, Any] | None) -> dict[str, Any]:
+    """The options given (``None`` and an empty mapping are not)."""
+    return {k: v for k, v in (options or {}).items() if v is not None and v != {}}
+
+
+def refuse_pair_options(
+    scenario: Any, given: dict[str, Any], allowed: tuple[str, ...] = ()
+) -> None:
+    """One line for the first of :data:`PAIR_ONLY` given (but ``allowed``): it describes one
+    pair, not the several-annotator ``scenario``."""
+    for name in PAIR_ONLY:
+        if name in given and name not in allowed:
+            raise InvalidInput(
+                f"{name} describes one pair and does not combine with the several-annotator "
+                f"scenario {Path(scenario.path).name}",
+                parameter=name,
+            )
+
+
 def raters_work(scenario: Any, seed: int, options: dict[str, Any] | None = None) -> SeveralWork:
     """The work of a several-annotator scenario, from its plan with ``plan``'s options.
 
@@ -178,15 +197,9 @@ def raters_work(scenario: Any, seed: int, options: dict[str, Any] | None = None)
     InvalidInput
         An option that describes one pair (``psa``, ``union_rate``, ...), named.
     """
-    given = {k: v for k, v in (options or {}).items() if v is not None and v != {}}
+    given = given_options(options)
     piloted = getattr(scenario.annotators, "pilot_file", None) is not None
-    for name in PAIR_ONLY:
-        if name in given and not (piloted and name in PILOT_OPTIONS):
-            raise InvalidInput(
-                f"{name} describes one pair and does not combine with the several-annotator "
-                f"scenario {Path(scenario.path).name}",
-                parameter=name,
-            )
+    refuse_pair_options(scenario, given, allowed=PILOT_OPTIONS if piloted else ())
     library = {SEVERAL_OPTIONS[k]: v for k, v in given.items() if k in SEVERAL_OPTIONS}
     library |= {k: given[k] for k in PILOT_OPTIONS if piloted and k in given}
     for key in ("prevalence", "error_rate", "bias"):  # the several-annotator plan takes lists

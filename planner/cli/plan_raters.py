@@ -58,12 +58,13 @@ FLAGS = {
     "budget": "--budget",
     "pilot": "--pilot",
     "positive": "--positive",
+    "curve": "--curve",
 }
 # mid-sentence, names that are also words of the prose ("metric kappa") are not renamed;
 # a leading name is renamed when the error says it is the parameter (or starts with one)
 _PROSE = (
     "metric", "kappa", "level", "width", "prevalence", "bias", "assurance", "items", "hours",
-    "pilot", "positive",
+    "pilot", "positive", "curve",
 )  # fmt: skip
 _NAMES = re.compile(r"(?<![\w.-])(" + "|".join(n for n in FLAGS if n not in _PROSE) + r")(?![\w-])")
 _LEADING = re.compile(r"^(" + "|".join(FLAGS) + r")(?![\w.-])")  # not "pilot.csv: ..."

@@ -276,6 +276,30 @@ def raters_scenario_from_dict(data: dict[str, Any], source: str = "scenario") ->
             f"{source}: budget.annotators_per_item does not combine with [annotators] "
             "(annotators.count and annotators.per_item say who labels)"
         )
-    base = scenario_from_dict({k: v for k, v in data.items() if k != "annotators"}, source)
+    rest, own = _strata_errors(data, source, section.count or 3)
+    base = scenario_from_dict({k: v for k, v in rest.items() if k != "annotators"}, source)
     values = {f.name: getattr(base, f.name) for f in fields(base)}
+    values["strata"] = tuple(replace(s, **o) for s, o in zip(base.strata, own, strict=True))
     return RatersScenario(**values, annotators=section)
+
+
+def _strata_errors(
+    data: dict[str, Any], source: str, count: int
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Each stratum's ``error_rate`` and ``bias`` as its annotators take them (one value, or
+    one per annotator), and the document without them for the pair's checks of the rest."""
+    raw = data.get("strata")
+    if not isinstance(raw, list):
+        return data, []
+    kept, own = [], []
+    for i, stratum in enumerate(raw, start=1):
+        values: dict[str, Any] = {}
+        if isinstance(stratum, dict):
+            for key, rule in _PER_ANNOTATOR.items():
+                if key in stratum:
+                    name = f"{source}: strata[{i}].{key}"
+                    values[key] = _numbers(name, stratum[key], rule, count, "annotator")
+            stratum = {k: v for k, v in stratum.items() if k not in values}
+        kept.append(stratum)
+        own.append(values)
+    return {**data, "strata": kept}, own

@@ -464,6 +464,12 @@ def comparison_document(comparison: Any, schedule: Any = None) -> dict[str, Any]
             "weighted_hours_vs_uniform": c.hours_ratio("weighted"),
         },
     }
+    if c.raters is not None:  # several annotators: which coefficients psa and kappa are
+        body["annotators"] = {
+            "count": c.raters.n_annotators,
+            "psa": "specific positive agreement (Uebersax) among all the annotators",
+            "kappa": "Fleiss' kappa",
+        }
     if schedule is not None:
         body["schedule"] = {**schedule_body(schedule), "notes": list(schedule.notes)}
     return document("plan-comparison", body, seed=c.seed, notes=c.notes)

@@ -500,7 +500,8 @@ def _strata_table(comparison: Any) -> Table:
     """Each stratum's share, prevalence, union rate, PSA, kappa and seconds, and traffic's."""
     sc = comparison.scenario
     strata = Table(title=f"Scenario {sc.name}: strata", title_justify="left", header_style="bold")
-    for col in ("stratum", "share", "prevalence", "union rate", "PSA", "kappa", "s/item"):
+    kappa = "kappa" if comparison.raters is None else "Fleiss' kappa"  # several annotators'
+    for col in ("stratum", "share", "prevalence", "union rate", "PSA", kappa, "s/item"):
         strata.add_column(col, justify="left" if col == "stratum" else "right")
     for s in comparison.strata:
         strata.add_row(

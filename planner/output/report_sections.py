@@ -237,7 +237,8 @@ def assumptions_section(plan: Plan) -> list[Block]:
 
 
 def strata_section(comparison: Comparison) -> list[Block]:
-    header = ["stratum", "share", "prevalence", "union rate", "PSA", "kappa", "seconds/item"]
+    kappa = "kappa" if comparison.raters is None else "Fleiss' kappa"  # several annotators'
+    header = ["stratum", "share", "prevalence", "union rate", "PSA", kappa, "seconds/item"]
     rows = [
         [
             s["name"],
@@ -254,7 +255,13 @@ def strata_section(comparison: Comparison) -> list[Block]:
     rows.append(
         ["traffic", "1", "", _fmt(pop["union_rate"]), _fmt(pop["psa"]), _fmt(pop["kappa"]), ""]
     )
-    return [("h2", "Traffic strata"), ("table", header, rows)]
+    blocks: list[Block] = [("h2", "Traffic strata"), ("table", header, rows)]
+    if comparison.raters is not None:
+        blocks.append(
+            ("p", f"{comparison.raters.n_annotators} annotators label every item; PSA is "
+             "Uebersax's specific positive agreement among all of them.")
+        )  # fmt: skip
+    return blocks
 
 
 def plan_section(plan: Plan) -> list[Block]:

@@ -394,18 +394,31 @@ def _team_design_cost(
     mean_seconds: float,
 ) -> DesignCost:
     """A design's hours and cost by the named team of ``settings.team``
-    (:func:`planner.sizing.raters_team_cost.stratified_team_budget`); the prevalence slice's
-    hours are its share of the labelling seconds, ``n_0 s_0 / sum_h n_h s_h``, plus its
-    adjudication."""
+    (:func:`team_design_cost` with the strata's seconds and contested shares)."""
+    contested = [*(m.contested_rate for m in strata.models), strata.population.contested_rate]
+    seconds = [*strata.seconds, mean_seconds]
+    return team_design_cost(design, seconds, contested, team, settings.seconds_per_item)
+
+
+def team_design_cost(
+    design: DesignResult,
+    seconds: list[float],
+    contested: list[float],
+    team: TeamPricing,
+    budget_seconds: float,
+) -> DesignCost:
+    """A design's hours and cost by a named team
+    (:func:`planner.sizing.raters_team_cost.stratified_team_budget`). ``seconds`` and
+    ``contested`` hold each stratum's seconds per item and contested share, then the
+    prevalence slice's; the slice's hours are its share of the labelling seconds,
+    ``n_0 s_0 / sum_h n_h s_h``, plus its adjudication."""
     from planner.sizing.raters_team_cost import stratified_team_budget
 
     slice_items = design.prevalence_slice_items
     items = [*design.items_per_stratum, slice_items]
-    seconds = [*strata.seconds, mean_seconds]
-    contested = [*(m.contested_rate for m in strata.models), strata.population.contested_rate]
-    total = stratified_team_budget(team, items, seconds, contested, settings.seconds_per_item)
+    total = stratified_team_budget(team, items, seconds, contested, budget_seconds)
     work = float(np.dot(items, seconds))
-    part = slice_items * mean_seconds / work if work > 0 else 0.0
+    part = slice_items * seconds[-1] / work if work > 0 else 0.0
     judged = slice_items * contested[-1] / total.contested_items if total.contested_items else 0.0
     slice_hours = part * total.labelling_hours + judged * total.adjudication_hours
     return DesignCost(total.person_hours, total.cost, slice_hours, total)

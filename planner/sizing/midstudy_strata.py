@@ -370,6 +370,13 @@ def design_of(scenario: Any) -> dict[str, Any]:
             f"{scenario.path}: a stratified study in progress needs a scenario with [[strata]]",
             parameter="scenario",
         )
+    if getattr(scenario, "annotators", None) is not None:
+        raise InvalidInput(
+            f"{scenario.path}: a stratified study in progress is planned for two annotators; "
+            "this scenario's [annotators] label every item of its strata, which the plan of the "
+            "remaining items does not take yet",
+            parameter="scenario",
+        )
     budget = scenario.budget
     settings = PlanSettings(seconds_per_item=float(budget.get("seconds_per_item", 90.0)))
     strata = Strata.of(scenario, settings)

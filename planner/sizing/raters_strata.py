@@ -26,6 +26,7 @@ from planner.errors import InvalidInput
 from planner.sizing.design import (
     check_strata,
 )
+from planner.sizing.model import renamed
 from planner.sizing.plan_settings import PlanSettings
 from planner.sizing.raters_model import RatersModel, raters_model
 from planner.sizing.study_intervals import plug_in_items, study_intervals
@@ -92,13 +93,19 @@ class RatersStrata:
 
 
 def stratum_raters_models(
-    strata: Any, count: int, defaults: dict[str, Any], name: Callable[[str, int], str]
+    strata: Any,
+    count: int,
+    defaults: dict[str, Any],
+    key: Callable[[str, int], str],
+    prefix: Callable[[int], str],
 ) -> list[RatersModel]:
     """One model of ``count`` annotators per stratum: its prevalence, and its error rates,
-    bias and ambiguity over ``defaults`` (the ``[annotators]`` section's or the options').
+    bias and ambiguity over ``defaults`` (the ``[annotators]`` section's).
 
-    ``name(key, i)`` is how an error names key ``key`` of stratum ``i`` (its own, or the
-    default it took: ``strata[2].error_rate``, ``annotators.error_rate``).
+    An infeasible stratum is one error: ``prefix(i)``, the stratum's name, and every model
+    parameter the message mentions as ``key(name, i)`` names it (``strata[2].error_rate``
+    for the stratum's own value, ``annotators.error_rate`` for the default it took;
+    :func:`planner.sizing.model.renamed`).
     """
     models = []
     for i, s in enumerate(strata, start=1):
@@ -115,11 +122,13 @@ def stratum_raters_models(
                 )
             )  # fmt: skip
         except InvalidInput as exc:
-            key = exc.parameter if exc.parameter in (*own, "prevalence") else "error_rate"
-            text = str(exc).removeprefix(key).lstrip()
-            named = name(key, i)  # a file's key, or the parameter itself (the CLI's flag)
-            raise InvalidInput(f"{named} {text}", parameter=key if named == key else None) from None
+            raise renamed(exc, _key_of(key, i), f"{prefix(i)}stratum {s.name!r}: ") from None
     return models
+
+
+def _key_of(key: Callable[[str, int], str], i: int) -> Callable[[str], str]:
+    """How stratum ``i``'s error names a model parameter."""
+    return lambda name: key(name, i)
 
 
 def raters_strata(

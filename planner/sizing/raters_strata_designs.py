@@ -24,6 +24,7 @@ from planner.sizing.compare import (
     coverage_note,
     design_notes,
     stratified_result,
+    team_design_cost,
 )
 from planner.sizing.design import (
     DesignResult,
@@ -182,10 +183,15 @@ def raters_design_cost(
     design: DesignResult, strata: RatersStrata, settings: PlanSettings
 ) -> DesignCost:
     """Person-hours and cost: every annotator labels every item at its stratum's seconds, the
-    contested items adjudicated; the prevalence slice at traffic's mean seconds."""
+    contested items adjudicated; the prevalence slice at traffic's mean seconds. With a named
+    team (``settings.team``) each person's seconds and rate bill their labels."""
     mean_seconds = float(strata.shares @ strata.seconds)
     population = float(strata.contested(strata.population))
     contested = list(np.atleast_1d(strata.contested(strata.probabilities)))
+    if settings.team is not None:  # a named team: billed person by person
+        seconds = [*strata.seconds, mean_seconds]
+        rates = [*contested, population]
+        return team_design_cost(design, seconds, rates, settings.team, settings.seconds_per_item)
 
     def budget(items: list[int], seconds: list[float], rates: list[float]) -> Any:
         return stratified_budget(
