@@ -329,3 +329,13 @@ def test_operation_for_refuses_several_annotators_plan():
     )
     with pytest.raises(TypeError, match="of several annotators"):
         operation_for(plan, TeamSettings())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "scenario_name", ["unsupported-claims-three-annotators-strata", "web-toxicity-three-annotators"]
+)
+def test_a_schedule_of_given_items_labels_each_with_the_scenarios_annotators(scenario_name):
+    done = runner.invoke(app, ["schedule", scenario_name, "--items", "500", "--json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["operation"]["labels_per_item"] == 3

@@ -747,6 +747,11 @@ def run_schedule(
         work = raters_work(scenario, seed, cli)
         items, contested, notes = work.items, work.contested_rate, [*notes, *work.notes]
         merged = replace(merged, annotators_per_item=work.labels_per_item)
+    elif several and cli.get("annotators_per_item") is None:  # given items: the file's labels
+        section = getattr(scenario, "annotators", None)
+        labels = getattr(section, "per_item", None) or getattr(section, "count", None)
+        if labels is not None:
+            merged = replace(merged, annotators_per_item=int(labels))
     named = wants_named(scenario, changes)
     if named:  # the flat team may be smaller than k: the named team is checked instead
         team = replace(team, annotators=max(team.annotators, merged.annotators_per_item))
