@@ -3,7 +3,7 @@
 :func:`raters_comparison_from_options` is what ``plan SCENARIO`` runs for such a scenario:
 the options over the scenario over the defaults (:func:`planner.application.raters_options.
 resolve`), one annotator model per stratum, and the uniform, enriched and weighted designs
-(:func:`planner.sizing.raters_strata.compare_raters_designs`).
+(:func:`planner.sizing.raters_strata_designs.compare_raters_designs`).
 """
 
 from __future__ import annotations
