@@ -77,8 +77,8 @@ class Comparison:
     """The three designs for one scenario.
 
     ``raters`` holds the strata of several annotators
-    (:func:`planner.sizing.raters_strata.compare_raters_designs`; their ``psa`` is Uebersax's
-    specific positive agreement, ``kappa`` Fleiss'); ``None`` for a pair's strata.
+    (:func:`planner.sizing.raters_strata_designs.compare_raters_designs`; their ``psa`` is
+    Uebersax's specific positive agreement, ``kappa`` Fleiss'); ``None`` for a pair's strata.
     """
 
     scenario: Scenario
