@@ -172,3 +172,35 @@ def test_loader_checks_at_load(tmp_path):
     path = _write(tmp_path, "[annotators]\ncount = 3\nprevalence = 0.05\nbias = [0, 2, 0]\n")
     with pytest.raises(InvalidInput, match=r"annotators\.bias must be a number in \[-1, 1\]"):
         load_scenario(path)
+
+
+def test_target_metric_is_the_annotators_metric(tmp_path):
+    # the pair's scenarios state the metric in [target]; several annotators' too
+    path = _write(
+        tmp_path, '[annotators]\ncount = 3\nprevalence = 0.1\n[target]\nmetric = "fleiss"\n'
+    )
+    scenario = load_scenario(path)
+    assert scenario.annotators.metric == "fleiss" and "metric" not in scenario.target
+    same = _write(
+        tmp_path,
+        '[annotators]\ncount = 3\nprevalence = 0.1\nmetric = "alpha"\n[target]\nmetric = "alpha"\n',
+    )
+    assert load_scenario(same).annotators.metric == "alpha"
+
+
+@pytest.mark.parametrize(
+    ("annotators", "target", "needle"),
+    [
+        ('metric = "psa"', '"alpha"', "target.metric is 'alpha' but annotators.metric is 'psa'"),
+        ("", '"both"', "s.toml: target.metric must be one of fleiss, alpha, psa, conger, kappa"),
+    ],
+)
+def test_target_metric_that_disagrees_or_is_the_pairs_is_refused(
+    tmp_path, annotators, target, needle
+):
+    path = _write(
+        tmp_path,
+        f"[annotators]\ncount = 3\nprevalence = 0.1\n{annotators}\n[target]\nmetric = {target}\n",
+    )
+    with pytest.raises(InvalidInput, match=needle):
+        load_scenario(path)

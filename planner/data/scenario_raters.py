@@ -3,7 +3,8 @@
 A scenario with an ``[annotators]`` section describes three to six annotators (or two with
 several categories) instead of one pair; ``plan SCENARIO`` then makes the multi-rater plan
 (:mod:`planner.application.raters_options`). The other sections keep their meaning: ``[target]``
-(width, confidence, assurance), ``[budget]`` (seconds_per_item, hourly_rate),
+(width, confidence, assurance; a ``metric`` there is the annotators' one metric, as
+``annotators.metric``), ``[budget]`` (seconds_per_item, hourly_rate),
 ``[simulation]`` (replicates, max_items, seed). ``[model]`` and ``[[strata]]`` describe one
 pair and do not combine with it, nor does ``budget.annotators_per_item`` (``count`` and
 ``per_item`` say who labels)::
@@ -264,6 +265,7 @@ def raters_scenario_from_dict(data: dict[str, Any], source: str = "scenario") ->
         raise InvalidInput(
             f"{source}: [model] describes one pair and does not combine with [annotators]"
         )
+    data = _metric_from_target(data, source)
     if "strata" in data:
         _check_stratified(data.get("annotators"), source)
         table = {"prevalence": 0.5, **data["annotators"]}  # each stratum has its own
@@ -281,6 +283,24 @@ def raters_scenario_from_dict(data: dict[str, Any], source: str = "scenario") ->
     values = {f.name: getattr(base, f.name) for f in fields(base)}
     values["strata"] = tuple(replace(s, **o) for s, o in zip(base.strata, own, strict=True))
     return RatersScenario(**values, annotators=section)
+
+
+def _metric_from_target(data: dict[str, Any], source: str) -> dict[str, Any]:
+    """``target.metric`` as the annotators' one metric (``annotators.metric``), where the
+    pair's scenarios state it: one of :data:`METRICS`, and the same as ``annotators.metric``
+    when both are given. The pair's ``"both"`` plans two metrics, which several annotators
+    do not."""
+    target, section = data.get("target"), data.get("annotators")
+    if not (isinstance(target, dict) and "metric" in target and isinstance(section, dict)):
+        return data
+    metric = check_choice(f"{source}: target.metric", target["metric"], METRICS)
+    if section.get("metric", metric) != metric:
+        raise InvalidInput(
+            f"{source}: target.metric is {metric!r} but annotators.metric is "
+            f"{section['metric']!r}; give the metric once"
+        )
+    rest = {k: v for k, v in target.items() if k != "metric"}
+    return {**data, "target": rest, "annotators": {**section, "metric": metric}}
 
 
 def _strata_errors(
