@@ -52,6 +52,7 @@ VARIANTS: dict[str, tuple[str, list[str]]] = {
         ["plan", str(ROOT / "scenarios" / "unsupported-claims-enriched.toml"), *FAST],
     ),
     "plan-scenario": ("plan", ["plan", str(ROOT / "scenarios" / "unsupported-claims.toml"), *FAST]),
+    "plan-alt-test": ("plan", ["plan", str(ROOT / "scenarios" / "llm-judge.toml"), *FAST]),
     "plan-stratified-several": (
         "plan-comparison",
         [

@@ -10,7 +10,7 @@ a usage error (an option outside its valid range, contradictory options, a bad f
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 import typer
 
@@ -46,6 +46,7 @@ from planner.errors import InvalidInput
 
 if TYPE_CHECKING:
     from planner.operations.workload import ScheduleResult
+    from planner.sizing.alt_test_plan import AltTestPlanSummary
     from planner.sizing.compare import Comparison
     from planner.sizing.plan import Plan
 
@@ -461,6 +462,7 @@ def plan_command(
     refuse_labelled_only(locals(), raters=wants_raters(locals()))
     if wants_raters(locals()):
         return plan_raters(locals())
+    from planner.application.alt_test_options import alt_test_for_plan
     from planner.application.plan_options import PlanOptions, run_plan, schedule_for_plan
 
     if scenario and scenario_option:
@@ -504,26 +506,39 @@ def plan_command(
         except (LayoutUnclear, RoleConflict) as exc:  # the pilot file's: name plan's flags
             raise reader_error(exc) from None
     batches = batches_without_labelled(result, batch_size)
-    _show_plan(result, schedule_for_plan(path, result), said, json_output, batches)
+    sections = PlanSections(schedule_for_plan(path, result), alt_test_for_plan(path, result.seed))
+    _show_plan(result, sections, said, json_output, batches)
+
+
+class PlanSections(NamedTuple):
+    """What a scenario adds to ``plan``'s answer: the schedule of its ``[team]`` and the
+    Alt-Test plan of its ``[alt_test]`` (each None without)."""
+
+    schedule: ScheduleResult | None = None
+    alt_test: AltTestPlanSummary | None = None
 
 
 def _show_plan(
     result: Plan | Comparison,
-    schedule: ScheduleResult | None,
+    sections: PlanSections,
     said: list[str],
     json_output: bool,
     batches: Any = None,
 ) -> None:
-    """Print the plan (or the comparison) as tables, or as one JSON document; with
-    ``batches`` (``--batch-size``), the batch procedure after the plan."""
+    """Print the plan (or the comparison) as tables, or as one JSON document, with the
+    scenario's ``sections``; with ``batches`` (``--batch-size``), the batch procedure after
+    the plan."""
     from planner.sizing.compare import Comparison
 
+    schedule = sections.schedule
     if json_output:
         for message in said:  # options not used: the tables show them, JSON readers see them
             note(message)
+        from planner.output.alt_test_json import with_alt_test
         from planner.output.jsonout import plan_result_document, with_batches
 
-        emit_json(with_batches(plan_result_document(result, schedule), batches))
+        document = with_batches(plan_result_document(result, schedule), batches)
+        emit_json(with_alt_test(document, sections.alt_test))
         return
     from planner.output.render import TerminalConsole as Console
     from planner.output.render import render_comparison, render_plan, render_schedule
@@ -539,6 +554,10 @@ def _show_plan(
         render_plan_sections(result, console)
     if schedule is not None:
         render_schedule(schedule, console)
+    if sections.alt_test is not None:
+        from planner.output.render_alt_test import render_alt_test_section
+
+        render_alt_test_section(sections.alt_test, console)
     if batches is not None:
         from planner.output.render_midstudy import render_batches
 

@@ -191,15 +191,26 @@ def _plan_strata(
 
 def _emit(options: dict[str, Any], result: Any, document: Any, show: Any) -> None:
     """``result`` as its JSON ``document`` (its notes on stderr) or as the tables ``show``
-    prints."""
+    prints; with the scenario's Alt-Test plan where it has ``[alt_test]``."""
+    from planner.application.alt_test_options import alt_test_for_plan
+
+    path = options.get("scenario") or options.get("scenario_option")
+    alt_test = alt_test_for_plan(path, result.seed)
     if options.get("json_output"):
+        from planner.output.alt_test_json import with_alt_test
+
         for line in result.notes:
             note(line)
-        emit_json(document(result))
+        emit_json(with_alt_test(document(result), alt_test))
         return
     from planner.output.render import TerminalConsole as Console
 
-    show(result, Console(markup=False))
+    console = Console(markup=False)
+    show(result, console)
+    if alt_test is not None:
+        from planner.output.render_alt_test import render_alt_test_section
+
+        render_alt_test_section(alt_test, console)
 
 
 def plan_raters(options: dict[str, Any]) -> None:

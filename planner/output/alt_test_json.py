@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, fields
 from typing import Any
 
-from planner.output.jsonout import budget_json, document
+from planner.output.jsonout import budget_json, document, json_ready
 
 
 def alt_test_document(result: Any, **extra: Any) -> dict[str, Any]:
@@ -140,3 +140,26 @@ def alt_test_report_json(report: Any) -> dict[str, Any]:
 def _plain(value: Any) -> Any:
     """Tuples as lists, as :func:`dataclasses.asdict` leaves them (JSON arrays either way)."""
     return [_plain(v) for v in value] if isinstance(value, tuple) else value
+
+
+def alt_test_section_json(summary: Any) -> dict[str, Any]:
+    """``plan SCENARIO``'s ``alt_test``: the scenario's LLM judge planned
+    (:func:`alt_test_plan_json`, null where unreachable, with the reason), P(pass) at
+    ``alt_test.items`` (null without them) and the seed the numbers were drawn with."""
+    plan, at, why = summary.plan, summary.at_items, summary.unreachable
+    return {
+        "model": summary.model_description,
+        "epsilon": summary.epsilon,
+        "power": summary.power,
+        "plan": None if plan is None else alt_test_plan_json(plan),
+        "unreachable": None if why is None else str(why),
+        "pass_probability_at_items": None if at is None else pass_probability_json(at),
+        "seed": summary.seed,
+    }
+
+
+def with_alt_test(doc: dict[str, Any], summary: Any) -> dict[str, Any]:
+    """A ``plan`` document with its scenario's Alt-Test as ``alt_test`` (unchanged without)."""
+    if summary is None:
+        return doc
+    return {**doc, "alt_test": json_ready(alt_test_section_json(summary))}

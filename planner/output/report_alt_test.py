@@ -7,8 +7,10 @@ humans' and the LLM's error rates, the categories and the test's margin. The rep
 items the test needs (:func:`planner.sizing.alt_test_plan.alt_test_plan_summary`), P(pass)
 there and at the study's own items, the humans' person-hours, the table over 2 to 6 humans,
 the model in words, and a figure of P(pass) against items. Everything is computed once here,
-from a stream of the report's seed that no other part of the report uses; the seed the
-numbers were drawn with is recorded (``figures.json``, ``alt_test``).
+from a stream of the report's seed that no other part of the report uses
+(:func:`planner.application.alt_test_options.alt_test_seeds`, the stream ``plan SCENARIO``
+draws its Alt-Test items from); the seed the numbers were drawn with is recorded
+(``figures.json``, ``alt_test``).
 """
 
 from __future__ import annotations
@@ -19,21 +21,20 @@ from typing import Any
 
 import numpy as np
 
+from planner.application.alt_test_options import (
+    DEFAULT_SECONDS,
+    alt_test_seeds,
+    alt_test_settings,
+)
 from planner.data.scenario import Scenario
 from planner.sizing.alt_test_plan import (
     AltTestModel,
     AltTestPlanSettings,
     AltTestPlanSummary,
-    alt_test_model,
     alt_test_plan_summary,
     pass_probability,
 )
-from planner.validation import seed_from
 
-ALT_TEST_STREAM = 2**20 + 1
-"""Spawn key of the Alt-Test's stream under the report's seed (the figures use ``2**20``)."""
-DEFAULT_SECONDS = 90.0
-"""Seconds a human spends on an item when the scenario's ``[budget]`` does not say."""
 CURVE_SIZES = 12
 """Sizes on the P(pass) curve."""
 FIGURE_FILE = "alt_test.png"
@@ -78,40 +79,6 @@ class AltTestReport:
         from planner.output.alt_test_json import alt_test_report_json
 
         return alt_test_report_json(self)
-
-
-def alt_test_settings(scenario: Scenario) -> tuple[AltTestModel, AltTestPlanSettings]:
-    """The planning model of the scenario's ``[alt_test]`` and the settings of its summary
-    (:func:`~planner.sizing.alt_test_plan.alt_test_plan_summary`, with the table of 2 to 6
-    humans): hours come from the scenario's ``[budget]`` (``seconds_per_item``, default
-    90 s; ``hourly_rate``)."""
-    alt = scenario.alt_test
-    model = alt_test_model(
-        humans=alt.get("humans"),
-        categories=alt.get("categories"),
-        human_error=alt.get("human_error", 0.2),
-        llm_error=alt.get("llm_error", 0.2),
-        prevalences=alt.get("prevalences"),
-        error_draw=alt.get("error_draw", "uniform"),
-    )
-    settings = AltTestPlanSettings(
-        epsilon=alt.get("epsilon", 0.2),
-        q=alt.get("q", 0.05),
-        power=alt.get("power", 0.8),
-        items=alt.get("items"),
-        min_items=alt.get("min_items", 30),
-        replicates=alt.get("replicates", 2000),
-        seconds_per_item=scenario.budget.get("seconds_per_item", DEFAULT_SECONDS),
-        hourly_rate=scenario.budget.get("hourly_rate"),
-        table=True,
-    )
-    return model, settings
-
-
-def alt_test_seed(seed: int) -> int:
-    """The seed of the Alt-Test's numbers in the report of ``seed``."""
-    sequence = np.random.SeedSequence(seed, spawn_key=(ALT_TEST_STREAM,))
-    return seed_from(np.random.default_rng(sequence))
 
 
 def curve_sizes(min_items: int, planned: int | None, given: int | None) -> list[int]:
@@ -167,10 +134,8 @@ def alt_test_report(scenario: Scenario, seed: int) -> AltTestReport | None:
     if not scenario.alt_test:
         return None
     model, settings = alt_test_settings(scenario)
-    summary_stream, curve_stream = np.random.SeedSequence(alt_test_seed(seed)).spawn(2)
-    summary_seed = seed_from(np.random.default_rng(summary_stream))
-    summary = alt_test_plan_summary(model, settings, rng=summary_seed)
-    curve_seed = seed_from(np.random.default_rng(curve_stream))
+    seeds = alt_test_seeds(seed)
+    summary = alt_test_plan_summary(model, settings, rng=seeds.summary)
     return AltTestReport(
         summary=summary,
         humans=model.n_humans,
@@ -181,7 +146,7 @@ def alt_test_report(scenario: Scenario, seed: int) -> AltTestReport | None:
         if settings.seconds_per_item is None
         else settings.seconds_per_item,
         first_human_error=model.human_error[0],
-        curve=pass_curve(model, summary, settings, curve_seed),
+        curve=pass_curve(model, summary, settings, seeds.curve),
     )
 
 

@@ -1,0 +1,98 @@
+"""A scenario's ``[alt_test]`` as the Alt-Test's planning model and settings, and its seeds.
+
+A scenario with an ``[alt_test]`` table (:mod:`planner.data.scenario`) asks, beside its
+agreement plan, whether an LLM judge can replace one of its humans (the alternative annotator
+test, ``docs/methods/alt-test.md``). ``plan SCENARIO`` shows the items that test needs and
+``report SCENARIO`` adds a section with its curve and table; both draw the test's numbers from
+one stream of the plan's seed (:func:`alt_test_seeds`) that nothing else uses, so the two
+commands print the same items at the same seed.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from planner.data.scenario import Scenario, load_scenario
+from planner.sizing.alt_test_plan import (
+    AltTestModel,
+    AltTestPlanSettings,
+    AltTestPlanSummary,
+    alt_test_model,
+    alt_test_plan_summary,
+)
+from planner.validation import seed_from
+
+ALT_TEST_STREAM = 2**20 + 1
+"""Spawn key of the Alt-Test's stream under the plan's seed (a report's figures use ``2**20``)."""
+DEFAULT_SECONDS = 90.0
+"""Seconds a human spends on an item when the scenario's ``[budget]`` does not say."""
+
+
+class AltTestSeeds(NamedTuple):
+    """The seeds of a scenario's Alt-Test numbers under the plan's seed: the stream's own
+    seed (``stream``, recorded by reports), the summary's and the P(pass) curve's."""
+
+    stream: int
+    summary: int
+    curve: int
+
+
+def alt_test_settings(
+    scenario: Scenario, *, table: bool = True
+) -> tuple[AltTestModel, AltTestPlanSettings]:
+    """The planning model of the scenario's ``[alt_test]`` and the settings of its summary
+    (:func:`~planner.sizing.alt_test_plan.alt_test_plan_summary`; ``table``: with the plans
+    of 2 to 6 humans). Hours come from the scenario's ``[budget]`` (``seconds_per_item``,
+    default :data:`DEFAULT_SECONDS`; ``hourly_rate``)."""
+    alt = scenario.alt_test
+    model = alt_test_model(
+        humans=alt.get("humans"),
+        categories=alt.get("categories"),
+        human_error=alt.get("human_error", 0.2),
+        llm_error=alt.get("llm_error", 0.2),
+        prevalences=alt.get("prevalences"),
+        error_draw=alt.get("error_draw", "uniform"),
+    )
+    settings = AltTestPlanSettings(
+        epsilon=alt.get("epsilon", 0.2),
+        q=alt.get("q", 0.05),
+        power=alt.get("power", 0.8),
+        items=alt.get("items"),
+        min_items=alt.get("min_items", 30),
+        replicates=alt.get("replicates", 2000),
+        seconds_per_item=scenario.budget.get("seconds_per_item", DEFAULT_SECONDS),
+        hourly_rate=scenario.budget.get("hourly_rate"),
+        table=table,
+    )
+    return model, settings
+
+
+def alt_test_seeds(seed: int) -> AltTestSeeds:
+    """The Alt-Test's seeds under the plan's (or report's) ``seed``: the child of spawn key
+    :data:`ALT_TEST_STREAM`, and its two children for the summary and the curve."""
+    sequence = np.random.SeedSequence(seed, spawn_key=(ALT_TEST_STREAM,))
+    stream = seed_from(np.random.default_rng(sequence))
+    summary, curve = (
+        seed_from(np.random.default_rng(child)) for child in np.random.SeedSequence(stream).spawn(2)
+    )
+    return AltTestSeeds(stream=stream, summary=summary, curve=curve)
+
+
+def alt_test_for_plan(scenario_path: str | None, seed: int) -> AltTestPlanSummary | None:
+    """The Alt-Test section of ``plan SCENARIO``: the plan for the scenario's LLM judge and
+    P(pass) at its ``alt_test.items``, without the table of 2 to 6 humans (``report`` adds
+    it); None without a scenario or without ``[alt_test]``.
+
+    Drawn from :func:`alt_test_seeds` of the plan's ``seed``, so the items equal those of
+    ``report`` at that seed. An unreachable plan is a summary without a plan, its reason in
+    ``unreachable``: the agreement plan still stands.
+    """
+    if not scenario_path:
+        return None
+    scenario = load_scenario(scenario_path)
+    if not scenario.alt_test:
+        return None
+    model, settings = alt_test_settings(scenario, table=False)
+    return alt_test_plan_summary(model, settings, rng=alt_test_seeds(seed).summary)
