@@ -29,14 +29,28 @@ Examples
 ...     settings = PlanSettings(n_reps=500)
 >>> settings.replicates, str(caught[0].message)
 (500, 'n_reps is deprecated: use replicates (renamed after planner 0.1.0)')
+
+Both names at once are one value given twice: the same value is accepted, two different
+values are refused, naming the new parameter (``PlanSettings(n_reps=500, replicates=800)``
+raises :class:`~planner.errors.InvalidInput` with ``parameter="replicates"``).
+:func:`dataclasses.replace` is the exception: it passes every field, so ``replace(s,
+n_reps=300)`` arrives with ``replicates`` set to the current value, and the old name wins.
+
+A dataclass that subclasses one with a renamed field inherits the old attribute but not the
+old keyword: the subclass's generated ``__init__`` replaces the wrapped one, so the subclass
+applies :func:`renamed_field` again.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import sys
 import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
+
+from planner.errors import InvalidInput
 
 T = TypeVar("T")
 
@@ -48,12 +62,30 @@ def _message(old: str, new: str) -> str:
     return f"{old} is deprecated: use {new} ({SINCE})"
 
 
+def _called_by_replace(depth: int) -> bool:
+    """Whether the frame ``depth`` levels above the caller is :func:`dataclasses.replace`
+    (or the helper it delegates to in newer Pythons), which passes every field."""
+    code = sys._getframe(depth + 1).f_code
+    return code.co_filename == dataclasses.__file__ and code.co_name in ("replace", "_replace")
+
+
 def _mapped(kwargs: dict[str, Any], old: str, new: str) -> dict[str, Any]:
-    """``kwargs`` with ``old`` moved to ``new``, with a warning. When both are given the old
-    one wins: :func:`dataclasses.replace` passes every field, so ``replace(s, old=v)``
-    arrives with ``new`` set to the current value."""
+    """``kwargs`` with ``old`` moved to ``new``, with a warning.
+
+    When both are given with different values the call is refused, naming ``new``; but
+    from :func:`dataclasses.replace` the old one wins, since ``replace(s, old=v)`` arrives
+    with ``new`` set to the current value.
+    """
     if old not in kwargs:
         return kwargs
+    if new in kwargs and kwargs[new] != kwargs[old] and not _called_by_replace(2):
+        raise InvalidInput(
+            f"{new} is given twice, as {new}={kwargs[new]!r} and as its deprecated name "
+            f"{old}={kwargs[old]!r}; give {new} once",
+            parameter=new,
+            value=kwargs[old],
+            rule=f"one value (the deprecated {old} is the same parameter)",
+        )
     warnings.warn(_message(old, new), DeprecationWarning, stacklevel=3)
     kwargs = dict(kwargs)
     kwargs[new] = kwargs.pop(old)
@@ -76,7 +108,10 @@ def renamed_keyword(old: str, new: str) -> Callable[[T], T]:
 def renamed_field(old: str, new: str) -> Callable[[T], T]:
     """Class decorator: ``obj.old`` reads ``obj.new`` with a warning, and, when ``new`` is a
     keyword of the constructor, ``Cls(old=...)`` gives ``new`` (also through
-    :func:`dataclasses.replace`, which calls the constructor)."""
+    :func:`dataclasses.replace`, which calls the constructor).
+
+    A dataclass subclass generates its own ``__init__``, without the old keyword: decorate
+    the subclass too."""
 
     def decorate(cls: Any) -> Any:
         def read(self: Any) -> Any:

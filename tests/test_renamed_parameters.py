@@ -88,3 +88,49 @@ def test_every_dataclass_that_had_n_reps_reads_it_as_replicates():
         assert isinstance(cls.__dict__["n_reps"], property)
     with pytest.warns(DeprecationWarning):
         assert RatersStudy(metric="psa", width=0.1, n_reps=300).replicates == 300
+
+
+@pytest.mark.parametrize("name", SETTINGS)
+def test_both_names_with_different_values_are_refused_naming_the_new(name):
+    from planner.errors import InvalidInput
+
+    cls = getattr(planner, name)
+    with pytest.raises(InvalidInput, match="replicates is given twice") as caught:
+        cls(n_reps=500, replicates=800)
+    assert caught.value.parameter == "replicates" and caught.value.value == 500
+    with pytest.warns(DeprecationWarning):
+        assert cls(n_reps=500, replicates=500).replicates == 500
+
+
+def test_a_function_refuses_both_names_with_different_values():
+    from planner.errors import InvalidInput
+
+    @renamed_keyword("n_reps", "replicates")
+    def simulate(*, replicates: int = 10) -> int:
+        return replicates
+
+    with pytest.raises(InvalidInput, match="give replicates once"):
+        simulate(n_reps=5, replicates=6)
+
+
+def test_a_dataclass_subclass_takes_the_old_keyword_only_when_decorated_again():
+    @renamed_field("old", "new")
+    @dataclasses.dataclass(frozen=True)
+    class Base:
+        new: int = 1
+
+    @dataclasses.dataclass(frozen=True)
+    class Plain(Base):
+        extra: int = 0
+
+    @renamed_field("old", "new")
+    @dataclasses.dataclass(frozen=True)
+    class Decorated(Base):
+        extra: int = 0
+
+    with pytest.raises(TypeError, match="old"):
+        Plain(old=3)  # type: ignore[call-arg]
+    with pytest.warns(DeprecationWarning):
+        assert Plain(new=2).old == 2  # the attribute is inherited
+    with pytest.warns(DeprecationWarning):
+        assert Decorated(old=3, extra=1).new == 3
