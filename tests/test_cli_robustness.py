@@ -124,7 +124,7 @@ def test_numpy_warnings_are_one_note_line(monkeypatch):
         np.divide(np.ones(2), np.zeros(2))
         np.log(-np.ones(1))
 
-    monkeypatch.setattr("planner.application.plan_options.schedule_for_plan", warns)
+    monkeypatch.setattr("planner.application.schedule_options.schedule_for_plan", warns)
     result = runner.invoke(plan_app, ["--prevalence", "0.08", "--json", *FAST])
     assert result.exit_code == 0
     json.loads(result.stdout)

@@ -11,11 +11,10 @@ import pytest
 from planner.application.plan_options import (
     PlanOptions,
     ResolvedOptions,
-    TeamSettings,
     resolve,
-    resolve_team,
     run_plan,
 )
+from planner.application.schedule_team import TeamSettings, resolve_team
 from planner.data.scenario import load_scenario
 from planner.errors import InvalidInput
 from planner.sizing.plan import Plan

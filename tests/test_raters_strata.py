@@ -321,7 +321,8 @@ def test_a_study_in_progress_over_these_strata_is_refused():
 
 
 def test_operation_for_refuses_several_annotators_plan():
-    from planner.application.plan_options import TeamSettings, operation_for
+    from planner.application.schedule_options import operation_for
+    from planner.application.schedule_team import TeamSettings
     from planner.sizing.plan import PlanSettings, make_plan
 
     plan = make_plan(

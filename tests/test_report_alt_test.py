@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from planner.application.plan_options import TeamSettings, operation_for
+from planner.application.schedule_options import operation_for
+from planner.application.schedule_team import TeamSettings
 from planner.data.scenario import load_scenario, scenario_from_dict
 from planner.errors import InvalidInput
 from planner.output.report import write_report

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from planner.application.plan_options import PlanOptions, run_schedule
+from planner.application.plan_options import PlanOptions
+from planner.application.schedule_options import run_schedule
 from planner.cli.commands import app
 from planner.measuring.decision import decide
 from planner.output import plots

@@ -328,7 +328,8 @@ def test_a_bad_design_is_refused_even_where_it_would_not_apply():
 def test_a_plan_too_large_to_schedule_says_so():
     from dataclasses import replace
 
-    from planner.application.plan_options import TeamSettings, operation_for
+    from planner.application.schedule_options import operation_for
+    from planner.application.schedule_team import TeamSettings
     from planner.sizing.model import pair_from_annotators
     from planner.sizing.plan import PlanSettings, make_plan
 

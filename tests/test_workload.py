@@ -142,7 +142,7 @@ def test_schedule_command_json_and_errors():
 def test_the_team_defaults_are_set_once_for_the_operation_and_schedule_s_team():
     from dataclasses import fields
 
-    from planner.application.plan_options import TeamSettings
+    from planner.application.schedule_team import TeamSettings
     from planner.data.scenario import TEAM_DEFAULTS
     from planner.operations.workload import Operation
 

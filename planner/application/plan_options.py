@@ -5,7 +5,8 @@ documented default. Model options on the command line (``--prevalence``,
 ``--union-rate``/``--psa``, ``--pilot-counts``) replace the scenario's model and strata.
 
 What the user gave is a :class:`PlanOptions` (None: not given); the merge of defaults,
-scenario and options is a :class:`ResolvedOptions`; the team is a :class:`TeamSettings`.
+scenario and options is a :class:`ResolvedOptions`. ``schedule``'s precedence and the
+operation that carries a plan out are :mod:`planner.application.schedule_options`.
 """
 
 from __future__ import annotations
@@ -16,16 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from planner.application.schedule_team import (
-    TeamChanges,
-    build_team,
-    plan_pricing,
-    pricing_note,
-    raters_work,
-    team_operation,
-    wants_named,
-)
-from planner.data.scenario import TEAM_DEFAULTS, Scenario, load_scenario
+from planner.application.schedule_team import plan_pricing, pricing_note, resolve_team
+from planner.data.scenario import Scenario, load_scenario
 from planner.errors import InvalidInput
 from planner.sizing.model import (
     MODEL_PARAMETERS,
@@ -41,7 +34,6 @@ from planner.sizing.plan import Plan, PlanSettings, make_plan
 if TYPE_CHECKING:  # compare loads only for stratified scenarios
     from collections.abc import Callable
 
-    from planner.operations.workload import Operation
     from planner.sizing.compare import Comparison
 
 
@@ -110,25 +102,6 @@ class ResolvedOptions:
     floor_items: int = 20
     prevalence_width: float = 0.02
     seed: int | None = None
-
-
-@dataclass(frozen=True)
-class TeamSettings:
-    """The labelling team of ``schedule`` (documented defaults; see :func:`resolve_team`)."""
-
-    annotators: int = int(TEAM_DEFAULTS["annotators"])
-    hours_per_day: float = TEAM_DEFAULTS["hours_per_day"]
-    days_per_week: int = int(TEAM_DEFAULTS["days_per_week"])
-    time_spread: float = TEAM_DEFAULTS["time_spread"]
-    attention_check_share: float = TEAM_DEFAULTS["attention_check_share"]
-    attention_fail_rate: float = TEAM_DEFAULTS["attention_fail_rate"]
-    requalification_hours: float = TEAM_DEFAULTS["requalification_hours"]
-    adjudicators: int = int(TEAM_DEFAULTS["adjudicators"])
-    runs: int = int(TEAM_DEFAULTS["runs"])
-
-    def operation_fields(self) -> dict[str, Any]:
-        """The settings an :class:`~planner.operations.workload.Operation` takes (not runs)."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "runs"}
 
 
 # the options that describe the pair model (the builders' parameters but a_share)
@@ -364,7 +337,8 @@ PILOT_DRAWS = 880  # 16 randomly shifted lattices of 55 (sizing.uncertainty.DRAW
 _FIXED_SIZE = ("items", "hours", "budget")
 
 
-def _cli_model(cli: dict[str, Any]) -> bool:
+def model_on_command_line(cli: Mapping[str, Any]) -> bool:
+    """Whether a command-line option describes the model (and so replaces the scenario's)."""
     return any(cli.get(k) is not None for k in CLI_MODEL_KEYS)
 
 
@@ -425,7 +399,7 @@ def _model_options(
     options = {k: cli.get(k) for k in MODEL_OPTIONS}
     options["pilot_file"] = cli.get("pilot")
     origin: dict[str, str] = {}
-    if scenario is not None and not _cli_model(cli):
+    if scenario is not None and not model_on_command_line(cli):
         from_file = {k: v for k, v in scenario.model.items() if options.get(k) is None}
         options.update(from_file)
         origin = dict.fromkeys(from_file, scenario.path)
@@ -552,10 +526,10 @@ def run_plan(
     cli = options.given()
     merged = resolve(scenario, cli)
     settings = _settings(merged, scenario, cli)
-    notes = option_notes(scenario, cli, merged, _cli_model(cli))
+    notes = option_notes(scenario, cli, merged, model_on_command_line(cli))
     if option_notes_out is not None:
         option_notes_out.extend(notes)
-    if scenario is not None and scenario.strata and not _cli_model(cli):
+    if scenario is not None and scenario.strata and not model_on_command_line(cli):
         return _stratified(scenario, cli, merged, settings, seed_fn, notes, progress)
     given = [k for k in _FIXED_SIZE if cli.get(k) is not None]
     if len(given) > 1:
@@ -583,287 +557,3 @@ def run_plan(
         center = extra["precision"].items if extra["precision"] is not None else plan.items
         extra["curve"] = _curve(plan, center, seed)
     return replace(plan, **extra)
-
-
-DESIGNS = ("uniform", "enriched", "weighted")
-
-
-def _stratified_operation(result: Comparison, design: str) -> tuple[list, list, list]:
-    """Items, seconds and contested rates per stratum of one design of a comparison."""
-    from planner.sizing.compare import stratum_models
-
-    chosen = result.designs[design]
-    items: list[float] = list(chosen.items_per_stratum)
-    seconds = [s["seconds_per_item"] for s in result.strata]
-    contested = [m.contested_rate for m in stratum_models(result.scenario)]
-    if chosen.prevalence_slice_items:
-        shares = [s["share"] for s in result.strata]
-        items.append(chosen.prevalence_slice_items)
-        seconds.append(float(sum(w * s for w, s in zip(shares, seconds, strict=False))))
-        contested.append(float(sum(w * c for w, c in zip(shares, contested, strict=False))))
-    return items, seconds, contested
-
-
-def operation_for(
-    result: Plan | Comparison, team: TeamSettings, design: str = "weighted"
-) -> Operation:
-    """The labelling operation that carries out a plan (or one design of a comparison)."""
-    from planner.operations.workload import Operation
-    from planner.sizing.compare import Comparison
-    from planner.validation import RULES, check, check_choice
-
-    check_choice("design", design, DESIGNS)
-    settings = result.settings
-    match result:
-        case Comparison():
-            items, seconds, contested = _stratified_operation(result, design)
-        case Plan() if not result.several:
-            items = [result.items]
-            seconds = [settings.seconds_per_item]
-            contested = [result.model.contested_rate]
-        case _:
-            raise TypeError(
-                f"operation_for takes a pair's Plan or a Comparison, got {type(result).__name__}"
-                + (" of several annotators" if isinstance(result, Plan) else "")
-            )
-    check("the items to schedule", sum(int(n) for n in items), RULES["items"])
-    return Operation(
-        items_per_stratum=tuple(int(n) for n in items),
-        seconds_per_item=tuple(float(s) for s in seconds),
-        contested_rate=tuple(float(c) for c in contested),
-        labels_per_item=settings.annotators_per_item,
-        **team.operation_fields(),
-        adjudication_seconds=settings.adjudication_seconds,
-        hourly_rate=settings.hourly_rate,
-    )
-
-
-def resolve_team(
-    scenario: Scenario | None, cli_team: Mapping[str, Any] | None = None
-) -> TeamSettings:
-    """Team settings: defaults, then the scenario's [team], then the command line.
-
-    Every value is checked against its rule in :data:`planner.validation.RULES` (a scenario's
-    were checked at load, naming the file and key), so a bad option fails before planning.
-    """
-    from planner.validation import RULES, check
-
-    team: dict[str, Any] = {f.name: getattr(TeamSettings(), f.name) for f in fields(TeamSettings)}
-    if scenario is not None:  # the flat keys (the named people: application/schedule_team.py)
-        team.update({k: v for k, v in scenario.team.items() if k in team})
-    team.update({k: v for k, v in (cli_team or {}).items() if v is not None})
-    return TeamSettings(**{key: check(key, value, RULES[key]) for key, value in team.items()})
-
-
-ITEMS_REPLACE = ("prevalence", "pilot_counts", "union_rate", "psa", "width", "assurance")
-
-
-def _schedule_notes(
-    scenario: Scenario | None, cli: dict[str, Any], items: int | None, design: str | None
-) -> list[str]:
-    """Refuse options that contradict ``items``; notes for the options that have no effect."""
-    from planner.validation import check_choice
-
-    if items is not None:
-        given = [k for k in ITEMS_REPLACE if cli.get(k) is not None]
-        if given:
-            raise InvalidInput(
-                f"items fixes the study's size, so {', '.join(given)} would have no effect; "
-                "drop them or drop items",
-                parameter="items",
-                parameters=("items", *given),
-            )
-    elif cli.get("contested_rate") is not None:
-        raise InvalidInput(
-            "contested_rate applies only with items; a planned study takes that share from "
-            "its model",
-            parameter="contested_rate",
-            parameters=("items",),
-        )
-    if design is None:
-        return []
-    check_choice("design", design, DESIGNS)
-    cli_model = _cli_model(cli)
-    if items is not None:
-        why = "with `items` no design is planned"
-    elif scenario is None or not scenario.strata:
-        why = "the study has no strata to allocate"
-    elif cli_model:
-        why = "model options on the command line replace the scenario's strata"
-    else:
-        return []
-    return [f"`design` {design} has no effect: {why}"]
-
-
-def run_schedule(
-    scenario_path: str | None,
-    options: PlanOptions,
-    cli_team: Mapping[str, Any],
-    seed_fn: Callable[[int | None], int],
-    *,
-    items: int | None = None,
-    design: str | None = None,
-    progress=None,  # type: ignore[no-untyped-def]
-    changes: TeamChanges | None = None,
-) -> Any:
-    """Plan (unless ``items`` is given) and simulate the operation that carries it out.
-
-    Every value is checked before any work starts, by the rules in
-    :data:`planner.validation.RULES` (the team here and in
-    :class:`~planner.operations.workload.Operation`,
-    the budget by the plan's settings or the operation). ``design`` defaults to weighted;
-    given where it has no effect, it yields a note on the result. A several-annotator
-    scenario (``[annotators]``) is planned by its own plan, which gives the items and the
-    annotators per item. A named team (people in the scenario's ``[team]``, or ``changes``
-    that need them: :mod:`planner.application.schedule_team`) runs person by person
-    (:func:`planner.operations.team_outcome.simulate_team`); a uniform team through the
-    SimPy model. Returns ``(plan or None, ScheduleResult)``.
-    """
-    from planner.data.scenario_raters import RatersScenario
-    from planner.operations.workload import simulate_schedule
-    from planner.validation import RULES, check
-
-    scenario = load_scenario(scenario_path) if scenario_path else None
-    cli = options.given()
-    several = isinstance(scenario, RatersScenario)
-    merged = resolve(None if several else scenario, cli)
-    if several and scenario is not None:  # its budget and seed (the rest: its own plan's)
-        budget = {**_budget_of(scenario), "seed": scenario.simulation.get("seed")}
-        merged = replace(merged, **{k: v for k, v in budget.items() if cli.get(k) is None})
-    team = resolve_team(scenario, cli_team)
-    notes = _schedule_notes(scenario, cli, items, design)
-    seed = seed_fn(merged.seed)
-    check("seed", seed, RULES["seed"])
-    plan = None
-    contested = options.contested_rate or 0.0
-    strata = None
-    if several and items is None and getattr(scenario, "strata", None):
-        from planner.application.raters_strata_options import strata_work
-
-        strata = strata_work(scenario, seed, cli, design or "weighted")
-        notes = [*notes, *strata.notes]
-        merged = replace(merged, annotators_per_item=strata.labels_per_item)
-    elif several and items is None:
-        work = raters_work(scenario, seed, cli)
-        items, contested, notes = work.items, work.contested_rate, [*notes, *work.notes]
-        merged = replace(merged, annotators_per_item=work.labels_per_item)
-    elif several and cli.get("annotators_per_item") is None:  # given items: the file's labels
-        section = getattr(scenario, "annotators", None)
-        labels = getattr(section, "per_item", None) or getattr(section, "count", None)
-        if labels is not None:
-            merged = replace(merged, annotators_per_item=int(labels))
-    named = wants_named(scenario, changes)
-    if named:  # the flat team may be smaller than k: the named team is checked instead
-        team = replace(team, annotators=max(team.annotators, merged.annotators_per_item))
-    shape: tuple[tuple[int, ...], tuple[float, ...], tuple[float, ...]] | None = None
-    if strata is not None:
-        shape = (strata.items, strata.seconds_per_item, strata.contested_rate)
-    elif items is not None:
-        items = check("items", items, RULES["items"])
-        shape = ((items,), (merged.seconds_per_item,), (contested,))
-    if shape is not None:
-        operation = _operation_of(shape, merged, team)
-    else:
-        plan = run_plan(scenario_path, options, lambda _: seed)
-        operation = operation_for(plan, team, design or "weighted")
-    if scenario is not None and scenario.alt_test:
-        notes.append("the LLM judge's labels take no human time: the schedule counts the humans'")
-    if not named:
-        result = simulate_schedule(operation, runs=team.runs, rng=seed, progress=progress)
-        return plan, result.with_notes(notes)
-    return plan, _named_schedule(
-        scenario, operation, merged, team, cli_team, changes, seed, progress
-    ).with_notes(notes)
-
-
-def _operation_of(
-    shape: tuple[tuple[int, ...], tuple[float, ...], tuple[float, ...]],
-    merged: ResolvedOptions,
-    team: TeamSettings,
-) -> Operation:
-    """The operation of given work: items, seconds per item and contested shares per
-    stratum, labelled at ``merged``'s labels per item by ``team``."""
-    from planner.operations.workload import Operation
-    from planner.validation import RULES, check
-
-    labels = check("annotators_per_item", merged.annotators_per_item, RULES["labels_per_item"])
-    return Operation(
-        items_per_stratum=shape[0],
-        seconds_per_item=shape[1],
-        contested_rate=shape[2],
-        labels_per_item=labels,
-        **team.operation_fields(),
-        adjudication_seconds=merged.adjudication_seconds,
-        hourly_rate=merged.hourly_rate,
-    )
-
-
-def _budget_of(scenario: Any) -> dict[str, Any]:
-    """The budget keys of a several-annotator scenario (its other sections are its plan's)."""
-    keys = ("seconds_per_item", "adjudication_seconds", "hourly_rate")
-    return {k: scenario.budget[k] for k in keys if k in scenario.budget}
-
-
-def _named_schedule(  # type: ignore[no-untyped-def]
-    scenario,
-    operation,
-    merged: ResolvedOptions,
-    team: TeamSettings,
-    cli_team,
-    changes,
-    seed,
-    progress,
-) -> Any:
-    """The person-by-person schedule of ``operation``'s work by the named team."""
-    from planner.operations.team_outcome import simulate_team
-
-    changes = changes or TeamChanges()
-    people = build_team(scenario, asdict(team), changes, cli_team.get("annotators") is not None)
-    op = team_operation(operation, people, merged.seconds_per_item, merged.hourly_rate)
-    return simulate_team(
-        op,
-        runs=team.runs,
-        rng=seed,
-        deadline=changes.deadline,
-        progress=progress,
-        engine=changes.engine,
-    )
-
-
-PLAN_SECTION_RUNS = 50
-
-
-def schedule_for_plan(
-    scenario_path: str | None,
-    result: Any,
-    *,
-    runs: int | None = PLAN_SECTION_RUNS,
-    seed: int | None = None,
-) -> Any:
-    """The schedule section of ``plan``: only when the scenario has a [team] table.
-
-    Uses at most ``runs`` runs (:data:`PLAN_SECTION_RUNS` keeps ``plan`` quick; None: the
-    team's own number, as ``planner schedule`` and reports run) and ``seed`` (default the
-    plan's). A named team runs person by person.
-    """
-    if not scenario_path:
-        return None
-    from planner.operations.workload import simulate_schedule
-
-    scenario = load_scenario(scenario_path)
-    if not scenario.team:
-        return None
-    seed = result.seed if seed is None else seed
-    team = resolve_team(scenario)
-    if wants_named(scenario, None):
-        team = replace(team, annotators=max(team.annotators, result.settings.annotators_per_item))
-    operation = operation_for(result, team, "weighted")
-    runs = team.runs if runs is None else min(team.runs, runs)
-    if wants_named(scenario, None):
-        from planner.operations.team_outcome import simulate_team
-
-        people = build_team(scenario, asdict(team), TeamChanges(), False)
-        settings = result.settings
-        op = team_operation(operation, people, settings.seconds_per_item, settings.hourly_rate)
-        return simulate_team(op, runs=runs, rng=seed)
-    return simulate_schedule(operation, runs=runs, rng=seed)

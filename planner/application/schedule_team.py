@@ -1,4 +1,5 @@
-"""``schedule``'s named team: from a scenario's ``[team]`` and the options to a :class:`Team`.
+"""``schedule``'s team: from a scenario's ``[team]`` and the options to the flat
+:class:`TeamSettings` (:func:`resolve_team`) and to a named :class:`Team`.
 
 Precedence (as for every option): the command line beats the scenario, which beats the
 defaults. The team is *named* when the scenario lists ``[[team.annotator]]`` or dates
@@ -13,19 +14,56 @@ flat ``annotators``) with named annotators is refused: the list is the team.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from planner.data.scenario import TEAM_DEFAULTS, Scenario
 from planner.data.scenario_team import NAMED_TEAM_KEYS, to_date
 from planner.errors import InvalidInput
 
 if TYPE_CHECKING:
-    from planner.data.scenario import Scenario
     from planner.operations.team import Team
     from planner.operations.team_schedule import TeamOperation
     from planner.operations.workload import Operation
     from planner.sizing.raters_team_cost import TeamPricing
+
+
+@dataclass(frozen=True)
+class TeamSettings:
+    """The labelling team of ``schedule`` (documented defaults; see :func:`resolve_team`)."""
+
+    annotators: int = int(TEAM_DEFAULTS["annotators"])
+    hours_per_day: float = TEAM_DEFAULTS["hours_per_day"]
+    days_per_week: int = int(TEAM_DEFAULTS["days_per_week"])
+    time_spread: float = TEAM_DEFAULTS["time_spread"]
+    attention_check_share: float = TEAM_DEFAULTS["attention_check_share"]
+    attention_fail_rate: float = TEAM_DEFAULTS["attention_fail_rate"]
+    requalification_hours: float = TEAM_DEFAULTS["requalification_hours"]
+    adjudicators: int = int(TEAM_DEFAULTS["adjudicators"])
+    runs: int = int(TEAM_DEFAULTS["runs"])
+
+    def operation_fields(self) -> dict[str, Any]:
+        """The settings an :class:`~planner.operations.workload.Operation` takes (not runs)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "runs"}
+
+
+def resolve_team(
+    scenario: Scenario | None, cli_team: Mapping[str, Any] | None = None
+) -> TeamSettings:
+    """Team settings: defaults, then the scenario's [team], then the command line.
+
+    Every value is checked against its rule in :data:`planner.validation.RULES` (a scenario's
+    were checked at load, naming the file and key), so a bad option fails before planning.
+    """
+    from planner.validation import RULES, check
+
+    team: dict[str, Any] = {f.name: getattr(TeamSettings(), f.name) for f in fields(TeamSettings)}
+    if scenario is not None:  # the flat keys (the named people: application/schedule_team.py)
+        team.update({k: v for k, v in scenario.team.items() if k in team})
+    team.update({k: v for k, v in (cli_team or {}).items() if v is not None})
+    return TeamSettings(**{key: check(key, value, RULES[key]) for key, value in team.items()})
 
 
 @dataclass(frozen=True)
@@ -246,7 +284,7 @@ def plan_pricing(
     """The price of an item by the scenario's named annotators (None without
     ``[[team.annotator]]``): the people ``schedule`` runs, priced as its runs bill them
     (:func:`planner.sizing.raters_team_cost.team_pricing`). ``team_flat`` holds the team's
-    flat values (:class:`planner.application.plan_options.TeamSettings`); ``from_file``: the labels
+    flat values (:class:`TeamSettings`); ``from_file``: the labels
     per item came from the scenario (unless the command line gave them), for the error's name.
     """
     if "annotator" not in named_values(scenario):

@@ -463,7 +463,8 @@ def plan_command(
     if wants_raters(locals()):
         return plan_raters(locals())
     from planner.application.alt_test_options import alt_test_for_plan
-    from planner.application.plan_options import PlanOptions, run_plan, schedule_for_plan
+    from planner.application.plan_options import PlanOptions, run_plan
+    from planner.application.schedule_options import schedule_for_plan
 
     if scenario and scenario_option:
         raise InvalidInput("give the scenario file once: as the argument or with --scenario")

@@ -204,7 +204,7 @@ def schedule_command(
         bool, typer.Option("--quiet", metavar="", help="Show no progress bar on stderr.")
     ] = False,
 ) -> None:
-    from planner.application.plan_options import run_schedule
+    from planner.application.schedule_options import run_schedule
 
     said = []  # shown after the run: a failing command prints its one error line only
     if annotators is not None:

@@ -65,7 +65,7 @@ from planner.validation import MAX_STRATA, RULES, UNIT, Rule, check, shown
 
 #: a scenario's ``[team]`` keys and their documented defaults, the one place they are set:
 #: the simulated operation (:class:`planner.operations.workload.Operation`) and schedule's
-#: team (:class:`planner.application.plan_options.TeamSettings`) read them from here
+#: team (:class:`planner.application.schedule_team.TeamSettings`) read them from here
 TEAM_DEFAULTS: dict[str, int | float] = {
     "annotators": 5,
     "hours_per_day": 8.0,

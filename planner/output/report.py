@@ -26,17 +26,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from planner.application.plan_options import (
-    PlanOptions,
-    TeamSettings,
-    operation_for,
-    resolve_team,
-    run_plan,
-    run_schedule,
-    schedule_for_plan,
-)
+from planner.application.plan_options import PlanOptions, run_plan
 from planner.application.raters_options import raters_plan_from_options
-from planner.application.schedule_team import wants_named
+from planner.application.schedule_options import operation_for, run_schedule, schedule_for_plan
+from planner.application.schedule_team import TeamSettings, resolve_team, wants_named
 from planner.data.scenario import Scenario, load_scenario
 from planner.data.scenario_raters import RatersScenario
 from planner.errors import InvalidInput

@@ -330,7 +330,8 @@ def remaining_curve(plan: Any, scenario: Scenario) -> RemainingCurve | None:
 def remaining_schedule(scenario: Scenario, plan: Any, seed: int) -> Any:
     """The schedule of the remaining items with the scenario's ``[team]`` and ``[budget]``
     (contested share: the plan's, ``contested_items / items``); None when nothing remains."""
-    from planner.application.plan_options import PlanOptions, run_schedule
+    from planner.application.plan_options import PlanOptions
+    from planner.application.schedule_options import run_schedule
 
     if plan.remaining_items == 0:
         return None

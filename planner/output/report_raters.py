@@ -2,7 +2,7 @@
 
 The plan is :func:`planner.application.raters_options.raters_plan_from_options` with its
 assurance curve; the schedule is ``planner schedule``'s for the scenario
-(:func:`planner.application.plan_options.run_schedule`, which labels the plan's items with the
+(:func:`planner.application.schedule_options.run_schedule`, which labels the plan's items with the
 plan's labels per item). The figures are those of a pair's report, drawn from studies of
 label-pattern counts (:mod:`planner.sizing.studies`):
 

@@ -137,7 +137,8 @@ def calendar_days(
     median over the schedule's runs, and the note that says how to get them again."""
     if team.get("team_size") is None:
         return None
-    from planner.application.plan_options import PlanOptions, run_schedule
+    from planner.application.plan_options import PlanOptions
+    from planner.application.schedule_options import run_schedule
 
     costs = ("seconds_per_item", "adjudication_seconds", "hourly_rate", "seed")
     options = {k: plan_options[k] for k in costs if k in plan_options}

@@ -3,7 +3,7 @@ per-annotator table and the cost.
 
 The page writes its fields as a scenario file (the model and target that size the study,
 the budget, and ``[team]`` with one ``[[team.annotator]]`` per row of the people table)
-and runs :func:`planner.application.plan_options.run_schedule` on it, the function
+and runs :func:`planner.application.schedule_options.run_schedule` on it, the function
 ``planner schedule schedule.toml`` calls: a named team runs person by person, a team
 given by its size through the SimPy model. ``items`` replaces the plan by a fixed number
 of items (``--items``); ``deadline`` asks the probability of finishing by a date; ``add``
@@ -173,7 +173,8 @@ def _command(values: Mapping[str, Any]) -> str:
 
 def scheduled(values: Mapping[str, Any], progress: Progress | None) -> tuple[Any, str]:
     """The schedule of the page's values, and the scenario file it ran."""
-    from planner.application.plan_options import PlanOptions, run_schedule
+    from planner.application.plan_options import PlanOptions
+    from planner.application.schedule_options import run_schedule
 
     toml = scenario_toml({**values, "seed": shared.seed_of(values)})
     with shared.private_file(toml.encode("utf-8"), SCENARIO_FILE) as path:
@@ -201,7 +202,8 @@ def _python(toml: str, values: Mapping[str, Any]) -> str:
         [
             "import datetime",
             "from pathlib import Path",
-            "from planner.application.plan_options import PlanOptions, run_schedule",
+            "from planner.application.plan_options import PlanOptions",
+            "from planner.application.schedule_options import run_schedule",
             "from planner.application.schedule_team import TeamChanges",
             "",
             f"Path({SCENARIO_FILE!r}).write_text({toml!r})",
