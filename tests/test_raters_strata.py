@@ -320,16 +320,21 @@ def test_a_study_in_progress_over_these_strata_is_refused():
     assert caught.value.parameter == "scenario"
 
 
-def test_operation_for_refuses_several_annotators_plan():
+def test_operation_for_labels_several_annotators_plan_with_every_annotator():
     from planner.application.schedule_options import operation_for
     from planner.application.schedule_team import TeamSettings
     from planner.sizing.plan import PlanSettings, make_plan
 
-    plan = make_plan(
-        raters_model(0.2, 3), PlanSettings(metric="fleiss", width=0.2, replicates=200), rng=1
-    )
-    with pytest.raises(TypeError, match="of several annotators"):
-        operation_for(plan, TeamSettings())
+    settings = PlanSettings(metric="fleiss", width=0.2, replicates=200, adjudication_seconds=60.0)
+    plan = make_plan(raters_model(0.2, 3, error_rate=0.1), settings, rng=1)
+    operation = operation_for(plan, TeamSettings())
+    assert operation.labels_per_item == 3 and operation.items_per_stratum == (plan.items,)
+    # error 0.1 without bias: 0.05 of items are false positives and 0.05 false negatives, so
+    # a negative is flipped at 0.05 / 0.8 and a positive at 0.05 / 0.2; three independent
+    # annotators are unanimous when all are right or all wrong
+    fp, fn = 0.05 / 0.8, 0.05 / 0.2
+    unanimous = 0.8 * ((1 - fp) ** 3 + fp**3) + 0.2 * ((1 - fn) ** 3 + fn**3)
+    assert operation.contested_rate[0] == pytest.approx(1 - unanimous, abs=1e-9)
 
 
 @pytest.mark.slow

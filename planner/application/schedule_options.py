@@ -29,6 +29,7 @@ from planner.application.schedule_team import (
     resolve_team,
     team_operation,
     wants_named,
+    work_of_several_plan,
 )
 from planner.data.scenario import Scenario, load_scenario
 from planner.errors import InvalidInput
@@ -45,52 +46,70 @@ DESIGNS = ("uniform", "enriched", "weighted")
 
 
 def _stratified_operation(result: Comparison, design: str) -> tuple[list, list, list]:
-    """Items, seconds and contested rates per stratum of one design of a comparison."""
+    """Items, seconds and contested rates per stratum of one design of a comparison (a pair's
+    contested rate from each stratum's model; several annotators' from the comparison's rows,
+    their population's for the prevalence slice)."""
     from planner.sizing.compare import stratum_models
 
     chosen = result.designs[design]
     items: list[float] = list(chosen.items_per_stratum)
     seconds = [s["seconds_per_item"] for s in result.strata]
-    contested = [m.contested_rate for m in stratum_models(result.scenario)]
+    if result.raters is not None:
+        contested = [s["contested_rate"] for s in result.strata]
+    else:
+        contested = [m.contested_rate for m in stratum_models(result.scenario)]
     if chosen.prevalence_slice_items:
         shares = [s["share"] for s in result.strata]
         items.append(chosen.prevalence_slice_items)
         seconds.append(float(sum(w * s for w, s in zip(shares, seconds, strict=False))))
-        contested.append(float(sum(w * c for w, c in zip(shares, contested, strict=False))))
+        if result.raters is not None:
+            contested.append(result.population["contested_rate"])
+        else:
+            contested.append(float(sum(w * c for w, c in zip(shares, contested, strict=False))))
     return items, seconds, contested
+
+
+def _work(result: Plan | Comparison, design: str) -> tuple[list, list, list, int]:
+    """Items, seconds and contested rates per stratum, and the labels each item gets."""
+    from planner.sizing.compare import Comparison
+
+    settings = result.settings
+    match result:
+        case Comparison():
+            labels = settings.annotators_per_item
+            if result.raters is not None:  # every annotator labels every item
+                labels = result.raters.n_annotators
+            return (*_stratified_operation(result, design), labels)
+        case Plan() if result.several:  # the recommendation's items, k labels each
+            work = work_of_several_plan(result)
+            items, contested = [work.items], [work.contested_rate]
+            return items, [settings.seconds_per_item], contested, work.labels_per_item
+        case Plan():
+            items, contested = [result.items], [result.model.contested_rate]
+            return items, [settings.seconds_per_item], contested, settings.annotators_per_item
+    raise TypeError(f"operation_for takes a Plan or a Comparison, got {type(result).__name__}")
 
 
 def operation_for(
     result: Plan | Comparison, team: TeamSettings, design: str = "weighted"
 ) -> Operation:
-    """The labelling operation that carries out a plan (or one design of a comparison)."""
+    """The labelling operation that carries out a plan (or one design of a comparison), of a
+    pair or of several annotators (the items of the plan's recommendation, each labelled
+    ``k`` times, the items whose labels are not unanimous adjudicated)."""
     from planner.operations.workload import Operation
-    from planner.sizing.compare import Comparison
     from planner.validation import RULES, check, check_choice
 
     check_choice("design", design, DESIGNS)
-    settings = result.settings
-    match result:
-        case Comparison():
-            items, seconds, contested = _stratified_operation(result, design)
-        case Plan() if not result.several:
-            items = [result.items]
-            seconds = [settings.seconds_per_item]
-            contested = [result.model.contested_rate]
-        case _:
-            raise TypeError(
-                f"operation_for takes a pair's Plan or a Comparison, got {type(result).__name__}"
-                + (" of several annotators" if isinstance(result, Plan) else "")
-            )
+    items, seconds, contested, labels = _work(result, design)
     check("the items to schedule", sum(int(n) for n in items), RULES["items"])
     return Operation(
         items_per_stratum=tuple(int(n) for n in items),
         seconds_per_item=tuple(float(s) for s in seconds),
         contested_rate=tuple(float(c) for c in contested),
-        labels_per_item=settings.annotators_per_item,
+        labels_per_item=int(labels),
         **team.operation_fields(),
-        adjudication_seconds=settings.adjudication_seconds,
-        hourly_rate=settings.hourly_rate,
+        adjudication_seconds=result.settings.adjudication_seconds,
+        hourly_rate=result.settings.hourly_rate,
     )
 
 
@@ -279,7 +298,8 @@ def schedule_for_plan(
     runs: int | None = PLAN_SECTION_RUNS,
     seed: int | None = None,
 ) -> Any:
-    """The schedule section of ``plan``: only when the scenario has a [team] table.
+    """The schedule section of ``plan`` (a pair's plan, several annotators' or a comparison
+    of designs): only when the scenario has a [team] table.
 
     Uses at most ``runs`` runs (:data:`PLAN_SECTION_RUNS` keeps ``plan`` quick; None: the
     team's own number, as ``planner schedule`` and reports run) and ``seed`` (default the
@@ -294,8 +314,9 @@ def schedule_for_plan(
         return None
     seed = result.seed if seed is None else seed
     team = resolve_team(scenario)
-    if wants_named(scenario, None):
-        team = replace(team, annotators=max(team.annotators, result.settings.annotators_per_item))
+    if wants_named(scenario, None):  # the flat team may be smaller than k: the named is checked
+        labels = _work(result, "weighted")[3]
+        team = replace(team, annotators=max(team.annotators, labels))
     operation = operation_for(result, team, "weighted")
     runs = team.runs if runs is None else min(team.runs, runs)
     if wants_named(scenario, None):

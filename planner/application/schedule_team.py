@@ -258,7 +258,12 @@ def several_work(library: dict[str, Any], scenario: Any, seed: int) -> SeveralWo
     """
     from planner.application.raters_options import raters_plan_from_options
 
-    plan = raters_plan_from_options(library, scenario, rng=seed)
+    return work_of_several_plan(raters_plan_from_options(library, scenario, rng=seed), scenario)
+
+
+def work_of_several_plan(plan: Any, scenario: Any = None) -> SeveralWork:
+    """The work of a several-annotator plan already made (:func:`several_work`'s numbers):
+    its recommended items, its ``k`` labels per item and its budget's contested share."""
     items, k = int(plan.items), int(plan.sizing.labels_per_item)
     contested = plan.budget.contested_items / max(plan.budget.items, 1)
     source = "the options" if scenario is None else Path(scenario.path).name

@@ -191,22 +191,28 @@ def _plan_strata(
 
 def _emit(options: dict[str, Any], result: Any, document: Any, show: Any) -> None:
     """``result`` as its JSON ``document`` (its notes on stderr) or as the tables ``show``
-    prints; with the scenario's Alt-Test plan where it has ``[alt_test]``."""
+    prints; with the scenario's schedule where it has a ``[team]`` and its Alt-Test plan
+    where it has ``[alt_test]``."""
     from planner.application.alt_test_options import alt_test_for_plan
+    from planner.application.schedule_options import schedule_for_plan
 
     path = options.get("scenario") or options.get("scenario_option")
+    schedule = schedule_for_plan(path, result)
     alt_test = alt_test_for_plan(path, result.seed)
     if options.get("json_output"):
         from planner.output.alt_test_json import with_alt_test
 
         for line in result.notes:
             note(line)
-        emit_json(with_alt_test(document(result), alt_test))
+        emit_json(with_alt_test(document(result, schedule), alt_test))
         return
     from planner.output.render import TerminalConsole as Console
+    from planner.output.render import render_schedule
 
     console = Console(markup=False)
     show(result, console)
+    if schedule is not None:
+        render_schedule(schedule, console)
     if alt_test is not None:
         from planner.output.render_alt_test import render_alt_test_section
 

@@ -491,8 +491,9 @@ def _raters_recommendation_json(plan: Any) -> dict[str, Any]:
     return body
 
 
-def raters_plan_document(plan: Any) -> dict[str, Any]:
-    """``plan --annotators M``: the sample size for several annotators and its evidence."""
+def raters_plan_document(plan: Any, schedule: Any = None) -> dict[str, Any]:
+    """``plan --annotators M``: the sample size for several annotators and its evidence; with
+    ``schedule`` (a scenario's ``[team]``), its numbers as the ``schedule`` section."""
     from planner.sizing.raters_plan import describe_model
     from planner.sizing.search import PAIR_ONLY_FIELDS
 
@@ -539,6 +540,8 @@ def raters_plan_document(plan: Any) -> dict[str, Any]:
         body["precision"] = raters_precision_json(plan.precision)
     if plan.curve is not None:
         body["assurance_curve"] = plan.curve
+    if schedule is not None:
+        body["schedule"] = {**schedule_body(schedule), "notes": list(schedule.notes)}
     return document("plan-raters", body, seed=s.seed, notes=plan.notes)
 
 
