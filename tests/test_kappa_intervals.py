@@ -271,7 +271,10 @@ def _profile_lr_by_slsqp(table, k0):
             ],
             options={"ftol": 1e-12, "maxiter": 500},
         )
-        if res.success:
+        # SLSQP often ends at the optimum reporting a failed line search: any point on the
+        # constraint bounds the constrained maximum from below, so the best such point is kept
+        on_constraint = abs(res.x.sum() - 1) < 1e-8 and abs(kappa(res.x) - k0) < 1e-7
+        if on_constraint:
             best = min(best, res.fun)
     top = -negloglik(counts / n)
     return 2 * (best + top)

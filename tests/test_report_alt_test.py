@@ -226,7 +226,7 @@ def test_operation_for_dispatches_on_the_result_type_not_on_an_attribute():
         designs = {"weighted": None}
         settings = plan.settings
 
-    with pytest.raises(TypeError, match="takes a pair's Plan or a Comparison"):
+    with pytest.raises(TypeError, match="takes a Plan or a Comparison"):
         operation_for(LooksLikeAComparison(), team)  # type: ignore[arg-type]
 
 
