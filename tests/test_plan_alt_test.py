@@ -16,7 +16,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from typer.testing import CliRunner
 
-from planner.application.alt_test_options import alt_test_for_plan
+from planner.application.alt_test_options import HumanEffort, alt_test_for_plan
 from planner.cli.commands import app
 from planner.output.jsonout import load_schema
 from planner.sizing.alt_test_plan import (
@@ -114,3 +114,16 @@ def test_an_alt_test_out_of_reach_leaves_the_agreement_plan_standing(tmp_path):
     assert doc["alt_test"]["plan"] is None
     assert "cannot be expected to pass at any number of items" in doc["alt_test"]["unreachable"]
     assert list(Draft202012Validator(load_schema()).iter_errors(doc)) == []
+
+
+def test_the_command_lines_seconds_per_item_prices_the_alt_test_too(by_hand):
+    # llm-judge.toml's [budget] says 60 s; the command line's 30 s halves the humans' hours
+    summary = alt_test_for_plan(str(LLM_JUDGE), SEED, HumanEffort(seconds_per_item=30.0))
+    assert summary is not None and summary.n_items == by_hand.n_items
+    assert summary.person_hours == pytest.approx(by_hand.n_items * 3 * 30 / 3600)
+    shown = runner.invoke(
+        app, ["plan", str(LLM_JUDGE), "--replicates", "200", "--seconds-per-item", "30", "--json"]
+    )
+    assert shown.exit_code == 0, shown.output
+    alt = json.loads(shown.stdout)["alt_test"]
+    assert alt["plan"]["budget"]["person_hours"] == pytest.approx(by_hand.n_items * 3 * 30 / 3600)

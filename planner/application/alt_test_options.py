@@ -39,14 +39,29 @@ class AltTestSeeds(NamedTuple):
     curve: int
 
 
+class HumanEffort(NamedTuple):
+    """The command line's word on a human's time and its price (None: the scenario's)."""
+
+    seconds_per_item: float | None = None
+    hourly_rate: float | None = None
+
+
+SCENARIOS_EFFORT = HumanEffort()
+"""No word from the command line: the scenario's ``[budget]`` prices the humans' time."""
+
+
 def alt_test_settings(
-    scenario: Scenario, *, table: bool = True
+    scenario: Scenario, *, table: bool = True, effort: HumanEffort = SCENARIOS_EFFORT
 ) -> tuple[AltTestModel, AltTestPlanSettings]:
     """The planning model of the scenario's ``[alt_test]`` and the settings of its summary
     (:func:`~planner.sizing.alt_test_plan.alt_test_plan_summary`; ``table``: with the plans
-    of 2 to 6 humans). Hours come from the scenario's ``[budget]`` (``seconds_per_item``,
-    default :data:`DEFAULT_SECONDS`; ``hourly_rate``)."""
+    of 2 to 6 humans). Hours come from ``effort`` where it says, else from the scenario's
+    ``[budget]`` (``seconds_per_item``, default :data:`DEFAULT_SECONDS`; ``hourly_rate``),
+    so ``plan SCENARIO --seconds-per-item S`` prices the agreement plan and the Alt-Test alike.
+    """
     alt = scenario.alt_test
+    seconds = effort.seconds_per_item
+    rate = effort.hourly_rate
     model = alt_test_model(
         humans=alt.get("humans"),
         categories=alt.get("categories"),
@@ -62,8 +77,12 @@ def alt_test_settings(
         items=alt.get("items"),
         min_items=alt.get("min_items", 30),
         replicates=alt.get("replicates", 2000),
-        seconds_per_item=scenario.budget.get("seconds_per_item", DEFAULT_SECONDS),
-        hourly_rate=scenario.budget.get("hourly_rate"),
+        seconds_per_item=(
+            seconds
+            if seconds is not None
+            else scenario.budget.get("seconds_per_item", DEFAULT_SECONDS)
+        ),
+        hourly_rate=rate if rate is not None else scenario.budget.get("hourly_rate"),
         table=table,
     )
     return model, settings
@@ -80,10 +99,13 @@ def alt_test_seeds(seed: int) -> AltTestSeeds:
     return AltTestSeeds(stream=stream, summary=summary, curve=curve)
 
 
-def alt_test_for_plan(scenario_path: str | None, seed: int) -> AltTestPlanSummary | None:
+def alt_test_for_plan(
+    scenario_path: str | None, seed: int, effort: HumanEffort = SCENARIOS_EFFORT
+) -> AltTestPlanSummary | None:
     """The Alt-Test section of ``plan SCENARIO``: the plan for the scenario's LLM judge and
     P(pass) at its ``alt_test.items``, without the table of 2 to 6 humans (``report`` adds
-    it); None without a scenario or without ``[alt_test]``.
+    it); None without a scenario or without ``[alt_test]``. ``effort``: the command line's
+    seconds per item and hourly rate, which override the scenario's ``[budget]``.
 
     Drawn from :func:`alt_test_seeds` of the plan's ``seed``, so the items equal those of
     ``report`` at that seed. An unreachable plan is a summary without a plan, its reason in
@@ -94,5 +116,5 @@ def alt_test_for_plan(scenario_path: str | None, seed: int) -> AltTestPlanSummar
     scenario = load_scenario(scenario_path)
     if not scenario.alt_test:
         return None
-    model, settings = alt_test_settings(scenario, table=False)
+    model, settings = alt_test_settings(scenario, table=False, effort=effort)
     return alt_test_plan_summary(model, settings, rng=alt_test_seeds(seed).summary)

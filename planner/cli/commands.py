@@ -462,7 +462,7 @@ def plan_command(
     refuse_labelled_only(locals(), raters=wants_raters(locals()))
     if wants_raters(locals()):
         return plan_raters(locals())
-    from planner.application.alt_test_options import alt_test_for_plan
+    from planner.application.alt_test_options import HumanEffort, alt_test_for_plan
     from planner.application.plan_options import PlanOptions, run_plan
     from planner.application.schedule_options import schedule_for_plan
 
@@ -507,7 +507,10 @@ def plan_command(
         except (LayoutUnclear, RoleConflict) as exc:  # the pilot file's: name plan's flags
             raise reader_error(exc) from None
     batches = batches_without_labelled(result, batch_size)
-    sections = PlanSections(schedule_for_plan(path, result), alt_test_for_plan(path, result.seed))
+    effort = HumanEffort(seconds_per_item, hourly_rate)
+    sections = PlanSections(
+        schedule_for_plan(path, result), alt_test_for_plan(path, result.seed, effort)
+    )
     _show_plan(result, sections, said, json_output, batches)
 
 

@@ -193,12 +193,13 @@ def _emit(options: dict[str, Any], result: Any, document: Any, show: Any) -> Non
     """``result`` as its JSON ``document`` (its notes on stderr) or as the tables ``show``
     prints; with the scenario's schedule where it has a ``[team]`` and its Alt-Test plan
     where it has ``[alt_test]``."""
-    from planner.application.alt_test_options import alt_test_for_plan
+    from planner.application.alt_test_options import HumanEffort, alt_test_for_plan
     from planner.application.schedule_options import schedule_for_plan
 
     path = options.get("scenario") or options.get("scenario_option")
     schedule = schedule_for_plan(path, result)
-    alt_test = alt_test_for_plan(path, result.seed)
+    effort = HumanEffort(options.get("seconds_per_item"), options.get("hourly_rate"))
+    alt_test = alt_test_for_plan(path, result.seed, effort)
     if options.get("json_output"):
         from planner.output.alt_test_json import with_alt_test
 
