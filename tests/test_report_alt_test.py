@@ -74,6 +74,7 @@ def test_a_scenario_reads_its_alt_test_table():
         ({"error_draw": "beta"}, "s: alt_test.error_draw must be uniform or prior, got 'beta'"),
         ({"items": 10}, "s: alt_test.items must be at least alt_test.min_items (30), got 10"),
         ({"llm": "gpt"}, "s: unknown key alt_test.llm; allowed: categories, epsilon"),
+        ({}, "s: [alt_test] is empty; give its model (human_error, llm_error"),
     ],
 )
 def test_a_bad_alt_test_value_names_the_file_and_key(alt_test, message):
@@ -183,6 +184,23 @@ def test_a_report_without_alt_test_has_no_such_section(tmp_path):
     assert "Alt-Test" not in (folder / "report.md").read_text()
     assert "alt_test" not in json.loads((folder / "figures.json").read_text())
     assert not (folder / "figures" / "alt_test.png").exists()
+
+
+def test_a_several_annotator_report_has_the_alt_test_section(tmp_path, judge_report):
+    _, _, pair_figures = judge_report
+    path = tmp_path / "three.toml"
+    alt = LLM_JUDGE.read_text().split("[alt_test]", 1)[1]
+    path.write_text(
+        'name = "three"\n[annotators]\ncount = 3\nprevalence = 0.2\nerror_rate = 0.06\n'
+        "[target]\nwidth = 0.15\n[budget]\nseconds_per_item = 60\nhourly_rate = 40.0\n"
+        "[team]\nruns = 20\n[simulation]\nreplicates = 500\n[alt_test]" + alt
+    )
+    folder = write_report(path, tmp_path / "out", rng=SEED)
+    markdown = (folder / "report.md").read_text()
+    figures = json.loads((folder / "figures.json").read_text())
+    assert "## Alt-Test" in markdown and (folder / "figures" / "alt_test.png").exists()
+    # the same [alt_test], [budget] and seed as llm-judge.toml: the same Alt-Test numbers
+    assert figures["alt_test"]["summary"] == pair_figures["alt_test"]["summary"]
 
 
 # --------------------------------------------------------------------------- the assurance curve

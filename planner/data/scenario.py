@@ -269,8 +269,14 @@ def _check_length(
         )
 
 
-def _check_alt_test(source: str, alt: dict[str, Any]) -> dict[str, Any]:
-    """The ``[alt_test]`` keys together: lengths that agree, prevalences that sum to 1."""
+def _check_alt_test(source: str, alt: dict[str, Any], present: bool) -> dict[str, Any]:
+    """The ``[alt_test]`` keys together: lengths that agree, prevalences that sum to 1; a
+    table that is ``present`` but empty is refused rather than taken for no table."""
+    if present and not alt:
+        raise InvalidInput(
+            f"{source}: [alt_test] is empty; give its model (human_error, llm_error, ...: "
+            "every key has a default, so one is enough) or remove the table"
+        )
     _check_length(source, alt, "human_error", "humans", RULES["n_humans"], "one error rate a human")
     _check_length(source, alt, "prevalences", "categories", RULES["n_categories"], "categories")
     prevalences = alt.get("prevalences")
@@ -477,7 +483,7 @@ def scenario_from_dict(data: dict[str, Any], source: str = "scenario") -> Scenar
         design=sections["design"],
         simulation=sections["simulation"],
         team=sections["team"],
-        alt_test=_check_alt_test(source, sections["alt_test"]),
+        alt_test=_check_alt_test(source, sections["alt_test"], "alt_test" in data),
     )
 
 

@@ -320,13 +320,15 @@ def _figures_and_blocks(
     scenario: Scenario, result: Any, schedule: ScheduleResult, seed: int
 ) -> tuple[Any, list[Any]]:
     """The figures' data and the report's blocks, for a pair's or several annotators' plan."""
+    alt_test = alt_test_report(scenario, seed)
     if isinstance(result, _SeveralAnnotators):
         figures = raters_figure_data(
             scenario, result.plan, result.model, schedule, seed, result.costs
         )
+        figures = replace(figures, alt_test=alt_test)
         return figures, raters_blocks(scenario, result.plan, schedule, figures)
     figures = figure_data(result, schedule, decision_thresholds(scenario), seed=seed)
-    figures = replace(figures, alt_test=alt_test_report(scenario, seed))
+    figures = replace(figures, alt_test=alt_test)
     return figures, build_blocks(scenario, result, schedule, figures)
 
 

@@ -29,6 +29,7 @@ from planner.data.scenario import Scenario
 from planner.measuring.decision import decide
 from planner.operations.budget import labelling_budget
 from planner.operations.workload import ScheduleResult
+from planner.output.report_alt_test import alt_test_section
 from planner.output.report_figures import (
     CURVE_REPLICATES,
     CURVE_SIZES,
@@ -456,4 +457,6 @@ def raters_blocks(
         blocks.append(assurance_block(figures))
     blocks += schedule_section(schedule, figures)
     blocks.append(estimates_figure(figures))
+    if figures.alt_test is not None:
+        blocks += alt_test_section(figures.alt_test)
     return blocks + rebuild_section(scenario, figures.seed)
