@@ -62,11 +62,19 @@ def _message(old: str, new: str) -> str:
     return f"{old} is deprecated: use {new} ({SINCE})"
 
 
+_REPLACE_CODES = frozenset(
+    function.__code__
+    for function in (dataclasses.replace, getattr(dataclasses, "_replace", None))
+    if function is not None
+)
+"""The code of :func:`dataclasses.replace` and of the helper it delegates to in newer Pythons."""
+
+
 def _called_by_replace(depth: int) -> bool:
-    """Whether the frame ``depth`` levels above the caller is :func:`dataclasses.replace`
-    (or the helper it delegates to in newer Pythons), which passes every field."""
-    code = sys._getframe(depth + 1).f_code
-    return code.co_filename == dataclasses.__file__ and code.co_name in ("replace", "_replace")
+    """Whether the frame ``depth`` levels above the caller runs :func:`dataclasses.replace`
+    (or its helper), which passes every field: the code object itself is compared, so no
+    other function of that name or file is taken for it."""
+    return sys._getframe(depth + 1).f_code in _REPLACE_CODES
 
 
 def _mapped(kwargs: dict[str, Any], old: str, new: str) -> dict[str, Any]:
