@@ -309,3 +309,68 @@ def test_every_type_a_public_function_returns_is_public_too():
                 if kind not in planner.__all__:
                     missing.setdefault(kind, []).append(name)
     assert missing == {}
+
+
+def _named_classes(annotation: str, module) -> list[type]:
+    """The planner classes an annotation (as written) names, resolved in ``module``: its
+    namespace, else its imports (those under ``TYPE_CHECKING`` too, read from its source)."""
+    import ast
+    import inspect
+
+    imported = {
+        alias.asname or alias.name: node.module
+        for node in ast.walk(ast.parse(inspect.getsource(module)))
+        if isinstance(node, ast.ImportFrom) and node.module
+        for alias in node.names
+    }
+    found = []
+    for word in set(re.findall(r"\b[A-Z][A-Za-z]+\b", annotation)):
+        obj = getattr(module, word, None)
+        if obj is None and imported.get(word, "").startswith("planner"):
+            obj = getattr(importlib.import_module(imported[word]), word, None)
+        if inspect.isclass(obj) and obj.__module__.startswith("planner."):
+            found.append(obj)
+    return found
+
+
+def _annotations_of(obj) -> list[str]:
+    """What ``obj`` hands back: a function's return type; a class's fields and the return
+    types of its public methods and properties."""
+    import dataclasses
+    import inspect
+
+    if inspect.isfunction(obj):
+        return [str(inspect.signature(obj).return_annotation)]
+    texts = [str(f.type) for f in dataclasses.fields(obj)] if dataclasses.is_dataclass(obj) else []
+    for name, member in vars(obj).items():
+        getter = member.fget if isinstance(member, property) else member
+        if not name.startswith("_") and inspect.isfunction(getter):
+            texts.append(str(inspect.signature(getter).return_annotation))
+    return texts
+
+
+def test_every_type_reachable_from_a_public_result_is_public_too():
+    # Plan.results holds SampleSizeResult, Precision.metrics MetricPrecision, ...: a user who
+    # meets a value can import its type; followed through fields, methods and properties
+    import sys
+
+    todo = [obj for _, obj in _public_objects()]
+    seen: set[type] = set()
+    missing: dict[str, set[str]] = {}
+    while todo:
+        obj = todo.pop()
+        for text in _annotations_of(obj):
+            for kind in _named_classes(text, sys.modules[obj.__module__]):
+                if kind.__name__ not in planner.__all__:
+                    missing.setdefault(kind.__name__, set()).add(obj.__name__)
+                if kind not in seen:
+                    seen.add(kind)
+                    todo.append(kind)
+    assert missing == {}
+
+
+def test_the_reachability_check_follows_fields_into_unexported_types():
+    from planner.sizing import precision
+
+    assert planner.MetricPrecision in _named_classes("dict[str, MetricPrecision]", precision)
+    assert "dict[str, MetricPrecision]" in _annotations_of(planner.Precision)
