@@ -553,6 +553,8 @@ def run_plan(
     if pricing is not None:
         plan.notes.append(pricing_note(pricing, plan.items))
     extra: dict[str, Any] = {"pilot": pilot, "precision": _fixed_size(model, settings, cli, seed)}
+    if extra["precision"] is not None:
+        plan.notes.extend(extra["precision"].under_coverage_notes())
     if cli.get("curve"):
         center = extra["precision"].items if extra["precision"] is not None else plan.items
         extra["curve"] = _curve(plan, center, seed)

@@ -330,6 +330,7 @@ def _with_fixed_size(
     if given:
         team = team_pricing_of(scenario, s.labels_per_item, values)
         precision = fixed_size_precision(model, replace(settings, team=team), **given, rng=s.seed)
+        plan.notes.extend(precision.under_coverage_notes())
     curve = None
     if curve_wanted:
         center = precision.items if precision is not None else plan.items

@@ -124,7 +124,14 @@ def render_precision(precision: Any, console: Console) -> None:
             f"{fmt(m.interval['lower'], 3)} to {fmt(m.interval['upper'], 3)}",
             f"median limits, {m.method}",
         )
+        table.add_row(f"{name}: interval coverage", f"{m.coverage:.3f}", _coverage_note(m))
     console.print(table)
+
+
+def _coverage_note(m: Any) -> str:
+    """How a metric's coverage was computed: exactly, or over simulated studies."""
+    basis = "exact" if m.coverage_mc_se is None else f"± {m.coverage_mc_se:.3f} Monte Carlo SE"
+    return f"true {_NAMES[m.metric]} {fmt(m.true_value, 4)}; {basis}"
 
 
 def render_curve(curve: dict[str, list[dict[str, float]]], width: float, console: Console) -> None:

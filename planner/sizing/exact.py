@@ -36,7 +36,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from planner.errors import step_guard
 from planner.sizing.model import PairModel
-from planner.statistics.intervals import psa_interval
+from planner.statistics.intervals import ConfidenceInterval, psa_interval
 
 #: PSA methods whose half-width depends only on ``(a, U)``: their assurance is exact.
 EXACT_PSA_METHODS = ("wilson", "clopper-pearson", "jeffreys", "wald")
@@ -147,10 +147,10 @@ def reaches_width(half_width: NDArray | float, width: float) -> NDArray:
     return usable_half_width(half_width) <= width
 
 
-def psa_half_width_given_union(
+def psa_interval_given_union(
     joint_positives: NDArray, union_positives: NDArray, confidence_level: float, method: str
-) -> NDArray:
-    """Half-width of a PSA interval that depends on the table only through ``(a, U)``.
+) -> ConfidenceInterval:
+    """A PSA interval that depends on the table only through ``(a, U)``.
 
     Holds for the conditional intervals (:data:`EXACT_PSA_METHODS`) and the Wald interval,
     whose SE ``sqrt(4a(U-a)U) / (a+U)^2`` needs only ``a`` and ``U``. The library's own
@@ -160,7 +160,15 @@ def psa_half_width_given_union(
     tables = np.zeros((*a.shape, 2, 2))
     tables[..., 0, 0] = a
     tables[..., 0, 1] = u - a
-    return np.asarray(psa_interval(tables, confidence_level, method).half_width)
+    return psa_interval(tables, confidence_level, method)
+
+
+def psa_half_width_given_union(
+    joint_positives: NDArray, union_positives: NDArray, confidence_level: float, method: str
+) -> NDArray:
+    """Half-width of :func:`psa_interval_given_union`."""
+    interval = psa_interval_given_union(joint_positives, union_positives, confidence_level, method)
+    return np.asarray(interval.half_width)
 
 
 _GRID_ELEMENTS = 2_000_000  # (U, a) pairs evaluated at once; fixed, never changes answers
@@ -168,8 +176,8 @@ _GRID_ELEMENTS = 2_000_000  # (U, a) pairs evaluated at once; fixed, never chang
 
 def _outcome_grid(
     us: NDArray, jaccard: float, confidence_level: float, method: str
-) -> Iterator[tuple[slice, NDArray, NDArray]]:
-    """Chunks of the ``(U, a)`` grid: rows of ``us``, half-widths, ``P(a | U)``.
+) -> Iterator[tuple[slice, ConfidenceInterval, NDArray]]:
+    """Chunks of the ``(U, a)`` grid: rows of ``us``, intervals, ``P(a | U)``.
 
     Each row covers ``a ~ Bin(U, J)`` to 9 standard deviations.
     """
@@ -182,8 +190,8 @@ def _outcome_grid(
         a = lo[part, None] + np.arange(span)[None, :]
         inside = a <= u
         a = np.minimum(a, u)
-        hw = psa_half_width_given_union(a, u, confidence_level, method)
-        yield part, hw, np.where(inside, _binomial_pmf(a, u, jaccard), 0.0)
+        interval = psa_interval_given_union(a, u, confidence_level, method)
+        yield part, interval, np.where(inside, _binomial_pmf(a, u, jaccard), 0.0)
 
 
 def _a_support(us: NDArray, jaccard: float) -> tuple[NDArray, NDArray]:
@@ -218,8 +226,8 @@ def conditional_psa_assurance(
             us[fast], lo[fast], hi[fast], jaccard, width, confidence_level, method
         )
     slow = np.flatnonzero(~fast)
-    for part, hw, pmf in _outcome_grid(us[slow], jaccard, confidence_level, method):
-        out[slow[part]] = np.sum(pmf * reaches_width(hw, width), axis=1)
+    for part, interval, pmf in _outcome_grid(us[slow], jaccard, confidence_level, method):
+        out[slow[part]] = np.sum(pmf * reaches_width(interval.half_width, width), axis=1)
     return np.clip(out, 0.0, 1.0)
 
 
@@ -384,19 +392,43 @@ def exact_half_width_quantiles(
         return None  # decided before the grid is built: the same answer, without the cost
     values, masses = [], []
     total = 0
-    for part, hw, pmf in _outcome_grid(us, model.jaccard, confidence_level, method):
+    for part, interval, pmf in _outcome_grid(us, model.jaccard, confidence_level, method):
         mass = weights[part, None] * pmf
         keep = mass > 1e-15
         total += int(keep.sum())
         if total > 2 * _GRID_ELEMENTS:
             return None
-        values.append(usable_half_width(hw)[keep])
+        values.append(usable_half_width(interval.half_width)[keep])
         masses.append(mass[keep])
     hw_all, mass_all = np.concatenate(values), np.concatenate(masses)
     order = np.argsort(hw_all, kind="stable")
     cumulative = np.cumsum(mass_all[order]) / mass_all.sum()
     picks = np.searchsorted(cumulative, np.asarray(probabilities) - 1e-12)
     return [float(hw_all[order][min(i, order.size - 1)]) for i in picks]
+
+
+def exact_psa_coverage(
+    model: PairModel, n_items: int, confidence_level: float = 0.95, method: str = "wilson"
+) -> float | None:
+    """Exact coverage of a PSA interval over studies of ``n_items`` items.
+
+    ``sum_U Bin(U; n, r) sum_a Bin(a; U, J) 1[L(a, U) <= PSA <= H(a, U)]``, with ``PSA``
+    the model's; a study without union positives has no interval and does not cover.
+    Exact for :data:`EXACT_PSA_METHODS`, whose limits depend on ``(a, U)`` only. ``None``
+    when the ``(U, a)`` grid is too large to hold (as :func:`exact_half_width_quantiles`).
+
+    >>> from planner.sizing.model import pair_from_counts
+    >>> round(exact_psa_coverage(pair_from_counts([30, 10, 10, 950]), 1000), 4)
+    0.9512
+    """
+    us, weights = _union_support(model, n_items)
+    if _kept_outcomes(us, weights, model.jaccard) > 2 * _GRID_ELEMENTS:
+        return None
+    truth, covered = model.psa, 0.0
+    for part, interval, pmf in _outcome_grid(us, model.jaccard, confidence_level, method):
+        holds = (np.asarray(interval.low) <= truth) & (truth <= np.asarray(interval.high))
+        covered += float(np.sum(weights[part, None] * pmf * holds))
+    return as_probability(covered)
 
 
 def _kept_outcomes(us: NDArray, weights: NDArray, jaccard: float) -> int:

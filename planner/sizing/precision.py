@@ -6,7 +6,13 @@ half-width's median and 10th/90th percentiles over studies of that size, the ass
 ``P(half-width <= width)``, the typical interval (the medians of the lower and of the upper
 limits over simulated studies) and the person-hours. For PSA with an interval in
 :data:`~planner.sizing.exact.EXACT_PSA_METHODS` the half-width's law and the assurance are
-exact binomial sums; otherwise they come from ``replicates`` simulated studies.
+exact binomial sums; otherwise they come from ``replicates`` simulated studies. Each metric
+also reports its interval's coverage, the share of studies whose interval holds the model's
+coefficient: exact for those PSA intervals (:func:`~planner.sizing.exact.exact_psa_coverage`),
+else over the same simulated studies, with its Monte Carlo SE. A coverage more than
+:data:`COVERAGE_TOLERANCE` (or 3 Monte Carlo SE, if more) below the nominal level is an
+interval that under-covers at this size, and the plan says so
+(:meth:`MetricPrecision.under_covers`).
 
 :func:`assurance_curve` gives the assurance against items for the target width (exact for
 PSA, common random numbers across ``n`` for kappa), for a table, a JSON array or a figure.
@@ -35,12 +41,14 @@ from planner.sizing.exact import (
     EXACT_PSA_METHODS,
     exact_half_width_quantiles,
     exact_psa_assurance,
+    exact_psa_coverage,
     reaches_width,
     usable_half_width,
 )
 from planner.sizing.model import PairModel
 from planner.sizing.raters_team_cost import priced_budget
 from planner.sizing.studies import NestedStudies, simulate_tables
+from planner.statistics.agreement import cohen_kappa
 from planner.validation import RULES, RngLike, check, check_choice, check_instance, seed_from
 
 if TYPE_CHECKING:  # several annotators' seam imports this module
@@ -53,6 +61,8 @@ QUANTILES = (0.1, 0.5, 0.9)
 CURVE_TOLERANCE = 0.01
 #: the most points a refined curve gets
 MAX_CURVE_POINTS = 400
+#: coverage this far below the nominal level (or 3 Monte Carlo SE, if more) under-covers
+COVERAGE_TOLERANCE = 0.01
 
 
 @dataclass(frozen=True)
@@ -69,6 +79,34 @@ class MetricPrecision:
     #: ``method``
     interval: dict[str, float | str | None]
     basis: str
+    #: the coefficient the model implies (PSA or Cohen's kappa)
+    true_value: float
+    #: share of studies whose interval holds ``true_value`` (no interval: not held)
+    coverage: float
+    #: its Monte Carlo SE over the simulated studies; None when the coverage is exact
+    #: (PSA by an interval of :data:`~planner.sizing.exact.EXACT_PSA_METHODS`)
+    coverage_mc_se: float | None
+
+    def under_covers(self) -> bool:
+        """Whether the interval's coverage falls short of its level (:func:`falls_short`)."""
+        nominal = float(self.interval["level"])  # type: ignore[arg-type]
+        return falls_short(self.coverage, self.coverage_mc_se, nominal)
+
+
+def falls_short(coverage: float, mc_se: float | None, nominal: float) -> bool:
+    """Whether a coverage is below ``nominal`` by more than :data:`COVERAGE_TOLERANCE`, or
+    3 Monte Carlo SE where that is more (``mc_se`` None: an exact coverage)."""
+    return coverage < nominal - max(COVERAGE_TOLERANCE, 3 * (mc_se or 0.0))
+
+
+def under_coverage_note(
+    items: int, method: str, label: str, coverage: float, nominal: float
+) -> str:
+    """The note on an interval that under-covers at ``items`` items."""
+    return (
+        f"at {items:,} items the {label} interval ({method}) holds the true value in "
+        f"{coverage:.3f} of studies ({nominal:.0%} intended): it is narrower than its level says"
+    )
 
 
 @dataclass(frozen=True)
@@ -82,6 +120,24 @@ class Precision:
     cost: float | None
     width: float
     seed: int
+
+    def under_coverage_notes(self) -> list[str]:
+        """One line for each metric whose interval under-covers at these items
+        (:meth:`MetricPrecision.under_covers`)."""
+        return [
+            under_coverage_note(
+                self.items,
+                m.method,
+                _LABELS[name],
+                m.coverage,
+                float(m.interval["level"]),  # type: ignore[arg-type]
+            )
+            for name, m in self.metrics.items()
+            if m.under_covers()
+        ]
+
+
+_LABELS = {"psa": "PSA", "kappa": "Cohen's kappa"}
 
 
 def seconds_per_study_item(settings: Any, contested_rate: float) -> float:
@@ -171,6 +227,12 @@ def _metric_precision(
         assurance = float(np.mean(reaches_width(ci.half_width, settings.width)))
     low, high = np.asarray(ci.low, float), np.asarray(ci.high, float)
     defined = np.isfinite(low) & np.isfinite(high)
+    truth = model.psa if metric == "psa" else float(cohen_kappa(model.table))
+    coverage = exact_psa_coverage(model, n, level, method) if exact else None
+    coverage_mc_se = None
+    if coverage is None:
+        coverage = float(np.mean((low <= truth) & (truth <= high)))
+        coverage_mc_se = float(np.sqrt(coverage * (1 - coverage) / low.size))
     return MetricPrecision(
         metric=metric,
         method=method,
@@ -185,6 +247,9 @@ def _metric_precision(
             "method": method,
         },
         basis="exact" if exact else "monte-carlo",
+        true_value=truth,
+        coverage=coverage,
+        coverage_mc_se=coverage_mc_se,
     )
 
 

@@ -32,12 +32,18 @@ def _precision_table(precision: Mapping[str, Any]) -> Table:
                 f"{half['p10']:.4f} / {half['p50']:.4f} / {half['p90']:.4f}",
                 f"{interval['lower']:.3f} – {interval['upper']:.3f}",
                 f"{m['assurance']:.3f}",
+                f"{m['coverage']:.3f}",
             )
         )
     columns = ("metric", "items", "union positives", "half-width p10 / p50 / p90")
     return Table(
         "What the study buys, per metric",
-        (*columns, "typical interval", f"P(half-width <= {precision['width']:g})"),
+        (
+            *columns,
+            "typical interval",
+            f"P(half-width <= {precision['width']:g})",
+            "interval coverage",
+        ),
         tuple(rows),
         "precision",
     )
