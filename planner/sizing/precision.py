@@ -9,10 +9,8 @@ limits over simulated studies) and the person-hours. For PSA with an interval in
 exact binomial sums; otherwise they come from ``replicates`` simulated studies. Each metric
 also reports its interval's coverage, the share of studies whose interval holds the model's
 coefficient: exact for those PSA intervals (:func:`~planner.sizing.exact.exact_psa_coverage`),
-else over the same simulated studies, with its Monte Carlo SE. A coverage more than
-:data:`COVERAGE_TOLERANCE` (or 3 Monte Carlo SE, if more) below the nominal level is an
-interval that under-covers at this size, and the plan says so
-(:meth:`MetricPrecision.under_covers`).
+else over the same simulated studies, with its Monte Carlo SE; an interval that under-covers
+at this size (:func:`planner.sizing.interval_coverage.falls_short`) is a note of the plan.
 
 :func:`assurance_curve` gives the assurance against items for the target width (exact for
 PSA, common random numbers across ``n`` for kappa), for a table, a JSON array or a figure.
@@ -45,6 +43,7 @@ from planner.sizing.exact import (
     reaches_width,
     usable_half_width,
 )
+from planner.sizing.interval_coverage import falls_short, under_coverage_note
 from planner.sizing.model import PairModel
 from planner.sizing.raters_team_cost import priced_budget
 from planner.sizing.studies import NestedStudies, simulate_tables
@@ -61,8 +60,6 @@ QUANTILES = (0.1, 0.5, 0.9)
 CURVE_TOLERANCE = 0.01
 #: the most points a refined curve gets
 MAX_CURVE_POINTS = 400
-#: coverage this far below the nominal level (or 3 Monte Carlo SE, if more) under-covers
-COVERAGE_TOLERANCE = 0.01
 
 
 @dataclass(frozen=True)
@@ -91,22 +88,6 @@ class MetricPrecision:
         """Whether the interval's coverage falls short of its level (:func:`falls_short`)."""
         nominal = float(self.interval["level"])  # type: ignore[arg-type]
         return falls_short(self.coverage, self.coverage_mc_se, nominal)
-
-
-def falls_short(coverage: float, mc_se: float | None, nominal: float) -> bool:
-    """Whether a coverage is below ``nominal`` by more than :data:`COVERAGE_TOLERANCE`, or
-    3 Monte Carlo SE where that is more (``mc_se`` None: an exact coverage)."""
-    return coverage < nominal - max(COVERAGE_TOLERANCE, 3 * (mc_se or 0.0))
-
-
-def under_coverage_note(
-    items: int, method: str, label: str, coverage: float, nominal: float
-) -> str:
-    """The note on an interval that under-covers at ``items`` items."""
-    return (
-        f"at {items:,} items the {label} interval ({method}) holds the true value in "
-        f"{coverage:.3f} of studies ({nominal:.0%} intended): it is narrower than its level says"
-    )
 
 
 @dataclass(frozen=True)

@@ -32,14 +32,8 @@ from numpy.typing import NDArray
 from planner.errors import InvalidInput
 from planner.renamed import renamed_field
 from planner.sizing.exact import reaches_width, usable_half_width
-from planner.sizing.precision import (
-    QUANTILES,
-    falls_short,
-    items_for_budget,
-    items_for_hours,
-    refined_curve,
-    under_coverage_note,
-)
+from planner.sizing.interval_coverage import falls_short, under_coverage_note
+from planner.sizing.precision import QUANTILES, items_for_budget, items_for_hours, refined_curve
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import RatersModel
 from planner.sizing.raters_team_cost import TeamPricing, priced_budget
@@ -167,7 +161,7 @@ class RatersPrecision:
 
     def under_coverage_notes(self) -> list[str]:
         """A note when the interval's coverage falls short of its level
-        (:func:`planner.sizing.precision.falls_short`)."""
+        (:func:`planner.sizing.interval_coverage.falls_short`)."""
         if not falls_short(self.coverage, self.coverage_mc_se, self.confidence_level):
             return []
         return [

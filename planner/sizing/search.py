@@ -51,6 +51,7 @@ import numpy as np
 from planner.errors import InvalidInput
 from planner.renamed import renamed_field
 from planner.sizing.exact import EXACT_PSA_METHODS, ExactPSAAssurance
+from planner.sizing.interval_coverage import falls_short
 from planner.sizing.model import PairModel
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import RatersModel
@@ -281,8 +282,9 @@ class SampleSizeResult:
 
     @property
     def under_covers(self) -> bool:
-        """Coverage more than 3 Monte Carlo SEs below the confidence level."""
-        return self.coverage < self.confidence_level - 3 * max(self.coverage_mc_se, 1e-3)
+        """Whether the checked interval under-covers at ``items``
+        (:func:`planner.sizing.interval_coverage.falls_short`)."""
+        return falls_short(self.coverage, self.coverage_mc_se, self.confidence_level)
 
 
 #: fields of :class:`SampleSizeResult` that only the pair's search fills
@@ -506,11 +508,11 @@ def _several_search(
 
 
 def coverage_shortfall_note(res: SampleSizeResult) -> str | None:
-    """A note when the planned interval's simulated coverage is 3 MC SEs below nominal, or
-    some simulated studies have no interval (the pair's kappa plans)."""
+    """A note when the planned interval under-covers (:attr:`SampleSizeResult.under_covers`),
+    or some simulated studies have no interval (the pair's kappa plans)."""
     if res.metric != "kappa":
         return None
-    short = res.coverage < res.confidence_level - 3 * max(res.coverage_mc_se, 1e-3)
+    short = res.under_covers
     if not short and res.n_undefined == 0:
         return None
     better = ""
