@@ -279,6 +279,19 @@ def _answer_rows(answer: Table, plan: Plan, metric: str, res: SampleSizeResult) 
         answer.add_row(
             f"{metric}: undefined intervals", f"{res.n_undefined:,}", "counted as too wide"
         )
+    if res.exact_coverage is not None:
+        answer.add_row(
+            f"{metric}: interval coverage",
+            f"{res.exact_coverage:.3f}",
+            f"exact at these items ({res.confidence_level:.0%} intended); Monte Carlo check "
+            f"{res.coverage:.3f} ± {res.coverage_mc_se:.3f}",
+        )
+    elif res.metric == "psa":
+        answer.add_row(
+            f"{metric}: interval coverage",
+            f"{res.coverage:.3f}",
+            f"± {res.coverage_mc_se:.3f} MC SE on {fresh} ({res.confidence_level:.0%} intended)",
+        )
     if res.metric == "kappa":
         answer.add_row(
             f"{metric}: interval coverage",

@@ -131,7 +131,8 @@ def render_precision(precision: Any, console: Console) -> None:
 def _coverage_note(m: Any) -> str:
     """How a metric's coverage was computed: exactly, or over simulated studies."""
     basis = "exact" if m.coverage_mc_se is None else f"± {m.coverage_mc_se:.3f} Monte Carlo SE"
-    return f"true {_NAMES[m.metric]} {fmt(m.true_value, 4)}; {basis}"
+    missing = f"; {m.no_interval:.1%} of studies have no interval" if m.no_interval >= 1e-3 else ""
+    return f"true {_NAMES[m.metric]} {fmt(m.true_value, 4)}; {basis}{missing}"
 
 
 def render_curve(curve: dict[str, list[dict[str, float]]], width: float, console: Console) -> None:

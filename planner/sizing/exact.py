@@ -29,6 +29,7 @@ bisection path, for widths far below the headline's, imports :mod:`scipy.special
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,7 @@ from numpy.typing import ArrayLike, NDArray
 from planner.errors import step_guard
 from planner.sizing.model import PairModel
 from planner.statistics.intervals import ConfidenceInterval, psa_interval
+from planner.validation import check_choice
 
 #: PSA methods whose half-width depends only on ``(a, U)``: their assurance is exact.
 EXACT_PSA_METHODS = ("wilson", "clopper-pearson", "jeffreys", "wald")
@@ -374,26 +376,60 @@ def exact_psa_assurance(
     return ExactPSAAssurance(model, width, confidence_level, method)(n_items)
 
 
-def exact_half_width_quantiles(
-    model: PairModel,
-    n_items: int,
-    probabilities: tuple[float, ...],
-    confidence_level: float = 0.95,
-    method: str = "wilson",
-) -> list[float] | None:
-    """Exact quantiles of the PSA half-width over studies of ``n_items`` items.
+@dataclass(frozen=True)
+class ExactPSALaw:
+    """The law of a PSA interval over studies of ``items`` items, from one pass over the
+    ``(U, a)`` grid (:func:`exact_psa_law`).
 
-    The half-width is a function of ``(a, U)``, whose law is known exactly; undefined and
-    zero-width intervals count as infinitely wide, as in the search. ``None`` when the
-    ``(U, a)`` grid is too large to hold (beyond about 30,000 union positives).
+    Attributes
+    ----------
+    half_widths, cumulative
+        The outcomes' half-widths in increasing order (undefined and zero-width intervals
+        as infinitely wide, as in the search) and their cumulative probability.
+    coverage
+        ``sum_U Bin(U; n, r) sum_a Bin(a; U, J) 1[L(a, U) <= PSA <= H(a, U)]``: the share of
+        studies whose interval holds the model's PSA.
+    no_interval
+        ``P(U = 0) = (1 - r)^n``: studies without union positives, which have no interval
+        and do not cover.
     """
+
+    half_widths: NDArray
+    cumulative: NDArray
+    coverage: float
+    no_interval: float
+
+    def quantiles(self, probabilities: tuple[float, ...]) -> list[float]:
+        """The half-width's quantiles at ``probabilities``."""
+        picks = np.searchsorted(self.cumulative, np.asarray(probabilities) - 1e-12)
+        last = self.half_widths.size - 1
+        return [float(self.half_widths[min(i, last)]) for i in picks]
+
+
+def exact_psa_law(
+    model: PairModel, n_items: int, confidence_level: float = 0.95, method: str = "wilson"
+) -> ExactPSALaw | None:
+    """The exact law of a PSA interval over studies of ``n_items`` items.
+
+    The interval is a function of ``(a, U)``, whose law is known exactly (module docstring);
+    ``method`` must be one of :data:`EXACT_PSA_METHODS`. ``None`` when the ``(U, a)`` grid is
+    too large to hold (beyond about 30,000 union positives).
+
+    >>> from planner.sizing.model import pair_from_counts
+    >>> law = exact_psa_law(pair_from_counts([30, 10, 10, 950]), 1000)
+    >>> round(law.coverage, 4), [round(q, 4) for q in law.quantiles((0.5,))]
+    (0.9512, [0.1038])
+    """
+    check_choice("method", method, EXACT_PSA_METHODS)
     us, weights = _union_support(model, n_items)
     if _kept_outcomes(us, weights, model.jaccard) > 2 * _GRID_ELEMENTS:
         return None  # decided before the grid is built: the same answer, without the cost
     values, masses = [], []
-    total = 0
+    total, covered, truth = 0, 0.0, model.psa
     for part, interval, pmf in _outcome_grid(us, model.jaccard, confidence_level, method):
         mass = weights[part, None] * pmf
+        holds = (np.asarray(interval.low) <= truth) & (truth <= np.asarray(interval.high))
+        covered += float(np.sum(mass * holds))
         keep = mass > 1e-15
         total += int(keep.sum())
         if total > 2 * _GRID_ELEMENTS:
@@ -402,33 +438,39 @@ def exact_half_width_quantiles(
         masses.append(mass[keep])
     hw_all, mass_all = np.concatenate(values), np.concatenate(masses)
     order = np.argsort(hw_all, kind="stable")
-    cumulative = np.cumsum(mass_all[order]) / mass_all.sum()
-    picks = np.searchsorted(cumulative, np.asarray(probabilities) - 1e-12)
-    return [float(hw_all[order][min(i, order.size - 1)]) for i in picks]
+    return ExactPSALaw(
+        half_widths=hw_all[order],
+        cumulative=np.cumsum(mass_all[order]) / mass_all.sum(),
+        coverage=as_probability(covered),
+        no_interval=as_probability((1.0 - model.union_rate) ** n_items),
+    )
+
+
+def exact_half_width_quantiles(
+    model: PairModel,
+    n_items: int,
+    probabilities: tuple[float, ...],
+    confidence_level: float = 0.95,
+    method: str = "wilson",
+) -> list[float] | None:
+    """Exact quantiles of the PSA half-width over studies of ``n_items`` items
+    (:func:`exact_psa_law`); ``None`` when the grid is too large to hold."""
+    law = exact_psa_law(model, n_items, confidence_level, method)
+    return None if law is None else law.quantiles(probabilities)
 
 
 def exact_psa_coverage(
     model: PairModel, n_items: int, confidence_level: float = 0.95, method: str = "wilson"
 ) -> float | None:
-    """Exact coverage of a PSA interval over studies of ``n_items`` items.
-
-    ``sum_U Bin(U; n, r) sum_a Bin(a; U, J) 1[L(a, U) <= PSA <= H(a, U)]``, with ``PSA``
-    the model's; a study without union positives has no interval and does not cover.
-    Exact for :data:`EXACT_PSA_METHODS`, whose limits depend on ``(a, U)`` only. ``None``
-    when the ``(U, a)`` grid is too large to hold (as :func:`exact_half_width_quantiles`).
+    """Exact coverage of a PSA interval over studies of ``n_items`` items
+    (:attr:`ExactPSALaw.coverage`); ``None`` when the grid is too large to hold.
 
     >>> from planner.sizing.model import pair_from_counts
     >>> round(exact_psa_coverage(pair_from_counts([30, 10, 10, 950]), 1000), 4)
     0.9512
     """
-    us, weights = _union_support(model, n_items)
-    if _kept_outcomes(us, weights, model.jaccard) > 2 * _GRID_ELEMENTS:
-        return None
-    truth, covered = model.psa, 0.0
-    for part, interval, pmf in _outcome_grid(us, model.jaccard, confidence_level, method):
-        holds = (np.asarray(interval.low) <= truth) & (truth <= np.asarray(interval.high))
-        covered += float(np.sum(weights[part, None] * pmf * holds))
-    return as_probability(covered)
+    law = exact_psa_law(model, n_items, confidence_level, method)
+    return None if law is None else law.coverage
 
 
 def _kept_outcomes(us: NDArray, weights: NDArray, jaccard: float) -> int:

@@ -34,13 +34,26 @@ def falls_short(coverage: float, mc_se: float | None, level: float) -> bool:
     return coverage < level - max(COVERAGE_TOLERANCE, 3 * (mc_se or 0.0))
 
 
-def under_coverage_note(items: int, method: str, label: str, coverage: float, level: float) -> str:
-    """The note on an interval that under-covers at ``items`` items.
+def under_coverage_note(
+    items: int, method: str, label: str, coverage: float, level: float, no_interval: float = 0.0
+) -> str:
+    """The note on an interval that under-covers at ``items`` items; ``no_interval`` is the
+    share of studies without an interval (counted as misses), said apart when it is at least
+    a thousandth, with the coverage of the studies that have one.
 
     >>> under_coverage_note(300, "wald", "PSA", 0.9384, 0.95)[:48]
     'at 300 items the PSA interval (wald) holds the t'
+    >>> under_coverage_note(2000, "wilson", "PSA", 0.44, 0.95, 0.55).split("; ")[1:]
+    ['55.0% of studies have no interval (counted as misses)', 'those with one hold it in 0.978']
     """
-    return (
+    head = (
         f"at {items:,} items the {label} interval ({method}) holds the true value in "
-        f"{coverage:.3f} of studies ({level:.0%} intended): it is narrower than its level says"
+        f"{coverage:.3f} of studies ({level:.0%} intended)"
+    )
+    if no_interval < 0.001:
+        return f"{head}: it is narrower than its level says"
+    held = coverage / (1.0 - no_interval) if no_interval < 1.0 else float("nan")
+    return (
+        f"{head}; {no_interval:.1%} of studies have no interval (counted as misses); "
+        f"those with one hold it in {held:.3f}"
     )

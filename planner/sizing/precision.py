@@ -37,17 +37,17 @@ import numpy as np
 from planner.errors import InvalidInput
 from planner.sizing.exact import (
     EXACT_PSA_METHODS,
-    exact_half_width_quantiles,
+    ExactPSALaw,
     exact_psa_assurance,
-    exact_psa_coverage,
+    exact_psa_law,
     reaches_width,
     usable_half_width,
 )
 from planner.sizing.interval_coverage import falls_short, under_coverage_note
 from planner.sizing.model import PairModel
 from planner.sizing.raters_team_cost import priced_budget
+from planner.sizing.search_checks import covers, pair_true_value
 from planner.sizing.studies import NestedStudies, simulate_tables
-from planner.statistics.agreement import cohen_kappa
 from planner.validation import RULES, RngLike, check, check_choice, check_instance, seed_from
 
 if TYPE_CHECKING:  # several annotators' seam imports this module
@@ -76,13 +76,17 @@ class MetricPrecision:
     #: ``method``
     interval: dict[str, float | str | None]
     basis: str
-    #: the coefficient the model implies (PSA or Cohen's kappa)
+    #: what the interval estimates under the model: PSA, Cohen's kappa, or for the ``gof``
+    #: interval the intraclass kappa
     true_value: float
     #: share of studies whose interval holds ``true_value`` (no interval: not held)
     coverage: float
     #: its Monte Carlo SE over the simulated studies; None when the coverage is exact
     #: (PSA by an interval of :data:`~planner.sizing.exact.EXACT_PSA_METHODS`)
     coverage_mc_se: float | None
+    #: share of studies without an interval (for PSA: without union positives), counted
+    #: as not covering
+    no_interval: float
 
     def under_covers(self) -> bool:
         """Whether the interval's coverage falls short of its level (:func:`falls_short`)."""
@@ -112,6 +116,7 @@ class Precision:
                 _LABELS[name],
                 m.coverage,
                 float(m.interval["level"]),  # type: ignore[arg-type]
+                m.no_interval,
             )
             for name, m in self.metrics.items()
             if m.under_covers()
@@ -197,23 +202,18 @@ def _metric_precision(
     level = settings.confidence_level
     interval = interval_function(metric, method, level, rng=rng.spawn(1)[0])
     ci = interval(simulate_tables(model.cells, n, settings.replicates, rng=rng))
-    hw = usable_half_width(ci.half_width)
     exact = metric == "psa" and method in EXACT_PSA_METHODS
-    quantiles = exact_half_width_quantiles(model, n, QUANTILES, level, method) if exact else None
-    if quantiles is None:
-        quantiles = [float(np.quantile(hw, q)) for q in QUANTILES]
+    law = exact_psa_law(model, n, level, method) if exact else None
+    if law is not None:
+        quantiles = law.quantiles(QUANTILES)
+    else:
+        quantiles = [float(np.quantile(usable_half_width(ci.half_width), q)) for q in QUANTILES]
     if exact:
         assurance = exact_psa_assurance(model, n, settings.width, level, method)
     else:
         assurance = float(np.mean(reaches_width(ci.half_width, settings.width)))
     low, high = np.asarray(ci.low, float), np.asarray(ci.high, float)
     defined = np.isfinite(low) & np.isfinite(high)
-    truth = model.psa if metric == "psa" else float(cohen_kappa(model.table))
-    coverage = exact_psa_coverage(model, n, level, method) if exact else None
-    coverage_mc_se = None
-    if coverage is None:
-        coverage = float(np.mean((low <= truth) & (truth <= high)))
-        coverage_mc_se = float(np.sqrt(coverage * (1 - coverage) / low.size))
     return MetricPrecision(
         metric=metric,
         method=method,
@@ -228,9 +228,31 @@ def _metric_precision(
             "method": method,
         },
         basis="exact" if exact else "monte-carlo",
+        **_coverage(model, metric, method, ci, law),
+    )
+
+
+def _coverage(
+    model: PairModel, metric: str, method: str, ci: Any, law: ExactPSALaw | None
+) -> dict[str, Any]:
+    """The interval's coverage of what it estimates (:func:`~planner.sizing.search_checks.
+    pair_true_value`: the intraclass kappa for ``gof``): exact from ``law``, else over the
+    simulated studies ``ci``, with the share of studies that have no interval."""
+    truth = pair_true_value(model, metric, method)
+    if law is not None:
+        return dict(
+            true_value=truth,
+            coverage=law.coverage,
+            coverage_mc_se=None,
+            no_interval=law.no_interval,
+        )
+    held = covers(ci, truth)
+    coverage = float(np.mean(held))
+    return dict(
         true_value=truth,
         coverage=coverage,
-        coverage_mc_se=coverage_mc_se,
+        coverage_mc_se=float(np.sqrt(coverage * (1 - coverage) / held.size)),
+        no_interval=float(np.mean(~np.isfinite(np.asarray(ci.half_width, float)))),
     )
 
 

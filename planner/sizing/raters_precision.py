@@ -49,6 +49,14 @@ from planner.sizing.study_intervals import (
 from planner.statistics.alpha_variance import LINEARISED_LEVELS
 from planner.validation import RULES, RngLike, check, check_choice, check_instance, seed_from
 
+#: the coefficients as a note names them
+METRIC_LABELS = {
+    "fleiss": "Fleiss' kappa",
+    "alpha": "Krippendorff's alpha",
+    "psa": "PSA",
+    "conger": "Conger's kappa",
+    "kappa": "mean pairwise Cohen's kappa",
+}
 #: the random stream of fixed-size studies, apart from the sample-size search's
 FIXED_SIZE_STREAM = 1
 #: the random stream of the assurance curve's nested studies
@@ -166,7 +174,12 @@ class RatersPrecision:
             return []
         return [
             under_coverage_note(
-                self.items, self.method, self.metric, self.coverage, self.confidence_level
+                self.items,
+                self.method,
+                METRIC_LABELS[self.metric],
+                self.coverage,
+                self.confidence_level,
+                self.n_undefined / self.replicates,
             )
         ]
 

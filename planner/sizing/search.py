@@ -51,7 +51,7 @@ import numpy as np
 from planner.errors import InvalidInput
 from planner.renamed import renamed_field
 from planner.sizing.exact import EXACT_PSA_METHODS, ExactPSAAssurance
-from planner.sizing.interval_coverage import falls_short
+from planner.sizing.interval_coverage import falls_short, under_coverage_note
 from planner.sizing.model import PairModel
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import RatersModel
@@ -203,9 +203,11 @@ class SampleSizeResult:
         The pair's Monte Carlo uncertainty of ``items``: 0 for an exact answer; else the
         search's assurance SE divided by the slope of the assurance curve around ``items``
         (NaN when the slope is 0, and for M annotators).
-    exact_assurance, exact_items
+    exact_assurance, exact_items, exact_coverage
         For the pair's PSA with a method in :data:`EXACT_PSA_METHODS` (else None): the exact
-        assurance at ``items``, and the exact ``n`` (equal to ``items``).
+        assurance at ``items``, the exact ``n`` (equal to ``items``) and the interval's exact
+        coverage there (:func:`planner.sizing.exact.exact_psa_coverage`; None beyond about
+        30,000 union positives, where only the Monte Carlo ``coverage`` is known).
     half_width_median, half_width_at_assurance
         Median and ``assurance``-quantile of the half-width: exact when ``basis ==
         "exact"``, else over the fresh studies.
@@ -268,6 +270,7 @@ class SampleSizeResult:
     seed: int | None = field(default=None, compare=False)
     search_reps: int = 0
     assurance_goal: float = float("nan")
+    exact_coverage: float | None = None
 
     @property
     def share_undefined(self) -> float:
@@ -282,14 +285,17 @@ class SampleSizeResult:
 
     @property
     def under_covers(self) -> bool:
-        """Whether the checked interval under-covers at ``items``
-        (:func:`planner.sizing.interval_coverage.falls_short`)."""
+        """Whether the interval under-covers at ``items``: by its exact coverage where known,
+        else by the fresh studies' (:func:`planner.sizing.interval_coverage.falls_short`)."""
+        if self.exact_coverage is not None:
+            return falls_short(self.exact_coverage, None, self.confidence_level)
         return falls_short(self.coverage, self.coverage_mc_se, self.confidence_level)
 
 
 #: fields of :class:`SampleSizeResult` that only the pair's search fills
 PAIR_ONLY_FIELDS = (
     "union_positives", "items_mc_se", "exact_assurance", "exact_items", "interval_median", "basis",
+    "exact_coverage",
 )  # fmt: skip
 #: fields that only the search for M annotators fills
 SEVERAL_ONLY_FIELDS = (
@@ -510,6 +516,17 @@ def _several_search(
 def coverage_shortfall_note(res: SampleSizeResult) -> str | None:
     """A note when the planned interval under-covers (:attr:`SampleSizeResult.under_covers`),
     or some simulated studies have no interval (the pair's kappa plans)."""
+    if res.metric == "psa":
+        if not (res.by_pair_search and res.under_covers):
+            return None
+        rate = res.union_positives / res.items  # P(U = 0): no union positives, no interval
+        if res.exact_coverage is not None:
+            coverage, missing, noise = res.exact_coverage, (1.0 - rate) ** res.items, ""
+        else:
+            coverage, missing = res.coverage, res.share_undefined
+            noise = f" (± {res.coverage_mc_se:.3f} Monte Carlo SE)"
+        level = res.confidence_level
+        return under_coverage_note(res.items, res.method, "PSA", coverage, level, missing) + noise
     if res.metric != "kappa":
         return None
     short = res.under_covers

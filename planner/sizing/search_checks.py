@@ -10,7 +10,7 @@ first reaches the target has a true assurance at or below it about half the time
   :func:`planner.sizing.search.interval_function`; a study covers the truth up to rounding
   (1e-9), and the half-width quantiles count an undefined or zero-width interval as
   infinitely wide (exact quantiles when the half-width's law is known,
-  :func:`planner.sizing.exact.exact_half_width_quantiles`);
+  :func:`planner.sizing.exact.exact_psa_law`, with the exact coverage);
 * :func:`pattern_evidence`: studies of M annotators as label-pattern counts, the interval of
   :func:`planner.sizing.study_intervals.study_intervals`; the half-width quantiles are over
   the defined intervals.
@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from planner.sizing.exact import exact_half_width_quantiles, reaches_width, usable_half_width
+from planner.sizing.exact import exact_psa_law, reaches_width, usable_half_width
 from planner.sizing.model import PairModel
 from planner.sizing.studies import simulate_pattern_counts, simulate_tables
 from planner.statistics.intervals import ConfidenceInterval
@@ -58,7 +58,7 @@ def pair_true_value(model: PairModel, metric: str, method: str) -> float:
     return (a + d - p_e) / (1 - p_e)
 
 
-def _covers(interval: ConfidenceInterval, truth: float) -> NDArray:
+def covers(interval: ConfidenceInterval, truth: float) -> NDArray:
     """Which intervals contain ``truth`` (up to rounding); undefined ones do not."""
     low, high = np.asarray(interval.low, dtype=float), np.asarray(interval.high, dtype=float)
     with np.errstate(invalid="ignore"):
@@ -82,16 +82,16 @@ def pair_evidence(
     hw = np.asarray(ci.half_width, dtype=float)
     share = float(np.mean(reaches_width(hw, target.width)))
     levels = (0.5, target.assurance)
-    quantiles = None
-    if exact:  # the half-width's law is known exactly too
-        quantiles = exact_half_width_quantiles(
-            model, items, levels, target.confidence_level, target.method
-        )
-    if quantiles is None:  # zero-width and undefined intervals count as too wide
+    # the half-width's law, and the interval's coverage, are known exactly too
+    law = exact_psa_law(model, items, target.confidence_level, target.method) if exact else None
+    if law is not None:
+        quantiles = law.quantiles(levels)
+    else:  # zero-width and undefined intervals count as too wide
         quantiles = [float(np.quantile(usable_half_width(hw), q)) for q in levels]
     truth = pair_true_value(model, target.metric, target.method)
-    covered = float(np.mean(_covers(ci, truth)))
+    covered = float(np.mean(covers(ci, truth)))
     return {
+        "exact_coverage": None if law is None else law.coverage,
         "assurance": share,
         "assurance_mc_se": _mc_se(share, target.replicates),
         "half_width_median": quantiles[0],
