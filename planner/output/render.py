@@ -262,6 +262,12 @@ def _answer_rows(answer: Table, plan: Plan, metric: str, res: SampleSizeResult) 
         f"{res.interval_median[0]:.3f} – {res.interval_median[1]:.3f}",
         "medians of the limits over simulated studies",
     )
+    _evidence_rows(answer, metric, res)
+
+
+def _evidence_rows(answer: Table, metric: str, res: SampleSizeResult) -> None:
+    """What a metric's planned size was checked against: the assurance reached, undefined
+    intervals and the interval's coverage (exact where known, else on fresh studies)."""
     fresh = f"{res.replicates:,} fresh simulated studies"
     if res.exact_assurance is not None:
         answer.add_row(

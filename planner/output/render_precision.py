@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from planner.output.render import fmt, print_notes
+from planner.sizing.precision import PAIR_METRIC_LABELS
 
 
 def _table(title: str, *columns: str) -> Table:
@@ -96,7 +97,7 @@ def render_uncertainty(uncertainty: Any, console: Console) -> None:
     console.print(uncertainty.explanation)
 
 
-_NAMES = {"psa": "PSA", "kappa": "Cohen's kappa"}
+_NAMES = PAIR_METRIC_LABELS
 
 
 def render_precision(precision: Any, console: Console) -> None:

@@ -113,7 +113,7 @@ class Precision:
             under_coverage_note(
                 self.items,
                 m.method,
-                _LABELS[name],
+                PAIR_METRIC_LABELS[name],
                 m.coverage,
                 float(m.interval["level"]),  # type: ignore[arg-type]
                 m.no_interval,
@@ -123,7 +123,8 @@ class Precision:
         ]
 
 
-_LABELS = {"psa": "PSA", "kappa": "Cohen's kappa"}
+#: the pair's metrics as notes and tables name them
+PAIR_METRIC_LABELS = {"psa": "PSA", "kappa": "Cohen's kappa"}
 
 
 def seconds_per_study_item(settings: Any, contested_rate: float) -> float:
