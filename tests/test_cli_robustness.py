@@ -120,11 +120,16 @@ def test_broken_pipe_in_a_real_pipeline_is_quiet():
 
 
 def test_numpy_warnings_are_one_note_line(monkeypatch):
-    def warns(*_args, **_kwargs):
+    import planner.application.plan_options as plan_options
+
+    make_plan = plan_options.make_plan
+
+    def warns(*args, **kwargs):  # the plan, after two numpy warnings
         np.divide(np.ones(2), np.zeros(2))
         np.log(-np.ones(1))
+        return make_plan(*args, **kwargs)
 
-    monkeypatch.setattr("planner.application.schedule_options.schedule_for_plan", warns)
+    monkeypatch.setattr(plan_options, "make_plan", warns)
     result = runner.invoke(plan_app, ["--prevalence", "0.08", "--json", *FAST])
     assert result.exit_code == 0
     json.loads(result.stdout)

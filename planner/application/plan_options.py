@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from planner.application.schedule_team import plan_pricing, pricing_note, resolve_team
-from planner.data.scenario import Scenario, load_scenario
 from planner.errors import InvalidInput
 from planner.sizing.model import (
     MODEL_PARAMETERS,
@@ -31,9 +30,10 @@ from planner.sizing.model import (
 )
 from planner.sizing.plan import Plan, PlanSettings, make_plan
 
-if TYPE_CHECKING:  # compare loads only for stratified scenarios
+if TYPE_CHECKING:  # compare and the scenario reader load only when a scenario is given
     from collections.abc import Callable
 
+    from planner.data.scenario import Scenario
     from planner.sizing.compare import Comparison
 
 
@@ -504,6 +504,15 @@ def _curve(plan: Plan, center: int, seed: int) -> dict[str, Any]:
     }
 
 
+def _load(scenario_path: str | None) -> Scenario | None:
+    """The scenario file at ``scenario_path`` (None without one)."""
+    if not scenario_path:
+        return None
+    from planner.data.scenario import load_scenario
+
+    return load_scenario(scenario_path)
+
+
 def run_plan(
     scenario_path: str | None,
     options: PlanOptions,
@@ -522,7 +531,7 @@ def run_plan(
     ``curve`` the assurance against items. ``progress(done, total)`` is called after each
     step of the search (each metric of a plan, each design of a comparison).
     """
-    scenario = load_scenario(scenario_path) if scenario_path else None
+    scenario = _load(scenario_path)
     cli = options.given()
     merged = resolve(scenario, cli)
     settings = _settings(merged, scenario, cli)

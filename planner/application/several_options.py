@@ -76,12 +76,12 @@ def raters_scenario(options: dict[str, Any]) -> Any:
     """The scenario named by ``plan``'s argument or ``--scenario`` when it has an
     ``[annotators]`` section, else ``None`` (a pair's scenario, none, or one that does not
     load: the pair's plan then reports the error)."""
-    from planner.data.scenario import load_scenario
-    from planner.data.scenario_raters import RatersScenario
-
     path = options.get("scenario") or options.get("scenario_option")
     if path is None:
         return None
+    from planner.data.scenario import load_scenario
+    from planner.data.scenario_raters import RatersScenario
+
     try:
         scenario = load_scenario(path)
     except InvalidInput:

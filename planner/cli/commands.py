@@ -462,9 +462,7 @@ def plan_command(
     refuse_labelled_only(locals(), raters=wants_raters(locals()))
     if wants_raters(locals()):
         return plan_raters(locals())
-    from planner.application.alt_test_options import HumanEffort, alt_test_for_plan
     from planner.application.plan_options import PlanOptions, run_plan
-    from planner.application.schedule_options import schedule_for_plan
 
     if scenario and scenario_option:
         raise InvalidInput("give the scenario file once: as the argument or with --scenario")
@@ -499,18 +497,13 @@ def plan_command(
     )
     path = scenario or scenario_option
     said: list[str] = []
-    from planner.data.layout import LayoutUnclear, RoleConflict
-
     with progress_bar("planning", disabled=json_output or quiet) as progress:
         try:
             result = run_plan(path, options, seed_or_draw, said, progress)
-        except (LayoutUnclear, RoleConflict) as exc:  # the pilot file's: name plan's flags
+        except InvalidInput as exc:  # a pilot file's layout or role conflict: plan's flags
             raise reader_error(exc) from None
     batches = batches_without_labelled(result, batch_size)
-    effort = HumanEffort(seconds_per_item, hourly_rate)
-    sections = PlanSections(
-        schedule_for_plan(path, result), alt_test_for_plan(path, result.seed, effort)
-    )
+    sections = _scenario_sections(path, result, seconds_per_item, hourly_rate)
     _show_plan(result, sections, said, json_output, batches)
 
 
@@ -520,6 +513,25 @@ class PlanSections(NamedTuple):
 
     schedule: ScheduleResult | None = None
     alt_test: AltTestPlanSummary | None = None
+
+
+def _scenario_sections(
+    path: str | None,
+    result: Plan | Comparison,
+    seconds_per_item: float | None,
+    hourly_rate: float | None,
+) -> PlanSections:
+    """The schedule and Alt-Test sections of the scenario at ``path`` (none without one),
+    priced with the command line's ``seconds_per_item`` and ``hourly_rate``."""
+    if not path:
+        return PlanSections()
+    from planner.application.alt_test_options import HumanEffort, alt_test_for_plan
+    from planner.application.schedule_options import schedule_for_plan
+
+    effort = HumanEffort(seconds_per_item, hourly_rate)
+    return PlanSections(
+        schedule_for_plan(path, result), alt_test_for_plan(path, result.seed, effort)
+    )
 
 
 def _show_plan(
@@ -532,7 +544,7 @@ def _show_plan(
     """Print the plan (or the comparison) as tables, or as one JSON document, with the
     scenario's ``sections``; with ``batches`` (``--batch-size``), the batch procedure after
     the plan."""
-    from planner.sizing.compare import Comparison
+    from planner.sizing.plan import Plan
 
     schedule = sections.schedule
     if json_output:
@@ -548,7 +560,7 @@ def _show_plan(
     from planner.output.render import render_comparison, render_plan, render_schedule
 
     console = Console(markup=False)  # labels and names from files are text, never markup
-    if isinstance(result, Comparison):
+    if not isinstance(result, Plan):  # a comparison of designs
         render_comparison(result, console)
     else:
         from planner.output.render_precision import render_pilot, render_plan_sections

@@ -190,7 +190,8 @@ def _plan_strata(
 
 
 def _emit(options: dict[str, Any], result: Any, document: Any, show: Any) -> None:
-    """``result`` as its JSON ``document`` (its notes on stderr) or as the tables ``show``
+    """``result`` as its JSON ``document`` (which carries its notes; only the options it did
+    not use are also said on stderr, as for a pair) or as the tables ``show``
     prints; with the scenario's schedule where it has a ``[team]`` and its Alt-Test plan
     where it has ``[alt_test]``."""
     from planner.application.alt_test_options import HumanEffort, alt_test_for_plan
@@ -203,7 +204,7 @@ def _emit(options: dict[str, Any], result: Any, document: Any, show: Any) -> Non
     if options.get("json_output"):
         from planner.output.alt_test_json import with_alt_test
 
-        for line in result.notes:
+        for line in _ignored_notes(options):  # as the pair's: the rest is in the document
             note(line)
         emit_json(with_alt_test(document(result, schedule), alt_test))
         return

@@ -83,11 +83,13 @@ def _shown_words(table: Table, console: Console, width: int) -> tuple[list[str],
     return _BOX.sub(" ", text).split(), text
 
 
-def _rich_keeps_words(table: Table, console: Console, width: int) -> bool:
-    """Whether Rich's own layout at ``width`` shows every word of the table whole."""
-    wide, _ = _shown_words(table, console, 10**4)
+def _rich_keeps_words(table: Table, console: Console, width: int, cells: list[list[str]]) -> bool:
+    """Whether Rich's own layout at ``width`` shows every word of the table whole: each
+    word of its title, caption and ``cells`` (the columns' lines of text)."""
+    headings = [_cell_text(t) or "" for t in (table.title, table.caption) if t is not None]
+    words = {w for column in [*cells, headings] for line in column for w in line.split()}
     narrow, text = _shown_words(table, console, width)
-    return "…" not in text and set(wide) <= set(narrow)
+    return "…" not in text and words <= set(narrow)
 
 
 def fit_to_width(table: Table, console: Console, width: int) -> None:
@@ -115,7 +117,11 @@ def fit_to_width(table: Table, console: Console, width: int) -> None:
     overhead = console.measure(table, options=console.options.update_width(10**4)).maximum
     overhead -= sum(natural)
     excess = sum(natural) + overhead - width
-    if excess <= 0 or sum(least) + overhead > width or _rich_keeps_words(table, console, width):
+    if (
+        excess <= 0
+        or sum(least) + overhead > width
+        or _rich_keeps_words(table, console, width, lines)
+    ):
         return
     widths = list(natural)
     while excess > 0:
