@@ -163,6 +163,19 @@ def test_several_annotators_under_covering_at_few_items_is_a_note() -> None:
     assert not any("holds the true value" in n for n in many["notes"])
 
 
+def test_several_annotators_json_keeps_its_notes_in_the_document() -> None:
+    """As for a pair: with --json the plan's notes are in the document, and stderr says only
+    the options the plan did not use."""
+    args = ["plan", "--annotators", "3", "--prevalence", "0.05", "--metric", "fleiss"]
+    args += ["--width", "0.1", "--seed", "3", "--items", "60", "--psa-method", "wald", "--json"]
+    result = CliRunner().invoke(app, args)
+    notes = json.loads(result.stdout)["notes"]
+    assert any("holds the true value" in n for n in notes)
+    assert "holds the true value" not in result.stderr
+    unused = "--psa-method has no effect on a multi-rater plan"
+    assert unused in notes and f"note: {unused}" in result.stderr
+
+
 def test_the_planned_psa_size_carries_its_exact_coverage() -> None:
     model = pair_from_annotators(0.08)  # the README's pair: error rate 0.04 each
     res = find_sample_size(model, SearchSettings(metric="psa", width=0.08), rng=1)
