@@ -41,7 +41,7 @@ from numpy.typing import NDArray
 from planner.errors import InvalidInput, TargetUnreachable
 from planner.sizing.exact import reaches_width
 from planner.sizing.raters_model import MAX_ANNOTATORS, MAX_CATEGORIES, RatersModel, raters_model
-from planner.sizing.raters_precision import RatersStudy, checked_study
+from planner.sizing.raters_precision import RatersStudy, checked_study, interval_options
 from planner.sizing.sample_size_search import smallest_passing_near
 from planner.sizing.study_intervals import pattern_space, study_intervals, true_value
 from planner.validation import RULES, RngLike, check, check_text, seed_from
@@ -348,10 +348,7 @@ def _hybrid(
         if n not in seen:
             rng = np.random.default_rng([seed, HYBRID_STREAM])
             counts = rng.multinomial(int(n), by_study)
-            ci = study_intervals(
-                study.metric, patterns, counts, level=study.level,
-                confidence_level=study.confidence_level, n_categories=k,
-            )  # fmt: skip
+            ci = study_intervals(study.metric, patterns, counts, **interval_options(study, k, seed))
             seen[n] = float(np.mean(reaches_width(ci.half_width, study.width)))
         return seen[n]
 

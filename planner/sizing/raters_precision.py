@@ -31,16 +31,24 @@ from numpy.typing import NDArray
 
 from planner.errors import InvalidInput
 from planner.renamed import renamed_field
-from planner.sizing.exact import reaches_width, usable_half_width
+from planner.sizing.exact import (
+    EXACT_PSA_METHODS,
+    exact_psa_assurance,
+    exact_psa_law,
+    reaches_width,
+    usable_half_width,
+)
 from planner.sizing.interval_coverage import falls_short, under_coverage_note
 from planner.sizing.precision import QUANTILES, items_for_budget, items_for_hours, refined_curve
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import RatersModel
 from planner.sizing.raters_team_cost import TeamPricing, priced_budget
+from planner.sizing.search_checks import pair_true_value
 from planner.sizing.studies import NestedPatternStudies, simulate_pattern_counts
 from planner.sizing.study_intervals import (
     INTERVAL_METHODS,
     ORDERED_METRICS,
+    PAIR_METHODS,
     RATER_METRICS,
     pattern_space,
     study_intervals,
@@ -61,6 +69,8 @@ METRIC_LABELS = {
 FIXED_SIZE_STREAM = 1
 #: the random stream of the assurance curve's nested studies
 CURVE_STREAM = 2
+#: the random stream of a pair's bootstrap intervals on the simulated studies
+BOOTSTRAP_STREAM = 3
 
 
 @renamed_field("n_reps", "replicates")
@@ -82,6 +92,12 @@ class RatersStudy:
         Two-sided level of the interval.
     replicates
         Simulated studies.
+    method
+        None: the metric's interval for M annotators (:data:`INTERVAL_METHODS`). Two
+        annotators over two categories may take one of the pair's instead
+        (:data:`~planner.sizing.study_intervals.PAIR_METHODS`: ``psa`` by Wilson and the
+        others on ``(a, U)``, whose precision is then exact; ``kappa``, Cohen's, by score,
+        gof, FCE, bootstrap or profile).
     """
 
     metric: str
@@ -90,6 +106,7 @@ class RatersStudy:
     per_item: int | None = None
     confidence_level: float = 0.95
     replicates: int = 2000
+    method: str | None = None
 
 
 @dataclass(frozen=True)
@@ -210,7 +227,9 @@ def checked_study(model: AnyRatersModel, study: RatersStudy) -> tuple[RatersStud
                 "alpha, fleiss or psa",
                 parameter="metric",
             )
+    method = _pair_method(model, metric, per_item, study.method)
     checked = RatersStudy(
+        method=method,
         metric=metric,
         width=check("width", study.width, RULES["width"]),
         level=level,
@@ -221,6 +240,29 @@ def checked_study(model: AnyRatersModel, study: RatersStudy) -> tuple[RatersStud
         replicates=check("replicates", study.replicates, RULES["replicates"]),
     )
     return checked, m if per_item is None else per_item
+
+
+def _pair_method(
+    model: AnyRatersModel, metric: str, per_item: int | None, method: str | None
+) -> str | None:
+    """``method`` checked: None, or one of the pair's intervals of ``metric`` for a model of
+    two annotators over two categories, each labelling every item."""
+    if method is None:
+        return None
+    pair = model.n_annotators == 2 and model.n_categories == 2 and per_item is None
+    if not pair or metric not in PAIR_METHODS:
+        raise InvalidInput(
+            "method (a pair's interval) needs two annotators over two categories labelling "
+            f"every item and metric psa or kappa; got {model.n_annotators} annotators, "
+            f"{model.n_categories} categories, metric {metric}",
+            parameter="method",
+        )
+    return check_choice("method", method, PAIR_METHODS[metric])
+
+
+def interval_method(study: RatersStudy) -> str:
+    """The name of ``study``'s interval: the pair's ``method``, else the metric's."""
+    return study.method or INTERVAL_METHODS[study.metric]
 
 
 def study_and_costs(model: AnyRatersModel, settings: Any) -> tuple[RatersStudy, LabelCosts]:
@@ -321,7 +363,7 @@ def raters_fixed_size(
         items=n,
         given=given,
         metric=study.metric,
-        method=INTERVAL_METHODS[study.metric],
+        method=interval_method(study),
         level=study.level,
         width=study.width,
         confidence_level=study.confidence_level,
@@ -338,24 +380,44 @@ def raters_fixed_size(
     )
 
 
+def interval_options(study: RatersStudy, n_categories: int, seed: int = 0) -> dict[str, Any]:
+    """The keywords of :func:`~planner.sizing.study_intervals.study_intervals` for
+    ``study``: alpha's level, the confidence level, the categories and the pair's
+    ``method`` (its bootstrap resampling from ``seed``)."""
+    options: dict[str, Any] = dict(
+        level=study.level, confidence_level=study.confidence_level, n_categories=n_categories
+    )
+    if study.method is not None:
+        options.update(method=study.method, rng=np.random.default_rng([seed, BOOTSTRAP_STREAM]))
+    return options
+
+
+def _exact_psa(model: AnyRatersModel, study: RatersStudy) -> bool:
+    """Whether ``study``'s precision is exact: PSA of two annotators by one of the pair's
+    intervals on ``(a, U)`` (:data:`planner.sizing.exact.EXACT_PSA_METHODS`)."""
+    return study.metric == "psa" and study.method in EXACT_PSA_METHODS
+
+
 def _simulated(model: AnyRatersModel, study: RatersStudy, n: int, seed: int) -> dict[str, Any]:
     """Half-width quantiles, assurance, coverage and typical interval of ``study.replicates``
-    simulated studies of ``n`` items."""
+    simulated studies of ``n`` items; the half-width's law, assurance and coverage exact
+    where :func:`_exact_psa` (Monte Carlo SE 0), as the pair's."""
     patterns, probs = pattern_space(model, study.metric, study.per_item)
-    opts = dict(
-        level=study.level, confidence_level=study.confidence_level, n_categories=model.n_categories
-    )
     stream = np.random.default_rng([seed, FIXED_SIZE_STREAM])
     counts = simulate_pattern_counts(probs, n, study.replicates, rng=stream)
-    ci = study_intervals(study.metric, patterns, counts, **opts)  # type: ignore[arg-type]
+    options = interval_options(study, model.n_categories, seed)
+    ci = study_intervals(study.metric, patterns, counts, **options)
     hw = usable_half_width(ci.half_width)
     with np.errstate(invalid="ignore"):  # undefined intervals are infinitely wide
         quantiles = {f"p{round(100 * q)}": float(np.quantile(hw, q)) for q in QUANTILES}
-    truth = true_value(study.metric, patterns, probs, study.level, model.n_categories)
+    if study.method is None:
+        truth = true_value(study.metric, patterns, probs, study.level, model.n_categories)
+    else:  # what the pair's interval estimates (gof: the intraclass kappa)
+        truth = pair_true_value(model.pair(), study.metric, study.method)
     reached = float(np.mean(reaches_width(ci.half_width, study.width)))
     covered = float(np.mean((ci.low <= truth) & (truth <= ci.high)))
     r = study.replicates
-    return {
+    evidence = {
         "half_width": quantiles,
         "assurance": reached,
         "assurance_mc_se": float(np.sqrt(reached * (1 - reached) / r)),
@@ -365,6 +427,21 @@ def _simulated(model: AnyRatersModel, study: RatersStudy, n: int, seed: int) -> 
         "interval": _typical_interval(np.asarray(ci.low, float), np.asarray(ci.high, float)),
         "n_undefined": int((~np.isfinite(ci.half_width)).sum()),
     }
+    if not _exact_psa(model, study):
+        return evidence
+    pair = model.pair()
+    law = exact_psa_law(pair, n, study.confidence_level, str(study.method))
+    if law is not None:  # else the (U, a) grid is too large: the simulated figures stand
+        evidence.update(
+            half_width=dict(zip(quantiles, law.quantiles(QUANTILES), strict=True)),
+            assurance=exact_psa_assurance(
+                pair, n, study.width, study.confidence_level, str(study.method)
+            ),
+            assurance_mc_se=0.0,
+            coverage=law.coverage,
+            coverage_mc_se=0.0,
+        )
+    return evidence
 
 
 def raters_assurance_curve(
@@ -398,15 +475,21 @@ def raters_assurance_curve(
     ]
     if planned is not None:
         ns.append(check("items", planned, RULES["items"]))
+    if _exact_psa(model, study):
+        pair, method = model.pair(), str(study.method)
+
+        def exact(n: int) -> float:
+            return exact_psa_assurance(pair, n, study.width, study.confidence_level, method)
+
+        return refined_curve(exact, ns)
     patterns, probs = pattern_space(model, study.metric, study.per_item)
-    opts = dict(
-        level=study.level, confidence_level=study.confidence_level, n_categories=model.n_categories
-    )
-    stream = np.random.default_rng([seed_from(rng), CURVE_STREAM])
+    seed = seed_from(rng)
+    stream = np.random.default_rng([seed, CURVE_STREAM])
     studies = NestedPatternStudies(probs, study.replicates, rng=stream)
+    options = interval_options(study, model.n_categories, seed)
 
     def evaluate(n: int) -> float:
-        ci = study_intervals(study.metric, patterns, studies.counts(n), **opts)  # type: ignore[arg-type]
+        ci = study_intervals(study.metric, patterns, studies.counts(n), **options)
         return float(np.mean(reaches_width(ci.half_width, study.width)))
 
     return refined_curve(evaluate, ns)

@@ -66,7 +66,7 @@ from planner.sizing.search_criteria import (
     tables_crossing,
     two_stage_search,
 )
-from planner.statistics.intervals import KAPPA_METHODS, PSA_METHODS
+from planner.statistics.intervals import KAPPA_METHODS, PSA_METHODS, SIMULATED_BOOTSTRAP_RESAMPLES
 from planner.validation import (
     RULES,
     RngLike,
@@ -136,7 +136,7 @@ class SearchSettings:
     per_item: int | None = None
     replicates: int | None = None
     max_items: int = 10_000_000
-    n_boot: int = 1000
+    n_boot: int = SIMULATED_BOOTSTRAP_RESAMPLES
 
     #: replicate studies of a pair's search when ``replicates`` is None
     PAIR_REPS: ClassVar[int] = 4000

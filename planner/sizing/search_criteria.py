@@ -41,6 +41,7 @@ from planner.sizing.studies import NestedPatternStudies, NestedStudies
 from planner.statistics.intervals import (
     KAPPA_METHODS,
     PSA_METHODS,
+    SIMULATED_BOOTSTRAP_RESAMPLES,
     ConfidenceInterval,
     kappa_interval,
     kappa_standard_error,
@@ -96,7 +97,12 @@ def check_pair_model(model: Any) -> PairModel:
 
 
 def interval_function(
-    metric: str, method: str, confidence_level: float, *, n_boot: int = 1000, rng=None
+    metric: str,
+    method: str,
+    confidence_level: float,
+    *,
+    n_boot: int = SIMULATED_BOOTSTRAP_RESAMPLES,
+    rng=None,
 ) -> Callable[[NDArray], ConfidenceInterval]:
     """The pair's interval of ``metric`` by ``method`` as a function of stacked tables.
 

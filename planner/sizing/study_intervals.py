@@ -45,8 +45,16 @@ from planner.errors import InvalidInput
 from planner.sizing.model import PairModel
 from planner.sizing.raters_common import AnyRatersModel
 from planner.statistics import multirater as mr
+from planner.statistics.agreement import cohen_kappa, positive_agreement
 from planner.statistics.alpha_variance import alpha_linearised
-from planner.statistics.intervals import normal_quantile
+from planner.statistics.intervals import (
+    KAPPA_METHODS,
+    PSA_METHODS,
+    SIMULATED_BOOTSTRAP_RESAMPLES,
+    kappa_interval,
+    normal_quantile,
+    psa_interval,
+)
 from planner.statistics.ordered_kappas import conger_patterns, mean_pairwise_kappa_patterns
 
 RATER_METRICS = ("fleiss", "alpha", "psa", "conger", "kappa")
@@ -60,6 +68,9 @@ INTERVAL_METHODS = {
     "conger": "Gwet's linearised variance, t interval",
     "kappa": "pair-averaged linearised variance, t interval",
 }
+#: the pair's own intervals (:mod:`planner.statistics.intervals`), for two annotators over
+#: two categories: PSA's given the union positives, Cohen's kappa's
+PAIR_METHODS = {"psa": PSA_METHODS, "kappa": KAPPA_METHODS}
 FloatArray = NDArray[np.float64]
 
 
@@ -84,6 +95,8 @@ def study_intervals(
     level: str = "nominal",
     confidence_level: float = 0.95,
     n_categories: int = 2,
+    method: str | None = None,
+    rng: np.random.Generator | None = None,
 ) -> StudyIntervals:
     """The coefficient and interval of studies given as pattern multiplicities.
 
@@ -101,7 +114,16 @@ def study_intervals(
         Krippendorff's metric for ``alpha``.
     confidence_level
         Two-sided level of the intervals.
+    method
+        None: the interval of the table above. For two annotators over two categories, one
+        of the pair's methods (:data:`PAIR_METHODS`; :func:`pair_tables`): ``psa`` by
+        Wilson, Clopper-Pearson, Jeffreys, Wald or the bootstrap on ``(a, U)``, ``kappa``
+        (Cohen's) by score, gof, FCE, bootstrap or profile.
+    rng
+        The bootstrap's resamples (``method="bootstrap"`` only).
     """
+    if method is not None:
+        return _pair_intervals(metric, patterns, multiplicity, confidence_level, method, rng)
     w = np.asarray(multiplicity)  # split before converting: no full-size float copy
     rows = max(1, CHUNK_CELLS // max(w.shape[-1], 1))
     if w.ndim == 2 and w.shape[0] > rows:  # bounded temporaries for K^M ordered patterns
@@ -145,6 +167,66 @@ def study_intervals(
     est, se = alpha_linearised(patterns, w, level)
     z = normal_quantile(confidence_level)
     return StudyIntervals(est, est - z * se, est + z * se)
+
+
+def pair_tables(metric: str, patterns: NDArray[np.int64], multiplicity: NDArray) -> FloatArray:
+    """Two annotators' studies as ``(..., 2, 2)`` tables ``[[a, b], [c, d]]`` (category 1
+    positive; ``a`` both positive, ``b`` the first annotator only, ``c`` the second only).
+
+    ``psa`` takes count patterns ``(negatives, positives)`` of two labels, which do not say
+    who said positive: ``b`` holds the split items ``b + c`` and ``c`` is 0, which changes
+    no PSA interval (each depends on ``a`` and ``b + c`` alone). ``kappa`` takes the ordered
+    label patterns ``(label_A, label_B)``.
+
+    >>> counts = np.array([[2, 0], [1, 1], [0, 2]])   # none, one, both positive
+    >>> pair_tables("psa", counts, np.array([900, 60, 40])).tolist()
+    [[40.0, 60.0], [0.0, 900.0]]
+    """
+    p = np.asarray(patterns)
+    w = np.asarray(multiplicity, dtype=float)
+    if metric == "psa":
+        two_labels = p.ndim == 2 and p.shape[1] == 2 and bool(np.all(p.sum(axis=1) == 2))
+        first, second = p[:, 1] == 2, p[:, 1] == 1
+        third, fourth = np.zeros(len(p), bool), p[:, 1] == 0
+    else:
+        two_labels = p.ndim == 2 and p.shape[1] == 2 and bool(np.all((p == 0) | (p == 1)))
+        first, second = (p[:, 0] == 1) & (p[:, 1] == 1), (p[:, 0] == 1) & (p[:, 1] == 0)
+        third, fourth = (p[:, 0] == 0) & (p[:, 1] == 1), (p[:, 0] == 0) & (p[:, 1] == 0)
+    if not two_labels:
+        raise InvalidInput(
+            f"the pair's {metric} intervals need two annotators over two categories",
+            parameter="method",
+        )
+    cells = [w[..., mask].sum(axis=-1) for mask in (first, second, third, fourth)]
+    return np.stack(cells, axis=-1).reshape(*w.shape[:-1], 2, 2)
+
+
+def _pair_intervals(
+    metric: str,
+    patterns: NDArray[np.int64],
+    multiplicity: NDArray,
+    confidence_level: float,
+    method: str,
+    rng: np.random.Generator | None,
+) -> StudyIntervals:
+    """PSA or Cohen's kappa of two annotators by one of the pair's ``method``."""
+    if metric not in PAIR_METHODS:
+        raise InvalidInput(
+            f"method {method!r} is a pair's interval, for psa or kappa; {metric} takes none",
+            parameter="method",
+        )
+    if method not in PAIR_METHODS[metric]:
+        raise InvalidInput(
+            f"method must be one of {', '.join(PAIR_METHODS[metric])} for {metric}, got {method!r}",
+            parameter="method",
+        )
+    tables = pair_tables(metric, patterns, multiplicity)
+    interval = psa_interval if metric == "psa" else kappa_interval
+    estimate = positive_agreement if metric == "psa" else cohen_kappa
+    ci = interval(tables, confidence_level, method, n_boot=SIMULATED_BOOTSTRAP_RESAMPLES, rng=rng)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        est = np.asarray(estimate(tables), dtype=float)
+    return StudyIntervals(est, np.asarray(ci.low, float), np.asarray(ci.high, float))
 
 
 def _pattern_order(patterns: NDArray[np.int64], sparse: mr.Patterns) -> NDArray[np.int64]:

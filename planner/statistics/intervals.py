@@ -44,6 +44,9 @@ FloatArray = NDArray[np.float64]
 
 PSA_METHODS = ("wilson", "clopper-pearson", "jeffreys", "wald", "bootstrap")
 KAPPA_METHODS = ("score", "gof", "fce", "bootstrap", "profile")
+#: Resamples of a bootstrap interval on each simulated study of a plan (the sample-size
+#: search, fixed-size precision, the assurance curve): fewer than a measured study's
+SIMULATED_BOOTSTRAP_RESAMPLES = 1000
 #: The quantity each kappa interval estimates (``gof`` assumes one common positive rate).
 KAPPA_ESTIMANDS = {
     "profile": "Cohen's kappa",

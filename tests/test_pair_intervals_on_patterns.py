@@ -1,0 +1,132 @@
+"""The pair's intervals on label patterns: two annotators' studies in the several-annotator
+form (count or ordered patterns) give the pair's PSA and kappa intervals, and a fixed-size
+precision of a two-annotator model with a pair's method gives the pair's numbers."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planner.errors import InvalidInput
+from planner.sizing.plan import PlanSettings
+from planner.sizing.precision import assurance_curve, fixed_size_precision
+from planner.sizing.raters_model import raters_model
+from planner.sizing.raters_precision import (
+    LabelCosts,
+    RatersStudy,
+    raters_assurance_curve,
+    raters_fixed_size,
+)
+from planner.sizing.study_intervals import study_intervals
+from planner.statistics.intervals import kappa_interval, psa_interval
+
+#: count patterns (negatives, positives) of two labels: none, one and both positive
+COUNT_PATTERNS = np.array([[2, 0], [1, 1], [0, 2]])
+#: ordered label patterns (label of A, label of B)
+ORDERED_PATTERNS = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
+
+cells = st.integers(min_value=0, max_value=400)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    a=cells,
+    b=cells,
+    c=cells,
+    d=cells,
+    method=st.sampled_from(["wilson", "clopper-pearson", "jeffreys", "wald"]),
+)
+def test_psa_on_count_patterns_is_the_pairs_interval_for_any_split(a, b, c, d, method):
+    # count patterns do not say who flagged a split item; the pair's interval of [[a, b], [c, d]]
+    # must not care either
+    got = study_intervals("psa", COUNT_PATTERNS, np.array([d, b + c, a]), method=method)
+    want = psa_interval(np.array([[a, b], [c, d]]), 0.95, method)
+    np.testing.assert_allclose([got.low, got.high], [want.low, want.high], rtol=1e-12)
+    if 2 * a + b + c > 0:
+        assert got.estimate == pytest.approx(2 * a / (2 * a + b + c))
+
+
+@settings(max_examples=60, deadline=None)
+@given(a=cells, b=cells, c=cells, d=cells, method=st.sampled_from(["score", "gof", "fce"]))
+def test_kappa_on_ordered_patterns_is_cohens_interval(a, b, c, d, method):
+    got = study_intervals("kappa", ORDERED_PATTERNS, np.array([d, c, b, a]), method=method)
+    want = kappa_interval(np.array([[a, b], [c, d]]), 0.95, method)
+    np.testing.assert_allclose(
+        [got.low, got.high], [want.low, want.high], rtol=1e-10, equal_nan=True
+    )
+    n = a + b + c + d
+    if n == 0:
+        return
+    observed, chance = (a + d) / n, ((a + b) * (a + c) + (c + d) * (b + d)) / n**2
+    if chance < 1:
+        assert got.estimate == pytest.approx((observed - chance) / (1 - chance))
+
+
+def test_stacked_studies_give_one_interval_each():
+    counts = np.array([[900, 60, 40], [800, 100, 100]])
+    got = study_intervals("psa", COUNT_PATTERNS, counts, method="wilson")
+    for row, (d, split, a) in enumerate(counts):
+        want = psa_interval(np.array([[a, split], [0, d]]))
+        assert (got.low[row], got.high[row]) == pytest.approx((want.low, want.high))
+
+
+MODEL = raters_model(0.08, 2, error_rate=0.04)
+
+
+def test_two_annotators_by_the_pairs_psa_interval_have_the_pairs_exact_precision():
+    several = raters_fixed_size(
+        MODEL, RatersStudy("psa", 0.08, method="wilson"), LabelCosts(2), items=1000
+    )
+    pair = fixed_size_precision(MODEL.pair(), PlanSettings(), items=1000).metrics["psa"]
+    assert several.method == "wilson"
+    assert several.half_width == pytest.approx(pair.half_width, rel=1e-12)
+    assert several.assurance == pytest.approx(pair.assurance, rel=1e-12)
+    assert several.coverage == pytest.approx(pair.coverage, rel=1e-12)
+    assert several.true_value == pytest.approx(pair.true_value, rel=1e-12)
+    assert several.assurance_mc_se == 0.0 and several.coverage_mc_se == 0.0
+
+
+def test_two_annotators_psa_curve_is_the_pairs_exact_curve():
+    study = RatersStudy("psa", 0.08, method="wilson")
+    several = raters_assurance_curve(MODEL, study, [500, 1000, 2000])
+    pair = assurance_curve(MODEL.pair(), "psa", PlanSettings(), [500, 1000, 2000])
+    assert [p["items"] for p in several] == [p["items"] for p in pair]
+    np.testing.assert_allclose(
+        [p["assurance"] for p in several], [p["assurance"] for p in pair], rtol=1e-12
+    )
+
+
+def test_two_annotators_kappa_by_score_agrees_with_the_pairs_simulation():
+    # independent streams: the two estimates agree within their Monte Carlo error
+    several = raters_fixed_size(
+        MODEL, RatersStudy("kappa", 0.06, method="score"), LabelCosts(2), items=1500, rng=1
+    )
+    pair = fixed_size_precision(
+        MODEL.pair(), PlanSettings(width=0.06, metric="kappa"), items=1500, rng=2
+    ).metrics["kappa"]
+    se = np.hypot(several.assurance_mc_se, np.sqrt(pair.assurance * (1 - pair.assurance) / 2000))
+    assert abs(several.assurance - pair.assurance) < 4 * se + 1e-9
+    assert several.true_value == pytest.approx(pair.true_value, rel=1e-9)
+    assert several.half_width["p50"] == pytest.approx(pair.half_width["p50"], rel=0.02)
+
+
+@pytest.mark.parametrize(
+    ("model", "study"),
+    [
+        (raters_model(0.08, 3, error_rate=0.04), RatersStudy("psa", 0.08, method="wilson")),
+        (MODEL, RatersStudy("fleiss", 0.08, method="wilson")),
+        (MODEL, RatersStudy("psa", 0.08, method="score")),
+        (MODEL, RatersStudy("kappa", 0.08, method="wilson")),
+    ],
+)
+def test_a_pair_method_where_it_does_not_apply_is_refused_by_name(model, study):
+    with pytest.raises(InvalidInput) as caught:
+        raters_fixed_size(model, study, LabelCosts(2), items=500)
+    assert caught.value.parameter == "method"
+
+
+def test_study_intervals_refuses_a_pair_method_on_three_annotators():
+    patterns = np.array([[3, 0], [2, 1], [1, 2], [0, 3]])
+    with pytest.raises(InvalidInput) as caught:
+        study_intervals("psa", patterns, np.array([90, 5, 3, 2]), method="wilson")
+    assert caught.value.parameter == "method"
