@@ -384,8 +384,11 @@ class ExactPSALaw:
     Attributes
     ----------
     half_widths, cumulative
-        The outcomes' half-widths in increasing order (undefined and zero-width intervals
-        as infinitely wide, as in the search) and their cumulative probability.
+        The outcomes with union positives: their half-widths in increasing order (undefined
+        and zero-width intervals as infinitely wide, as in the search) and their cumulative
+        probability over all studies, so the last is ``1 - no_interval`` (less the outcomes
+        below 1e-15 left out); the studies without union positives lie beyond, infinitely
+        wide.
     coverage
         ``sum_U Bin(U; n, r) sum_a Bin(a; U, J) 1[L(a, U) <= PSA <= H(a, U)]``: the share of
         studies whose interval holds the model's PSA.
@@ -402,8 +405,16 @@ class ExactPSALaw:
     def quantiles(self, probabilities: tuple[float, ...]) -> list[float]:
         """The half-width's quantiles at ``probabilities``."""
         picks = np.searchsorted(self.cumulative, np.asarray(probabilities) - 1e-12)
-        last = self.half_widths.size - 1
-        return [float(self.half_widths[min(i, last)]) for i in picks]
+        widths = np.append(self.half_widths, np.inf)  # beyond: the studies with no interval
+        return [float(widths[i]) for i in picks]
+
+    def assurance(self, width: float) -> float:
+        """``P(half-width <= width)`` (:func:`reaches_width`): the share of studies whose
+        interval is defined, of positive width and narrow enough; what
+        :func:`exact_psa_assurance` sums, read off the same pass (outcomes of probability
+        below 1e-15 are left out of both the law and its total)."""
+        reached = int(np.searchsorted(self.half_widths, width, side="right"))
+        return as_probability(float(self.cumulative[reached - 1]) if reached else 0.0)
 
 
 def exact_psa_law(
@@ -438,11 +449,12 @@ def exact_psa_law(
         masses.append(mass[keep])
     hw_all, mass_all = np.concatenate(values), np.concatenate(masses)
     order = np.argsort(hw_all, kind="stable")
+    no_interval = as_probability((1.0 - model.union_rate) ** n_items)
     return ExactPSALaw(
         half_widths=hw_all[order],
-        cumulative=np.cumsum(mass_all[order]) / mass_all.sum(),
+        cumulative=np.cumsum(mass_all[order]) * (1.0 - no_interval) / mass_all.sum(),
         coverage=as_probability(covered),
-        no_interval=as_probability((1.0 - model.union_rate) ** n_items),
+        no_interval=no_interval,
     )
 
 

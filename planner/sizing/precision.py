@@ -209,7 +209,9 @@ def _metric_precision(
         quantiles = law.quantiles(QUANTILES)
     else:
         quantiles = [float(np.quantile(usable_half_width(ci.half_width), q)) for q in QUANTILES]
-    if exact:
+    if law is not None:
+        assurance = law.assurance(settings.width)
+    elif exact:  # the grid is too large to hold: the assurance's sum needs no grid
         assurance = exact_psa_assurance(model, n, settings.width, level, method)
     else:
         assurance = float(np.mean(reaches_width(ci.half_width, settings.width)))

@@ -434,9 +434,7 @@ def _simulated(model: AnyRatersModel, study: RatersStudy, n: int, seed: int) -> 
     if law is not None:  # else the (U, a) grid is too large: the simulated figures stand
         evidence.update(
             half_width=dict(zip(quantiles, law.quantiles(QUANTILES), strict=True)),
-            assurance=exact_psa_assurance(
-                pair, n, study.width, study.confidence_level, str(study.method)
-            ),
+            assurance=law.assurance(study.width),
             assurance_mc_se=0.0,
             coverage=law.coverage,
             coverage_mc_se=0.0,
