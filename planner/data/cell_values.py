@@ -96,6 +96,69 @@ def canonical(value: Any, *, label: bool = False) -> str | None:
     return text
 
 
+#: values up to this long go through the vectorised rule of :func:`canonical_texts` (a
+#: fixed-width array of that many characters a value); longer ones one by one
+SHORT_TEXT = 64
+
+
+def canonical_texts(values: NDArray[np.object_], *, label: bool = False) -> NDArray[np.object_]:
+    """:func:`canonical` of each of ``values`` (None where nothing is left), vectorised.
+
+    Short texts, nearly all of a column's distinct values, are stripped, tested for ASCII
+    and (``label``) for ``true``/``false`` as one fixed-width array; the rest (non-ASCII
+    texts, which need NFC, long texts and typed values) go through :func:`canonical` one by
+    one. The same answers as ``[canonical(v, label=label) for v in values]``.
+
+    >>> canonical_texts(np.array([" a ", "", "TRUE", 7, None], dtype=object), label=True)
+    array(['a', None, 'true', '7', None], dtype=object)
+    """
+    values = np.asarray(values, dtype=object)
+    out = np.empty(len(values), dtype=object)
+    short = _short_texts(values)
+    written = values[short].astype(str)
+    # a fixed-width text treats NUL characters as its padding: such values go one by one
+    whole = np.count_nonzero(_characters(written), axis=1) == _lengths(values[short])
+    short[np.flatnonzero(short)[~whole]] = False
+    written = written[whole]
+    fixed = np.strings.strip(written, AROUND)
+    ascii_only = _characters(fixed).max(axis=1, initial=0) < 128
+    if label:
+        length = np.strings.str_len(fixed)
+        lowered = np.strings.lower(fixed)
+        boolean = ((length == 4) | (length == 5)) & np.isin(lowered, BOOLEANS)
+        fixed = np.where(boolean, lowered, fixed)
+    if short.all() and ascii_only.all() and np.all(fixed != "") and np.array_equal(fixed, written):
+        return values  # every value is already under the rule: no copy
+    texts = fixed.astype(object)
+    texts[fixed == ""] = None
+    out[np.flatnonzero(short)[ascii_only]] = texts[ascii_only]
+    one_by_one = np.flatnonzero(short)[~ascii_only].tolist() + np.flatnonzero(~short).tolist()
+    for i in one_by_one:
+        out[i] = canonical(values[i], label=label)
+    return out
+
+
+def _characters(texts: NDArray[np.str_]) -> NDArray[np.uint32]:
+    """The code points of fixed-width ``texts``, one row a text (0 after its end)."""
+    return texts.view(np.uint32).reshape(len(texts), texts.dtype.itemsize // 4)
+
+
+def _lengths(texts: NDArray[np.object_]) -> NDArray[np.int64]:
+    """The length of each of ``texts``."""
+    return np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+
+
+def _short_texts(values: NDArray[np.object_]) -> NDArray[np.bool_]:
+    """Which of ``values`` are texts of at most :data:`SHORT_TEXT` characters."""
+    import pandas as pd
+
+    if pd.api.types.infer_dtype(values, skipna=False) == "string":  # all texts: C loops
+        return _lengths(values) <= SHORT_TEXT
+    return np.fromiter(
+        (type(v) is str and len(v) <= SHORT_TEXT for v in values), dtype=bool, count=len(values)
+    )
+
+
 def canonical_codes(
     codes: NDArray[np.integer],
     uniques: Any,
@@ -111,16 +174,18 @@ def canonical_codes(
     equal share a code, values that become empty or a ``missing`` marker get -1. The
     values keep the order of their first value in ``uniques`` (``sort``: sorted as text).
     """
+    import pandas as pd  # the pandas reader's step: pandas is loaded already
+
     raw = np.asarray(uniques, dtype=object)
-    markers = {canonical(m, label=label) for m in missing} - {None}
-    texts = [canonical(v, label=label) for v in raw.tolist()]
-    position: dict[str, int] = {}
+    markers = [m for m in (canonical(m, label=label) for m in missing) if m is not None]
+    texts = canonical_texts(raw, label=label)
+    kept = pd.notna(texts) & ~pd.Series(texts, dtype=object).isin(markers).to_numpy()
     mapping = np.full(len(texts) + 1, -1, dtype=np.int64)  # the last entry keeps -1
-    for i, text in enumerate(texts):
-        if text is None or text in markers:
-            continue
-        mapping[i] = position.setdefault(text, len(position))
-    values = np.array(list(position), dtype=object)
+    if kept.all() and (texts is raw or bool(np.all(texts == raw))):  # the usual case
+        mapping[:-1], values = np.arange(len(raw)), raw
+    else:  # values that became equal share a code, in the order of first appearance
+        first, distinct = pd.factorize(texts[kept], sort=False)
+        mapping[:-1][kept], values = first, np.asarray(distinct, dtype=object)
     if sort and len(values) > 1:
         order = np.argsort(values.astype(str), kind="stable")
         rank = np.empty(len(order) + 1, dtype=np.int64)
