@@ -62,7 +62,7 @@ def main() -> None:
             patterns.multiplicity,
             lambda m, x=x, level=level: ka.krippendorff_alpha_patterns(patterns, x, level, m),
             width,
-        )
+        )(boot.confidence_level)  # the interval at any level: here the 95% one
         took_boot = time.perf_counter() - start
         line = (f"{level:8s} alpha {estimate:.12f} in {took:.2f} s; "
                 f"bootstrap B={args.n_boot} [{lo:.4f}, {hi:.4f}] in {took_boot:.2f} s")  # fmt: skip

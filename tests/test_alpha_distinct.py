@@ -75,3 +75,18 @@ def test_ratio_alpha_with_many_values_gets_a_bootstrap_interval():
     ).coefficients["krippendorff_alpha"]
     assert alpha.method.startswith("bootstrap")
     assert alpha.ci_low < alpha.estimate < alpha.ci_high
+
+
+def test_one_ratio_estimate_streams_its_table_and_a_bootstrap_batch_keeps_it(monkeypatch):
+    # a single estimate's memory stays one block of the (K, Q) table; a batch of resampled
+    # weights (a bootstrap) keeps the whole table for its next batch; the sums agree either way
+    monkeypatch.setattr(ka, "_RATIO_CACHE", {})
+    rng = np.random.default_rng(3)
+    values = np.sort(rng.lognormal(0.0, 1.0, 3000))
+    weights = rng.integers(1, 4, (5, values.size)).astype(float)
+    single = ka.ratio_pair_kernel_sum(weights[0], values)
+    assert ka._RATIO_CACHE == {}
+    batch = ka.ratio_pair_kernel_sum(weights, values)
+    assert len(ka._RATIO_CACHE) == 1
+    again = ka.ratio_pair_kernel_sum(weights[0], values)  # the kept table, reused
+    np.testing.assert_allclose([single, again], [batch[0], batch[0]], rtol=1e-12)

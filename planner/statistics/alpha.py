@@ -309,7 +309,7 @@ def ratio_pair_kernel_sum(weights: ArrayLike, values: ArrayLike) -> FloatArray:
         return np.zeros(w.shape[:-1])
     x, w = x[positive], w[..., positive]
     flat = w.reshape(-1, x.size)
-    table = _ratio_table(x / x.max())
+    table = _ratio_table(x / x.max(), keep=flat.shape[0] > 1)
     if table is not None:  # the same values again (a bootstrap): one matrix product
         g = flat @ table
     else:
@@ -347,12 +347,15 @@ def _ratio_blocks(x: FloatArray) -> Iterator[tuple[FloatArray, slice]]:
         yield xb * np.exp(-xb * t) * scale, slice(start, start + step)
 
 
-def _ratio_table(x: FloatArray) -> FloatArray | None:
-    """The whole table when it is small enough to keep for the next call with these values."""
+def _ratio_table(x: FloatArray, keep: bool) -> FloatArray | None:
+    """The whole table kept from an earlier call with these values; else, when ``keep`` (a
+    batch of weight vectors: a bootstrap's resamples, whose next batch reuses it) and it is
+    small enough, the table built and kept. A single estimate streams the blocks instead,
+    so its memory stays one block."""
     key = (x.size, hashlib.sha1(x.tobytes()).digest())
     if key in _RATIO_CACHE:
         return _RATIO_CACHE[key]
-    if x.size * _ratio_nodes(x).size > _RATIO_CACHE_FLOATS:
+    if not keep or x.size * _ratio_nodes(x).size > _RATIO_CACHE_FLOATS:
         return None
     table = np.concatenate([block for block, _ in _ratio_blocks(x)], axis=0)
     _RATIO_CACHE.clear()
