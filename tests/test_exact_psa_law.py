@@ -7,7 +7,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.sizing.exact import exact_psa_assurance, exact_psa_law, usable_half_width
+from planner.errors import InvalidInput
+from planner.sizing.exact import (
+    exact_psa_assurance,
+    exact_psa_law,
+    half_width_quantiles,
+    usable_half_width,
+)
 from planner.sizing.model import pair_from_counts
 from planner.statistics.intervals import psa_interval
 
@@ -49,3 +55,28 @@ def test_the_laws_quantiles_match_simulated_studies_where_few_have_an_interval()
     for q, exact in zip((0.1, 0.5, 0.9), law.quantiles((0.1, 0.5, 0.9)), strict=True):
         assert exact == pytest.approx(float(np.quantile(hw, q, method="inverted_cdf")), rel=0.02)
     assert law.quantiles((0.9,)) == [np.inf]
+
+
+def test_the_laws_assurance_refuses_a_width_that_is_not_a_number():
+    law = exact_psa_law(pair_from_counts([30, 10, 10, 950]), 200)
+    with pytest.raises(InvalidInput) as refused:
+        law.assurance(float("nan"))
+    assert refused.value.parameter == "width"
+
+
+half_widths = st.lists(
+    st.one_of(st.floats(0.001, 1.0), st.just(float("nan")), st.just(0.0)), min_size=1, max_size=60
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=half_widths, q=st.floats(0.01, 0.99))
+def test_simulated_half_width_quantiles_are_order_statistics_with_undefined_widest(values, q):
+    # the empirical quantile: the ceil(q n)-th smallest half-width, undefined (NaN) and zero
+    # widths counted as infinite; inf where that study has no usable interval, never NaN
+    hw = np.array(values)
+    usable = np.sort(np.where(np.isnan(hw) | (hw == 0), np.inf, hw))
+    expected = usable[int(np.ceil(q * len(hw) - 1e-9)) - 1]
+    (got,) = half_width_quantiles(hw, (q,))
+    assert not np.isnan(got)
+    assert got == expected

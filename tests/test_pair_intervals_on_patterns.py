@@ -17,7 +17,8 @@ from planner.sizing.raters_precision import (
     raters_assurance_curve,
     raters_fixed_size,
 )
-from planner.sizing.study_intervals import study_intervals
+from planner.sizing.exact import exact_psa_assurance, exact_psa_law
+from planner.sizing.study_intervals import pair_tables, study_intervals
 from planner.statistics.intervals import kappa_interval, psa_interval
 
 #: count patterns (negatives, positives) of two labels: none, one and both positive
@@ -130,3 +131,44 @@ def test_study_intervals_refuses_a_pair_method_on_three_annotators():
     with pytest.raises(InvalidInput) as caught:
         study_intervals("psa", patterns, np.array([90, 5, 3, 2]), method="wilson")
     assert caught.value.parameter == "method"
+
+
+def test_an_exact_studys_coverage_note_gives_the_exact_share_without_an_interval():
+    # 5 items at union rate r: (1 - r)^5 of studies have no interval, exactly; the note's
+    # coverage among the others is coverage / (1 - that share), which must be a probability
+    model = raters_model(0.01, 2, error_rate=0.02)
+    study = RatersStudy("psa", 0.3, method="wilson")
+    p = raters_fixed_size(model, study, LabelCosts(2), items=5, rng=1)
+    share = (1 - model.pair().union_rate) ** 5
+    assert p.no_interval == pytest.approx(share, rel=1e-12)
+    (note,) = p.under_coverage_notes()
+    among = p.coverage / (1 - share)
+    assert among <= 1
+    assert f"{share:.1%} of studies have no interval" in note
+    assert f"hold it in {among:.3f}" in note
+
+
+def test_a_study_too_large_for_the_exact_grid_still_gets_the_exact_assurance():
+    # 200,000 items of a balanced pair: the (U, a) grid is too large to hold, so the law is
+    # not built; the assurance's binomial sum needs no grid and is the pair's exact figure
+    model = raters_model(0.5, 2, error_rate=0.1)
+    width = 0.001828  # near the median half-width, where a simulation of 200 studies errs
+    assert exact_psa_law(model.pair(), 200_000, 0.95, "wilson") is None
+    study = RatersStudy("psa", width, method="wilson", replicates=200)
+    p = raters_fixed_size(model, study, LabelCosts(2), items=200_000, rng=1)
+    exact = exact_psa_assurance(model.pair(), 200_000, width, 0.95, "wilson")
+    assert p.assurance == exact and p.assurance_mc_se == 0.0
+
+
+def test_pair_tables_refuse_patterns_that_are_not_two_annotators_rows():
+    with pytest.raises(InvalidInput) as refused:
+        pair_tables("psa", np.array([1, 2, 3]), np.ones(3))
+    assert refused.value.parameter == "method"
+
+
+def test_a_pairs_interval_on_patterns_checks_its_confidence_level():
+    with pytest.raises(InvalidInput) as refused:
+        study_intervals(
+            "psa", COUNT_PATTERNS, np.array([900, 60, 40]), method="wilson", confidence_level=1.5
+        )
+    assert refused.value.parameter == "confidence_level"

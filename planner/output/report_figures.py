@@ -23,7 +23,7 @@ from planner.data.scenario import Scenario
 from planner.operations.workload import ScheduleResult
 from planner.sizing.compare import Comparison, stratum_models
 from planner.sizing.design import StratifiedStudies, metric_value, weighted_estimate
-from planner.sizing.exact import usable_half_width
+from planner.sizing.exact import half_width_quantiles
 from planner.sizing.model import PairModel, as_cells
 from planner.sizing.plan import Plan
 from planner.sizing.search_criteria import interval_function
@@ -258,7 +258,7 @@ def curve_of(
     low, high = max(10, int(0.3 * planned)), int(2 * planned)
     grid = np.unique(np.linspace(low, high, CURVE_SIZES).astype(int))
     quantiles = [0.1, 0.5, 0.9, settings.assurance]
-    rows = np.array([np.quantile(usable_half_width(half_widths(int(n))), quantiles) for n in grid])
+    rows = np.array([half_width_quantiles(half_widths(int(n)), quantiles) for n in grid])
     return HalfWidthCurve(
         items=tuple(int(n) for n in grid),
         p10=tuple(rows[:, 0].tolist()),

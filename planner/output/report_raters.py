@@ -52,7 +52,7 @@ from planner.output.report_sections import (
     rebuild_section,
     schedule_section,
 )
-from planner.sizing.exact import usable_half_width
+from planner.sizing.exact import half_width_quantiles
 from planner.sizing.plan import RatersPlan
 from planner.sizing.raters_common import AnyRatersModel
 from planner.sizing.raters_model import MAX_ANNOTATORS
@@ -110,8 +110,7 @@ def raters_half_width_curve(
     rows = []
     for n in grid:
         ci = study_intervals(s.metric, patterns, studies.counts(int(n)), **_options(model, plan))
-        with np.errstate(invalid="ignore"):  # undefined intervals count as infinitely wide
-            rows.append(np.quantile(usable_half_width(ci.half_width), quantiles))
+        rows.append(half_width_quantiles(ci.half_width, quantiles))
     table = np.array(rows)
     return HalfWidthCurve(
         items=tuple(int(n) for n in grid),

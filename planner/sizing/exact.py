@@ -28,7 +28,7 @@ bisection path, for widths far below the headline's, imports :mod:`scipy.special
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +38,7 @@ from numpy.typing import ArrayLike, NDArray
 from planner.errors import step_guard
 from planner.sizing.model import PairModel
 from planner.statistics.intervals import ConfidenceInterval, psa_interval
-from planner.validation import check_choice
+from planner.validation import RULES, check, check_choice
 
 #: PSA methods whose half-width depends only on ``(a, U)``: their assurance is exact.
 EXACT_PSA_METHODS = ("wilson", "clopper-pearson", "jeffreys", "wald")
@@ -137,6 +137,21 @@ def usable_half_width(half_width: NDArray | float) -> NDArray:
     hw = np.asarray(half_width, dtype=float)
     with np.errstate(invalid="ignore"):
         return np.where(np.isfinite(hw) & (hw > 0), hw, np.inf)
+
+
+def half_width_quantiles(half_width: NDArray, probabilities: Sequence[float]) -> list[float]:
+    """The quantiles of simulated studies' half-widths at ``probabilities``, undefined and
+    zero-width intervals counted as infinitely wide (:func:`usable_half_width`).
+
+    Each quantile is a study's own half-width (the inverse of the empirical distribution, no
+    interpolation), so a quantile that falls among the studies without an interval is
+    ``inf``, never the ``nan`` an interpolation between two infinities would give.
+
+    >>> half_width_quantiles(np.array([0.1, 0.2, np.nan, 0.0]), (0.25, 0.5, 0.9))
+    [0.1, 0.2, inf]
+    """
+    hw = usable_half_width(half_width)
+    return [float(np.quantile(hw, q, method="inverted_cdf")) for q in probabilities]
 
 
 def reaches_width(half_width: NDArray | float, width: float) -> NDArray:
@@ -386,9 +401,9 @@ class ExactPSALaw:
     half_widths, cumulative
         The outcomes with union positives: their half-widths in increasing order (undefined
         and zero-width intervals as infinitely wide, as in the search) and their cumulative
-        probability over all studies, so the last is ``1 - no_interval`` (less the outcomes
-        below 1e-15 left out); the studies without union positives lie beyond, infinitely
-        wide.
+        probability over all studies: the outcomes of probability below 1e-15 are left out
+        and the kept mass rescaled, so the last is ``1 - no_interval`` exactly; the studies
+        without union positives lie beyond, infinitely wide.
     coverage
         ``sum_U Bin(U; n, r) sum_a Bin(a; U, J) 1[L(a, U) <= PSA <= H(a, U)]``: the share of
         studies whose interval holds the model's PSA.
@@ -413,6 +428,7 @@ class ExactPSALaw:
         interval is defined, of positive width and narrow enough; what
         :func:`exact_psa_assurance` sums, read off the same pass (outcomes of probability
         below 1e-15 are left out of both the law and its total)."""
+        width = check("width", width, RULES["width"])
         reached = int(np.searchsorted(self.half_widths, width, side="right"))
         return as_probability(float(self.cumulative[reached - 1]) if reached else 0.0)
 

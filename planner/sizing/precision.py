@@ -40,8 +40,8 @@ from planner.sizing.exact import (
     ExactPSALaw,
     exact_psa_assurance,
     exact_psa_law,
+    half_width_quantiles,
     reaches_width,
-    usable_half_width,
 )
 from planner.sizing.interval_coverage import falls_short, under_coverage_note
 from planner.sizing.model import PairModel
@@ -208,7 +208,7 @@ def _metric_precision(
     if law is not None:
         quantiles = law.quantiles(QUANTILES)
     else:
-        quantiles = [float(np.quantile(usable_half_width(ci.half_width), q)) for q in QUANTILES]
+        quantiles = half_width_quantiles(ci.half_width, QUANTILES)
     if law is not None:
         assurance = law.assurance(settings.width)
     elif exact:  # the grid is too large to hold: the assurance's sum needs no grid

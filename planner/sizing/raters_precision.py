@@ -35,10 +35,11 @@ from planner.sizing.exact import (
     EXACT_PSA_METHODS,
     exact_psa_assurance,
     exact_psa_law,
+    half_width_quantiles,
     reaches_width,
-    usable_half_width,
 )
 from planner.sizing.interval_coverage import falls_short, under_coverage_note
+from planner.sizing.model import PairModel
 from planner.sizing.precision import QUANTILES, items_for_budget, items_for_hours, refined_curve
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import RatersModel
@@ -146,6 +147,12 @@ class RatersPrecision:
         ``P(half-width <= width)`` and its Monte Carlo SE.
     coverage, coverage_mc_se
         Share of the studies' intervals holding ``true_value``.
+
+        For PSA of two annotators by one of the pair's intervals on ``(a, U)``
+        (:data:`~planner.sizing.exact.EXACT_PSA_METHODS`) the half-width's quantiles, the
+        assurance, the coverage and ``no_interval`` are exact, as the pair's, and their
+        Monte Carlo SEs 0 (when the ``(U, a)`` grid is too large to hold, only the
+        assurance is exact).
     true_value
         The coefficient the model implies.
     interval
@@ -157,6 +164,9 @@ class RatersPrecision:
         share of them, and the cost.
     replicates, n_undefined, seed
         Simulated studies, those with an undefined interval, and the seed used.
+    no_interval
+        The share of studies without an interval: ``(1 - r)^n`` exactly where the
+        precision is exact, else ``n_undefined / replicates``.
     """
 
     items: int
@@ -183,6 +193,7 @@ class RatersPrecision:
     replicates: int
     n_undefined: int
     seed: int
+    no_interval: float
 
     def under_coverage_notes(self) -> list[str]:
         """A note when the interval's coverage falls short of its level
@@ -196,9 +207,12 @@ class RatersPrecision:
                 METRIC_LABELS[self.metric],
                 self.coverage,
                 self.confidence_level,
-                self.n_undefined / self.replicates,
+                self.no_interval,
             )
         ]
+
+
+QUANTILE_NAMES = tuple(f"p{round(100 * q)}" for q in QUANTILES)
 
 
 def checked_study(model: AnyRatersModel, study: RatersStudy) -> tuple[RatersStudy, int]:
@@ -392,7 +406,7 @@ def interval_options(study: RatersStudy, n_categories: int, seed: int = 0) -> di
     return options
 
 
-def _exact_psa(model: AnyRatersModel, study: RatersStudy) -> bool:
+def _exact_psa(study: RatersStudy) -> bool:
     """Whether ``study``'s precision is exact: PSA of two annotators by one of the pair's
     intervals on ``(a, U)`` (:data:`planner.sizing.exact.EXACT_PSA_METHODS`)."""
     return study.metric == "psa" and study.method in EXACT_PSA_METHODS
@@ -407,9 +421,8 @@ def _simulated(model: AnyRatersModel, study: RatersStudy, n: int, seed: int) -> 
     counts = simulate_pattern_counts(probs, n, study.replicates, rng=stream)
     options = interval_options(study, model.n_categories, seed)
     ci = study_intervals(study.metric, patterns, counts, **options)
-    hw = usable_half_width(ci.half_width)
-    with np.errstate(invalid="ignore"):  # undefined intervals are infinitely wide
-        quantiles = {f"p{round(100 * q)}": float(np.quantile(hw, q)) for q in QUANTILES}
+    values = half_width_quantiles(ci.half_width, QUANTILES)
+    undefined = int((~np.isfinite(ci.half_width)).sum())
     if study.method is None:
         truth = true_value(study.metric, patterns, probs, study.level, model.n_categories)
     else:  # what the pair's interval estimates (gof: the intraclass kappa)
@@ -418,28 +431,41 @@ def _simulated(model: AnyRatersModel, study: RatersStudy, n: int, seed: int) -> 
     covered = float(np.mean((ci.low <= truth) & (truth <= ci.high)))
     r = study.replicates
     evidence = {
-        "half_width": quantiles,
+        "half_width": dict(zip(QUANTILE_NAMES, values, strict=True)),
         "assurance": reached,
         "assurance_mc_se": float(np.sqrt(reached * (1 - reached) / r)),
         "coverage": covered,
         "coverage_mc_se": float(np.sqrt(covered * (1 - covered) / r)),
         "true_value": truth,
         "interval": _typical_interval(np.asarray(ci.low, float), np.asarray(ci.high, float)),
-        "n_undefined": int((~np.isfinite(ci.half_width)).sum()),
+        "n_undefined": undefined,
+        "no_interval": undefined / r,
     }
-    if not _exact_psa(model, study):
-        return evidence
-    pair = model.pair()
-    law = exact_psa_law(pair, n, study.confidence_level, str(study.method))
-    if law is not None:  # else the (U, a) grid is too large: the simulated figures stand
-        evidence.update(
-            half_width=dict(zip(quantiles, law.quantiles(QUANTILES), strict=True)),
-            assurance=law.assurance(study.width),
-            assurance_mc_se=0.0,
-            coverage=law.coverage,
-            coverage_mc_se=0.0,
-        )
+    if _exact_psa(study):
+        evidence.update(_exact_evidence(model.pair(), study, n))
     return evidence
+
+
+def _exact_evidence(pair: PairModel, study: RatersStudy, n: int) -> dict[str, Any]:
+    """The exact figures of a PSA study of two annotators, as the pair's: the half-width's
+    law, assurance, coverage and share without an interval from one pass over the ``(U, a)``
+    grid; when the grid is too large to hold, the assurance's sum (which needs no grid) and
+    the simulated quantiles and coverage."""
+    method, level = str(study.method), study.confidence_level
+    law = exact_psa_law(pair, n, level, method)
+    if law is None:
+        return {
+            "assurance": exact_psa_assurance(pair, n, study.width, level, method),
+            "assurance_mc_se": 0.0,
+        }
+    return {
+        "half_width": dict(zip(QUANTILE_NAMES, law.quantiles(QUANTILES), strict=True)),
+        "assurance": law.assurance(study.width),
+        "assurance_mc_se": 0.0,
+        "coverage": law.coverage,
+        "coverage_mc_se": 0.0,
+        "no_interval": law.no_interval,
+    }
 
 
 def raters_assurance_curve(
@@ -473,7 +499,8 @@ def raters_assurance_curve(
     ]
     if planned is not None:
         ns.append(check("items", planned, RULES["items"]))
-    if _exact_psa(model, study):
+    seed = seed_from(rng)
+    if _exact_psa(study):  # exact: the seed is not used
         pair, method = model.pair(), str(study.method)
 
         def exact(n: int) -> float:
@@ -481,7 +508,6 @@ def raters_assurance_curve(
 
         return refined_curve(exact, ns)
     patterns, probs = pattern_space(model, study.metric, study.per_item)
-    seed = seed_from(rng)
     stream = np.random.default_rng([seed, CURVE_STREAM])
     studies = NestedPatternStudies(probs, study.replicates, rng=stream)
     options = interval_options(study, model.n_categories, seed)

@@ -26,7 +26,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from planner.sizing.exact import exact_psa_law, reaches_width, usable_half_width
+from planner.sizing.exact import (
+    exact_psa_law,
+    half_width_quantiles,
+    reaches_width,
+)
 from planner.sizing.model import PairModel
 from planner.sizing.studies import simulate_pattern_counts, simulate_tables
 from planner.statistics.intervals import ConfidenceInterval
@@ -87,7 +91,7 @@ def pair_evidence(
     if law is not None:
         quantiles = law.quantiles(levels)
     else:  # zero-width and undefined intervals count as too wide
-        quantiles = [float(np.quantile(usable_half_width(hw), q)) for q in levels]
+        quantiles = half_width_quantiles(hw, levels)
     truth = pair_true_value(model, target.metric, target.method)
     covered = float(np.mean(covers(ci, truth)))
     return {
@@ -121,19 +125,15 @@ def pattern_evidence(
 
     counts = simulate_pattern_counts(probabilities, items, target.replicates, rng=rng)
     ci = study_intervals(target.metric, patterns, counts, **opts)
-    hw = usable_half_width(ci.half_width)
-    finite = hw[np.isfinite(hw)]
+    median, at_assurance = half_width_quantiles(ci.half_width, (0.5, target.assurance))
     reached = float(np.mean(reaches_width(ci.half_width, target.width)))
     covered = float(np.mean((ci.low <= truth) & (truth <= ci.high)))
-
-    def quantile(q: float) -> float:
-        return float(np.quantile(finite, q)) if finite.size else float("nan")
 
     return {
         "assurance": reached,
         "assurance_mc_se": _mc_se(reached, target.replicates),
-        "half_width_median": quantile(0.5),
-        "half_width_at_assurance": quantile(target.assurance),
+        "half_width_median": median,
+        "half_width_at_assurance": at_assurance,
         "interval_median": (nan_median(ci.low), nan_median(ci.high)),
         "n_undefined": int((~np.isfinite(ci.half_width)).sum()),
         "coverage": covered,

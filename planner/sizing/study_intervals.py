@@ -56,6 +56,7 @@ from planner.statistics.intervals import (
     psa_interval,
 )
 from planner.statistics.ordered_kappas import conger_patterns, mean_pairwise_kappa_patterns
+from planner.validation import RULES, check
 
 RATER_METRICS = ("fleiss", "alpha", "psa", "conger", "kappa")
 ORDERED_METRICS = ("conger", "kappa")
@@ -122,6 +123,7 @@ def study_intervals(
     rng
         The bootstrap's resamples (``method="bootstrap"`` only).
     """
+    confidence_level = check("confidence_level", confidence_level, RULES["confidence_level"])
     if method is not None:
         return _pair_intervals(metric, patterns, multiplicity, confidence_level, method, rng)
     w = np.asarray(multiplicity)  # split before converting: no full-size float copy
@@ -184,19 +186,19 @@ def pair_tables(metric: str, patterns: NDArray[np.int64], multiplicity: NDArray)
     """
     p = np.asarray(patterns)
     w = np.asarray(multiplicity, dtype=float)
-    if metric == "psa":
-        two_labels = p.ndim == 2 and p.shape[1] == 2 and bool(np.all(p.sum(axis=1) == 2))
-        first, second = p[:, 1] == 2, p[:, 1] == 1
-        third, fourth = np.zeros(len(p), bool), p[:, 1] == 0
-    else:
-        two_labels = p.ndim == 2 and p.shape[1] == 2 and bool(np.all((p == 0) | (p == 1)))
-        first, second = (p[:, 0] == 1) & (p[:, 1] == 1), (p[:, 0] == 1) & (p[:, 1] == 0)
-        third, fourth = (p[:, 0] == 0) & (p[:, 1] == 1), (p[:, 0] == 0) & (p[:, 1] == 0)
-    if not two_labels:
+    two_columns = p.ndim == 2 and p.shape[1] == 2
+    labels = p.sum(axis=-1) == 2 if metric == "psa" else (p == 0) | (p == 1)
+    if not (two_columns and bool(np.all(labels))):
         raise InvalidInput(
             f"the pair's {metric} intervals need two annotators over two categories",
             parameter="method",
         )
+    if metric == "psa":
+        first, second = p[:, 1] == 2, p[:, 1] == 1
+        third, fourth = np.zeros(len(p), bool), p[:, 1] == 0
+    else:
+        first, second = (p[:, 0] == 1) & (p[:, 1] == 1), (p[:, 0] == 1) & (p[:, 1] == 0)
+        third, fourth = (p[:, 0] == 0) & (p[:, 1] == 1), (p[:, 0] == 0) & (p[:, 1] == 0)
     cells = [w[..., mask].sum(axis=-1) for mask in (first, second, third, fourth)]
     return np.stack(cells, axis=-1).reshape(*w.shape[:-1], 2, 2)
 
@@ -217,7 +219,8 @@ def _pair_intervals(
         )
     if method not in PAIR_METHODS[metric]:
         raise InvalidInput(
-            f"method must be one of {', '.join(PAIR_METHODS[metric])} for {metric}, got {method!r}",
+            f"method must be one of {', '.join(PAIR_METHODS[metric])} for the pair's {metric} "
+            f"interval, got {method!r}",
             parameter="method",
         )
     tables = pair_tables(metric, patterns, multiplicity)
