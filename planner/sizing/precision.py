@@ -37,17 +37,15 @@ import numpy as np
 from planner.errors import InvalidInput
 from planner.sizing.exact import (
     EXACT_PSA_METHODS,
-    ExactPSALaw,
     exact_psa_assurance,
-    exact_psa_law,
-    half_width_quantiles,
     reaches_width,
 )
 from planner.sizing.interval_coverage import falls_short, under_coverage_note
 from planner.sizing.model import PairModel
 from planner.sizing.raters_team_cost import priced_budget
-from planner.sizing.search_checks import covers, pair_true_value
+from planner.sizing.search_checks import pair_true_value
 from planner.sizing.studies import NestedStudies, simulate_tables
+from planner.sizing.study_evidence import simulated_evidence, with_exact_psa
 from planner.validation import RULES, RngLike, check, check_choice, check_instance, seed_from
 
 if TYPE_CHECKING:  # several annotators' seam imports this module
@@ -56,6 +54,8 @@ if TYPE_CHECKING:  # several annotators' seam imports this module
     from planner.sizing.raters_precision import RatersPrecision
 
 QUANTILES = (0.1, 0.5, 0.9)
+#: their names in results and JSON
+QUANTILE_NAMES = tuple(f"p{round(100 * q)}" for q in QUANTILES)
 #: the largest gap allowed between a curve and the straight line between its plotted points
 CURVE_TOLERANCE = 0.01
 #: the most points a refined curve gets
@@ -203,59 +203,26 @@ def _metric_precision(
     level = settings.confidence_level
     interval = interval_function(metric, method, level, rng=rng.spawn(1)[0])
     ci = interval(simulate_tables(model.cells, n, settings.replicates, rng=rng))
+    # what the interval estimates (pair_true_value: the intraclass kappa for gof)
+    truth = pair_true_value(model, metric, method)
+    evidence = simulated_evidence(ci, truth, settings.width, QUANTILES)
     exact = metric == "psa" and method in EXACT_PSA_METHODS
-    law = exact_psa_law(model, n, level, method) if exact else None
-    if law is not None:
-        quantiles = law.quantiles(QUANTILES)
-    else:
-        quantiles = half_width_quantiles(ci.half_width, QUANTILES)
-    if law is not None:
-        assurance = law.assurance(settings.width)
-    elif exact:  # the grid is too large to hold: the assurance's sum needs no grid
-        assurance = exact_psa_assurance(model, n, settings.width, level, method)
-    else:
-        assurance = float(np.mean(reaches_width(ci.half_width, settings.width)))
-    low, high = np.asarray(ci.low, float), np.asarray(ci.high, float)
-    defined = np.isfinite(low) & np.isfinite(high)
+    if exact:
+        evidence = with_exact_psa(evidence, model, n, settings.width, QUANTILES, level, method)
+    lower, upper = evidence.interval
     return MetricPrecision(
         metric=metric,
         method=method,
         items=n,
         union_positives=n * model.union_rate,
-        half_width={f"p{round(100 * q)}": v for q, v in zip(QUANTILES, quantiles, strict=True)},
-        assurance=float(assurance),
-        interval={
-            "lower": float(np.median(low[defined])) if defined.any() else None,
-            "upper": float(np.median(high[defined])) if defined.any() else None,
-            "level": level,
-            "method": method,
-        },
+        half_width=dict(zip(QUANTILE_NAMES, evidence.quantiles, strict=True)),
+        assurance=evidence.assurance,
+        interval={"lower": lower, "upper": upper, "level": level, "method": method},
         basis="exact" if exact else "monte-carlo",
-        **_coverage(model, metric, method, ci, law),
-    )
-
-
-def _coverage(
-    model: PairModel, metric: str, method: str, ci: Any, law: ExactPSALaw | None
-) -> dict[str, Any]:
-    """The interval's coverage of what it estimates (:func:`~planner.sizing.search_checks.
-    pair_true_value`: the intraclass kappa for ``gof``): exact from ``law``, else over the
-    simulated studies ``ci``, with the share of studies that have no interval."""
-    truth = pair_true_value(model, metric, method)
-    if law is not None:
-        return dict(
-            true_value=truth,
-            coverage=law.coverage,
-            coverage_mc_se=None,
-            no_interval=law.no_interval,
-        )
-    held = covers(ci, truth)
-    coverage = float(np.mean(held))
-    return dict(
         true_value=truth,
-        coverage=coverage,
-        coverage_mc_se=float(np.sqrt(coverage * (1 - coverage) / held.size)),
-        no_interval=float(np.mean(~np.isfinite(np.asarray(ci.half_width, float)))),
+        coverage=evidence.coverage,
+        coverage_mc_se=None if evidence.exact_law else evidence.coverage_mc_se,
+        no_interval=evidence.no_interval,
     )
 
 

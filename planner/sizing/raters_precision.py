@@ -27,25 +27,28 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from planner.errors import InvalidInput
 from planner.renamed import renamed_field
 from planner.sizing.exact import (
     EXACT_PSA_METHODS,
     exact_psa_assurance,
-    exact_psa_law,
-    half_width_quantiles,
     reaches_width,
 )
 from planner.sizing.interval_coverage import falls_short, under_coverage_note
-from planner.sizing.model import PairModel
-from planner.sizing.precision import QUANTILES, items_for_budget, items_for_hours, refined_curve
+from planner.sizing.precision import (
+    QUANTILE_NAMES,
+    QUANTILES,
+    items_for_budget,
+    items_for_hours,
+    refined_curve,
+)
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import RatersModel
 from planner.sizing.raters_team_cost import TeamPricing, priced_budget
 from planner.sizing.search_checks import pair_true_value
 from planner.sizing.studies import NestedPatternStudies, simulate_pattern_counts
+from planner.sizing.study_evidence import simulated_evidence, with_exact_psa
 from planner.sizing.study_intervals import (
     INTERVAL_METHODS,
     ORDERED_METRICS,
@@ -212,9 +215,6 @@ class RatersPrecision:
         ]
 
 
-QUANTILE_NAMES = tuple(f"p{round(100 * q)}" for q in QUANTILES)
-
-
 def checked_study(model: AnyRatersModel, study: RatersStudy) -> tuple[RatersStudy, int]:
     """``study`` with its values checked against ``model``, and the labels per item ``k``."""
     check_instance("model", model, (RatersModel, CommonPrevalenceModel), "a RatersModel")
@@ -328,13 +328,6 @@ def _items(
     return check("items", n, RULES["items"]), {name: float(value)}
 
 
-def _typical_interval(low: NDArray, high: NDArray) -> dict[str, float | None]:
-    defined = np.isfinite(low) & np.isfinite(high)
-    if not defined.any():
-        return {"lower": None, "upper": None}
-    return {"lower": float(np.median(low[defined])), "upper": float(np.median(high[defined]))}
-
-
 def raters_fixed_size(
     model: AnyRatersModel,
     study: RatersStudy,
@@ -414,57 +407,32 @@ def _exact_psa(study: RatersStudy) -> bool:
 
 def _simulated(model: AnyRatersModel, study: RatersStudy, n: int, seed: int) -> dict[str, Any]:
     """Half-width quantiles, assurance, coverage and typical interval of ``study.replicates``
-    simulated studies of ``n`` items; the half-width's law, assurance and coverage exact
-    where :func:`_exact_psa` (Monte Carlo SE 0), as the pair's."""
+    simulated studies of ``n`` items (:mod:`planner.sizing.study_evidence`, as the pair's);
+    exact where :func:`_exact_psa` (Monte Carlo SE 0)."""
     patterns, probs = pattern_space(model, study.metric, study.per_item)
     stream = np.random.default_rng([seed, FIXED_SIZE_STREAM])
     counts = simulate_pattern_counts(probs, n, study.replicates, rng=stream)
     options = interval_options(study, model.n_categories, seed)
     ci = study_intervals(study.metric, patterns, counts, **options)
-    values = half_width_quantiles(ci.half_width, QUANTILES)
-    undefined = int((~np.isfinite(ci.half_width)).sum())
     if study.method is None:
         truth = true_value(study.metric, patterns, probs, study.level, model.n_categories)
     else:  # what the pair's interval estimates (gof: the intraclass kappa)
         truth = pair_true_value(model.pair(), study.metric, study.method)
-    reached = float(np.mean(reaches_width(ci.half_width, study.width)))
-    covered = float(np.mean((ci.low <= truth) & (truth <= ci.high)))
-    r = study.replicates
-    evidence = {
-        "half_width": dict(zip(QUANTILE_NAMES, values, strict=True)),
-        "assurance": reached,
-        "assurance_mc_se": float(np.sqrt(reached * (1 - reached) / r)),
-        "coverage": covered,
-        "coverage_mc_se": float(np.sqrt(covered * (1 - covered) / r)),
-        "true_value": truth,
-        "interval": _typical_interval(np.asarray(ci.low, float), np.asarray(ci.high, float)),
-        "n_undefined": undefined,
-        "no_interval": undefined / r,
-    }
+    e = simulated_evidence(ci, truth, study.width, QUANTILES)
     if _exact_psa(study):
-        evidence.update(_exact_evidence(model.pair(), study, n))
-    return evidence
-
-
-def _exact_evidence(pair: PairModel, study: RatersStudy, n: int) -> dict[str, Any]:
-    """The exact figures of a PSA study of two annotators, as the pair's: the half-width's
-    law, assurance, coverage and share without an interval from one pass over the ``(U, a)``
-    grid; when the grid is too large to hold, the assurance's sum (which needs no grid) and
-    the simulated quantiles and coverage."""
-    method, level = str(study.method), study.confidence_level
-    law = exact_psa_law(pair, n, level, method)
-    if law is None:
-        return {
-            "assurance": exact_psa_assurance(pair, n, study.width, level, method),
-            "assurance_mc_se": 0.0,
-        }
+        level, method = study.confidence_level, str(study.method)
+        e = with_exact_psa(e, model.pair(), n, study.width, QUANTILES, level, method)
+    lower, upper = e.interval
     return {
-        "half_width": dict(zip(QUANTILE_NAMES, law.quantiles(QUANTILES), strict=True)),
-        "assurance": law.assurance(study.width),
-        "assurance_mc_se": 0.0,
-        "coverage": law.coverage,
-        "coverage_mc_se": 0.0,
-        "no_interval": law.no_interval,
+        "half_width": dict(zip(QUANTILE_NAMES, e.quantiles, strict=True)),
+        "assurance": e.assurance,
+        "assurance_mc_se": e.assurance_mc_se,
+        "coverage": e.coverage,
+        "coverage_mc_se": e.coverage_mc_se,
+        "true_value": e.true_value,
+        "interval": {"lower": lower, "upper": upper},
+        "n_undefined": e.n_undefined,
+        "no_interval": e.no_interval,
     }
 
 

@@ -12,8 +12,10 @@ first reaches the target has a true assurance at or below it about half the time
   infinitely wide (exact quantiles when the half-width's law is known,
   :func:`planner.sizing.exact.exact_psa_law`, with the exact coverage);
 * :func:`pattern_evidence`: studies of M annotators as label-pattern counts, the interval of
-  :func:`planner.sizing.study_intervals.study_intervals`; the half-width quantiles are over
-  the defined intervals.
+  :func:`planner.sizing.study_intervals.study_intervals`.
+
+Both summarise their studies by :func:`planner.sizing.study_evidence.simulated_evidence`,
+as the fixed-size precision does.
 
 Each returns the evidence fields of :class:`planner.sizing.search.SampleSizeResult`.
 """
@@ -26,26 +28,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from planner.sizing.exact import (
-    exact_psa_law,
-    half_width_quantiles,
-    reaches_width,
-)
+from planner.sizing.exact import exact_psa_law
 from planner.sizing.model import PairModel
 from planner.sizing.studies import simulate_pattern_counts, simulate_tables
+from planner.sizing.study_evidence import StudyEvidence, simulated_evidence
 from planner.statistics.intervals import ConfidenceInterval
-
-
-def _mc_se(share: float, replicates: int) -> float:
-    """Monte Carlo SE of a share of ``replicates`` studies, ``sqrt(p (1 - p) / R)``."""
-    return float(np.sqrt(share * (1 - share) / replicates))
-
-
-def nan_median(values: NDArray) -> float:
-    """Median of the finite values, NaN if none (``np.nanmedian`` would import numpy.ma)."""
-    x = np.sort(np.asarray(values, dtype=float).ravel())
-    x = x[np.isfinite(x)]
-    return float((x[(x.size - 1) // 2] + x[x.size // 2]) / 2) if x.size else float("nan")
 
 
 def pair_true_value(model: PairModel, metric: str, method: str) -> float:
@@ -62,13 +49,6 @@ def pair_true_value(model: PairModel, metric: str, method: str) -> float:
     return (a + d - p_e) / (1 - p_e)
 
 
-def covers(interval: ConfidenceInterval, truth: float) -> NDArray:
-    """Which intervals contain ``truth`` (up to rounding); undefined ones do not."""
-    low, high = np.asarray(interval.low, dtype=float), np.asarray(interval.high, dtype=float)
-    with np.errstate(invalid="ignore"):
-        return (low <= truth + 1e-9) & (truth - 1e-9 <= high)
-
-
 def pair_evidence(
     model: PairModel,
     items: int,
@@ -83,28 +63,15 @@ def pair_evidence(
     method, width, confidence level, assurance, replicates); ``exact``: the half-width's
     quantiles come from binomial sums instead of the fresh studies."""
     ci = interval(simulate_tables(model.cells, items, target.replicates, rng=rng))
-    hw = np.asarray(ci.half_width, dtype=float)
-    share = float(np.mean(reaches_width(hw, target.width)))
+    truth = pair_true_value(model, target.metric, target.method)
     levels = (0.5, target.assurance)
+    evidence = simulated_evidence(ci, truth, target.width, levels)
     # the half-width's law, and the interval's coverage, are known exactly too
     law = exact_psa_law(model, items, target.confidence_level, target.method) if exact else None
-    if law is not None:
-        quantiles = law.quantiles(levels)
-    else:  # zero-width and undefined intervals count as too wide
-        quantiles = half_width_quantiles(hw, levels)
-    truth = pair_true_value(model, target.metric, target.method)
-    covered = float(np.mean(covers(ci, truth)))
+    quantiles = evidence.quantiles if law is None else tuple(law.quantiles(levels))
     return {
         "exact_coverage": None if law is None else law.coverage,
-        "assurance": share,
-        "assurance_mc_se": _mc_se(share, target.replicates),
-        "half_width_median": quantiles[0],
-        "half_width_at_assurance": quantiles[1],
-        "interval_median": (nan_median(ci.low), nan_median(ci.high)),
-        "n_undefined": int((~np.isfinite(hw)).sum()),
-        "coverage": covered,
-        "coverage_mc_se": _mc_se(covered, target.replicates),
-        "true_value": truth,
+        **_check_fields(evidence, quantiles),
     }
 
 
@@ -125,18 +92,25 @@ def pattern_evidence(
 
     counts = simulate_pattern_counts(probabilities, items, target.replicates, rng=rng)
     ci = study_intervals(target.metric, patterns, counts, **opts)
-    median, at_assurance = half_width_quantiles(ci.half_width, (0.5, target.assurance))
-    reached = float(np.mean(reaches_width(ci.half_width, target.width)))
-    covered = float(np.mean((ci.low <= truth) & (truth <= ci.high)))
+    evidence = simulated_evidence(ci, truth, target.width, (0.5, target.assurance))
+    return _check_fields(evidence, evidence.quantiles)
 
+
+def _check_fields(evidence: StudyEvidence, quantiles: tuple[float, ...]) -> dict[str, Any]:
+    """The evidence fields of :class:`planner.sizing.search.SampleSizeResult` from the fresh
+    studies' ``evidence`` and the half-width's median and quantile at the assurance."""
+    lower, upper = evidence.interval
     return {
-        "assurance": reached,
-        "assurance_mc_se": _mc_se(reached, target.replicates),
-        "half_width_median": median,
-        "half_width_at_assurance": at_assurance,
-        "interval_median": (nan_median(ci.low), nan_median(ci.high)),
-        "n_undefined": int((~np.isfinite(ci.half_width)).sum()),
-        "coverage": covered,
-        "coverage_mc_se": _mc_se(covered, target.replicates),
-        "true_value": truth,
+        "assurance": evidence.assurance,
+        "assurance_mc_se": evidence.assurance_mc_se,
+        "half_width_median": quantiles[0],
+        "half_width_at_assurance": quantiles[1],
+        "interval_median": (
+            float("nan") if lower is None else lower,
+            float("nan") if upper is None else upper,
+        ),
+        "n_undefined": evidence.n_undefined,
+        "coverage": evidence.coverage,
+        "coverage_mc_se": evidence.coverage_mc_se,
+        "true_value": evidence.true_value,
     }
