@@ -357,7 +357,9 @@ def _ratio_table(x: FloatArray, keep: bool) -> FloatArray | None:
         return _RATIO_CACHE[key]
     if not keep or x.size * _ratio_nodes(x).size > _RATIO_CACHE_FLOATS:
         return None
-    table = np.concatenate([block for block, _ in _ratio_blocks(x)], axis=0)
+    table = np.empty((x.size, _ratio_nodes(x).size))
+    for block, rows in _ratio_blocks(x):  # filled in place: one block at a time beside it
+        table[rows] = block
     _RATIO_CACHE.clear()
     _RATIO_CACHE[key] = table
     return table
