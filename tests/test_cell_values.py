@@ -7,7 +7,13 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.data.cell_values import SHORT_TEXT, canonical, canonical_codes, canonical_texts
+from planner.data.cell_values import (
+    SHORT_TEXT,
+    canonical,
+    canonical_codes,
+    canonical_texts,
+    sorted_as_text,
+)
 
 #: texts with what the rule acts on: spaces around, empty, booleans in any case, accents
 #: written decomposed, and texts longer than the vectorised path takes
@@ -69,3 +75,21 @@ def test_codes_name_each_value_under_the_rule(column, label, missing):
     first = [canonical(v, label=label) for v in column]
     kept = [t for t in first if t is not None and t not in markers]
     assert distinct.tolist() == list(dict.fromkeys(kept))  # in the order they first appear
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    # files hold no NUL byte (the sniff refuses them), so the values read hold none either
+    column=st.lists(texts.filter(lambda t: "\x00" not in t), min_size=1, max_size=30, unique=True),
+    label=st.booleans(),
+)
+def test_a_column_read_under_the_rule_sorts_as_a_second_full_pass_would(column, label):
+    # read_table puts a column (its distinct values) under the rule once; ratings_from_long
+    # then only sorts it
+    raw = np.array(column, dtype=object)
+    first, uniques = canonical_codes(np.arange(len(column)), raw, label=label)
+    once = sorted_as_text(first, uniques)
+    twice = canonical_codes(first, uniques, label=label, sort=True)
+    assert once[0].tolist() == twice[0].tolist()
+    assert once[1].tolist() == twice[1].tolist()
+    assert once[1].tolist() == sorted(set(once[1].tolist()))

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.errors import InvalidInput
+from planner.sizing.exact import exact_psa_assurance, exact_psa_law
 from planner.sizing.plan import PlanSettings
 from planner.sizing.precision import assurance_curve, fixed_size_precision
 from planner.sizing.raters_model import raters_model
@@ -17,7 +18,6 @@ from planner.sizing.raters_precision import (
     raters_assurance_curve,
     raters_fixed_size,
 )
-from planner.sizing.exact import exact_psa_assurance, exact_psa_law
 from planner.sizing.study_intervals import pair_tables, study_intervals
 from planner.statistics.intervals import kappa_interval, psa_interval
 

@@ -187,13 +187,36 @@ def canonical_codes(
         first, distinct = pd.factorize(texts[kept], sort=False)
         mapping[:-1][kept], values = first, np.asarray(distinct, dtype=object)
     if sort and len(values) > 1:
-        order = np.argsort(values.astype(str), kind="stable")
-        rank = np.empty(len(order) + 1, dtype=np.int64)
-        rank[order], rank[-1] = np.arange(len(order)), -1
-        mapping, values = rank[mapping], values[order]
+        rank, values = _text_order(values)
+        mapping = rank[mapping]
     if len(values) == len(raw) and np.array_equal(mapping[:-1], np.arange(len(raw))):
         return np.asarray(codes, dtype=np.int64), values
     return mapping[np.asarray(codes, dtype=np.int64)], values
+
+
+def sorted_as_text(
+    codes: NDArray[np.integer], values: np.ndarray
+) -> tuple[NDArray[np.int64], np.ndarray]:
+    """Codes (-1: missing) and distinct values re-ordered so that the values are sorted as
+    text, as :func:`canonical_codes` with ``sort`` orders them.
+
+    >>> codes, values = sorted_as_text(np.array([0, 1, -1, 0]), np.array(["b", "a"], object))
+    >>> codes.tolist(), values.tolist()
+    ([1, 0, -1, 1], ['a', 'b'])
+    """
+    if len(values) < 2:
+        return np.asarray(codes, dtype=np.int64), values
+    rank, ordered = _text_order(values)
+    return rank[np.asarray(codes, dtype=np.int64)], ordered
+
+
+def _text_order(values: np.ndarray) -> tuple[NDArray[np.int64], np.ndarray]:
+    """Each value's rank in text order (with a last entry -1 that keeps code -1), and the
+    values in that order."""
+    order = np.argsort(values.astype(str), kind="stable")
+    rank = np.empty(len(order) + 1, dtype=np.int64)
+    rank[order], rank[-1] = np.arange(len(order)), -1
+    return rank, values[order]
 
 
 def sql_text(expression: str, *, label: bool = False) -> str:

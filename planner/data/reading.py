@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from planner.data.cell_values import canonical_codes
+from planner.data.cell_values import canonical_codes, sorted_as_text
 from planner.data.labels import CodedRatings, Ratings, finished_ratings, is_number
 from planner.data.layout import (
     SAMPLE_ROWS,
@@ -120,7 +120,24 @@ def _rule_codes(
     codes, uniques = _factorize(column, ids=ids)
     if np.asarray(uniques).dtype.kind in "iu" and not missing:
         return codes, uniques
+    if not missing and _under_rule(column, label):  # read_table's: under this rule already
+        return sorted_as_text(codes, uniques) if sort else (codes, uniques)
     return canonical_codes(codes, uniques, label=label, missing=missing, sort=sort)
+
+
+def _rule_name(label: bool) -> str:
+    """The name :func:`_rule_categorical` gives the categories of a column it put under the
+    label rule (``label``) or the text rule, so that the column is not put under it twice."""
+    return "planner: under the label rule" if label else "planner: under the value rule"
+
+
+def _under_rule(column: Any, label: bool) -> bool:
+    """Whether ``column`` is a categorical :func:`_rule_categorical` made under the rule."""
+    import pandas as pd
+
+    if not isinstance(column.dtype, pd.CategoricalDtype):
+        return False
+    return bool(column.cat.categories.name == _rule_name(label))
 
 
 _NOT_LABELS = (dict, list, tuple, set, np.ndarray, bytes, datetime.date, datetime.time)
@@ -720,7 +737,8 @@ def _rule_categorical(column: Any, label: bool, missing: tuple[str, ...], sort: 
 
     codes, uniques = pd.factorize(column, sort=False)
     codes, values = canonical_codes(codes, uniques, label=label, missing=missing, sort=sort)
-    return pd.Categorical.from_codes(codes, categories=pd.Index(values, dtype=object))
+    categories = pd.Index(values, dtype=object, name=_rule_name(label))
+    return pd.Categorical.from_codes(codes, categories=categories)
 
 
 def read_labels(path: str | Path, settings: ReaderSettings = _DEFAULT_SETTINGS) -> Ratings:
