@@ -146,7 +146,21 @@ def study_intervals(
     if metric in ORDERED_METRICS:  # of the K^M ordered patterns a batch uses few
         used = np.flatnonzero(w.reshape(-1, w.shape[-1]).any(axis=0))
         patterns, w = np.asarray(patterns)[used], w[..., used]
-    w = w.astype(float)
+    return _coefficient_intervals(
+        metric, patterns, w.astype(float), level, confidence_level, n_categories
+    )
+
+
+def _coefficient_intervals(
+    metric: str,
+    patterns: NDArray[np.int64],
+    w: FloatArray,
+    level: str,
+    confidence_level: float,
+    n_categories: int,
+) -> StudyIntervals:
+    """The coefficient's own interval (the table of :func:`study_intervals`) of a batch of
+    studies ``w`` small enough to hold its temporaries."""
     if metric == "conger":
         res = conger_patterns(patterns, n_categories, w)
         low, high = res.confidence_interval(confidence_level)
