@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from planner.data.scenario import Scenario, load_scenario
+from planner.operations.budget import SECONDS_PER_ITEM
 from planner.sizing.alt_test_plan import (
     AltTestModel,
     AltTestPlanSettings,
@@ -26,7 +27,7 @@ from planner.validation import seed_from
 
 ALT_TEST_STREAM = 2**20 + 1
 """Spawn key of the Alt-Test's stream under the plan's seed (a report's figures use ``2**20``)."""
-DEFAULT_SECONDS = 90.0
+DEFAULT_SECONDS = SECONDS_PER_ITEM
 """Seconds a human spends on an item when the scenario's ``[budget]`` does not say."""
 
 

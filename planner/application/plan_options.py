@@ -87,18 +87,19 @@ class ResolvedOptions:
     """The plan's options after the merge: documented defaults, the scenario's values, then
     the command line's (:func:`resolve`)."""
 
-    width: float = 0.08
-    confidence: float = 0.95
-    assurance: float = 0.5
-    metric: str = "psa"
-    psa_method: str = "wilson"
-    kappa_method: str = "score"
-    annotators_per_item: int = 2
-    seconds_per_item: float = 90.0
-    adjudication_seconds: float = 0.0
+    # the library's defaults, read from PlanSettings (defined once there)
+    width: float = PlanSettings.width
+    confidence: float = PlanSettings.confidence_level
+    assurance: float = PlanSettings.assurance
+    metric: str = PlanSettings.metric
+    psa_method: str = PlanSettings.psa_method
+    kappa_method: str = PlanSettings.kappa_method
+    annotators_per_item: int = PlanSettings.annotators_per_item
+    seconds_per_item: float = PlanSettings.seconds_per_item
+    adjudication_seconds: float = PlanSettings.adjudication_seconds
     hourly_rate: float | None = None
-    replicates: int = 4000
-    max_items: int = 10_000_000
+    replicates: int = PlanSettings.replicates
+    max_items: int = PlanSettings.max_items
     floor_items: int = 20
     prevalence_width: float = 0.02
     seed: int | None = None

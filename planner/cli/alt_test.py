@@ -33,6 +33,7 @@ from planner.cli.options import (
     read_ratings,
 )
 from planner.errors import InvalidInput
+from planner.operations.budget import SECONDS_PER_ITEM
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -190,7 +191,7 @@ def alt_test_command(
     seconds_per_item: Annotated[
         float,
         typer.Option(help="Seconds one human spends on one item.", rich_help_panel=_PLAN),
-    ] = 90.0,
+    ] = SECONDS_PER_ITEM,
     hourly_rate: Annotated[
         float | None,
         typer.Option(help="Cost of one person-hour; adds a cost.", rich_help_panel=_PLAN),
@@ -269,8 +270,8 @@ def alt_test_command(
 
 def _plan_options_given(*values: Any) -> list[str]:
     """The --plan options given with a label FILE (a value other than the default)."""
-    defaults = (None, None, "0.2", 0.2, None, "uniform", 0.8, None, False, 2000, 20_000, 90.0,
-                None)  # fmt: skip
+    defaults = (None, None, "0.2", 0.2, None, "uniform", 0.8, None, False, 2000, 20_000,
+                SECONDS_PER_ITEM, None)  # fmt: skip
     flags = ("--humans", "--categories", "--human-error", "--llm-error", "--prevalences",
              "--error-draw", "--power", "--items", "--table", "--replicates", "--max-items",
              "--seconds-per-item", "--hourly-rate")  # fmt: skip

@@ -43,6 +43,7 @@ from planner.cli.options import (
 from planner.cli.report import REPORT_EPILOG, REPORT_HELP, report_command
 from planner.cli.schedule import SCHEDULE_EPILOG, SCHEDULE_HELP, schedule_command
 from planner.errors import InvalidInput
+from planner.sizing.plan_settings import PlanSettings
 
 if TYPE_CHECKING:
     from planner.operations.workload import ScheduleResult
@@ -353,14 +354,15 @@ def plan_command(
         float | None,
         typer.Option(
             help="Target half-width (upper - lower)/2 of the interval, in [0.001, 1). "
-            "Default 0.08.",
+            f"Default {PlanSettings.width:g}.",
             rich_help_panel="Target",
         ),
     ] = None,
     confidence: Annotated[
         float | None,
         typer.Option(
-            help="Confidence level of the interval, in (0, 1). Default 0.95.",
+            help="Confidence level of the interval, in (0, 1). "
+            f"Default {PlanSettings.confidence_level:g}.",
             rich_help_panel="Target",
         ),
     ] = None,
@@ -405,7 +407,9 @@ def plan_command(
     seconds_per_item: Annotated[
         float | None,
         typer.Option(
-            help="Seconds one annotator spends on one item. Default 90.", rich_help_panel="Budget"
+            help="Seconds one annotator spends on one item. "
+            f"Default {PlanSettings.seconds_per_item:g}.",
+            rich_help_panel="Budget",
         ),
     ] = None,
     adjudication_seconds: Annotated[
@@ -422,7 +426,8 @@ def plan_command(
     replicates: Annotated[
         int | None,
         typer.Option(
-            help="Simulated studies per evaluated sample size, in [100, 1e6]. Default 4000.",
+            help="Simulated studies per evaluated sample size, in [100, 1e6]. "
+            f"Default {PlanSettings.replicates}.",
             rich_help_panel="Simulation",
         ),
     ] = None,

@@ -20,6 +20,7 @@ from planner.cli.common import (
 from planner.cli.options import pilot_options, reader_from_flags, reader_option
 from planner.cli.plan_raters import check_several_options, flags_named, single_prevalence
 from planner.errors import InvalidInput
+from planner.operations.budget import SECONDS_PER_ITEM
 
 if TYPE_CHECKING:  # the library loads when the command runs
     from planner.application.plan_options import PlanOptions
@@ -143,7 +144,7 @@ def schedule_command(
         int | None, typer.Option(help="Distinct annotators per item. Default 2.")
     ] = None,
     seconds_per_item: Annotated[
-        float | None, typer.Option(help="Mean seconds per label. Default 90.")
+        float | None, typer.Option(help=f"Mean seconds per label. Default {SECONDS_PER_ITEM:g}.")
     ] = None,
     adjudication_seconds: Annotated[
         float | None, typer.Option(help="Mean seconds per adjudicated item. Default 0.")

@@ -20,6 +20,9 @@ from planner.validation import RULES, check
 
 #: seconds in a person-hour
 SECONDS_PER_HOUR = 3600.0
+#: the seconds one annotator spends on one item when nothing else is said (every plan,
+#: schedule and Alt-Test plan reads its default from here)
+SECONDS_PER_ITEM = 90.0
 
 
 @dataclass(frozen=True)
@@ -161,7 +164,7 @@ def labelling_budget(
     items: int,
     *,
     annotators_per_item: int = 2,
-    seconds_per_item: float = 90.0,
+    seconds_per_item: float = SECONDS_PER_ITEM,
     contested_rate: float = 0.0,
     adjudication_seconds: float = 0.0,
     hourly_rate: float | None = None,

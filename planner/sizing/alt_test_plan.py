@@ -35,7 +35,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from planner.errors import InvalidInput, TargetUnreachable
-from planner.operations.budget import Budget, labelling_budget
+from planner.operations.budget import SECONDS_PER_ITEM, Budget, labelling_budget
 from planner.renamed import renamed_field
 from planner.sizing.alt_test_model import (
     AltTestModel,
@@ -203,7 +203,7 @@ class AltTestPlanSettings:
     min_items: int = 30
     replicates: int = 2000
     max_items: int = 20_000
-    seconds_per_item: float | None = 90.0
+    seconds_per_item: float | None = SECONDS_PER_ITEM
     hourly_rate: float | None = None
     items: int | None = None
     table: bool = False

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from planner.operations.budget import SECONDS_PER_ITEM
 from planner.renamed import renamed_field
 from planner.sizing.raters_team_cost import TeamPricing
 from planner.sizing.search import DEFAULT_METHOD, SearchSettings
@@ -52,16 +53,17 @@ class PlanSettings:
     :class:`~planner.errors.InvalidInput` names the parameter.
     """
 
-    width: float = 0.08
-    confidence_level: float = 0.95
-    assurance: float = 0.5
-    metric: str = "psa"
+    # the search's defaults, and the labelling's (planner.operations.budget), defined there once
+    width: float = SearchSettings.width
+    confidence_level: float = SearchSettings.confidence_level
+    assurance: float = SearchSettings.assurance
+    metric: str = SearchSettings.metric
     psa_method: str = DEFAULT_METHOD["psa"]
     kappa_method: str = DEFAULT_METHOD["kappa"]
-    replicates: int = 4000
-    max_items: int = 10_000_000
+    replicates: int = SearchSettings.PAIR_REPS
+    max_items: int = SearchSettings.max_items
     annotators_per_item: int = 2
-    seconds_per_item: float = 90.0
+    seconds_per_item: float = SECONDS_PER_ITEM
     adjudication_seconds: float = 0.0
     hourly_rate: float | None = None
     #: a named team's price of an item (:class:`~planner.sizing.raters_team_cost.TeamPricing`):

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from planner.errors import InvalidInput
+from planner.operations.budget import SECONDS_PER_ITEM
 from planner.renamed import renamed_field
 from planner.sizing.exact import (
     EXACT_PSA_METHODS,
@@ -122,7 +123,7 @@ class LabelCosts:
     """
 
     annotators_per_item: int
-    seconds_per_item: float = 90.0
+    seconds_per_item: float = SECONDS_PER_ITEM
     adjudication_seconds: float = 0.0
     hourly_rate: float | None = None
     #: a named team's pricing (None: every label at ``hourly_rate``)

@@ -1,0 +1,64 @@
+"""Every planning default is defined once and read from there: the application's merge, the
+several-annotator costs, the Alt-Test plan, the budget and the command-line help all state
+the values of the library's settings objects."""
+
+import inspect
+import re
+from dataclasses import fields
+
+from typer.testing import CliRunner
+
+from planner.application.plan_options import ResolvedOptions
+from planner.cli.commands import plan_app
+from planner.operations.budget import SECONDS_PER_ITEM, labelling_budget
+from planner.sizing.alt_test_plan import AltTestPlanSettings
+from planner.sizing.plan_settings import PlanSettings
+from planner.sizing.raters_precision import LabelCosts
+from planner.sizing.search import SearchSettings
+
+#: the merge's names for the settings' fields where they differ
+RESOLVED_NAMES = {"confidence": "confidence_level"}
+
+
+def _defaults(cls):
+    return {f.name: f.default for f in fields(cls)}
+
+
+def test_the_merge_starts_from_the_plan_settings_defaults():
+    plan = _defaults(PlanSettings)
+    for name, value in _defaults(ResolvedOptions).items():
+        setting = RESOLVED_NAMES.get(name, name)
+        if setting in plan:
+            assert value == plan[setting], name
+
+
+def test_the_plan_takes_the_searchs_target_and_effort_defaults():
+    plan, search = _defaults(PlanSettings), _defaults(SearchSettings)
+    for name in ("width", "confidence_level", "assurance", "metric", "max_items"):
+        assert plan[name] == search[name], name
+    assert plan["replicates"] == SearchSettings.PAIR_REPS
+
+
+def test_every_labelling_cost_starts_at_one_seconds_per_item():
+    budget = inspect.signature(labelling_budget).parameters["seconds_per_item"].default
+    assert (
+        PlanSettings().seconds_per_item
+        == LabelCosts(2).seconds_per_item
+        == AltTestPlanSettings(epsilon=0.2).seconds_per_item
+        == budget
+        == SECONDS_PER_ITEM
+    )
+
+
+def test_plan_help_states_the_library_defaults():
+    text = " ".join(CliRunner().invoke(plan_app, ["--help"], terminal_width=200).output.split())
+    text = re.sub(r"[│╭╮╰╯─]", " ", text)
+    text = " ".join(text.split())
+    settings = PlanSettings()
+    for stated in (
+        f"in [0.001, 1). Default {settings.width:g}.",
+        f"in (0, 1). Default {settings.confidence_level:g}.",
+        f"one item. Default {settings.seconds_per_item:g}.",
+        f"[100, 1e6]. Default {settings.replicates}.",
+    ):
+        assert stated in text, stated
