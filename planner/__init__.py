@@ -136,7 +136,7 @@ _PUBLIC = {
     "assurance_curve": "planner.sizing.precision",
     "pair_from_agreement": "planner.sizing.model_targets",
     # a study in progress: its labels so far are the first stage (an internal pilot)
-    "RemainingPlan": "planner.sizing.midstudy",
+    "RemainingPlan": "planner.sizing.midstudy_result",
     "RemainingSettings": "planner.sizing.midstudy_settings",
     "BoughtItems": "planner.sizing.midstudy_budget",
     "plan_remaining": "planner.sizing.midstudy",

@@ -4,21 +4,27 @@ A name that changes (one name per concept across the library, the CLI, scenario 
 JSON) keeps working for a while: the old keyword is accepted and the old attribute read, each
 with a :class:`DeprecationWarning` that names the new one. The renames so far:
 
-============= ============== ===============================================================
-old           new            where
-============= ============== ===============================================================
-``n_reps``    ``replicates`` the simulated studies of every settings object and result
-                             (``PlanSettings``, ``SearchSettings``, ``AltTestPlanSettings``,
-                             ``SampleSizeResult``, ...) and of ``check_kappasize`` and
-                             ``check_irr``; the CLI's ``--replicates`` and the scenario key
-                             ``simulation.replicates`` already said so; the method
-                             ``SearchSettings.replicates(several)`` is now
-                             ``replicates_for(several)`` (no alias: the field took its name)
-``bootstrap`` ``n_boot``     the latent-class fit's bootstrap refits (``LatentClassSettings``,
-                             ``LatentClassFit``; ``fit --bootstrap N`` is ``fit --n-boot N``),
-                             as ``agree`` and ``MeasureSettings`` name the count; a bool
-                             ``bootstrap`` means "use the bootstrap" everywhere
-============= ============== ===============================================================
+============= ================ ===============================================================
+old           new              where
+============= ================ ===============================================================
+``n_reps``    ``replicates``   the simulated studies of every settings object and result
+                               (``PlanSettings``, ``SearchSettings``, ``AltTestPlanSettings``,
+                               ``SampleSizeResult``, ...) and of ``check_kappasize`` and
+                               ``check_irr``; the CLI's ``--replicates`` and the scenario key
+                               ``simulation.replicates`` already said so; the method
+                               ``SearchSettings.replicates(several)`` is now
+                               ``replicates_for(several)`` (no alias: the field took its name)
+``bootstrap`` ``n_boot``       the latent-class fit's bootstrap refits (``LatentClassSettings``,
+                               ``LatentClassFit``; ``fit --bootstrap N`` is ``fit --n-boot N``),
+                               as ``agree`` and ``MeasureSettings`` name the count; a bool
+                               ``bootstrap`` means "use the bootstrap" everywhere
+``counts``    ``first_stage``  the first argument of ``plan_remaining``, which now also takes
+                               several annotators' labels
+============= ================ ===============================================================
+
+A renamed type stays importable under its former name as the same class:
+``RatersRemaining`` is :class:`planner.sizing.midstudy_result.RemainingPlan`, the one answer
+of a study in progress, pair or several annotators.
 
 Examples
 --------

@@ -696,7 +696,7 @@ def examples_document(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _remaining_json(r: Any) -> dict[str, Any]:
-    """One metric's mid-study plan (:class:`planner.sizing.midstudy.RemainingPlan`)."""
+    """One metric's mid-study plan (:class:`planner.sizing.midstudy_result.RemainingPlan`)."""
     label = label_of(r.metric)
     low, high = r.interval_now
     who = "the annotator pair" if r.counts is not None else f"the {len(r.annotators)} annotators"

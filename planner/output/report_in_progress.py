@@ -40,8 +40,7 @@ from planner.validation import RngLike, check_instance
 
 if TYPE_CHECKING:
     from planner.operations.workload import ScheduleResult
-    from planner.sizing.midstudy import RemainingPlan
-    from planner.sizing.midstudy_raters import RatersRemaining
+    from planner.sizing.midstudy_result import RemainingPlan
     from planner.sizing.midstudy_strata import StratifiedRemaining
 
 #: the folder of a study in progress's report: the scenario's name and this suffix
@@ -146,7 +145,7 @@ class InProgress:
 
     scenario: Scenario
     settings: ProgressSettings
-    plan: RemainingPlan | RatersRemaining | StratifiedRemaining
+    plan: RemainingPlan | StratifiedRemaining
     schedule: ScheduleResult | None
     curve: RemainingCurve | None
     seed: int
@@ -304,7 +303,7 @@ def remaining_curve(plan: Any, scenario: Scenario) -> RemainingCurve | None:
     from planner.sizing.midstudy import RemainingPlan, plan_remaining
     from planner.sizing.midstudy_settings import RemainingSettings
 
-    if not isinstance(plan, RemainingPlan) or plan.remaining_items == 0:
+    if not isinstance(plan, RemainingPlan) or plan.counts is None or plan.remaining_items == 0:
         return None
     settings = _plan_settings(scenario)
     planned = plan.remaining_items

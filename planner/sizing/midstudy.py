@@ -27,89 +27,24 @@ O'Hagan A, Stevens JW, Campbell MJ (2005) Assurance in clinical trial design.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from planner.errors import InvalidInput, TargetUnreachable
-from planner.operations.budget import Budget, labelling_budget
+from planner.operations.budget import labelling_budget
+from planner.renamed import renamed_keyword
 from planner.sizing.exact import usable_half_width
+from planner.sizing.midstudy_result import RemainingPlan, check_total, narrow_now_note
 from planner.sizing.midstudy_settings import PAIR_DRAWS, RemainingSettings
 from planner.validation import RULES, RngLike, check, check_choice, check_instance, seed_from
 
 if TYPE_CHECKING:
-    from planner.sizing.midstudy_budget import BoughtItems
-    from planner.sizing.midstudy_procedure import BatchProcedure
-    from planner.sizing.pilot import Pilot
     from planner.sizing.plan import PlanSettings
 
 #: the metrics a mid-study plan sizes ("both": the one that needs more items decides)
 METRICS = ("psa", "kappa", "both")
-
-
-@dataclass(frozen=True)
-class RemainingPlan:
-    """How many more items a study in progress needs (:func:`plan_remaining`).
-
-    Attributes
-    ----------
-    counts, labelled_items
-        The first stage: ``(both, a_only, b_only, neither)`` and their sum ``n0``.
-    estimate, interval_now, half_width_now
-        The coefficient on the labels in hand, its interval and half-width.
-    coverage_now
-        The interval's coverage at the first stage's size if the estimate were the truth.
-    remaining_items, remaining_mc_se
-        Items still to label, and their Monte Carlo standard error.
-    total_items
-        ``labelled_items + remaining_items``.
-    assurance, assurance_se
-        The hybrid assurance at ``remaining_items`` (and its standard error).
-    assurance_now
-        The assurance of stopping now: 1 if the interval in hand is narrow enough, else 0.
-    planned_items, assurance_planned
-        The original plan's total, and the hybrid assurance of continuing to it.
-    budget
-        Hours (and cost) of the remaining items.
-    final_coverage, final_coverage_se
-        Share of simulated finished studies (truths from the posterior) whose final interval
-        covers the truth.
-    """
-
-    counts: tuple[int, int, int, int]
-    labelled_items: int
-    metric: str
-    method: str
-    width: float
-    confidence_level: float
-    target_assurance: float
-    estimate: float
-    interval_now: tuple[float, float]
-    half_width_now: float
-    coverage_now: float
-    remaining_items: int
-    remaining_mc_se: float
-    total_items: int
-    assurance: float
-    assurance_se: float
-    assurance_now: float
-    planned_items: int | None
-    assurance_planned: float | None
-    budget: Budget
-    final_coverage: float
-    final_coverage_se: float
-    basis: str
-    seed: int
-    notes: list[str] = field(default_factory=list)
-    #: with ``batch_size``: the batch procedure
-    batches: BatchProcedure | None = None
-    #: ``metric="both"``: each metric's plan (this one is the metric that needs more items)
-    by_metric: dict[str, RemainingPlan] = field(default_factory=dict)
-    #: read from a label file: what it held
-    stage: Pilot | None = None
-    #: with ``hours`` or ``budget``: what they buy
-    bought: BoughtItems | None = None
 
 
 @dataclass(frozen=True)
@@ -271,19 +206,28 @@ def _target(settings: PlanSettings, metric: str) -> _Target:
     )
 
 
+@renamed_keyword("counts", "first_stage")
 def plan_remaining(
-    counts: Any,
+    first_stage: Any,
     plan_settings: PlanSettings | None = None,
     remaining: RemainingSettings | None = None,
     *,
+    positive: Any = None,
     rng: RngLike = None,
 ) -> RemainingPlan:
     """The items still to label when the first stage's labels stay in the final analysis.
 
+    One call for every study in progress that is not stratified: a pair's four counts are
+    planned here, the labels of 3 to 6 annotators by
+    :func:`planner.sizing.midstudy_raters.plan_remaining_raters`; both answer with a
+    :class:`planner.sizing.midstudy_result.RemainingPlan`.
+
     Parameters
     ----------
-    counts
-        The first stage's counts ``(both, a_only, b_only, neither)``.
+    first_stage
+        A pair's counts ``(both, a_only, b_only, neither)``, or the labels of several
+        annotators (:class:`planner.data.labels.Ratings`). Formerly ``counts`` (still
+        accepted, with a deprecation warning).
     plan_settings
         The target and costs (:class:`planner.sizing.plan.PlanSettings`; default its
         defaults): ``width``, ``confidence_level`` and ``assurance`` of the final interval;
@@ -301,6 +245,9 @@ def plan_remaining(
         ``batch_size`` the simulated batch procedure
         (:func:`planner.sizing.midstudy_procedure.batch_procedure`); ``draws`` PSA's
         posterior draws to start from.
+    positive
+        Several annotators' labels of two categories: the positive one (0/1 and false/true
+        labels need none). A pair's counts already say which cell is positive.
     rng
         Anything :func:`numpy.random.default_rng` takes; the seed used is recorded.
 
@@ -316,19 +263,35 @@ def plan_remaining(
     """
     from planner.sizing.plan import PlanSettings
 
+    if _several_annotators(first_stage):
+        from planner.sizing.midstudy_raters import plan_remaining_raters
+
+        return plan_remaining_raters(
+            first_stage, plan_settings, remaining, positive=positive, rng=rng
+        )
+    if positive is not None:
+        raise InvalidInput(
+            "positive names the positive label of several annotators' labels; a pair's "
+            "counts (both, a_only, b_only, neither) already count positives",
+            parameter="positive",
+        )
     settings = plan_settings if plan_settings is not None else PlanSettings()
     knobs = remaining if remaining is not None else RemainingSettings()
     check_instance("plan_settings", settings, PlanSettings, "a PlanSettings")
     check_instance("remaining", knobs, RemainingSettings, "a RemainingSettings")
-    values = _checked(counts)
+    return _pair_remaining(_checked(first_stage), settings, knobs, seed_from(rng))
+
+
+def _pair_remaining(
+    values: tuple[int, int, int, int],
+    settings: PlanSettings,
+    knobs: RemainingSettings,
+    seed: int,
+) -> RemainingPlan:
+    """A pair's plan of the rest, per metric (``"both"``: the one that needs more items,
+    with each metric's plan in ``by_metric``)."""
     metric = check_choice("metric", settings.metric, METRICS)
-    if settings.max_items <= sum(values):
-        raise InvalidInput(
-            f"max_items must exceed the {sum(values):,} items already labelled, "
-            f"got {settings.max_items}",
-            parameter="max_items",
-        )
-    seed = seed_from(rng)
+    check_total(settings.max_items, sum(values))
     plans = {
         m: _plan(values, m, _target(settings, m), settings, knobs, seed)
         for m in (("psa", "kappa") if metric == "both" else (metric,))
@@ -337,6 +300,15 @@ def plan_remaining(
         return next(iter(plans.values()))
     deciding = max(plans.values(), key=lambda p: p.remaining_items)
     return replace(deciding, by_metric=plans)
+
+
+def _several_annotators(first_stage: Any) -> bool:
+    """Whether the first stage is several annotators' labels rather than a pair's counts."""
+    if isinstance(first_stage, list | tuple | np.ndarray):
+        return False
+    from planner.data.labels import Ratings
+
+    return isinstance(first_stage, Ratings)
 
 
 #: how the remaining items are computed, per metric (``{replicates}``: kappa's simulated studies)
@@ -403,11 +375,7 @@ def _plan(
     )
     planned, notes = _planned(knobs.planned_items, labelled, narrow_now, assurance_at)
     if narrow_now:
-        notes.insert(
-            0,
-            f"the interval in hand already has half-width {half_now:.4g} <= {target.width:g}: "
-            "no more items are needed",
-        )
+        notes.insert(0, narrow_now_note(half_now, target.width))
     budget = labelling_budget(
         remaining,
         annotators_per_item=settings.annotators_per_item,

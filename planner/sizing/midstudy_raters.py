@@ -31,15 +31,16 @@ O'Hagan A, Stevens JW, Campbell MJ (2005) Assurance in clinical trial design.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from planner.errors import InvalidInput, TargetUnreachable
-from planner.operations.budget import Budget, labelling_budget
+from planner.operations.budget import labelling_budget
 from planner.sizing.exact import reaches_width, usable_half_width
+from planner.sizing.midstudy_result import RemainingPlan, check_total, narrow_now_note, share_se
 from planner.sizing.midstudy_settings import RATERS_DRAWS, RemainingSettings
 from planner.sizing.raters_pilot import (
     HYBRID_CELLS,
@@ -57,8 +58,6 @@ from planner.sizing.study_intervals import (
 from planner.validation import RngLike, check_instance, seed_from
 
 if TYPE_CHECKING:
-    from planner.sizing.midstudy_budget import BoughtItems
-    from planner.sizing.midstudy_procedure import BatchProcedure
     from planner.sizing.plan import PlanSettings
 
 #: spawn keys under the plan's seed: the bootstrap, the second stages, the coverage now
@@ -67,58 +66,9 @@ BOOTSTRAP_STREAM, STAGE_STREAM, NOW_STREAM = 4, 5, 6
 BATCH_STREAM = 8
 
 
-@dataclass(frozen=True)
-class RatersRemaining:
-    """How many more items a study of several annotators needs (:func:`plan_remaining_raters`).
-
-    The attributes a pair's :class:`planner.sizing.midstudy.RemainingPlan` has mean the same
-    here (``counts`` is ``None``: the first stage is ``patterns`` and ``multiplicity``);
-    ``coverage_now`` is the interval's coverage at the first stage's size under the plug-in
-    fit. ``pilot`` is the latent-class fit of the first stage and its bootstrap truths;
-    ``studies`` the simulated second stages per size.
-    """
-
-    labelled_items: int
-    annotators: tuple[str, ...]
-    categories: tuple[str, ...]
-    positive: str | None
-    patterns: NDArray[np.int64] = field(repr=False)
-    multiplicity: NDArray[np.int64] = field(repr=False)
-    metric: str
-    method: str
-    level: str
-    width: float
-    confidence_level: float
-    target_assurance: float
-    estimate: float
-    interval_now: tuple[float, float]
-    half_width_now: float
-    coverage_now: float
-    remaining_items: int
-    remaining_mc_se: float
-    total_items: int
-    assurance: float
-    assurance_se: float
-    assurance_now: float
-    planned_items: int | None
-    assurance_planned: float | None
-    budget: Budget
-    final_coverage: float
-    final_coverage_se: float
-    basis: str
-    seed: int
-    studies: int
-    pilot: RatersPilot = field(repr=False)
-    notes: list[str] = field(default_factory=list)
-    counts: None = None
-    #: with ``batch_size``: the batch procedure
-    batches: BatchProcedure | None = None
-    #: the pair's names, empty here: one metric is planned
-    by_metric: dict[str, RatersRemaining] = field(default_factory=dict)
-    stage: None = None
-    source: str = ""
-    #: with ``hours`` or ``budget``: what they buy
-    bought: BoughtItems | None = None
+#: the former name of a study of several annotators' plan, kept as an alias: both kinds of
+#: study in progress answer with :class:`planner.sizing.midstudy_result.RemainingPlan`
+RatersRemaining = RemainingPlan
 
 
 def first_stage_patterns(
@@ -301,7 +251,7 @@ def plan_remaining_raters(
     *,
     positive: Any = None,
     rng: RngLike = None,
-) -> RatersRemaining:
+) -> RemainingPlan:
     """The items still to label when the labels in hand of 3 to 6 annotators stay in the
     final analysis (the module docstring gives the method).
 
@@ -355,7 +305,7 @@ def plan_remaining_raters(
     )  # fmt: skip
     first = first_stage_patterns(ratings, pilot, study.metric)
     n0 = int(first[1].sum())
-    _check_total(settings.max_items, n0)
+    check_total(settings.max_items, n0)
     costs = {
         "annotators_per_item": labels, "seconds_per_item": settings.seconds_per_item,
         "contested_rate": contested_share(pilot.model) if settings.adjudication_seconds else 0.0,
@@ -374,8 +324,8 @@ def plan_remaining_raters(
 
 
 def _with_batches(
-    result: RatersRemaining, settings: PlanSettings, knobs: RemainingSettings, seed: int
-) -> RatersRemaining:
+    result: RemainingPlan, settings: PlanSettings, knobs: RemainingSettings, seed: int
+) -> RemainingPlan:
     """The plan with its batch procedure (``knobs.batch_size``), on its own random stream."""
     if knobs.batch_size is None:
         return result
@@ -393,7 +343,7 @@ def _plan(
     targets: tuple[float, int, int | None],
     costs: dict[str, Any],
     seed: int,
-) -> RatersRemaining:
+) -> RemainingPlan:
     """The search, the assurances, the budget and the coverage of a checked plan."""
     target, max_items, planned_items = targets
     n0 = int(first[1].sum())
@@ -407,7 +357,7 @@ def _plan(
         planned = at(more) if more > 0 else float(narrow_now)
     budget = labelling_budget(remaining, **costs)
     reached = at(remaining)
-    return RatersRemaining(
+    return RemainingPlan(
         labelled_items=n0, annotators=pilot.annotators, categories=pilot.categories,
         positive=pilot.positive, patterns=first[0], multiplicity=first[1],
         metric=study.metric, method=INTERVAL_METHODS[study.metric], level=study.level,
@@ -415,28 +365,15 @@ def _plan(
         estimate=estimate, interval_now=interval, half_width_now=half_now,
         coverage_now=_coverage_now(pilot, study, n0, seed), remaining_items=remaining,
         remaining_mc_se=mc_se, total_items=n0 + remaining, assurance=reached,
-        assurance_se=_binomial_se(reached, at.studies), assurance_now=float(narrow_now),
+        assurance_se=share_se(reached, at.studies), assurance_now=float(narrow_now),
         planned_items=planned_items, assurance_planned=planned, budget=budget,
         final_coverage=at.coverage(remaining),
-        final_coverage_se=_binomial_se(at.coverage(remaining), at.studies),
+        final_coverage_se=share_se(at.coverage(remaining), at.studies),
         basis=f"{at.studies:,} simulated second stages, each under one of {len(pilot.draws)} "
         "bootstrap refits of the first stage's latent-class fit, added to the first stage",
         seed=seed, studies=at.studies, pilot=pilot, source=pilot.source,
         notes=_notes(pilot, study, first[2], half_now, narrow_now),
     )  # fmt: skip
-
-
-def _check_total(max_items: int, labelled: int) -> None:
-    """The largest total must exceed the items already labelled."""
-    if max_items <= labelled:
-        raise InvalidInput(
-            f"max_items must exceed the {labelled:,} items already labelled, got {max_items}",
-            parameter="max_items",
-        )
-
-
-def _binomial_se(share: float, n: int) -> float:
-    return float(np.sqrt(share * (1 - share) / n))
 
 
 def _notes(
@@ -453,11 +390,7 @@ def _notes(
             f"stage of {study.metric} (it needs every annotator on every item)"
         )
     if narrow_now:
-        notes.insert(
-            0,
-            f"the interval in hand already has half-width {half_now:.4g} <= {study.width:g}: "
-            "no more items are needed",
-        )
+        notes.insert(0, narrow_now_note(half_now, study.width))
     return notes
 
 
@@ -489,7 +422,7 @@ def plan_remaining_raters_from_file(
     positive: Any = None,
     reader: dict[str, Any] | None = None,
     rng: RngLike = None,
-) -> RatersRemaining:
+) -> RemainingPlan:
     """:func:`plan_remaining_raters` from a label file of the items labelled so far (read as
     :func:`planner.sizing.raters_pilot.read_raters_pilot` reads a pilot; ``reader``: its
     options; ``positive``: the positive label of two categories).

@@ -35,16 +35,16 @@ from numpy.typing import NDArray
 from planner.errors import InvalidInput
 from planner.sizing.exact import reaches_width
 from planner.sizing.midstudy_procedure import BatchProcedure, run_batches, summarise
+from planner.sizing.midstudy_result import RemainingPlan
 from planner.sizing.midstudy_settings import RemainingSettings
 from planner.sizing.study_intervals import study_intervals
 from planner.validation import RngLike, check_instance, seed_from
 
 if TYPE_CHECKING:
-    from planner.sizing.midstudy_raters import RatersRemaining
     from planner.sizing.plan import PlanSettings
 
 
-def _studies(plan: RatersRemaining, replicates: int) -> Any:
+def _studies(plan: RemainingPlan, replicates: int) -> Any:
     """The plan's finished studies (patterns, first stage, truths), as the plan drew them."""
     from planner.sizing.midstudy_raters import FinalStudies
     from planner.sizing.raters_precision import RatersStudy
@@ -53,11 +53,12 @@ def _studies(plan: RatersRemaining, replicates: int) -> Any:
         plan.metric, plan.width, plan.level, None, plan.confidence_level, replicates
     )  # fmt: skip
     first = (np.asarray(plan.patterns), np.asarray(plan.multiplicity))
+    assert plan.pilot is not None  # checked by raters_batch_procedure
     return FinalStudies(plan.pilot, study, first, replicates, plan.seed)
 
 
 def raters_batch_procedure(
-    plan: RatersRemaining,
+    plan: RemainingPlan,
     plan_settings: PlanSettings,
     remaining: RemainingSettings,
     *,
@@ -94,9 +95,12 @@ def raters_batch_procedure(
             "batch_size is needed: the procedure labels batches of that many items",
             parameter="batch_size",
         )
-    from planner.sizing.midstudy_raters import RatersRemaining
-
-    check_instance("plan", plan, RatersRemaining, "a RatersRemaining")
+    check_instance("plan", plan, RemainingPlan, "a RemainingPlan")
+    if plan.pilot is None:
+        raise InvalidInput(
+            "plan is a pair's study in progress; its batch procedure is batch_procedure",
+            parameter="plan",
+        )
     at = _studies(plan, plan_settings.replicates)
     cells = np.zeros((at.studies, at.patterns.shape[0]))
     cells[:, at.embed] = at.by_study  # the first stage's extra patterns have no probability
