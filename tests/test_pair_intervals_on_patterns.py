@@ -172,3 +172,67 @@ def test_a_pairs_interval_on_patterns_checks_its_confidence_level():
             "psa", COUNT_PATTERNS, np.array([900, 60, 40]), method="wilson", confidence_level=1.5
         )
     assert refused.value.parameter == "confidence_level"
+
+
+def _kappa_by_hand(cells, n, replicates, seed, width):
+    """Cohen's kappa by score on 2x2 tables drawn directly (the pair's fixed-size precision
+    draws its kappa studies on the second of two streams spawned from the seed, after that
+    stream has spawned its bootstrap's): the assurance and the coverage of Cohen's kappa,
+    written without the planner's evaluators."""
+    from planner.sizing.studies import simulate_tables
+
+    stream = np.random.default_rng(seed).spawn(2)[1]
+    stream.spawn(1)  # the bootstrap's stream (unused by the score interval)
+    tables = simulate_tables(cells, n, replicates, rng=stream)
+    ci = kappa_interval(tables, 0.95, "score")
+    half = (np.asarray(ci.high) - np.asarray(ci.low)) / 2
+    a, b, c, d = cells
+    p_e = (a + b) * (a + c) + (c + d) * (b + d)
+    truth = (a + d - p_e) / (1 - p_e)
+    with np.errstate(invalid="ignore"):
+        narrow = np.isfinite(half) & (half > 0) & (half <= width)
+        covered = (np.asarray(ci.low) <= truth + 1e-9) & (truth - 1e-9 <= np.asarray(ci.high))
+    return float(narrow.mean()), float(covered.mean())
+
+
+def test_a_pairs_fixed_size_kappa_is_what_its_tables_give_by_hand():
+    from planner.sizing.model import pair_from_counts
+
+    model = pair_from_counts([30, 12, 9, 449])
+    settings = PlanSettings(width=0.1, metric="kappa", replicates=600)
+    got = fixed_size_precision(model, settings, items=900, rng=21).metrics["kappa"]
+    assurance, coverage = _kappa_by_hand(tuple(model.cells), 900, 600, 21, 0.1)
+    assert got.assurance == pytest.approx(assurance, abs=1e-12)
+    assert got.coverage == pytest.approx(coverage, abs=1e-12)
+
+
+def test_a_pairs_studies_as_patterns_are_its_tables_and_their_positives():
+    from planner.sizing.model import pair_from_counts
+    from planner.sizing.precision import pair_studies
+    from planner.sizing.studies import simulate_tables
+
+    model = pair_from_counts([30, 12, 9, 449])
+    tables = simulate_tables(model.cells, 200, 50, rng=np.random.default_rng(4)).reshape(50, 4)
+    kappa = pair_studies(model, "kappa", 200, 50, np.random.default_rng(4))
+    psa = pair_studies(model, "psa", 200, 50, np.random.default_rng(4))
+    assert np.array_equal(kappa.counts, tables)
+    # PSA's patterns (negatives, positives): both positive a, one positive b + c, none d
+    assert psa.patterns.tolist() == [[0, 2], [1, 1], [2, 0]]
+    expected = np.stack([tables[:, 0], tables[:, 1] + tables[:, 2], tables[:, 3]], axis=1)
+    assert np.array_equal(psa.counts, expected)
+    assert psa.probabilities.sum() == pytest.approx(1.0)
+    # the pair's own tables and the patterns give the same intervals
+    direct = psa_interval(tables.reshape(50, 2, 2), 0.95, "wilson")
+    on_patterns = study_intervals("psa", psa.patterns, psa.counts, method="wilson")
+    assert np.allclose(direct.low, on_patterns.low, equal_nan=True)
+
+
+def test_a_pair_and_its_two_annotator_model_have_the_same_exact_psa_precision():
+    model = raters_model(0.1, 2, error_rate=0.08)
+    settings = PlanSettings(width=0.1, metric="psa", replicates=300)
+    pair = fixed_size_precision(model.pair(), settings, items=1500, rng=3).metrics["psa"]
+    study = RatersStudy("psa", 0.1, replicates=300, method="wilson")
+    two = raters_fixed_size(model, study, LabelCosts(2), items=1500, rng=9)
+    assert pair.assurance == pytest.approx(two.assurance, abs=1e-12)
+    assert pair.coverage == pytest.approx(two.coverage, abs=1e-12)
+    assert tuple(pair.half_width.values()) == pytest.approx(tuple(two.half_width.values()))

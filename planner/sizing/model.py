@@ -99,6 +99,11 @@ class PairModel:
         a, b, c, d = self.cells
         return np.array([[d, c], [b, a]])
 
+    def pair(self) -> PairModel:
+        """The pair itself, as :meth:`planner.sizing.raters_model.RatersModel.pair` gives a
+        model of two annotators over two categories."""
+        return self
+
     def count_patterns(self, per_item: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Count patterns ``(negatives, positives)`` and their probabilities, as for
         :meth:`planner.sizing.raters_model.RatersModel.count_patterns` (``per_item`` 1:

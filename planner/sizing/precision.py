@@ -18,11 +18,15 @@ Its points are refined (:func:`refined_curve`) until the straight line between n
 is within :data:`CURVE_TOLERANCE` of the curve at the quarter points of every gap, so that
 reading the figure at any size is close to the computed value; values are clipped to [0, 1].
 
-Both functions are the one entry for every kind of study: a model of several annotators goes
-to its seam, :mod:`planner.sizing.raters_precision` (label-pattern studies; a module of its
-own because the pair's exact and four-cell arithmetic and the patterns' share no code, and
-together they would pass the ~600-line mark), with the same
-:class:`~planner.sizing.plan.PlanSettings`.
+Both functions are the one entry for every kind of study, and every kind runs the same
+evaluators of label-pattern studies (:mod:`planner.sizing.raters_precision`:
+:func:`~planner.sizing.raters_precision.precision_evidence`,
+:func:`~planner.sizing.raters_precision.exact_assurance` and
+:func:`~planner.sizing.raters_precision.nested_assurance`). A pair is the study of two
+annotators: its studies are drawn as the four cells ``(a, b, c, d)`` and read as ordered label
+patterns for kappa and as patterns of positives ``(a, b + c, d)`` for PSA
+(:func:`pair_studies`); a model of several annotators draws its own patterns. What stays here
+is what only a pair has: both metrics at once, in one :class:`Precision`.
 """
 
 from __future__ import annotations
@@ -33,19 +37,16 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
+from numpy.typing import NDArray
 
 from planner.errors import InvalidInput
 from planner.sizing.exact import (
     EXACT_PSA_METHODS,
-    exact_psa_assurance,
-    reaches_width,
 )
 from planner.sizing.interval_coverage import falls_short, under_coverage_note
 from planner.sizing.model import PairModel
 from planner.sizing.raters_team_cost import priced_budget
-from planner.sizing.search_checks import pair_true_value
 from planner.sizing.studies import NestedStudies, simulate_tables
-from planner.sizing.study_evidence import simulated_evidence, with_exact_psa
 from planner.validation import RULES, RngLike, check, check_choice, check_instance, seed_from
 
 if TYPE_CHECKING:  # several annotators' seam imports this module
@@ -194,21 +195,58 @@ def items_for_budget(budget: float, settings: Any, contested_rate: float) -> int
     return _items_bought("budget", budget, budget / rate, settings, contested_rate, rate)
 
 
+#: a pair's four cells ``(a, b, c, d)`` as ordered label patterns (label A, label B; 1 is
+#: positive), and as count patterns (negatives, positives): ``a``, ``b + c``, ``d``
+PAIR_ORDERED = np.array([[1, 1], [1, 0], [0, 1], [0, 0]], dtype=np.int64)
+PAIR_COUNTED = np.array([[0, 2], [1, 1], [2, 0]], dtype=np.int64)
+
+
+def pair_studies(model: PairModel, metric: str, n: int, replicates: int, rng: Any) -> Any:
+    """``replicates`` studies of a pair of ``n`` items as label-pattern counts
+    (:class:`~planner.sizing.raters_precision.SimulatedStudies`), drawn as the four cells
+    (:func:`~planner.sizing.studies.simulate_tables`) and, for PSA, counted as patterns of
+    positives."""
+    from planner.sizing.raters_precision import SimulatedStudies
+
+    cells = simulate_tables(model.cells, n, replicates, rng=rng).reshape(replicates, 4)
+    probabilities = as_patterns(np.asarray(model.cells, dtype=float), metric)
+    patterns = PAIR_COUNTED if metric == "psa" else PAIR_ORDERED
+    return SimulatedStudies(n, patterns, probabilities, as_patterns(cells, metric))
+
+
+def as_patterns(cells: NDArray, metric: str) -> NDArray:
+    """``(..., 4)`` cells ``(a, b, c, d)`` as the pattern columns of ``metric``: the same four
+    for kappa (:data:`PAIR_ORDERED`), ``(a, b + c, d)`` for PSA (:data:`PAIR_COUNTED`)."""
+    if metric != "psa":
+        return cells
+    return np.stack([cells[..., 0], cells[..., 1] + cells[..., 2], cells[..., 3]], axis=-1)
+
+
+def _pair_study(metric: str, settings: Any) -> Any:
+    """The pair's ``metric`` by its interval method, as a study of two annotators."""
+    from planner.sizing.raters_precision import RatersStudy
+
+    method = settings.psa_method if metric == "psa" else settings.kappa_method
+    return RatersStudy(
+        metric, settings.width, confidence_level=settings.confidence_level,
+        replicates=settings.replicates, method=method,
+    )  # fmt: skip
+
+
 def _metric_precision(
     model: PairModel, metric: str, n: int, settings: Any, rng: np.random.Generator
 ) -> MetricPrecision:
-    from planner.sizing.search import interval_function
+    """One metric's precision: the pair's studies through the M-annotator evidence
+    (:func:`planner.sizing.raters_precision.precision_evidence`, two annotators)."""
+    from planner.sizing.raters_precision import precision_evidence
 
-    method = settings.psa_method if metric == "psa" else settings.kappa_method
-    level = settings.confidence_level
-    interval = interval_function(metric, method, level, rng=rng.spawn(1)[0])
-    ci = interval(simulate_tables(model.cells, n, settings.replicates, rng=rng))
-    # what the interval estimates (pair_true_value: the intraclass kappa for gof)
-    truth = pair_true_value(model, metric, method)
-    evidence = simulated_evidence(ci, truth, settings.width, QUANTILES)
+    study = _pair_study(metric, settings)
+    method, level = str(study.method), study.confidence_level
+    bootstrap = rng.spawn(1)[0]
+    studies = pair_studies(model, metric, n, settings.replicates, rng)
+    evidence = precision_evidence(model, study, studies, rng=bootstrap)
     exact = metric == "psa" and method in EXACT_PSA_METHODS
-    if exact:
-        evidence = with_exact_psa(evidence, model, n, settings.width, QUANTILES, level, method)
+    truth = evidence.true_value
     lower, upper = evidence.interval
     return MetricPrecision(
         metric=metric,
@@ -397,24 +435,30 @@ def assurance_curve(
         check("items", n, RULES["items"])
         for n in check_instance("items", items, (list, tuple), "a list of item counts")
     ]
-    from planner.sizing.search import interval_function
-
-    method = settings.psa_method if metric == "psa" else settings.kappa_method
-    level, width = settings.confidence_level, settings.width
     ns = [check("items", n, RULES["items"]) for n in items]
     if planned is not None:
         ns.append(check("items", planned, RULES["items"]))
-    if metric == "psa" and method in EXACT_PSA_METHODS:
+    return refined_curve(_pair_assurance(model, metric, settings, rng), ns)
 
-        def evaluate(n: int) -> float:
-            return exact_psa_assurance(model, n, width, level, method)
 
-    else:
-        study_rng, interval_rng = np.random.default_rng(seed_from(rng)).spawn(2)
-        interval = interval_function(metric, method, level, rng=interval_rng)
-        studies = NestedStudies(model.cells, settings.replicates, rng=study_rng)
+def _pair_assurance(
+    model: PairModel, metric: str, settings: Any, rng: RngLike
+) -> Callable[[int], float]:
+    """A pair's ``A(n)`` through the M-annotator evaluators of two annotators
+    (:func:`planner.sizing.raters_precision.exact_assurance`, else
+    :func:`~planner.sizing.raters_precision.nested_assurance` on nested 2x2 tables, read as
+    label patterns as :func:`pair_studies` reads them)."""
+    from planner.sizing.raters_precision import exact_assurance, nested_assurance
 
-        def evaluate(n: int) -> float:
-            return float(np.mean(reaches_width(interval(studies.tables(n)).half_width, width)))
+    study = _pair_study(metric, settings)
+    exact = exact_assurance(model, study)
+    if exact is not None:
+        return exact
+    study_rng, interval_rng = np.random.default_rng(seed_from(rng)).spawn(2)
+    studies = NestedStudies(model.cells, settings.replicates, rng=study_rng)
 
-    return refined_curve(evaluate, ns)
+    def counts_at(n: int) -> Any:
+        return as_patterns(studies.tables(n).reshape(-1, 4), metric)
+
+    patterns = PAIR_COUNTED if metric == "psa" else PAIR_ORDERED
+    return nested_assurance(model, study, patterns, counts_at, rng=interval_rng)

@@ -19,14 +19,21 @@ rate ``r``, ``H = C / r`` (:func:`planner.sizing.precision.items_for_hours`).
 :func:`raters_assurance_curve` gives ``A(n)`` against items on nested studies (common
 random numbers across ``n``, so the curve is smooth), refined where a straight line between
 neighbouring points would misread it (:func:`planner.sizing.precision.refined_curve`).
+
+The evaluators of simulated studies, :func:`precision_evidence` (one size) and
+:func:`exact_assurance` / :func:`nested_assurance` (``A(n)``), take any number of
+annotators: the pair's fixed-size precision and curve (:mod:`planner.sizing.precision`) run
+through them as the study of two, with the pair's interval ``method``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from planner.errors import InvalidInput
 from planner.operations.budget import SECONDS_PER_ITEM
@@ -37,6 +44,7 @@ from planner.sizing.exact import (
     reaches_width,
 )
 from planner.sizing.interval_coverage import falls_short, under_coverage_note
+from planner.sizing.model import PairModel
 from planner.sizing.precision import (
     QUANTILE_NAMES,
     QUANTILES,
@@ -49,7 +57,7 @@ from planner.sizing.raters_model import RatersModel
 from planner.sizing.raters_team_cost import TeamPricing, priced_budget
 from planner.sizing.search_checks import pair_true_value
 from planner.sizing.studies import NestedPatternStudies, simulate_pattern_counts
-from planner.sizing.study_evidence import simulated_evidence, with_exact_psa
+from planner.sizing.study_evidence import StudyEvidence, simulated_evidence, with_exact_psa
 from planner.sizing.study_intervals import (
     INTERVAL_METHODS,
     ORDERED_METRICS,
@@ -406,23 +414,60 @@ def _exact_psa(study: RatersStudy) -> bool:
     return study.metric == "psa" and study.method in EXACT_PSA_METHODS
 
 
-def _simulated(model: AnyRatersModel, study: RatersStudy, n: int, seed: int) -> dict[str, Any]:
-    """Half-width quantiles, assurance, coverage and typical interval of ``study.replicates``
-    simulated studies of ``n`` items (:mod:`planner.sizing.study_evidence`, as the pair's);
-    exact where :func:`_exact_psa` (Monte Carlo SE 0)."""
-    patterns, probs = pattern_space(model, study.metric, study.per_item)
-    stream = np.random.default_rng([seed, FIXED_SIZE_STREAM])
-    counts = simulate_pattern_counts(probs, n, study.replicates, rng=stream)
-    options = interval_options(study, model.n_categories, seed)
-    ci = study_intervals(study.metric, patterns, counts, **options)
+@dataclass(frozen=True)
+class SimulatedStudies:
+    """``R`` simulated studies of ``items`` items as label-pattern counts: the ``(P, K)`` or
+    ``(P, M)`` ``patterns``, their probabilities under the model, and ``(R, P)`` ``counts``."""
+
+    items: int
+    patterns: NDArray[np.int64]
+    probabilities: NDArray[np.float64]
+    counts: NDArray[np.int64]
+
+
+def precision_evidence(
+    model: AnyRatersModel | PairModel,
+    study: RatersStudy,
+    studies: SimulatedStudies,
+    *,
+    rng: np.random.Generator | None = None,
+) -> StudyEvidence:
+    """What ``studies`` of ``n`` items show about ``study``'s interval, for any number of
+    annotators (a pair is the model of two): the intervals of
+    :func:`~planner.sizing.study_intervals.study_intervals`, the value the interval estimates
+    (the model's coefficient; a pair's interval ``method``: what that method estimates,
+    the intraclass kappa for ``gof``), and :func:`simulated_evidence`'s summary, exact where
+    :func:`_exact_psa` (Monte Carlo SE 0). ``rng``: a pair's bootstrap resamples."""
+    options: dict[str, Any] = dict(
+        level=study.level, confidence_level=study.confidence_level, n_categories=model.n_categories
+    )
+    if study.method is not None:
+        options.update(method=study.method, rng=rng)
+    ci = study_intervals(study.metric, studies.patterns, studies.counts, **options)
     if study.method is None:
-        truth = true_value(study.metric, patterns, probs, study.level, model.n_categories)
+        truth = true_value(
+            study.metric, studies.patterns, studies.probabilities, study.level,
+            model.n_categories,
+        )  # fmt: skip
     else:  # what the pair's interval estimates (gof: the intraclass kappa)
         truth = pair_true_value(model.pair(), study.metric, study.method)
     e = simulated_evidence(ci, truth, study.width, QUANTILES)
     if _exact_psa(study):
         level, method = study.confidence_level, str(study.method)
-        e = with_exact_psa(e, model.pair(), n, study.width, QUANTILES, level, method)
+        pair, n = model.pair(), studies.items
+        e = with_exact_psa(e, pair, n, study.width, QUANTILES, level, method)
+    return e
+
+
+def _simulated(model: AnyRatersModel, study: RatersStudy, n: int, seed: int) -> dict[str, Any]:
+    """Half-width quantiles, assurance, coverage and typical interval of ``study.replicates``
+    simulated studies of ``n`` items (:func:`precision_evidence`)."""
+    patterns, probs = pattern_space(model, study.metric, study.per_item)
+    stream = np.random.default_rng([seed, FIXED_SIZE_STREAM])
+    counts = simulate_pattern_counts(probs, n, study.replicates, rng=stream)
+    bootstrap = np.random.default_rng([seed, BOOTSTRAP_STREAM]) if study.method else None
+    studies = SimulatedStudies(n, patterns, probs, counts)
+    e = precision_evidence(model, study, studies, rng=bootstrap)
     lower, upper = e.interval
     return {
         "half_width": dict(zip(QUANTILE_NAMES, e.quantiles, strict=True)),
@@ -469,20 +514,50 @@ def raters_assurance_curve(
     if planned is not None:
         ns.append(check("items", planned, RULES["items"]))
     seed = seed_from(rng)
-    if _exact_psa(study):  # exact: the seed is not used
-        pair, method = model.pair(), str(study.method)
-
-        def exact(n: int) -> float:
-            return exact_psa_assurance(pair, n, study.width, study.confidence_level, method)
-
+    exact = exact_assurance(model, study)
+    if exact is not None:  # exact: the seed is not used
         return refined_curve(exact, ns)
     patterns, probs = pattern_space(model, study.metric, study.per_item)
     stream = np.random.default_rng([seed, CURVE_STREAM])
     studies = NestedPatternStudies(probs, study.replicates, rng=stream)
-    options = interval_options(study, model.n_categories, seed)
+    bootstrap = np.random.default_rng([seed, BOOTSTRAP_STREAM]) if study.method else None
+    evaluate = nested_assurance(model, study, patterns, studies.counts, rng=bootstrap)
+    return refined_curve(evaluate, ns)
+
+
+def exact_assurance(
+    model: AnyRatersModel | PairModel, study: RatersStudy
+) -> Callable[[int], float] | None:
+    """``A(n)`` by exact binomial sums where :func:`_exact_psa` (else None)."""
+    if not _exact_psa(study):
+        return None
+    pair, method = model.pair(), str(study.method)
+
+    def exact(n: int) -> float:
+        return exact_psa_assurance(pair, n, study.width, study.confidence_level, method)
+
+    return exact
+
+
+def nested_assurance(
+    model: AnyRatersModel | PairModel,
+    study: RatersStudy,
+    patterns: NDArray[np.int64],
+    counts_at: Callable[[int], NDArray[np.int64]],
+    *,
+    rng: np.random.Generator | None = None,
+) -> Callable[[int], float]:
+    """``A(n)``, the share of nested studies (``counts_at(n)``: their ``(R, P)`` pattern
+    counts at ``n`` items) whose interval reaches the width, for any number of annotators;
+    ``rng``: a pair's bootstrap resamples."""
+    options: dict[str, Any] = dict(
+        level=study.level, confidence_level=study.confidence_level, n_categories=model.n_categories
+    )
+    if study.method is not None:
+        options.update(method=study.method, rng=rng)
 
     def evaluate(n: int) -> float:
-        ci = study_intervals(study.metric, patterns, studies.counts(n), **options)
+        ci = study_intervals(study.metric, patterns, counts_at(n), **options)
         return float(np.mean(reaches_width(ci.half_width, study.width)))
 
-    return refined_curve(evaluate, ns)
+    return evaluate
