@@ -70,3 +70,27 @@ def marginal(ordered: FloatArray, subset: tuple[int, ...]) -> FloatArray:
     kept = sorted(subset)
     out = ordered.sum(axis=others) if others else ordered
     return np.transpose(out, [kept.index(j) for j in subset])
+
+
+#: a pair's four cells ``(a, b, c, d)`` as ordered label patterns (label of A, label of B;
+#: 1 is positive), and as count patterns (negatives, positives): ``a``, ``b + c``, ``d``
+PAIR_ORDERED = np.array([[1, 1], [1, 0], [0, 1], [0, 0]], dtype=np.int64)
+PAIR_COUNTED = np.array([[0, 2], [1, 1], [2, 0]], dtype=np.int64)
+
+
+def pair_patterns(cells: NDArray, metric: str) -> NDArray:
+    """``(..., 4)`` cells ``(a, b, c, d)`` (counts or probabilities) as the pattern columns
+    of ``metric``: the four of :data:`PAIR_ORDERED` for Cohen's kappa, ``(a, b + c, d)`` of
+    :data:`PAIR_COUNTED` for PSA.
+
+    >>> pair_patterns(np.array([30, 12, 9, 449]), "psa").tolist()
+    [30, 21, 449]
+    """
+    if metric != "psa":
+        return cells
+    return np.stack([cells[..., 0], cells[..., 1] + cells[..., 2], cells[..., 3]], axis=-1)
+
+
+def pair_pattern_rows(metric: str) -> NDArray[np.int64]:
+    """The patterns :func:`pair_patterns` gives the columns of, for ``metric``."""
+    return PAIR_COUNTED if metric == "psa" else PAIR_ORDERED

@@ -18,7 +18,12 @@ Each simulated study takes its own truth ``p_r`` from the first stage's posterio
 ``multinomial(B, p_r)`` draws, every replicate at once (a loop over batches, never over
 items); its final interval covers when it holds the truth's coefficient. :func:`run_batches`
 is the common step, also for studies whose first stage is drawn from a model
-(:func:`batches_from_model`).
+(:func:`batches_from_model`) and for several annotators
+(:mod:`planner.sizing.midstudy_raters_procedure`). A pair's tables grow as its four cells and
+their intervals are those of two annotators' label patterns
+(:func:`planner.sizing.label_patterns.pair_patterns`, then
+:func:`planner.sizing.study_intervals.study_intervals` with the pair's method), the same
+interval code as several annotators'.
 
 References
 ----------
@@ -38,6 +43,7 @@ from numpy.typing import NDArray
 
 from planner.errors import InvalidInput
 from planner.sizing.exact import usable_half_width
+from planner.sizing.label_patterns import pair_pattern_rows, pair_patterns
 from planner.sizing.midstudy_settings import RemainingSettings
 from planner.validation import RngLike, check_choice, check_instance, seed_from
 
@@ -51,12 +57,15 @@ MAX_BATCHES = 2000
 
 
 def _interval(tables: NDArray, metric: str, level: float, method: str) -> Any:
-    from planner.statistics.intervals import kappa_interval, psa_interval
+    """The pair's interval of each table ``(a, b, c, d)``, as the intervals of two
+    annotators' label patterns (:func:`~planner.sizing.study_intervals.study_intervals` with
+    the pair's ``method``)."""
+    from planner.sizing.study_intervals import study_intervals
 
-    stacked = np.asarray(tables, dtype=float).reshape(-1, 2, 2)
-    if metric == "psa":
-        return psa_interval(stacked, level, method)
-    return kappa_interval(stacked, level, method)
+    cells = pair_patterns(np.asarray(tables).reshape(-1, 4), metric)
+    return study_intervals(
+        metric, pair_pattern_rows(metric), cells, confidence_level=level, method=method
+    )
 
 
 def true_value(cells: NDArray, metric: str) -> NDArray:

@@ -37,13 +37,13 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
-from numpy.typing import NDArray
 
 from planner.errors import InvalidInput
 from planner.sizing.exact import (
     EXACT_PSA_METHODS,
 )
 from planner.sizing.interval_coverage import falls_short, under_coverage_note
+from planner.sizing.label_patterns import pair_pattern_rows, pair_patterns
 from planner.sizing.model import PairModel
 from planner.sizing.raters_team_cost import priced_budget
 from planner.sizing.studies import NestedStudies, simulate_tables
@@ -195,12 +195,6 @@ def items_for_budget(budget: float, settings: Any, contested_rate: float) -> int
     return _items_bought("budget", budget, budget / rate, settings, contested_rate, rate)
 
 
-#: a pair's four cells ``(a, b, c, d)`` as ordered label patterns (label A, label B; 1 is
-#: positive), and as count patterns (negatives, positives): ``a``, ``b + c``, ``d``
-PAIR_ORDERED = np.array([[1, 1], [1, 0], [0, 1], [0, 0]], dtype=np.int64)
-PAIR_COUNTED = np.array([[0, 2], [1, 1], [2, 0]], dtype=np.int64)
-
-
 def pair_studies(model: PairModel, metric: str, n: int, replicates: int, rng: Any) -> Any:
     """``replicates`` studies of a pair of ``n`` items as label-pattern counts
     (:class:`~planner.sizing.raters_precision.SimulatedStudies`), drawn as the four cells
@@ -209,17 +203,9 @@ def pair_studies(model: PairModel, metric: str, n: int, replicates: int, rng: An
     from planner.sizing.raters_precision import SimulatedStudies
 
     cells = simulate_tables(model.cells, n, replicates, rng=rng).reshape(replicates, 4)
-    probabilities = as_patterns(np.asarray(model.cells, dtype=float), metric)
-    patterns = PAIR_COUNTED if metric == "psa" else PAIR_ORDERED
-    return SimulatedStudies(n, patterns, probabilities, as_patterns(cells, metric))
-
-
-def as_patterns(cells: NDArray, metric: str) -> NDArray:
-    """``(..., 4)`` cells ``(a, b, c, d)`` as the pattern columns of ``metric``: the same four
-    for kappa (:data:`PAIR_ORDERED`), ``(a, b + c, d)`` for PSA (:data:`PAIR_COUNTED`)."""
-    if metric != "psa":
-        return cells
-    return np.stack([cells[..., 0], cells[..., 1] + cells[..., 2], cells[..., 3]], axis=-1)
+    probabilities = pair_patterns(np.asarray(model.cells, dtype=float), metric)
+    patterns = pair_pattern_rows(metric)
+    return SimulatedStudies(n, patterns, probabilities, pair_patterns(cells, metric))
 
 
 def _pair_study(metric: str, settings: Any) -> Any:
@@ -458,7 +444,7 @@ def _pair_assurance(
     studies = NestedStudies(model.cells, settings.replicates, rng=study_rng)
 
     def counts_at(n: int) -> Any:
-        return as_patterns(studies.tables(n).reshape(-1, 4), metric)
+        return pair_patterns(studies.tables(n).reshape(-1, 4), metric)
 
-    patterns = PAIR_COUNTED if metric == "psa" else PAIR_ORDERED
+    patterns = pair_pattern_rows(metric)
     return nested_assurance(model, study, patterns, counts_at, rng=interval_rng)
