@@ -152,7 +152,7 @@ _PUBLIC = {
     "plan_remaining_strata": "planner.sizing.midstudy_strata",
     "StrataStage": "planner.sizing.midstudy_strata",
     "plan_remaining_strata_from_file": "planner.sizing.midstudy_strata",
-    "raters_batch_procedure": "planner.sizing.midstudy_raters_procedure",
+    "raters_batch_procedure": "planner.sizing.midstudy_procedure",
     "strata_batch_procedure": "planner.sizing.midstudy_strata_procedure",
     # operations and reports
     "Operation": "planner.operations.workload",

@@ -27,7 +27,7 @@ from planner.cli.commands import app
 from planner.errors import InvalidInput
 from planner.output.jsonout import load_schema
 from planner.sizing.midstudy import plan_remaining_from_file
-from planner.sizing.midstudy_raters_procedure import raters_batch_procedure
+from planner.sizing.midstudy_procedure import raters_batch_procedure
 from planner.sizing.midstudy_settings import RemainingSettings
 from planner.sizing.plan import PlanSettings
 from tests.test_midstudy_raters import FLAGS, READER, ROOT, WIDE, Z95, first_stage

@@ -17,8 +17,8 @@ import pytest
 import planner
 from planner.errors import InvalidInput
 from planner.sizing.midstudy import plan_remaining
+from planner.sizing.midstudy_procedure import raters_batch_procedure
 from planner.sizing.midstudy_raters import plan_remaining_raters
-from planner.sizing.midstudy_raters_procedure import raters_batch_procedure
 from planner.sizing.midstudy_result import RemainingPlan
 from planner.sizing.midstudy_settings import RemainingSettings
 from planner.sizing.plan import PlanSettings
@@ -97,3 +97,26 @@ def test_a_result_is_frozen(several):
     plan, _ = several
     with pytest.raises(dataclasses.FrozenInstanceError):
         plan.remaining_items = 0  # type: ignore[misc]
+
+
+def test_the_batch_procedure_takes_either_kind_of_plan_of_the_rest(several):
+    from dataclasses import replace
+
+    from planner.sizing.midstudy_procedure import batch_procedure
+
+    knobs = RemainingSettings(batch_size=100)
+    plan, settings = several
+    settings = replace(settings, replicates=400)
+    assert batch_procedure(plan, settings, knobs, rng=4) == raters_batch_procedure(
+        plan, settings, knobs, rng=4
+    )
+    pair = plan_remaining(PAIR, PlanSettings(width=0.1, metric="kappa", replicates=400), rng=1)
+    # a pair's plan runs on its counts for its metric, whatever the settings' metric says
+    got = batch_procedure(pair, PlanSettings(width=0.1, replicates=400), knobs, rng=4)
+    direct = PlanSettings(width=0.1, metric="kappa", replicates=400)
+    assert got == batch_procedure(PAIR, direct, knobs, rng=4)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        old = batch_procedure(counts=PAIR, plan_settings=direct, remaining=knobs, rng=4)
+    assert old == got
+    assert any("counts is deprecated: use first_stage" in str(w.message) for w in caught)

@@ -18,12 +18,22 @@ Each simulated study takes its own truth ``p_r`` from the first stage's posterio
 ``multinomial(B, p_r)`` draws, every replicate at once (a loop over batches, never over
 items); its final interval covers when it holds the truth's coefficient. :func:`run_batches`
 is the common step, also for studies whose first stage is drawn from a model
-(:func:`batches_from_model`) and for several annotators
-(:mod:`planner.sizing.midstudy_raters_procedure`). A pair's tables grow as its four cells and
-their intervals are those of two annotators' label patterns
-(:func:`planner.sizing.label_patterns.pair_patterns`, then
+(:func:`batches_from_model`) and for several annotators (:func:`raters_batch_procedure`). A
+pair's tables grow as its four cells and their intervals are those of two annotators' label
+patterns (:func:`planner.sizing.label_patterns.pair_patterns`, then
 :func:`planner.sizing.study_intervals.study_intervals` with the pair's method), the same
 interval code as several annotators'.
+
+Several annotators (3 to 6): from the first stage's pattern multiplicities ``c0`` (kept in the
+analysis), each simulated procedure ``r`` takes its truth ``theta_d`` (``d = r mod D``) from
+the ``D`` bootstrap refits of the first stage's latent-class fit, the plausible truths the
+plan itself averages over (:class:`planner.sizing.midstudy_raters.FinalStudies`), and grows
+by ``c_r <- c_r + Multinomial(B, pi(theta_d))`` over the model's patterns, every procedure at
+once. Its final interval covers when it holds ``theta_d``'s coefficient; the coverage ``C``
+has the Monte Carlo SE ``sqrt(C (1 - C) / R)``.
+
+:func:`batch_procedure` is the one call: a pair's counts, or the plan of the rest of either
+kind (:class:`planner.sizing.midstudy_result.RemainingPlan`).
 
 References
 ----------
@@ -35,15 +45,17 @@ Chow YS, Robbins H (1965) On the asymptotic theory of fixed-width sequential con
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from planner.errors import InvalidInput
-from planner.sizing.exact import usable_half_width
+from planner.renamed import renamed_keyword
+from planner.sizing.exact import reaches_width, usable_half_width
 from planner.sizing.label_patterns import pair_pattern_rows, pair_patterns
+from planner.sizing.midstudy_result import RemainingPlan
 from planner.sizing.midstudy_settings import RemainingSettings
 from planner.validation import RngLike, check_choice, check_instance, seed_from
 
@@ -212,18 +224,25 @@ def summarise(
     )
 
 
-def _setting(settings: PlanSettings, remaining: RemainingSettings) -> dict[str, Any]:
-    """The procedure's batch size, metric (``psa`` or ``kappa``), target and interval."""
-    from planner.sizing.midstudy_settings import interval_method
+def checked_batches(plan_settings: PlanSettings, remaining: RemainingSettings) -> int:
+    """The batch size of a procedure, its settings checked (every kind of study in progress)."""
     from planner.sizing.plan import PlanSettings
 
-    check_instance("plan_settings", settings, PlanSettings, "a PlanSettings")
+    check_instance("plan_settings", plan_settings, PlanSettings, "a PlanSettings")
     check_instance("remaining", remaining, RemainingSettings, "a RemainingSettings")
     if remaining.batch_size is None:
         raise InvalidInput(
             "batch_size is needed: the procedure labels batches of that many items",
             parameter="batch_size",
         )
+    return remaining.batch_size
+
+
+def _setting(settings: PlanSettings, remaining: RemainingSettings) -> dict[str, Any]:
+    """The procedure's batch size, metric (``psa`` or ``kappa``), target and interval."""
+    from planner.sizing.midstudy_settings import interval_method
+
+    checked_batches(settings, remaining)
     metric = check_choice("metric", settings.metric, ("psa", "kappa"))
     return {
         "batch_size": remaining.batch_size,
@@ -243,8 +262,9 @@ def _narrow(setting: dict[str, Any]) -> Any:
     return narrow
 
 
+@renamed_keyword("counts", "first_stage")
 def batch_procedure(
-    counts: tuple[int, ...],
+    first_stage: tuple[int, ...] | RemainingPlan,
     plan_settings: PlanSettings,
     remaining: RemainingSettings,
     *,
@@ -254,8 +274,11 @@ def batch_procedure(
 
     Parameters
     ----------
-    counts
-        The first stage's ``(both, a_only, b_only, neither)``.
+    first_stage
+        A pair's first stage ``(both, a_only, b_only, neither)`` (formerly ``counts``, still
+        accepted with a deprecation warning), or the plan of the rest
+        (:class:`planner.sizing.midstudy_result.RemainingPlan`): a pair's runs on its counts
+        for its metric, several annotators' is :func:`raters_batch_procedure`.
     plan_settings
         The coefficient (``metric``: ``"psa"`` or ``"kappa"``), the target ``width`` at
         ``confidence_level``, the interval (``psa_method`` or ``kappa_method``), the largest
@@ -267,6 +290,12 @@ def batch_procedure(
     rng
         Anything :func:`numpy.random.default_rng` takes.
     """
+    if isinstance(first_stage, RemainingPlan):
+        if first_stage.counts is None:
+            return raters_batch_procedure(first_stage, plan_settings, remaining, rng=rng)
+        plan_settings = replace(plan_settings, metric=first_stage.metric)
+        first_stage = first_stage.counts
+    counts = first_stage
     setting = _setting(plan_settings, remaining)
     replicates = plan_settings.replicates
     generator = np.random.default_rng(seed_from(rng))
@@ -318,11 +347,91 @@ def batches_for_plan(plan: Any, batch_size: int) -> BatchProcedure:
     (:func:`batches_from_model`), with the plan's interval method, ``max_items`` and
     replicates. Truths are the model's: a plan from a pilot uses its plug-in model.
     """
-    from dataclasses import replace
-
     return batches_from_model(
         np.asarray(plan.model.cells, dtype=float).reshape(4),
         replace(plan.settings, metric=plan.deciding_metric),
         RemainingSettings(batch_size=batch_size),
         rng=np.random.default_rng([plan.seed, PLAN_BATCH_STREAM]),
     )
+
+
+def _raters_studies(plan: RemainingPlan, replicates: int) -> Any:
+    """The plan's finished studies (patterns, first stage, truths), as the plan drew them."""
+    from planner.sizing.midstudy_raters import FinalStudies
+    from planner.sizing.raters_precision import RatersStudy
+
+    study = RatersStudy(
+        plan.metric, plan.width, plan.level, None, plan.confidence_level, replicates
+    )  # fmt: skip
+    first = (np.asarray(plan.patterns), np.asarray(plan.multiplicity))
+    assert plan.pilot is not None  # checked by raters_batch_procedure
+    return FinalStudies(plan.pilot, study, first, replicates, plan.seed)
+
+
+def raters_batch_procedure(
+    plan: RemainingPlan,
+    plan_settings: PlanSettings,
+    remaining: RemainingSettings,
+    *,
+    rng: RngLike = None,
+) -> BatchProcedure:
+    """The batch procedure of a study of several annotators in progress (module docstring:
+    truths from the first stage's bootstrap refits).
+
+    Parameters
+    ----------
+    plan
+        The plan of the rest (:func:`planner.sizing.midstudy_raters.plan_remaining_raters`):
+        its first stage, metric, width, confidence level and bootstrap truths.
+    plan_settings
+        ``max_items`` (a procedure stops before a batch that would pass it) and ``replicates``,
+        the simulated procedures (at least 400, fewer when the patterns are many, as the
+        plan's second stages).
+    remaining
+        ``batch_size``: items per batch.
+    rng
+        Anything :func:`numpy.random.default_rng` takes.
+
+    Returns
+    -------
+    BatchProcedure
+        The final interval's coverage, the total items' mean and 10th, 50th and 90th
+        percentiles, the share that stopped at the width, and the notes.
+    """
+    batch_size = checked_batches(plan_settings, remaining)
+    from planner.sizing.study_intervals import study_intervals
+
+    check_instance("plan", plan, RemainingPlan, "a RemainingPlan")
+    if plan.pilot is None:
+        raise InvalidInput(
+            "plan is a pair's study in progress; its batch procedure is batch_procedure",
+            parameter="plan",
+        )
+    at = _raters_studies(plan, plan_settings.replicates)
+    cells = np.zeros((at.studies, at.patterns.shape[0]))
+    cells[:, at.embed] = at.by_study  # the first stage's extra patterns have no probability
+    start = np.repeat(at.first[None, :], at.studies, axis=0)
+
+    def intervals(counts: NDArray) -> Any:
+        return study_intervals(
+            plan.metric, at.patterns, counts, level=plan.level,
+            confidence_level=plan.confidence_level, n_categories=at.k,
+        )  # fmt: skip
+
+    def narrow(counts: NDArray) -> NDArray:
+        return np.asarray(reaches_width(intervals(counts).half_width, plan.width))
+
+    generator = np.random.default_rng(seed_from(rng))
+    tables, stopped = run_batches(
+        start, cells, batch_size, narrow, plan_settings.max_items, generator
+    )
+    ci = intervals(tables)
+    with np.errstate(invalid="ignore"):
+        hit = np.asarray((ci.low <= at.truth + 1e-12) & (at.truth - 1e-12 <= ci.high))
+    setting = {
+        "batch_size": batch_size,
+        "level": plan.confidence_level,
+        "max_items": plan_settings.max_items,
+    }
+    where = f"the {len(plan.pilot.draws)} bootstrap refits of the first stage's latent-class fit"
+    return summarise(hit, tables.sum(axis=1), stopped, setting, where)

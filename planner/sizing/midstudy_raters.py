@@ -271,7 +271,7 @@ def plan_remaining_raters(
     remaining
         ``planned_items`` (adds the hybrid assurance of continuing to it), ``batch_size``
         (adds the batch procedure simulated to its end,
-        :func:`planner.sizing.midstudy_raters_procedure.raters_batch_procedure`), ``draws``,
+        :func:`planner.sizing.midstudy_procedure.raters_batch_procedure`), ``draws``,
         the bootstrap refits of the first stage (its plausible truths), and ``hours`` or
         ``budget`` (``bought``: :func:`planner.sizing.midstudy_raters_budget.raters_bought`).
     positive
@@ -329,7 +329,7 @@ def _with_batches(
     """The plan with its batch procedure (``knobs.batch_size``), on its own random stream."""
     if knobs.batch_size is None:
         return result
-    from planner.sizing.midstudy_raters_procedure import raters_batch_procedure
+    from planner.sizing.midstudy_procedure import raters_batch_procedure
 
     batch_rng = np.random.default_rng([seed, BATCH_STREAM])
     batches = raters_batch_procedure(result, settings, knobs, rng=batch_rng)

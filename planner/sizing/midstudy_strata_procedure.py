@@ -37,7 +37,12 @@ from numpy.typing import NDArray
 
 from planner.errors import InvalidInput
 from planner.sizing.exact import usable_half_width
-from planner.sizing.midstudy_procedure import MAX_BATCHES, BatchProcedure, summarise
+from planner.sizing.midstudy_procedure import (
+    MAX_BATCHES,
+    BatchProcedure,
+    checked_batches,
+    summarise,
+)
 from planner.sizing.midstudy_settings import RemainingSettings
 from planner.validation import RngLike, check_instance, seed_from
 
@@ -139,22 +144,15 @@ def strata_batch_procedure(
         50th and 90th percentiles, the share that stopped at the width, and the notes.
     """
     from planner.sizing.midstudy_strata import StrataStage, _checked_strata, _StratifiedStudies
-    from planner.sizing.plan import PlanSettings
 
     check_instance("stage", stage, StrataStage, "a StrataStage")
-    check_instance("plan_settings", plan_settings, PlanSettings, "a PlanSettings")
-    check_instance("remaining", remaining, RemainingSettings, "a RemainingSettings")
-    if remaining.batch_size is None:
-        raise InvalidInput(
-            "batch_size is needed: the procedure labels batches of that many items",
-            parameter="batch_size",
-        )
+    batch_size = checked_batches(plan_settings, remaining)
     table, w, a = _checked_strata(stage.counts, stage.names, stage.shares, stage.design_shares)
     s, seed = plan_settings, seed_from(rng)
     setting = (s.width, s.confidence_level, s.replicates, seed)
     studies = _StratifiedStudies(table, w, a, int(stage.floor_items), setting)
     generator = np.random.default_rng([seed, 1])
-    tables, stopped = run_strata_batches(studies, remaining.batch_size, s.max_items, generator)
+    tables, stopped = run_strata_batches(studies, batch_size, s.max_items, generator)
     ci = _weighted_ci(tables, studies)
     truth = studies.truth
     with np.errstate(invalid="ignore"):
