@@ -1,4 +1,4 @@
-"""What the remaining budget buys for a pair's study in progress.
+"""What the remaining budget buys for a study in progress, a pair's or several annotators'.
 
 With ``H`` person-hours (or a budget ``B`` at hourly rate ``c``, ``H = B / c``) still to
 spend, the items bought are priced as ``plan --hours`` prices them
@@ -19,8 +19,16 @@ The assurance's Monte Carlo standard error is binomial, ``sqrt(A (1 - A) / R)`` 
 narrow). PSA's assurance is a mean of exact per-draw probabilities over ``L`` randomly
 shifted lattices of posterior draws: its SE is ``sd(lattice means) / sqrt(L)``, as the
 mid-study plan's own (the binomial formula would only bound it, ``Var(A_d) <= A (1 - A)``).
-Several annotators (:mod:`planner.sizing.midstudy_raters_budget`) and strata
-(:mod:`planner.sizing.midstudy_strata_budget`) fill the same :class:`BoughtItems`.
+Strata (:mod:`planner.sizing.midstudy_strata_budget`) fill the same :class:`BoughtItems`.
+
+Several annotators (:func:`raters_bought`): the items are priced as a fresh plan of several
+annotators prices them (:class:`planner.sizing.raters_precision.LabelCosts`),
+``m = floor(3600 H / (M s + q t))`` with every one of the ``M`` annotators labelling every
+item and ``q`` the latent-class fit's contested share (with adjudication). The assurance is
+the plan's hybrid assurance ``A_h(m)`` (:class:`planner.sizing.midstudy_raters.FinalStudies`:
+each simulated second stage drawn under one bootstrap refit of the first stage and added to
+it), with binomial Monte Carlo SE over its ``R`` finished studies, and the expected half-width
+the mean usable half-width over the same studies.
 """
 
 from __future__ import annotations
@@ -31,8 +39,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from planner.operations.budget import Budget, labelling_budget
+from planner.sizing.midstudy_result import share_se
 
 if TYPE_CHECKING:
+    from planner.sizing.midstudy_raters import FinalStudies
     from planner.sizing.midstudy_settings import RemainingSettings
     from planner.sizing.plan import PlanSettings
 
@@ -72,11 +82,6 @@ class BoughtItems:
     assurance_se: float
     cost: Budget
     by_stratum: dict[str, int] | None = None
-
-
-def binomial_se(share: float, studies: int) -> float:
-    """``sqrt(A (1 - A) / R)``: the Monte Carlo standard error of a share of ``R`` studies."""
-    return float(np.sqrt(share * (1.0 - share) / studies)) if studies > 0 else 0.0
 
 
 def half_width_summary(half_width: Any, width: float) -> tuple[float, float, float]:
@@ -178,8 +183,49 @@ def bought(
         half_width_expected=half,
         half_width_se=se,
         assurance=assurance,
-        assurance_se=se_of(more)
-        if se_of is not None
-        else binomial_se(assurance, settings.replicates),
+        assurance_se=se_of(more) if se_of is not None else share_se(assurance, settings.replicates),
         cost=cost,
+    )
+
+
+def raters_bought(
+    at: FinalStudies, knobs: RemainingSettings, costs: dict[str, Any]
+) -> BoughtItems | None:
+    """What ``knobs.hours`` / ``knobs.budget`` buy for several annotators (None without
+    either).
+
+    Parameters
+    ----------
+    at
+        The finished studies of the mid-study plan (first stage plus ``m`` simulated items).
+    knobs
+        ``hours`` or ``budget``.
+    costs
+        The plan's own costs of the remaining items (the keywords of
+        :func:`planner.operations.budget.labelling_budget`: ``annotators_per_item`` the
+        study's labels per item, ``contested_rate`` the fit's contested share).
+    """
+    from planner.sizing.raters_precision import LabelCosts
+
+    if knobs.hours is None and knobs.budget is None:
+        return None
+    prices = LabelCosts(
+        annotators_per_item=int(costs["annotators_per_item"]),
+        seconds_per_item=float(costs["seconds_per_item"]),
+        adjudication_seconds=float(costs["adjudication_seconds"]),
+        hourly_rate=costs["hourly_rate"],
+    )
+    more = items_bought(knobs, prices, float(costs["contested_rate"]))
+    half, se, _ = half_width_summary(at.intervals(more).half_width, at.study.width)
+    assurance = at(more)
+    return BoughtItems(
+        hours=knobs.hours,
+        budget=knobs.budget,
+        bought_items=more,
+        total_items=int(at.first.sum()) + more,
+        half_width_expected=half,
+        half_width_se=se,
+        assurance=assurance,
+        assurance_se=share_se(assurance, at.studies),
+        cost=labelling_budget(more, **costs),
     )

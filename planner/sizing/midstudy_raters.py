@@ -273,7 +273,7 @@ def plan_remaining_raters(
         (adds the batch procedure simulated to its end,
         :func:`planner.sizing.midstudy_procedure.raters_batch_procedure`), ``draws``,
         the bootstrap refits of the first stage (its plausible truths), and ``hours`` or
-        ``budget`` (``bought``: :func:`planner.sizing.midstudy_raters_budget.raters_bought`).
+        ``budget`` (``bought``: :func:`planner.sizing.midstudy_budget.raters_bought`).
     positive
         The positive label of two categories (0/1 and false/true labels need none).
     rng
@@ -315,7 +315,7 @@ def plan_remaining_raters(
     targets = (settings.assurance, settings.max_items, knobs.planned_items)
     result = _plan(pilot, study, first, targets, costs, seed)
     if (knobs.hours, knobs.budget) != (None, None):  # what they buy, on the plan's studies
-        from planner.sizing.midstudy_raters_budget import raters_bought
+        from planner.sizing.midstudy_budget import raters_bought
 
         at = FinalStudies(pilot, study, first[:2], study.replicates, seed)
         result = replace(result, bought=raters_bought(at, knobs, costs))

@@ -139,5 +139,6 @@ def narrow_now_note(half_now: float, width: float) -> str:
 
 
 def share_se(share: float, studies: int) -> float:
-    """The Monte Carlo standard error ``sqrt(s (1 - s) / R)`` of a share of ``R`` studies."""
-    return float(np.sqrt(share * (1 - share) / studies))
+    """The Monte Carlo standard error ``sqrt(s (1 - s) / R)`` of a share of ``R`` studies
+    (0 without studies)."""
+    return float(np.sqrt(share * (1 - share) / studies)) if studies > 0 else 0.0

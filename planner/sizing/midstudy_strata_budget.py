@@ -98,7 +98,8 @@ def strata_bought(
     names
         The strata's names, for ``by_stratum``.
     """
-    from planner.sizing.midstudy_budget import BoughtItems, binomial_se, half_width_summary
+    from planner.sizing.midstudy_budget import BoughtItems, half_width_summary
+    from planner.sizing.midstudy_result import share_se
 
     if knobs is None or (knobs.hours is None and knobs.budget is None):
         return None
@@ -128,7 +129,7 @@ def strata_bought(
         half_width_expected=half,
         half_width_se=se,
         assurance=assurance,
-        assurance_se=binomial_se(assurance, studies.replicates),
+        assurance_se=share_se(assurance, studies.replicates),
         cost=cost(total),
         by_stratum={n: int(m) for n, m in zip(names, more, strict=True)},
     )
