@@ -107,7 +107,7 @@ _PUBLIC = {
     "plan_alt_test": "planner.sizing.alt_test_plan",
     "pass_probability": "planner.sizing.alt_test_plan",
     "alt_test_plan_summary": "planner.sizing.alt_test_plan",
-    "AltTestPlanSettings": "planner.sizing.alt_test_plan",
+    "AltTestPlanSettings": "planner.sizing.alt_test_settings",
     "AltTestModel": "planner.sizing.alt_test_model",
     "AltTestPlan": "planner.sizing.alt_test_plan",
     "PassProbability": "planner.sizing.alt_test_plan",

@@ -62,3 +62,54 @@ def test_plan_help_states_the_library_defaults():
         f"[100, 1e6]. Default {settings.replicates}.",
     ):
         assert stated in text, stated
+
+
+def _parameter_defaults(function):
+    return {
+        name: p.default
+        for name, p in inspect.signature(function).parameters.items()
+        if p.default is not inspect.Parameter.empty
+    }
+
+
+def test_alt_test_command_defaults_are_the_plan_settings_and_model_defaults():
+    from planner.cli.alt_test import alt_test_command
+    from planner.sizing.alt_test_model import alt_test_model
+
+    cli = _parameter_defaults(alt_test_command)
+    plan = _defaults(AltTestPlanSettings)
+    for name in ("q", "min_items", "power", "replicates", "max_items", "seconds_per_item"):
+        assert cli[name] == plan[name], name
+    model = _parameter_defaults(alt_test_model)
+    assert float(cli["human_error"]) == model["human_error"]
+    assert (cli["llm_error"], cli["error_draw"]) == (model["llm_error"], model["error_draw"])
+
+
+def test_testing_labels_and_planning_the_alt_test_share_their_defaults():
+    from planner.measuring.alt_test import alt_test
+
+    test = _parameter_defaults(alt_test)
+    plan = _defaults(AltTestPlanSettings)
+    assert (test["epsilon"], test["q"], test["min_items"]) == (
+        plan["epsilon"],
+        plan["q"],
+        plan["min_items"],
+    )
+
+
+def test_a_scenarios_alt_test_without_keys_takes_the_library_defaults():
+    from planner.application.alt_test_options import alt_test_settings
+    from planner.data.scenario import Scenario
+    from planner.sizing.alt_test_model import alt_test_model
+
+    scenario = Scenario(name="bare", description="", path="bare.toml", alt_test={}, budget={})
+    model, settings = alt_test_settings(scenario)
+    assert model == alt_test_model()
+    expected = AltTestPlanSettings(table=True)
+    assert (settings.epsilon, settings.q, settings.power, settings.min_items) == (
+        expected.epsilon,
+        expected.q,
+        expected.power,
+        expected.min_items,
+    )
+    assert settings.replicates == expected.replicates

@@ -10,7 +10,7 @@ commands print the same items at the same seed.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -51,6 +51,16 @@ SCENARIOS_EFFORT = HumanEffort()
 """No word from the command line: the scenario's ``[budget]`` prices the humans' time."""
 
 
+#: the ``[alt_test]`` keys of the model and of the plan's settings (each its parameter's name)
+MODEL_KEYS = ("humans", "categories", "human_error", "llm_error", "prevalences", "error_draw")
+SETTINGS_KEYS = ("epsilon", "q", "power", "items", "min_items", "replicates")
+
+
+def _given(table: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    """The values ``table`` gives of ``keys``."""
+    return {key: table[key] for key in keys if key in table}
+
+
 def alt_test_settings(
     scenario: Scenario, *, table: bool = True, effort: HumanEffort = SCENARIOS_EFFORT
 ) -> tuple[AltTestModel, AltTestPlanSettings]:
@@ -63,21 +73,10 @@ def alt_test_settings(
     alt = scenario.alt_test
     seconds = effort.seconds_per_item
     rate = effort.hourly_rate
-    model = alt_test_model(
-        humans=alt.get("humans"),
-        categories=alt.get("categories"),
-        human_error=alt.get("human_error", 0.2),
-        llm_error=alt.get("llm_error", 0.2),
-        prevalences=alt.get("prevalences"),
-        error_draw=alt.get("error_draw", "uniform"),
-    )
+    # keys the scenario leaves out take the library's defaults
+    model = alt_test_model(**_given(alt, MODEL_KEYS))
     settings = AltTestPlanSettings(
-        epsilon=alt.get("epsilon", 0.2),
-        q=alt.get("q", 0.05),
-        power=alt.get("power", 0.8),
-        items=alt.get("items"),
-        min_items=alt.get("min_items", 30),
-        replicates=alt.get("replicates", 2000),
+        **_given(alt, SETTINGS_KEYS),
         seconds_per_item=(
             seconds
             if seconds is not None

@@ -34,6 +34,12 @@ from planner.cli.options import (
 )
 from planner.errors import InvalidInput
 from planner.operations.budget import SECONDS_PER_ITEM
+from planner.sizing.alt_test_settings import (
+    ERROR_DRAW,
+    HUMAN_ERROR,
+    LLM_ERROR,
+    AltTestPlanSettings,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -67,6 +73,9 @@ Examples:
 
 _PLAN = "Planning (--plan)"
 
+#: the plan's defaults, as the library defines them (the help states them)
+_DEFAULT = AltTestPlanSettings()
+
 # the library's parameters as alt-test's flags, wherever a message names them
 ALT_TEST_FLAGS = (  # their flags from cli.common.FLAGS (n_items is --items, llms --llm)
     "n_items", "min_items", "max_items", "replicates", "human_error", "llm_error", "error_draw",
@@ -92,7 +101,9 @@ def alt_test_command(
             show_default=False,
         ),
     ] = None,
-    q: Annotated[float, typer.Option(help="False discovery rate (Benjamini-Yekutieli).")] = 0.05,
+    q: Annotated[
+        float, typer.Option(help="False discovery rate (Benjamini-Yekutieli).")
+    ] = _DEFAULT.q,
     min_items: Annotated[
         int,
         typer.Option(
@@ -100,7 +111,7 @@ def alt_test_command(
             "tested (the authors: 30; below 30 the Wilcoxon signed-rank test is used, which "
             "passes more easily); with --plan, the fewest items planned."
         ),
-    ] = 30,
+    ] = _DEFAULT.min_items,
     by: Annotated[
         str | None,
         typer.Option(help="Grouping column: one test per (domain x human), FDR over all."),
@@ -143,10 +154,10 @@ def alt_test_command(
             "with it must match).",
             rich_help_panel=_PLAN,
         ),
-    ] = "0.2",
+    ] = f"{HUMAN_ERROR:g}",
     llm_error: Annotated[
         float, typer.Option(help="The LLM's error rate.", rich_help_panel=_PLAN)
-    ] = 0.2,
+    ] = LLM_ERROR,
     prevalences: Annotated[
         str | None,
         typer.Option(
@@ -162,10 +173,10 @@ def alt_test_command(
             "the prevalences (prior, the authors' simulation).",
             rich_help_panel=_PLAN,
         ),
-    ] = "uniform",
+    ] = ERROR_DRAW,
     power: Annotated[
         float, typer.Option(help="Target probability of passing.", rich_help_panel=_PLAN)
-    ] = 0.8,
+    ] = _DEFAULT.power,
     items: Annotated[
         int | None,
         typer.Option(
@@ -180,14 +191,14 @@ def alt_test_command(
     ] = False,
     replicates: Annotated[
         int, typer.Option(help="Simulated studies per size.", rich_help_panel=_PLAN)
-    ] = 2000,
+    ] = _DEFAULT.replicates,
     max_items: Annotated[
         int,
         typer.Option(
             help="Largest number of items searched; beyond it the target is unreachable (exit 1).",
             rich_help_panel=_PLAN,
         ),
-    ] = 20_000,
+    ] = _DEFAULT.max_items,
     seconds_per_item: Annotated[
         float,
         typer.Option(help="Seconds one human spends on one item.", rich_help_panel=_PLAN),
@@ -270,8 +281,9 @@ def alt_test_command(
 
 def _plan_options_given(*values: Any) -> list[str]:
     """The --plan options given with a label FILE (a value other than the default)."""
-    defaults = (None, None, "0.2", 0.2, None, "uniform", 0.8, None, False, 2000, 20_000,
-                SECONDS_PER_ITEM, None)  # fmt: skip
+    d = _DEFAULT
+    defaults = (None, None, f"{HUMAN_ERROR:g}", LLM_ERROR, None, ERROR_DRAW, d.power, d.items,
+                d.table, d.replicates, d.max_items, d.seconds_per_item, d.hourly_rate)  # fmt: skip
     flags = ("--humans", "--categories", "--human-error", "--llm-error", "--prevalences",
              "--error-draw", "--power", "--items", "--table", "--replicates", "--max-items",
              "--seconds-per-item", "--hourly-rate")  # fmt: skip

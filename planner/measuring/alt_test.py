@@ -26,6 +26,9 @@ from numpy.typing import NDArray
 from planner.data.labels import Ratings
 from planner.errors import InvalidInput
 from planner.statistics.alt_test_stats import (
+    EPSILON,
+    FDR_Q,
+    MIN_ITEMS,
     by_rejections,
     by_thresholds,
     difference_test,
@@ -149,9 +152,9 @@ def alt_test(
     llms: Sequence[str],
     *,
     scoring: str = "accuracy",
-    epsilon: float = 0.2,
-    q: float = 0.05,
-    min_items: int = 30,
+    epsilon: float = EPSILON,
+    q: float = FDR_Q,
+    min_items: int = MIN_ITEMS,
     by: str | None = None,
 ) -> AltTestResult:
     """Run the alternative annotator test of each LLM in ``llms`` against the other annotators.

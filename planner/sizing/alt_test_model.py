@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from planner.errors import InvalidInput
+from planner.sizing.alt_test_settings import ERROR_DRAW, HUMAN_ERROR, LLM_ERROR
 from planner.statistics.alt_test_stats import alignment_differences
 from planner.validation import RULES, Rule, check, check_choice, check_instance, shown
 
@@ -34,7 +35,7 @@ class AltTestModel:
     human_error: tuple[float, ...]
     llm_error: float
     prevalences: tuple[float, ...]
-    error_draw: str = "uniform"
+    error_draw: str = ERROR_DRAW
 
     @property
     def n_humans(self) -> int:
@@ -70,10 +71,10 @@ def alt_test_model(
     *,
     humans: int | None = None,
     categories: int | None = None,
-    human_error: float | Sequence[float] = 0.2,
-    llm_error: float = 0.2,
+    human_error: float | Sequence[float] = HUMAN_ERROR,
+    llm_error: float = LLM_ERROR,
     prevalences: Sequence[float] | None = None,
-    error_draw: str = "uniform",
+    error_draw: str = ERROR_DRAW,
 ) -> AltTestModel:
     """Check and build an :class:`AltTestModel`.
 

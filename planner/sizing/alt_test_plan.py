@@ -35,16 +35,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from planner.errors import InvalidInput, TargetUnreachable
-from planner.operations.budget import SECONDS_PER_ITEM, Budget, labelling_budget
+from planner.operations.budget import Budget, labelling_budget
 from planner.renamed import renamed_field
 from planner.sizing.alt_test_model import (
     AltTestModel,
     alt_test_model,
     difference_classes,
 )
-from planner.sizing.alt_test_studies import BLOCK_REPLICATES, NestedPassStudies, size_grid
+from planner.sizing.alt_test_settings import AltTestPlanSettings
+from planner.sizing.alt_test_studies import NestedPassStudies, size_grid
 from planner.sizing.sample_size_search import scan_until_stays, stays_from
-from planner.statistics.alt_test_stats import by_thresholds
+from planner.statistics.alt_test_stats import MIN_ITEMS, by_thresholds
 from planner.validation import (
     RULES,
     RngLike,
@@ -123,7 +124,7 @@ class AltTestPlan:
     replicates: int
     seed: int
     budget: Budget | None = None
-    min_items: int = 30
+    min_items: int = MIN_ITEMS
     first_crossing: int = 0
     searched_to: int = 0
 
@@ -158,89 +159,6 @@ def analytic_start(
             mu < epsilon, ((ndtri(1 - a) + ndtri(power)) * sigma / (epsilon - mu)) ** 2, np.inf
         )
     return float(np.sort(n)[k - 1])
-
-
-@renamed_field("n_reps", "replicates")
-@dataclass(frozen=True)
-class AltTestPlanSettings:
-    """How an Alt-Test plan is searched and what it reports: one default per setting.
-
-    Attributes
-    ----------
-    epsilon
-        The margin granted to the LLM, in [0, 1).
-    q
-        The false discovery rate of Benjamini-Yekutieli.
-    power
-        The target probability of passing.
-    min_items
-        The fewest items searched (no human is tested on fewer; below 30 the Wilcoxon test).
-    replicates
-        Replicate studies per size.
-    max_items
-        The largest size searched, at least ``min_items``.
-    seconds_per_item, hourly_rate
-        One human's seconds per item and the cost of a person-hour (None: no hours, no cost).
-    items
-        A study's own number of items: :func:`alt_test_plan_summary` gives P(pass) there.
-    table
-        Whether :func:`alt_test_plan_summary` also plans for every number of humans in
-        ``table_humans``.
-    table_humans
-        The numbers of humans of :func:`plan_table`.
-    block_replicates
-        Studies tested at once (memory only; it never changes an answer).
-
-    Examples
-    --------
-    >>> AltTestPlanSettings(epsilon=0.1).power
-    0.8
-    """
-
-    epsilon: float = 0.2
-    q: float = 0.05
-    power: float = 0.8
-    min_items: int = 30
-    replicates: int = 2000
-    max_items: int = 20_000
-    seconds_per_item: float | None = SECONDS_PER_ITEM
-    hourly_rate: float | None = None
-    items: int | None = None
-    table: bool = False
-    table_humans: tuple[int, ...] = (2, 3, 4, 5, 6)
-    block_replicates: int = BLOCK_REPLICATES
-
-    def __post_init__(self) -> None:
-        rules = {
-            "epsilon": "alt_epsilon",
-            "q": "fdr_q",
-            "power": "power",
-            "replicates": "replicates",
-        }
-        rules |= {"min_items": "alt_min_items", "max_items": "alt_min_items"}
-        for name, rule in rules.items():
-            object.__setattr__(self, name, check(name, getattr(self, name), RULES[rule]))
-        for name in ("seconds_per_item", "hourly_rate"):
-            if getattr(self, name) is not None:
-                object.__setattr__(self, name, check(name, getattr(self, name), RULES[name]))
-        if self.items is not None:
-            object.__setattr__(self, "items", check("items", self.items, RULES["alt_min_items"]))
-        if self.max_items < self.min_items:
-            raise InvalidInput(
-                f"max_items must be at least min_items ({self.min_items}), got {self.max_items}",
-                parameter="max_items",
-            )
-        check_instance("table", self.table, bool, "True or False")
-        what = "a tuple of numbers of humans"
-        check_instance("table_humans", self.table_humans, (tuple, list), what)
-        humans = tuple(check("table_humans", m, RULES["n_humans"]) for m in self.table_humans)
-        object.__setattr__(self, "table_humans", humans)
-        block = self.block_replicates
-        if isinstance(block, bool) or not isinstance(block, int | np.integer) or block < 1:
-            raise InvalidInput(
-                f"block_replicates must be a whole number of at least 1, got {block!r}",
-                parameter="block_replicates",
-            )
 
 
 def pass_probability(

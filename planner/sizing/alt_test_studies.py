@@ -23,13 +23,12 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from planner.sizing.alt_test_settings import BLOCK_REPLICATES
 from planner.sizing.studies import CLASS_GROUP, GrowingReducedStudies
 from planner.statistics.alt_test_stats import by_rejections, difference_test
 
 __all__ = ["CLASS_GROUP", "BLOCK_REPLICATES", "NestedPassStudies", "size_grid"]
 
-#: studies whose test is computed at once, by default
-BLOCK_REPLICATES = 20_000
 #: the grid's step is one item up to this size, then about 1/STEP_SHARE of the size
 STEP_SHARE = 200
 

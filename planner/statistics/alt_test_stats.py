@@ -21,6 +21,12 @@ from numpy.typing import ArrayLike, NDArray
 
 #: below this many items a human's test is the Wilcoxon signed-rank test (the authors' README)
 T_TEST_MIN_ITEMS = 30
+#: the test's defaults, defined once for the test on labels, its plan and the command line:
+#: the margin granted to the LLM (the authors' suggestion for expert annotators), the false
+#: discovery rate of Benjamini-Yekutieli, and the fewest items a tested human has
+EPSILON = 0.2
+FDR_Q = 0.05
+MIN_ITEMS = T_TEST_MIN_ITEMS
 
 _D = np.array([-1.0, 0.0, 1.0])
 
