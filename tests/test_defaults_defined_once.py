@@ -113,3 +113,9 @@ def test_a_scenarios_alt_test_without_keys_takes_the_library_defaults():
         expected.min_items,
     )
     assert settings.replicates == expected.replicates
+
+
+def test_a_several_annotator_study_simulates_as_many_studies_as_their_search():
+    from planner.sizing.raters_precision import RatersStudy
+
+    assert RatersStudy("fleiss", 0.1).replicates == SearchSettings.SEVERAL_REPS

@@ -55,6 +55,7 @@ from planner.sizing.precision import (
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import RatersModel
 from planner.sizing.raters_team_cost import TeamPricing, priced_budget
+from planner.sizing.search import SearchSettings
 from planner.sizing.search_checks import pair_true_value
 from planner.sizing.studies import NestedPatternStudies, simulate_pattern_counts
 from planner.sizing.study_evidence import StudyEvidence, simulated_evidence, with_exact_psa
@@ -104,7 +105,8 @@ class RatersStudy:
     confidence_level
         Two-sided level of the interval.
     replicates
-        Simulated studies.
+        Simulated studies (default that of a search for M annotators,
+        :attr:`planner.sizing.search.SearchSettings.SEVERAL_REPS`).
     method
         None: the metric's interval for M annotators (:data:`INTERVAL_METHODS`). Two
         annotators over two categories may take one of the pair's instead
@@ -118,7 +120,7 @@ class RatersStudy:
     level: str = "nominal"
     per_item: int | None = None
     confidence_level: float = 0.95
-    replicates: int = 2000
+    replicates: int = SearchSettings.SEVERAL_REPS
     method: str | None = None
 
 
