@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from scipy import special
 
+from planner.sizing.label_patterns import contested_share
 from planner.sizing.midstudy import plan_remaining_from_file
 from planner.sizing.midstudy_settings import RemainingSettings
 from planner.sizing.plan import PlanSettings
-from planner.sizing.raters_precision import contested_share
 
 WIDE = "examples/wide.csv"
 READER = {"layout": "wide", "annotator_cols": ["alice", "bob", "carol"]}

@@ -17,11 +17,15 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from planner.cli.commands import app
-from planner.sizing.raters_team_cost import label_shares
+from planner.operations.team import Person
+from planner.sizing.plan import PlanSettings, make_plan
+from planner.sizing.raters_model import raters_model
+from planner.sizing.raters_team_cost import label_shares, team_pricing
 
 runner = CliRunner()
 SCENARIO = """
@@ -106,3 +110,90 @@ def test_label_shares_cap_at_one_label_per_item_and_add_up():
     assert shares[0] == 300 and sum(shares) == pytest.approx(600)
     assert shares[1] == shares[2] == shares[3] == pytest.approx(100)
     assert label_shares([1.0, 1.0, 1.0], 10, 3) == [10, 10, 10]
+
+
+# --------------------------------------------------------------------------- adjudication
+
+ADJUDICATED = (
+    SCENARIO.replace("seed = 3\n", "seed = 3\nreplicates = 300\n").replace(
+        "hourly_rate = 20\n", "hourly_rate = 20\nadjudication_seconds = 100\n"
+    )
+    + """
+[[team.adjudicator]]
+name = "zed"
+seconds_per_item = 50
+hourly_rate = 70
+"""
+)
+
+
+def _unanimous_share(model) -> float:
+    """``P(all M labels agree)`` by brute force over the ordered labels: the annotators label
+    independently given the true class (no ambiguity), ``sum_t pi_t sum_l prod_j C_j[t, l]``."""
+    return float(
+        sum(
+            pi * np.prod([model.confusion[j][t][label] for j in range(model.n_annotators)])
+            for t, pi in enumerate(model.prevalences)
+            for label in range(model.n_categories)
+        )
+    )
+
+
+def _plan_json(tmp_path, text, *args):
+    path = tmp_path / "team.toml"
+    path.write_text(text)
+    result = runner.invoke(app, ["plan", str(path), *args, "--json"])
+    assert result.exit_code == 0, result.output
+    return str(path), json.loads(result.stdout)
+
+
+@pytest.mark.slow
+def test_a_named_adjudicator_bills_the_contested_items_at_their_seconds_and_rate(tmp_path):
+    path, doc = _plan_json(tmp_path, ADJUDICATED)
+    n, budget = doc["items"], doc["budget"]
+    contested = n * (1 - _unanimous_share(raters_model(0.2, 3, error_rate=0.05)))
+    assert budget["contested_items"] == pytest.approx(contested)
+    # zed's 50 s at 70 an hour, not the budget's 100 s at 20 an hour
+    assert budget["adjudication_hours"] == pytest.approx(contested * 50 / 3600)
+    cost, hours = team_bill(n)
+    assert budget["cost"] == pytest.approx(cost + contested * 50 * 70 / 3600)
+    assert budget["person_hours"] == pytest.approx(hours + contested * 50 / 3600)
+    # the schedule's runs (an independent event simulation) bill the same people
+    schedule = runner.invoke(app, ["schedule", path, "--json"])
+    assert schedule.exit_code == 0, schedule.output
+    run = json.loads(schedule.stdout)
+    assert run["cost_median"] == pytest.approx(budget["cost"], rel=0.01)
+    assert run["person_hours_median"] == pytest.approx(budget["person_hours"], rel=0.01)
+
+
+def test_without_adjudication_time_the_contested_items_are_counted_but_not_scheduled(tmp_path):
+    text = SCENARIO.replace("seed = 3\n", "seed = 3\nreplicates = 300\n")
+    path, doc = _plan_json(tmp_path, text)
+    share = 1 - _unanimous_share(raters_model(0.2, 3, error_rate=0.05))
+    assert doc["budget"]["contested_items"] == pytest.approx(doc["items"] * share)
+    assert doc["budget"]["adjudication_hours"] == 0
+    schedule = runner.invoke(app, ["schedule", path, "--json"])
+    assert schedule.exit_code == 0, schedule.output
+    run = json.loads(schedule.stdout)
+    assert run["operation"]["contested_rate"] == [pytest.approx(share)]
+    assert not any("adjudicates" in note for note in run["notes"])
+
+
+def test_the_library_plan_of_several_annotators_bills_a_named_team():
+    # three people label every item (k = M = 3): each one's seconds at their own rate
+    people = (
+        Person("ana", seconds_per_item=30, hourly_rate=50),
+        Person("bo", seconds_per_item=60, hourly_rate=30),
+        Person("cy", seconds_per_item=90, hourly_rate=20),
+    )
+    pricing = team_pricing(people, 3, 60.0, hourly_rate=20.0)
+    model = raters_model(0.3, 3, error_rate=0.1)
+    settings = PlanSettings(metric="fleiss", width=0.1, replicates=200, team=pricing)
+    plan = make_plan(model, settings, rng=1)
+    n = plan.items
+    assert plan.budget.cost == pytest.approx(n * (30 * 50 + 60 * 30 + 90 * 20) / 3600)
+    assert plan.budget.labelling_hours == pytest.approx(n * (30 + 60 + 90) / 3600)
+    assert plan.budget.labels == 3 * n
+    # the fixed-hours table spends the hours of every label at the budget's 60 s
+    row = next(r for r in plan.by_annotators if r.annotators == 3)
+    assert row.items == n

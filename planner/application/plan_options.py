@@ -17,7 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from planner.application.schedule_team import plan_pricing, pricing_note, resolve_team
+from planner.application.schedule_team import (
+    DESIGNS_PRICED_NOTE,
+    plan_pricing,
+    pricing_note,
+    resolve_team,
+)
 from planner.errors import InvalidInput
 from planner.sizing.model import (
     MODEL_PARAMETERS,
@@ -386,10 +391,7 @@ def _stratified(  # type: ignore[no-untyped-def]
     )
     comparison.notes.extend(notes)
     if pricing is not None:
-        comparison.notes.append(
-            "the design comparison bills the named team person by person: each one's seconds "
-            "per label (a stratum's scaled by their ratio to the budget's) and hourly rate"
-        )
+        comparison.notes.append(DESIGNS_PRICED_NOTE)
     return comparison
 
 

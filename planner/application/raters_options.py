@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import replace
-from typing import Any
+from dataclasses import asdict, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from planner.application.schedule_team import plan_pricing, pricing_note, resolve_team
 from planner.errors import InvalidInput
 from planner.sizing.plan import PlanSettings, RatersPlan, make_plan
 from planner.sizing.precision import assurance_curve, curve_items, fixed_size_precision
@@ -25,6 +26,9 @@ from planner.sizing.raters_model import raters_model
 from planner.sizing.raters_pilot import RatersPilot, read_raters_pilot
 from planner.sizing.raters_pilot_plan import pilot_bootstrap_seed, plan_from_raters_pilot
 from planner.validation import RULES, check, seed_from
+
+if TYPE_CHECKING:
+    from planner.sizing.raters_team_cost import TeamPricing
 
 #: library parameter -> (scenario section, key) for values a scenario can give
 FROM_SCENARIO = {
@@ -244,73 +248,20 @@ def scenario_count(scenario: Any) -> int | None:
     return None if section is None else section.count
 
 
-def _named_people(scenario: Any) -> Any:
-    """The scenario's named team (``[[team.annotator]]``: its annotators, assignment and
-    overlap block's ``min_shared_items``), or None."""
-    from planner.data.scenario_team import NAMED_TEAM_KEYS
-    from planner.operations.team import team_from_settings
-
-    team = getattr(scenario, "team", None) or {}
-    if "annotator" not in team:
+def team_pricing_of(
+    scenario: Any, labels_per_item: int, values: dict[str, Any], labels_parameter: str
+) -> TeamPricing | None:
+    """The named team's price of an item (``[[team.annotator]]`` and its adjudicators), as a
+    pair's plan prices it (:func:`planner.application.schedule_team.plan_pricing`), or None
+    without named annotators. ``labels_parameter`` names the parameter that set the labels
+    per item (``n_annotators`` or ``per_item``) in the error of a team too small for them."""
+    if scenario is None:
         return None
-    flat = {k: v for k, v in team.items() if k not in NAMED_TEAM_KEYS}
-    named = {k: v for k, v in team.items() if k in NAMED_TEAM_KEYS}
-    return team_from_settings(flat, named)
-
-
-def _team_priced(plan: RatersPlan, scenario: Any, values: dict[str, Any]) -> RatersPlan:
-    """With named annotators in the scenario's ``[team]``: the budgets (the plug-in plan's
-    and a pilot's recommendation) from each person's seconds per item and hourly rate
-    (:mod:`planner.sizing.raters_team_cost`), said in a note on the one the plan bills."""
-    from planner.sizing.raters_team_cost import team_budget
-
-    team = _named_people(scenario)
-    if team is None:
-        return plan
-
-    def priced(budget: Any) -> Any:
-        return team_budget(
-            budget, team.annotators, plan.sizing.labels_per_item,
-            values["seconds_per_item"], values["hourly_rate"],
-            assignment=team.assignment, min_shared_items=team.min_shared_items,
-        )  # fmt: skip
-
-    budget, shares = priced(plan.sizing_budget)
-    recommended = plan.recommended
-    if recommended is not None:  # the items under the pilot's uncertainty are the ones billed
-        billed, shares = priced(recommended.budget)
-        recommended = replace(recommended, budget=billed)
-    each = "; ".join(
-        f"{x.name} {x.labels:,.0f} labels, {x.hours:,.1f} h"
-        + ("" if x.cost is None else f", {x.cost:,.2f}")
-        for x in shares
-    )
-    note = (
-        f"the budget bills the named team person by person (each one's seconds per item and "
-        f"hourly rate, labels shared by speed, at most one per item each): {each}"
-    )
-    budgets = {plan.deciding_metric: budget}
-    return replace(plan, budgets=budgets, recommended=recommended, notes=[*plan.notes, note])
-
-
-def team_pricing_of(scenario: Any, k: int, values: dict[str, Any]) -> Any:
-    """The named team's steady-state price of an item, as the plan's budget bills it
-    (:mod:`planner.sizing.raters_team_cost`), or None without named annotators."""
-    from planner.sizing.raters_team_cost import team_pricing
-
-    team = _named_people(scenario)
-    if team is None:
-        return None
-    seconds, rate = values["seconds_per_item"], values["hourly_rate"]
-    return team_pricing(
-        team.annotators,
-        k,
-        seconds,
-        adjudication_seconds=values["adjudication_seconds"],
-        hourly_rate=rate,
-        assignment=team.assignment,  # the overlap block is billed as a schedule labels it
-        min_shared_items=team.min_shared_items,
-    )
+    return plan_pricing(
+        scenario, asdict(resolve_team(scenario)), labels_per_item,
+        values["seconds_per_item"], values["adjudication_seconds"], values["hourly_rate"],
+        from_file=False, labels_parameter=labels_parameter,
+    )  # fmt: skip
 
 
 def _with_fixed_size(
@@ -328,8 +279,7 @@ def _with_fixed_size(
     s = plan.sizing
     precision = None
     if given:
-        team = team_pricing_of(scenario, s.labels_per_item, values)
-        precision = fixed_size_precision(model, replace(settings, team=team), **given, rng=s.seed)
+        precision = fixed_size_precision(model, settings, **given, rng=s.seed)
         plan.notes.extend(precision.under_coverage_notes())
     curve = None
     if curve_wanted:
@@ -375,14 +325,20 @@ def raters_plan_from_options(
         pilot = _pilot(options, scenario, seed)
         model = _model(values) if pilot is None else pilot.model
         metric = values["metric"] or ("psa" if model.n_categories == 2 else "fleiss")
+        per_item = values["per_item"]
+        k, labels_parameter = (
+            (model.n_annotators, "n_annotators") if per_item is None else (per_item, "per_item")
+        )
+        team = team_pricing_of(scenario, k, values, labels_parameter)
         settings = settings_from_values(
-            values, metric, level=values["level"], per_item=values["per_item"]
+            values, metric, level=values["level"], per_item=per_item, team=team
         )
         if pilot is None:
             plan = make_plan(model, settings, rng=seed, progress=progress)
         else:
             plan = plan_from_raters_pilot(pilot, settings, rng=seed, progress=progress)
-        plan = _team_priced(plan, scenario, values)
+        if team is not None:  # the recommendation's items are the ones billed
+            plan.notes.append(pricing_note(team, plan.items))
         plan = _with_fixed_size(
             plan, model, settings, values, given, bool(options.get("curve")), scenario
         )

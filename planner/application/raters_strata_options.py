@@ -15,6 +15,7 @@ from typing import Any
 
 from planner.application.raters_options import resolve, settings_from_values, team_pricing_of
 from planner.application.schedule_team import (
+    DESIGNS_PRICED_NOTE,
     SEVERAL_OPTIONS,
     given_options,
     refuse_pair_options,
@@ -125,7 +126,7 @@ def raters_comparison_from_options(
     count = _count(values, from_file, scenario)
     metric = _metric(values, from_file, scenario)
     _check_team(scenario, count)
-    team = team_pricing_of(scenario, count, values)  # named people, or None
+    team = team_pricing_of(scenario, count, values, "n_annotators")  # named people, or None
     settings = settings_from_values(values, metric, annotators_per_item=count, team=team)
 
     def key(name: str, i: int) -> str:  # a stratum's own key, else the section's
@@ -161,10 +162,7 @@ def raters_comparison_from_options(
             "annotators.error_rate or strata[].error_rate"
         ) from None
     if team is not None:
-        found.notes.append(
-            "the designs' budgets bill the named team person by person (each one's seconds "
-            "per item and hourly rate, labels shared by speed, at most one per item each)"
-        )
+        found.notes.append(DESIGNS_PRICED_NOTE)
     return found
 
 

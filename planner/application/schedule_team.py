@@ -227,8 +227,8 @@ def raters_work(scenario: Any, seed: int, options: dict[str, Any] | None = None)
 
     The contested share is the plan's: ``1 - sum`` of the unanimous count patterns'
     probabilities for the ``k`` labels an item gets
-    (:func:`planner.sizing.raters_precision.contested_share` of the plan's model; every subset
-    of ``k`` of the ``M`` equally likely), when an adjudication takes time (else 0).
+    (:func:`planner.sizing.label_patterns.contested_share` of the plan's model; every subset
+    of ``k`` of the ``M`` equally likely), as a pair's is its ``p_b + p_c``.
 
     Raises
     ------
@@ -254,7 +254,8 @@ def several_work(library: dict[str, Any], scenario: Any, seed: int) -> SeveralWo
 
     The items and labels per item are the plan's ``n`` (its recommendation: under a pilot's
     uncertainty when there is a pilot) and ``k``; the contested share is
-    ``contested_items / items`` of the plan's budget (0 when adjudication takes no time).
+    ``contested_items / items`` of the plan's budget (as a pair's, whether or not an
+    adjudication takes time; the note speaks of adjudication only when it does).
     """
     from planner.application.raters_options import raters_plan_from_options
 
@@ -272,7 +273,7 @@ def work_of_several_plan(plan: Any, scenario: Any = None) -> SeveralWork:
         f"{source}: the several-annotator plan ({plan.sizing.metric}) "
         f"sizes {items:,} items{basis} with {k} annotators each; the schedule labels them"
     )
-    if contested > 0:
+    if contested > 0 and plan.settings.adjudication_seconds > 0:
         note += f" and adjudicates the {contested:.1%} whose labels are not unanimous"
     return SeveralWork(items, k, contested, (note,))
 
@@ -285,12 +286,17 @@ def plan_pricing(
     adjudication_seconds: float,
     hourly_rate: float | None,
     from_file: bool = True,
+    labels_parameter: str = "annotators_per_item",
 ) -> TeamPricing | None:
     """The price of an item by the scenario's named annotators (None without
-    ``[[team.annotator]]``): the people ``schedule`` runs, priced as its runs bill them
+    ``[[team.annotator]]``), for a pair's plan and several annotators' alike: the people
+    ``schedule`` runs, adjudicators included, priced as its runs bill them
     (:func:`planner.sizing.raters_team_cost.team_pricing`). ``team_flat`` holds the team's
-    flat values (:class:`TeamSettings`); ``from_file``: the labels
-    per item came from the scenario (unless the command line gave them), for the error's name.
+    flat values (:class:`TeamSettings`); ``labels_parameter`` is the parameter that set the
+    labels per item (a pair's ``annotators_per_item``; several annotators' ``n_annotators``
+    or ``per_item``), named in the error of a team too small for them; ``from_file``: a
+    pair's labels per item came from the scenario (unless the command line gave them), so the
+    error names the file's key.
     """
     if "annotator" not in named_values(scenario):
         return None
@@ -299,14 +305,14 @@ def plan_pricing(
     team = build_team(scenario, team_flat, TeamChanges(), False)
     m, k = len(team.annotators), labels_per_item
     if k > m:  # named as the file's key when the scenario gave it
-        name = "annotators_per_item"
+        name = labels_parameter
         if from_file and scenario is not None:
             default = "" if name in scenario.budget else " (the default)"
             name = f"{scenario.path}: budget.{name}{default}"
         raise InvalidInput(
             f"{name} must be at most the team's {m} annotator(s) (each item needs {k} distinct "
             f"annotators), got {k}",
-            parameter=None if from_file else "annotators_per_item",
+            parameter=None if from_file else labels_parameter,
         )
     return team_pricing(
         team.annotators,
@@ -318,6 +324,13 @@ def plan_pricing(
         assignment=team.assignment,
         min_shared_items=team.min_shared_items,
     )
+
+
+#: the note of a design comparison whose budgets a named team bills
+DESIGNS_PRICED_NOTE = (
+    "the design comparison bills the named team person by person: each one's seconds per "
+    "label (a stratum's scaled by their ratio to the budget's) and hourly rate"
+)
 
 
 def pricing_note(pricing: TeamPricing, items: int) -> str:

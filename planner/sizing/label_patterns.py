@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -60,6 +61,24 @@ def count_patterns(
             total[row] = total.get(row, 0.0) + p / len(subsets)
     rows = sorted(total)
     return np.array(rows, dtype=np.int64), np.array([total[r] for r in rows])
+
+
+def contested_share(model: Any, per_item: int | None = None) -> float:
+    """``P(the labels of an item do not all agree)``: 1 minus the unanimous count patterns'
+    mass, for all ``M`` annotators of ``model`` or ``per_item`` of them drawn at random.
+
+    ``model`` is any study model (``model.count_patterns(per_item)``). These are the items a
+    study adjudicates; for a pair they are ``p_b + p_c``.
+
+    >>> from planner.sizing.raters_model import raters_model
+    >>> m = raters_model(0.5, 2, error_rate=0.1)   # two annotators: 2 e (1 - e)
+    >>> round(contested_share(m), 6)
+    0.18
+    """
+    patterns, probs = model.count_patterns(per_item)
+    labels = patterns.sum(axis=1)
+    unanimous = patterns.max(axis=1) == labels
+    return float(max(0.0, 1.0 - probs[unanimous].sum()))
 
 
 def marginal(ordered: FloatArray, subset: tuple[int, ...]) -> FloatArray:

@@ -40,6 +40,7 @@ from numpy.typing import NDArray
 from planner.errors import InvalidInput, TargetUnreachable
 from planner.operations.budget import labelling_budget
 from planner.sizing.exact import reaches_width, usable_half_width
+from planner.sizing.label_patterns import contested_share
 from planner.sizing.midstudy_result import RemainingPlan, check_total, narrow_now_note, share_se
 from planner.sizing.midstudy_settings import RATERS_DRAWS, RemainingSettings
 from planner.sizing.raters_pilot import (
@@ -47,7 +48,7 @@ from planner.sizing.raters_pilot import (
     RatersPilot,
     raters_pilot_from_ratings,
 )
-from planner.sizing.raters_precision import RatersStudy, checked_study, contested_share
+from planner.sizing.raters_precision import RatersStudy, checked_study
 from planner.sizing.study_intervals import (
     INTERVAL_METHODS,
     ORDERED_METRICS,

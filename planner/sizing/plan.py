@@ -23,7 +23,7 @@ from planner.sizing import sampling_rules
 from planner.sizing.exact import EXACT_PSA_METHODS
 from planner.sizing.model import PairModel
 from planner.sizing.plan_settings import PAIR_METRICS, UNCERTAINTY_METHODS, PlanSettings
-from planner.sizing.raters_team_cost import priced_budget
+from planner.sizing.raters_team_cost import study_budget
 from planner.sizing.sampling_rules import StopRule, WorstCase
 from planner.sizing.search import SampleSizeResult, coverage_shortfall_note, find_sample_size
 from planner.statistics.intervals import KAPPA_ESTIMANDS, coverage_note
@@ -258,10 +258,10 @@ def _worst_case(model: PairModel, settings: PlanSettings, budget_for: Any) -> Wo
 
 def _budget_function(model: PairModel, settings: PlanSettings) -> Any:
     """Items -> :class:`~planner.operations.budget.Budget` at the settings' costs (a named
-    team's, person by person, or the single rate: :func:`priced_budget`)."""
+    team's, person by person, or the single rate: :func:`study_budget`)."""
 
     def budget_for(items: float) -> Budget:
-        return priced_budget(settings, items, model.contested_rate)
+        return study_budget(model, settings, items)
 
     return budget_for
 

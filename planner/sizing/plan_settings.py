@@ -43,9 +43,11 @@ class PlanSettings:
     by ``per_item`` of the model's annotators, drawn at random; ``None``: by all of them). The
     default metric is PSA for every kind of study; with three or more categories PSA is
     undefined and the metric must be named (``fleiss`` or ``alpha``). ``psa_method``,
-    ``kappa_method``, ``annotators_per_item`` and ``team`` are the pair's (several annotators:
-    the interval is the metric's linearised one, the labels per item are the model's
-    annotators or ``per_item``); ``level`` and ``per_item`` are several annotators' only.
+    ``kappa_method`` and ``annotators_per_item`` are the pair's (several annotators: the
+    interval is the metric's linearised one, the labels per item are the model's annotators or
+    ``per_item``); ``level`` and ``per_item`` are several annotators' only. ``team`` bills
+    either kind of study person by person; its pricing is built for the study's labels per
+    item (:func:`planner.sizing.raters_team_cost.team_pricing`).
 
     Every value is checked on construction by its rule in
     :data:`planner.validation.RULES` (``width`` in [0.001, 1): below 0.001 a study would

@@ -35,8 +35,9 @@ from planner.sizing.raters_pilot import (
     raters_items_under_uncertainty,
     read_raters_pilot,
 )
-from planner.sizing.raters_plan import labels_budget, plan_several_annotators
+from planner.sizing.raters_plan import plan_several_annotators
 from planner.sizing.raters_precision import study_and_costs
+from planner.sizing.raters_team_cost import study_budget
 from planner.sizing.study_intervals import UNDEFINED_RULE
 from planner.validation import RngLike, check_instance, seed_from
 
@@ -83,7 +84,7 @@ def with_pilot_uncertainty(
         max_items=settings.max_items,
         rng=seed_from(np.random.default_rng([seed, UNCERTAINTY_STREAM])),
     )
-    budget = labels_budget(pilot.model, uncertainty.items, settings)
+    budget = study_budget(pilot.model, settings, uncertainty.items)
     both = (
         f"the recommendation, {uncertainty.items:,} items, counts the pilot's uncertainty "
         f"(hybrid assurance {uncertainty.hybrid_assurance:.3f}); {s.items:,} items reach the "

@@ -3,11 +3,13 @@
 :func:`plan_several_annotators` (:func:`planner.sizing.plan.make_plan` with a model of
 several annotators) sizes the study
 (:func:`planner.sizing.search.find_sample_size`), bills every label
-(``items * labels per item``, :func:`planner.operations.budget.labelling_budget`; in a
+(``items * labels per item``, as a pair's plan bills them: at the single rate or by a named
+team, person by person, :func:`planner.sizing.raters_team_cost.study_budget`; in a
 ``k``-of-``M`` design also the hours per annotator of the pool, ``items * k / M`` labels each
-on average) and, at the plan's labelling hours, shows what ``M = 2 .. 6`` annotators per item
-would buy: items ``= floor(hours * 3600 / (M * seconds_per_item))`` and the plug-in
-half-width at the expected counts of that study (the team cycled from the given annotators).
+on average) and, at the hours of those labels at the budget's seconds, shows what
+``M = 2 .. 6`` annotators per item would buy: items ``= floor(hours * 3600 / (M *
+seconds_per_item))`` and the plug-in half-width at the expected counts of that study (the team
+cycled from the given annotators).
 """
 
 from __future__ import annotations
@@ -17,12 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from planner.errors import InvalidInput
-from planner.operations.budget import SECONDS_PER_HOUR, Budget, labelling_budget, labelling_hours
+from planner.operations.budget import SECONDS_PER_HOUR, labelling_hours
 from planner.sizing.plan import Plan, PlanSettings, PrecisionRow, RatersPlan
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import MAX_ANNOTATORS, RatersModel
-from planner.sizing.raters_precision import contested_share
+from planner.sizing.raters_team_cost import study_budget
 from planner.sizing.search import SampleSizeResult, find_sample_size
 from planner.sizing.study_intervals import expected_half_width, pattern_space
 from planner.validation import RngLike, check_instance, seed_from
@@ -66,20 +67,6 @@ def precision_by_annotators(
     return rows
 
 
-def labels_budget(model: AnyRatersModel, items: int, settings: PlanSettings) -> Budget:
-    """Hours and cost of ``items`` items, each labelled by ``settings.per_item`` (else every)
-    annotator at the settings' seconds and rate, the contested ones adjudicated."""
-    per_item, adjudication = settings.per_item, settings.adjudication_seconds
-    return labelling_budget(
-        items,
-        annotators_per_item=model.n_annotators if per_item is None else per_item,
-        seconds_per_item=settings.seconds_per_item,
-        contested_rate=contested_share(model, per_item) if adjudication else 0.0,
-        adjudication_seconds=adjudication,
-        hourly_rate=settings.hourly_rate,
-    )
-
-
 def _coverage_notes(sizing: SampleSizeResult) -> list[str]:
     """A note when the interval under-covers at the planned size."""
     if not sizing.under_covers:
@@ -103,9 +90,11 @@ def plan_several_annotators(
 
     The target, search effort, ``metric``, ``level`` and ``per_item`` of ``settings`` go to
     :func:`planner.sizing.search.find_sample_size`; ``seconds_per_item`` (one
-    annotator, one item), ``hourly_rate`` and ``adjudication_seconds`` (for each item whose
-    labels do not all agree: :func:`planner.sizing.raters_precision.contested_share`) bill
-    the budget; ``progress`` is passed to the search.
+    annotator, one item), ``hourly_rate``, ``adjudication_seconds`` (for each item whose
+    labels do not all agree: :func:`planner.sizing.label_patterns.contested_share`) and a
+    named ``team`` (each person's seconds and rate) bill the budget, as a pair's plan bills
+    it (:func:`planner.sizing.raters_team_cost.study_budget`); ``progress`` is passed to the
+    search. The fixed-hours table spends the hours of every label at ``seconds_per_item``.
 
     Examples
     --------
@@ -118,21 +107,16 @@ def plan_several_annotators(
     """
     what = "a PairModel, RatersModel or CommonPrevalenceModel (raters_model, ...)"
     check_instance("model", model, (RatersModel, CommonPrevalenceModel), what)
-    if settings.team is not None:
-        raise InvalidInput(
-            "team prices a pair's plan; several annotators' named team bills the budget "
-            "through their scenario (raters_plan_from_options)",
-            parameter="team",
-        )
     s, per_item = settings, settings.per_item
     rng = seed_from(rng)  # as the search takes it: the seed it records
     sizing = find_sample_size(
         model, s.search_settings(s.metric, several=True), rng=rng, progress=progress
     )
-    budget = labels_budget(model, sizing.items, settings)
+    budget = study_budget(model, settings, sizing.items)
     notes = _coverage_notes(sizing)
-    if per_item is None:
-        table = precision_by_annotators(model, sizing, budget.labelling_hours, s.seconds_per_item)
+    if per_item is None:  # every label at the budget's seconds, as the table's rows bill
+        hours = labelling_hours([sizing.items], [s.seconds_per_item], model.n_annotators)
+        table = precision_by_annotators(model, sizing, hours, s.seconds_per_item)
         if isinstance(model, RatersModel) and len(set(model.confusion)) > 1:
             notes.append("the table at fixed hours cycles the given annotators to reach M")
     else:

@@ -13,8 +13,9 @@ its interval the one the sample-size search uses
 Hours and budgets become items at the plan's costs: one item costs
 ``k s + c a`` person-seconds, with ``s`` seconds a label, ``a`` seconds to adjudicate a
 contested item and ``c`` the model's share of contested items (the labels of an item do not
-all agree: :func:`contested_share`), so ``n = floor(3600 H / (k s + c a))`` and, at hourly
-rate ``r``, ``H = C / r`` (:func:`planner.sizing.precision.items_for_hours`).
+all agree: :func:`planner.sizing.label_patterns.contested_share`), so
+``n = floor(3600 H / (k s + c a))`` and, at hourly rate ``r``, ``H = C / r``
+(:func:`planner.sizing.precision.items_for_hours`).
 
 :func:`raters_assurance_curve` gives ``A(n)`` against items on nested studies (common
 random numbers across ``n``, so the curve is smooth), refined where a straight line between
@@ -44,6 +45,7 @@ from planner.sizing.exact import (
     reaches_width,
 )
 from planner.sizing.interval_coverage import falls_short, under_coverage_note
+from planner.sizing.label_patterns import contested_share
 from planner.sizing.model import PairModel
 from planner.sizing.precision import (
     QUANTILE_NAMES,
@@ -301,20 +303,6 @@ def study_and_costs(model: AnyRatersModel, settings: Any) -> tuple[RatersStudy, 
     labels = model.n_annotators if s.per_item is None else s.per_item
     costs = LabelCosts(labels, s.seconds_per_item, s.adjudication_seconds, s.hourly_rate, s.team)
     return study, costs
-
-
-def contested_share(model: AnyRatersModel, per_item: int | None = None) -> float:
-    """``P(the labels of an item do not all agree)``: 1 minus the unanimous patterns' mass.
-
-    >>> from planner.sizing.raters_model import raters_model
-    >>> m = raters_model(0.5, 2, error_rate=0.1)   # two annotators: 2 e (1 - e)
-    >>> round(contested_share(m), 6)
-    0.18
-    """
-    patterns, probs = model.count_patterns(per_item)
-    labels = patterns.sum(axis=1)
-    unanimous = patterns.max(axis=1) == labels
-    return float(max(0.0, 1.0 - probs[unanimous].sum()))
 
 
 def _items(

@@ -22,10 +22,11 @@ holidays, start and end dates and the time spread move who labels what in a sche
 this is the steady state, and ``schedule`` simulates the rest (a team where every person
 labels every item, ``k = M``, is billed exactly).
 
-:func:`priced_budget` is the one budget of a plan: the team's when the plan's settings carry a
+:func:`study_budget` is the one budget of a plan's study, a pair's or several annotators':
+through :func:`priced_budget`, the team's when the plan's settings carry a
 :class:`TeamPricing`, else the single rate (:func:`planner.operations.budget.labelling_budget`);
-``plan``'s budget, worst case, stop rule and the items ``--hours`` and ``--budget`` buy all
-use it.
+a plan's budget and its recommendation's, the worst case, the stop rule and the items that
+``--hours`` and ``--budget`` buy all use it.
 """
 
 from __future__ import annotations
@@ -40,18 +41,8 @@ from planner.errors import InvalidInput
 from planner.operations.assignment import overlap_block
 from planner.operations.budget import SECONDS_PER_HOUR, Budget, labelling_budget
 from planner.operations.team import Person, person_rate
-
-
-@dataclass(frozen=True)
-class PersonShare:
-    """One annotator's share of the plan's labels, hours and cost."""
-
-    name: str
-    labels: float
-    seconds_per_item: float
-    hours: float
-    hourly_rate: float | None
-    cost: float | None
+from planner.sizing.label_patterns import contested_share
+from planner.sizing.model import PairModel
 
 
 @dataclass(frozen=True)
@@ -297,20 +288,24 @@ def team_pricing(
     return TeamPricing(priced, judges, **common)  # type: ignore[arg-type]
 
 
-def priced_budget(settings: Any, items: float, contested_rate: float) -> Budget:
+def priced_budget(
+    settings: Any, items: float, contested_rate: float, labels_per_item: int | None = None
+) -> Budget:
     """The budget of ``ceil(items)`` items at ``settings``' costs: its named team's
     (``settings.team``, a :class:`TeamPricing`) or the single rate.
 
     ``settings`` has ``annotators_per_item``, ``seconds_per_item``, ``adjudication_seconds``,
-    ``hourly_rate`` and ``team`` (:class:`planner.sizing.plan.PlanSettings`).
+    ``hourly_rate`` and ``team`` (:class:`planner.sizing.plan.PlanSettings`);
+    ``labels_per_item`` replaces its ``annotators_per_item`` (several annotators' ``k``).
     """
     n = int(math.ceil(items))
+    k = settings.annotators_per_item if labels_per_item is None else int(labels_per_item)
     team = getattr(settings, "team", None)
     if team is not None:
-        return team.budget(n, settings.annotators_per_item, contested_rate)
+        return team.budget(n, k, contested_rate)
     return labelling_budget(
         n,
-        annotators_per_item=settings.annotators_per_item,
+        annotators_per_item=k,
         seconds_per_item=settings.seconds_per_item,
         contested_rate=contested_rate,
         adjudication_seconds=settings.adjudication_seconds,
@@ -318,37 +313,20 @@ def priced_budget(settings: Any, items: float, contested_rate: float) -> Budget:
     )
 
 
-def team_budget(
-    budget: Budget, people: tuple[Any, ...], labels_per_item: int, seconds_per_item: float,
-    hourly_rate: float | None, *, assignment: str = "next-free", min_shared_items: int = 0,
-) -> tuple[Budget, list[PersonShare]]:  # fmt: skip
-    """``budget`` with its labelling hours and cost from each person's time and rate
-    (adjudication at the budget's rate), and each person's share.
+def study_budget(model: Any, settings: Any, items: float) -> Budget:
+    """The budget of ``ceil(items)`` items of a plan's study, a pair's or several annotators'.
 
-    Person ``j`` gives ``L_j`` labels of the ``n`` items (:meth:`TeamPricing.labels`: their
-    labels of the overlap block of ``min_shared_items``, then their share of the rest under
-    ``assignment``), so ``L_j e_j / 3600`` hours at their rate."""
-    pricing = team_pricing(
-        people, labels_per_item, seconds_per_item, hourly_rate=hourly_rate,
-        assignment=assignment, min_shared_items=min_shared_items,
-    )  # fmt: skip
-    labels = pricing.labels(budget.items)
-    shares = []
-    for x, count in zip(pricing.annotators, labels, strict=True):
-        hours = float(count) * x.seconds_per_item / SECONDS_PER_HOUR
-        cost = None if x.hourly_rate is None else hours * x.hourly_rate
-        shares.append(
-            PersonShare(x.name, float(count), x.seconds_per_item, hours, x.hourly_rate, cost)
-        )
-    labelling = sum(x.hours for x in shares)
-    parts = [x.cost for x in shares]
-    if budget.adjudication_hours:
-        parts.append(None if hourly_rate is None else budget.adjudication_hours * hourly_rate)
-    cost = None if any(c is None for c in parts) else float(sum(c for c in parts if c))
-    priced = replace(
-        budget,
-        labelling_hours=labelling,
-        person_hours=labelling + budget.adjudication_hours,
-        cost=cost,
-    )
-    return priced, shares
+    Every item gets the study's ``k`` labels (a pair's ``settings.annotators_per_item``;
+    several annotators' ``settings.per_item``, else all ``M``), and its expected share ``c``
+    of contested items is adjudicated: a pair's ``p_b + p_c``, several annotators' share of
+    items whose labels do not all agree
+    (:func:`planner.sizing.label_patterns.contested_share`). The budget bills them at
+    ``settings``' costs, a named team's person by person or the single rate
+    (:func:`priced_budget`), so ``contested_items = n c`` whether or not an adjudication
+    takes time.
+    """
+    if isinstance(model, PairModel):
+        return priced_budget(settings, items, model.contested_rate)
+    per_item = settings.per_item
+    k = model.n_annotators if per_item is None else per_item
+    return priced_budget(settings, items, contested_share(model, per_item), labels_per_item=k)
