@@ -34,6 +34,8 @@ _PUBLIC = {
     "PlanSettings": "planner.sizing.plan_settings",
     "TeamPricing": "planner.sizing.raters_team_cost",
     "PersonPrice": "planner.sizing.raters_team_cost",
+    "team_pricing": "planner.sizing.raters_team_cost",
+    "Person": "planner.operations.team",
     "Plan": "planner.sizing.plan",
     "PairPlan": "planner.sizing.plan",
     "PrecisionRow": "planner.sizing.plan",

@@ -260,6 +260,18 @@ def team_pricing(
     assignment, min_shared_items
         The schedule's policy (``next-free`` or ``balanced``) and the items every pair of
         annotators shares (the overlap block assigned first; 0: none).
+
+    Examples
+    --------
+    Two people label every item, 30 s at 50 an hour and 60 s at 30 an hour; as a plan's
+    ``PlanSettings(team=...)`` this prices every item of the plan, a pair's or several
+    annotators':
+
+    >>> from planner import Person
+    >>> people = (Person("ana", seconds_per_item=30, hourly_rate=50),
+    ...           Person("bo", seconds_per_item=60, hourly_rate=30))
+    >>> round(team_pricing(people, 2, 60.0).item_cost(0.0), 4)   # (30 x 50 + 60 x 30) / 3600
+    0.9167
     """
     busy = [_busy_seconds(p, p.seconds_per_item or seconds_per_item) for p in annotators]
     weekly = [_weekly(p) / e for p, e in zip(annotators, busy, strict=True)]
