@@ -43,6 +43,22 @@ def test_adjudication_of_the_fits_contested_share_is_priced_in():
 
 
 @pytest.mark.slow
+def test_the_bought_items_contested_share_is_counted_without_adjudication_time():
+    # as a pair's budget counts p_b + p_c: the items a study would adjudicate, time or not
+    result = _plan(PlanSettings(width=0.05), RemainingSettings(hours=30))
+    model = result.pilot.model
+    assert model.ambiguity == 0  # a latent-class fit: independent labels given the class
+    unanimous = sum(
+        pi * np.prod([model.confusion[j][t][label] for j in range(model.n_annotators)])
+        for t, pi in enumerate(model.prevalences)
+        for label in range(model.n_categories)
+    )
+    cost = result.bought.cost
+    assert cost.contested_items == pytest.approx(result.bought.bought_items * (1 - unanimous))
+    assert cost.adjudication_hours == 0
+
+
+@pytest.mark.slow
 def test_assurance_se_is_the_binomial_formula_over_the_finished_studies():
     result = _plan(PlanSettings(width=0.05), RemainingSettings(hours=54))
     a = result.bought.assurance

@@ -24,10 +24,11 @@ Strata (:mod:`planner.sizing.midstudy_strata_budget`) fill the same :class:`Boug
 Several annotators (:func:`raters_bought`): the items are priced as a fresh plan of several
 annotators prices them (:class:`planner.sizing.raters_precision.LabelCosts`),
 ``m = floor(3600 H / (M s + q t))`` with every one of the ``M`` annotators labelling every
-item and ``q`` the latent-class fit's contested share (with adjudication). The assurance is
-the plan's hybrid assurance ``A_h(m)`` (:class:`planner.sizing.midstudy_raters.FinalStudies`:
-each simulated second stage drawn under one bootstrap refit of the first stage and added to
-it), with binomial Monte Carlo SE over its ``R`` finished studies, and the expected half-width
+item and ``q`` the latent-class fit's contested share (counted whether or not ``t > 0``).
+The assurance is the plan's hybrid assurance ``A_h(m)``
+(:class:`planner.sizing.midstudy_raters.FinalStudies`: each simulated second stage drawn under
+one bootstrap refit of the first stage and added to it), with binomial Monte Carlo SE over its
+``R`` finished studies, and the expected half-width
 the mean usable half-width over the same studies.
 """
 

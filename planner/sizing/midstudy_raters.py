@@ -309,7 +309,7 @@ def plan_remaining_raters(
     check_total(settings.max_items, n0)
     costs = {
         "annotators_per_item": labels, "seconds_per_item": settings.seconds_per_item,
-        "contested_rate": contested_share(pilot.model) if settings.adjudication_seconds else 0.0,
+        "contested_rate": contested_share(pilot.model),  # counted, as a pair's, always
         "adjudication_seconds": settings.adjudication_seconds,
         "hourly_rate": settings.hourly_rate,
     }  # fmt: skip
