@@ -22,15 +22,16 @@ from planner.application.schedule_team import (
 )
 from planner.errors import InvalidInput
 from planner.sizing.compare import Comparison, enriched_shares
+from planner.sizing.raters_model import check_per_item
 from planner.sizing.raters_strata import STRATA_METRICS, raters_strata, stratum_raters_models
 from planner.sizing.raters_strata_designs import StrataOptions, compare_raters_designs
 from planner.sizing.study_intervals import UNDEFINED_RULE
 from planner.validation import RULES, check, seed_from
 
 #: options a comparison of designs over strata has no use for (each stratum states its
-#: prevalence; every annotator labels every item of two categories)
+#: prevalence; the annotators label two categories, by error rates)
 NOT_WITH_STRATA = (
-    "prevalence", "n_categories", "confusion", "kappa", "per_item", "level", "pilot",
+    "prevalence", "n_categories", "confusion", "kappa", "level", "pilot",
     "items", "hours", "budget", "error_rate", "bias", "ambiguity",
 )  # fmt: skip
 #: the scenario keys of the designs (``[design]``), their defaults those of StrataOptions
@@ -56,7 +57,7 @@ def _refuse_options(options: dict[str, Any], scenario: Any) -> None:
     elif name in ("error_rate", "bias", "ambiguity"):
         why = "set it in the file's [annotators] or [[strata]]"
     else:
-        why = "every annotator labels every item of two categories, by error rates"
+        why = "the annotators label two categories, by error rates"
     raise InvalidInput(
         f"{name} does not combine with the strata of {Path(scenario.path).name}: {why}",
         parameter=name,
@@ -81,6 +82,18 @@ def _count(values: dict[str, Any], from_file: set[str], scenario: Any) -> int:
     return count
 
 
+def _per_item(values: dict[str, Any], from_file: set[str], scenario: Any, count: int) -> int | None:
+    """``k`` of the ``count`` annotators on each item (2 to ``count - 1``), or None: all."""
+    if values["per_item"] is None:
+        return None
+    try:
+        return check_per_item(values["per_item"], count)
+    except InvalidInput as exc:
+        if "per_item" not in from_file:
+            raise
+        raise InvalidInput(f"{scenario.path}: annotators.{exc}") from None
+
+
 def _metric(values: dict[str, Any], from_file: set[str], scenario: Any) -> str:
     """``psa`` (the default) or ``fleiss``: the metrics with a weighted interval."""
     metric = values["metric"] or "psa"
@@ -94,13 +107,14 @@ def _metric(values: dict[str, Any], from_file: set[str], scenario: Any) -> str:
     return str(metric)
 
 
-def _check_team(scenario: Any, count: int) -> None:
-    """A named team labels every item with all ``count`` annotators: it needs that many."""
+def _check_team(scenario: Any, labels: int, key: str) -> None:
+    """A named team gives every item ``labels`` labels from different people (``key``, the
+    scenario key that set them): it needs that many."""
     named = (getattr(scenario, "team", None) or {}).get("annotator") or []
-    if named and len(named) < count:
+    if named and len(named) < labels:
         raise InvalidInput(
             f"{scenario.path}: [team] names {len(named)} annotators, but every item gets "
-            f"annotators.count {count} labels from different people: name at least {count}"
+            f"{key} {labels} labels from different people: name at least {labels}"
         )
 
 
@@ -124,10 +138,15 @@ def raters_comparison_from_options(
     _refuse_options(options, scenario)
     values, from_file = resolve(options, scenario)
     count = _count(values, from_file, scenario)
+    per_item = _per_item(values, from_file, scenario, count)
     metric = _metric(values, from_file, scenario)
-    _check_team(scenario, count)
-    team = team_pricing_of(scenario, count, values, "n_annotators")  # named people, or None
-    settings = settings_from_values(values, metric, annotators_per_item=count, team=team)
+    labels = count if per_item is None else per_item
+    _check_team(scenario, labels, "annotators.count" if per_item is None else "annotators.per_item")
+    parameter = "n_annotators" if per_item is None else "per_item"
+    team = team_pricing_of(scenario, labels, values, parameter)  # named people, or None
+    settings = settings_from_values(
+        values, metric, annotators_per_item=labels, per_item=per_item, team=team
+    )
 
     def key(name: str, i: int) -> str:  # a stratum's own key, else the section's
         own = getattr(scenario.strata[i - 1], name, None) is not None
@@ -142,6 +161,7 @@ def raters_comparison_from_options(
         [s.share for s in scenario.strata],
         [s.seconds_per_item or settings.seconds_per_item for s in scenario.strata],
         models,
+        per_item,
     )
     extra = StrataOptions(
         scenario=scenario,
@@ -196,7 +216,7 @@ def strata_work(scenario: Any, seed: int, options: dict[str, Any], design: str) 
         items.append(chosen.prevalence_slice_items)
         seconds.append(float(sum(r["share"] * r["seconds_per_item"] for r in rows)))
         contested.append(comparison.population["contested_rate"])
-    labels = int(resolve(library, scenario)[0]["n_annotators"])  # every one, every item
+    labels = comparison.raters.labels_per_item  # type: ignore[union-attr]
     note = (
         f"{Path(scenario.path).name}: the {design} design over its strata sizes "
         f"{chosen.items:,} items with {labels} annotators each; the schedule labels them"

@@ -77,8 +77,8 @@ def _work(result: Plan | Comparison, design: str) -> tuple[list, list, list, int
     match result:
         case Comparison():
             labels = settings.annotators_per_item
-            if result.raters is not None:  # every annotator labels every item
-                labels = result.raters.n_annotators
+            if result.raters is not None:  # every annotator, or per_item of them, on each item
+                labels = result.raters.labels_per_item
             return (*_stratified_operation(result, design), labels)
         case Plan() if result.several:  # the recommendation's items, k labels each
             work = work_of_several_plan(result)

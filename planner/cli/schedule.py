@@ -318,6 +318,23 @@ def _plan_options(v: dict[str, Any]) -> PlanOptions:
 SEVERAL_FLAGS = ("categories", "level", "per_item", "confusion")
 
 
+def _refuse_strata(v: dict[str, Any], scenario: Any) -> None:
+    """One line for a several-annotator model option with a scenario of ``[[strata]]``: its
+    designs are scheduled as the file states them."""
+    if not getattr(scenario, "strata", ()):
+        return
+    flag = next((k for k in SEVERAL_FLAGS if v[k] is not None), "prevalence")
+    why = (
+        "set annotators.per_item in the file (plan takes --per-item to compare the designs)"
+        if flag == "per_item"
+        else "it does not combine with [[strata]]"
+    )
+    raise InvalidInput(
+        f"--{flag.replace('_', '-')} does not change the strata designs that schedule labels "
+        f"for {scenario.path}: {why}"
+    )
+
+
 def _several_work(  # the several-annotator plan's work and its seed
     v: dict[str, Any],
 ) -> tuple[SeveralWork, int] | None:
@@ -346,6 +363,7 @@ def _several_work(  # the several-annotator plan's work and its seed
     )
     as_plan.update(annotators_per_item=None, scenario_option=None, hours=None, budget=None)
     scenario = raters_scenario(as_plan)
+    _refuse_strata(v, scenario)
     check_several_options(as_plan, scenario)  # plan's own checks
     try:
         library = library_options(as_plan)

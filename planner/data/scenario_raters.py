@@ -237,8 +237,8 @@ class RatersScenario(Scenario):
 
 
 #: what several annotators over strata cannot take: each stratum has its prevalence, the
-#: annotators label every item of two categories by error rates
-_NOT_WITH_STRATA = ("prevalence", "pilot_file", "confusion", "categories", "kappa", "per_item")
+#: annotators label two categories by error rates (every one of them, or ``per_item``)
+_NOT_WITH_STRATA = ("prevalence", "pilot_file", "confusion", "categories", "kappa")
 
 
 def _check_stratified(table: Any, source: str) -> None:
@@ -251,8 +251,7 @@ def _check_stratified(table: Any, source: str) -> None:
         why = (
             "each stratum states its own strata[].prevalence"
             if clash[0] == "prevalence"
-            else "the designs over strata take every annotator on every item of two "
-            "categories, by error rates"
+            else "the designs over strata take annotators of two categories, by error rates"
         )
         raise InvalidInput(
             f"{source}: annotators.{clash[0]} does not combine with [[strata]]: {why}"

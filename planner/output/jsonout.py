@@ -470,6 +470,8 @@ def comparison_document(comparison: Any, schedule: Any = None) -> dict[str, Any]
             "psa": "specific positive agreement (Uebersax) among all the annotators",
             "kappa": "Fleiss' kappa",
         }
+        if c.raters.per_item is not None:  # k of the M annotators label each item
+            body["annotators"]["per_item"] = c.raters.per_item
     if schedule is not None:
         body["schedule"] = {**schedule_body(schedule), "notes": list(schedule.notes)}
     return document("plan-comparison", body, seed=c.seed, notes=c.notes)

@@ -142,6 +142,19 @@ def check_pair_shape(n_annotators: int, n_categories: int) -> None:
         )
 
 
+def check_per_item(per_item: Any, n_annotators: int) -> int:
+    """``per_item`` checked: an integer of at least 2 (its rule) and below the pool's
+    ``n_annotators`` (``k`` of ``M`` drawn at random per item; ``M`` of ``M`` is every one)."""
+    k = int(check("per_item", per_item, RULES["per_item"]))
+    if k >= n_annotators:
+        raise InvalidInput(
+            f"per_item must be less than the {n_annotators} annotators of the pool, got {k}",
+            parameter="per_item",
+            value=k,
+        )
+    return k
+
+
 def _ambiguous_patterns(rows: FloatArray, truth: int) -> FloatArray:
     """Ordered-pattern probabilities on ambiguous items of true class ``truth``.
 

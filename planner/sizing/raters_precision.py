@@ -55,7 +55,7 @@ from planner.sizing.precision import (
     refined_curve,
 )
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
-from planner.sizing.raters_model import RatersModel
+from planner.sizing.raters_model import RatersModel, check_per_item
 from planner.sizing.raters_team_cost import TeamPricing, priced_budget
 from planner.sizing.search import SearchSettings
 from planner.sizing.search_checks import pair_true_value
@@ -242,12 +242,7 @@ def checked_study(model: AnyRatersModel, study: RatersStudy) -> tuple[RatersStud
     m = model.n_annotators
     per_item = study.per_item
     if per_item is not None:
-        per_item = check("per_item", per_item, RULES["per_item"])
-        if per_item >= m:
-            raise InvalidInput(
-                f"per_item must be less than the {m} annotators of the pool, got {per_item}",
-                parameter="per_item",
-            )
+        per_item = check_per_item(per_item, m)
         if metric in ORDERED_METRICS:
             raise InvalidInput(
                 f"metric {metric} needs every annotator on every item; with per_item use "

@@ -2,13 +2,15 @@
 
 A :class:`RatersStrata` holds each stratum's share of traffic, seconds per item and annotator
 model (:func:`planner.sizing.raters_model.raters_model`: the stratum's prevalence, error
-rates, bias and ambiguity over the ``[annotators]`` section's), with every annotator labelling
-every item of two categories; a study of a stratum is then its counts of the ``M + 1`` label
-patterns (how many annotators said positive). The coefficients are specific positive
-agreement (``psa``, Uebersax) and Fleiss' kappa, as smooth functions of the means of the item
-features of :func:`planner.statistics.stratified.multirater_features`: traffic's value, the
-residual SDs the cost-optimal allocation weighs, the weighted analysis of ``agree
---stratum-col`` (combined ratio estimator, linearised t interval with Satterthwaite df; logit
+rates, bias and ambiguity over the ``[annotators]`` section's) over two categories, every item
+labelled by all ``M`` annotators or by ``k`` of them drawn at random (``per_item``, the
+pattern probabilities averaged over the ``C(M, k)`` subsets); a study of a stratum is then
+its counts of the ``k + 1`` label patterns (how many of its labels said positive). The
+coefficients are specific positive agreement (``psa``, Uebersax) and Fleiss' kappa, as smooth
+functions of the means of the item features of
+:func:`planner.statistics.stratified.multirater_features`: traffic's value, the residual SDs
+the cost-optimal allocation weighs, the weighted analysis of ``agree --stratum-col``
+(combined ratio estimator, linearised t interval with Satterthwaite df; logit
 scale for PSA, ``log(1 - kappa)`` for Fleiss' kappa) and the pooled single-sample interval.
 The designs built on them are :mod:`planner.sizing.raters_strata_designs`.
 """
@@ -28,7 +30,7 @@ from planner.sizing.design import (
 )
 from planner.sizing.model import renamed
 from planner.sizing.plan_settings import PlanSettings
-from planner.sizing.raters_model import RatersModel, raters_model
+from planner.sizing.raters_model import RatersModel, check_per_item, raters_model
 from planner.sizing.study_intervals import plug_in_items, study_intervals
 from planner.statistics.stratified import (
     multirater_coefficient,
@@ -58,6 +60,9 @@ class RatersStrata:
         ``(P, 2)`` count patterns (negatives, positives), the same for every stratum.
     probabilities
         ``(H, P)`` each stratum's pattern probabilities.
+    per_item
+        ``k``: each item labelled by ``k`` of the ``M`` annotators, drawn at random; ``None``:
+        by all of them.
     """
 
     names: tuple[str, ...]
@@ -66,6 +71,7 @@ class RatersStrata:
     models: tuple[RatersModel, ...]
     patterns: NDArray[np.int64]
     probabilities: FloatArray
+    per_item: int | None = None
 
     @property
     def population(self) -> FloatArray:
@@ -89,6 +95,12 @@ class RatersStrata:
 
     @property
     def n_annotators(self) -> int:
+        """``M``, the annotators of the study's pool."""
+        return self.models[0].n_annotators
+
+    @property
+    def labels_per_item(self) -> int:
+        """``k``, the labels each item gets (``M`` unless ``per_item``)."""
         return int(self.patterns[0].sum())
 
 
@@ -136,9 +148,11 @@ def raters_strata(
     shares: list[float],
     seconds: list[float],
     models: list[RatersModel],
+    per_item: int | None = None,
 ) -> RatersStrata:
     """The strata, checked: two to :data:`~planner.validation.MAX_STRATA`, shares summing to
-    1, the same annotators over two categories in every stratum."""
+    1, the same annotators over two categories in every stratum; with ``per_item`` ``k``
+    (2 to ``M - 1``), each item labelled by ``k`` of them drawn at random."""
     check_strata(list(models), shares)
     shapes = {(m.n_annotators, m.n_categories) for m in models}
     if len(shapes) != 1 or next(iter(shapes))[1] != 2:
@@ -147,7 +161,9 @@ def raters_strata(
             "categories in every stratum",
             parameter="strata",
         )
-    spaces = [m.count_patterns() for m in models]
+    if per_item is not None:
+        check_per_item(per_item, models[0].n_annotators)
+    spaces = [m.count_patterns(per_item) for m in models]
     patterns = spaces[0][0]
     if any(not np.array_equal(rows, patterns) for rows, _ in spaces):
         raise InvalidInput("the strata's label patterns differ", parameter="strata")
@@ -158,6 +174,7 @@ def raters_strata(
         models=tuple(models),
         patterns=patterns,
         probabilities=np.array([p for _, p in spaces]),
+        per_item=per_item,
     )
 
 

@@ -97,7 +97,7 @@ def raters_enriched_design(
         list(strata.probabilities), enriched, pooled_fit(strata, metric, settings.confidence_level),
         search, rng=rng, studies=StratifiedPatternStudies,
     )  # fmt: skip
-    rate = float(strata.population @ strata.patterns[:, POSITIVE]) / strata.n_annotators
+    rate = float(strata.population @ strata.patterns[:, POSITIVE]) / strata.labels_per_item
     z = normal_quantile(settings.confidence_level)
     slice_items = int(math.ceil(z * z * rate * (1 - rate) / prevalence_width**2))
     union = float(strata.shares @ strata.union)
@@ -182,9 +182,10 @@ def raters_bootstrap_check(
 def raters_design_cost(
     design: DesignResult, strata: RatersStrata, settings: PlanSettings
 ) -> DesignCost:
-    """Person-hours and cost: every annotator labels every item at its stratum's seconds, the
-    contested items adjudicated; the prevalence slice at traffic's mean seconds. With a named
-    team (``settings.team``) each person's seconds and rate bill their labels."""
+    """Person-hours and cost: each item's ``k`` labels (every annotator's, or ``per_item``)
+    at its stratum's seconds, the contested items adjudicated; the prevalence slice at
+    traffic's mean seconds. With a named team (``settings.team``) each person's seconds and
+    rate bill their labels."""
     mean_seconds = float(strata.shares @ strata.seconds)
     population = float(strata.contested(strata.population))
     contested = list(np.atleast_1d(strata.contested(strata.probabilities)))
@@ -196,7 +197,7 @@ def raters_design_cost(
     def budget(items: list[int], seconds: list[float], rates: list[float]) -> Any:
         return stratified_budget(
             items, seconds, rates,
-            annotators_per_item=strata.n_annotators,
+            annotators_per_item=strata.labels_per_item,
             adjudication_seconds=settings.adjudication_seconds,
             hourly_rate=settings.hourly_rate,
         )  # fmt: skip
@@ -299,7 +300,8 @@ def compare_raters_designs(
     Raises
     ------
     InvalidInput
-        A metric other than ``psa`` or ``fleiss`` (named ``metric``), or ``per_item``.
+        A metric other than ``psa`` or ``fleiss`` (named ``metric``). The labels per item
+        are the strata's (``strata.per_item``); ``settings.per_item`` must agree.
 
     Examples
     --------
@@ -323,18 +325,7 @@ def compare_raters_designs(
     >>> sorted(found.designs), found.designs["weighted"].assurance >= 0.5
     (['enriched', 'uniform', 'weighted'], True)
     """
-    if settings.metric not in STRATA_METRICS:
-        raise InvalidInput(
-            f"metric {settings.metric} has no population-weighted interval over strata for "
-            f"several annotators; give {' or '.join(STRATA_METRICS)}",
-            parameter="metric",
-            value=settings.metric,
-        )
-    if settings.per_item is not None:
-        raise InvalidInput(
-            "per_item does not combine with strata: every annotator labels every item",
-            parameter="per_item",
-        )
+    _check_settings(strata, settings)
     seed = seed_from(rng)
     step = progress if progress is not None else (lambda done, total: None)
     designs, check = _sized_designs(strata, settings, options, seed, step)
@@ -351,6 +342,23 @@ def compare_raters_designs(
         raters=strata,
         notes=_notes(strata, designs["weighted"], settings, options),
     )  # fmt: skip
+
+
+def _check_settings(strata: RatersStrata, settings: PlanSettings) -> None:
+    """A metric with a population-weighted interval, and the strata's labels per item."""
+    if settings.metric not in STRATA_METRICS:
+        raise InvalidInput(
+            f"metric {settings.metric} has no population-weighted interval over strata for "
+            f"several annotators; give {' or '.join(STRATA_METRICS)}",
+            parameter="metric",
+            value=settings.metric,
+        )
+    if settings.per_item != strata.per_item:
+        raise InvalidInput(
+            f"per_item {settings.per_item} differs from the strata's {strata.per_item}: give "
+            "the same k of M to raters_strata and to the settings",
+            parameter="per_item",
+        )
 
 
 def _population(strata: RatersStrata) -> dict[str, float]:
@@ -376,9 +384,20 @@ def _notes(
             options.scenario, options.enriched, options.prevalence_width, options.floor_items
         ),
         coverage_note(weighted, settings),
-        f"{strata.n_annotators} annotators label every item; psa is Uebersax's specific "
-        "positive agreement and kappa Fleiss' kappa",
+        f"{_who_labels(strata)}; psa is Uebersax's specific positive agreement and kappa "
+        "Fleiss' kappa",
     ]
+
+
+def _who_labels(strata: RatersStrata) -> str:
+    """``3 annotators label every item``, or ``each item is labelled by 2 of 4 annotators
+    drawn at random``."""
+    if strata.per_item is None:
+        return f"{strata.n_annotators} annotators label every item"
+    return (
+        f"each item is labelled by {strata.per_item} of {strata.n_annotators} annotators "
+        "drawn at random"
+    )
 
 
 def _sized_designs(

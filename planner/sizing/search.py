@@ -54,7 +54,7 @@ from planner.sizing.exact import EXACT_PSA_METHODS, ExactPSAAssurance
 from planner.sizing.interval_coverage import falls_short, under_coverage_note
 from planner.sizing.model import PairModel
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
-from planner.sizing.raters_model import RatersModel
+from planner.sizing.raters_model import RatersModel, check_per_item
 from planner.sizing.sample_size_search import first_crossing, unreachable_error
 from planner.sizing.search_checks import pair_evidence, pattern_evidence
 from planner.sizing.search_criteria import (
@@ -444,12 +444,8 @@ def _check_several(model: Any, settings: SearchSettings) -> PairModel | AnyRater
             f"{settings.metric} (leave method None)",
             parameter="method",
         )
-    m, k = model.n_annotators, settings.per_item
-    if k is not None and k >= m:
-        raise InvalidInput(
-            f"per_item must be less than the {m} annotators of the pool, got {k}",
-            parameter="per_item",
-        )
+    if settings.per_item is not None:
+        check_per_item(settings.per_item, model.n_annotators)
     return model
 
 
