@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from planner.application.precedence import named_by_file, resolve_values
 from planner.application.schedule_team import (
     DESIGNS_PRICED_NOTE,
     plan_pricing,
@@ -239,29 +240,34 @@ def _model_from(options: dict[str, Any]) -> PairModel:
     return pair_from_union_rate(options["union_rate"], options["psa"])
 
 
+#: where a pair's scenario gives each merged option: its section and key
+PAIR_SOURCES = {
+    **{key: ("target", key) for key in ("metric", "width", "confidence", "assurance")},
+    **{key: ("target", key) for key in ("psa_method", "kappa_method")},
+    **{
+        key: ("budget", key)
+        for key in ("annotators_per_item", "seconds_per_item", "adjudication_seconds")
+    },
+    "hourly_rate": ("budget", "hourly_rate"),
+    "floor_items": ("design", "floor_items"),
+    "prevalence_width": ("design", "prevalence_width"),
+    **{key: ("simulation", key) for key in ("replicates", "max_items", "seed")},
+}
+#: the merged options' documented defaults (ResolvedOptions', read from PlanSettings)
+PAIR_DEFAULTS = {f.name: f.default for f in fields(ResolvedOptions)}
+
+
 def resolve(scenario: Scenario | None, cli: Mapping[str, Any]) -> ResolvedOptions:
-    """Merge defaults, the scenario's values and the command line's (in that order)."""
+    """Merge defaults, the scenario's values and the command line's (in that order), by
+    :data:`PAIR_SOURCES` (:func:`planner.application.precedence.resolve_values`)."""
     if scenario is not None and getattr(scenario, "annotators", None) is not None:  # raters2
         raise InvalidInput(
             f"{scenario.path}: a scenario with an [annotators] section (several annotators) "
             "is planned by raters_plan_from_options (plan SCENARIO), not by the pair's plan"
         )
-    merged: dict[str, Any] = {}
-    if scenario is not None:
-        for key in ("metric", "width", "confidence", "assurance", "psa_method", "kappa_method"):
-            if key in scenario.target:
-                merged[key] = scenario.target[key]
-        merged.update(scenario.budget)
-        merged.update(scenario.design)
-        if "replicates" in scenario.simulation:
-            merged["replicates"] = scenario.simulation["replicates"]
-        if "max_items" in scenario.simulation:
-            merged["max_items"] = scenario.simulation["max_items"]
-        merged["seed"] = scenario.simulation.get("seed")
-    merged.update({k: v for k, v in cli.items() if v is not None and k not in MODEL_OPTIONS})
-    return ResolvedOptions(
-        **{f.name: merged[f.name] for f in fields(ResolvedOptions) if f.name in merged}
-    )
+    given = {k: v for k, v in cli.items() if k not in MODEL_OPTIONS}
+    values, _ = resolve_values(given, scenario, PAIR_SOURCES, PAIR_DEFAULTS)
+    return ResolvedOptions(**values)
 
 
 def settings_from(merged: ResolvedOptions) -> PlanSettings:
@@ -282,20 +288,17 @@ def settings_from(merged: ResolvedOptions) -> PlanSettings:
 
 
 # PlanSettings' parameters whose merged option has another name
-_SETTING_KEYS = {"confidence_level": "confidence", "replicates": "replicates"}
-_SCENARIO_SECTIONS = ("target", "budget", "design", "simulation")
+_SETTING_KEYS = {"confidence_level": "confidence"}
+
+
+def _from_file(scenario: Scenario | None, cli: Mapping[str, Any]) -> set[str]:
+    """The merged options whose value came from the scenario file."""
+    return resolve_values(cli, scenario, PAIR_SOURCES, {})[1]
 
 
 def scenario_keys(scenario: Scenario | None, cli: dict[str, Any]) -> dict[str, str]:
     """Merged option -> the scenario key it came from (``target.width``), unless overridden."""
-    if scenario is None:
-        return {}
-    keys = {}
-    for section in _SCENARIO_SECTIONS:
-        for key in getattr(scenario, section):
-            if cli.get(key) is None:
-                keys[key] = f"{section}.{key}"
-    return keys
+    return {p: ".".join(PAIR_SOURCES[p]) for p in _from_file(scenario, cli)}
 
 
 def _settings(merged: ResolvedOptions, scenario: Scenario | None, cli: dict[str, Any]):  # type: ignore[no-untyped-def]
@@ -303,12 +306,8 @@ def _settings(merged: ResolvedOptions, scenario: Scenario | None, cli: dict[str,
     try:
         return settings_from(merged)
     except InvalidInput as exc:
-        parameter = exc.parameter or ""
-        key = scenario_keys(scenario, cli).get(_SETTING_KEYS.get(parameter, parameter))
-        if scenario is None or key is None:
-            raise
-        message = str(exc)
-        raise InvalidInput(f"{scenario.path}: {key}{message[len(parameter) :]}") from None
+        from_file = _from_file(scenario, cli)
+        raise named_by_file(exc, scenario, from_file, PAIR_SOURCES, _SETTING_KEYS) from None
 
 
 def _named(key: str, keys: dict[str, str], scenario: Scenario | None) -> str:

@@ -10,13 +10,13 @@ in a value that came from the file names the file and its key
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from planner.application.precedence import named_by_file, resolve_values
 from planner.application.schedule_team import plan_pricing, pricing_note, resolve_team
 from planner.errors import InvalidInput
 from planner.sizing.plan import PlanSettings, RatersPlan, make_plan
@@ -71,26 +71,10 @@ DEFAULTS: dict[str, Any] = {
 _NOT_WITH_KAPPA = ("error_rate", "bias", "confusion", "ambiguity")
 
 
-def _scenario_value(scenario: Any, parameter: str) -> Any:
-    section, key = FROM_SCENARIO[parameter]
-    if section == "annotators":
-        return getattr(scenario.annotators, key)
-    return getattr(scenario, section).get(key)
-
-
 def resolve(options: dict[str, Any], scenario: Any = None) -> tuple[dict[str, Any], set[str]]:
     """Every parameter's value (option, else scenario, else default) and which came from
-    the scenario file."""
-    values: dict[str, Any] = {}
-    from_file: set[str] = set()
-    for parameter in FROM_SCENARIO:
-        value = options.get(parameter)
-        if value is None and scenario is not None:
-            value = _scenario_value(scenario, parameter)
-            if value is not None:
-                from_file.add(parameter)
-        values[parameter] = DEFAULTS.get(parameter) if value is None else value
-    return values, from_file
+    the scenario file (:func:`planner.application.precedence.resolve_values`)."""
+    return resolve_values(options, scenario, FROM_SCENARIO, DEFAULTS)
 
 
 def _model(values: dict[str, Any]) -> AnyRatersModel:
@@ -144,12 +128,7 @@ def settings_from_values(values: dict[str, Any], metric: str, **extra: Any) -> P
 
 def _named_by_file(exc: InvalidInput, scenario: Any, from_file: set[str]) -> InvalidInput:
     """The error with its leading parameter name replaced by "file: section.key"."""
-    parameter = getattr(exc, "parameter", None)
-    if scenario is None or parameter not in from_file:
-        return exc
-    section, key = FROM_SCENARIO[parameter]
-    text = re.sub(rf"^{re.escape(parameter)}\b", "", str(exc)).lstrip()
-    return InvalidInput(f"{scenario.path}: {section}.{key} {text}")
+    return named_by_file(exc, scenario, from_file, FROM_SCENARIO)
 
 
 def raters_model_from_options(options: dict[str, Any], scenario: Any = None) -> AnyRatersModel:
