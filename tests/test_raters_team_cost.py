@@ -16,13 +16,17 @@ labels 1600 : 600.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from planner.cli.commands import app
+from planner.errors import InvalidInput
 from planner.operations.team import Person
+from planner.output.report_raters import raters_hours
+from planner.sizing.model import pair_from_annotators
 from planner.sizing.plan import PlanSettings, make_plan
 from planner.sizing.raters_model import raters_model
 from planner.sizing.raters_team_cost import label_shares, team_pricing
@@ -197,3 +201,42 @@ def test_the_library_plan_of_several_annotators_bills_a_named_team():
     # the fixed-hours table spends the hours of every label at the budget's 60 s
     row = next(r for r in plan.by_annotators if r.annotators == 3)
     assert row.items == n
+
+
+def test_a_team_priced_for_another_number_of_labels_an_item_is_refused():
+    # priced for k = 2, the team would bill two labels an item of a study that gives three
+    people = tuple(Person(name, seconds_per_item=60) for name in ("ana", "bo", "cy"))
+    pricing = team_pricing(people, 2, 60.0, hourly_rate=20.0)
+    settings = PlanSettings(metric="fleiss", width=0.1, replicates=200, team=pricing)
+    with pytest.raises(InvalidInput) as raised:
+        make_plan(raters_model(0.3, 3, error_rate=0.1), settings, rng=1)
+    assert raised.value.parameter == "team"
+    assert "priced for 2 labels an item" in str(raised.value)
+    # the same team prices a pair (k = 2) without complaint
+    pair_settings = replace(settings, metric="kappa")
+    pair = make_plan(pair_from_annotators(0.3, (0.1, 0.1)), pair_settings, rng=1)
+    assert pair.budget.labels == 2 * pair.items
+
+
+def test_the_reports_hours_chart_bills_each_annotator_counts_labels_and_adjudication():
+    # every bar of M = 2 .. 6 annotators: M labels of 60 s an item and 50 s on each item
+    # whose M labels disagree (brute-force share), at 20 an hour
+    model = raters_model(0.2, 3, error_rate=0.05)
+    settings = PlanSettings(
+        metric="fleiss", width=0.1, replicates=200, seconds_per_item=60.0,
+        adjudication_seconds=50.0, hourly_rate=20.0,
+    )  # fmt: skip
+    bars = raters_hours(model, make_plan(model, settings, rng=1))
+    several = [i for i, kind in enumerate(bars.kinds) if kind == "m"]
+    assert len(several) == 5
+    for m, i in zip(range(2, 7), several, strict=True):
+        contested = 1 - _unanimous_share(raters_model(0.2, m, error_rate=0.05))
+        seconds = bars.items[i] * (m * 60 + contested * 50)
+        assert bars.hours[i] == pytest.approx(seconds / 3600)
+        assert bars.costs[i] == pytest.approx(seconds / 3600 * 20)
+    # a named team has its own size: the other counts say they are at the single rate
+    people = tuple(Person(name, seconds_per_item=30) for name in ("ana", "bo", "cy"))
+    team = replace(settings, team=team_pricing(people, 3, 60.0, hourly_rate=20.0))
+    labels = raters_hours(model, make_plan(model, team, rng=1)).labels
+    assert all("single rate" in labels[i] for i in several)
+    assert "single rate" not in labels[0]

@@ -294,11 +294,10 @@ def _schedule(scenario: Scenario, result: PlanResult, seed: int) -> ScheduleResu
 
 @dataclass(frozen=True)
 class _SeveralAnnotators:
-    """A several-annotator scenario's plan (with its curve), its model and its costs."""
+    """A several-annotator scenario's plan (with its curve) and its model."""
 
     plan: RatersPlan
     model: AnyRatersModel
-    costs: dict[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
         return raters_plan_document(self.plan)
@@ -306,14 +305,12 @@ class _SeveralAnnotators:
 
 def _several_annotators(scenario: Scenario, seed: int) -> tuple[_SeveralAnnotators, Any]:
     """The plan of an ``[annotators]`` scenario and the schedule that labels its items."""
-    from planner.application.raters_options import raters_model_from_options, resolve
+    from planner.application.raters_options import raters_model_from_options
 
     plan = raters_plan_from_options({"curve": True}, scenario, rng=seed)
-    values, _ = resolve({}, scenario)
-    costs = {k: values[k] for k in ("seconds_per_item", "adjudication_seconds", "hourly_rate")}
     model = plan.pilot.model if plan.pilot is not None else raters_model_from_options({}, scenario)
     _, schedule = run_schedule(scenario.path, PlanOptions(), {}, lambda _: seed)
-    return _SeveralAnnotators(plan, model, costs), schedule
+    return _SeveralAnnotators(plan, model), schedule
 
 
 def _figures_and_blocks(
@@ -322,9 +319,7 @@ def _figures_and_blocks(
     """The figures' data and the report's blocks, for a pair's or several annotators' plan."""
     alt_test = alt_test_report(scenario, seed)
     if isinstance(result, _SeveralAnnotators):
-        figures = raters_figure_data(
-            scenario, result.plan, result.model, schedule, seed, result.costs
-        )
+        figures = raters_figure_data(scenario, result.plan, result.model, schedule, seed)
         figures = replace(figures, alt_test=alt_test)
         return figures, raters_blocks(scenario, result.plan, schedule, figures)
     figures = figure_data(result, schedule, decision_thresholds(scenario), seed=seed)

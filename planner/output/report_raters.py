@@ -20,6 +20,7 @@ Every stream is a child of the report's seed that the plan's search does not use
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,6 @@ import numpy as np
 
 from planner.data.scenario import Scenario
 from planner.measuring.decision import decide
-from planner.operations.budget import labelling_budget
 from planner.operations.workload import ScheduleResult
 from planner.output.report_alt_test import alt_test_section
 from planner.output.report_figures import (
@@ -57,6 +57,7 @@ from planner.sizing.plan import RatersPlan
 from planner.sizing.raters_common import AnyRatersModel
 from planner.sizing.raters_model import MAX_ANNOTATORS
 from planner.sizing.raters_plan import describe_model
+from planner.sizing.raters_team_cost import study_budget
 from planner.sizing.studies import NestedPatternStudies, simulate_pattern_counts
 from planner.sizing.study_intervals import expected_half_width, pattern_space, study_intervals
 from planner.validation import seed_from
@@ -138,9 +139,15 @@ def plug_in_items(model: AnyRatersModel, plan: RatersPlan, annotators: int) -> i
     return int(np.ceil(ref * (hw / s.width) ** 2))
 
 
-def raters_hours(model: AnyRatersModel, plan: RatersPlan, costs: dict[str, Any]) -> HoursBars:
+def raters_hours(model: AnyRatersModel, plan: RatersPlan) -> HoursBars:
     """The plan's person-hours and, without ``k`` of ``M``, those of ``M = 2 .. 6``
-    annotators per item at their plug-in items for the target width."""
+    annotators per item at their plug-in items for the target width.
+
+    Each bar bills its items as the plan does (:func:`study_budget`: every label and the
+    ``M`` annotators' contested share adjudicated). A named team has its own number of
+    people, so the ``M = 2 .. 6`` bars are then billed at the budget's single rate and their
+    labels say so.
+    """
     b, s = plan.budget, plan.sizing
     counted = "" if plan.recommended is None else " under\nthe pilot's uncertainty"
     bars: list[tuple[str, float, float, float | None, str]] = [
@@ -148,10 +155,13 @@ def raters_hours(model: AnyRatersModel, plan: RatersPlan, costs: dict[str, Any])
          plan.items, b.person_hours, b.cost, "plan"),
     ]  # fmt: skip
     if _per_item(plan) is None:
+        single_rate = replace(plan.settings, team=None, per_item=None)
+        rate = "" if plan.settings.team is None else ", single rate"
         for m in range(2, MAX_ANNOTATORS + 1):
             items = plug_in_items(model, plan, m)
-            bill = labelling_budget(items, annotators_per_item=m, **costs)
-            bars.append((f"{m} annotators\n(plug-in)", items, bill.person_hours, bill.cost, "m"))
+            bill = study_budget(model.with_annotators(m), single_rate, items)  # type: ignore[union-attr]
+            label = f"{m} annotators\n(plug-in{rate})"
+            bars.append((label, items, bill.person_hours, bill.cost, "m"))
     return HoursBars(
         labels=tuple(x[0] for x in bars),
         items=tuple(float(x[1]) for x in bars),
@@ -181,7 +191,6 @@ def raters_figure_data(
     model: AnyRatersModel,
     schedule: ScheduleResult,
     seed: int,
-    costs: dict[str, Any],
 ) -> ReportFigures:
     """The data of every figure of the report of a several-annotator plan."""
     curve_rng, estimate_rng, assurance_rng = _streams(seed)
@@ -197,7 +206,7 @@ def raters_figure_data(
         )
     return ReportFigures(
         raters_half_width_curve(model, plan, curve_rng),
-        raters_hours(model, plan, costs),
+        raters_hours(model, plan),
         burndown_band(schedule),
         raters_estimates(model, plan, estimate_rng),
         decision_thresholds(scenario),

@@ -309,11 +309,17 @@ def priced_budget(
     ``settings`` has ``annotators_per_item``, ``seconds_per_item``, ``adjudication_seconds``,
     ``hourly_rate`` and ``team`` (:class:`planner.sizing.plan.PlanSettings`);
     ``labels_per_item`` replaces its ``annotators_per_item`` (several annotators' ``k``).
+
+    Raises
+    ------
+    InvalidInput
+        ``team`` was priced for another number of labels an item than ``k``.
     """
     n = int(math.ceil(items))
     k = settings.annotators_per_item if labels_per_item is None else int(labels_per_item)
     team = getattr(settings, "team", None)
     if team is not None:
+        _check_team_labels(team, k)
         return team.budget(n, k, contested_rate)
     return labelling_budget(
         n,
@@ -323,6 +329,19 @@ def priced_budget(
         adjudication_seconds=settings.adjudication_seconds,
         hourly_rate=settings.hourly_rate,
     )
+
+
+def _check_team_labels(team: TeamPricing, labels_per_item: int) -> None:
+    """Refuse a team priced for another number of labels an item than the study's."""
+    if team.labels_per_item != labels_per_item:
+        raise InvalidInput(
+            f"team is priced for {team.labels_per_item} labels an item but the study gives "
+            f"each item {labels_per_item}: price the team with labels_per_item="
+            f"{labels_per_item} (team_pricing)",
+            parameter="team",
+            value=team.labels_per_item,
+            rule=f"a team priced for {labels_per_item} labels an item",
+        )
 
 
 def study_budget(model: Any, settings: Any, items: float) -> Budget:
