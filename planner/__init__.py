@@ -153,7 +153,9 @@ _PUBLIC = {
     "StratumRemaining": "planner.sizing.midstudy_strata",
     "plan_remaining_strata": "planner.sizing.midstudy_strata",
     "StrataStage": "planner.sizing.midstudy_strata",
-    "plan_remaining_strata_from_file": "planner.sizing.midstudy_strata",
+    "StrataAnalysis": "planner.sizing.midstudy_strata",
+    "plan_remaining_strata_from_file": "planner.sizing.midstudy_strata_file",
+    "remaining_strata_from_file": "planner.application.strata_in_progress",
     "raters_batch_procedure": "planner.sizing.midstudy_procedure",
     "strata_batch_procedure": "planner.sizing.midstudy_strata_procedure",
     # operations and reports

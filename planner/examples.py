@@ -44,6 +44,9 @@ DESCRIPTIONS: dict[str, str] = {
     "model (prevalence 0.08), two annotators, labels 1 and 0, for plan --labelled",
     "three-annotator-pilot.toml": "a scenario whose [annotators] model is the pilot wide.csv "
     "(alice, bob and carol; positive label unsupported), for plan, schedule and report",
+    "stratified-labels-three.csv": "long layout with a stratum column: 600 items of three "
+    "annotators from the four strata of unsupported-claims-three-annotators-strata, for plan "
+    "--labelled with --stratum-col",
 }
 
 

@@ -39,6 +39,7 @@ def test_the_page_shows_the_commands():
         ["plan", "--labelled", "examples/labelled-600.csv"],
         ["plan", "--labelled", "examples/wide.csv"],
         ["plan", "--labelled", "examples/stratified-labels.csv"],
+        ["plan", "--labelled", "examples/stratified-labels-three.csv"],
         ["plan", "--labelled", "examples/labelled-600.csv"],
         ["plan", "--labelled", "examples/wide.csv"],
         ["plan", "--labelled", "examples/stratified-labels.csv"],

@@ -24,11 +24,8 @@ from planner.data.reader_settings import ReaderSettings
 from planner.data.reading import read_labels
 from planner.measuring.stratified import measure_stratified
 from planner.output.jsonout import load_schema
-from planner.sizing.midstudy_strata import (
-    StrataStage,
-    plan_remaining_strata,
-    plan_remaining_strata_from_file,
-)
+from planner.sizing.midstudy_strata import StrataStage, plan_remaining_strata
+from planner.sizing.midstudy_strata_file import plan_remaining_strata_from_file
 from planner.sizing.plan import PlanSettings
 from planner.statistics.stratified import weighted_from_tables
 
@@ -127,3 +124,17 @@ def test_cli_json_and_refusals():
     assert alone.exit_code == 2 and "--stratum-col applies only" in alone.stderr
     bare = runner.invoke(app, ["plan", "--labelled", str(FILE), "--stratum-col", "stratum"])
     assert bare.exit_code == 2 and "--scenario" in bare.stderr
+
+
+def test_a_design_total_below_the_items_in_hand_still_tops_up_the_stratum_it_lacks():
+    # 1,000 items of stratum a and 40 of b, an even design: the smallest design total that
+    # reaches the width (about 230) is far below the 1,040 in hand, yet b needs more items;
+    # stopping there would leave the interval as wide as now (0.17 against 0.1)
+    counts = [[60, 10, 10, 920], [6, 2, 1, 31]]
+    stage = StrataStage(counts, ["a", "b"], [0.5, 0.5], [0.5, 0.5])
+    result = plan_remaining_strata(stage, PlanSettings(width=0.1, assurance=0.8), rng=1)
+    assert result.half_width_now > 0.1
+    assert result.design_total < result.labelled_items
+    assert [s.remaining for s in result.strata][0] == 0 and result.remaining_items > 0
+    assert result.remaining_items == int(np.ceil(0.5 * result.design_total)) - 40
+    assert result.assurance >= 0.8

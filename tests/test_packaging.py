@@ -35,6 +35,7 @@ def test_every_example_file_is_found_by_name_and_is_the_checkout_file():
         "stratified-labels.csv",
         "labelled-600.csv",
         "three-annotator-pilot.toml",
+        "stratified-labels-three.csv",
     ]
     for name in examples.names():
         assert examples.path(name).read_bytes() == (ROOT / "examples" / name).read_bytes()
@@ -83,8 +84,8 @@ def test_examples_command_lists_copies_and_names_its_flags(tmp_path, monkeypatch
     assert again.stderr.strip().splitlines() == [
         "error: --copy 'here' already holds labels.csv, pilot.csv, wide.csv, wide.parquet, "
         "vector-counts.csv, category-counts.csv, anesthesia.csv, team.toml, "
-        "stratified-labels.csv, labelled-600.csv, three-annotator-pilot.toml (--force replaces "
-        "them)"
+        "stratified-labels.csv, labelled-600.csv, three-annotator-pilot.toml, "
+        "stratified-labels-three.csv (--force replaces them)"
     ]
     assert runner.invoke(app, ["examples", "--copy", "here", "--force"]).exit_code == 0
 

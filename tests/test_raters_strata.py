@@ -312,10 +312,10 @@ def test_the_json_says_which_coefficients_psa_and_kappa_are(comparison):
     assert document["annotators"]["kappa"] == "Fleiss' kappa"
 
 
-def test_a_study_in_progress_over_these_strata_is_refused():
-    from planner.sizing.midstudy_strata import design_of
+def test_the_pairs_design_reader_sends_these_strata_to_the_several_annotator_one():
+    from planner.sizing.midstudy_strata_file import design_of
 
-    with pytest.raises(InvalidInput, match="planned for two annotators") as caught:
+    with pytest.raises(InvalidInput, match="remaining_strata_from_file") as caught:
         design_of(load_scenario(SCENARIO))
     assert caught.value.parameter == "scenario"
 

@@ -22,8 +22,14 @@ from planner.application.schedule_team import (
 )
 from planner.errors import InvalidInput
 from planner.sizing.compare import Comparison, enriched_shares
+from planner.sizing.plan_settings import PlanSettings
 from planner.sizing.raters_model import check_per_item
-from planner.sizing.raters_strata import STRATA_METRICS, raters_strata, stratum_raters_models
+from planner.sizing.raters_strata import (
+    STRATA_METRICS,
+    RatersStrata,
+    raters_strata,
+    stratum_raters_models,
+)
 from planner.sizing.raters_strata_designs import StrataOptions, compare_raters_designs
 from planner.sizing.study_intervals import UNDEFINED_RULE
 from planner.validation import RULES, check, seed_from
@@ -118,20 +124,24 @@ def _check_team(scenario: Any, labels: int, key: str) -> None:
         )
 
 
-def raters_comparison_from_options(
-    options: dict[str, Any],
-    scenario: Any,
-    *,
-    rng: Any = None,
-    progress: Callable[[int, int], None] | None = None,
-) -> Comparison:
-    """The three designs of ``scenario``'s strata with ``options`` (library parameter
-    names, ``None`` = not given) over the scenario over the defaults.
+@dataclass(frozen=True)
+class ScenarioStrata:
+    """A several-annotator scenario's strata resolved: their models, the plan's settings (the
+    metric's, the labels an item, a named team's prices) and the designs' options."""
+
+    strata: RatersStrata
+    settings: PlanSettings
+    extra: StrataOptions
+
+
+def raters_strata_of(options: dict[str, Any], scenario: Any) -> ScenarioStrata:
+    """``scenario``'s strata with ``options`` (library parameter names, ``None`` = not
+    given) over the scenario over the defaults: one annotator model per stratum.
 
     Raises
     ------
     InvalidInput
-        An option the designs have no use for, a metric without a weighted interval, or a
+        An option the strata have no use for, a metric without a weighted interval, or a
         stratum whose model is infeasible (named as the file's key, ``strata[2].error_rate``,
         or the section's, ``annotators.error_rate``).
     """
@@ -169,19 +179,41 @@ def raters_comparison_from_options(
         enriched=enriched_shares(scenario, strata),  # type: ignore[arg-type]
         **{k: scenario.design[k] for k in DESIGN_KEYS if k in scenario.design},
     )
+    return ScenarioStrata(strata, settings, extra)
+
+
+def raters_comparison_from_options(
+    options: dict[str, Any],
+    scenario: Any,
+    *,
+    rng: Any = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Comparison:
+    """The three designs of ``scenario``'s strata with ``options`` (library parameter
+    names, ``None`` = not given) over the scenario over the defaults
+    (:func:`raters_strata_of`).
+
+    Raises
+    ------
+    InvalidInput
+        As :func:`raters_strata_of`, or a metric with no interval of positive width under
+        the strata's models.
+    """
+    resolved = raters_strata_of(options, scenario)
+    settings = resolved.settings
     try:
         found = compare_raters_designs(
-            strata, settings, extra, rng=seed_from(rng), progress=progress
+            resolved.strata, settings, resolved.extra, rng=seed_from(rng), progress=progress
         )
     except InvalidInput as exc:
         if exc.rule != UNDEFINED_RULE:
             raise
         raise InvalidInput(
-            f"{scenario.path}: {metric} has no interval of positive width under the strata's "
-            "models (the annotators never disagree, or never flag an item): change "
+            f"{scenario.path}: {settings.metric} has no interval of positive width under the "
+            "strata's models (the annotators never disagree, or never flag an item): change "
             "annotators.error_rate or strata[].error_rate"
         ) from None
-    if team is not None:
+    if settings.team is not None:
         found.notes.append(DESIGNS_PRICED_NOTE)
     return found
 

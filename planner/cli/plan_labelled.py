@@ -112,7 +112,7 @@ def _refused(options: dict[str, Any]) -> None:
 
 def _plan_strata(options: dict[str, Any], reader: dict[str, Any]) -> None:
     """``--labelled FILE --scenario S --stratum-col COL``: the remaining items per stratum."""
-    from planner.sizing.midstudy_strata import plan_remaining_strata_from_file
+    from planner.application.strata_in_progress import remaining_strata_from_file
 
     scenario = options.get("scenario") or options.get("scenario_option")
     if scenario is None:
@@ -130,7 +130,7 @@ def _plan_strata(options: dict[str, Any], reader: dict[str, Any]) -> None:
     quiet = bool(options.get("json_output") or options.get("quiet"))
     with flags_named(FLAGS), progress_bar("planning the rest", disabled=quiet):
         plan["rng"] = seed_or_draw(options.get("seed"))
-        result = plan_remaining_strata_from_file(
+        result = remaining_strata_from_file(
             str(options["labelled"]), scenario, options["stratum_col"],
             positive=options.get("positive"), reader=reader,
             remaining=labelled_settings(options)[1], **plan,

@@ -96,7 +96,7 @@ def _strata_in_progress(
 ) -> tuple[Any, int, float | None, int]:
     """:func:`in_progress` of a stratified study: the remaining items of every stratum,
     planned from the labels in hand and the scenario's design."""
-    from planner.sizing.midstudy_strata import plan_remaining_strata_from_file
+    from planner.application.strata_in_progress import remaining_strata_from_file
 
     scenario = options.get("scenario")
     if scenario is None:
@@ -105,7 +105,7 @@ def _strata_in_progress(
         raise InvalidInput("--pair does not apply to a stratified study in progress")
     plan = {k: options.get(o) for k, o in STRATA_SETTINGS.items()}
     with flags_named(FLAGS):
-        result = plan_remaining_strata_from_file(
+        result = remaining_strata_from_file(
             labelled, scenario, options["stratum_col"], positive=options.get("positive"),
             reader=options.get("reader") or None, rng=seed, **plan,
         )  # fmt: skip

@@ -778,13 +778,16 @@ def labelled_strata_document(r: Any) -> dict[str, Any]:
     ``strata`` (each stratum's items in hand and still to label) and ``shares_check`` (the
     first stage's strata shares against the design's)."""
     low, high = r.interval_now
-    covers = f"population-weighted PSA on the {r.labelled_items:,} items labelled so far"
+    covers = (
+        f"population-weighted {r.metric_name} on the {r.labelled_items:,} items labelled so far"
+    )
     body: dict[str, Any] = {
         "inputs": {
             "width": r.width,
             "confidence_level": r.confidence_level,
             "assurance": r.target_assurance,
             "metric": r.metric,
+            "labels_per_item": r.labels_per_item,
         },  # fmt: skip
         "labelled": {"items": r.labelled_items, "file": r.source},
         "metric": r.metric,

@@ -153,6 +153,12 @@ def _batches_table(batches: Any, r: Any, start: str = "") -> Any:
     return table
 
 
+def _coefficient(r: Any) -> str:
+    """``PSA`` of a pair; several annotators' coefficient with the labels an item."""
+    labels = getattr(r, "labels_per_item", 2)
+    return r.metric_name if labels == 2 else f"{r.metric_name} ({labels} labels an item)"
+
+
 def render_labelled_strata(r: Any, console: Console) -> None:
     """A stratified study in progress: each stratum's items in hand and still to label, then
     the population-weighted interval now and the plan of the rest."""
@@ -172,13 +178,15 @@ def render_labelled_strata(r: Any, console: Console) -> None:
         )  # fmt: skip
     console.print(table)
     summary = quantity_table(
-        f"Stratified study in progress: population-weighted PSA, half-width <= {r.width:g} at "
-        f"{r.confidence_level:.0%} confidence, assurance {r.target_assurance:g}"
+        f"Stratified study in progress: population-weighted {_coefficient(r)}, half-width <= "
+        f"{r.width:g} at {r.confidence_level:.0%} confidence, assurance {r.target_assurance:g}"
     )
     low, high = r.interval_now
     summary.add_row("labelled so far", fmt(r.labelled_items), "the first stage, kept")
     summary.add_row(
-        "psa now", fmt(r.estimate, 3), f"population-weighted, {fmt(low, 3)} to {fmt(high, 3)}"
+        f"{r.metric} now",
+        fmt(r.estimate, 3),
+        f"population-weighted, {fmt(low, 3)} to {fmt(high, 3)}",
     )
     summary.add_row("half-width now", fmt(r.half_width_now), "")
     summary.add_row("remaining items", fmt(r.remaining_items), r.basis)

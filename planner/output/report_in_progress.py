@@ -10,7 +10,7 @@ of the rest, as ``plan --labelled --json`` writes it), ``schedule.json`` and
   :func:`planner.sizing.midstudy.plan_remaining_from_file` with the scenario's ``[target]``,
   ``[budget]`` and ``[simulation]`` settings;
 * a stratified scenario with ``stratum_col``:
-  :func:`planner.sizing.midstudy_strata.plan_remaining_strata_from_file` (the items still
+  :func:`planner.application.strata_in_progress.remaining_strata_from_file` (the items still
   to label per stratum, and the note when the first stage's strata shares differ from the
   design's).
 
@@ -274,13 +274,13 @@ def _pair_plan(scenario: Scenario, settings: ProgressSettings, seed: int) -> tup
 
 def _strata_plan(scenario: Scenario, settings: ProgressSettings, seed: int) -> Any:
     """The plan of the rest of a stratified study, per stratum."""
+    from planner.application.strata_in_progress import remaining_strata_from_file
     from planner.sizing.midstudy_settings import RemainingSettings
-    from planner.sizing.midstudy_strata import plan_remaining_strata_from_file
 
     simulation = {"replicates": "replicates", "max_items": "max_items"}
     effort = {k: scenario.simulation.get(v) for k, v in simulation.items()}
     assert settings.stratum_col is not None  # checked by _checked_kind
-    return plan_remaining_strata_from_file(
+    return remaining_strata_from_file(
         settings.labelled,
         scenario.path,
         settings.stratum_col,

@@ -13,6 +13,14 @@ whose weighted interval has half-width at most the width (the same random stream
 stratum's remaining items, the interval now and the final interval's coverage of the truth's
 population PSA ``2 sum W_h a_h / (2 sum W_h a_h + sum W_h (b_h + c_h))``.
 
+**Several annotators.** With ``M`` annotators over strata (each item labelled by all of them,
+or by ``k`` drawn at random), a stratum's counts are its items per count pattern ``(k - j, j)``
+(``j`` of the item's ``k`` labels positive), the posterior is ``Dirichlet(counts_h + 1/2)``
+over those patterns, and the interval is the population-weighted one of specific positive
+agreement (Uebersax) or Fleiss' kappa on the patterns' item features
+(:func:`planner.statistics.stratified.weighted_from_pattern_counts`), whose truth is
+``g(sum_h W_h E_h[y])``: :class:`StrataAnalysis` says which.
+
 **Is the first stage a sample of the design?** A chi-square goodness-of-fit test compares the
 first stage's strata counts with ``n0 a_h``: ``X2 = sum_h (n0_h - n0 a_h)^2 / (n0 a_h)`` on
 ``H - 1`` degrees of freedom. Below :data:`SHARES_P_VALUE` a note says so, with the stratum
@@ -28,7 +36,6 @@ Cochran WG (1977) Sampling Techniques, 3rd ed. Wiley (5.9, the cost-optimal allo
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -38,8 +45,9 @@ from numpy.typing import NDArray
 from planner.errors import InvalidInput, TargetUnreachable
 from planner.operations.budget import Budget, stratified_budget
 from planner.sizing.exact import usable_half_width
+from planner.sizing.midstudy_result import share_se
 from planner.sizing.midstudy_settings import RemainingSettings
-from planner.validation import RngLike, check_instance, seed_from
+from planner.validation import RngLike, check_choice, check_instance, seed_from
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -117,6 +125,13 @@ class StratifiedRemaining:
     batches: BatchProcedure | None = None
     #: with ``hours`` or ``budget``: what they buy
     bought: BoughtItems | None = None
+    #: labels each item gets: a pair's 2, or several annotators' ``M`` (``k`` of ``M``)
+    labels_per_item: int = 2
+
+    @property
+    def metric_name(self) -> str:
+        """The coefficient in words: ``PSA`` or ``Fleiss' kappa``."""
+        return "Fleiss' kappa" if self.metric == "fleiss" else "PSA"
 
     @property
     def basis(self) -> str:
@@ -126,10 +141,70 @@ class StratifiedRemaining:
         )
 
 
-def _weighted(tables: NDArray, shares: NDArray, level: float) -> Any:
-    from planner.statistics.stratified import weighted_from_tables
+#: the metrics a stratified study in progress of several annotators sizes, as the weighted
+#: analysis names them (a pair's sizes PSA)
+PATTERN_METRICS = {"psa": "psa", "fleiss": "fleiss_kappa"}
+#: category 1 of a count pattern ``(negatives, positives)`` is the positive label
+POSITIVE = 1
 
-    return weighted_from_tables("psa", tables.reshape(*tables.shape[:-1], 2, 2), shares, level)
+
+@dataclass(frozen=True)
+class StrataAnalysis:
+    """What a stratum's counts are and how the weighted interval reads them: a pair's four
+    cells ``(both, a_only, b_only, neither)`` (``patterns`` ``None``, PSA), or several
+    annotators' items per count pattern, ``patterns`` ``(P, 2)`` (negatives, positives), for
+    ``metric`` ``psa`` or ``fleiss``."""
+
+    metric: str = "psa"
+    patterns: NDArray[np.int64] | None = None
+
+    @property
+    def columns(self) -> int:
+        """Counts per stratum: 4 cells, or one per pattern."""
+        return 4 if self.patterns is None else len(self.patterns)
+
+    def weighted(self, counts: NDArray, shares: NDArray, level: float) -> Any:
+        """The population-weighted interval of ``(..., H, columns)`` counts."""
+        from planner.statistics import stratified
+
+        if self.patterns is None:
+            tables = counts.reshape(*counts.shape[:-1], 2, 2)
+            return stratified.weighted_from_tables("psa", tables, shares, level)
+        name = PATTERN_METRICS[self.metric]
+        return stratified.weighted_from_pattern_counts(
+            name, self.patterns, counts, shares, level, positive=POSITIVE
+        )
+
+    def truth(self, probabilities: NDArray, shares: NDArray) -> NDArray:
+        """Traffic's coefficient of ``(R, H, columns)`` stratum probabilities, ``(R,)``."""
+        pop = (shares[None, :, None] * probabilities).sum(axis=1)
+        if self.patterns is None:
+            return np.asarray(2 * pop[:, 0] / (2 * pop[:, 0] + pop[:, 1] + pop[:, 2]))
+        from planner.statistics.stratified import multirater_coefficient, multirater_features
+
+        y = multirater_features(self.patterns, POSITIVE)
+        value, _ = multirater_coefficient(PATTERN_METRICS[self.metric], 2)(pop @ y)
+        return np.asarray(value)
+
+    def contested(self, table: NDArray) -> NDArray:
+        """Each stratum's share of items whose labels do not all agree."""
+        if self.patterns is None:
+            disagree = table[:, 1] + table[:, 2]
+        else:
+            unanimous = (self.patterns == self.patterns.sum(axis=1, keepdims=True)).any(axis=1)
+            disagree = table[:, ~unanimous].sum(axis=1)
+        return np.asarray(disagree / np.maximum(table.sum(axis=1), 1))
+
+    def union_positives(self, table: NDArray) -> NDArray:
+        """Each stratum's items that some annotator flags."""
+        if self.patterns is None:
+            return np.asarray(table[:, :3].sum(axis=1))
+        return np.asarray(table[:, self.patterns[:, POSITIVE] > 0].sum(axis=1))
+
+    @property
+    def labels_per_item(self) -> int | None:
+        """Labels an item gets (``None``: a pair's, the settings')."""
+        return None if self.patterns is None else int(self.patterns[0].sum())
 
 
 def shares_check(labelled: NDArray, design: NDArray, names: list[str]) -> SharesCheck:
@@ -155,18 +230,27 @@ class _StratifiedStudies:
     each stratum from its posterior truth; narrow and covering, per study."""
 
     def __init__(
-        self, counts: NDArray, shares: NDArray, design: NDArray, floor: int, setting: Any
+        self,
+        counts: NDArray,
+        shares: NDArray,
+        design: NDArray,
+        floor: int,
+        setting: Any,
+        analysis: StrataAnalysis | None = None,
     ) -> None:
         self.counts, self.shares, self.design, self.floor = counts, shares, design, floor
         self.width, self.level, self.replicates, self.seed = setting
+        self.analysis = analysis if analysis is not None else StrataAnalysis()
         rng = np.random.default_rng([self.seed, STAGE_STREAM])
         self.cells = np.stack(
             [rng.dirichlet(c + 0.5, size=self.replicates) for c in counts], axis=1
-        )  # (R, H, 4)
-        w = shares[None, :, None] * self.cells
-        pop = w.sum(axis=1)
-        self.truth = 2 * pop[:, 0] / (2 * pop[:, 0] + pop[:, 1] + pop[:, 2])
+        )  # (R, H, columns)
+        self.truth = self.analysis.truth(self.cells, shares)
         self._seen: dict[int, tuple[float, float]] = {}
+
+    def weighted(self, tables: NDArray) -> Any:
+        """The weighted intervals of ``(..., H, columns)`` counts."""
+        return self.analysis.weighted(tables, self.shares, self.level)
 
     def more(self, total: int) -> NDArray[np.int64]:
         """``m_h(T)``: the items each stratum still needs to reach its design share of ``T``."""
@@ -180,12 +264,12 @@ class _StratifiedStudies:
         for h, m in enumerate(self.more(total)):
             if m:
                 tables[:, h] += rng.multinomial(int(m), self.cells[:, h])
-        return _weighted(tables, self.shares, self.level)
+        return self.weighted(tables)
 
     def coverage_stopping_now(self) -> float:
         """The coverage of the study that stops at its first stage: the first stage's own
         interval against each posterior truth (no stratum is topped up)."""
-        ci = _weighted(self.counts.astype(float), self.shares, self.level)
+        ci = self.weighted(self.counts.astype(float))
         with np.errstate(invalid="ignore"):
             covers = (ci.low <= self.truth + 1e-12) & (self.truth - 1e-12 <= ci.high)
         return float(np.mean(covers))
@@ -206,7 +290,12 @@ class StrataStage:
     """A stratified study's first stage and design: ``counts`` ``(H, 4)`` per stratum
     ``(both, a_only, b_only, neither)``; the strata's ``names``, population ``shares`` and the
     design's ``design_shares`` (both summing to 1); ``floor_items``, the fewest items the
-    design gives any stratum; ``seconds_per_item`` per stratum (``None``: the settings')."""
+    design gives any stratum; ``seconds_per_item`` per stratum (``None``: the settings').
+
+    Several annotators: ``patterns`` ``(P, 2)`` count patterns (negatives, positives; every
+    item gets the same number of labels) and ``counts`` ``(H, P)`` the items per pattern;
+    ``metric`` is ``psa`` or ``fleiss`` (a pair's is PSA).
+    """
 
     counts: ArrayLike
     names: list[str]
@@ -214,6 +303,28 @@ class StrataStage:
     design_shares: ArrayLike
     floor_items: int = 0
     seconds_per_item: ArrayLike | None = None
+    patterns: ArrayLike | None = None
+    metric: str = "psa"
+
+    @property
+    def analysis(self) -> StrataAnalysis:
+        """How the weighted interval reads the counts (checked)."""
+        if self.patterns is None:
+            if self.metric != "psa":
+                raise InvalidInput(
+                    f"metric {self.metric!r}: a pair's stratified study in progress is "
+                    "planned for psa",
+                    parameter="metric", value=self.metric, rule="psa",
+                )  # fmt: skip
+            return StrataAnalysis()
+        check_choice("metric", self.metric, tuple(PATTERN_METRICS))
+        rows = np.asarray(self.patterns, dtype=np.int64)
+        if rows.ndim != 2 or rows.shape[1] != 2 or len(set(rows.sum(axis=1).tolist())) != 1:
+            raise InvalidInput(
+                "patterns takes (negatives, positives) count rows, the same labels an item",
+                parameter="patterns",
+            )
+        return StrataAnalysis(self.metric, rows)
 
 
 def plan_remaining_strata(
@@ -228,13 +339,15 @@ def plan_remaining_strata(
     Parameters
     ----------
     stage
-        The first stage and the design (:class:`StrataStage`).
+        The first stage and the design (:class:`StrataStage`): a pair's, or several
+        annotators' count patterns.
     plan_settings
         The final weighted interval's target ``width``, ``confidence_level`` and
         ``assurance``; the budget of the remaining items (``annotators_per_item``,
         ``seconds_per_item`` unless the stage gives them per stratum,
         ``adjudication_seconds``, ``hourly_rate``); ``max_items`` (largest total searched)
-        and ``replicates`` (simulated studies per total).
+        and ``replicates`` (simulated studies per total). With several annotators, each
+        item is billed the patterns' labels (``annotators_per_item`` is theirs).
     remaining
         ``batch_size``: adds the batch procedure simulated to its end
         (:func:`planner.sizing.midstudy_strata_procedure.strata_batch_procedure`);
@@ -246,53 +359,74 @@ def plan_remaining_strata(
     Raises ``InvalidInput`` (named by its parameter) or ``TargetUnreachable``.
     """
     from planner.sizing.midstudy_strata_budget import strata_bought
+
+    s, analysis = _stage_settings(stage, plan_settings)
+    table, w, a = _checked_strata(
+        stage.counts, stage.names, stage.shares, stage.design_shares, analysis.columns
+    )
+    names, seed = list(stage.names), seed_from(rng)
+    now = analysis.weighted(table.astype(float), w, s.confidence_level)
+    half_now = float(usable_half_width((now.high - now.low) / 2))
+    setting = (s.width, s.confidence_level, s.replicates, seed)
+    studies = _StratifiedStudies(table, w, a, int(stage.floor_items), setting, analysis)
+    n0, narrow_now = int(table.sum()), half_now <= s.width
+    # the design total may be below n0 (a stratum over-held) and still add items elsewhere
+    total = n0 if narrow_now else _smallest_total(studies, s.assurance, n0, s.max_items)
+    more = np.zeros(len(names), dtype=np.int64) if narrow_now else studies.more(total)
+    reached, coverage = (1.0, studies.coverage_stopping_now()) if narrow_now else studies(total)
+    check_shares = shares_check(table.sum(axis=1), a, names)
+    union = analysis.union_positives(table)
+    strata = tuple(
+        StratumRemaining(n, float(wh), float(ah), int(t.sum()), int(m), int(u))
+        for n, wh, ah, t, m, u in zip(names, w, a, table, more, union, strict=True)
+    )
+    seconds = np.broadcast_to(
+        np.asarray(s.seconds_per_item if stage.seconds_per_item is None else stage.seconds_per_item,
+                   dtype=float),
+        w.shape,
+    )  # fmt: skip
+    prices = (seconds, analysis.contested(table))
+    result = StratifiedRemaining(
+        strata=strata, metric=analysis.metric, width=s.width, confidence_level=s.confidence_level,
+        target_assurance=s.assurance, labelled_items=n0, estimate=float(now.estimate),
+        interval_now=(float(now.low), float(now.high)), half_width_now=half_now,
+        remaining_items=int(more.sum()), total_items=n0 + int(more.sum()), assurance=reached,
+        design_total=int(total), assurance_se=share_se(reached, s.replicates),
+        assurance_now=float(half_now <= s.width), final_coverage=coverage,
+        final_coverage_se=share_se(coverage, s.replicates),
+        budget=_remaining_budget(more, prices, s), shares_check=check_shares,
+        replicates=s.replicates, seed=seed, notes=_shares_note(check_shares),
+        bought=strata_bought(studies, prices, s, remaining, names),
+        labels_per_item=analysis.labels_per_item or 2,
+    )  # fmt: skip
+    return _with_batches(result, stage, s, remaining)
+
+
+def _stage_settings(
+    stage: StrataStage, plan_settings: PlanSettings | None
+) -> tuple[PlanSettings, StrataAnalysis]:
+    """The settings (several annotators: billed the patterns' labels an item) and the
+    analysis of ``stage``."""
+    from dataclasses import replace
+
     from planner.sizing.plan import PlanSettings
 
     s = plan_settings if plan_settings is not None else PlanSettings()
     check_instance("plan_settings", s, PlanSettings, "a PlanSettings")
-    table, w, a = _checked_strata(stage.counts, stage.names, stage.shares, stage.design_shares)
-    names, floor_items = stage.names, stage.floor_items
-    width, level, target = s.width, s.confidence_level, s.assurance
-    max_items, replicates = s.max_items, s.replicates
-    seconds_per_item = (
-        s.seconds_per_item if stage.seconds_per_item is None else stage.seconds_per_item
-    )
-    annotators_per_item, adjudication_seconds, hourly_rate = (
-        s.annotators_per_item, s.adjudication_seconds, s.hourly_rate,
+    check_instance("stage", stage, StrataStage, "a StrataStage")
+    analysis = stage.analysis
+    if analysis.labels_per_item is not None:
+        s = replace(s, annotators_per_item=analysis.labels_per_item)
+    return s, analysis
+
+
+def _remaining_budget(more: NDArray, prices: tuple[NDArray, NDArray], s: PlanSettings) -> Budget:
+    """The budget of ``more`` items per stratum at their seconds and contested shares."""
+    seconds, contested = prices
+    return stratified_budget(
+        more, seconds, contested, annotators_per_item=s.annotators_per_item,
+        adjudication_seconds=s.adjudication_seconds, hourly_rate=s.hourly_rate,
     )  # fmt: skip
-    seed = seed_from(rng)
-    now = _weighted(table.astype(float), w, level)
-    half_now = float(usable_half_width((now.high - now.low) / 2))
-    studies = _StratifiedStudies(table, w, a, int(floor_items), (width, level, replicates, seed))
-    n0 = int(table.sum())
-    total = n0 if half_now <= width else _smallest_total(studies, target, n0, max_items)
-    more = studies.more(total) if total > n0 else np.zeros(len(names), dtype=np.int64)
-    reached, coverage = studies(total) if total > n0 else (1.0, studies.coverage_stopping_now())
-    check_shares = shares_check(table.sum(axis=1), a, list(names))
-    strata = tuple(
-        StratumRemaining(n, float(wh), float(ah), int(t.sum()), int(m), int(t[:3].sum()))
-        for n, wh, ah, t, m in zip(names, w, a, table, more, strict=True)
-    )
-    contested = (table[:, 1] + table[:, 2]) / np.maximum(table.sum(axis=1), 1)
-    seconds = np.broadcast_to(np.asarray(seconds_per_item, dtype=float), w.shape)
-    budget = stratified_budget(
-        more, seconds, contested, annotators_per_item=annotators_per_item,
-        adjudication_seconds=adjudication_seconds, hourly_rate=hourly_rate,
-    )  # fmt: skip
-    bought = strata_bought(studies, (seconds, contested), s, remaining, list(names))
-    result = StratifiedRemaining(
-        strata=strata, metric="psa", width=width, confidence_level=level,
-        target_assurance=target, labelled_items=n0, estimate=float(now.estimate),
-        interval_now=(float(now.low), float(now.high)), half_width_now=half_now,
-        remaining_items=int(more.sum()), total_items=n0 + int(more.sum()), assurance=reached,
-        design_total=int(total),
-        assurance_se=math.sqrt(reached * (1 - reached) / replicates),
-        assurance_now=float(half_now <= width), final_coverage=coverage,
-        final_coverage_se=math.sqrt(coverage * (1 - coverage) / replicates), budget=budget,
-        shares_check=check_shares, replicates=replicates, seed=seed,
-        notes=_shares_note(check_shares), bought=bought,
-    )  # fmt: skip
-    return _with_batches(result, stage, s, remaining)
 
 
 def _with_batches(
@@ -314,12 +448,13 @@ def _with_batches(
 
 
 def _checked_strata(
-    counts: Any, names: list[str], shares: Any, design_shares: Any
+    counts: Any, names: list[str], shares: Any, design_shares: Any, columns: int = 4
 ) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]:
     table = np.asarray(counts, dtype=np.int64)
     w, a = np.asarray(shares, dtype=float), np.asarray(design_shares, dtype=float)
-    if table.ndim != 2 or table.shape[1] != 4 or not len(names) == table.shape[0] == w.size:
-        raise InvalidInput("counts takes four counts per stratum", parameter="counts")
+    if table.ndim != 2 or table.shape[1] != columns or not len(names) == table.shape[0] == w.size:
+        what = "four counts" if columns == 4 else f"{columns} counts (one per pattern)"
+        raise InvalidInput(f"counts takes {what} per stratum", parameter="counts")
     if a.shape != w.shape or np.any(a <= 0) or abs(a.sum() - 1) > 1e-6:
         raise InvalidInput(
             "design_shares must be one positive share per stratum, summing to 1",
@@ -355,122 +490,3 @@ def _shares_note(c: SharesCheck) -> list[str]:
         "stratum to its design share, and the weighted interval counts each by its population "
         "share"
     ]
-
-
-def design_of(scenario: Any) -> dict[str, Any]:
-    """A stratified scenario's design: names, population shares, the population-weighted
-    design's cost-optimal shares ``a_h ~ W_h S_h / sqrt(c_h)`` (as ``plan`` sizes it), its
-    floor, each stratum's seconds per item, and the ``[target]`` and ``[budget]`` settings."""
-    from planner.sizing.compare import Strata
-    from planner.sizing.design import optimal_allocation, residual_sd
-    from planner.sizing.plan import PlanSettings
-
-    if not scenario.strata:
-        raise InvalidInput(
-            f"{scenario.path}: a stratified study in progress needs a scenario with [[strata]]",
-            parameter="scenario",
-        )
-    if getattr(scenario, "annotators", None) is not None:
-        raise InvalidInput(
-            f"{scenario.path}: a stratified study in progress is planned for two annotators; "
-            "this scenario's [annotators] label every item of its strata, which the plan of the "
-            "remaining items does not take yet",
-            parameter="scenario",
-        )
-    budget = scenario.budget
-    settings = PlanSettings(seconds_per_item=float(budget.get("seconds_per_item", 90.0)))
-    strata = Strata.of(scenario, settings)
-    cells = np.array([np.asarray(m.cells, dtype=float).reshape(4) for m in strata.models])
-    population = np.asarray(strata.population.cells, dtype=float).reshape(4)
-    sds = residual_sd("psa", cells, population)
-    allocation = optimal_allocation(strata.shares, sds, strata.seconds, 1.0)
-    target = scenario.target
-    return {
-        "names": [s.name for s in scenario.strata],
-        "shares": strata.shares,
-        "design_shares": allocation / allocation.sum(),
-        "floor_items": int(scenario.design.get("floor_items", 0)),
-        "seconds_per_item": strata.seconds,
-        "settings": {
-            "width": target.get("width"),
-            "confidence_level": target.get("confidence"),
-            "assurance": target.get("assurance"),
-            "annotators_per_item": budget.get("annotators_per_item"),
-            "adjudication_seconds": budget.get("adjudication_seconds"),
-            "hourly_rate": budget.get("hourly_rate"),
-        },  # fmt: skip
-    }
-
-
-def stratum_counts(
-    ratings: Any, stratum_col: str, names: list[str], positive: Any
-) -> NDArray[np.int64]:
-    """``(H, 4)`` ``(both, a_only, b_only, neither)`` per stratum of a pair's label file, the
-    strata in the order of ``names`` (every value of the column must be one)."""
-    from planner.measuring.stratified import check_population_shares, stratum_pair_tables
-
-    if ratings.n_annotators != 2 or ratings.n_categories != 2:
-        raise InvalidInput(
-            f"{ratings.source}: a stratified study in progress is planned for two annotators "
-            f"and two labels, found {ratings.n_annotators} and {ratings.n_categories}",
-            parameter="labelled",
-        )
-    if stratum_col not in ratings.groups:
-        raise InvalidInput(
-            f"stratum_col {stratum_col!r} is not a column read from {ratings.source}",
-            parameter="stratum_col",
-        )
-    text = np.asarray([str(v) for v in ratings.groups[stratum_col]])
-    found = sorted(set(text.tolist()))
-    check_population_shares({n: 1 / len(names) for n in names}, found, stratum_col, ratings.source)
-    index = {n: i for i, n in enumerate(names)}
-    tables = stratum_pair_tables(ratings, np.array([index[t] for t in text]), len(names))
-    labels = [str(c).lower() for c in ratings.categories]
-    chosen = positive if positive is not None else next(
-        (p for p in ("1", "true") if p in labels and set(labels) <= {"0", "1", "false", "true"}),
-        None,
-    )  # fmt: skip
-    if chosen is None or str(chosen).lower() not in labels:
-        raise InvalidInput(
-            f"positive must name the positive label, one of {', '.join(labels)}",
-            parameter="positive",
-        )
-    if labels.index(str(chosen).lower()) == 1:  # positive first: (both, a_only, b_only, neither)
-        tables = tables[:, ::-1, ::-1]
-    return np.ascontiguousarray(tables).reshape(len(names), 4)
-
-
-def plan_remaining_strata_from_file(
-    path: str,
-    scenario: Any,
-    stratum_col: str,
-    *,
-    positive: Any = None,
-    reader: dict[str, Any] | None = None,
-    remaining: RemainingSettings | None = None,
-    **plan: Any,
-) -> StratifiedRemaining:
-    """:func:`plan_remaining_strata` from a pair's label file with a stratum column and a
-    stratified scenario (a path or a shipped name): the design is the scenario's
-    population-weighted design (:func:`design_of`); ``plan`` overrides its ``[target]`` and
-    ``[budget]`` settings; ``remaining`` as :func:`plan_remaining_strata` takes it."""
-    from dataclasses import replace
-
-    from planner.data.scenario import load_scenario
-    from planner.sizing.plan import PlanSettings
-    from planner.sizing.raters_pilot import read_raters_ratings
-
-    design = design_of(load_scenario(scenario))
-    options = dict(reader or {})
-    options["by"] = (*options.get("by", ()), stratum_col)
-    ratings = read_raters_ratings(path, options)
-    counts = stratum_counts(ratings, stratum_col, design["names"], positive)
-    settings = {k: v for k, v in design["settings"].items() if v is not None}
-    settings.update({k: v for k, v in plan.items() if v is not None})
-    rng = settings.pop("rng", None)
-    stage = StrataStage(
-        counts, design["names"], design["shares"], design["design_shares"],
-        floor_items=design["floor_items"], seconds_per_item=design["seconds_per_item"],
-    )  # fmt: skip
-    result = plan_remaining_strata(stage, PlanSettings(**settings), remaining, rng=rng)
-    return replace(result, source=str(ratings.source), notes=[*ratings.notes, *result.notes])

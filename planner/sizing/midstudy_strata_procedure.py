@@ -19,7 +19,9 @@ depends on ``S`` only, so it is the same in every simulated procedure.
 ``Dirichlet(counts_h + 1/2)`` (Jeffreys) and grows stratum ``h`` by
 ``Multinomial(s_h, p_rh)`` in every batch, every procedure at once (a loop over batches and
 strata, never over items). The final interval covers when it holds the truth's population
-PSA ``2 sum W_h a_h / (2 sum W_h a_h + sum W_h (b_h + c_h))``.
+PSA ``2 sum W_h a_h / (2 sum W_h a_h + sum W_h (b_h + c_h))``. Several annotators count
+patterns instead of cells, and their truth is the weighted coefficient of the posterior
+pattern probabilities (:class:`planner.sizing.midstudy_strata.StrataAnalysis`).
 
 References
 ----------
@@ -44,7 +46,7 @@ from planner.sizing.midstudy_procedure import (
     summarise,
 )
 from planner.sizing.midstudy_settings import RemainingSettings
-from planner.validation import RngLike, check_instance, seed_from
+from planner.validation import RngLike, seed_from
 
 if TYPE_CHECKING:
     from planner.sizing.midstudy_strata import StrataStage
@@ -74,23 +76,16 @@ def batch_allocation(studies: Any, added: int) -> NDArray[np.int64]:
     return top
 
 
-def _weighted_ci(tables: NDArray, studies: Any) -> Any:
-    from planner.statistics.stratified import weighted_from_tables
-
-    shaped = tables.reshape(*tables.shape[:-1], 2, 2)
-    return weighted_from_tables("psa", shaped, studies.shares, studies.level)
-
-
 def run_strata_batches(
     studies: Any, batch_size: int, max_items: int, rng: np.random.Generator
 ) -> tuple[NDArray, NDArray]:
     """Grow every procedure by batches of ``batch_size`` items, allocated by
     :func:`batch_allocation`, until its weighted interval reaches the width (or the next batch
-    would pass ``max_items``): the final ``(R, H, 4)`` tables and whether each stopped
+    would pass ``max_items``): the final ``(R, H, columns)`` counts and whether each stopped
     narrow."""
 
     def narrow(tables: NDArray) -> NDArray:
-        ci = _weighted_ci(tables, studies)
+        ci = studies.weighted(tables)
         return np.asarray(usable_half_width((ci.high - ci.low) / 2) <= studies.width)
 
     tables = np.repeat(studies.counts[None].astype(np.int64), studies.replicates, axis=0)
@@ -143,17 +138,19 @@ def strata_batch_procedure(
         The population-weighted final interval's coverage, the total items' mean and 10th,
         50th and 90th percentiles, the share that stopped at the width, and the notes.
     """
-    from planner.sizing.midstudy_strata import StrataStage, _checked_strata, _StratifiedStudies
+    from planner.sizing.midstudy_strata import _checked_strata, _stage_settings, _StratifiedStudies
 
-    check_instance("stage", stage, StrataStage, "a StrataStage")
-    batch_size = checked_batches(plan_settings, remaining)
-    table, w, a = _checked_strata(stage.counts, stage.names, stage.shares, stage.design_shares)
-    s, seed = plan_settings, seed_from(rng)
+    s, analysis = _stage_settings(stage, plan_settings)
+    batch_size = checked_batches(s, remaining)
+    table, w, a = _checked_strata(
+        stage.counts, stage.names, stage.shares, stage.design_shares, analysis.columns
+    )
+    seed = seed_from(rng)
     setting = (s.width, s.confidence_level, s.replicates, seed)
-    studies = _StratifiedStudies(table, w, a, int(stage.floor_items), setting)
+    studies = _StratifiedStudies(table, w, a, int(stage.floor_items), setting, analysis)
     generator = np.random.default_rng([seed, 1])
     tables, stopped = run_strata_batches(studies, batch_size, s.max_items, generator)
-    ci = _weighted_ci(tables, studies)
+    ci = studies.weighted(tables)
     truth = studies.truth
     with np.errstate(invalid="ignore"):
         hit = np.asarray((ci.low <= truth + 1e-12) & (truth - 1e-12 <= ci.high))

@@ -106,6 +106,16 @@ def raters_enriched_design(
     )
 
 
+def weighted_design_shares(strata: RatersStrata, metric: str) -> NDArray:
+    """The weighted design's share of the items in each stratum: the cost-optimal allocation
+    ``a_h ~ W_h S_h / sqrt(c_h)`` (residual SDs ``S_h`` of ``metric``, seconds ``c_h``),
+    summing to 1."""
+    proportions = optimal_allocation(
+        strata.shares, residual_sds(strata, metric), strata.seconds, 1.0
+    )
+    return np.asarray(proportions / proportions.sum())
+
+
 def raters_weighted_design(
     strata: RatersStrata,
     metric: str,
@@ -117,8 +127,7 @@ def raters_weighted_design(
     """The stratified sample with population weights at the cost-optimal allocation (at
     least ``floor_items`` per stratum), its coverage of traffic's value simulated."""
     sds = residual_sds(strata, metric)
-    proportions = optimal_allocation(strata.shares, sds, strata.seconds, 1.0)
-    proportions = proportions / proportions.sum()
+    proportions = weighted_design_shares(strata, metric)
     z = normal_quantile(settings.confidence_level)
     var_unit = float((strata.shares**2 * sds**2 / np.maximum(proportions, 1e-12)).sum())
     search = StratifiedSearch.of(

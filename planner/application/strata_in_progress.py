@@ -1,0 +1,120 @@
+"""A stratified study in progress from its label file and its scenario, a pair's or several
+annotators'.
+
+:func:`remaining_strata_from_file` is what ``plan --labelled FILE --scenario S --stratum-col
+COL``, ``schedule`` and ``report`` with the same options run. A pair's scenario (``[model]``
+and ``[[strata]]``) goes to
+:func:`planner.sizing.midstudy_strata_file.plan_remaining_strata_from_file`.
+A scenario whose ``[annotators]`` label its ``[[strata]]`` is resolved as ``plan SCENARIO``
+resolves it (:func:`planner.application.raters_strata_options.raters_strata_of`: the options
+over the scenario over the defaults); its weighted design's shares
+(:func:`planner.sizing.raters_strata_designs.weighted_design_shares`) are the design the
+remaining items follow, and the file's items per count pattern in each stratum are the first
+stage (:func:`planner.sizing.midstudy_strata_file.stratum_counts`). The scenario's models give the
+design only: the truth is drawn from each stratum's labels in hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from planner.errors import InvalidInput
+from planner.sizing.midstudy_settings import RemainingSettings
+from planner.sizing.midstudy_strata import StrataStage, StratifiedRemaining, plan_remaining_strata
+from planner.sizing.midstudy_strata_file import plan_remaining_strata_from_file, stratum_counts
+
+#: the note of a several-annotator plan whose scenario names its people
+SINGLE_RATE_NOTE = (
+    "the remaining items are billed at the budget's seconds and single rate, stratum by "
+    "stratum; the named team's own times and rates are not applied to a stratified study in "
+    "progress"
+)
+
+
+def remaining_strata_from_file(
+    path: str,
+    scenario: Any,
+    stratum_col: str,
+    *,
+    positive: Any = None,
+    reader: dict[str, Any] | None = None,
+    remaining: RemainingSettings | None = None,
+    **plan: Any,
+) -> StratifiedRemaining:
+    """The remaining items per stratum of the study whose labels so far are ``path``.
+
+    Parameters
+    ----------
+    path, stratum_col
+        The label file and its column naming each item's stratum (every value one of the
+        scenario's strata).
+    scenario
+        A stratified scenario (a path or a shipped name): a pair's, or one with
+        ``[annotators]`` (every item labelled by the ``count`` annotators, or by ``per_item``
+        of them; the file's items must each have that many labels).
+    positive, reader
+        The positive label and how to read the file.
+    remaining
+        ``batch_size``, ``hours`` or ``budget``
+        (:func:`planner.sizing.midstudy_strata.plan_remaining_strata`).
+    plan
+        Overrides of the scenario's ``[target]``, ``[budget]`` and ``[simulation]``
+        (``width``, ``confidence_level``, ``assurance``, ``max_items``, ``replicates``,
+        ``hourly_rate``, ``adjudication_seconds``, ``annotators_per_item`` for a pair) and
+        ``rng``.
+
+    Raises
+    ------
+    InvalidInput
+        A file or value out of range, named by its parameter.
+    """
+    from planner.data.scenario import load_scenario
+
+    loaded = load_scenario(scenario)
+    if getattr(loaded, "annotators", None) is None:
+        return plan_remaining_strata_from_file(
+            path, scenario, stratum_col, positive=positive, reader=reader,
+            remaining=remaining, **plan,
+        )  # fmt: skip
+    return _several(path, loaded, stratum_col, positive, reader, remaining, dict(plan))
+
+
+def _several(
+    path: str,
+    scenario: Any,
+    stratum_col: str,
+    positive: Any,
+    reader: dict[str, Any] | None,
+    remaining: RemainingSettings | None,
+    plan: dict[str, Any],
+) -> StratifiedRemaining:
+    """Several annotators over strata (module docstring)."""
+    from planner.application.raters_strata_options import raters_strata_of
+    from planner.sizing.raters_pilot import read_raters_ratings
+    from planner.sizing.raters_strata_designs import weighted_design_shares
+
+    rng = plan.pop("rng", None)
+    if plan.pop("annotators_per_item", None) is not None:
+        raise InvalidInput(
+            "annotators_per_item does not apply to several annotators over strata: every item "
+            f"gets the labels {scenario.path} gives it (annotators.count or per_item)",
+            parameter="annotators_per_item",
+        )
+    resolved = raters_strata_of({k: v for k, v in plan.items() if v is not None}, scenario)
+    strata, settings = resolved.strata, resolved.settings
+    options = dict(reader or {})
+    options["by"] = (*options.get("by", ()), stratum_col)
+    ratings = read_raters_ratings(path, options)
+    names = list(strata.names)
+    counts = stratum_counts(ratings, stratum_col, names, positive, strata.patterns)
+    stage = StrataStage(
+        counts, names, strata.shares, weighted_design_shares(strata, settings.metric),
+        floor_items=resolved.extra.floor_items, seconds_per_item=strata.seconds,
+        patterns=strata.patterns, metric=settings.metric,
+    )  # fmt: skip
+    result = plan_remaining_strata(stage, replace(settings, team=None), remaining, rng=rng)
+    notes = [*ratings.notes, *result.notes]
+    if settings.team is not None:
+        notes.append(SINGLE_RATE_NOTE)
+    return replace(result, source=str(ratings.source), notes=notes)

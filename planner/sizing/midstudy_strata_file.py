@@ -1,0 +1,194 @@
+"""A stratified study's first stage read from a label file, and a pair's design from its scenario.
+
+:func:`stratum_counts` counts a label file's items in each stratum: a pair's four cells
+``(both, a_only, b_only, neither)``, or several annotators' items per count pattern (every item
+with the patterns' labels). :func:`design_of` reads a pair's stratified scenario as the
+population-weighted design ``plan SCENARIO`` sizes, and :func:`plan_remaining_strata_from_file`
+plans the rest of such a study (:func:`planner.sizing.midstudy_strata.plan_remaining_strata`);
+a scenario of several annotators over strata is resolved in the application layer
+(:func:`planner.application.strata_in_progress.remaining_strata_from_file`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from planner.errors import InvalidInput
+from planner.sizing.midstudy_settings import RemainingSettings
+from planner.sizing.midstudy_strata import (
+    POSITIVE,
+    StrataStage,
+    StratifiedRemaining,
+    plan_remaining_strata,
+)
+
+
+def design_of(scenario: Any) -> dict[str, Any]:
+    """A stratified scenario's design: names, population shares, the population-weighted
+    design's cost-optimal shares ``a_h ~ W_h S_h / sqrt(c_h)`` (as ``plan`` sizes it), its
+    floor, each stratum's seconds per item, and the ``[target]`` and ``[budget]`` settings."""
+    from planner.sizing.compare import Strata
+    from planner.sizing.design import optimal_allocation, residual_sd
+    from planner.sizing.plan import PlanSettings
+
+    if not scenario.strata:
+        raise InvalidInput(
+            f"{scenario.path}: a stratified study in progress needs a scenario with [[strata]]",
+            parameter="scenario",
+        )
+    if getattr(scenario, "annotators", None) is not None:
+        raise InvalidInput(
+            f"{scenario.path}: this reads a pair's stratified design; a scenario with "
+            "[annotators] over its strata is read by "
+            "planner.application.strata_in_progress.remaining_strata_from_file",
+            parameter="scenario",
+        )
+    budget = scenario.budget
+    settings = PlanSettings(seconds_per_item=float(budget.get("seconds_per_item", 90.0)))
+    strata = Strata.of(scenario, settings)
+    cells = np.array([np.asarray(m.cells, dtype=float).reshape(4) for m in strata.models])
+    population = np.asarray(strata.population.cells, dtype=float).reshape(4)
+    sds = residual_sd("psa", cells, population)
+    allocation = optimal_allocation(strata.shares, sds, strata.seconds, 1.0)
+    target = scenario.target
+    return {
+        "names": [s.name for s in scenario.strata],
+        "shares": strata.shares,
+        "design_shares": allocation / allocation.sum(),
+        "floor_items": int(scenario.design.get("floor_items", 0)),
+        "seconds_per_item": strata.seconds,
+        "settings": {
+            "width": target.get("width"),
+            "confidence_level": target.get("confidence"),
+            "assurance": target.get("assurance"),
+            "annotators_per_item": budget.get("annotators_per_item"),
+            "adjudication_seconds": budget.get("adjudication_seconds"),
+            "hourly_rate": budget.get("hourly_rate"),
+        },  # fmt: skip
+    }
+
+
+def stratum_counts(
+    ratings: Any,
+    stratum_col: str,
+    names: list[str],
+    positive: Any,
+    patterns: NDArray[np.int64] | None = None,
+) -> NDArray[np.int64]:
+    """Each stratum's counts in a label file, the strata in the order of ``names`` (every
+    value of the column must be one): a pair's ``(H, 4)`` ``(both, a_only, b_only,
+    neither)``; with ``patterns`` (several annotators' ``(P, 2)`` count patterns), the
+    ``(H, P)`` items per pattern, every item with the patterns' labels."""
+    from planner.measuring.stratified import check_population_shares, stratum_pair_tables
+
+    _check_labelled(ratings, patterns)
+    if stratum_col not in ratings.groups:
+        raise InvalidInput(
+            f"stratum_col {stratum_col!r} is not a column read from {ratings.source}",
+            parameter="stratum_col",
+        )
+    text = np.asarray([str(v) for v in ratings.groups[stratum_col]])
+    found = sorted(set(text.tolist()))
+    check_population_shares({n: 1 / len(names) for n in names}, found, stratum_col, ratings.source)
+    index = {n: i for i, n in enumerate(names)}
+    code = np.array([index[t] for t in text])
+    first = _positive_index(ratings, positive) == 0
+    if patterns is not None:
+        return _pattern_counts(ratings, code, len(names), patterns, first)
+    tables = stratum_pair_tables(ratings, code, len(names))
+    if not first:  # positive first: (both, a_only, b_only, neither)
+        tables = tables[:, ::-1, ::-1]
+    return np.ascontiguousarray(tables).reshape(len(names), 4)
+
+
+def _check_labelled(ratings: Any, patterns: NDArray[np.int64] | None) -> None:
+    """Two labels; a pair's two annotators, or every item with the patterns' labels."""
+    if patterns is None:
+        if ratings.n_annotators != 2 or ratings.n_categories != 2:
+            raise InvalidInput(
+                f"{ratings.source}: a stratified study in progress is planned for two "
+                f"annotators and two labels, found {ratings.n_annotators} and "
+                f"{ratings.n_categories}",
+                parameter="labelled",
+            )
+        return
+    labels = int(patterns[0].sum())
+    per_item = ratings.ratings_per_item()
+    if ratings.n_categories != 2 or np.any(per_item != labels):
+        odd = sorted(set(per_item[per_item != labels].tolist()))
+        found = f"{ratings.n_categories} labels" if ratings.n_categories != 2 else (
+            f"items with {', '.join(map(str, odd[:3]))} labels"
+        )  # fmt: skip
+        raise InvalidInput(
+            f"{ratings.source}: the design gives every item {labels} labels of two kinds, "
+            f"found {found}",
+            parameter="labelled",
+        )
+
+
+def _positive_index(ratings: Any, positive: Any) -> int:
+    """The index of the positive label among the file's two (``positive``, else 1/true)."""
+    labels = [str(c).lower() for c in ratings.categories]
+    chosen = positive if positive is not None else next(
+        (p for p in ("1", "true") if p in labels and set(labels) <= {"0", "1", "false", "true"}),
+        None,
+    )  # fmt: skip
+    if chosen is None or str(chosen).lower() not in labels:
+        raise InvalidInput(
+            f"positive must name the positive label, one of {', '.join(labels)}",
+            parameter="positive",
+        )
+    return labels.index(str(chosen).lower())
+
+
+def _pattern_counts(
+    ratings: Any, code: NDArray, n_strata: int, patterns: NDArray[np.int64], first: bool
+) -> NDArray[np.int64]:
+    """``(H, P)`` items per count pattern ``(negatives, positives)`` in each stratum."""
+    counts = ratings.counts()  # (rows, 2) labels per category
+    hits = counts[:, 0] if first else counts[:, 1]
+    column = np.zeros(int(patterns[:, POSITIVE].max()) + 1, dtype=np.int64)
+    column[patterns[:, POSITIVE]] = np.arange(len(patterns))  # positives -> pattern
+    cell = code * len(patterns) + column[hits]
+    weights = None if ratings.weights is None else ratings.weights.astype(float)
+    out = np.bincount(cell, weights=weights, minlength=n_strata * len(patterns))
+    return np.round(out).astype(np.int64).reshape(n_strata, len(patterns))
+
+
+def plan_remaining_strata_from_file(
+    path: str,
+    scenario: Any,
+    stratum_col: str,
+    *,
+    positive: Any = None,
+    reader: dict[str, Any] | None = None,
+    remaining: RemainingSettings | None = None,
+    **plan: Any,
+) -> StratifiedRemaining:
+    """:func:`plan_remaining_strata` from a pair's label file with a stratum column and a
+    stratified scenario (a path or a shipped name): the design is the scenario's
+    population-weighted design (:func:`design_of`); ``plan`` overrides its ``[target]`` and
+    ``[budget]`` settings; ``remaining`` as :func:`plan_remaining_strata` takes it."""
+    from dataclasses import replace
+
+    from planner.data.scenario import load_scenario
+    from planner.sizing.plan import PlanSettings
+    from planner.sizing.raters_pilot import read_raters_ratings
+
+    design = design_of(load_scenario(scenario))
+    options = dict(reader or {})
+    options["by"] = (*options.get("by", ()), stratum_col)
+    ratings = read_raters_ratings(path, options)
+    counts = stratum_counts(ratings, stratum_col, design["names"], positive)
+    settings = {k: v for k, v in design["settings"].items() if v is not None}
+    settings.update({k: v for k, v in plan.items() if v is not None})
+    rng = settings.pop("rng", None)
+    stage = StrataStage(
+        counts, design["names"], design["shares"], design["design_shares"],
+        floor_items=design["floor_items"], seconds_per_item=design["seconds_per_item"],
+    )  # fmt: skip
+    result = plan_remaining_strata(stage, PlanSettings(**settings), remaining, rng=rng)
+    return replace(result, source=str(ratings.source), notes=[*ratings.notes, *result.notes])
