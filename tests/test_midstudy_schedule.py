@@ -75,7 +75,7 @@ def test_a_study_already_narrow_enough_is_done_and_exits_0():
 def test_a_stratified_study_in_progress_schedules_the_rest_of_every_stratum():
     """schedule --labelled --stratum-col: the items still to label are the stratified plan's
     (the library's, same seed), per stratum and in all; the schedule labels that many."""
-    from planner.sizing.midstudy_strata_file import plan_remaining_strata_from_file
+    from planner.sizing.strata_file import plan_remaining_strata_from_file
 
     strata_file = str(ROOT / "examples" / "stratified-labels.csv")
     args = ["schedule", "unsupported-claims-enriched", "--labelled", strata_file]

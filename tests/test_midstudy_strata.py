@@ -25,8 +25,8 @@ from planner.data.reading import read_labels
 from planner.measuring.stratified import measure_stratified
 from planner.output.jsonout import load_schema
 from planner.sizing.midstudy_strata import StrataStage, plan_remaining_strata
-from planner.sizing.midstudy_strata_file import plan_remaining_strata_from_file
 from planner.sizing.plan import PlanSettings
+from planner.sizing.strata_file import plan_remaining_strata_from_file
 from planner.statistics.stratified import weighted_from_tables
 
 ROOT = Path(__file__).parent.parent

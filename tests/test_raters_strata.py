@@ -313,7 +313,7 @@ def test_the_json_says_which_coefficients_psa_and_kappa_are(comparison):
 
 
 def test_the_pairs_design_reader_sends_these_strata_to_the_several_annotator_one():
-    from planner.sizing.midstudy_strata_file import design_of
+    from planner.sizing.strata_file import design_of
 
     with pytest.raises(InvalidInput, match="remaining_strata_from_file") as caught:
         design_of(load_scenario(SCENARIO))

@@ -128,7 +128,7 @@ def test_the_schedule_labels_only_the_remaining_items(pair_report):
 @pytest.mark.slow
 def test_a_stratified_report_shows_each_stratum_and_the_shares_note(strata_report):
     from planner.data.scenario import load_scenario
-    from planner.sizing.midstudy_strata_file import plan_remaining_strata_from_file
+    from planner.sizing.strata_file import plan_remaining_strata_from_file
 
     scenario = load_scenario("unsupported-claims-enriched")
     plan = plan_remaining_strata_from_file(
@@ -146,7 +146,7 @@ def test_a_stratified_report_shows_each_stratum_and_the_shares_note(strata_repor
 @pytest.mark.slow
 def test_hours_of_a_stratified_study_buy_what_the_library_allocates(tmp_path):
     from planner.sizing.midstudy_settings import RemainingSettings
-    from planner.sizing.midstudy_strata_file import plan_remaining_strata_from_file
+    from planner.sizing.strata_file import plan_remaining_strata_from_file
 
     folder = _report(tmp_path, [*STRATA, "--hours", "20"])
     text = (folder / "report.md").read_text()

@@ -82,6 +82,9 @@ class PlanOptions:
     budget: float | None = None
     curve: bool | None = None
     contested_rate: float | None = None
+    #: with ``pilot`` and a scenario with ``[[strata]]``: the pilot's column naming each
+    #: item's stratum (each stratum's model from its own pilot counts)
+    stratum_col: str | None = None
 
     def given(self) -> dict[str, Any]:
         """Every option by its name (None where not given), for the helpers below."""
@@ -347,6 +350,41 @@ def model_on_command_line(cli: Mapping[str, Any]) -> bool:
     return any(cli.get(k) is not None for k in CLI_MODEL_KEYS)
 
 
+def _pilot_by_stratum(scenario: Scenario | None, cli: dict[str, Any]) -> bool:
+    """Whether each stratum's model comes from a pilot labelled by stratum (``pilot`` and
+    ``stratum_col`` with a scenario of ``[[strata]]``); ``stratum_col`` otherwise is refused."""
+    if cli.get("stratum_col") is None:
+        return False
+    if cli.get("pilot") is None or scenario is None or not scenario.strata:
+        raise InvalidInput(
+            "stratum_col reads a pilot by stratum: it needs pilot_file and a scenario with "
+            "[[strata]]",
+            parameter="stratum_col",
+            parameters=("pilot_file",),
+        )
+    others = [k for k in CLI_MODEL_KEYS if k != "pilot" and cli.get(k) is not None]
+    if others:
+        raise InvalidInput(
+            f"{others[0]} cannot be used with a pilot read by stratum: each stratum's model is "
+            "its pilot counts",
+            parameter=others[0],
+        )
+    return True
+
+
+def _pilot_models(scenario: Scenario, cli: dict[str, Any]) -> Any:
+    """Each stratum's model from the pilot file, read by its stratum column."""
+    from planner.sizing.strata_file import pilot_strata
+
+    try:
+        return pilot_strata(
+            str(cli["pilot"]), scenario, str(cli["stratum_col"]), positive=cli.get("positive"),
+            reader=dict(cli.get("pilot_reader") or {}),
+        )  # fmt: skip
+    except InvalidInput as exc:
+        raise _pilot_parameters(exc) from None
+
+
 def _stratified(  # type: ignore[no-untyped-def]
     scenario: Scenario,
     cli: dict[str, Any],
@@ -365,7 +403,9 @@ def _stratified(  # type: ignore[no-untyped-def]
             "prevalence",
             parameters=(*annotator, "prevalence"),
         )
-    given = [k for k in (*_FIXED_SIZE, "pilot") if cli.get(k) is not None]
+    by_stratum = _pilot_by_stratum(scenario, cli)
+    given = [k for k in (*_FIXED_SIZE, "pilot", "pair") if cli.get(k) is not None]
+    given = [k for k in given if not (by_stratum and k == "pilot")]
     if given:
         raise InvalidInput(
             f"{', '.join(given)} cannot be used with the stratified scenario {scenario.path}: "
@@ -380,6 +420,7 @@ def _stratified(  # type: ignore[no-untyped-def]
         scenario, asdict(resolve_team(scenario)), s.annotators_per_item, s.seconds_per_item,
         s.adjudication_seconds, s.hourly_rate, cli.get("annotators_per_item") is None,
     )  # fmt: skip
+    pilot = _pilot_models(scenario, cli) if by_stratum else None
     comparison = compare_designs(
         scenario,
         replace(settings, team=pricing),
@@ -387,8 +428,9 @@ def _stratified(  # type: ignore[no-untyped-def]
         floor_items=merged.floor_items,
         prevalence_width=merged.prevalence_width,
         progress=progress,
+        models=None if pilot is None else list(pilot.models),
     )
-    comparison.notes.extend(notes)
+    comparison.notes.extend([*notes, *(() if pilot is None else pilot.notes)])
     if pricing is not None:
         comparison.notes.append(DESIGNS_PRICED_NOTE)
     return comparison
@@ -537,10 +579,11 @@ def run_plan(
     cli = options.given()
     merged = resolve(scenario, cli)
     settings = _settings(merged, scenario, cli)
-    notes = option_notes(scenario, cli, merged, model_on_command_line(cli))
+    by_stratum = _pilot_by_stratum(scenario, cli)
+    notes = option_notes(scenario, cli, merged, model_on_command_line(cli) and not by_stratum)
     if option_notes_out is not None:
         option_notes_out.extend(notes)
-    if scenario is not None and scenario.strata and not model_on_command_line(cli):
+    if scenario is not None and scenario.strata and (by_stratum or not model_on_command_line(cli)):
         return _stratified(scenario, cli, merged, settings, seed_fn, notes, progress)
     given = [k for k in _FIXED_SIZE if cli.get(k) is not None]
     if len(given) > 1:

@@ -47,7 +47,8 @@ DESIGNS = ("uniform", "enriched", "weighted")
 
 def _stratified_operation(result: Comparison, design: str) -> tuple[list, list, list]:
     """Items, seconds and contested rates per stratum of one design of a comparison (a pair's
-    contested rate from each stratum's model; several annotators' from the comparison's rows,
+    contested rate from each stratum's model, or its pilot counts; several annotators' from the
+    comparison's rows,
     their population's for the prevalence slice)."""
     from planner.sizing.compare import stratum_models
 
@@ -56,8 +57,13 @@ def _stratified_operation(result: Comparison, design: str) -> tuple[list, list, 
     seconds = [s["seconds_per_item"] for s in result.strata]
     if result.raters is not None:
         contested = [s["contested_rate"] for s in result.strata]
-    else:
-        contested = [m.contested_rate for m in stratum_models(result.scenario)]
+    else:  # a pilot's strata carry their counts (both, a only, b only, neither)
+        models = stratum_models(result.scenario)
+        contested = [
+            (row["pilot_counts"][1] + row["pilot_counts"][2]) / sum(row["pilot_counts"])
+            if "pilot_counts" in row else m.contested_rate
+            for row, m in zip(result.strata, models, strict=True)
+        ]  # fmt: skip
     if chosen.prevalence_slice_items:
         shares = [s["share"] for s in result.strata]
         items.append(chosen.prevalence_slice_items)
@@ -222,8 +228,8 @@ def run_schedule(
     if shape is not None:
         operation = _operation_of(shape, merged, team)
     else:
-        plan = run_plan(scenario_path, options, lambda _: seed)
-        operation = operation_for(plan, team, design or "weighted")
+        plan, operation, said = _planned_operation(scenario_path, options, seed, team, design)
+        notes = [*notes, *said]
     if scenario is not None and scenario.alt_test:
         notes.append("the LLM judge's labels take no human time: the schedule counts the humans'")
     if not named:
@@ -232,6 +238,25 @@ def run_schedule(
     return plan, _named_schedule(
         scenario, operation, merged, team, cli_team, changes, seed, progress
     ).with_notes(notes)
+
+
+def _planned_operation(
+    scenario_path: str | None,
+    options: PlanOptions,
+    seed: int,
+    team: TeamSettings,
+    design: str | None,
+) -> tuple[Plan | Comparison, Operation, list[str]]:
+    """The plan ``run_plan`` makes of the options, the operation that carries it out (one
+    design of a comparison), and what the schedule says of it."""
+    plan = run_plan(scenario_path, options, lambda _: seed)
+    operation = operation_for(plan, team, design or "weighted")
+    notes = []
+    if options.stratum_col is not None:  # a pilot read by stratum (run_plan checked it)
+        from planner.sizing.strata_file import PILOT_STRATA_NOTE
+
+        notes.append(PILOT_STRATA_NOTE)
+    return plan, operation, notes
 
 
 def _operation_of(

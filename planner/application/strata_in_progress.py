@@ -4,13 +4,13 @@ annotators'.
 :func:`remaining_strata_from_file` is what ``plan --labelled FILE --scenario S --stratum-col
 COL``, ``schedule`` and ``report`` with the same options run. A pair's scenario (``[model]``
 and ``[[strata]]``) goes to
-:func:`planner.sizing.midstudy_strata_file.plan_remaining_strata_from_file`.
+:func:`planner.sizing.strata_file.plan_remaining_strata_from_file`.
 A scenario whose ``[annotators]`` label its ``[[strata]]`` is resolved as ``plan SCENARIO``
 resolves it (:func:`planner.application.raters_strata_options.raters_strata_of`: the options
 over the scenario over the defaults); its weighted design's shares
 (:func:`planner.sizing.raters_strata_designs.weighted_design_shares`) are the design the
 remaining items follow, and the file's items per count pattern in each stratum are the first
-stage (:func:`planner.sizing.midstudy_strata_file.stratum_counts`). The scenario's models give the
+stage (:func:`planner.sizing.strata_file.stratum_counts`). The scenario's models give the
 design only: the truth is drawn from each stratum's labels in hand.
 """
 
@@ -22,7 +22,11 @@ from typing import Any
 from planner.errors import InvalidInput
 from planner.sizing.midstudy_settings import RemainingSettings
 from planner.sizing.midstudy_strata import StrataStage, StratifiedRemaining, plan_remaining_strata
-from planner.sizing.midstudy_strata_file import plan_remaining_strata_from_file, stratum_counts
+from planner.sizing.strata_file import (
+    plan_remaining_strata_from_file,
+    read_by_stratum,
+    stratum_counts,
+)
 
 #: the note of a several-annotator plan whose scenario names its people
 SINGLE_RATE_NOTE = (
@@ -91,7 +95,6 @@ def _several(
 ) -> StratifiedRemaining:
     """Several annotators over strata (module docstring)."""
     from planner.application.raters_strata_options import raters_strata_of
-    from planner.sizing.raters_pilot import read_raters_ratings
     from planner.sizing.raters_strata_designs import weighted_design_shares
 
     rng = plan.pop("rng", None)
@@ -103,9 +106,7 @@ def _several(
         )
     resolved = raters_strata_of({k: v for k, v in plan.items() if v is not None}, scenario)
     strata, settings = resolved.strata, resolved.settings
-    options = dict(reader or {})
-    options["by"] = (*options.get("by", ()), stratum_col)
-    ratings = read_raters_ratings(path, options)
+    ratings = read_by_stratum(path, stratum_col, reader)
     names = list(strata.names)
     counts = stratum_counts(ratings, stratum_col, names, positive, strata.patterns)
     stage = StrataStage(

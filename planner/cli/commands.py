@@ -291,10 +291,12 @@ def plan_command(
     stratum_col: Annotated[
         str | None,
         typer.Option(
-            help="With --labelled and a stratified --scenario: the column naming each item's "
-            "stratum; plans the remaining items per stratum of the scenario's population-"
-            "weighted design. Example: plan --labelled examples/stratified-labels.csv "
-            "--scenario unsupported-claims-enriched --stratum-col stratum",
+            help="The column naming each item's stratum. With --labelled and a stratified "
+            "--scenario: plans the remaining items per stratum of the scenario's population-"
+            "weighted design. With --pilot and a stratified scenario: each stratum's model is "
+            "its own pilot counts, for the design comparison. Example: plan --labelled "
+            "examples/stratified-labels.csv --scenario unsupported-claims-enriched "
+            "--stratum-col stratum",
             rich_help_panel="Study in progress",
         ),
     ] = None,
@@ -499,6 +501,7 @@ def plan_command(
         hours=hours,
         budget=budget,
         curve=curve or None,
+        stratum_col=stratum_col,
     )
     path = scenario or scenario_option
     said: list[str] = []

@@ -65,8 +65,11 @@ FLAGS = {
 def refuse_labelled_only(options: dict[str, Any], *, raters: bool = False) -> None:
     """``--planned-items`` without ``--labelled``, and ``--batch-size`` with several
     annotators or a scenario (it simulates a pair's plan from its model): one line, exit 2."""
-    if options.get("stratum_col") is not None:
-        raise InvalidInput("--stratum-col applies only with --labelled FILE (a study in progress)")
+    if options.get("stratum_col") is not None and options.get("pilot") is None:
+        raise InvalidInput(
+            "--stratum-col applies only with --labelled FILE (a study in progress) or --pilot "
+            "FILE (a pilot by stratum)"
+        )
     if options.get("planned_items") is not None:
         raise InvalidInput(
             "--planned-items applies only with --labelled FILE (a study in progress)"

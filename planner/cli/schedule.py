@@ -312,6 +312,8 @@ def _plan_options(v: dict[str, Any]) -> PlanOptions:
         hourly_rate=v["hourly_rate"],
         contested_rate=v["contested_rate"],
         seed=v["seed"],
+        # with --pilot (not --labelled): each stratum's model from the pilot's counts
+        stratum_col=v["stratum_col"] if v["labelled"] is None else None,
     )
 
 

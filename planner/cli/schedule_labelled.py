@@ -21,8 +21,9 @@ LABELLED_HELP = (
     "examples/labelled-600.csv --width 0.08 --start 2027-01-04"
 )
 STRATUM_COL_HELP = (
-    "With --labelled and a stratified scenario: the label file's column naming each item's "
-    "stratum; schedules the items still to label in each stratum of the design. Example: "
+    "The column naming each item's stratum. With --labelled and a stratified scenario: "
+    "schedules the items still to label in each stratum of the design. With --pilot and a "
+    "stratified scenario: each stratum's model is its own pilot counts. Example: "
     "planner schedule unsupported-claims-enriched --labelled examples/stratified-labels.csv "
     "--stratum-col stratum --positive unsupported"
 )

@@ -524,7 +524,10 @@ def render_comparison(comparison: Any, console: Console) -> None:
 def _strata_table(comparison: Any) -> Table:
     """Each stratum's share, prevalence, union rate, PSA, kappa and seconds, and traffic's."""
     sc = comparison.scenario
-    strata = Table(title=f"Scenario {sc.name}: strata", title_justify="left", header_style="bold")
+    title = f"Scenario {sc.name}: strata"
+    if any(s.get("model_source") == "pilot" for s in comparison.strata):
+        title += " from the pilot's counts (prevalence: its positive-label rate)"
+    strata = Table(title=title, title_justify="left", header_style="bold")
     kappa = "kappa" if comparison.raters is None else "Fleiss' kappa"  # several annotators'
     for col in ("stratum", "share", "prevalence", "union rate", "PSA", kappa, "s/item"):
         strata.add_column(col, justify="left" if col == "stratum" else "right")

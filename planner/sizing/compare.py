@@ -188,18 +188,30 @@ class Strata:
     seconds: np.ndarray
     union: np.ndarray
     population: PairModel
+    #: where the models come from: the scenario's ``[[strata]]`` or a pilot's counts
+    source: str = "scenario"
 
     @classmethod
-    def of(cls, scenario: Scenario, settings: PlanSettings) -> Strata:
-        """The strata of ``scenario``, checked (:func:`~planner.sizing.design.check_strata`)."""
-        models = stratum_models(scenario)
+    def of(
+        cls, scenario: Scenario, settings: PlanSettings, models: list[PairModel] | None = None
+    ) -> Strata:
+        """The strata of ``scenario``, checked (:func:`~planner.sizing.design.check_strata`);
+        ``models``: each stratum's model from a pilot instead of the scenario's."""
+        source = "scenario" if models is None else "pilot"
+        models = stratum_models(scenario) if models is None else list(models)
         shares = np.array([s.share for s in scenario.strata])
         check_strata(models, shares)
+        if len(models) != len(scenario.strata):
+            raise InvalidInput(
+                f"models gives {len(models)} strata, {scenario.path} has {len(scenario.strata)}",
+                parameter="models",
+            )
         seconds = np.array(
             [s.seconds_per_item or settings.seconds_per_item for s in scenario.strata]
         )
         union = np.array([m.union_rate for m in models])
-        return cls(models, shares, seconds, union, _mixture(models, shares, "strata"))
+        mixture = _mixture(models, shares, "strata")
+        return cls(models, shares, seconds, union, mixture, source)
 
 
 def uniform_design(
@@ -445,16 +457,33 @@ def _per_stratum_psa(
     return rows
 
 
+def label_rate(model: PairModel) -> float:
+    """The positive-label rate of a pair, ``(2 p_a + p_b + p_c) / 2``: a pilot stratum's
+    prevalence as its labels show it."""
+    a, b, c, _ = model.cells
+    return float((2 * a + b + c) / 2)
+
+
+def _pilot_keys(strata: Strata, model: PairModel) -> dict[str, Any]:
+    """A pilot stratum's row keys: ``model_source`` ``"pilot"`` and its ``pilot_counts``
+    (a scenario's strata have neither)."""
+    if strata.source != "pilot":
+        return {}
+    return {"model_source": "pilot", "pilot_counts": model.assumptions["pilot_counts"]}
+
+
 def _strata_rows(scenario: Scenario, strata: Strata, sds: np.ndarray) -> list[dict[str, Any]]:
-    """The strata table: share, prevalence, seconds per item, indices, residual SD."""
+    """The strata table: share, prevalence (a pilot's strata: their positive-label rate),
+    seconds per item, indices, residual SD; a pilot's strata: :func:`_pilot_keys`."""
     return [
         {
             "name": s.name,
             "share": s.share,
-            "prevalence": s.prevalence,
+            "prevalence": s.prevalence if strata.source == "scenario" else label_rate(m),
             "seconds_per_item": float(sec),
             **{k: v for k, v in m.summary().items() if k in ("union_rate", "psa", "kappa")},
             "residual_sd": float(sd),
+            **_pilot_keys(strata, m),
         }
         for s, m, sec, sd in zip(scenario.strata, strata.models, strata.seconds, sds, strict=True)
     ]
@@ -468,6 +497,7 @@ def compare_designs(
     floor_items: int = 20,
     prevalence_width: float = 0.02,
     progress: Callable[[int, int], None] | None = None,
+    models: list[PairModel] | None = None,
 ) -> Comparison:
     """Size the uniform, enriched and weighted designs of a stratified scenario.
 
@@ -488,15 +518,12 @@ def compare_designs(
     progress
         Called as ``progress(done, 4)`` after each of the four steps (three designs, the
         bootstrap check).
+    models
+        Each stratum's pair model, in the scenario's order, instead of the scenario's (a
+        pilot labelled by stratum: :func:`planner.sizing.strata_file.pilot_strata`).
     """
-    if settings.metric == "both":
-        raise InvalidInput(
-            "metric both is not supported for design comparisons; pick psa or kappa",
-            parameter="metric",
-        )
-    seed = seed_from(rng)
-    metric = settings.metric
-    strata = Strata.of(scenario, settings)
+    metric, seed = _design_metric(settings), seed_from(rng)
+    strata = Strata.of(scenario, settings, models)
     streams = np.random.default_rng(seed).spawn(4)
     step = progress if progress is not None else (lambda done, total: None)
     designs: dict[str, DesignResult] = {}
@@ -539,6 +566,16 @@ def compare_designs(
             coverage_note(designs["weighted"], settings),
         ],
     )
+
+
+def _design_metric(settings: PlanSettings) -> str:
+    """The metric a comparison sizes: psa or kappa (``both`` is refused)."""
+    if settings.metric == "both":
+        raise InvalidInput(
+            "metric both is not supported for design comparisons; pick psa or kappa",
+            parameter="metric",
+        )
+    return str(settings.metric)
 
 
 def coverage_note(design: DesignResult, settings: PlanSettings) -> str:

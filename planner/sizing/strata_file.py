@@ -1,4 +1,4 @@
-"""A stratified study's first stage read from a label file, and a pair's design from its scenario.
+"""A label file counted by stratum: a stratified study's first stage, a pilot's strata.
 
 :func:`stratum_counts` counts a label file's items in each stratum: a pair's four cells
 ``(both, a_only, b_only, neither)``, or several annotators' items per count pattern (every item
@@ -7,10 +7,13 @@ population-weighted design ``plan SCENARIO`` sizes, and :func:`plan_remaining_st
 plans the rest of such a study (:func:`planner.sizing.midstudy_strata.plan_remaining_strata`);
 a scenario of several annotators over strata is resolved in the application layer
 (:func:`planner.application.strata_in_progress.remaining_strata_from_file`).
+:func:`pilot_strata` reads a pilot labelled by stratum as one pair model per stratum, the
+plug-in cells of its counts, for the designs of :func:`planner.sizing.compare.compare_designs`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -24,6 +27,7 @@ from planner.sizing.midstudy_strata import (
     StratifiedRemaining,
     plan_remaining_strata,
 )
+from planner.sizing.model import PairModel
 
 
 def design_of(scenario: Any) -> dict[str, Any]:
@@ -71,6 +75,17 @@ def design_of(scenario: Any) -> dict[str, Any]:
     }
 
 
+def read_by_stratum(path: str, stratum_col: str, reader: dict[str, Any] | None = None) -> Any:
+    """The :class:`~planner.data.labels.Ratings` of a label file with ``stratum_col`` kept as
+    a group (``reader``: the options of
+    :func:`~planner.sizing.raters_pilot.read_raters_ratings`)."""
+    from planner.sizing.raters_pilot import read_raters_ratings
+
+    options = dict(reader or {})
+    options["by"] = (*options.get("by", ()), stratum_col)
+    return read_raters_ratings(path, options)
+
+
 def stratum_counts(
     ratings: Any,
     stratum_col: str,
@@ -109,9 +124,8 @@ def _check_labelled(ratings: Any, patterns: NDArray[np.int64] | None) -> None:
     if patterns is None:
         if ratings.n_annotators != 2 or ratings.n_categories != 2:
             raise InvalidInput(
-                f"{ratings.source}: a stratified study in progress is planned for two "
-                f"annotators and two labels, found {ratings.n_annotators} and "
-                f"{ratings.n_categories}",
+                f"{ratings.source}: a pair's labels counted by stratum need two annotators and "
+                f"two labels, found {ratings.n_annotators} and {ratings.n_categories}",
                 parameter="labelled",
             )
         return
@@ -138,7 +152,7 @@ def _positive_index(ratings: Any, positive: Any) -> int:
     )  # fmt: skip
     if chosen is None or str(chosen).lower() not in labels:
         raise InvalidInput(
-            f"positive must name the positive label, one of {', '.join(labels)}",
+            f"positive must be one of the file's labels: {', '.join(labels)}",
             parameter="positive",
         )
     return labels.index(str(chosen).lower())
@@ -176,12 +190,9 @@ def plan_remaining_strata_from_file(
 
     from planner.data.scenario import load_scenario
     from planner.sizing.plan import PlanSettings
-    from planner.sizing.raters_pilot import read_raters_ratings
 
     design = design_of(load_scenario(scenario))
-    options = dict(reader or {})
-    options["by"] = (*options.get("by", ()), stratum_col)
-    ratings = read_raters_ratings(path, options)
+    ratings = read_by_stratum(path, stratum_col, reader)
     counts = stratum_counts(ratings, stratum_col, design["names"], positive)
     settings = {k: v for k, v in design["settings"].items() if v is not None}
     settings.update({k: v for k, v in plan.items() if v is not None})
@@ -192,3 +203,74 @@ def plan_remaining_strata_from_file(
     )  # fmt: skip
     result = plan_remaining_strata(stage, PlanSettings(**settings), remaining, rng=rng)
     return replace(result, source=str(ratings.source), notes=[*ratings.notes, *result.notes])
+
+
+#: what a plan from a pilot by stratum says of its models
+PILOT_STRATA_NOTE = (
+    "each stratum's model is its pilot counts (plug-in cells; the pilot's uncertainty is not "
+    "carried into the designs); the scenario's prevalences and error rates are not used"
+)
+#: below this many union positives a pilot stratum's model gets a note (its PSA is loose)
+FEW_UNION_POSITIVES = 10
+
+
+@dataclass(frozen=True)
+class PilotStrata:
+    """A pilot labelled by stratum (:func:`pilot_strata`): each stratum's pair model (the
+    plug-in cells of its counts), the ``(H, 4)`` counts, the file and notes."""
+
+    models: tuple[PairModel, ...]
+    counts: tuple[tuple[int, int, int, int], ...]
+    source: str
+    notes: tuple[str, ...] = ()
+
+
+def pilot_strata(
+    path: str,
+    scenario: Any,
+    stratum_col: str,
+    *,
+    positive: Any = None,
+    reader: dict[str, Any] | None = None,
+) -> PilotStrata:
+    """Each stratum's pair model from a pilot file with a stratum column, in the order of
+    ``scenario``'s ``[[strata]]`` (a loaded scenario; every value of the column must be one of
+    its strata, and every stratum must be in the file).
+
+    A stratum's model is :func:`~planner.sizing.model.pair_from_counts` of its counts: the
+    plug-in cells, as ``--pilot-counts`` takes them. The pilot's uncertainty is not carried
+    into the designs, and a note says so; a stratum with fewer than
+    :data:`FEW_UNION_POSITIVES` union positives gets its own note.
+
+    Raises
+    ------
+    InvalidInput
+        A file that is not a pair's two labels, a stratum column that was not read, a value
+        that is not a stratum, or a stratum without union positives (named ``pilot``).
+    """
+    from planner.sizing.model import pair_from_counts
+
+    names = [s.name for s in scenario.strata]
+    ratings = read_by_stratum(path, stratum_col, reader)
+    counts = stratum_counts(ratings, stratum_col, names, positive)
+    models, few = [], []
+    for name, row in zip(names, counts, strict=True):
+        if row[:3].sum() == 0:
+            raise InvalidInput(
+                f"pilot {ratings.source}: stratum {name!r} has no item either annotator flags, "
+                "so its PSA cannot be planned from the pilot",
+                parameter="pilot",
+            )
+        models.append(pair_from_counts([int(x) for x in row]))
+        if row[:3].sum() < FEW_UNION_POSITIVES:
+            few.append(f"{name!r} ({int(row[:3].sum())})")
+    notes = [*ratings.notes, f"{PILOT_STRATA_NOTE} ({ratings.source})"]
+    if few:
+        notes.append(
+            f"strata with fewer than {FEW_UNION_POSITIVES} union positives in the pilot: "
+            f"{', '.join(few)}; their models, and the designs' allocation, rest on few items"
+        )
+    return PilotStrata(
+        tuple(models), tuple(tuple(int(x) for x in r) for r in counts),  # type: ignore[misc]
+        str(ratings.source), tuple(notes),
+    )  # fmt: skip

@@ -1,0 +1,140 @@
+"""A pilot labelled by stratum: each stratum's pair model from its own pilot counts.
+
+``plan unsupported-claims-enriched --pilot examples/stratified-labels.csv --stratum-col stratum``
+compares the scenario's three designs with every stratum's model taken from the pilot instead
+of the scenario's prevalences and error rates. The expected values are computed here from the
+file with pandas: the four cells of each stratum, traffic's PSA ``2 A / (2 A + B + C)`` of the
+share-weighted cells, and each stratum's SD of the linearised PSA residual
+``u = (x - R y) / Y`` (``x = 2`` on items both flag, ``y`` the flags of the two), which the
+weighted design allocates by (``n_h ~ W_h S_h / sqrt(c_h)``).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from planner.cli.commands import app
+from planner.data.scenario import load_scenario
+from planner.errors import InvalidInput
+from planner.sizing.strata_file import pilot_strata
+
+runner = CliRunner()
+FILE = "examples/stratified-labels.csv"
+SCENARIO = "unsupported-claims-enriched"
+ARGS = ["plan", SCENARIO, "--pilot", FILE, "--stratum-col", "stratum", "--positive", "unsupported"]
+NAMES = [
+    "flagged by an automated check",
+    "historically risky query types",
+    "user complaints",
+    "rest of traffic",
+]
+SHARES = np.array([0.04, 0.10, 0.01, 0.85])
+SECONDS = np.array([100.0, 90.0, 120.0, 90.0])
+
+
+def _cells() -> np.ndarray:
+    """``(H, 4)`` (both, a only, b only, neither) per stratum, counted with pandas."""
+    frame = pd.read_csv(FILE)
+    wide = frame.pivot(index="item", columns="annotator", values="label") == "unsupported"
+    stratum = frame.groupby("item").stratum.first()[wide.index]
+    a, b = wide.ann_a, wide.ann_b
+    return np.array(
+        [[(a & b)[stratum == n].sum(), (a & ~b)[stratum == n].sum(),
+          (~a & b)[stratum == n].sum(), (~a & ~b)[stratum == n].sum()] for n in NAMES]
+    )  # fmt: skip
+
+
+def _plan(*extra: str) -> dict:
+    result = runner.invoke(app, [*ARGS, "--json", "--replicates", "500", *extra])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_each_strata_model_is_its_pilot_counts():
+    cells = _cells()
+    found = pilot_strata(FILE, load_scenario(SCENARIO), "stratum", positive="unsupported")
+    assert [list(c) for c in found.counts] == cells.tolist()
+    for model, row in zip(found.models, cells, strict=True):
+        assert model.cells == pytest.approx(tuple(row / row.sum()))
+    assert any("uncertainty is not carried" in n for n in found.notes)
+
+
+def test_the_designs_use_the_pilots_strata():
+    doc = _plan("--seed", "3")
+    cells = _cells()
+    p = cells / cells.sum(axis=1, keepdims=True)
+    pop = SHARES @ p
+    psa = 2 * pop[0] / (2 * pop[0] + pop[1] + pop[2])
+    assert doc["population"]["psa"] == pytest.approx(psa)
+    y_bar = 2 * pop[0] + pop[1] + pop[2]
+    u = (np.array([2, 0, 0, 0]) - psa * np.array([2, 1, 1, 0])) / y_bar
+    sd = np.sqrt(p @ (u * u) - (p @ u) ** 2)
+    for row, expected, share, cell in zip(doc["strata"], sd, p, cells, strict=True):
+        assert row["residual_sd"] == pytest.approx(expected)
+        assert row["prevalence"] == pytest.approx((2 * share[0] + share[1] + share[2]) / 2)
+        assert row["model_source"] == "pilot" and row["pilot_counts"] == cell.tolist()
+    # the weighted design's two largest strata (above the floor of 30) in the ratio of
+    # W_h S_h / sqrt(c_h)
+    items = doc["designs"]["weighted"]["items_per_stratum"]
+    weight = SHARES * sd / np.sqrt(SECONDS)
+    assert items[3] / items[1] == pytest.approx(weight[3] / weight[1], rel=0.02)
+
+
+def test_the_scenarios_own_strata_are_unchanged_without_the_pilot():
+    doc = runner.invoke(app, ["plan", SCENARIO, "--json", "--replicates", "500"])
+    rows = json.loads(doc.stdout)["strata"]
+    assert [r["prevalence"] for r in rows] == [s.prevalence for s in load_scenario(SCENARIO).strata]
+    assert all("model_source" not in r for r in rows)
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["plan", "--prevalence", "0.1", "--stratum-col", "stratum"], "--stratum-col applies only"),
+        (["plan", "unsupported-claims", "--pilot", FILE, "--stratum-col", "stratum",
+          "--positive", "unsupported"], "--stratum-col reads a pilot by stratum"),
+        ([*ARGS, "--prevalence", "0.1"], "--prevalence cannot be used with a pilot read by"),
+        ([*ARGS[:-2], "--positive", "nope"], "--positive"),
+        ([*ARGS[:4], "--stratum-col", "nope", "--positive", "unsupported"], "nope"),
+    ],
+)  # fmt: skip
+def test_bad_input_is_one_line_with_exit_code_2(args, words):
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0] and "Traceback" not in result.output
+
+
+def test_a_stratum_without_union_positives_is_refused(tmp_path):
+    frame = pd.read_csv(FILE)
+    complaints = frame.stratum == "user complaints"
+    frame.loc[complaints, "label"] = "supported"
+    path = tmp_path / "none.csv"
+    frame.to_csv(path, index=False)
+    with pytest.raises(InvalidInput) as raised:
+        pilot_strata(str(path), load_scenario(SCENARIO), "stratum", positive="unsupported")
+    assert raised.value.parameter == "pilot" and "user complaints" in str(raised.value)
+
+
+def test_schedule_labels_the_weighted_design_of_the_pilots_strata():
+    plan = _plan("--seed", "3")
+    args = ["schedule", *ARGS[1:], "--json", "--replicates", "500", "--seed", "3"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    operation = doc["operation"]
+    assert operation["items_per_stratum"] == plan["designs"]["weighted"]["items_per_stratum"]
+    cells = _cells()
+    assert operation["contested_rate"] == pytest.approx(
+        list((cells[:, 1] + cells[:, 2]) / cells.sum(1))
+    )
+    # two labels of each item at its stratum's seconds, the contested ones adjudicated at 120 s
+    items = np.array(operation["items_per_stratum"])
+    hours = (items * (2 * SECONDS + 120 * np.array(operation["contested_rate"]))).sum() / 3600
+    assert doc["analytic_person_hours"] == pytest.approx(hours)
+    assert any("pilot counts" in n for n in doc["notes"])
