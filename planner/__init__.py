@@ -57,6 +57,8 @@ _PUBLIC = {
     "compare_designs": "planner.sizing.compare",
     "pilot_strata": "planner.sizing.strata_file",
     "PilotStrata": "planner.sizing.strata_file",
+    "StrataPilotUncertainty": "planner.sizing.strata_pilot_uncertainty",
+    "weighted_under_pilot": "planner.sizing.strata_pilot_uncertainty",
     "RatersStrata": "planner.sizing.raters_strata",
     "StrataOptions": "planner.sizing.raters_strata_designs",
     "raters_strata": "planner.sizing.raters_strata",

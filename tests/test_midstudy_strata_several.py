@@ -2,11 +2,9 @@
 
 ``examples/stratified-labels-three.csv`` holds 600 items of three annotators over the four
 strata of ``scenarios/unsupported-claims-three-annotators-strata.toml``. The checks here do
-not use the planner's weighted interval: :func:`_weighted_psa` is this file's own linearised
-ratio estimator of Uebersax's PSA (population-weighted stratum means of ``j (j - 1)`` and
-``j (r - 1)``, ``j`` of an item's ``r`` labels positive; stratum variances of the linearised
-residual, Satterthwaite df, a t interval on the logit scale), which reproduces ``agree
---stratum-col`` on the file to 1e-12. The hybrid assurance is re-simulated with its own
+not use the planner's weighted interval: :mod:`tests.stratified_reference` is an independent
+linearised ratio estimator of Uebersax's PSA, which reproduces ``agree --stratum-col`` on the
+file to 1e-12. The hybrid assurance is re-simulated with its own
 random numbers: each stratum's truth from ``Dirichlet(counts + 1/2)``, the plan's remaining
 items drawn from it.
 """
@@ -18,7 +16,6 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
 from typer.testing import CliRunner
 
 from planner.application.strata_in_progress import remaining_strata_from_file
@@ -26,6 +23,7 @@ from planner.cli.commands import app
 from planner.errors import InvalidInput
 from planner.sizing.midstudy_settings import RemainingSettings
 from planner.sizing.midstudy_strata import StrataStage, plan_remaining_strata
+from tests.stratified_reference import weighted_psa
 
 runner = CliRunner()
 FILE = "examples/stratified-labels-three.csv"
@@ -49,22 +47,8 @@ def _file_counts() -> np.ndarray:
 
 def _weighted_psa(counts: np.ndarray, level: float = 0.95):
     """Estimate, lower and upper limit of the population-weighted PSA of ``(..., H, 4)``
-    counts (module docstring)."""
-    j, r = np.arange(4.0), 3.0
-    x, y = j * (j - 1), j * (r - 1)
-    n = counts.sum(axis=-1)
-    big_x = (SHARES * (counts @ x) / n).sum(axis=-1)
-    big_y = (SHARES * (counts @ y) / n).sum(axis=-1)
-    psa = big_x / big_y
-    u = (x - psa[..., None, None] * y) / big_y[..., None, None]  # (..., 1, 1) against (4,)
-    mean = (counts * u).sum(axis=-1) / n
-    s2 = (counts * (u - mean[..., None]) ** 2).sum(axis=-1) / (n - 1)
-    a = SHARES**2 / n
-    var = (a * s2).sum(axis=-1)
-    df = var**2 / ((a * s2) ** 2 / (n - 1)).sum(axis=-1)
-    t = stats.t.ppf(0.5 + level / 2, df)
-    logit, se = np.log(psa / (1 - psa)), np.sqrt(var) / (psa * (1 - psa))
-    return psa, 1 / (1 + np.exp(-(logit - t * se))), 1 / (1 + np.exp(-(logit + t * se)))
+    counts (:func:`tests.stratified_reference.weighted_psa`)."""
+    return weighted_psa(counts, SHARES, level)
 
 
 def _plan(**plan):

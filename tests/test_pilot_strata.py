@@ -22,6 +22,7 @@ from planner.cli.commands import app
 from planner.data.scenario import load_scenario
 from planner.errors import InvalidInput
 from planner.sizing.strata_file import pilot_strata
+from tests.stratified_reference import weighted_psa
 
 runner = CliRunner()
 FILE = "examples/stratified-labels.csv"
@@ -61,7 +62,7 @@ def test_each_strata_model_is_its_pilot_counts():
     assert [list(c) for c in found.counts] == cells.tolist()
     for model, row in zip(found.models, cells, strict=True):
         assert model.cells == pytest.approx(tuple(row / row.sum()))
-    assert any("uncertainty is not carried" in n for n in found.notes)
+    assert any("also sized under the pilot's uncertainty" in n for n in found.notes)
 
 
 def test_the_designs_use_the_pilots_strata():
@@ -138,3 +139,33 @@ def test_schedule_labels_the_weighted_design_of_the_pilots_strata():
     hours = (items * (2 * SECONDS + 120 * np.array(operation["contested_rate"]))).sum() / 3600
     assert doc["analytic_person_hours"] == pytest.approx(hours)
     assert any("pilot counts" in n for n in doc["notes"])
+
+
+def _weighted_psa_half_width(counts: np.ndarray) -> np.ndarray:
+    """Half-widths of the population-weighted PSA of ``(R, H, 3)`` items with 0, 1 and 2 of
+    the pair's labels positive (:func:`tests.stratified_reference.weighted_psa`)."""
+    _, low, high = weighted_psa(counts, SHARES)
+    return (high - low) / 2
+
+
+def test_the_weighted_design_under_the_pilots_uncertainty_is_checked_by_resimulation():
+    doc = _plan("--seed", "3")
+    under = doc["pilot_uncertainty"]
+    assert under["plug_in_items"] == doc["designs"]["weighted"]["items"]
+    cells = _cells()
+    rng = np.random.default_rng(2027)
+    truth = np.stack([rng.dirichlet(c + 0.5, size=8000) for c in cells], axis=1)  # (R, H, 4)
+    # patterns: neither, one of the two, both
+    truth = np.stack([truth[..., 3], truth[..., 1] + truth[..., 2], truth[..., 0]], axis=-1)
+
+    def assurance(items: list[int]) -> float:
+        counts = np.stack([rng.multinomial(n, truth[:, h]) for h, n in enumerate(items)], 1)
+        return float(np.mean(_weighted_psa_half_width(counts.astype(float)) <= 0.08))
+
+    se = np.sqrt(0.8 * 0.2 / 8000) + np.sqrt(0.8 * 0.2 / 500)
+    planned = assurance(under["items_per_stratum"])
+    assert planned == pytest.approx(under["hybrid_assurance"], abs=3 * se)
+    assert planned >= 0.8 - 3 * se
+    plug_in = assurance(doc["designs"]["weighted"]["items_per_stratum"])
+    assert plug_in == pytest.approx(under["plug_in_hybrid_assurance"], abs=3 * se)
+    assert assurance([n // 2 for n in under["items_per_stratum"]]) < 0.3

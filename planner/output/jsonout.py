@@ -472,6 +472,19 @@ def comparison_document(comparison: Any, schedule: Any = None) -> dict[str, Any]
         }
         if c.raters.per_item is not None:  # k of the M annotators label each item
             body["annotators"]["per_item"] = c.raters.per_item
+    if c.pilot_uncertainty is not None:  # a pilot's strata: the weighted design under it
+        u = c.pilot_uncertainty
+        body["pilot_uncertainty"] = {
+            "design": "weighted",
+            "items": u.items,
+            "items_per_stratum": list(u.items_per_stratum),
+            "hybrid_assurance": u.assurance,
+            "plug_in_items": u.plug_in_items,
+            "plug_in_hybrid_assurance": u.plug_in_assurance,
+            "target_assurance": u.target_assurance,
+            "replicates": u.replicates,
+            "truth": "each stratum from Dirichlet(pilot counts + 1/2)",
+        }
     if schedule is not None:
         body["schedule"] = {**schedule_body(schedule), "notes": list(schedule.notes)}
     return document("plan-comparison", body, seed=c.seed, notes=c.notes)

@@ -624,6 +624,15 @@ def _print_checks(comparison: Any, console: Console) -> None:
         f"{check['median_half_width_bootstrap']:.4f} (stratified bootstrap, "
         f"{check['n_boot']} resamples)."
     )
+    under = getattr(comparison, "pilot_uncertainty", None)
+    if under is not None:
+        console.print(
+            f"Under the pilot's uncertainty (each stratum's truth drawn from its posterior, "
+            f"{under.replicates:,} studies): the weighted design's {under.plug_in_items:,} items "
+            f"reach the width with assurance {under.plug_in_assurance:.3f}; "
+            f"{under.items:,} items at its allocation reach {under.assurance:.3f} "
+            f"(target {under.target_assurance:g})."
+        )
     ratio = comparison.hours_ratio("enriched")
     bare = comparison.hours_ratio("enriched", with_slice=False)
     console.print(

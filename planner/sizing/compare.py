@@ -42,6 +42,7 @@ from planner.validation import RngLike, seed_from
 if TYPE_CHECKING:
     from planner.sizing.raters_strata import RatersStrata
     from planner.sizing.raters_team_cost import TeamPricing
+    from planner.sizing.strata_pilot_uncertainty import StrataPilotUncertainty
 
 DESCRIBES = {
     "uniform": "agreement on traffic: items drawn at random from all strata",
@@ -92,6 +93,8 @@ class Comparison:
     seed: int
     notes: list[str] = field(default_factory=list)
     raters: RatersStrata | None = None
+    #: a pilot's strata: the weighted design under the pilot's uncertainty
+    pilot_uncertainty: StrataPilotUncertainty | None = None
 
     def hours_ratio(self, design: str, with_slice: bool = True) -> float:
         """Person-hours of ``design`` over those of the uniform design."""
@@ -303,6 +306,21 @@ def weighted_design(
 ) -> DesignResult:
     """The stratified design with population weights and the cost-optimal allocation
     ``n_h ~ W_h S_h / sqrt(c_h)``, at least ``floor_items`` per stratum."""
+    proportions, weighted, search = weighted_search(strata, sds, metric, settings, floor_items)
+    items, half_widths, estimates = size_stratified(
+        strata.models, proportions, weighted, search, rng=rng
+    )
+    sized = stratified_result("weighted", items, strata.union, half_widths, estimates, settings)
+    # spawned after the search's own streams, so the search is what it was without the check
+    coverage = weighted_coverage(strata, items, metric, settings, rng=rng.spawn(1)[0])
+    return replace(sized, coverage=coverage[0], coverage_mc_se=coverage[1])
+
+
+def weighted_search(
+    strata: Strata, sds: np.ndarray, metric: str, settings: PlanSettings, floor_items: int
+) -> tuple[np.ndarray, Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], StratifiedSearch]:
+    """The weighted design's allocation (cost-optimal shares), its interval (tables to
+    half-widths and estimates) and its search (started at the delta-method total)."""
     shares = strata.shares
     proportions = optimal_allocation(shares, sds, strata.seconds, 1.0)
     proportions = proportions / proportions.sum()
@@ -314,14 +332,7 @@ def weighted_design(
     z = normal_quantile(settings.confidence_level)
     var_unit = float((shares**2 * sds**2 / np.maximum(proportions, 1e-12)).sum())
     start = int(math.ceil(z * z * var_unit / settings.width**2)) or 100
-    search = StratifiedSearch.of(settings, floor=floor_items, start=start)
-    items, half_widths, estimates = size_stratified(
-        strata.models, proportions, weighted, search, rng=rng
-    )
-    sized = stratified_result("weighted", items, strata.union, half_widths, estimates, settings)
-    # spawned after the search's own streams, so the search is what it was without the check
-    coverage = weighted_coverage(strata, items, metric, settings, rng=rng.spawn(1)[0])
-    return replace(sized, coverage=coverage[0], coverage_mc_se=coverage[1])
+    return proportions, weighted, StratifiedSearch.of(settings, floor=floor_items, start=start)
 
 
 def weighted_coverage(
@@ -547,6 +558,7 @@ def compare_designs(
         rng=streams[3],
     )
     step(4, 4)
+    under_pilot = _under_pilot(strata, sds, metric, settings, floor_items, designs, seed)
     z = normal_quantile(settings.confidence_level)
     summary = strata.population.summary()
     return Comparison(
@@ -565,7 +577,30 @@ def compare_designs(
             *design_notes(scenario, enriched, prevalence_width, floor_items),
             coverage_note(designs["weighted"], settings),
         ],
+        pilot_uncertainty=under_pilot,
     )
+
+
+def _under_pilot(
+    strata: Strata,
+    sds: np.ndarray,
+    metric: str,
+    settings: PlanSettings,
+    floor_items: int,
+    designs: dict[str, DesignResult],
+    seed: int,
+) -> StrataPilotUncertainty | None:
+    """The weighted design under a pilot's uncertainty, for strata from a pilot's counts
+    (:func:`planner.sizing.strata_pilot_uncertainty.weighted_under_pilot`); else None."""
+    if strata.source != "pilot":
+        return None
+    from planner.sizing.strata_pilot_uncertainty import TRUTH_STREAM, weighted_under_pilot
+
+    counts = np.array([m.assumptions["pilot_counts"] for m in strata.models])
+    proportions, weighted, search = weighted_search(strata, sds, metric, settings, floor_items)
+    rng = np.random.default_rng([seed, TRUTH_STREAM])
+    plug_in = list(designs["weighted"].items_per_stratum)
+    return weighted_under_pilot(counts, proportions, weighted, search, plug_in, rng)
 
 
 def _design_metric(settings: PlanSettings) -> str:

@@ -207,8 +207,9 @@ def plan_remaining_strata_from_file(
 
 #: what a plan from a pilot by stratum says of its models
 PILOT_STRATA_NOTE = (
-    "each stratum's model is its pilot counts (plug-in cells; the pilot's uncertainty is not "
-    "carried into the designs); the scenario's prevalences and error rates are not used"
+    "each stratum's model is its pilot counts (the designs use the plug-in cells; the weighted "
+    "design is also sized under the pilot's uncertainty); the scenario's prevalences and error "
+    "rates are not used"
 )
 #: below this many union positives a pilot stratum's model gets a note (its PSA is loose)
 FEW_UNION_POSITIVES = 10
@@ -238,8 +239,9 @@ def pilot_strata(
     its strata, and every stratum must be in the file).
 
     A stratum's model is :func:`~planner.sizing.model.pair_from_counts` of its counts: the
-    plug-in cells, as ``--pilot-counts`` takes them. The pilot's uncertainty is not carried
-    into the designs, and a note says so; a stratum with fewer than
+    plug-in cells, as ``--pilot-counts`` takes them (the designs are sized on them; the
+    weighted design also under the pilot's uncertainty,
+    :mod:`planner.sizing.strata_pilot_uncertainty`); a stratum with fewer than
     :data:`FEW_UNION_POSITIVES` union positives gets its own note.
 
     Raises
