@@ -12,6 +12,7 @@ weighted design allocates by (``n_h ~ W_h S_h / sqrt(c_h)``).
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -169,3 +170,51 @@ def test_the_weighted_design_under_the_pilots_uncertainty_is_checked_by_resimula
     plug_in = assurance(doc["designs"]["weighted"]["items_per_stratum"])
     assert plug_in == pytest.approx(under["plug_in_hybrid_assurance"], abs=3 * se)
     assert assurance([n // 2 for n in under["items_per_stratum"]]) < 0.3
+
+
+def _scenario_with_pilot(tmp_path, keys: str):
+    """The shipped enriched scenario with pilot keys in its [model], beside a copy of the
+    pilot file."""
+    (tmp_path / "pilot.csv").write_bytes(Path(FILE).read_bytes())
+    shipped = Path(load_scenario(SCENARIO).path).read_text()
+    body = shipped.replace("[model]\n", f"[model]\n{keys}\n", 1)
+    path = tmp_path / "s.toml"
+    path.write_text(body)
+    return str(path)
+
+
+def test_a_scenario_can_name_its_pilot_by_stratum_for_plan_schedule_and_report(tmp_path):
+    keys = 'pilot_file = "pilot.csv"\npilot_positive = "unsupported"\npilot_stratum_col = "stratum"'
+    path = _scenario_with_pilot(tmp_path, keys)
+    from_file = runner.invoke(app, ["plan", path, "--json", "--replicates", "500", "--seed", "3"])
+    assert from_file.exit_code == 0, from_file.output
+    doc = json.loads(from_file.stdout)
+    flags = _plan("--seed", "3")
+    assert (
+        doc["designs"] == flags["designs"]
+        and doc["pilot_uncertainty"] == flags["pilot_uncertainty"]
+    )
+    schedule = runner.invoke(app, ["schedule", path, "--json", "--seed", "3", "--runs", "20"])
+    assert schedule.exit_code == 0, schedule.output
+    assert any("pilot counts" in n for n in json.loads(schedule.stdout)["notes"])
+    report = runner.invoke(app, ["report", path, "--out", str(tmp_path / "r"), "--quiet"])
+    assert report.exit_code == 0, report.output
+    text = next((tmp_path / "r").rglob("report.md")).read_text()
+    assert "Each stratum's model is its own pilot counts" in text and "45, 4, 11, 60" in text
+
+
+@pytest.mark.parametrize(
+    ("keys", "words"),
+    [
+        (
+            'pilot_file = "pilot.csv"',
+            "model.pilot_file with [[strata]] needs model.pilot_stratum_col",
+        ),
+        ('pilot_stratum_col = "stratum"', "model.pilot_stratum_col names the stratum column"),
+    ],
+)
+def test_a_scenario_pilot_without_its_stratum_column_is_one_line(tmp_path, keys, words):
+    result = runner.invoke(app, ["plan", _scenario_with_pilot(tmp_path, keys)])
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0]

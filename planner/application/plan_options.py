@@ -352,9 +352,12 @@ def model_on_command_line(cli: Mapping[str, Any]) -> bool:
 
 def _pilot_by_stratum(scenario: Scenario | None, cli: dict[str, Any]) -> bool:
     """Whether each stratum's model comes from a pilot labelled by stratum (``pilot`` and
-    ``stratum_col`` with a scenario of ``[[strata]]``); ``stratum_col`` otherwise is refused."""
+    ``stratum_col`` with a scenario of ``[[strata]]``, or its ``model.pilot_file`` and
+    ``model.pilot_stratum_col`` when the command line gives no model); ``stratum_col``
+    otherwise is refused."""
     if cli.get("stratum_col") is None:
-        return False
+        model = scenario.model if scenario is not None else {}
+        return "pilot_stratum_col" in model and not model_on_command_line(cli)
     if cli.get("pilot") is None or scenario is None or not scenario.strata:
         raise InvalidInput(
             "stratum_col reads a pilot by stratum: it needs pilot_file and a scenario with "
@@ -373,13 +376,18 @@ def _pilot_by_stratum(scenario: Scenario | None, cli: dict[str, Any]) -> bool:
 
 
 def _pilot_models(scenario: Scenario, cli: dict[str, Any]) -> Any:
-    """Each stratum's model from the pilot file, read by its stratum column."""
+    """Each stratum's model from the pilot file, read by its stratum column (the command
+    line's, else the scenario's ``model.pilot_*`` keys)."""
+    from planner.data.scenario import pilot_reader
     from planner.sizing.strata_file import pilot_strata
 
+    model = {} if cli.get("pilot") is not None else scenario.model
     try:
         return pilot_strata(
-            str(cli["pilot"]), scenario, str(cli["stratum_col"]), positive=cli.get("positive"),
-            reader=dict(cli.get("pilot_reader") or {}),
+            str(cli.get("pilot") or model["pilot_file"]), scenario,
+            str(cli.get("stratum_col") or model["pilot_stratum_col"]),
+            positive=cli.get("positive") or model.get("pilot_positive"),
+            reader={**pilot_reader(model), **(cli.get("pilot_reader") or {})},
         )  # fmt: skip
     except InvalidInput as exc:
         raise _pilot_parameters(exc) from None

@@ -252,7 +252,8 @@ def _planned_operation(
     plan = run_plan(scenario_path, options, lambda _: seed)
     operation = operation_for(plan, team, design or "weighted")
     notes = []
-    if options.stratum_col is not None:  # a pilot read by stratum (run_plan checked it)
+    rows = getattr(plan, "strata", None) or []
+    if any(row.get("model_source") == "pilot" for row in rows):  # a pilot read by stratum
         from planner.sizing.strata_file import PILOT_STRATA_NOTE
 
         notes.append(PILOT_STRATA_NOTE)

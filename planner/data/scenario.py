@@ -10,7 +10,7 @@ Layout (every table optional except what the model needs)::
     name = "enriched"       # the report folder: ASCII letters, digits, ".", "_", "-"
     description = "..."
 
-    [model]                 # a single population (ignored when [[strata]] are given)
+    [model]                 # a single population (with [[strata]]: their defaults)
     prevalence = 0.08       # or union_rate + psa, or pilot_counts = [a, b, c, d],
                             # or pilot_file = "pilot.csv" (relative to this file);
                             # with pilot_positive = "yes", pilot_pair = "A,B" if needed,
@@ -18,6 +18,7 @@ Layout (every table optional except what the model needs)::
                             # pilot_layout = "long", pilot_item_col = "comment_id",
                             # pilot_annotator_col, pilot_label_col, pilot_format,
                             # pilot_annotator_cols = ["h1", "h2"], pilot_missing = ["NA"];
+                            # with [[strata]], pilot_stratum_col = "stratum";
                             # with prevalence: psa or kappa instead of error_rate
     error_rate = 0.04       # one value or [A, B]
     bias = 0.0              # one value or [A, B]
@@ -158,6 +159,8 @@ SCHEMA: dict[str, dict[str, Rule | tuple[str, Rule]]] = {
             "text", lambda x: x in ("csv", "tsv", "parquet", "jsonl"), "csv, tsv, parquet or jsonl"
         ),
         "pilot_missing": _TEXTS,
+        # with [[strata]]: the pilot's column naming each item's stratum
+        "pilot_stratum_col": _NAME,
     },
     "strata": {
         "name": _TEXT,
@@ -404,7 +407,18 @@ def check_pilot_keys(source: str, section: str, table: dict[str, Any]) -> dict[s
 def _check_model(source: str, model: dict[str, Any], stratified: bool) -> dict[str, Any]:
     """One way of describing the single population; ``pilot_file`` resolved and checked."""
     model = {**model, **check_pilot_keys(source, "model", model)}
+    if "pilot_stratum_col" in model and not (stratified and "pilot_file" in model):
+        raise InvalidInput(
+            f"{source}: model.pilot_stratum_col names the stratum column of model.pilot_file, "
+            "for a scenario with [[strata]]"
+        )
     if stratified:
+        if "pilot_file" in model and "pilot_stratum_col" not in model:
+            raise InvalidInput(
+                f"{source}: model.pilot_file with [[strata]] needs model.pilot_stratum_col, the "
+                "pilot's column naming each item's stratum (each stratum's model is then its "
+                "own pilot counts)"
+            )
         return model
     ways = [k for k in ("prevalence", "union_rate", "pilot_counts", "pilot_file") if k in model]
     if len(ways) > 1:

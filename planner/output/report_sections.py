@@ -256,6 +256,8 @@ def strata_section(comparison: Comparison) -> list[Block]:
         ["traffic", "1", "", _fmt(pop["union_rate"]), _fmt(pop["psa"]), _fmt(pop["kappa"]), ""]
     )
     blocks: list[Block] = [("h2", "Traffic strata"), ("table", header, rows)]
+    if any(s.get("model_source") == "pilot" for s in comparison.strata):
+        blocks.append(("p", _pilot_strata_text(comparison)))
     if comparison.raters is not None:
         blocks.append(
             ("p", f"{comparison.raters.n_annotators} annotators label every item; PSA is "
@@ -360,6 +362,27 @@ def _design_rows(comparison: Comparison, metric: str) -> list[list[str]]:
             ["cost (hourly rate × person-hours)", *(f"{costs[n].cost:,.0f}" for n in names)]
         )
     return rows
+
+
+def _pilot_strata_text(comparison: Comparison) -> str:
+    """How a pilot read by stratum made the strata's models, and the weighted design under
+    its uncertainty."""
+    counts = "; ".join(
+        f"{s['name']} {', '.join(str(c) for c in s['pilot_counts'])}" for s in comparison.strata
+    )
+    text = (
+        "Each stratum's model is its own pilot counts (both, first only, second only, neither: "
+        f"{counts}), as plug-in cells; the prevalence column is the pilot's positive-label rate."
+    )
+    u = comparison.pilot_uncertainty
+    if u is not None:
+        text += (
+            f" Under the pilot's uncertainty (each stratum's truth drawn from its posterior, "
+            f"{u.replicates:,} studies), the weighted design's {u.plug_in_items:,} items reach "
+            f"the width with assurance {u.plug_in_assurance:.3f}, and {u.items:,} items at its "
+            f"allocation reach {u.assurance:.3f} (target {u.target_assurance:g})."
+        )
+    return text
 
 
 def designs_section(comparison: Comparison) -> list[Block]:
