@@ -12,6 +12,7 @@ items drawn from it.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -20,6 +21,7 @@ from typer.testing import CliRunner
 
 from planner.application.strata_in_progress import remaining_strata_from_file
 from planner.cli.commands import app
+from planner.data.scenario import load_scenario
 from planner.errors import InvalidInput
 from planner.sizing.midstudy_settings import RemainingSettings
 from planner.sizing.midstudy_strata import StrataStage, plan_remaining_strata
@@ -204,3 +206,15 @@ def test_schedule_and_report_take_a_several_annotator_study_in_progress(command,
     else:
         text = next(tmp_path.rglob("report.md")).read_text()
         assert "3 labels each" in text
+
+
+def test_a_named_team_is_noted_as_not_pricing_the_rest(tmp_path):
+    shipped = Path(load_scenario(SCENARIO).path).read_text()
+    team = '\n[[team.annotator]]\nname = "ana"\nseconds_per_item = 60\n'
+    team += '\n[[team.annotator]]\nname = "bo"\n\n[[team.annotator]]\nname = "cy"\n'
+    path = tmp_path / "team.toml"
+    path.write_text(shipped + team)
+    result = remaining_strata_from_file(FILE, str(path), "stratum", positive="unsupported", rng=1)
+    assert any("single rate" in n for n in result.notes)
+    # the budget is the single rate's: 90 s a label in the rest of traffic
+    assert result.budget.labelling_hours == pytest.approx(result.remaining_items * 3 * 90 / 3600)

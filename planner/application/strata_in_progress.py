@@ -28,7 +28,7 @@ from planner.sizing.strata_file import (
     stratum_counts,
 )
 
-#: the note of a several-annotator plan whose scenario names its people
+#: the note of a stratified study in progress whose scenario names its people
 SINGLE_RATE_NOTE = (
     "the remaining items are billed at the budget's seconds and single rate, stratum by "
     "stratum; the named team's own times and rates are not applied to a stratified study in "
@@ -77,11 +77,15 @@ def remaining_strata_from_file(
 
     loaded = load_scenario(scenario)
     if getattr(loaded, "annotators", None) is None:
-        return plan_remaining_strata_from_file(
+        result = plan_remaining_strata_from_file(
             path, scenario, stratum_col, positive=positive, reader=reader,
             remaining=remaining, **plan,
         )  # fmt: skip
-    return _several(path, loaded, stratum_col, positive, reader, remaining, dict(plan))
+    else:
+        result = _several(path, loaded, stratum_col, positive, reader, remaining, dict(plan))
+    if (getattr(loaded, "team", None) or {}).get("annotator"):  # named people
+        return replace(result, notes=[*result.notes, SINGLE_RATE_NOTE])
+    return result
 
 
 def _several(
@@ -115,7 +119,4 @@ def _several(
         patterns=strata.patterns, metric=settings.metric,
     )  # fmt: skip
     result = plan_remaining_strata(stage, replace(settings, team=None), remaining, rng=rng)
-    notes = [*ratings.notes, *result.notes]
-    if settings.team is not None:
-        notes.append(SINGLE_RATE_NOTE)
-    return replace(result, source=str(ratings.source), notes=notes)
+    return replace(result, source=str(ratings.source), notes=[*ratings.notes, *result.notes])
