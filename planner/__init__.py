@@ -138,8 +138,8 @@ _PUBLIC = {
     "Precision": "planner.sizing.precision",
     "MetricPrecision": "planner.sizing.precision",
     "fixed_size_precision": "planner.sizing.precision",
-    "RatersPrecision": "planner.sizing.raters_precision",
-    "assurance_curve": "planner.sizing.precision",
+    "RatersPrecision": "planner.sizing.precision",
+    "assurance_curve": "planner.sizing.assurance_curve",
     "pair_from_agreement": "planner.sizing.model_targets",
     # a study in progress: its labels so far are the first stage (an internal pilot)
     "RemainingPlan": "planner.sizing.midstudy_result",

@@ -12,8 +12,8 @@ from planner.application.plan_options import ResolvedOptions
 from planner.cli.commands import plan_app
 from planner.operations.budget import SECONDS_PER_ITEM, labelling_budget
 from planner.sizing.alt_test_plan import AltTestPlanSettings
+from planner.sizing.items_bought import LabelCosts
 from planner.sizing.plan_settings import PlanSettings
-from planner.sizing.raters_precision import LabelCosts
 from planner.sizing.search import SearchSettings
 
 #: the merge's names for the settings' fields where they differ
@@ -116,6 +116,6 @@ def test_a_scenarios_alt_test_without_keys_takes_the_library_defaults():
 
 
 def test_a_several_annotator_study_simulates_as_many_studies_as_their_search():
-    from planner.sizing.raters_precision import RatersStudy
+    from planner.sizing.study_precision import RatersStudy
 
     assert RatersStudy("fleiss", 0.1).replicates == SearchSettings.SEVERAL_REPS

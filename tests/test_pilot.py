@@ -384,7 +384,7 @@ def test_curve_is_a_json_array_of_exact_assurances():
 @pytest.mark.parametrize("assurance, planned", [(0.9, 2292), (0.5, 2049)])
 def test_the_curve_read_between_its_points_is_within_002_of_the_exact_assurance(assurance, planned):
     # the pilot's plug-in plan: 2,292 items at assurance 0.9, 2,049 at 0.5 (exact searches)
-    from planner.sizing.precision import assurance_curve, curve_items
+    from planner.sizing.assurance_curve import assurance_curve, curve_items
 
     model = pair_from_counts(list(COUNTS))
     settings = PlanSettings(width=0.08, assurance=assurance)
@@ -403,7 +403,7 @@ def test_the_curve_read_between_its_points_is_within_002_of_the_exact_assurance(
 
 
 def test_a_curve_is_clipped_to_probabilities():
-    from planner.sizing.precision import refined_curve
+    from planner.sizing.assurance_curve import refined_curve
 
     curve = refined_curve(lambda n: 1.0000000000077862 if n > 50 else -1e-15, [1, 100])
     assert all(0 <= p["assurance"] <= 1 for p in curve)

@@ -13,9 +13,9 @@ import pytest
 
 from planner.errors import InvalidInput
 from planner.sizing.exact import conditional_psa_assurance, exact_psa_assurance
+from planner.sizing.items_bought import items_for_budget, items_for_hours
 from planner.sizing.model import pair_from_counts
 from planner.sizing.plan import PlanSettings
-from planner.sizing.precision import items_for_budget, items_for_hours
 from planner.sizing.uncertainty import DrawAssurance, narrow_outcomes
 from planner.sizing.uncertainty_kappa import kappa_items_under_uncertainty
 from planner.statistics.intervals import kappa_interval

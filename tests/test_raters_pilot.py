@@ -3,7 +3,8 @@
 The recommendation (items under uncertainty) is checked by an item-level numpy simulation
 written here: each study is drawn under one of the pilot's bootstrap truths (a true class,
 then each annotator's label from that truth's confusion matrix), its specific positive
-agreement interval computed from the per-item positive counts (tests/test_raters_precision).
+agreement interval computed from the per-item positive counts
+(tests/test_several_annotators_precision).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from planner.output.jsonout import load_schema
 from planner.sizing.plan import PlanSettings
 from planner.sizing.raters_pilot import raters_pilot_from_ratings, read_raters_pilot
 from planner.sizing.raters_pilot_plan import plan_from_raters_pilot_file
-from tests.test_raters_precision import psa_half_widths
+from tests.test_several_annotators_precision import psa_half_widths
 
 ROOT = Path(__file__).parent.parent
 WIDE = str(ROOT / "examples" / "wide.csv")

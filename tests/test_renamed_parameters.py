@@ -81,7 +81,7 @@ def test_the_json_schema_names_replicates_only():
 
 def test_every_dataclass_that_had_n_reps_reads_it_as_replicates():
     """Public through a result (a kappa pilot's uncertainty, a study of several annotators)."""
-    from planner.sizing.raters_precision import RatersStudy
+    from planner.sizing.study_precision import RatersStudy
     from planner.sizing.uncertainty_kappa import KappaPilotUncertainty
 
     for cls in (RatersStudy, KappaPilotUncertainty):

@@ -546,7 +546,7 @@ def _fixed_size(model: PairModel, settings: PlanSettings, cli: dict[str, Any], s
 
 def _curve(plan: Plan, center: int, seed: int) -> dict[str, Any]:
     """``--curve``: assurance against items for the target width, per sized metric."""
-    from planner.sizing.precision import assurance_curve, curve_items
+    from planner.sizing.assurance_curve import assurance_curve, curve_items
 
     items = curve_items(center)
     streams = dict(zip(("psa", "kappa"), np.random.default_rng(seed).spawn(2), strict=True))

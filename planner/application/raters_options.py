@@ -19,8 +19,9 @@ import numpy as np
 from planner.application.precedence import named_by_file, resolve_values
 from planner.application.schedule_team import plan_pricing, pricing_note, resolve_team
 from planner.errors import InvalidInput
+from planner.sizing.assurance_curve import assurance_curve, curve_items
 from planner.sizing.plan import PlanSettings, RatersPlan, make_plan
-from planner.sizing.precision import assurance_curve, curve_items, fixed_size_precision
+from planner.sizing.precision import fixed_size_precision
 from planner.sizing.raters_common import AnyRatersModel, common_prevalence_model
 from planner.sizing.raters_model import raters_model
 from planner.sizing.raters_pilot import RatersPilot, read_raters_pilot
@@ -283,7 +284,7 @@ def raters_plan_from_options(
     over ``scenario`` (a :class:`planner.data.scenario_raters.RatersScenario`).
 
     ``options`` may also hold one of ``items``, ``hours`` or ``budget`` (the precision a
-    study of that size buys: :func:`planner.sizing.raters_precision.raters_fixed_size`) and
+    study of that size buys: :func:`planner.sizing.precision.raters_fixed_size`) and
     ``curve`` (the assurance against items around the planned size, or the fixed size).
 
     Raises

@@ -9,7 +9,7 @@ the pair's plan. ``--kappa`` with several annotators is kappaSize's common-preva
 pilot's M annotators from their latent-class fit and under its uncertainty
 (:mod:`planner.sizing.raters_pilot`); ``--items``, ``--hours``, ``--budget`` and ``--curve``
 add the precision of a fixed size and the assurance curve
-(:mod:`planner.sizing.raters_precision`). The precedence of options over the scenario over
+(:mod:`planner.sizing.precision`). The precedence of options over the scenario over
 the defaults is :mod:`planner.application.raters_options`; the options' checks and their
 translation into the library's parameters are :mod:`planner.application.several_options`
 (``schedule`` shares them).

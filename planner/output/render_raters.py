@@ -8,8 +8,8 @@ from rich.text import Text
 
 from planner.output.render import fmt, print_notes, quantity_table
 from planner.sizing.plan import RatersPlan
+from planner.sizing.precision import RatersPrecision
 from planner.sizing.raters_plan import describe_model
-from planner.sizing.raters_precision import RatersPrecision
 
 METRIC_NAMES = {
     "fleiss": "Fleiss' kappa",

@@ -145,7 +145,7 @@ class AssuranceCurve:
     """Assurance ``P(half-width <= width)`` against items for a pair plan (``plan --curve``).
 
     ``curve`` is ``{metric: [{"items": n, "assurance": A}, ...]}`` as
-    :func:`planner.sizing.precision.assurance_curve` returns it, one entry per sized metric.
+    :func:`planner.sizing.assurance_curve.assurance_curve` returns it, one entry per sized metric.
     """
 
     curve: dict[str, list[dict[str, float]]]
@@ -412,7 +412,7 @@ def assurance_data(plan: Plan, seed: int) -> AssuranceCurve:
     Its stream is a child of the report's seed that neither the plan nor the other figures
     use (spawn key ``FIGURE_STREAM + 2``).
     """
-    from planner.sizing.precision import assurance_curve, curve_items
+    from planner.sizing.assurance_curve import assurance_curve, curve_items
 
     sequence = np.random.SeedSequence(seed, spawn_key=(FIGURE_STREAM + 2,))
     curve_seed = seed_from(np.random.default_rng(sequence))

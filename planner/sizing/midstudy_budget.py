@@ -2,7 +2,7 @@
 
 With ``H`` person-hours (or a budget ``B`` at hourly rate ``c``, ``H = B / c``) still to
 spend, the items bought are priced as ``plan --hours`` prices them
-(:func:`planner.sizing.precision.items_for_hours`, through
+(:func:`planner.sizing.items_bought.items_for_hours`, through
 :func:`planner.operations.budget.labelling_budget`'s costs):
 
     ``m = floor(3600 H / (k s + q t))``,
@@ -22,7 +22,7 @@ mid-study plan's own (the binomial formula would only bound it, ``Var(A_d) <= A 
 Strata (:mod:`planner.sizing.midstudy_strata_budget`) fill the same :class:`BoughtItems`.
 
 Several annotators (:func:`raters_bought`): the items are priced as a fresh plan of several
-annotators prices them (:class:`planner.sizing.raters_precision.LabelCosts`),
+annotators prices them (:class:`planner.sizing.items_bought.LabelCosts`),
 ``m = floor(3600 H / (M s + q t))`` with every one of the ``M`` annotators labelling every
 item and ``q`` the latent-class fit's contested share (counted whether or not ``t > 0``).
 The assurance is the plan's hybrid assurance ``A_h(m)``
@@ -122,8 +122,8 @@ class DrawMean:
 def items_bought(knobs: RemainingSettings, settings: Any, contested_rate: float) -> int:
     """The items the remaining ``hours`` or ``budget`` pay for, priced as a fresh plan's
     (``settings``: a :class:`planner.sizing.plan.PlanSettings`, or several annotators'
-    :class:`planner.sizing.raters_precision.LabelCosts`)."""
-    from planner.sizing.precision import items_for_budget, items_for_hours
+    :class:`planner.sizing.items_bought.LabelCosts`)."""
+    from planner.sizing.items_bought import items_for_budget, items_for_hours
 
     if knobs.hours is not None:
         return items_for_hours(knobs.hours, settings, contested_rate)
@@ -206,7 +206,7 @@ def raters_bought(
         :func:`planner.operations.budget.labelling_budget`: ``annotators_per_item`` the
         study's labels per item, ``contested_rate`` the fit's contested share).
     """
-    from planner.sizing.raters_precision import LabelCosts
+    from planner.sizing.items_bought import LabelCosts
 
     if knobs.hours is None and knobs.budget is None:
         return None

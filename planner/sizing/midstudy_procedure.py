@@ -358,7 +358,7 @@ def batches_for_plan(plan: Any, batch_size: int) -> BatchProcedure:
 def _raters_studies(plan: RemainingPlan, replicates: int) -> Any:
     """The plan's finished studies (patterns, first stage, truths), as the plan drew them."""
     from planner.sizing.midstudy_raters import FinalStudies
-    from planner.sizing.raters_precision import RatersStudy
+    from planner.sizing.study_precision import RatersStudy
 
     study = RatersStudy(
         plan.metric, plan.width, plan.level, None, plan.confidence_level, replicates

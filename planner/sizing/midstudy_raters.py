@@ -48,7 +48,6 @@ from planner.sizing.raters_pilot import (
     RatersPilot,
     raters_pilot_from_ratings,
 )
-from planner.sizing.raters_precision import RatersStudy, checked_study
 from planner.sizing.study_intervals import (
     INTERVAL_METHODS,
     ORDERED_METRICS,
@@ -56,6 +55,7 @@ from planner.sizing.study_intervals import (
     study_intervals,
     true_value,
 )
+from planner.sizing.study_precision import RatersStudy, checked_study
 from planner.validation import RngLike, check_instance, seed_from
 
 if TYPE_CHECKING:

@@ -51,7 +51,7 @@ def affordable_total(cost: Any, name: str, limit: float, start: int) -> int:
     """The largest design total ``T`` whose added items' ``person_hours`` (``name``
     ``"hours"``) or ``cost`` (``"budget"``) is at most ``limit`` (doubling from ``start``,
     then bisection; ``hours(T)`` is non-decreasing in ``T``)."""
-    from planner.sizing.precision import MAX_FIXED_ITEMS
+    from planner.sizing.items_bought import MAX_FIXED_ITEMS
 
     def fits(total: int) -> bool:
         spent = cost(total)

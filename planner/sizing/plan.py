@@ -31,11 +31,10 @@ from planner.validation import RngLike, check_instance, compact_repr, seed_from
 
 if TYPE_CHECKING:  # the several-annotator plan stays off the pair plan's start path
     from planner.sizing.pilot import Pilot
-    from planner.sizing.precision import Precision
+    from planner.sizing.precision import Precision, RatersPrecision
     from planner.sizing.raters_common import CommonPrevalenceModel
     from planner.sizing.raters_model import RatersModel
     from planner.sizing.raters_pilot import RatersPilot, RatersUncertainty
-    from planner.sizing.raters_precision import RatersPrecision
     from planner.sizing.uncertainty import PilotUncertainty
     from planner.sizing.uncertainty_kappa import KappaPilotUncertainty
 

@@ -41,9 +41,9 @@ from numpy.typing import NDArray
 from planner.errors import InvalidInput, TargetUnreachable
 from planner.sizing.exact import reaches_width
 from planner.sizing.raters_model import MAX_ANNOTATORS, MAX_CATEGORIES, RatersModel, raters_model
-from planner.sizing.raters_precision import RatersStudy, checked_study, interval_options
 from planner.sizing.sample_size_search import smallest_passing_near
 from planner.sizing.study_intervals import pattern_space, study_intervals, true_value
+from planner.sizing.study_precision import RatersStudy, checked_study, interval_options
 from planner.validation import RULES, RngLike, check, check_text, seed_from
 
 #: bootstrap refits of the pilot: the plausible truths the hybrid assurance averages over

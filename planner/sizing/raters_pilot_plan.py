@@ -30,13 +30,13 @@ import numpy as np
 
 from planner.errors import InvalidInput
 from planner.sizing.plan import Plan, PlanSettings, RatersPlan, Recommendation
+from planner.sizing.precision import study_and_costs
 from planner.sizing.raters_pilot import (
     RatersPilot,
     raters_items_under_uncertainty,
     read_raters_pilot,
 )
 from planner.sizing.raters_plan import plan_several_annotators
-from planner.sizing.raters_precision import study_and_costs
 from planner.sizing.raters_team_cost import study_budget
 from planner.sizing.study_intervals import UNDEFINED_RULE
 from planner.validation import RngLike, check_instance, seed_from

@@ -20,7 +20,7 @@ to hold only the assurance is exact (its binomial sum needs no grid). Exact figu
 Monte Carlo SE 0.
 
 The pair's fixed-size precision (:mod:`planner.sizing.precision`) and several annotators'
-(:mod:`planner.sizing.raters_precision`) both summarise their studies here, so the two
+(:mod:`planner.sizing.precision`) both summarise their studies here, so the two
 give the same figures for the same studies.
 """
 
@@ -40,6 +40,11 @@ from planner.sizing.exact import (
     reaches_width,
 )
 from planner.sizing.model import PairModel
+
+#: the half-width's quantiles every fixed-size precision reports
+QUANTILES = (0.1, 0.5, 0.9)
+#: their names in results and JSON
+QUANTILE_NAMES = tuple(f"p{round(100 * q)}" for q in QUANTILES)
 
 
 @dataclass(frozen=True)

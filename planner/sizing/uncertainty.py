@@ -607,9 +607,9 @@ def _result(
 def hybrid_assurance_curve(u: PilotUncertainty, items: list[int]) -> list[dict[str, float]]:
     """Hybrid assurance against items on the answer's own posterior draws (the lattices of
     ``u.seed``), at ``items``, ``u.items`` and the points
-    :func:`planner.sizing.precision.refined_curve` adds; at ``u.items`` it is
+    :func:`planner.sizing.assurance_curve.refined_curve` adds; at ``u.items`` it is
     ``u.hybrid_assurance``."""
-    from planner.sizing.precision import refined_curve
+    from planner.sizing.assurance_curve import refined_curve
 
     cells = lattice_cells(u.counts, u.draws // u.replicates, np.random.default_rng(u.seed))
     at = DrawAssurance(cells, narrow_outcomes(u.width, u.confidence_level, u.method))
