@@ -32,9 +32,9 @@ _PUBLIC = {
     "pair_from_counts": "planner.sizing.model",
     # planning a study
     "PlanSettings": "planner.sizing.plan_settings",
-    "TeamPricing": "planner.sizing.raters_team_cost",
-    "PersonPrice": "planner.sizing.raters_team_cost",
-    "team_pricing": "planner.sizing.raters_team_cost",
+    "TeamPricing": "planner.sizing.team_cost",
+    "PersonPrice": "planner.sizing.team_cost",
+    "team_pricing": "planner.sizing.team_cost",
     "Person": "planner.operations.team",
     "Plan": "planner.sizing.plan",
     "PairPlan": "planner.sizing.plan",

@@ -15,8 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from planner.cli.commands import app
-from tests.test_raters_team_cost import SCENARIO as FOUR_PEOPLE
-from tests.test_raters_team_cost import team_bill
+from tests.test_team_cost import SCENARIO as FOUR_PEOPLE
+from tests.test_team_cost import team_bill
 
 runner = CliRunner()
 
@@ -208,7 +208,7 @@ SEVERAL_SECONDS = 30 + 60 + CY * 90 + DI * 120
 SEVERAL_COST = (30 * 50 + 60 * 30 + CY * 90 * 20 + DI * 120 * 10) / 3600
 
 
-# the 60-item overlap block (tests/test_raters_team_cost.py): ana and bo label n - 15 items,
+# the 60-item overlap block (tests/test_team_cost.py): ana and bo label n - 15 items,
 # cy and di share n + 30 labels, so the bill is linear in n with a fixed part
 BLOCK_SECONDS = -15 * (30 + 60) + 30 * (CY * 90 + DI * 120)
 BLOCK_COST = (-15 * (30 * 50 + 60 * 30) + 30 * (CY * 90 * 20 + DI * 120 * 10)) / 3600

@@ -423,7 +423,7 @@ def _stratified(  # type: ignore[no-untyped-def]
     seed = seed_fn(merged.seed)
     from planner.sizing.compare import compare_designs
 
-    s = settings  # a named team bills each person (sizing/raters_team_cost.py)
+    s = settings  # a named team bills each person (sizing/team_cost.py)
     pricing = plan_pricing(
         scenario, asdict(resolve_team(scenario)), s.annotators_per_item, s.seconds_per_item,
         s.adjudication_seconds, s.hourly_rate, cli.get("annotators_per_item") is None,
@@ -530,7 +530,7 @@ def _fixed_size(model: PairModel, settings: PlanSettings, cli: dict[str, Any], s
             f"{' and '.join(given)} each fix the study's size: give one of them",
             parameters=tuple(given),
         )
-    from planner.sizing.raters_team_cost import priced_budget
+    from planner.sizing.team_cost import priced_budget
 
     if "budget" in given and priced_budget(settings, 1, model.contested_rate).cost is None:
         raise InvalidInput(
@@ -604,7 +604,7 @@ def run_plan(
     model = pilot.model if fitted else build_model(model_options, origin)
     seed = seed_fn(merged.seed)
     draws = PILOT_DRAWS if model.source == "pilot-counts" else 0
-    s = settings  # a named team bills each person (sizing/raters_team_cost.py)
+    s = settings  # a named team bills each person (sizing/team_cost.py)
     pricing = plan_pricing(
         scenario, asdict(resolve_team(scenario)), s.annotators_per_item, s.seconds_per_item,
         s.adjudication_seconds, s.hourly_rate, cli.get("annotators_per_item") is None,

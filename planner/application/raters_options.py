@@ -29,7 +29,7 @@ from planner.sizing.raters_pilot_plan import pilot_bootstrap_seed, plan_from_rat
 from planner.validation import RULES, check, seed_from
 
 if TYPE_CHECKING:
-    from planner.sizing.raters_team_cost import TeamPricing
+    from planner.sizing.team_cost import TeamPricing
 
 #: library parameter -> (scenario section, key) for values a scenario can give
 FROM_SCENARIO = {

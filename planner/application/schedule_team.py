@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from planner.operations.team import Team
     from planner.operations.team_schedule import TeamOperation
     from planner.operations.workload import Operation
-    from planner.sizing.raters_team_cost import TeamPricing
+    from planner.sizing.team_cost import TeamPricing
 
 
 @dataclass(frozen=True)
@@ -291,7 +291,7 @@ def plan_pricing(
     """The price of an item by the scenario's named annotators (None without
     ``[[team.annotator]]``), for a pair's plan and several annotators' alike: the people
     ``schedule`` runs, adjudicators included, priced as its runs bill them
-    (:func:`planner.sizing.raters_team_cost.team_pricing`). ``team_flat`` holds the team's
+    (:func:`planner.sizing.team_cost.team_pricing`). ``team_flat`` holds the team's
     flat values (:class:`TeamSettings`); ``labels_parameter`` is the parameter that set the
     labels per item (a pair's ``annotators_per_item``; several annotators' ``n_annotators``
     or ``per_item``), named in the error of a team too small for them; ``from_file``: a
@@ -300,7 +300,7 @@ def plan_pricing(
     """
     if "annotator" not in named_values(scenario):
         return None
-    from planner.sizing.raters_team_cost import team_pricing
+    from planner.sizing.team_cost import team_pricing
 
     team = build_team(scenario, team_flat, TeamChanges(), False)
     m, k = len(team.annotators), labels_per_item

@@ -131,7 +131,7 @@ def person_rate(person: Person, hourly_rate: float | None) -> float | None:
     """A person's hourly rate: their own, else ``hourly_rate`` (the budget's; None: no cost).
 
     The one rule that prices a named person's hours, in a schedule run and in a plan's budget
-    (:mod:`planner.sizing.raters_team_cost`).
+    (:mod:`planner.sizing.team_cost`).
     """
     return person.hourly_rate if person.hourly_rate is not None else hourly_rate
 

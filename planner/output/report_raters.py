@@ -57,9 +57,9 @@ from planner.sizing.plan import RatersPlan
 from planner.sizing.raters_common import AnyRatersModel
 from planner.sizing.raters_model import MAX_ANNOTATORS
 from planner.sizing.raters_plan import describe_model
-from planner.sizing.raters_team_cost import study_budget
 from planner.sizing.studies import NestedPatternStudies, simulate_pattern_counts
 from planner.sizing.study_intervals import expected_half_width, pattern_space, study_intervals
+from planner.sizing.team_cost import study_budget
 from planner.validation import seed_from
 
 #: the name ``planner agree --decide-on`` gives each several-annotator metric (None: agree

@@ -41,8 +41,8 @@ from planner.validation import RngLike, seed_from
 
 if TYPE_CHECKING:
     from planner.sizing.raters_strata import RatersStrata
-    from planner.sizing.raters_team_cost import TeamPricing
     from planner.sizing.strata_pilot_uncertainty import StrataPilotUncertainty
+    from planner.sizing.team_cost import TeamPricing
 
 DESCRIBES = {
     "uniform": "agreement on traffic: items drawn at random from all strata",
@@ -431,11 +431,11 @@ def team_design_cost(
     budget_seconds: float,
 ) -> DesignCost:
     """A design's hours and cost by a named team
-    (:func:`planner.sizing.raters_team_cost.stratified_team_budget`). ``seconds`` and
+    (:func:`planner.sizing.team_cost.stratified_team_budget`). ``seconds`` and
     ``contested`` hold each stratum's seconds per item and contested share, then the
     prevalence slice's; the slice's hours are its share of the labelling seconds,
     ``n_0 s_0 / sum_h n_h s_h``, plus its adjudication."""
-    from planner.sizing.raters_team_cost import stratified_team_budget
+    from planner.sizing.team_cost import stratified_team_budget
 
     slice_items = design.prevalence_slice_items
     items = [*design.items_per_stratum, slice_items]

@@ -6,9 +6,9 @@ items (a pair's ``p_b + p_c``; several annotators' items whose labels do not all
 :func:`planner.sizing.label_patterns.contested_share`). ``H`` person-hours buy
 ``n = floor(3600 H / (k s + c a))`` items, and a budget ``C`` at hourly rate ``r`` buys those
 of ``H = C / r``. A named team (``team``, a
-:class:`~planner.sizing.raters_team_cost.TeamPricing`) prices each person's share at their
+:class:`~planner.sizing.team_cost.TeamPricing`) prices each person's share at their
 own seconds and rate, and its overlap block makes the first items dearer
-(:meth:`~planner.sizing.raters_team_cost.TeamPricing.most_items`).
+(:meth:`~planner.sizing.team_cost.TeamPricing.most_items`).
 
 Every fixed-size study reads its items here: a pair's and several annotators' precision
 (:mod:`planner.sizing.precision`) and a study in progress's remaining hours
@@ -26,7 +26,7 @@ from planner.operations.budget import SECONDS_PER_ITEM
 from planner.validation import RULES, check
 
 if TYPE_CHECKING:
-    from planner.sizing.raters_team_cost import TeamPricing
+    from planner.sizing.team_cost import TeamPricing
 
 #: the most items a fixed-size study may have (the ``items`` rule's upper limit)
 MAX_FIXED_ITEMS = 10_000_000
@@ -50,7 +50,7 @@ class LabelCosts:
 
 def seconds_per_study_item(settings: Any, contested_rate: float) -> float:
     """Person-seconds one item costs: labels plus its expected adjudication (a named team's,
-    ``settings.team``: each person's share, :mod:`planner.sizing.raters_team_cost`)."""
+    ``settings.team``: each person's share, :mod:`planner.sizing.team_cost`)."""
     if getattr(settings, "team", None) is not None:
         return float(sum(settings.team.item_seconds(contested_rate)))
     return (

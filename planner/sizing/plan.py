@@ -23,9 +23,9 @@ from planner.sizing import sampling_rules
 from planner.sizing.exact import EXACT_PSA_METHODS
 from planner.sizing.model import PairModel
 from planner.sizing.plan_settings import PAIR_METRICS, UNCERTAINTY_METHODS, PlanSettings
-from planner.sizing.raters_team_cost import study_budget
 from planner.sizing.sampling_rules import StopRule, WorstCase
 from planner.sizing.search import SampleSizeResult, coverage_shortfall_note, find_sample_size
+from planner.sizing.team_cost import study_budget
 from planner.statistics.intervals import KAPPA_ESTIMANDS, coverage_note
 from planner.validation import RngLike, check_instance, compact_repr, seed_from
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass, replace
 
 from planner.operations.budget import SECONDS_PER_ITEM
 from planner.renamed import renamed_field
-from planner.sizing.raters_team_cost import TeamPricing
 from planner.sizing.search import DEFAULT_METHOD, SearchSettings
+from planner.sizing.team_cost import TeamPricing
 from planner.statistics.alpha_variance import LINEARISED_LEVELS
 from planner.statistics.intervals import KAPPA_METHODS, PSA_METHODS
 from planner.validation import RULES, check, check_choice, check_instance
@@ -33,7 +33,7 @@ class PlanSettings:
     reaches the width), both metrics' recommended intervals (Wilson-for-J for PSA, the
     score interval for Cohen's kappa), 4,000 replicate studies per evaluated size, two annotators
     at 90 s per item and no adjudication. With ``team`` (a named team) each person's seconds
-    and rate bill the budget (:func:`~planner.sizing.raters_team_cost.priced_budget`).
+    and rate bill the budget (:func:`~planner.sizing.team_cost.priced_budget`).
 
     The same settings plan a study of several annotators (a
     :class:`~planner.sizing.raters_model.RatersModel` or
@@ -47,7 +47,7 @@ class PlanSettings:
     interval is the metric's linearised one, the labels per item are the model's annotators or
     ``per_item``); ``level`` and ``per_item`` are several annotators' only. ``team`` bills
     either kind of study person by person; its pricing is built for the study's labels per
-    item (:func:`planner.sizing.raters_team_cost.team_pricing`).
+    item (:func:`planner.sizing.team_cost.team_pricing`).
 
     Every value is checked on construction by its rule in
     :data:`planner.validation.RULES` (``width`` in [0.001, 1): below 0.001 a study would
@@ -68,7 +68,7 @@ class PlanSettings:
     seconds_per_item: float = SECONDS_PER_ITEM
     adjudication_seconds: float = 0.0
     hourly_rate: float | None = None
-    #: a named team's price of an item (:class:`~planner.sizing.raters_team_cost.TeamPricing`):
+    #: a named team's price of an item (:class:`~planner.sizing.team_cost.TeamPricing`):
     #: each person's seconds and rate bill the budget instead of the single rate
     team: TeamPricing | None = None
     level: str = "nominal"

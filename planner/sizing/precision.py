@@ -38,9 +38,9 @@ from planner.sizing.label_patterns import contested_share, pair_pattern_rows, pa
 from planner.sizing.model import PairModel
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import RatersModel
-from planner.sizing.raters_team_cost import priced_budget
 from planner.sizing.studies import simulate_tables
 from planner.sizing.study_evidence import QUANTILE_NAMES
+from planner.sizing.team_cost import priced_budget
 from planner.validation import RngLike, check_instance, seed_from
 
 if TYPE_CHECKING:  # the evaluators import scipy: kept off the headline plan's start path

@@ -37,8 +37,8 @@ from planner.sizing.raters_pilot import (
     read_raters_pilot,
 )
 from planner.sizing.raters_plan import plan_several_annotators
-from planner.sizing.raters_team_cost import study_budget
 from planner.sizing.study_intervals import UNDEFINED_RULE
+from planner.sizing.team_cost import study_budget
 from planner.validation import RngLike, check_instance, seed_from
 
 #: spawn keys under the plan's seed: the pilot's bootstrap, the studies under uncertainty

@@ -4,7 +4,7 @@
 several annotators) sizes the study
 (:func:`planner.sizing.search.find_sample_size`), bills every label
 (``items * labels per item``, as a pair's plan bills them: at the single rate or by a named
-team, person by person, :func:`planner.sizing.raters_team_cost.study_budget`; in a
+team, person by person, :func:`planner.sizing.team_cost.study_budget`; in a
 ``k``-of-``M`` design also the hours per annotator of the pool, ``items * k / M`` labels each
 on average) and, at the hours of those labels at the budget's seconds, shows what
 ``M = 2 .. 6`` annotators per item would buy: items ``= floor(hours * 3600 / (M *
@@ -23,9 +23,9 @@ from planner.operations.budget import SECONDS_PER_HOUR, labelling_hours
 from planner.sizing.plan import Plan, PlanSettings, PrecisionRow, RatersPlan
 from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.raters_model import MAX_ANNOTATORS, RatersModel
-from planner.sizing.raters_team_cost import study_budget
 from planner.sizing.search import SampleSizeResult, find_sample_size
 from planner.sizing.study_intervals import expected_half_width, pattern_space
+from planner.sizing.team_cost import study_budget
 from planner.validation import RngLike, check_instance, seed_from
 
 
@@ -93,7 +93,7 @@ def plan_several_annotators(
     annotator, one item), ``hourly_rate``, ``adjudication_seconds`` (for each item whose
     labels do not all agree: :func:`planner.sizing.label_patterns.contested_share`) and a
     named ``team`` (each person's seconds and rate) bill the budget, as a pair's plan bills
-    it (:func:`planner.sizing.raters_team_cost.study_budget`); ``progress`` is passed to the
+    it (:func:`planner.sizing.team_cost.study_budget`); ``progress`` is passed to the
     search. The fixed-hours table spends the hours of every label at ``seconds_per_item``.
 
     Examples

@@ -29,7 +29,7 @@ from planner.output.report_raters import raters_hours
 from planner.sizing.model import pair_from_annotators
 from planner.sizing.plan import PlanSettings, make_plan
 from planner.sizing.raters_model import raters_model
-from planner.sizing.raters_team_cost import label_shares, team_pricing
+from planner.sizing.team_cost import label_shares, team_pricing
 
 runner = CliRunner()
 SCENARIO = """
