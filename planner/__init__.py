@@ -125,9 +125,9 @@ _PUBLIC = {
     "RatersPilot": "planner.sizing.raters_pilot",
     "RatersUncertainty": "planner.sizing.raters_pilot",
     "read_raters_pilot": "planner.sizing.raters_pilot",
-    "plan_from_raters_pilot_file": "planner.sizing.raters_pilot_plan",
-    "plan_from_raters_pilot": "planner.sizing.raters_pilot_plan",
-    "with_pilot_uncertainty": "planner.sizing.raters_pilot_plan",
+    "plan_from_raters_pilot_file": "planner.sizing.plan_under_pilot",
+    "plan_from_raters_pilot": "planner.sizing.plan_under_pilot",
+    "with_pilot_uncertainty": "planner.sizing.plan_under_pilot",
     # planning from a pilot: its file, its uncertainty, what a fixed size buys
     "Pilot": "planner.sizing.pilot",
     "PilotCoefficient": "planner.sizing.pilot",

@@ -24,8 +24,8 @@ from planner.data.labels import ratings_from_matrix
 from planner.errors import InvalidInput
 from planner.output.jsonout import load_schema
 from planner.sizing.plan import PlanSettings
+from planner.sizing.plan_under_pilot import plan_from_raters_pilot_file
 from planner.sizing.raters_pilot import raters_pilot_from_ratings, read_raters_pilot
-from planner.sizing.raters_pilot_plan import plan_from_raters_pilot_file
 from tests.test_several_annotators_precision import psa_half_widths
 
 ROOT = Path(__file__).parent.parent
@@ -195,7 +195,7 @@ def test_a_pilot_whose_annotators_never_disagree_is_one_line_about_the_pilot(tmp
     assert line.startswith(f"error: {path}: psa has an interval of zero width under the pilot's")
     assert "--" not in line  # nothing to change by a flag: the model is the pilot's fit
     pilot = read_raters_pilot(path, {"layout": "wide"}, positive="yes", draws=20, rng=1)
-    from planner.sizing.raters_pilot_plan import plan_from_raters_pilot
+    from planner.sizing.plan_under_pilot import plan_from_raters_pilot
 
     with pytest.raises(InvalidInput, match="annotators never disagree") as exc:
         plan_from_raters_pilot(pilot, PlanSettings(width=0.1, replicates=200), rng=1)

@@ -25,6 +25,7 @@ from planner.output.jsonout import load_schema
 from planner.sizing.assurance_curve import assurance_curve, raters_assurance_curve
 from planner.sizing.items_bought import LabelCosts
 from planner.sizing.label_patterns import contested_share
+from planner.sizing.model import pair_from_annotators
 from planner.sizing.plan import PlanSettings
 from planner.sizing.precision import fixed_size_precision, raters_fixed_size
 from planner.sizing.raters_model import raters_model
@@ -200,6 +201,22 @@ def test_library_refusals_name_their_parameter():
         raters_fixed_size(_model(3), study, LabelCosts(2), items=100)
     with pytest.raises(InvalidInput, match="^metric conger needs every annotator") as exc:
         raters_fixed_size(_model(3), RatersStudy("conger", 0.1, per_item=2), LabelCosts(2), items=9)
+
+
+@pytest.mark.parametrize("name", ["items", "hours", "budget"])
+@pytest.mark.parametrize("value", ["zzz", [], -1, float("nan")])
+def test_a_bad_amount_is_refused_by_its_rule_for_a_pair_and_several(name, value):
+    """Items, hours or a budget that are not a number in range name themselves (a text or a
+    list raised ValueError or TypeError before its rule was read)."""
+    costs = LabelCosts(3, hourly_rate=40.0)
+    study = RatersStudy("fleiss", 0.1, replicates=100)
+    with pytest.raises(InvalidInput) as exc:
+        raters_fixed_size(_model(3), study, costs, **{name: value})
+    assert exc.value.parameter == name
+    pair = pair_from_annotators(0.08)
+    with pytest.raises(InvalidInput) as exc:
+        fixed_size_precision(pair, PlanSettings(hourly_rate=40.0), **{name: value})
+    assert exc.value.parameter == name
 
 
 # --------------------------------------------------------------------------- the command

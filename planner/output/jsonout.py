@@ -509,7 +509,6 @@ def _raters_recommendation_json(plan: Any) -> dict[str, Any]:
 def raters_plan_document(plan: Any, schedule: Any = None) -> dict[str, Any]:
     """``plan --annotators M``: the sample size for several annotators and its evidence; with
     ``schedule`` (a scenario's ``[team]``), its numbers as the ``schedule`` section."""
-    from planner.sizing.raters_plan import describe_model
     from planner.sizing.search import PAIR_ONLY_FIELDS
 
     s = plan.sizing
@@ -535,7 +534,7 @@ def raters_plan_document(plan: Any, schedule: Any = None) -> dict[str, Any]:
         # of the items to label (the recommendation), as items and budget are
         "hours_per_annotator": plan.hours_per_annotator,
         "precision_by_annotators": [asdict(r) for r in plan.by_annotators],
-        "model": describe_model(plan.model),
+        "model": plan.model.describe(),
     }
     if plan.pilot is not None:
         pilot = plan.pilot

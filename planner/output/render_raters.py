@@ -9,7 +9,6 @@ from rich.text import Text
 from planner.output.render import fmt, print_notes, quantity_table
 from planner.sizing.plan import RatersPlan
 from planner.sizing.precision import RatersPrecision
-from planner.sizing.raters_plan import describe_model
 
 METRIC_NAMES = {
     "fleiss": "Fleiss' kappa",
@@ -21,7 +20,7 @@ METRIC_NAMES = {
 
 
 def _assumptions(plan: RatersPlan) -> Table:
-    model = describe_model(plan.model)
+    model = plan.model.describe()
     table = quantity_table(f"Assumptions: {model['n_annotators']} annotators")
     table.add_row("categories", str(model["n_categories"]), "")
     table.add_row(

@@ -56,7 +56,6 @@ from planner.sizing.exact import half_width_quantiles
 from planner.sizing.plan import RatersPlan
 from planner.sizing.raters_common import AnyRatersModel
 from planner.sizing.raters_model import MAX_ANNOTATORS
-from planner.sizing.raters_plan import describe_model
 from planner.sizing.studies import NestedPatternStudies, simulate_pattern_counts
 from planner.sizing.study_intervals import expected_half_width, pattern_space, study_intervals
 from planner.sizing.team_cost import study_budget
@@ -347,7 +346,7 @@ def pilot_section(plan: RatersPlan) -> list[Block]:
 
 def assumptions(plan: RatersPlan) -> list[Block]:
     """The model the plan assumes."""
-    model, s = describe_model(plan.model), plan.sizing
+    model, s = plan.model.describe(), plan.sizing
     rows = [
         ["annotators", str(model["n_annotators"])],
         ["categories", str(model["n_categories"])],

@@ -112,10 +112,12 @@ def items_for_budget(budget: float, settings: Any, contested_rate: float) -> int
 
 
 def items_given(
-    given: dict[str, float | None], costs: LabelCosts, contested: float
+    given: dict[str, Any], costs: Any, contested: float
 ) -> tuple[int, dict[str, float]]:
     """The study's items from exactly one of ``items``, ``hours`` and ``budget`` (the
-    others None), and what fixed them as ``{name: value}``."""
+    others None), and what fixed them as ``{name: value}``; each value checked by its rule
+    first. ``costs``: a :class:`LabelCosts` or a plan's settings (what
+    :func:`items_for_hours` reads)."""
     named = [k for k, v in given.items() if v is not None]
     if len(named) != 1:
         raise InvalidInput(
@@ -124,7 +126,7 @@ def items_given(
             parameters=tuple(named),
         )
     name = named[0]
-    value = float(given[name])  # type: ignore[arg-type]
+    value = float(check(name, given[name], RULES[name]))
     if name == "items":
         n = check("items", value, RULES["items"])
     elif name == "hours":

@@ -6,7 +6,9 @@ metric (:func:`planner.sizing.search.find_sample_size`), lets the larger number 
 decide and turns items into person-hours and cost. A pair's plan adds two model-light answers
 for PSA: the worst case over every possible agreement, and the stop rule "label until ``U``
 union positives"; several annotators' adds what ``M = 2 .. 6`` annotators per item buy at the
-plan's hours (:mod:`planner.sizing.raters_plan`).
+plan's hours (:mod:`planner.sizing.annotators_table`). A plan from a pilot adds the plan
+under the pilot's uncertainty, which becomes the recommendation
+(:mod:`planner.sizing.plan_under_pilot`).
 """
 
 from __future__ import annotations
@@ -17,23 +19,26 @@ from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar, overload
 
 import numpy as np
 
-from planner.errors import InvalidInput, PlannerError
-from planner.operations.budget import Budget
+from planner.errors import InvalidInput
+from planner.operations.budget import Budget, labelling_hours
 from planner.sizing import sampling_rules
 from planner.sizing.exact import EXACT_PSA_METHODS
 from planner.sizing.model import PairModel
 from planner.sizing.plan_settings import PAIR_METRICS, UNCERTAINTY_METHODS, PlanSettings
+from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
+from planner.sizing.raters_model import RatersModel
 from planner.sizing.sampling_rules import StopRule, WorstCase
 from planner.sizing.search import SampleSizeResult, coverage_shortfall_note, find_sample_size
 from planner.sizing.team_cost import study_budget
 from planner.statistics.intervals import KAPPA_ESTIMANDS, coverage_note
 from planner.validation import RngLike, check_instance, compact_repr, seed_from
 
-if TYPE_CHECKING:  # the several-annotator plan stays off the pair plan's start path
+#: ``progress(done, total)``, called as a plan's steps are done
+Progress: TypeAlias = Callable[[int, int], None]
+
+if TYPE_CHECKING:  # pilots, precision and uncertainty stay off the headline plan's start path
     from planner.sizing.pilot import Pilot
     from planner.sizing.precision import Precision, RatersPrecision
-    from planner.sizing.raters_common import CommonPrevalenceModel
-    from planner.sizing.raters_model import RatersModel
     from planner.sizing.raters_pilot import RatersPilot, RatersUncertainty
     from planner.sizing.uncertainty import PilotUncertainty
     from planner.sizing.uncertainty_kappa import KappaPilotUncertainty
@@ -340,8 +345,11 @@ def make_plan(
         Cell probabilities of the annotator pair (:class:`~planner.sizing.model.PairModel`),
         or a model of several annotators
         (:class:`~planner.sizing.raters_model.RatersModel`,
-        :class:`~planner.sizing.raters_common.CommonPrevalenceModel`), sized by
-        :func:`planner.sizing.raters_plan.plan_several_annotators`.
+        :class:`~planner.sizing.raters_common.CommonPrevalenceModel`): its one
+        ``settings.metric``, its budget (every label, or ``per_item`` labels an item, at the
+        single rate or by a named ``team``: :func:`planner.sizing.team_cost.study_budget`)
+        and, when every annotator labels every item, the fixed-hours table
+        (:func:`planner.sizing.annotators_table.precision_by_annotators`).
     settings
         Target, search effort and labelling costs.
     rng
@@ -358,14 +366,83 @@ def make_plan(
         Called as ``progress(done, total)``: ``total`` is one step per metric and one for the
         checks (worst case, stop rule, pilot uncertainty); ``progress(0, total)`` first.
         Several annotators: the search's progress.
+
+    Examples
+    --------
+    A pair's plan may size both metrics; the one needing more items decides:
+
+    >>> from planner.sizing.model import pair_from_annotators
+    >>> settings = PlanSettings(metric="both", width=0.1)
+    >>> plan = make_plan(pair_from_annotators(0.08), settings, rng=1)
+    >>> sorted(plan.results), plan.items == max(r.items for r in plan.results.values())
+    (['kappa', 'psa'], True)
+
+    Several annotators' plan sizes its one metric and bills every label:
+
+    >>> from planner.sizing.raters_model import raters_model
+    >>> settings = PlanSettings(metric="fleiss", width=0.1, replicates=200)
+    >>> plan = make_plan(raters_model(0.3, 4), settings, rng=1)
+    >>> plan.budget.labels == 4 * plan.sizing.items, len(plan.by_annotators)
+    (True, 5)
     """
     check_instance("settings", settings, PlanSettings, "a PlanSettings")
     if not isinstance(model, PairModel):
-        from planner.sizing.raters_plan import plan_several_annotators
+        return _several_annotators_plan(model, settings, seed_from(rng), progress)
+    return _pair_plan(model, settings, seed_from(rng), pilot_draws, progress)
 
-        return plan_several_annotators(model, settings, rng=rng, progress=progress)
+
+def _several_annotators_plan(
+    model: AnyRatersModel, settings: PlanSettings, seed: int, progress: Progress | None
+) -> RatersPlan:
+    """A plan of several annotators: the one metric's search, the budget of every label and,
+    when every annotator labels every item, the fixed-hours table at the budget's seconds."""
+    what = "a PairModel, RatersModel or CommonPrevalenceModel (raters_model, ...)"
+    check_instance("model", model, (RatersModel, CommonPrevalenceModel), what)
+    s = settings
+    search = s.search_settings(s.metric, several=True)
+    sizing = find_sample_size(model, search, rng=seed, progress=progress)
+    notes = _several_coverage_notes(sizing)
+    table: list[PrecisionRow] = []
+    if s.per_item is None:  # every label at the budget's seconds, as the table's rows bill
+        from planner.sizing.annotators_table import precision_by_annotators
+
+        hours = labelling_hours([sizing.items], [s.seconds_per_item], model.n_annotators)
+        table = precision_by_annotators(model, sizing, hours, s.seconds_per_item)
+        if isinstance(model, RatersModel) and len(set(model.confusion)) > 1:
+            notes.append("the table at fixed hours cycles the given annotators to reach M")
+    return Plan(
+        model=model,
+        settings=settings,
+        results={sizing.metric: sizing},
+        budgets={sizing.metric: study_budget(model, settings, sizing.items)},
+        deciding_metric=sizing.metric,
+        seed=seed,
+        notes=notes,
+        by_annotators=table,
+    )
+
+
+def _several_coverage_notes(sizing: SampleSizeResult) -> list[str]:
+    """A note when several annotators' interval under-covers at the planned size."""
+    if not sizing.under_covers:
+        return []
+    return [
+        f"the {sizing.metric} interval under-covers here: {sizing.coverage:.3f} of "
+        f"{sizing.replicates} simulated studies held the true value, against "
+        f"{sizing.confidence_level:g} nominal; treat the half-width as optimistic"
+    ]
+
+
+def _pair_plan(
+    model: PairModel,
+    settings: PlanSettings,
+    seed: int,
+    pilot_draws: int,
+    progress: Progress | None,
+) -> PairPlan:
+    """A pair's plan: each metric's search, the budgets, PSA's worst case and stop rule and,
+    for a model from pilot counts, the plan under the pilot's uncertainty."""
     check_pair_settings(settings)
-    seed = seed_from(rng)
     if model.union_rate <= 0:
         raise InvalidInput("the model implies no union positives: PSA and kappa are undefined")
     degenerate = _degenerate_model(model)
@@ -380,10 +457,13 @@ def make_plan(
     notes = _sizing_notes(model, results, degenerate)
     stop_rule = _stop_rule(model, settings, budget_for, notes) if "psa" in results else None
     by_metric: dict[str, Any] = {}
-    if model.source == "pilot-counts":
-        by_metric = _pilot_uncertainty(model, settings, results, pilot_draws, seed, notes)
+    recommended = None
+    if model.source == "pilot-counts":  # the pilot's counts: the plan under their uncertainty
+        from planner.sizing.plan_under_pilot import pilot_counts_uncertainty, recommendation
+
+        by_metric = pilot_counts_uncertainty(model, settings, results, pilot_draws, seed, notes)
+        recommended = recommendation(model, results, by_metric, budget_for)
     uncertainty = max(by_metric.values(), key=lambda u: u.items) if by_metric else None
-    recommended = _recommended(model, results, by_metric, budget_for)
     if recommended is not None:
         deciding = recommended.metric
     step(steps, steps)
@@ -437,108 +517,3 @@ def check_pair_settings(settings: PlanSettings) -> None:
                 "have no level)",
                 parameter=name,
             )
-
-
-def _recommended(
-    model: PairModel,
-    results: dict[str, SampleSizeResult],
-    by_metric: dict[str, Any],
-    budget_for: Any,
-) -> Recommendation | None:
-    """The uncertainty-aware recommendation: per metric its answer under pilot uncertainty
-    (the plug-in answer where there is none), the largest deciding; ``None`` without any."""
-    if not by_metric:
-        return None
-    needs = {m: (by_metric[m].items if m in by_metric else r.items) for m, r in results.items()}
-    metric = max(needs, key=lambda m: needs[m])
-    items = int(needs[metric])
-    return Recommendation(
-        metric=metric,
-        items=items,
-        union_positives=items * model.union_rate,
-        budget=budget_for(items),
-        plug_in_items=results[metric].items,
-    )
-
-
-def _pilot_uncertainty(
-    model: PairModel,
-    settings: PlanSettings,
-    results: dict[str, SampleSizeResult],
-    draws: int,
-    seed: int,
-    notes: list[str],
-) -> dict[str, Any]:
-    """The plan under pilot uncertainty of each sized metric (a note where there is none),
-    each called with the plan's seed."""
-    if draws <= 0:
-        notes.append(
-            "pilot counts are used as the true cell probabilities; with few joint positives "
-            "the planning PSA is itself uncertain, so compare with the worst case"
-        )
-        return {}
-    out: dict[str, Any] = {}
-    if "psa" in results:
-        psa = _psa_uncertainty(model, settings, results, draws, seed, notes)
-        if psa is not None:
-            out["psa"] = psa
-    if "kappa" in results:
-        kappa = _kappa_uncertainty(model, settings, results, seed, notes)
-        if kappa is not None:
-            out["kappa"] = kappa
-    return out
-
-
-def _psa_uncertainty(
-    model: PairModel,
-    settings: PlanSettings,
-    results: dict[str, SampleSizeResult],
-    draws: int,
-    seed: int,
-    notes: list[str],
-) -> Any:
-    """PSA's plan under pilot uncertainty, or a note saying why there is none."""
-    from planner.sizing.uncertainty import items_under_uncertainty
-
-    if settings.psa_method not in UNCERTAINTY_METHODS:
-        notes.append(
-            "the plan under pilot uncertainty sizes PSA with the wilson, clopper-pearson or "
-            "jeffreys interval only; the PSA answer above treats the pilot as the truth"
-        )
-        return None
-    try:
-        found = items_under_uncertainty(
-            model, settings, draws=draws, plug_in_items=results["psa"].items, rng=seed
-        )
-    except PlannerError as exc:  # the plug-in plan stands; say why there is no second answer
-        notes.append(f"no plan under pilot uncertainty for PSA: {exc}")
-        return None
-    notes.extend(f"PSA under pilot uncertainty: {note}" for note in found.notes)
-    return found
-
-
-def _kappa_uncertainty(
-    model: PairModel,
-    settings: PlanSettings,
-    results: dict[str, SampleSizeResult],
-    seed: int,
-    notes: list[str],
-) -> Any:
-    """Kappa's plan under pilot uncertainty (Monte Carlo), or a note saying why there is none."""
-    from planner.sizing.uncertainty_kappa import kappa_items_under_uncertainty
-
-    if settings.kappa_method == "bootstrap":
-        notes.append(
-            "the plan under pilot uncertainty sizes kappa with the score, gof or fce interval "
-            "only (the bootstrap is too slow); the kappa answer above treats the pilot as the truth"
-        )
-        return None
-    try:
-        found = kappa_items_under_uncertainty(
-            model, settings, plug_in_items=results["kappa"].items, rng=seed
-        )
-    except PlannerError as exc:
-        notes.append(f"no plan under pilot uncertainty for kappa: {exc}")
-        return None
-    notes.extend(f"kappa under pilot uncertainty: {note}" for note in found.notes)
-    return found

@@ -73,6 +73,18 @@ class RatersModel:
     def n_categories(self) -> int:
         return len(self.prevalences)
 
+    def describe(self) -> dict[str, Any]:
+        """The model for reports and JSON: its kind and parameters, as
+        :meth:`planner.sizing.raters_common.CommonPrevalenceModel.describe` gives its own."""
+        return {
+            "kind": "confusion",
+            "n_annotators": self.n_annotators,
+            "n_categories": self.n_categories,
+            "prevalences": list(self.prevalences),
+            "confusion": [[list(r) for r in mat] for mat in self.confusion],
+            "ambiguity": self.ambiguity,
+        }
+
     def ordered_probabilities(self) -> FloatArray:
         """``(K,) * M`` array: probability that annotator ``j`` says ``l_j`` for every ``j``."""
         pi = np.asarray(self.prevalences)
