@@ -21,8 +21,8 @@ from planner.sizing.midstudy_procedure import raters_batch_procedure
 from planner.sizing.midstudy_raters import plan_remaining_raters
 from planner.sizing.midstudy_result import RemainingPlan
 from planner.sizing.midstudy_settings import RemainingSettings
+from planner.sizing.pilot_latent_class import read_raters_ratings
 from planner.sizing.plan import PlanSettings
-from planner.sizing.raters_pilot import read_raters_ratings
 
 ROOT = Path(__file__).parent.parent
 READER = {"layout": "wide", "annotator_cols": ["alice", "bob", "carol"]}

@@ -7,7 +7,7 @@ scenario file with an ``[annotators]`` section (:func:`wants_raters`); everythin
 the pair's plan. ``--kappa`` with several annotators is kappaSize's common-prevalence model
 (:mod:`planner.sizing.raters_common`); ``--pilot FILE`` with ``--annotators M`` plans the
 pilot's M annotators from their latent-class fit and under its uncertainty
-(:mod:`planner.sizing.raters_pilot`); ``--items``, ``--hours``, ``--budget`` and ``--curve``
+(:mod:`planner.sizing.pilot_latent_class`); ``--items``, ``--hours``, ``--budget`` and ``--curve``
 add the precision of a fixed size and the assurance curve
 (:mod:`planner.sizing.precision`). The precedence of options over the scenario over
 the defaults is :mod:`planner.application.raters_options`; the options' checks and their

@@ -3,7 +3,7 @@
 The labels in hand of ``M = 3`` to ``6`` annotators are the study's first stage: their
 patterns (per item, how many labels fell in each category; for Conger's and the mean pairwise
 Cohen's kappa, each annotator's label) stay in the final analysis. The truth is not known;
-as for a pilot of several annotators (:mod:`planner.sizing.raters_pilot`), the first stage is
+as for a pilot of several annotators (:mod:`planner.sizing.pilot_latent_class`), the first stage is
 fitted by Dawid & Skene's latent-class model and ``D`` item-bootstrap refits of the fit are
 its plausible truths ``theta_d``. With ``m`` items still to label, the final multiplicities
 are the first stage's ``c0`` plus a second stage ``Multinomial(m, pi(theta_d))`` over the
@@ -43,11 +43,7 @@ from planner.sizing.exact import reaches_width, usable_half_width
 from planner.sizing.label_patterns import contested_share
 from planner.sizing.midstudy_result import RemainingPlan, check_total, narrow_now_note, share_se
 from planner.sizing.midstudy_settings import RATERS_DRAWS, RemainingSettings
-from planner.sizing.raters_pilot import (
-    HYBRID_CELLS,
-    RatersPilot,
-    raters_pilot_from_ratings,
-)
+from planner.sizing.pilot_latent_class import RatersPilot, raters_pilot_from_ratings
 from planner.sizing.study_intervals import (
     INTERVAL_METHODS,
     ORDERED_METRICS,
@@ -56,6 +52,7 @@ from planner.sizing.study_intervals import (
     true_value,
 )
 from planner.sizing.study_precision import RatersStudy, checked_study
+from planner.sizing.uncertainty_refits import HYBRID_CELLS
 from planner.validation import RngLike, check_instance, seed_from
 
 if TYPE_CHECKING:
@@ -425,7 +422,7 @@ def plan_remaining_raters_from_file(
     rng: RngLike = None,
 ) -> RemainingPlan:
     """:func:`plan_remaining_raters` from a label file of the items labelled so far (read as
-    :func:`planner.sizing.raters_pilot.read_raters_pilot` reads a pilot; ``reader``: its
+    :func:`planner.sizing.pilot_latent_class.read_raters_pilot` reads a pilot; ``reader``: its
     options; ``positive``: the positive label of two categories).
 
     Raises
@@ -434,7 +431,7 @@ def plan_remaining_raters_from_file(
         One of the pair's options (``psa_method``, ``kappa_method``, ``annotators_per_item``)
         set, or any of :func:`plan_remaining_raters`'s.
     """
-    from planner.sizing.raters_pilot import read_raters_ratings
+    from planner.sizing.pilot_latent_class import read_raters_ratings
 
     given = _pair_options(plan_settings) if plan_settings is not None else []
     if given:

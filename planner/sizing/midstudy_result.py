@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from planner.sizing.midstudy_budget import BoughtItems
     from planner.sizing.midstudy_procedure import BatchProcedure
     from planner.sizing.pilot import Pilot
-    from planner.sizing.raters_pilot import RatersPilot
+    from planner.sizing.pilot_latent_class import RatersPilot
 
 
 @dataclass(frozen=True)

@@ -38,10 +38,11 @@ Progress: TypeAlias = Callable[[int, int], None]
 
 if TYPE_CHECKING:  # pilots, precision and uncertainty stay off the headline plan's start path
     from planner.sizing.pilot import Pilot
+    from planner.sizing.pilot_latent_class import RatersPilot
     from planner.sizing.precision import Precision, RatersPrecision
-    from planner.sizing.raters_pilot import RatersPilot, RatersUncertainty
     from planner.sizing.uncertainty import PilotUncertainty
     from planner.sizing.uncertainty_kappa import KappaPilotUncertainty
+    from planner.sizing.uncertainty_refits import RatersUncertainty
 
     #: a pair's plan under pilot uncertainty: PSA's or Cohen's kappa's
     Uncertainty: TypeAlias = PilotUncertainty | KappaPilotUncertainty

@@ -12,12 +12,12 @@ recommendation, and the plug-in answer stays in the plan's ``results``.
   the plan's own seed; the metric needing the most items decides
   (:func:`pilot_counts_uncertainty`, :func:`recommendation`).
 * A pilot label file of ``M >= 3`` annotators: the truths are ``D`` item-bootstrap refits of
-  its latent-class fit (:func:`planner.sizing.raters_pilot.read_raters_pilot`), and
+  its latent-class fit (:func:`planner.sizing.pilot_latent_class.read_raters_pilot`), and
   :func:`with_pilot_uncertainty` finds the smallest ``n`` whose hybrid assurance
 
   ``A_h(n) = (1 / D) sum_d P(half-width <= w | theta_d, n)``
 
-  reaches the target (:func:`planner.sizing.raters_pilot.raters_items_under_uncertainty`).
+  reaches the target (:func:`planner.sizing.uncertainty_refits.raters_items_under_uncertainty`).
   :func:`plan_from_raters_pilot_file` (or :func:`plan_from_raters_pilot`, for a pilot already
   read) plans the study of all ``M`` for the fit (:func:`planner.sizing.plan.make_plan`) and
   then adds it: what ``plan --pilot FILE --annotators M`` and a scenario's ``[annotators]
@@ -42,17 +42,14 @@ import numpy as np
 
 from planner.errors import InvalidInput, PlannerError
 from planner.sizing.model import PairModel
+from planner.sizing.pilot_latent_class import RatersPilot, read_raters_pilot
 from planner.sizing.plan import Plan, PlanSettings, RatersPlan, Recommendation, make_plan
 from planner.sizing.plan_settings import UNCERTAINTY_METHODS
 from planner.sizing.precision import study_and_costs
-from planner.sizing.raters_pilot import (
-    RatersPilot,
-    raters_items_under_uncertainty,
-    read_raters_pilot,
-)
 from planner.sizing.search import SampleSizeResult
 from planner.sizing.study_intervals import UNDEFINED_RULE
 from planner.sizing.team_cost import study_budget
+from planner.sizing.uncertainty_refits import raters_items_under_uncertainty
 from planner.validation import RngLike, check_instance, seed_from
 
 
@@ -246,7 +243,7 @@ def plan_from_raters_pilot_file(
         Target, search effort and costs (``metric``: PSA by default; a pilot of three or
         more categories needs ``fleiss``, ``alpha`` or ``conger``).
     reader
-        How to read the file, as :func:`planner.sizing.raters_pilot.read_raters_pilot` takes
+        How to read the file, as :func:`planner.sizing.pilot_latent_class.read_raters_pilot` takes
         it (``layout``, ``item_col``, ``annotator_cols``, ...).
     positive
         The positive label of a binary pilot.

@@ -78,8 +78,8 @@ def design_of(scenario: Any) -> dict[str, Any]:
 def read_by_stratum(path: str, stratum_col: str, reader: dict[str, Any] | None = None) -> Any:
     """The :class:`~planner.data.labels.Ratings` of a label file with ``stratum_col`` kept as
     a group (``reader``: the options of
-    :func:`~planner.sizing.raters_pilot.read_raters_ratings`)."""
-    from planner.sizing.raters_pilot import read_raters_ratings
+    :func:`~planner.sizing.pilot_latent_class.read_raters_ratings`)."""
+    from planner.sizing.pilot_latent_class import read_raters_ratings
 
     options = dict(reader or {})
     options["by"] = (*options.get("by", ()), stratum_col)

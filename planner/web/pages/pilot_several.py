@@ -8,7 +8,7 @@ pilot's uncertainty, the smallest ``n`` whose hybrid assurance
 ``A_h(n) = (1 / D) sum_d P(half-width <= w | theta_d, n)``
 
 over the ``D`` bootstrap refits ``theta_d`` reaches the target
-(:mod:`planner.sizing.raters_pilot`). The page calls
+(:mod:`planner.sizing.pilot_latent_class`). The page calls
 :func:`planner.application.raters_options.raters_plan_from_options`, the function that
 command calls, so its numbers are the command's; the scenario file it shows
 (``[annotators] pilot_file``) gives them too, and its report.
@@ -39,7 +39,7 @@ def annotator_count(path: Path, values: Mapping[str, Any]) -> int | None:
     """How many annotators the upload holds, read as the several-annotator plan reads it
     (``None`` when it does not read: the pair's plan then reports why)."""
     from planner.errors import PlannerError
-    from planner.sizing.raters_pilot import read_raters_ratings
+    from planner.sizing.pilot_latent_class import read_raters_ratings
 
     try:
         ratings = read_raters_ratings(path, reader_options(values))

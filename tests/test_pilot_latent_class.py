@@ -23,9 +23,9 @@ from planner.cli.commands import plan_app
 from planner.data.labels import ratings_from_matrix
 from planner.errors import InvalidInput
 from planner.output.jsonout import load_schema
+from planner.sizing.pilot_latent_class import raters_pilot_from_ratings, read_raters_pilot
 from planner.sizing.plan import PlanSettings
 from planner.sizing.plan_under_pilot import plan_from_raters_pilot_file
-from planner.sizing.raters_pilot import raters_pilot_from_ratings, read_raters_pilot
 from tests.test_several_annotators_precision import psa_half_widths
 
 ROOT = Path(__file__).parent.parent
