@@ -30,7 +30,7 @@ from planner.sizing.midstudy import plan_remaining_from_file
 from planner.sizing.midstudy_procedure import raters_batch_procedure
 from planner.sizing.midstudy_settings import RemainingSettings
 from planner.sizing.plan import PlanSettings
-from tests.test_midstudy_raters import FLAGS, READER, ROOT, WIDE, Z95, first_stage
+from tests.test_midstudy_latent_class import FLAGS, READER, ROOT, WIDE, Z95, first_stage
 
 pytestmark = pytest.mark.slow
 runner = CliRunner()

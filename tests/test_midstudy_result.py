@@ -17,8 +17,8 @@ import pytest
 import planner
 from planner.errors import InvalidInput
 from planner.sizing.midstudy import plan_remaining
+from planner.sizing.midstudy_latent_class import plan_remaining_raters
 from planner.sizing.midstudy_procedure import raters_batch_procedure
-from planner.sizing.midstudy_raters import plan_remaining_raters
 from planner.sizing.midstudy_result import RemainingPlan
 from planner.sizing.midstudy_settings import RemainingSettings
 from planner.sizing.pilot_latent_class import read_raters_ratings

@@ -1,7 +1,7 @@
 """``planner schedule --labelled FILE``: the schedule of a study in progress.
 
 The labels in hand are the study's first stage (:mod:`planner.sizing.midstudy`, or
-:mod:`planner.sizing.midstudy_raters` for 3 to 6 annotators): the items still to label are
+:mod:`planner.sizing.midstudy_latent_class` for 3 to 6 annotators): the items still to label are
 planned from them, and the schedule is simulated for those items only, so its dates are the
 finish dates of the remaining work. What is done so far, what is still to do and what the rest
 costs come first; the schedule's own tables follow.

@@ -219,7 +219,7 @@ def plan_remaining(
 
     One call for every study in progress that is not stratified: a pair's four counts are
     planned here, the labels of 3 to 6 annotators by
-    :func:`planner.sizing.midstudy_raters.plan_remaining_raters`; both answer with a
+    :func:`planner.sizing.midstudy_latent_class.plan_remaining_raters`; both answer with a
     :class:`planner.sizing.midstudy_result.RemainingPlan`.
 
     Parameters
@@ -264,7 +264,7 @@ def plan_remaining(
     from planner.sizing.plan import PlanSettings
 
     if _several_annotators(first_stage):
-        from planner.sizing.midstudy_raters import plan_remaining_raters
+        from planner.sizing.midstudy_latent_class import plan_remaining_raters
 
         return plan_remaining_raters(
             first_stage, plan_settings, remaining, positive=positive, rng=rng
@@ -440,7 +440,7 @@ def plan_remaining_from_file(
     is what the file held.
 
     A file of 3 to 6 annotators without ``pair`` is a study of several annotators:
-    :func:`planner.sizing.midstudy_raters.plan_remaining_raters` plans it (``level``,
+    :func:`planner.sizing.midstudy_latent_class.plan_remaining_raters` plans it (``level``,
     Krippendorff's, in ``plan_settings``) and its result is returned.
 
     Raises
@@ -455,7 +455,7 @@ def plan_remaining_from_file(
     settings = plan_settings if plan_settings is not None else PlanSettings()
     stage = read_pilot(path, pair=pair, positive=positive, **(reader or {}))
     if stage.counts is None and pair is None and 3 <= len(stage.annotators) <= 6:
-        from planner.sizing.midstudy_raters import plan_remaining_raters_from_file
+        from planner.sizing.midstudy_latent_class import plan_remaining_raters_from_file
 
         return plan_remaining_raters_from_file(
             path, settings, remaining, positive=positive, reader=reader, rng=rng

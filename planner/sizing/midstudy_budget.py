@@ -26,7 +26,7 @@ annotators prices them (:class:`planner.sizing.items_bought.LabelCosts`),
 ``m = floor(3600 H / (M s + q t))`` with every one of the ``M`` annotators labelling every
 item and ``q`` the latent-class fit's contested share (counted whether or not ``t > 0``).
 The assurance is the plan's hybrid assurance ``A_h(m)``
-(:class:`planner.sizing.midstudy_raters.FinalStudies`: each simulated second stage drawn under
+(:class:`planner.sizing.midstudy_latent_class.FinalStudies`: each simulated second stage drawn under
 one bootstrap refit of the first stage and added to it), with binomial Monte Carlo SE over its
 ``R`` finished studies, and the expected half-width
 the mean usable half-width over the same studies.
@@ -43,7 +43,7 @@ from planner.operations.budget import Budget, labelling_budget
 from planner.sizing.midstudy_result import share_se
 
 if TYPE_CHECKING:
-    from planner.sizing.midstudy_raters import FinalStudies
+    from planner.sizing.midstudy_latent_class import FinalStudies
     from planner.sizing.midstudy_settings import RemainingSettings
     from planner.sizing.plan import PlanSettings
 

@@ -27,7 +27,7 @@ interval code as several annotators'.
 Several annotators (3 to 6): from the first stage's pattern multiplicities ``c0`` (kept in the
 analysis), each simulated procedure ``r`` takes its truth ``theta_d`` (``d = r mod D``) from
 the ``D`` bootstrap refits of the first stage's latent-class fit, the plausible truths the
-plan itself averages over (:class:`planner.sizing.midstudy_raters.FinalStudies`), and grows
+plan itself averages over (:class:`planner.sizing.midstudy_latent_class.FinalStudies`), and grows
 by ``c_r <- c_r + Multinomial(B, pi(theta_d))`` over the model's patterns, every procedure at
 once. Its final interval covers when it holds ``theta_d``'s coefficient; the coverage ``C``
 has the Monte Carlo SE ``sqrt(C (1 - C) / R)``.
@@ -357,7 +357,7 @@ def batches_for_plan(plan: Any, batch_size: int) -> BatchProcedure:
 
 def _raters_studies(plan: RemainingPlan, replicates: int) -> Any:
     """The plan's finished studies (patterns, first stage, truths), as the plan drew them."""
-    from planner.sizing.midstudy_raters import FinalStudies
+    from planner.sizing.midstudy_latent_class import FinalStudies
     from planner.sizing.study_precision import RatersStudy
 
     study = RatersStudy(
@@ -381,7 +381,7 @@ def raters_batch_procedure(
     Parameters
     ----------
     plan
-        The plan of the rest (:func:`planner.sizing.midstudy_raters.plan_remaining_raters`):
+        The plan of the rest (:func:`planner.sizing.midstudy_latent_class.plan_remaining_raters`):
         its first stage, metric, width, confidence level and bootstrap truths.
     plan_settings
         ``max_items`` (a procedure stops before a batch that would pass it) and ``replicates``,

@@ -2,7 +2,7 @@
 
 A study in progress has a first stage, kept in the final analysis: a pair's four counts
 (:func:`planner.sizing.midstudy.plan_remaining`) or the labels of 3 to 6 annotators, fitted by
-a latent-class model (:func:`planner.sizing.midstudy_raters.plan_remaining_raters`). Both
+a latent-class model (:func:`planner.sizing.midstudy_latent_class.plan_remaining_raters`). Both
 answer with one :class:`RemainingPlan`: the interval now, the items still to label for the
 final interval to reach the width with the target assurance, the budget of the rest and the
 final interval's coverage. The first stage's own description is the part that differs: the

@@ -10,7 +10,7 @@ The pilot's uncertainty comes from ``D`` item-bootstrap refits (items drawn with
 each resample refitted, its classes matched to the point fit's): each refit is one
 plausible truth ``theta_d``, and :class:`RatersPilot` carries them. The plan under them is
 :mod:`planner.sizing.uncertainty_refits`; a study in progress of several annotators fits its
-first stage the same way (:mod:`planner.sizing.midstudy_raters`). A pair's pilot is its 2x2
+first stage the same way (:mod:`planner.sizing.midstudy_latent_class`). A pair's pilot is its 2x2
 counts instead (:mod:`planner.sizing.pilot`): two annotators do not identify the model.
 
 The bootstrap keeps the latent-class model's assumption that annotators err independently
