@@ -208,13 +208,21 @@ def test_schedule_and_report_take_a_several_annotator_study_in_progress(command,
         assert "3 labels each" in text
 
 
-def test_a_named_team_is_noted_as_not_pricing_the_rest(tmp_path):
+def test_a_named_team_bills_the_rest_person_by_person(tmp_path):
     shipped = Path(load_scenario(SCENARIO).path).read_text()
-    team = '\n[[team.annotator]]\nname = "ana"\nseconds_per_item = 60\n'
+    team = '\n[[team.annotator]]\nname = "ana"\nseconds_per_item = 60\nhourly_rate = 50\n'
     team += '\n[[team.annotator]]\nname = "bo"\n\n[[team.annotator]]\nname = "cy"\n'
     path = tmp_path / "team.toml"
     path.write_text(shipped + team)
     result = remaining_strata_from_file(FILE, str(path), "stratum", positive="unsupported", rng=1)
-    assert any("single rate" in n for n in result.notes)
-    # the budget is the single rate's: 90 s a label in the rest of traffic
-    assert result.budget.labelling_hours == pytest.approx(result.remaining_items * 3 * 90 / 3600)
+    assert any("named team person by person" in n for n in result.notes)
+    # three people, three labels an item: each labels every remaining item, a stratum's time
+    # scaled by its seconds over the budget's 90 s; adjudication (none named) at 120 s and 40
+    counts = _file_counts()
+    more = np.array([s.remaining for s in result.strata])
+    contested = (counts[:, 1] + counts[:, 2]) / counts.sum(axis=1)
+    work = float((more * SECONDS).sum()) / 90.0
+    ana, others = work * 60 / 3600, 2 * work * 90 / 3600
+    judged = float((more * contested).sum()) * 120 / 3600
+    assert result.budget.labelling_hours == pytest.approx(ana + others)
+    assert result.budget.cost == pytest.approx(ana * 50 + (others + judged) * 40)

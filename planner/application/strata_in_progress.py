@@ -11,13 +11,15 @@ over the scenario over the defaults); its weighted design's shares
 (:func:`planner.sizing.raters_strata_designs.weighted_design_shares`) are the design the
 remaining items follow, and the file's items per count pattern in each stratum are the first
 stage (:func:`planner.sizing.strata_file.stratum_counts`). The scenario's models give the
-design only: the truth is drawn from each stratum's labels in hand.
+design only: the truth is drawn from each stratum's labels in hand. A scenario that names its
+people (``[[team.annotator]]``) bills the remaining items person by person, as ``schedule``
+runs them (:func:`planner.sizing.team_cost.priced_strata_budget`).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.errors import InvalidInput
 from planner.sizing.midstudy_settings import RemainingSettings
@@ -28,11 +30,14 @@ from planner.sizing.strata_file import (
     stratum_counts,
 )
 
+if TYPE_CHECKING:
+    from planner.sizing.team_cost import TeamPricing
+
 #: the note of a stratified study in progress whose scenario names its people
-SINGLE_RATE_NOTE = (
-    "the remaining items are billed at the budget's seconds and single rate, stratum by "
-    "stratum; the named team's own times and rates are not applied to a stratified study in "
-    "progress"
+TEAM_PRICED_NOTE = (
+    "the remaining items are billed by the named team person by person, stratum by stratum: "
+    "each one's seconds per label (a stratum's scaled by their ratio to the budget's) and "
+    "hourly rate, labels shared as the schedule's assignment shares them"
 )
 
 
@@ -79,13 +84,31 @@ def remaining_strata_from_file(
     if getattr(loaded, "annotators", None) is None:
         result = plan_remaining_strata_from_file(
             path, scenario, stratum_col, positive=positive, reader=reader,
-            remaining=remaining, **plan,
+            remaining=remaining, team=_pair_team(loaded, plan), **plan,
         )  # fmt: skip
     else:
         result = _several(path, loaded, stratum_col, positive, reader, remaining, dict(plan))
     if (getattr(loaded, "team", None) or {}).get("annotator"):  # named people
-        return replace(result, notes=[*result.notes, SINGLE_RATE_NOTE])
+        return replace(result, notes=[*result.notes, TEAM_PRICED_NOTE])
     return result
+
+
+def _pair_team(scenario: Any, plan: dict[str, Any]) -> TeamPricing | None:
+    """The price of the remaining items by a pair's scenario's named people (None without
+    ``[[team.annotator]]``), for the labels an item the plan of the rest gives them."""
+    from dataclasses import asdict
+
+    from planner.application.schedule_team import plan_pricing, resolve_team
+    from planner.sizing.strata_file import design_of, design_settings
+
+    if not (getattr(scenario, "team", None) or {}).get("annotator"):
+        return None
+    given = {k: v for k, v in plan.items() if k != "rng"}
+    s = design_settings(design_of(scenario), given)
+    return plan_pricing(
+        scenario, asdict(resolve_team(scenario)), s.annotators_per_item, s.seconds_per_item,
+        s.adjudication_seconds, s.hourly_rate, plan.get("annotators_per_item") is None,
+    )  # fmt: skip
 
 
 def _several(
@@ -118,5 +141,5 @@ def _several(
         floor_items=resolved.extra.floor_items, seconds_per_item=strata.seconds,
         patterns=strata.patterns, metric=settings.metric,
     )  # fmt: skip
-    result = plan_remaining_strata(stage, replace(settings, team=None), remaining, rng=rng)
+    result = plan_remaining_strata(stage, settings, remaining, rng=rng)
     return replace(result, source=str(ratings.source), notes=[*ratings.notes, *result.notes])

@@ -43,7 +43,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from planner.errors import InvalidInput, TargetUnreachable
-from planner.operations.budget import Budget, stratified_budget
+from planner.operations.budget import Budget
 from planner.sizing.exact import usable_half_width
 from planner.sizing.midstudy_result import share_se
 from planner.sizing.midstudy_settings import RemainingSettings
@@ -421,12 +421,11 @@ def _stage_settings(
 
 
 def _remaining_budget(more: NDArray, prices: tuple[NDArray, NDArray], s: PlanSettings) -> Budget:
-    """The budget of ``more`` items per stratum at their seconds and contested shares."""
-    seconds, contested = prices
-    return stratified_budget(
-        more, seconds, contested, annotators_per_item=s.annotators_per_item,
-        adjudication_seconds=s.adjudication_seconds, hourly_rate=s.hourly_rate,
-    )  # fmt: skip
+    """The budget of ``more`` items per stratum at their seconds and contested shares, the
+    named team's person by person or the single rate."""
+    from planner.sizing.team_cost import priced_strata_budget
+
+    return priced_strata_budget(s, more, *prices)
 
 
 def _with_batches(

@@ -3,14 +3,17 @@
 The bought items follow the design as the remaining items do
 (:mod:`planner.sizing.midstudy_strata`): for a design total ``T`` stratum ``h`` gets
 ``m_h(T) = max(max(ceil(a_h T), floor) - n0_h, 0)`` more items, and they are priced as the
-plan prices the remaining items (:func:`planner.operations.budget.stratified_budget`):
+plan prices the remaining items (:func:`planner.sizing.team_cost.priced_strata_budget`). At
+the single rate
 
     ``hours(T) = sum_h m_h(T) (k s_h + q_h t) / 3600``,
 
 ``k`` labels per item, ``s_h`` the stratum's seconds per item, ``q_h`` its first-stage
 contested share and ``t`` the adjudication seconds (a budget: ``hours(T) c`` at the hourly
-rate ``c``). ``hours(T)`` never falls as ``T`` grows, so the largest affordable ``T`` is
-found by doubling and bisection, and the items bought are ``sum_h m_h(T)``. At that total
+rate ``c``); a named team bills each person's share of the labels at their own seconds and
+rate (:func:`planner.sizing.team_cost.stratified_team_budget`). ``hours(T)`` does not fall
+as ``T`` grows, so the largest affordable ``T`` is found by doubling and bisection, and the
+items bought are ``sum_h m_h(T)``. At that total
 the expected population-weighted half-width is the mean usable half-width of the simulated
 finished studies (each stratum's second stage from its own posterior truth, added to its
 first stage) and the assurance the share of them reaching the width, with binomial Monte
@@ -24,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from planner.errors import InvalidInput
-from planner.operations.budget import Budget, stratified_budget
+from planner.operations.budget import Budget
 
 if TYPE_CHECKING:
     from planner.sizing.midstudy_budget import BoughtItems
@@ -33,16 +36,12 @@ if TYPE_CHECKING:
 
 
 def _priced(studies: Any, prices: tuple[Any, Any], settings: PlanSettings) -> Any:
-    """``T -> Budget`` of the items the design adds to reach the total ``T``."""
-    seconds, contested = prices
+    """``T -> Budget`` of the items the design adds to reach the total ``T``, the named
+    team's person by person or the single rate."""
+    from planner.sizing.team_cost import priced_strata_budget
 
     def cost(total: int) -> Budget:
-        return stratified_budget(
-            studies.more(total), seconds, contested,
-            annotators_per_item=settings.annotators_per_item,
-            adjudication_seconds=settings.adjudication_seconds,
-            hourly_rate=settings.hourly_rate,
-        )  # fmt: skip
+        return priced_strata_budget(settings, studies.more(total), *prices)
 
     return cost
 

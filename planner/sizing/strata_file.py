@@ -14,7 +14,7 @@ plug-in cells of its counts, for the designs of :func:`planner.sizing.compare.co
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,6 +28,9 @@ from planner.sizing.midstudy_strata import (
     plan_remaining_strata,
 )
 from planner.sizing.model import PairModel
+
+if TYPE_CHECKING:
+    from planner.sizing.plan_settings import PlanSettings
 
 
 def design_of(scenario: Any) -> dict[str, Any]:
@@ -69,10 +72,22 @@ def design_of(scenario: Any) -> dict[str, Any]:
             "confidence_level": target.get("confidence"),
             "assurance": target.get("assurance"),
             "annotators_per_item": budget.get("annotators_per_item"),
+            "seconds_per_item": budget.get("seconds_per_item"),
             "adjudication_seconds": budget.get("adjudication_seconds"),
             "hourly_rate": budget.get("hourly_rate"),
         },  # fmt: skip
     }
+
+
+def design_settings(design: dict[str, Any], plan: dict[str, Any]) -> PlanSettings:
+    """The plan-of-the-rest settings of a pair's stratified design (:func:`design_of`): the
+    scenario's ``[target]`` and ``[budget]`` values, then ``plan``'s (``None``: not given;
+    ``team``: a named team's :class:`~planner.sizing.team_cost.TeamPricing`)."""
+    from planner.sizing.plan import PlanSettings
+
+    values = {k: v for k, v in design["settings"].items() if v is not None}
+    values.update({k: v for k, v in plan.items() if v is not None})
+    return PlanSettings(**values)
 
 
 def read_by_stratum(path: str, stratum_col: str, reader: dict[str, Any] | None = None) -> Any:
@@ -185,23 +200,21 @@ def plan_remaining_strata_from_file(
     """:func:`plan_remaining_strata` from a pair's label file with a stratum column and a
     stratified scenario (a path or a shipped name): the design is the scenario's
     population-weighted design (:func:`design_of`); ``plan`` overrides its ``[target]`` and
-    ``[budget]`` settings; ``remaining`` as :func:`plan_remaining_strata` takes it."""
+    ``[budget]`` settings (:func:`design_settings`; ``team``: a named team's prices);
+    ``remaining`` as :func:`plan_remaining_strata` takes it."""
     from dataclasses import replace
 
     from planner.data.scenario import load_scenario
-    from planner.sizing.plan import PlanSettings
 
     design = design_of(load_scenario(scenario))
     ratings = read_by_stratum(path, stratum_col, reader)
     counts = stratum_counts(ratings, stratum_col, design["names"], positive)
-    settings = {k: v for k, v in design["settings"].items() if v is not None}
-    settings.update({k: v for k, v in plan.items() if v is not None})
-    rng = settings.pop("rng", None)
+    rng = plan.pop("rng", None)
     stage = StrataStage(
         counts, design["names"], design["shares"], design["design_shares"],
         floor_items=design["floor_items"], seconds_per_item=design["seconds_per_item"],
     )  # fmt: skip
-    result = plan_remaining_strata(stage, PlanSettings(**settings), remaining, rng=rng)
+    result = plan_remaining_strata(stage, design_settings(design, plan), remaining, rng=rng)
     return replace(result, source=str(ratings.source), notes=[*ratings.notes, *result.notes])
 
 

@@ -39,7 +39,12 @@ import numpy as np
 
 from planner.errors import InvalidInput
 from planner.operations.assignment import overlap_block
-from planner.operations.budget import SECONDS_PER_HOUR, Budget, labelling_budget
+from planner.operations.budget import (
+    SECONDS_PER_HOUR,
+    Budget,
+    labelling_budget,
+    stratified_budget,
+)
 from planner.operations.team import Person, person_rate
 from planner.sizing.label_patterns import contested_share
 from planner.sizing.model import PairModel
@@ -329,6 +334,38 @@ def priced_budget(
         adjudication_seconds=settings.adjudication_seconds,
         hourly_rate=settings.hourly_rate,
     )
+
+
+def priced_strata_budget(
+    settings: Any,
+    items_per_stratum: Any,
+    seconds_per_item: Any,
+    contested_rate: Any,
+) -> Budget:
+    """The budget of ``n_h`` items in each stratum at ``settings``' costs: its named team's
+    (:func:`stratified_team_budget`) or the single rate
+    (:func:`planner.operations.budget.stratified_budget`).
+
+    ``settings`` is as for :func:`priced_budget`, its ``annotators_per_item`` the study's
+    ``k``; ``seconds_per_item`` and ``contested_rate`` hold each stratum's seconds per item
+    and contested share.
+
+    Raises
+    ------
+    InvalidInput
+        ``team`` was priced for another number of labels an item than ``k``.
+    """
+    items = [int(n) for n in np.asarray(items_per_stratum).ravel()]
+    seconds = [float(x) for x in np.asarray(seconds_per_item).ravel()]
+    contested = [float(x) for x in np.asarray(contested_rate).ravel()]
+    team = getattr(settings, "team", None)
+    if team is not None:
+        _check_team_labels(team, settings.annotators_per_item)
+        return stratified_team_budget(team, items, seconds, contested, settings.seconds_per_item)
+    return stratified_budget(
+        items, seconds, contested, annotators_per_item=settings.annotators_per_item,
+        adjudication_seconds=settings.adjudication_seconds, hourly_rate=settings.hourly_rate,
+    )  # fmt: skip
 
 
 def _check_team_labels(team: TeamPricing, labels_per_item: int) -> None:
