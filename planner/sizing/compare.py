@@ -11,14 +11,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from planner.data.scenario import Scenario
 from planner.errors import InvalidInput
-from planner.operations.budget import Budget, stratified_budget
+from planner.operations.budget import Budget
 from planner.sizing.design import (
     DesignResult,
     StratifiedSearch,
@@ -384,43 +383,37 @@ def weighted_bootstrap_check(
 
 
 def design_cost(design: DesignResult, strata: Strata, settings: PlanSettings) -> DesignCost:
-    """Person-hours and cost of a sized design, counted by the budget module.
-
-    The enriched design's prevalence slice is labelled at the population's mean seconds per
-    item and contested rate; its hours are also reported on their own.
-    """
-    population = strata.population
+    """Person-hours and cost of a sized design of a pair (:func:`strata_design_cost`): each
+    stratum's seconds and contested share ``p_b + p_c``; the enriched design's prevalence
+    slice at the population's mean seconds per item and contested share."""
     mean_seconds = float(np.dot(strata.shares, strata.seconds))
-    if settings.team is not None:  # a named team: billed person by person
-        return _team_design_cost(design, strata, settings, settings.team, mean_seconds)
-    budget = partial(
-        stratified_budget,
-        annotators_per_item=settings.annotators_per_item,
-        adjudication_seconds=settings.adjudication_seconds,
-        hourly_rate=settings.hourly_rate,
-    )
-    slice_items = design.prevalence_slice_items
-    total = budget(
-        [*design.items_per_stratum, slice_items],
-        [*strata.seconds, mean_seconds],
-        [*(m.contested_rate for m in strata.models), population.contested_rate],
-    )
-    prevalence_slice = budget([slice_items], [mean_seconds], [population.contested_rate])
-    return DesignCost(total.person_hours, total.cost, prevalence_slice.person_hours, total)
-
-
-def _team_design_cost(
-    design: DesignResult,
-    strata: Strata,
-    settings: PlanSettings,
-    team: TeamPricing,
-    mean_seconds: float,
-) -> DesignCost:
-    """A design's hours and cost by the named team of ``settings.team``
-    (:func:`team_design_cost` with the strata's seconds and contested shares)."""
     contested = [*(m.contested_rate for m in strata.models), strata.population.contested_rate]
-    seconds = [*strata.seconds, mean_seconds]
-    return team_design_cost(design, seconds, contested, team, settings.seconds_per_item)
+    return strata_design_cost(design, [*strata.seconds, mean_seconds], contested, settings)
+
+
+def strata_design_cost(
+    design: DesignResult, seconds: list[float], contested: list[float], settings: PlanSettings
+) -> DesignCost:
+    """Person-hours and cost of a sized design over strata, a pair's or several annotators'.
+
+    ``seconds`` and ``contested`` hold each stratum's seconds per item and contested share,
+    then the prevalence slice's; every item gets ``settings.annotators_per_item`` labels.
+    The items are billed at ``settings``' costs, the named team's person by person
+    (:func:`team_design_cost`) or the single rate
+    (:func:`planner.sizing.team_cost.priced_strata_budget`), and the slice's hours are also
+    reported on their own.
+    """
+    from planner.sizing.team_cost import priced_strata_budget
+
+    team = settings.team
+    if team is not None:  # a named team: billed person by person
+        return team_design_cost(design, seconds, contested, team, settings.seconds_per_item)
+    slice_items = design.prevalence_slice_items
+    total = priced_strata_budget(
+        settings, [*design.items_per_stratum, slice_items], seconds, contested
+    )
+    prevalence_slice = priced_strata_budget(settings, [slice_items], seconds[-1:], contested[-1:])
+    return DesignCost(total.person_hours, total.cost, prevalence_slice.person_hours, total)
 
 
 def team_design_cost(

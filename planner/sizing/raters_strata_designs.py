@@ -17,14 +17,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from planner.errors import InvalidInput
-from planner.operations.budget import stratified_budget
 from planner.sizing.compare import (
     Comparison,
     DesignCost,
     coverage_note,
     design_notes,
+    strata_design_cost,
     stratified_result,
-    team_design_cost,
 )
 from planner.sizing.design import (
     DesignResult,
@@ -191,34 +190,16 @@ def raters_bootstrap_check(
 def raters_design_cost(
     design: DesignResult, strata: RatersStrata, settings: PlanSettings
 ) -> DesignCost:
-    """Person-hours and cost: each item's ``k`` labels (every annotator's, or ``per_item``)
-    at its stratum's seconds, the contested items adjudicated; the prevalence slice at
-    traffic's mean seconds. With a named team (``settings.team``) each person's seconds and
-    rate bill their labels."""
+    """Person-hours and cost (:func:`planner.sizing.compare.strata_design_cost`): each item's
+    ``k`` labels (every annotator's, or ``per_item``) at its stratum's seconds, the items
+    whose labels are not unanimous adjudicated; the prevalence slice at traffic's mean
+    seconds. With a named team (``settings.team``) each person's seconds and rate bill their
+    labels."""
     mean_seconds = float(strata.shares @ strata.seconds)
     population = float(strata.contested(strata.population))
-    contested = list(np.atleast_1d(strata.contested(strata.probabilities)))
-    if settings.team is not None:  # a named team: billed person by person
-        seconds = [*strata.seconds, mean_seconds]
-        rates = [*contested, population]
-        return team_design_cost(design, seconds, rates, settings.team, settings.seconds_per_item)
-
-    def budget(items: list[int], seconds: list[float], rates: list[float]) -> Any:
-        return stratified_budget(
-            items, seconds, rates,
-            annotators_per_item=strata.labels_per_item,
-            adjudication_seconds=settings.adjudication_seconds,
-            hourly_rate=settings.hourly_rate,
-        )  # fmt: skip
-
-    slice_items = design.prevalence_slice_items
-    total = budget(
-        [*design.items_per_stratum, slice_items],
-        [*strata.seconds, mean_seconds],
-        [*contested, population],
-    )
-    prevalence_slice = budget([slice_items], [mean_seconds], [population])
-    return DesignCost(total.person_hours, total.cost, prevalence_slice.person_hours, total)
+    contested = [*np.atleast_1d(strata.contested(strata.probabilities)), population]
+    labels = replace(settings, annotators_per_item=strata.labels_per_item)
+    return strata_design_cost(design, [*strata.seconds, mean_seconds], contested, labels)
 
 
 # --------------------------------------------------------------------------- comparison
