@@ -7,8 +7,8 @@ study's interval as the sizing search does
 (:func:`planner.sizing.study_intervals.study_intervals`) and prints the cells whose coverage
 of the model's true value is under 0.935 (Monte Carlo SE of a 0.95 coverage: 0.0034), and
 the worst cell at each n. A second grid does the same under kappaSize's common-prevalence
-model (:mod:`planner.sizing.raters_common`: M = 3, 6; K = 2, 3, 5; kappa 0.4 and 0.8; Fleiss
-and alpha; n = 30, 100, 300).
+model (:mod:`planner.sizing.common_prevalence_model`: M = 3, 6; K = 2, 3, 5; kappa 0.4 and
+0.8; Fleiss and alpha; n = 30, 100, 300).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import itertools
 
 import numpy as np
 
-from planner.sizing.raters_common import common_prevalence_model
-from planner.sizing.raters_model import raters_model
+from planner.sizing.annotator_model import raters_model
+from planner.sizing.common_prevalence_model import common_prevalence_model
 from planner.sizing.studies import simulate_pattern_counts
 from planner.sizing.study_intervals import pattern_space, study_intervals, true_value
 

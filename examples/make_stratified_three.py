@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from planner.sizing.raters_model import raters_model
+from planner.sizing.annotator_model import raters_model
 
 HERE = Path(__file__).parent
 ITEMS = (120, 150, 40, 290)

@@ -119,8 +119,8 @@ _PUBLIC = {
     "PassProbability": "planner.sizing.alt_test_plan",
     "AltTestPlanSummary": "planner.sizing.alt_test_plan",
     # multi-rater sizing: M annotators per item
-    "RatersModel": "planner.sizing.raters_model",
-    "raters_model": "planner.sizing.raters_model",
+    "RatersModel": "planner.sizing.annotator_model",
+    "raters_model": "planner.sizing.annotator_model",
     "RatersPlan": "planner.sizing.plan",
     "RatersPilot": "planner.sizing.pilot_latent_class",
     "RatersUncertainty": "planner.sizing.uncertainty_refits",

@@ -8,12 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.errors import InvalidInput
+from planner.sizing.annotator_model import raters_model
 from planner.sizing.assurance_curve import assurance_curve, raters_assurance_curve
 from planner.sizing.exact import exact_psa_assurance, exact_psa_law
 from planner.sizing.items_bought import LabelCosts
 from planner.sizing.plan import PlanSettings
 from planner.sizing.precision import fixed_size_precision, raters_fixed_size
-from planner.sizing.raters_model import raters_model
 from planner.sizing.study_intervals import pair_tables, study_intervals
 from planner.sizing.study_precision import RatersStudy
 from planner.statistics.intervals import kappa_interval, psa_interval

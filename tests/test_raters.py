@@ -22,9 +22,9 @@ from typer.testing import CliRunner
 from planner.cli.commands import plan_app
 from planner.errors import InvalidInput
 from planner.output.jsonout import raters_plan_document
+from planner.sizing.annotator_model import raters_model
 from planner.sizing.model import pair_from_annotators
 from planner.sizing.plan import PlanSettings, make_plan
-from planner.sizing.raters_model import raters_model
 from planner.sizing.search import SearchSettings, find_sample_size
 from planner.sizing.studies import NestedPatternStudies, simulate_pattern_counts
 from planner.sizing.study_intervals import (

@@ -19,7 +19,7 @@ from planner.application.raters_strata_options import raters_comparison_from_opt
 from planner.cli.commands import app
 from planner.data.scenario import load_scenario
 from planner.errors import InvalidInput
-from planner.sizing.raters_model import raters_model
+from planner.sizing.annotator_model import raters_model
 from planner.sizing.raters_strata import raters_strata, traffic_value
 from planner.statistics.stratified import weighted_from_pattern_counts, weighted_from_patterns
 

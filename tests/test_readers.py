@@ -248,8 +248,8 @@ def test_fit_counts_a_glob_of_files_with_duckdb(pilot3, tmp_path):
 
 
 def test_multi_rater_search_reports_its_two_steps():
+    from planner.sizing.annotator_model import raters_model
     from planner.sizing.plan import PlanSettings, make_plan
-    from planner.sizing.raters_model import raters_model
 
     calls: list[tuple[int, int]] = []
     settings = PlanSettings(metric="fleiss", width=0.1, replicates=200)

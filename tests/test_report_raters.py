@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator
 
 from planner.output.jsonout import load_schema
 from planner.output.report import write_report
-from planner.sizing.raters_model import raters_model
+from planner.sizing.annotator_model import raters_model
 from planner.sizing.study_intervals import pattern_space, study_intervals
 
 pytestmark = pytest.mark.slow

@@ -9,8 +9,8 @@ from typer.testing import CliRunner
 
 from planner.cli.commands import plan_app
 from planner.errors import InvalidInput
+from planner.sizing.annotator_model import raters_model
 from planner.sizing.model import pair_from_annotators
-from planner.sizing.raters_model import raters_model
 from planner.sizing.search import SearchSettings, find_sample_size
 
 

@@ -22,13 +22,13 @@ from planner.application.raters_options import raters_plan_from_options
 from planner.cli.commands import plan_app
 from planner.errors import InvalidInput
 from planner.output.jsonout import load_schema
+from planner.sizing.annotator_model import raters_model
 from planner.sizing.assurance_curve import assurance_curve, raters_assurance_curve
 from planner.sizing.items_bought import LabelCosts
 from planner.sizing.label_patterns import contested_share
 from planner.sizing.model import pair_from_annotators
 from planner.sizing.plan import PlanSettings
 from planner.sizing.precision import fixed_size_precision, raters_fixed_size
-from planner.sizing.raters_model import raters_model
 from planner.sizing.study_precision import RatersStudy
 
 runner = CliRunner()

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from planner.sizing.raters_model import raters_model
+from planner.sizing.annotator_model import raters_model
 from planner.sizing.studies import (
     ROW_BY_ROW_COLUMNS,
     NestedPatternStudies,

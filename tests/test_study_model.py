@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.errors import InvalidInput
+from planner.sizing.annotator_model import raters_model
+from planner.sizing.common_prevalence_model import common_prevalence_model
 from planner.sizing.model import pair_from_annotators, pair_from_counts, pair_from_ordered
-from planner.sizing.raters_common import common_prevalence_model
-from planner.sizing.raters_model import raters_model
 from planner.sizing.search import SearchSettings, find_sample_size
 from planner.sizing.study_intervals import true_value
 from planner.statistics.agreement import cohen_kappa

@@ -26,9 +26,9 @@ from planner.cli.commands import app
 from planner.errors import InvalidInput
 from planner.operations.team import Person
 from planner.output.report_raters import raters_hours
+from planner.sizing.annotator_model import raters_model
 from planner.sizing.model import pair_from_annotators
 from planner.sizing.plan import PlanSettings, make_plan
-from planner.sizing.raters_model import raters_model
 from planner.sizing.team_cost import label_shares, team_pricing
 
 runner = CliRunner()

@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from planner.errors import InvalidInput
+from planner.sizing.annotator_model import raters_model
 from planner.sizing.model import pair_from_annotators
-from planner.sizing.raters_model import raters_model
 from planner.validation import check_per_annotator
 
 rates = st.floats(0.0, 0.3, allow_nan=False)

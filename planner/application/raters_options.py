@@ -19,13 +19,13 @@ import numpy as np
 from planner.application.precedence import named_by_file, resolve_values
 from planner.application.schedule_team import plan_pricing, pricing_note, resolve_team
 from planner.errors import InvalidInput
+from planner.sizing.annotator_model import raters_model
 from planner.sizing.assurance_curve import assurance_curve, curve_items
+from planner.sizing.common_prevalence_model import AnyRatersModel, common_prevalence_model
 from planner.sizing.pilot_latent_class import RatersPilot, read_raters_pilot
 from planner.sizing.plan import PlanSettings, RatersPlan, make_plan
 from planner.sizing.plan_under_pilot import pilot_bootstrap_seed, plan_from_raters_pilot
 from planner.sizing.precision import fixed_size_precision
-from planner.sizing.raters_common import AnyRatersModel, common_prevalence_model
-from planner.sizing.raters_model import raters_model
 from planner.validation import RULES, check, seed_from
 
 if TYPE_CHECKING:

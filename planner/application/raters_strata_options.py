@@ -21,9 +21,9 @@ from planner.application.schedule_team import (
     refuse_pair_options,
 )
 from planner.errors import InvalidInput
+from planner.sizing.annotator_model import check_per_item
 from planner.sizing.compare import Comparison, enriched_shares
 from planner.sizing.plan_settings import PlanSettings
-from planner.sizing.raters_model import check_per_item
 from planner.sizing.raters_strata import (
     STRATA_METRICS,
     RatersStrata,

@@ -5,7 +5,7 @@ more than two annotators, more than two categories, several class prevalences, a
 multi-rater metric, a level, a ``k``-of-``M`` design or a confusion matrix, or name a
 scenario file with an ``[annotators]`` section (:func:`wants_raters`); everything else stays
 the pair's plan. ``--kappa`` with several annotators is kappaSize's common-prevalence model
-(:mod:`planner.sizing.raters_common`); ``--pilot FILE`` with ``--annotators M`` plans the
+(:mod:`planner.sizing.common_prevalence_model`); ``--pilot FILE`` with ``--annotators M`` plans the
 pilot's M annotators from their latent-class fit and under its uncertainty
 (:mod:`planner.sizing.pilot_latent_class`); ``--items``, ``--hours``, ``--budget`` and ``--curve``
 add the precision of a fixed size and the assurance curve

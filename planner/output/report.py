@@ -58,8 +58,8 @@ from planner.output.safe_output import (
     refuse_inputs_inside,
     unexpected_entries,
 )
+from planner.sizing.common_prevalence_model import AnyRatersModel
 from planner.sizing.plan import RatersPlan
-from planner.sizing.raters_common import AnyRatersModel
 from planner.validation import RngLike, seed_from
 
 MARKER = ".planner-report"

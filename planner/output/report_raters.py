@@ -52,10 +52,10 @@ from planner.output.report_sections import (
     rebuild_section,
     schedule_section,
 )
+from planner.sizing.annotator_model import MAX_ANNOTATORS
+from planner.sizing.common_prevalence_model import AnyRatersModel
 from planner.sizing.exact import half_width_quantiles
 from planner.sizing.plan import RatersPlan
-from planner.sizing.raters_common import AnyRatersModel
-from planner.sizing.raters_model import MAX_ANNOTATORS
 from planner.sizing.studies import NestedPatternStudies, simulate_pattern_counts
 from planner.sizing.study_intervals import expected_half_width, pattern_space, study_intervals
 from planner.sizing.team_cost import study_budget

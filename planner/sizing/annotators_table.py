@@ -5,7 +5,7 @@ label at the budget's ``seconds_per_item`` ``s``). Spent on ``M`` annotators per
 same hours buy ``floor(3600 H / (M s))`` items, and the table gives each ``M`` the plug-in
 half-width at the expected pattern counts of that study
 (:func:`planner.sizing.study_intervals.expected_half_width`), the team cycled from the given
-annotators (:meth:`planner.sizing.raters_model.RatersModel.with_annotators`). It is
+annotators (:meth:`planner.sizing.annotator_model.RatersModel.with_annotators`). It is
 :attr:`planner.sizing.plan.Plan.by_annotators`, the JSON's ``precision_by_annotators``.
 """
 
@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from planner.operations.budget import SECONDS_PER_HOUR, labelling_hours
+from planner.sizing.annotator_model import MAX_ANNOTATORS
+from planner.sizing.common_prevalence_model import AnyRatersModel
 from planner.sizing.plan import PrecisionRow
-from planner.sizing.raters_common import AnyRatersModel
-from planner.sizing.raters_model import MAX_ANNOTATORS
 from planner.sizing.search import SampleSizeResult
 from planner.sizing.study_intervals import expected_half_width, pattern_space
 

@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
+from planner.sizing.annotator_model import RatersModel
+from planner.sizing.common_prevalence_model import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.label_patterns import pair_pattern_rows, pair_patterns
 from planner.sizing.model import PairModel
-from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
-from planner.sizing.raters_model import RatersModel
 from planner.sizing.studies import NestedPatternStudies, NestedStudies
 from planner.sizing.study_intervals import pattern_space
 from planner.sizing.study_precision import (
@@ -167,7 +167,7 @@ def raters_assurance_curve(
 
     Examples
     --------
-    >>> from planner.sizing.raters_model import raters_model
+    >>> from planner.sizing.annotator_model import raters_model
     >>> model = raters_model(0.3, 3, error_rate=0.1)
     >>> curve = raters_assurance_curve(model, RatersStudy("fleiss", 0.1, replicates=200),
     ...                                [50, 400, 3000], rng=1)

@@ -1,7 +1,7 @@
 """Label patterns of ``M`` annotators over ``K`` categories, shared by every study model.
 
 Every model of the package (the pair of :mod:`planner.sizing.model`, the annotators of
-:mod:`planner.sizing.raters_model`, kappaSize's common-prevalence model) states the
+:mod:`planner.sizing.annotator_model`, kappaSize's common-prevalence model) states the
 probabilities of the ``K^M`` *ordered* label patterns, ``P(annotator j says l_j for every
 j)``, as a ``(K,) * M`` array; for a pair with two categories these are its four cells,
 ``p[1, 1] = both``, ``p[1, 0] = A only``, ``p[0, 1] = B only``, ``p[0, 0] = neither``
@@ -70,7 +70,7 @@ def contested_share(model: Any, per_item: int | None = None) -> float:
     ``model`` is any study model (``model.count_patterns(per_item)``). These are the items a
     study adjudicates; for a pair they are ``p_b + p_c``.
 
-    >>> from planner.sizing.raters_model import raters_model
+    >>> from planner.sizing.annotator_model import raters_model
     >>> m = raters_model(0.5, 2, error_rate=0.1)   # two annotators: 2 e (1 - e)
     >>> round(contested_share(m), 6)
     0.18

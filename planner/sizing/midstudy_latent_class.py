@@ -172,7 +172,7 @@ def _truth_probabilities(
 ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
     """The model's patterns of ``study.metric`` and ``(D, P)`` their probabilities under each
     bootstrap truth."""
-    from planner.sizing.raters_model import raters_model
+    from planner.sizing.annotator_model import raters_model
 
     tables: list[dict[tuple[int, ...], float]] = []
     for prevalence, confusion in pilot.draws:

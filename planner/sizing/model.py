@@ -100,13 +100,13 @@ class PairModel:
         return np.array([[d, c], [b, a]])
 
     def pair(self) -> PairModel:
-        """The pair itself, as :meth:`planner.sizing.raters_model.RatersModel.pair` gives a
+        """The pair itself, as :meth:`planner.sizing.annotator_model.RatersModel.pair` gives a
         model of two annotators over two categories."""
         return self
 
     def count_patterns(self, per_item: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Count patterns ``(negatives, positives)`` and their probabilities, as for
-        :meth:`planner.sizing.raters_model.RatersModel.count_patterns` (``per_item`` 1:
+        :meth:`planner.sizing.annotator_model.RatersModel.count_patterns` (``per_item`` 1:
         one of the two annotators at random per item).
 
         >>> rows, p = pair_from_counts([6, 21, 14, 459]).count_patterns()
@@ -264,7 +264,7 @@ def pair_from_annotators(
     ``P(both err | T) = (1 - h) r_A r_B + h min(r_A, r_B)``. Each annotator's own error
     rates, and so its marginal accuracy, do not depend on ``h``; only the correlation of
     errors does. The cells are the label patterns of
-    :func:`planner.sizing.raters_model.raters_model` with ``M = 2`` (the one annotator model);
+    :func:`planner.sizing.annotator_model.raters_model` with ``M = 2`` (the one annotator model);
     with ``m_t = P(both err | T = t)`` their closed form is::
 
         a = pi (1 - FNR_A - FNR_B + m_1) + (1 - pi) m_0
@@ -306,7 +306,7 @@ def pair_from_annotators(
     fnr_a, fpr_a = annotator_rates(pi, errors[0], biases[0], label="A")
     fnr_b, fpr_b = annotator_rates(pi, errors[1], biases[1], label="B")
     # the one annotator model, M = 2 (its label patterns are the four cells)
-    from planner.sizing.raters_model import raters_model
+    from planner.sizing.annotator_model import raters_model
 
     two = raters_model(pi, 2, error_rate=errors, bias=biases, ambiguity=h)
     cells = pair_from_ordered(two.ordered_probabilities()).cells

@@ -3,7 +3,7 @@
 A pilot label file of ``M >= 3`` annotators (two to five categories) is fitted by Dawid &
 Skene's latent-class model (:func:`planner.statistics.dawid_skene.fit_latent_classes`); the
 fitted class prevalences and each annotator's confusion matrix are the plan's
-:class:`~planner.sizing.raters_model.RatersModel` (the plug-in model: the pilot taken as the
+:class:`~planner.sizing.annotator_model.RatersModel` (the plug-in model: the pilot taken as the
 truth). Binary labels put the positive label second (category 1, the class PSA is about).
 
 The pilot's uncertainty comes from ``D`` item-bootstrap refits (items drawn with replacement,
@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from planner.errors import InvalidInput
-from planner.sizing.raters_model import MAX_ANNOTATORS, MAX_CATEGORIES, RatersModel, raters_model
+from planner.sizing.annotator_model import MAX_ANNOTATORS, MAX_CATEGORIES, RatersModel, raters_model
 from planner.validation import RULES, RngLike, check, check_text, seed_from
 
 #: bootstrap refits of the pilot: the plausible truths the hybrid assurance averages over

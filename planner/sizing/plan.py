@@ -22,11 +22,11 @@ import numpy as np
 from planner.errors import InvalidInput
 from planner.operations.budget import Budget, labelling_hours
 from planner.sizing import sampling_rules
+from planner.sizing.annotator_model import RatersModel
+from planner.sizing.common_prevalence_model import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.exact import EXACT_PSA_METHODS
 from planner.sizing.model import PairModel
 from planner.sizing.plan_settings import PAIR_METRICS, UNCERTAINTY_METHODS, PlanSettings
-from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
-from planner.sizing.raters_model import RatersModel
 from planner.sizing.sampling_rules import StopRule, WorstCase
 from planner.sizing.search import SampleSizeResult, coverage_shortfall_note, find_sample_size
 from planner.sizing.team_cost import study_budget
@@ -114,8 +114,8 @@ class Plan(Generic[ModelT, PilotT, UncertaintyT, PrecisionT]):
     ----------
     model
         The study model: a pair's :class:`~planner.sizing.model.PairModel`, or several
-        annotators' :class:`~planner.sizing.raters_model.RatersModel` or
-        :class:`~planner.sizing.raters_common.CommonPrevalenceModel`.
+        annotators' :class:`~planner.sizing.annotator_model.RatersModel` or
+        :class:`~planner.sizing.common_prevalence_model.CommonPrevalenceModel`.
     worst_case, stop_rule
         PSA's worst case over every agreement and its stop rule
         (:mod:`planner.sizing.sampling_rules`): a pair's plan that sizes PSA; else ``None``.
@@ -345,8 +345,8 @@ def make_plan(
     model
         Cell probabilities of the annotator pair (:class:`~planner.sizing.model.PairModel`),
         or a model of several annotators
-        (:class:`~planner.sizing.raters_model.RatersModel`,
-        :class:`~planner.sizing.raters_common.CommonPrevalenceModel`): its one
+        (:class:`~planner.sizing.annotator_model.RatersModel`,
+        :class:`~planner.sizing.common_prevalence_model.CommonPrevalenceModel`): its one
         ``settings.metric``, its budget (every label, or ``per_item`` labels an item, at the
         single rate or by a named ``team``: :func:`planner.sizing.team_cost.study_budget`)
         and, when every annotator labels every item, the fixed-hours table
@@ -380,7 +380,7 @@ def make_plan(
 
     Several annotators' plan sizes its one metric and bills every label:
 
-    >>> from planner.sizing.raters_model import raters_model
+    >>> from planner.sizing.annotator_model import raters_model
     >>> settings = PlanSettings(metric="fleiss", width=0.1, replicates=200)
     >>> plan = make_plan(raters_model(0.3, 4), settings, rng=1)
     >>> plan.budget.labels == 4 * plan.sizing.items, len(plan.by_annotators)

@@ -36,11 +36,12 @@ class PlanSettings:
     and rate bill the budget (:func:`~planner.sizing.team_cost.priced_budget`).
 
     The same settings plan a study of several annotators (a
-    :class:`~planner.sizing.raters_model.RatersModel` or
-    :class:`~planner.sizing.raters_common.CommonPrevalenceModel`): ``metric`` is then one of
-    ``fleiss``, ``alpha``, ``psa``, ``conger`` or ``kappa`` (mean pairwise Cohen's kappa), with
-    ``level`` (alpha's distance: nominal, ordinal, interval) and ``per_item`` (each item labelled
-    by ``per_item`` of the model's annotators, drawn at random; ``None``: by all of them). The
+    :class:`~planner.sizing.annotator_model.RatersModel` or
+    :class:`~planner.sizing.common_prevalence_model.CommonPrevalenceModel`): ``metric`` is then
+    one of ``fleiss``, ``alpha``, ``psa``, ``conger`` or ``kappa`` (mean pairwise Cohen's
+    kappa), with ``level`` (alpha's distance: nominal, ordinal, interval) and ``per_item`` (each
+    item labelled by ``per_item`` of the model's annotators, drawn at random; ``None``: by all
+    of them). The
     default metric is PSA for every kind of study; with three or more categories PSA is
     undefined and the metric must be named (``fleiss`` or ``alpha``). ``psa_method``,
     ``kappa_method`` and ``annotators_per_item`` are the pair's (several annotators: the

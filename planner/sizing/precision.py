@@ -31,13 +31,13 @@ import numpy as np
 
 from planner.errors import InvalidInput
 from planner.renamed import renamed_field
+from planner.sizing.annotator_model import RatersModel
+from planner.sizing.common_prevalence_model import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.exact import EXACT_PSA_METHODS
 from planner.sizing.interval_coverage import falls_short, under_coverage_note
 from planner.sizing.items_bought import LabelCosts, items_given
 from planner.sizing.label_patterns import contested_share, pair_pattern_rows, pair_patterns
 from planner.sizing.model import PairModel
-from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
-from planner.sizing.raters_model import RatersModel
 from planner.sizing.studies import simulate_tables
 from planner.sizing.study_evidence import QUANTILE_NAMES
 from planner.sizing.team_cost import priced_budget
@@ -291,8 +291,8 @@ def fixed_size_precision(
     model's contested share times the adjudication seconds, and (for ``budget``) the hourly
     rate. Each metric of ``settings.metrics`` is reported (:class:`MetricPrecision`).
 
-    A model of several annotators (:class:`~planner.sizing.raters_model.RatersModel`,
-    :class:`~planner.sizing.raters_common.CommonPrevalenceModel`) is simulated as label
+    A model of several annotators (:class:`~planner.sizing.annotator_model.RatersModel`,
+    :class:`~planner.sizing.common_prevalence_model.CommonPrevalenceModel`) is simulated as label
     patterns (:func:`raters_fixed_size`) for the settings'
     one metric, ``level`` and ``per_item``, each item billed its ``per_item`` (else every
     annotator's) labels: a :class:`RatersPrecision`.
@@ -358,7 +358,7 @@ def raters_fixed_size(
 
     Examples
     --------
-    >>> from planner.sizing.raters_model import raters_model
+    >>> from planner.sizing.annotator_model import raters_model
     >>> from planner.sizing.study_precision import RatersStudy
     >>> model = raters_model(0.3, 3, error_rate=0.1)
     >>> p = raters_fixed_size(model, RatersStudy("fleiss", 0.1, replicates=200), LabelCosts(3),

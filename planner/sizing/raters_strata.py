@@ -1,7 +1,7 @@
 """Several annotators over traffic strata: the strata, their models and their statistics.
 
 A :class:`RatersStrata` holds each stratum's share of traffic, seconds per item and annotator
-model (:func:`planner.sizing.raters_model.raters_model`: the stratum's prevalence, error
+model (:func:`planner.sizing.annotator_model.raters_model`: the stratum's prevalence, error
 rates, bias and ambiguity over the ``[annotators]`` section's) over two categories, every item
 labelled by all ``M`` annotators or by ``k`` of them drawn at random (``per_item``, the
 pattern probabilities averaged over the ``C(M, k)`` subsets); a study of a stratum is then
@@ -25,12 +25,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from planner.errors import InvalidInput
+from planner.sizing.annotator_model import RatersModel, check_per_item, raters_model
 from planner.sizing.design import (
     check_strata,
 )
 from planner.sizing.model import renamed
 from planner.sizing.plan_settings import PlanSettings
-from planner.sizing.raters_model import RatersModel, check_per_item, raters_model
 from planner.sizing.study_intervals import plug_in_items, study_intervals
 from planner.statistics.stratified import (
     multirater_coefficient,

@@ -298,7 +298,7 @@ def compare_raters_designs(
     Three annotators over two strata (90 % of traffic at prevalence 0.05, 10 % at 0.4):
 
     >>> from planner.sizing.compare import enriched_shares
-    >>> from planner.sizing.raters_model import raters_model
+    >>> from planner.sizing.annotator_model import raters_model
     >>> from planner.sizing.raters_strata import raters_strata
     >>> from planner.data.scenario_raters import raters_scenario_from_dict
     >>> scenario = raters_scenario_from_dict({

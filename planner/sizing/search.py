@@ -28,7 +28,7 @@ one :class:`SearchSettings`:
      rather than sitting an SE or two under it.
 
 A two-annotator, two-category model with every annotator on every item, sized for PSA or
-kappa, is the pair (:meth:`~planner.sizing.raters_model.RatersModel.pair`) and gets the
+kappa, is the pair (:meth:`~planner.sizing.annotator_model.RatersModel.pair`) and gets the
 pair's exact answer. A study whose interval is undefined or of zero width counts as not
 narrow enough (:func:`~planner.sizing.exact.reaches_width`). The reported assurance, the
 interval's coverage and the half-width's quantiles come from fresh studies the search never
@@ -50,11 +50,11 @@ import numpy as np
 
 from planner.errors import InvalidInput
 from planner.renamed import renamed_field
+from planner.sizing.annotator_model import RatersModel, check_per_item
+from planner.sizing.common_prevalence_model import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.exact import EXACT_PSA_METHODS, ExactPSAAssurance
 from planner.sizing.interval_coverage import falls_short, under_coverage_note
 from planner.sizing.model import PairModel
-from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
-from planner.sizing.raters_model import RatersModel, check_per_item
 from planner.sizing.sample_size_search import first_crossing, unreachable_error
 from planner.sizing.search_checks import pair_evidence, pattern_evidence
 from planner.sizing.search_criteria import (
@@ -324,8 +324,9 @@ def find_sample_size(
     ----------
     model
         The annotator pair (:class:`~planner.sizing.model.PairModel`), the annotators
-        (:func:`planner.sizing.raters_model.raters_model`) or kappaSize's
-        common-prevalence model (:func:`planner.sizing.raters_common.common_prevalence_model`).
+        (:func:`planner.sizing.annotator_model.raters_model`) or kappaSize's
+        common-prevalence model
+        (:func:`planner.sizing.common_prevalence_model.common_prevalence_model`).
         Two annotators over two categories with every one on every item, sized for PSA or
         kappa, are the pair.
     settings

@@ -26,10 +26,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from planner.errors import InvalidInput
+from planner.sizing.annotator_model import RatersModel
+from planner.sizing.common_prevalence_model import CommonPrevalenceModel
 from planner.sizing.exact import reaches_width
 from planner.sizing.model import PairModel
-from planner.sizing.raters_common import CommonPrevalenceModel
-from planner.sizing.raters_model import RatersModel
 from planner.sizing.sample_size_search import (
     Crossing,
     Evaluations,

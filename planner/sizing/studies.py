@@ -2,7 +2,7 @@
 
 A study of ``n`` items by ``M`` annotators over ``K`` categories is one multinomial draw of
 ``n`` over the model's pattern probabilities (the ``P`` count patterns or ``K^M`` ordered
-patterns of :mod:`planner.sizing.raters_model`; for a pair with two categories, the four
+patterns of :mod:`planner.sizing.annotator_model`; for a pair with two categories, the four
 cells ``(both, a only, b only, neither)`` of its 2x2 table); ``R`` studies are ``R`` such
 draws, never ``n * R`` items. Replicates come in fixed blocks of :data:`BLOCK_SIZE`, each
 with its own stream spawned from the caller's generator, so how many blocks are drawn at

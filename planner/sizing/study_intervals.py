@@ -42,8 +42,8 @@ from numpy.typing import NDArray
 from scipy import special
 
 from planner.errors import InvalidInput
+from planner.sizing.common_prevalence_model import AnyRatersModel
 from planner.sizing.model import PairModel
-from planner.sizing.raters_common import AnyRatersModel
 from planner.statistics import multirater as mr
 from planner.statistics.agreement import cohen_kappa, positive_agreement
 from planner.statistics.alpha_variance import alpha_linearised

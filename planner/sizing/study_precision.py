@@ -34,10 +34,10 @@ from numpy.typing import NDArray
 
 from planner.errors import InvalidInput
 from planner.renamed import renamed_field
+from planner.sizing.annotator_model import RatersModel, check_per_item
+from planner.sizing.common_prevalence_model import AnyRatersModel, CommonPrevalenceModel
 from planner.sizing.exact import EXACT_PSA_METHODS, exact_psa_assurance, reaches_width
 from planner.sizing.model import PairModel
-from planner.sizing.raters_common import AnyRatersModel, CommonPrevalenceModel
-from planner.sizing.raters_model import RatersModel, check_per_item
 from planner.sizing.search import SearchSettings
 from planner.sizing.search_checks import pair_true_value
 from planner.sizing.study_evidence import (

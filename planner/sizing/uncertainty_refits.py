@@ -36,9 +36,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from planner.errors import TargetUnreachable
+from planner.sizing.annotator_model import raters_model
 from planner.sizing.exact import reaches_width
 from planner.sizing.pilot_latent_class import RatersPilot
-from planner.sizing.raters_model import raters_model
 from planner.sizing.sample_size_search import smallest_passing_near
 from planner.sizing.study_intervals import pattern_space, study_intervals, true_value
 from planner.sizing.study_precision import RatersStudy, checked_study, interval_options

@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from planner.sizing.annotator_model import RatersModel, check_pair_shape, check_prevalences
 from planner.sizing.model import PairModel, pair_from_ordered
-from planner.sizing.raters_model import RatersModel, check_pair_shape, check_prevalences
 from planner.validation import RULES, check
 
 FloatArray = NDArray[np.float64]

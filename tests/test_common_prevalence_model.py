@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 
 from planner.cli.commands import plan_app
 from planner.errors import InvalidInput
-from planner.sizing.raters_common import common_prevalence_model
-from planner.sizing.raters_model import raters_model
+from planner.sizing.annotator_model import raters_model
+from planner.sizing.common_prevalence_model import common_prevalence_model
 from planner.sizing.search import SearchSettings, find_sample_size
 from planner.sizing.studies import simulate_pattern_counts
 from planner.sizing.study_intervals import pattern_space, true_value

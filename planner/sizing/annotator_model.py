@@ -75,7 +75,8 @@ class RatersModel:
 
     def describe(self) -> dict[str, Any]:
         """The model for reports and JSON: its kind and parameters, as
-        :meth:`planner.sizing.raters_common.CommonPrevalenceModel.describe` gives its own."""
+        :meth:`planner.sizing.common_prevalence_model.CommonPrevalenceModel.describe` gives
+        its own."""
         return {
             "kind": "confusion",
             "n_annotators": self.n_annotators,
