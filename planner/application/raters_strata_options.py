@@ -62,6 +62,12 @@ def _refuse_options(options: dict[str, Any], scenario: Any) -> None:
         why = "each stratum states its own prevalence"
     elif name in ("error_rate", "bias", "ambiguity"):
         why = "set it in the file's [annotators] or [[strata]]"
+    elif name == "pilot":
+        why = (
+            "a pilot read by stratum takes a pair's labels only; each stratum's annotators "
+            "are the file's [annotators] and [[strata]] error rates (a pilot of several "
+            "annotators without strata: plan --annotators M --pilot FILE)"
+        )
     else:
         why = "the annotators label two categories, by error rates"
     raise InvalidInput(

@@ -105,24 +105,36 @@ def flag_names(exc: PlannerError) -> str:
     return _flags_in(str(exc), getattr(exc, "parameters", ()))
 
 
+#: parameter names that are also words of the messages' prose ("a positive number", "a pair's
+#: labels", "at level 0.95"): named as flags inside a sentence only when the error names them
+PROSE_WORDS = frozenset({"positive", "pair", "level"})
+
+
 def renamed(exc: PlannerError, flags: Mapping[str, str] | tuple[str, ...]) -> PlannerError:
     """``exc`` (same type) with every library parameter of ``flags`` named as its flag.
 
     For a command whose messages name parameters inside the sentence ("lower min_items")
     or parameters whose flag is not their name (``n_items`` is ``--items``): each name in
-    ``flags`` is renamed wherever it stands as a word, then the leading parameter (or the
-    error's ``parameters``) as :func:`flag_message` (:func:`flag_names`) does. Only the
-    names given are touched inside the sentence, so prose keeps its words.
+    ``flags`` is renamed wherever it stands as a word (one of :data:`PROSE_WORDS` only when
+    it is the error's own parameter, so that "a positive number" stays prose), then the
+    leading parameter (or the error's ``parameters``) as :func:`flag_message`
+    (:func:`flag_names`) does. Only the names given are touched inside
+    the sentence, so prose keeps its words.
 
     >>> str(renamed(InvalidInput("n_items must be >= 2; lower min_items"), {"n_items": "--items",
     ...     "min_items": "--min-items"}))
     '--items must be >= 2; lower --min-items'
+    >>> str(renamed(InvalidInput("hours must be a positive number", parameter="hours"),
+    ...     {"hours": "--hours", "positive": "--positive"}))
+    '--hours must be a positive number'
     """
     message = str(exc)
     if not isinstance(flags, Mapping):  # parameter names: their flags from FLAGS
         flags = {name: flag for name in flags if (flag := flag_for(name))}
+    own = {getattr(exc, "parameter", None), *getattr(exc, "parameters", ())}
     for parameter, flag in flags.items():
-        message = re.sub(rf"(?<![\w-]){re.escape(parameter)}(?![\w-])", flag, message)
+        if parameter not in PROSE_WORDS or parameter in own:  # "a positive number" stays
+            message = re.sub(rf"(?<![\w-]){re.escape(parameter)}(?![\w-])", flag, message)
     new = copy.copy(exc)
     new.args = (message,)
     message = flag_message(new) if isinstance(new, InvalidInput) else flag_names(new)

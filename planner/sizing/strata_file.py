@@ -112,7 +112,7 @@ def stratum_counts(
     value of the column must be one): a pair's ``(H, 4)`` ``(both, a_only, b_only,
     neither)``; with ``patterns`` (several annotators' ``(P, 2)`` count patterns), the
     ``(H, P)`` items per pattern, every item with the patterns' labels."""
-    from planner.measuring.stratified import check_population_shares, stratum_pair_tables
+    from planner.measuring.stratified import stratum_pair_tables
 
     _check_labelled(ratings, patterns)
     if stratum_col not in ratings.groups:
@@ -121,8 +121,7 @@ def stratum_counts(
             parameter="stratum_col",
         )
     text = np.asarray([str(v) for v in ratings.groups[stratum_col]])
-    found = sorted(set(text.tolist()))
-    check_population_shares({n: 1 / len(names) for n in names}, found, stratum_col, ratings.source)
+    _check_strata_values(sorted(set(text.tolist())), names, stratum_col, ratings.source)
     index = {n: i for i, n in enumerate(names)}
     code = np.array([index[t] for t in text])
     first = _positive_index(ratings, positive) == 0
@@ -132,6 +131,27 @@ def stratum_counts(
     if not first:  # positive first: (both, a_only, b_only, neither)
         tables = tables[:, ::-1, ::-1]
     return np.ascontiguousarray(tables).reshape(len(names), 4)
+
+
+def _check_strata_values(found: list[str], names: list[str], column: str, source: Any) -> None:
+    """Every value of the stratum column is one of the scenario's strata, and every stratum
+    has items in the file."""
+    strata = ", ".join(repr(n) for n in names)
+    unknown = [v for v in found if v not in names]
+    if unknown:
+        raise InvalidInput(
+            f"{source}: column {column!r} holds {', '.join(repr(v) for v in unknown[:5])}, "
+            f"not one of the scenario's strata ({strata})",
+            parameter="stratum_col",
+        )
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise InvalidInput(
+            f"{source}: column {column!r} has no item of the scenario's stratum "
+            f"{', '.join(repr(n) for n in missing)}; every stratum needs labelled items "
+            f"(the scenario's strata: {strata})",
+            parameter="stratum_col",
+        )
 
 
 def _check_labelled(ratings: Any, patterns: NDArray[np.int64] | None) -> None:
