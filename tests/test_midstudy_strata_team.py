@@ -147,3 +147,13 @@ def test_the_plan_of_the_rest_agrees_with_the_schedule_that_runs_the_people(tmp_
     # three people share two labels an item by throughput: the steady state against the runs
     assert planned["cost"] == pytest.approx(doc["cost_median"], rel=0.01)
     assert planned["person_hours"] == pytest.approx(doc["person_hours_median"], rel=0.01)
+
+
+def test_the_table_says_who_prices_the_rest(tmp_path):
+    path = _scenario_with_people(tmp_path, "unsupported-claims-enriched", PAIR_PEOPLE)
+    args = ["plan", "--labelled", "examples/stratified-labels.csv", "--scenario", path,
+            "--stratum-col", "stratum", "--positive", "unsupported", "--seed", "1"]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "each person at their rate" in result.stdout
+    assert "at the hourly rate" not in result.stdout

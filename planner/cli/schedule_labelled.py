@@ -172,6 +172,7 @@ def render_in_progress(plan: Any, console: Any) -> None:
     if plan is None:
         return
     from planner.output.render import fmt, quantity_table
+    from planner.output.render_midstudy import priced_by
 
     table = quantity_table("Study in progress: done so far and still to do")
     low, high = plan.interval_now
@@ -190,6 +191,6 @@ def render_in_progress(plan: Any, console: Any) -> None:
         "person-hours still to spend", fmt(plan.budget.person_hours), "the plan's, for the rest"
     )
     if plan.budget.cost is not None:
-        table.add_row("cost still to spend", f"{plan.budget.cost:,.2f}", "at the hourly rate")
+        table.add_row("cost still to spend", f"{plan.budget.cost:,.2f}", priced_by(plan))
     table.add_row("schedule below", "", "the remaining items only: its dates finish the study")
     console.print(table)

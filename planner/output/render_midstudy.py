@@ -11,6 +11,15 @@ from planner.output.render import fmt, quantity_table
 from planner.output.render_midstudy_budget import show_bought
 
 
+def priced_by(result: Any) -> str:
+    """How a study in progress's remaining items are priced, in words."""
+    return (
+        "each person at their rate"
+        if getattr(result, "team_priced", False)
+        else ("at the hourly rate")
+    )
+
+
 def render_labelled(result: Any, console: Console) -> None:
     """The first stage (the file's pair and counts), the plan of each metric, the batches."""
     if result.stage is not None:
@@ -196,7 +205,7 @@ def render_labelled_strata(r: Any, console: Console) -> None:
     summary.add_row("assurance of stopping now", fmt(r.assurance_now, 3), stop)
     summary.add_row("person-hours still to spend", fmt(r.budget.person_hours), "")
     if r.budget.cost is not None:
-        summary.add_row("cost still to spend", f"{r.budget.cost:,.2f}", "at the hourly rate")
+        summary.add_row("cost still to spend", f"{r.budget.cost:,.2f}", priced_by(r))
     c = r.shares_check
     summary.add_row(
         "strata shares vs design", f"p = {c.p_value:.2g}",

@@ -127,6 +127,8 @@ class StratifiedRemaining:
     bought: BoughtItems | None = None
     #: labels each item gets: a pair's 2, or several annotators' ``M`` (``k`` of ``M``)
     labels_per_item: int = 2
+    #: whether a named team billed ``budget`` person by person (else the single rate)
+    team_priced: bool = False
 
     @property
     def metric_name(self) -> str:
@@ -397,7 +399,7 @@ def plan_remaining_strata(
         budget=_remaining_budget(more, prices, s), shares_check=check_shares,
         replicates=s.replicates, seed=seed, notes=_shares_note(check_shares),
         bought=strata_bought(studies, prices, s, remaining, names),
-        labels_per_item=analysis.labels_per_item or 2,
+        labels_per_item=analysis.labels_per_item or 2, team_priced=s.team is not None,
     )  # fmt: skip
     return _with_batches(result, stage, s, remaining)
 
