@@ -13,6 +13,16 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+#: the strata of ``scenarios/unsupported-claims-three-annotators-strata.toml`` (and of
+#: ``examples/stratified-labels-three.csv``) and their traffic shares
+THREE_ANNOTATOR_STRATA = (
+    "flagged by an automated check",
+    "historically risky query types",
+    "user complaints",
+    "rest of traffic",
+)
+THREE_ANNOTATOR_SHARES = np.array([0.04, 0.10, 0.01, 0.85])
+
 
 def weighted_psa(
     counts: np.ndarray, shares: np.ndarray, level: float = 0.95

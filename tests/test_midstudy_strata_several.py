@@ -25,18 +25,16 @@ from planner.data.scenario import load_scenario
 from planner.errors import InvalidInput
 from planner.sizing.midstudy_settings import RemainingSettings
 from planner.sizing.midstudy_strata import StrataStage, plan_remaining_strata
-from tests.stratified_reference import weighted_psa
+from tests.stratified_reference import (
+    THREE_ANNOTATOR_SHARES,
+    THREE_ANNOTATOR_STRATA,
+    weighted_psa,
+)
 
 runner = CliRunner()
 FILE = "examples/stratified-labels-three.csv"
 SCENARIO = "unsupported-claims-three-annotators-strata"
-NAMES = (
-    "flagged by an automated check",
-    "historically risky query types",
-    "user complaints",
-    "rest of traffic",
-)
-SHARES = np.array([0.04, 0.10, 0.01, 0.85])
+NAMES, SHARES = THREE_ANNOTATOR_STRATA, THREE_ANNOTATOR_SHARES
 SECONDS = np.array([100.0, 90.0, 120.0, 90.0])  # the scenario's strata, else its 90 s
 
 

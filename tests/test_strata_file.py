@@ -64,12 +64,3 @@ def test_hours_of_a_stratified_study_in_progress_keep_their_prose():
     result = runner.invoke(app, args)
     assert result.exit_code == 2
     assert result.stderr.strip() == "error: --hours must be a positive number, got -3"
-
-
-def test_a_pilot_by_stratum_of_several_annotators_says_what_to_use_instead():
-    args = ["plan", "unsupported-claims-three-annotators-strata", "--pilot",
-            "examples/stratified-labels-three.csv", "--stratum-col", "stratum",
-            "--positive", "unsupported"]  # fmt: skip
-    result = runner.invoke(app, args)
-    assert result.exit_code == 2
-    assert "pair's labels only" in result.stderr and "--annotators M --pilot" in result.stderr

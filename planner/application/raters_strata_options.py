@@ -9,7 +9,7 @@ resolve`), one annotator model per stratum, and the uniform, enriched and weight
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,8 @@ def has_strata(scenario: Any) -> bool:
 
 def _refuse_options(options: dict[str, Any], scenario: Any) -> None:
     given = [k for k in NOT_WITH_STRATA if options.get(k) not in (None, {}, False)]
+    if options.get("stratum_col") is not None:  # a pilot read by stratum
+        given = [k for k in given if k != "pilot"]
     if options.get("curve"):
         given.append("curve")
     if not given:
@@ -64,9 +66,8 @@ def _refuse_options(options: dict[str, Any], scenario: Any) -> None:
         why = "set it in the file's [annotators] or [[strata]]"
     elif name == "pilot":
         why = (
-            "a pilot read by stratum takes a pair's labels only; each stratum's annotators "
-            "are the file's [annotators] and [[strata]] error rates (a pilot of several "
-            "annotators without strata: plan --annotators M --pilot FILE)"
+            "a pilot of several annotators over strata is read by stratum: give the column "
+            "naming each item's stratum (stratum_col)"
         )
     else:
         why = "the annotators label two categories, by error rates"
@@ -138,6 +139,7 @@ class ScenarioStrata:
     strata: RatersStrata
     settings: PlanSettings
     extra: StrataOptions
+    notes: tuple[str, ...] = ()
 
 
 def raters_strata_of(options: dict[str, Any], scenario: Any) -> ScenarioStrata:
@@ -179,13 +181,37 @@ def raters_strata_of(options: dict[str, Any], scenario: Any) -> ScenarioStrata:
         models,
         per_item,
     )
+    pilot = _pilot_patterns(options, scenario, strata)
+    prevalences = [s.prevalence for s in scenario.strata]
+    if pilot is not None:  # each stratum's patterns are its pilot's
+        strata = replace(strata, probabilities=pilot.probabilities)
+        prevalences = list(pilot.probabilities @ strata.patterns[:, 1] / strata.labels_per_item)
     extra = StrataOptions(
         scenario=scenario,
-        prevalences=[s.prevalence for s in scenario.strata],
+        prevalences=prevalences,
         enriched=enriched_shares(scenario, strata),  # type: ignore[arg-type]
+        pilot_counts=None if pilot is None else pilot.counts,
         **{k: scenario.design[k] for k in DESIGN_KEYS if k in scenario.design},
     )
-    return ScenarioStrata(strata, settings, extra)
+    return ScenarioStrata(strata, settings, extra, () if pilot is None else pilot.notes)
+
+
+def _pilot_patterns(options: dict[str, Any], scenario: Any, strata: RatersStrata) -> Any:
+    """A pilot read by stratum (``pilot`` and ``stratum_col``): each stratum's items per count
+    pattern (:func:`planner.sizing.strata_file.pilot_pattern_strata`); None without one."""
+    if options.get("stratum_col") is None:
+        return None
+    if options.get("pilot") is None:
+        raise InvalidInput(
+            "stratum_col reads a pilot by stratum: give the pilot file (pilot)",
+            parameter="stratum_col",
+        )
+    from planner.sizing.strata_file import pilot_pattern_strata
+
+    return pilot_pattern_strata(
+        options["pilot"], list(strata.names), options["stratum_col"], strata.patterns,
+        positive=options.get("positive"), reader=options.get("pilot_reader") or None,
+    )  # fmt: skip
 
 
 def raters_comparison_from_options(
@@ -219,6 +245,7 @@ def raters_comparison_from_options(
             "strata's models (the annotators never disagree, or never flag an item): change "
             "annotators.error_rate or strata[].error_rate"
         ) from None
+    found.notes.extend(resolved.notes)
     if settings.team is not None:
         found.notes.append(DESIGNS_PRICED_NOTE)
     return found

@@ -59,6 +59,7 @@ FLAGS = {
     "pilot": "--pilot",
     "positive": "--positive",
     "curve": "--curve",
+    "stratum_col": "--stratum-col",
 }
 # mid-sentence, names that are also words of the prose ("metric kappa") are not renamed;
 # a leading name is renamed when the error says it is the parameter (or starts with one)
@@ -178,6 +179,7 @@ def _plan_strata(
     try:
         quiet = bool(options.get("json_output") or options.get("quiet"))
         with progress_bar("sizing designs", disabled=quiet) as progress:
+            library = {**library, "stratum_col": options.get("stratum_col")}
             comparison = raters_comparison_from_options(
                 library, scenario, rng=seed, progress=progress
             )

@@ -205,10 +205,11 @@ def raters_design_cost(
 # --------------------------------------------------------------------------- comparison
 
 
-def _strata_rows(strata: RatersStrata, prevalences: list[float], sds: FloatArray) -> list[dict]:
+def _strata_rows(strata: RatersStrata, options: StrataOptions, sds: FloatArray) -> list[dict]:
     """The strata table: share, prevalence, seconds, union rate, PSA, Fleiss' kappa, the
-    share of items whose labels are not unanimous, and the residual SD."""
-    return [
+    share of items whose labels are not unanimous, and the residual SD; from a pilot read by
+    stratum, its counts (``prevalence`` is then the pilot's positive-label rate)."""
+    rows = [
         {
             "name": name,
             "share": float(share),
@@ -223,13 +224,19 @@ def _strata_rows(strata: RatersStrata, prevalences: list[float], sds: FloatArray
         for name, share, prevalence, seconds, union, p, sd in zip(
             strata.names,
             strata.shares,
-            prevalences,
+            options.prevalences,
             strata.seconds,
             strata.union,
             strata.probabilities,
             sds,
             strict=True,
         )  # fmt: skip
+    ]
+    if options.pilot_counts is None:
+        return rows
+    return [
+        {**row, "model_source": "pilot", "pilot_counts": list(counts)}
+        for row, counts in zip(rows, options.pilot_counts, strict=True)
     ]
 
 
@@ -261,6 +268,8 @@ class StrataOptions:
     enriched: FloatArray
     floor_items: int = 20
     prevalence_width: float = 0.02
+    #: a pilot read by stratum: each stratum's items per count pattern (its model)
+    pilot_counts: tuple[tuple[int, ...], ...] | None = None
 
 
 def compare_raters_designs(
@@ -322,7 +331,7 @@ def compare_raters_designs(
     return Comparison(
         scenario=options.scenario,
         settings=settings,
-        strata=_strata_rows(strata, options.prevalences, residual_sds(strata, settings.metric)),
+        strata=_strata_rows(strata, options, residual_sds(strata, settings.metric)),
         population=_population(strata),
         designs=designs,
         costs={name: raters_design_cost(d, strata, settings) for name, d in designs.items()},

@@ -288,7 +288,7 @@ def pilot_strata(
     names = [s.name for s in scenario.strata]
     ratings = read_by_stratum(path, stratum_col, reader)
     counts = stratum_counts(ratings, stratum_col, names, positive)
-    models, few = [], []
+    models = []
     for name, row in zip(names, counts, strict=True):
         if row[:3].sum() == 0:
             raise InvalidInput(
@@ -297,15 +297,84 @@ def pilot_strata(
                 parameter="pilot",
             )
         models.append(pair_from_counts([int(x) for x in row]))
-        if row[:3].sum() < FEW_UNION_POSITIVES:
-            few.append(f"{name!r} ({int(row[:3].sum())})")
-    notes = [*ratings.notes, f"{PILOT_STRATA_NOTE} ({ratings.source})"]
-    if few:
-        notes.append(
-            f"strata with fewer than {FEW_UNION_POSITIVES} union positives in the pilot: "
-            f"{', '.join(few)}; their models, and the designs' allocation, rest on few items"
-        )
+    unions = [int(row[:3].sum()) for row in counts]
+    notes = [*ratings.notes, f"{PILOT_STRATA_NOTE} ({ratings.source})", *_few_note(names, unions)]
     return PilotStrata(
         tuple(models), tuple(tuple(int(x) for x in r) for r in counts),  # type: ignore[misc]
         str(ratings.source), tuple(notes),
     )  # fmt: skip
+
+
+#: what a plan of several annotators from a pilot by stratum says of its strata
+PILOT_PATTERNS_NOTE = (
+    "each stratum's label patterns are its pilot's share of items per count pattern (plug-in; "
+    "the pilot's uncertainty is not carried); the scenario's prevalences and error rates are "
+    "not used"
+)
+
+
+@dataclass(frozen=True)
+class PilotPatterns:
+    """A pilot of several annotators labelled by stratum (:func:`pilot_pattern_strata`): the
+    ``(H, P)`` items per count pattern, the file and notes."""
+
+    counts: tuple[tuple[int, ...], ...]
+    source: str
+    notes: tuple[str, ...] = ()
+
+    @property
+    def probabilities(self) -> NDArray[np.float64]:
+        """``(H, P)`` each stratum's share of items per pattern (the plug-in model)."""
+        table = np.asarray(self.counts, dtype=float)
+        return np.asarray(table / table.sum(axis=1, keepdims=True))
+
+
+def pilot_pattern_strata(
+    path: str,
+    names: list[str],
+    stratum_col: str,
+    patterns: NDArray[np.int64],
+    *,
+    positive: Any = None,
+    reader: dict[str, Any] | None = None,
+) -> PilotPatterns:
+    """Each stratum's items per count pattern in a pilot of several annotators labelled by
+    stratum, in the order of ``names`` (every value of the column one of them, every one in
+    the file; every item with the labels of ``patterns``, ``(P, 2)`` negatives and
+    positives); a stratum with fewer than :data:`FEW_UNION_POSITIVES` union positives gets a
+    note.
+
+    Raises
+    ------
+    InvalidInput
+        As :func:`stratum_counts`, or a stratum where no annotator flags an item (named
+        ``pilot``).
+    """
+    ratings = read_by_stratum(path, stratum_col, reader)
+    counts = stratum_counts(ratings, stratum_col, names, positive, patterns)
+    flagged = patterns[:, POSITIVE] > 0
+    unions: list[int] = []
+    for name, row in zip(names, counts, strict=True):
+        union = int(row[flagged].sum())
+        if union == 0:
+            raise InvalidInput(
+                f"pilot {ratings.source}: stratum {name!r} has no item any annotator flags, so "
+                "its agreement cannot be planned from the pilot",
+                parameter="pilot",
+            )
+        unions.append(union)
+    notes = [*ratings.notes, f"{PILOT_PATTERNS_NOTE} ({ratings.source})", *_few_note(names, unions)]
+    rows = tuple(tuple(int(x) for x in r) for r in counts)
+    return PilotPatterns(rows, str(ratings.source), tuple(notes))
+
+
+def _few_note(names: list[str], unions: list[int]) -> list[str]:
+    """A note naming the pilot's strata with fewer than :data:`FEW_UNION_POSITIVES` union
+    positives (none when every stratum has enough)."""
+    few = [f"{n!r} ({u})" for n, u in zip(names, unions, strict=True) if u < FEW_UNION_POSITIVES]
+    if not few:
+        return []
+    return [
+        f"strata with fewer than {FEW_UNION_POSITIVES} union positives in the pilot: "
+        f"{', '.join(few)}; their models, and the designs' allocation, rest on few items"
+    ]

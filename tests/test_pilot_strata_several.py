@@ -1,0 +1,105 @@
+"""A pilot of several annotators labelled by stratum: each stratum's label patterns are its
+pilot's, and the weighted design sized on them holds up when re-simulated.
+
+The checks use no planner code for the numbers: each stratum's items with 0..3 positive
+labels are counted with pandas, Uebersax's PSA is computed from them by hand, and studies at
+the planned allocation are drawn from the pilot's shares with numpy and analysed by
+:mod:`tests.stratified_reference` (which reproduces ``agree --stratum-col`` to 1e-12).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from planner.cli.commands import app
+from tests.stratified_reference import (
+    THREE_ANNOTATOR_SHARES,
+    THREE_ANNOTATOR_STRATA,
+    weighted_psa,
+)
+
+runner = CliRunner()
+FILE = "examples/stratified-labels-three.csv"
+SCENARIO = "unsupported-claims-three-annotators-strata"
+NAMES, SHARES = THREE_ANNOTATOR_STRATA, THREE_ANNOTATOR_SHARES
+WIDTH, ASSURANCE = 0.08, 0.8  # the scenario's [target]
+
+
+def _pilot_counts() -> np.ndarray:
+    """``(H, 4)`` items with 0, 1, 2, 3 positive labels in each stratum."""
+    frame = pd.read_csv(FILE)
+    positives = (frame.label == "unsupported").groupby([frame.stratum, frame.item]).sum()
+    return np.array([np.bincount(positives[n].to_numpy(), minlength=4) for n in NAMES])
+
+
+def _psa(counts: np.ndarray) -> np.ndarray:
+    """Uebersax's PSA of three labels an item: sum j (j - 1) / sum 2 j."""
+    j = np.arange(4.0)
+    return (counts @ (j * (j - 1))) / (counts @ (2 * j))
+
+
+@pytest.fixture(scope="module")
+def planned() -> dict:
+    args = ["plan", SCENARIO, "--pilot", FILE, "--stratum-col", "stratum", "--positive",
+            "unsupported", "--seed", "1", "--json"]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_each_stratum_is_its_pilot_counts(planned):
+    counts = _pilot_counts()
+    rows = {row["name"]: row for row in planned["strata"]}
+    for name, row, psa in zip(NAMES, counts, _psa(counts), strict=True):
+        assert rows[name]["model_source"] == "pilot"
+        assert sorted(rows[name]["pilot_counts"]) == sorted(row.tolist())
+        assert rows[name]["psa"] == pytest.approx(psa, abs=1e-12)
+        positive_rate = (row @ np.arange(4.0)) / (3 * row.sum())
+        assert rows[name]["prevalence"] == pytest.approx(positive_rate, abs=1e-12)
+    assert any("pilot's share of items per count pattern" in n for n in planned["notes"])
+
+
+def _reach_and_cover(items: np.ndarray, studies: int, seed: int) -> tuple[float, float]:
+    """Share of studies whose weighted PSA interval has half-width <= WIDTH, and share that
+    cover traffic's PSA, each stratum's items drawn from its pilot's pattern shares."""
+    counts = _pilot_counts()
+    p = counts / counts.sum(axis=1, keepdims=True)
+    rng = np.random.default_rng(seed)
+    draws = np.stack(
+        [rng.multinomial(n, ph, size=studies) for n, ph in zip(items, p, strict=True)], axis=1
+    )
+    _, low, high = weighted_psa(draws, SHARES)
+    j = np.arange(4.0)
+    truth = (SHARES @ (p @ (j * (j - 1)))) / (SHARES @ (p @ (2 * j)))
+    return float(np.mean((high - low) / 2 <= WIDTH)), float(
+        np.mean((low <= truth) & (truth <= high))
+    )
+
+
+def test_the_weighted_design_reaches_the_target_at_its_items_and_fails_at_half(planned):
+    items = np.array(planned["designs"]["weighted"]["items_per_stratum"])
+    reach, cover = _reach_and_cover(items, 4000, seed=20261207)
+    se = np.sqrt(ASSURANCE * (1 - ASSURANCE) / 4000)
+    assert reach >= ASSURANCE - 3 * se and reach <= ASSURANCE + 0.06
+    assert cover == pytest.approx(0.95, abs=0.015)
+    below, _ = _reach_and_cover(np.maximum(items // 2, 2), 4000, seed=7)
+    assert below < 0.3
+
+
+def test_a_pilot_without_its_stratum_column_says_to_give_it():
+    result = runner.invoke(app, ["plan", SCENARIO, "--pilot", FILE, "--positive", "unsupported"])
+    assert result.exit_code == 2
+    assert "--stratum-col" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_pairs_pilot_is_refused_for_three_annotators():
+    args = ["plan", SCENARIO, "--pilot", "examples/stratified-labels.csv", "--stratum-col",
+            "stratum", "--positive", "unsupported"]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert "3 labels" in result.stderr and "Traceback" not in result.output
