@@ -138,6 +138,14 @@ def test_bad_pilots_are_one_line(tmp_path):
     _one_line_error(_plan("--pilot", PILOT, "--positive", "maybe"), 2, "--positive", "maybe")
 
 
+@pytest.mark.parametrize("given", [("--pilot", PILOT), ("--labelled", PILOT, "--width", "0.1")])
+def test_labels_without_a_positive_name_the_flag_once(given):
+    # regression: "say which label is --positive with --positive" (the prose word renamed)
+    result = _plan(*given, "--seed", "1")
+    assert result.exit_code == 2 and result.stderr.count("--positive") == 1, result.stderr
+    assert "supported, unsupported" in result.stderr
+
+
 def test_pilot_with_no_union_positives_is_refused(tmp_path):
     # 'yes' only on an item the second annotator did not rate: no union positive in the pair
     rows = [(f"i{k}", who, "no") for k in range(9) for who in ("x", "y")] + [("i9", "x", "yes")]
@@ -560,3 +568,11 @@ def test_hybrid_items_are_the_smallest_that_reach_the_target(counts, assurance):
     assert at(result.items).mean() >= assurance > at(result.items - 1).mean()
     assert result.hybrid_assurance == pytest.approx(at(result.items).mean())
     assert result.per_truth["p50"] <= result.per_truth["p80"] <= result.per_truth["p90"]
+
+
+@pytest.mark.parametrize("annotators", [(), ("--annotators", "3")])
+def test_a_pilot_of_unknown_file_type_names_the_format_flag(annotators):
+    # regression: with --annotators 3 the refusal said "use file_format csv|tsv|..."
+    result = _plan(*annotators, "--pilot", str(ROOT / "examples" / "team.toml"))
+    assert result.exit_code == 2 and "use --format csv|tsv" in result.stderr, result.stderr
+    assert "file_format" not in result.stderr

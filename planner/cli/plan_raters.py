@@ -60,12 +60,13 @@ FLAGS = {
     "positive": "--positive",
     "curve": "--curve",
     "stratum_col": "--stratum-col",
+    **PILOT_READER_FLAGS,  # a pilot file's reader ("use file_format csv|tsv" is --format)
 }
 # mid-sentence, names that are also words of the prose ("metric kappa") are not renamed;
 # a leading name is renamed when the error says it is the parameter (or starts with one)
 _PROSE = (
     "metric", "kappa", "level", "width", "prevalence", "bias", "assurance", "items", "hours",
-    "pilot", "positive", "curve",
+    "pilot", "positive", "curve", "layout", "missing", "engine",
 )  # fmt: skip
 _NAMES = re.compile(r"(?<![\w.-])(" + "|".join(n for n in FLAGS if n not in _PROSE) + r")(?![\w-])")
 _LEADING = re.compile(r"^(" + "|".join(FLAGS) + r")(?![\w.-])")  # not "pilot.csv: ..."

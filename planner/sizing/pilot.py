@@ -98,7 +98,8 @@ def _positive(ratings: Ratings, positive: str | None) -> int:
             return labels.index(yes)
     shown = ", ".join(str(c) for c in ratings.categories[:10])
     raise InvalidInput(
-        f"{ratings.source}: say which label is positive with positive (labels: {shown})",
+        f"{ratings.source}: the labels are not 0/1 or true/false, so positive must name the "
+        f"label that counts (one of: {shown})",
         parameter="positive",
     )
 
