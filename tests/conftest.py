@@ -121,3 +121,20 @@ def krippendorff_counts() -> np.ndarray:
 @pytest.fixture
 def diagnoses_counts() -> np.ndarray:
     return counts_from_matrix(FLEISS_1971_DIAGNOSES, [1, 2, 3, 4, 5])
+
+
+@pytest.fixture(scope="session")
+def short_first_stage(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``examples/stratified-labels.csv`` with only 30 of the 100 s stratum's ("flagged by an
+    automated check") and 20 of the 120 s stratum's ("user complaints") items: the rest of
+    the enriched scenario's design then falls in strata whose seconds are not the budget's."""
+    import pandas as pd
+
+    frame = pd.read_csv(Path(__file__).parent.parent / "examples" / "stratified-labels.csv")
+    kept = {"rest of traffic", "historically risky query types"}
+    keep = set(frame.item[frame.stratum.isin(kept)])
+    for name, n in {"user complaints": 20, "flagged by an automated check": 30}.items():
+        keep |= set(frame.item[frame.stratum == name].drop_duplicates().head(n))
+    path = tmp_path_factory.mktemp("first-stage") / "first-stage.csv"
+    frame[frame.item.isin(keep)].to_csv(path, index=False)
+    return path

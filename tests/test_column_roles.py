@@ -144,6 +144,61 @@ def test_the_library_names_the_two_roles_as_parameters():
         read_labels(WIDE, ReaderSettings(item_col="alice", annotator_cols=["alice", "bob"]))
 
 
+STRATIFIED = "examples/stratified-labels.csv"
+ENRICHED = "unsupported-claims-enriched"
+
+
+@pytest.mark.parametrize(
+    ("args", "roles"),
+    [
+        (("plan", "--labelled", STRATIFIED, "--scenario", ENRICHED, "--stratum-col", "item"),
+         "(--item-col and --stratum-col)"),
+        (("schedule", ENRICHED, "--labelled", STRATIFIED, "--stratum-col", "annotator"),
+         "(--annotator-col and --stratum-col)"),
+        (("plan", ENRICHED, "--pilot", STRATIFIED, "--stratum-col", "item"),
+         "(--item-col and --stratum-col)"),
+        (("schedule", ENRICHED, "--pilot", STRATIFIED, "--stratum-col", "item"),
+         "(--item-col and --stratum-col)"),
+        (("schedule", ENRICHED, "--pilot", STRATIFIED, "--item-col", "label"),
+         "(--item-col and --label-col)"),
+    ],
+)  # fmt: skip
+def test_a_stratum_column_in_a_second_role_names_plans_flags(args, roles):
+    # regression: plan --labelled ... --stratum-col item ended in "internal error: TypeError"
+    # (the refusal could not be copied to rename its flags), and the pilot's named "--by"
+    line = _one_line(runner.invoke(app, list(args)))
+    assert roles in line and "is given two roles" in line
+
+
+def test_a_report_in_progress_names_the_stratum_columns_flag(tmp_path):
+    # regression: report --labelled ... --stratum-col label ended in an internal error
+    args = ["report", ENRICHED, "--labelled", STRATIFIED, "--stratum-col", "label"]
+    line = _one_line(runner.invoke(app, [*args, "--out", str(tmp_path / "r")]))
+    assert "(--label-col and --stratum-col)" in line
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_readers_refusal_copies_and_pickles_with_its_parts():
+    import copy
+    import pickle
+
+    from planner.data.layout import LayoutUnclear
+
+    conflict = RoleConflict("f.csv", "item", ("item_col", "stratum_col"))
+    unclear = LayoutUnclear("f.csv", "one column", ["a"], ({"layout": "wide"},))
+    for exc in (conflict, unclear):
+        for again in (copy.copy(exc), pickle.loads(pickle.dumps(exc))):
+            assert type(again) is type(exc) and str(again) == str(exc)
+    assert copy.copy(conflict).roles == ("item_col", "stratum_col")
+
+
+def test_the_library_names_a_stratum_columns_role_stratum_col():
+    from planner.sizing.strata_file import read_by_stratum
+
+    with pytest.raises(RoleConflict, match=r"\(item_col and stratum_col\)"):
+        read_by_stratum(STRATIFIED, "item")
+
+
 # --------------------------------------------------------------------------- --annotator-cols
 
 

@@ -103,3 +103,30 @@ def test_a_stratum_column_needs_the_stratified_scenario():
     assert result.output.strip().splitlines() == [
         "error: --stratum-col with --labelled needs the stratified design: a scenario"
     ]
+
+
+def test_the_rest_of_each_stratum_is_scheduled_at_that_strata_seconds(short_first_stage):
+    """Regression: the rest was run as one stratum at the budget's 90 s, so when it fell in
+    the 100 s and 120 s strata the schedule's hours were not the plan's (33.04 against 33.61).
+    The analytic person-hours are recomputed from the file with pandas: two labels of each
+    stratum's seconds, plus the scenario's 120 s of adjudication for each item whose labels
+    differ."""
+    import pandas as pd
+
+    args = ["schedule", "unsupported-claims-enriched", "--labelled", str(short_first_stage),
+            "--stratum-col", "stratum", "--positive", "unsupported", "--runs", "20", "--seed",
+            "1", "--json"]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    rest = doc["in_progress"]["remaining_by_stratum"]
+    assert rest["user complaints"] > 0 and rest["flagged by an automated check"] > 0
+    held = pd.read_csv(short_first_stage)
+    differ = held.groupby(["stratum", "item"]).label.nunique() > 1
+    seconds = {"flagged by an automated check": 100.0, "user complaints": 120.0}
+    hours = sum(
+        n * (2 * seconds.get(name, 90.0) + differ[name].mean() * 120.0) / 3600
+        for name, n in rest.items()
+    )
+    assert doc["analytic_person_hours"] == pytest.approx(hours, rel=1e-9)
+    assert doc["in_progress"]["budget"]["person_hours"] == pytest.approx(hours, rel=1e-9)

@@ -28,6 +28,7 @@ from planner.sizing.plan import PlanSettings
 from planner.sizing.team_cost import team_pricing
 
 runner = CliRunner()
+STRATIFIED = "examples/stratified-labels.csv"
 #: two strata, (both, a_only, b_only, neither) each; the design labels "flagged" at 40 %
 COUNTS = np.array([(30, 10, 8, 52), (12, 10, 9, 269)])
 SHARES, DESIGN, SECONDS = np.array([0.1, 0.9]), np.array([0.4, 0.6]), np.array([60.0, 90.0])
@@ -135,18 +136,31 @@ def _contested_by_stratum(names: list[str]) -> np.ndarray:
     return np.array([differ[name].mean() for name in names])
 
 
-def test_the_plan_of_the_rest_agrees_with_the_schedule_that_runs_the_people(tmp_path):
-    three = PAIR_PEOPLE + '\n[[team.annotator]]\nname = "cy"\nhours_per_day = 4\n'
-    path = _scenario_with_people(tmp_path, "unsupported-claims-enriched", three)
-    args = ["schedule", path, "--labelled", "examples/stratified-labels.csv", "--stratum-col",
-            "stratum", "--positive", "unsupported", "--seed", "1", "--json"]  # fmt: skip
+THREE_PEOPLE = PAIR_PEOPLE + '\n[[team.annotator]]\nname = "cy"\nhours_per_day = 4\n'
+
+
+@pytest.mark.parametrize(
+    ("people", "short"),
+    [(THREE_PEOPLE, False), (PAIR_PEOPLE, True)],
+    ids=["three-people", "rest-in-slower-strata"],
+)
+def test_the_plan_of_the_rest_agrees_with_the_schedule_that_runs_the_people(
+    tmp_path, request, people, short
+):
+    # three people share two labels an item by throughput: the steady state against the runs.
+    # With the short first stage the rest falls partly in the 100 s and 120 s strata: the
+    # schedule ran it at the budget's 90 s, 1,150.54 against the plan's 1,171.13 (regression).
+    path = _scenario_with_people(tmp_path, "unsupported-claims-enriched", people)
+    labelled = request.getfixturevalue("short_first_stage") if short else STRATIFIED
+    args = ["schedule", path, "--labelled", str(labelled), "--stratum-col", "stratum",
+            "--positive", "unsupported", "--seed", "1", "--json"]  # fmt: skip
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     planned = doc["in_progress"]["budget"]
-    # three people share two labels an item by throughput: the steady state against the runs
-    assert planned["cost"] == pytest.approx(doc["cost_median"], rel=0.01)
-    assert planned["person_hours"] == pytest.approx(doc["person_hours_median"], rel=0.01)
+    tolerance = 0.005 if short else 0.01
+    assert planned["cost"] == pytest.approx(doc["cost_median"], rel=tolerance)
+    assert planned["person_hours"] == pytest.approx(doc["person_hours_median"], rel=tolerance)
 
 
 def test_the_table_says_who_prices_the_rest(tmp_path):

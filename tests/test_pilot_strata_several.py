@@ -103,3 +103,35 @@ def test_a_pairs_pilot_is_refused_for_three_annotators():
     result = runner.invoke(app, args)
     assert result.exit_code == 2
     assert "3 labels" in result.stderr and "Traceback" not in result.output
+
+
+def test_schedule_labels_the_weighted_design_at_each_strata_seconds(planned):
+    # regression: schedule refused this pilot ("--pilot describes one pair"). The analytic
+    # person-hours are recomputed here: 3 labels of each stratum's seconds, plus 120 s of
+    # adjudication for each item whose pilot share of labels is not unanimous.
+    args = ["schedule", SCENARIO, "--pilot", FILE, "--stratum-col", "stratum", "--positive",
+            "unsupported", "--seed", "1", "--json"]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    items = np.array(planned["designs"]["weighted"]["items_per_stratum"])
+    counts = _pilot_counts()
+    contested = (counts[:, 1] + counts[:, 2]) / counts.sum(axis=1)
+    seconds = np.array([100.0, 90.0, 120.0, 90.0])  # the scenario's, by stratum
+    hours = (items @ (3 * seconds) + items @ (contested * 120.0)) / 3600
+    document = json.loads(result.stdout)
+    assert document["operation"]["items_per_stratum"] == items.tolist()
+    assert document["analytic_person_hours"] == pytest.approx(hours, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("scenario", "pilot", "needle"),
+    [
+        (SCENARIO, FILE, "give the column naming each item's stratum (--stratum-col)"),
+        ("web-toxicity-three-annotators", "examples/wide.csv", "annotators.pilot_file"),
+    ],
+)
+def test_schedule_says_how_a_several_annotator_scenario_takes_a_pilot(scenario, pilot, needle):
+    # regression: both said "--pilot describes one pair", which a three-annotator pilot is not
+    result = runner.invoke(app, ["schedule", scenario, "--pilot", pilot, "--positive", "1"])
+    assert result.exit_code == 2 and needle in result.stderr, result.stderr
+    assert "describes one pair" not in result.stderr

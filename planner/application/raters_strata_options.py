@@ -16,7 +16,9 @@ from typing import Any
 from planner.application.raters_options import resolve, settings_from_values, team_pricing_of
 from planner.application.schedule_team import (
     DESIGNS_PRICED_NOTE,
+    PILOT_OPTIONS,
     SEVERAL_OPTIONS,
+    StrataWork,
     given_options,
     refuse_pair_options,
 )
@@ -251,26 +253,16 @@ def raters_comparison_from_options(
     return found
 
 
-@dataclass(frozen=True)
-class StrataWork:
-    """What one design over strata gives its schedule: items, seconds per item and the
-    share of items whose labels are not unanimous, per stratum (and the prevalence slice),
-    the labels each item gets, and a note."""
-
-    items: tuple[int, ...]
-    seconds_per_item: tuple[float, ...]
-    contested_rate: tuple[float, ...]
-    labels_per_item: int
-    notes: tuple[str, ...]
-
-
 def strata_work(scenario: Any, seed: int, options: dict[str, Any], design: str) -> StrataWork:
     """The work of ``design`` (uniform, enriched or weighted) of ``scenario``'s strata, sized
     with ``schedule``'s plan options (:data:`~planner.application.schedule_team.
     SEVERAL_OPTIONS` names)."""
     given = given_options(options)
-    refuse_pair_options(scenario, given)
+    by_stratum = "stratum_col" in given  # a pilot read by stratum: its options are the model
+    refuse_pair_options(scenario, given, allowed=PILOT_OPTIONS if by_stratum else ())
     library = {SEVERAL_OPTIONS[k]: v for k, v in given.items() if k in SEVERAL_OPTIONS}
+    if by_stratum:
+        library |= {k: given[k] for k in (*PILOT_OPTIONS, "stratum_col") if k in given}
     comparison = raters_comparison_from_options(library, scenario, rng=seed)
     chosen = comparison.designs[design]
     rows = comparison.strata

@@ -22,6 +22,7 @@ from planner.application.plan_options import (
     run_plan,
 )
 from planner.application.schedule_team import (
+    StrataWork,
     TeamChanges,
     TeamSettings,
     build_team,
@@ -169,8 +170,11 @@ def run_schedule(
     design: str | None = None,
     progress=None,  # type: ignore[no-untyped-def]
     changes: TeamChanges | None = None,
+    work: StrataWork | None = None,
 ) -> Any:
-    """Plan (unless ``items`` is given) and simulate the operation that carries it out.
+    """Plan (unless ``items`` or ``work`` is given) and simulate the operation that carries
+    it out; ``work`` is given work per stratum (a stratified study in progress's remaining
+    items, :func:`planner.application.strata_in_progress.remaining_work`).
 
     Every value is checked before any work starts, by the rules in
     :data:`planner.validation.RULES` (the team here and in
@@ -195,36 +199,16 @@ def run_schedule(
         budget = {**_budget_of(scenario), "seed": scenario.simulation.get("seed")}
         merged = replace(merged, **{k: v for k, v in budget.items() if cli.get(k) is None})
     team = resolve_team(scenario, cli_team)
-    notes = _schedule_notes(scenario, cli, items, design)
+    notes = _schedule_notes(scenario, cli, items if work is None else sum(work.items), design)
     seed = seed_fn(merged.seed)
     check("seed", seed, RULES["seed"])
     plan = None
-    contested = options.contested_rate or 0.0
-    strata = None
-    if several and items is None and getattr(scenario, "strata", None):
-        from planner.application.raters_strata_options import strata_work
-
-        strata = strata_work(scenario, seed, cli, design or "weighted")
-        notes = [*notes, *strata.notes]
-        merged = replace(merged, annotators_per_item=strata.labels_per_item)
-    elif several and items is None:
-        work = raters_work(scenario, seed, cli)
-        items, contested, notes = work.items, work.contested_rate, [*notes, *work.notes]
-        merged = replace(merged, annotators_per_item=work.labels_per_item)
-    elif several and cli.get("annotators_per_item") is None:  # given items: the file's labels
-        section = getattr(scenario, "annotators", None)
-        labels = getattr(section, "per_item", None) or getattr(section, "count", None)
-        if labels is not None:
-            merged = replace(merged, annotators_per_item=int(labels))
+    given = (items, work, options.contested_rate or 0.0)
+    shape, merged, said = _known_work(scenario, cli, merged, seed, given, design)
+    notes = [*notes, *said]
     named = wants_named(scenario, changes)
     if named:  # the flat team may be smaller than k: the named team is checked instead
         team = replace(team, annotators=max(team.annotators, merged.annotators_per_item))
-    shape: tuple[tuple[int, ...], tuple[float, ...], tuple[float, ...]] | None = None
-    if strata is not None:
-        shape = (strata.items, strata.seconds_per_item, strata.contested_rate)
-    elif items is not None:
-        items = check("items", items, RULES["items"])
-        shape = ((items,), (merged.seconds_per_item,), (contested,))
     if shape is not None:
         operation = _operation_of(shape, merged, team)
     else:
@@ -238,6 +222,52 @@ def run_schedule(
     return plan, _named_schedule(
         scenario, operation, merged, team, cli_team, changes, seed, progress
     ).with_notes(notes)
+
+
+Shape = tuple[tuple[int, ...], tuple[float, ...], tuple[float, ...]]
+
+
+def _known_work(
+    scenario: Any,
+    cli: dict[str, Any],
+    merged: ResolvedOptions,
+    seed: int,
+    given: tuple[int | None, StrataWork | None, float],
+    design: str | None,
+) -> tuple[Shape | None, ResolvedOptions, list[str]]:
+    """The work known before a pair's plan: items, seconds and contested shares per stratum
+    (None when the pair's plan sizes it), ``merged`` with its labels per item, and notes.
+
+    ``given`` is ``(items, work, contested_rate)``: work per stratum as given, else a
+    several-annotator scenario's design over its strata or its plan, else ``items`` at the
+    budget's seconds and ``contested_rate``.
+    """
+    from planner.data.scenario_raters import RatersScenario
+    from planner.validation import RULES, check
+
+    items, strata, contested = given
+    several, notes = isinstance(scenario, RatersScenario), []
+    if strata is None and several and items is None and getattr(scenario, "strata", None):
+        from planner.application.raters_strata_options import strata_work
+
+        strata = strata_work(scenario, seed, cli, design or "weighted")
+    if strata is not None:
+        notes = list(strata.notes)
+        merged = replace(merged, annotators_per_item=strata.labels_per_item)
+        return (strata.items, strata.seconds_per_item, strata.contested_rate), merged, notes
+    if several and items is None:
+        sized = raters_work(scenario, seed, cli)
+        items, contested, notes = sized.items, sized.contested_rate, list(sized.notes)
+        merged = replace(merged, annotators_per_item=sized.labels_per_item)
+    elif several and cli.get("annotators_per_item") is None:  # given items: the file's labels
+        section = getattr(scenario, "annotators", None)
+        labels = getattr(section, "per_item", None) or getattr(section, "count", None)
+        if labels is not None:
+            merged = replace(merged, annotators_per_item=int(labels))
+    if items is None:
+        return None, merged, notes
+    items = check("items", items, RULES["items"])
+    return ((items,), (merged.seconds_per_item,), (contested,)), merged, notes
 
 
 def _planned_operation(

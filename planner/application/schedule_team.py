@@ -203,6 +203,19 @@ class SeveralWork:
     notes: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class StrataWork:
+    """What a study over strata gives its schedule: items, seconds per item and the share
+    of items whose labels are not unanimous, per stratum (one design's, with its prevalence
+    slice; or a study in progress's remaining items), the labels each item gets, and notes."""
+
+    items: tuple[int, ...]
+    seconds_per_item: tuple[float, ...]
+    contested_rate: tuple[float, ...]
+    labels_per_item: int
+    notes: tuple[str, ...]
+
+
 def given_options(options: dict[str, Any] | None) -> dict[str, Any]:
     """The options given (``None`` and an empty mapping are not)."""
     return {k: v for k, v in (options or {}).items() if v is not None and v != {}}
@@ -214,12 +227,30 @@ def refuse_pair_options(
     """One line for the first of :data:`PAIR_ONLY` given (but ``allowed``): it describes one
     pair, not the several-annotator ``scenario``."""
     for name in PAIR_ONLY:
+        if name == "pilot" and name in given and name not in allowed:
+            _refuse_pilot(scenario)
         if name in given and name not in allowed:
             raise InvalidInput(
                 f"{name} describes one pair and does not combine with the several-annotator "
                 f"scenario {Path(scenario.path).name}",
                 parameter=name,
             )
+
+
+def _refuse_pilot(scenario: Any) -> None:
+    """A pilot file beside a several-annotator scenario: over strata it is read by stratum;
+    else the scenario's ``[annotators]`` model is the model, and its ``pilot_file`` the way."""
+    if getattr(scenario, "strata", None):
+        raise InvalidInput(
+            "a pilot of several annotators over strata is read by stratum: give the column "
+            "naming each item's stratum (stratum_col)",
+            parameter="pilot", parameters=("stratum_col",),
+        )  # fmt: skip
+    raise InvalidInput(
+        f"pilot gives the annotators' model; it does not combine with the [annotators] model of "
+        f"{Path(scenario.path).name} (give the scenario annotators.pilot_file instead)",
+        parameter="pilot",
+    )
 
 
 def raters_work(scenario: Any, seed: int, options: dict[str, Any] | None = None) -> SeveralWork:

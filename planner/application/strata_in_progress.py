@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from planner.application.schedule_team import StrataWork
 from planner.errors import InvalidInput
 from planner.sizing.midstudy_settings import RemainingSettings
 from planner.sizing.midstudy_strata import StrataStage, StratifiedRemaining, plan_remaining_strata
@@ -143,3 +144,20 @@ def _several(
     )  # fmt: skip
     result = plan_remaining_strata(stage, settings, remaining, rng=rng)
     return replace(result, source=str(ratings.source), notes=[*ratings.notes, *result.notes])
+
+
+def remaining_work(result: StratifiedRemaining, contested_rate: float | None = None) -> StrataWork:
+    """The items a stratified study in progress still needs, as its schedule labels them:
+    each stratum's remaining items at that stratum's seconds per item and contested share
+    (the labels in hand's; ``contested_rate`` given, that share in every stratum), so that
+    the schedule's analytic person-hours are the plan's (:attr:`StratifiedRemaining.budget`
+    at the single rate)."""
+    contested = [s.contested_rate if contested_rate is None else contested_rate
+                 for s in result.strata]  # fmt: skip
+    return StrataWork(
+        items=tuple(s.remaining for s in result.strata),
+        seconds_per_item=tuple(s.seconds_per_item for s in result.strata),
+        contested_rate=tuple(min(max(float(c), 0.0), 1.0) for c in contested),
+        labels_per_item=result.labels_per_item,
+        notes=(),
+    )

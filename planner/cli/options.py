@@ -9,6 +9,8 @@ file with the chosen engine as every command does.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -257,14 +259,27 @@ def annotator_columns(
 
 def reader_error(exc: Exception, flags: dict[str, str] = READER_FLAGS) -> Exception:
     """A reader's refusal with its settings named as ``flags`` (a hint that runs as given)."""
+    from planner.cli.common import flag_for
     from planner.data.layout import LayoutUnclear, RoleConflict
     from planner.errors import InvalidInput
 
     if isinstance(exc, LayoutUnclear):
         return InvalidInput(exc.message(lambda name, value: _flag_setting(flags, name, value)))
     if isinstance(exc, RoleConflict):
-        return InvalidInput(exc.message(lambda name: flags.get(name, name)))
+        return InvalidInput(exc.message(lambda name: flags.get(name) or flag_for(name) or name))
     return exc
+
+
+@contextmanager
+def reader_flags_named() -> Iterator[None]:
+    """A label file's refusal (its layout, a column given two roles) raised inside names
+    the reader's settings as flags (:func:`reader_error`)."""
+    from planner.data.layout import LayoutUnclear, RoleConflict
+
+    try:
+        yield
+    except (LayoutUnclear, RoleConflict) as exc:
+        raise reader_error(exc) from None
 
 
 def scenario_reader_error(exc: Exception) -> Exception:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from planner.cli.common import emit_json, flags_named, note, progress_bar, seed_or_draw
+from planner.cli.options import reader_flags_named
 from planner.errors import InvalidInput
 
 #: plan's options that a study in progress cannot take (the labels in hand are the model)
@@ -133,11 +134,12 @@ def _plan_strata(options: dict[str, Any], reader: dict[str, Any]) -> None:
     quiet = bool(options.get("json_output") or options.get("quiet"))
     with flags_named(FLAGS), progress_bar("planning the rest", disabled=quiet):
         plan["rng"] = seed_or_draw(options.get("seed"))
-        result = remaining_strata_from_file(
-            str(options["labelled"]), scenario, options["stratum_col"],
-            positive=options.get("positive"), reader=reader,
-            remaining=labelled_settings(options)[1], **plan,
-        )  # fmt: skip
+        with reader_flags_named():
+            result = remaining_strata_from_file(
+                str(options["labelled"]), scenario, options["stratum_col"],
+                positive=options.get("positive"), reader=reader,
+                remaining=labelled_settings(options)[1], **plan,
+            )  # fmt: skip
     _show(result, bool(options.get("json_output")), strata=True)
 
 
@@ -199,7 +201,6 @@ def labelled_settings(options: dict[str, Any]) -> tuple[Any, Any]:
 
 def plan_labelled(options: dict[str, Any], reader: dict[str, Any]) -> None:
     """Read the labels so far, plan the rest, print tables or one JSON document."""
-    from planner.data.layout import LayoutUnclear, RoleConflict
     from planner.sizing.midstudy import plan_remaining_from_file
 
     _refused(options)
@@ -210,7 +211,7 @@ def plan_labelled(options: dict[str, Any], reader: dict[str, Any]) -> None:
     quiet = bool(options.get("json_output") or options.get("quiet"))
     with flags_named(FLAGS), progress_bar("planning the rest", disabled=quiet):
         seed = seed_or_draw(options.get("seed"))
-        try:
+        with reader_flags_named():
             result = plan_remaining_from_file(
                 str(options["labelled"]),
                 settings,
@@ -220,9 +221,5 @@ def plan_labelled(options: dict[str, Any], reader: dict[str, Any]) -> None:
                 reader=reader,
                 rng=seed,
             )
-        except (LayoutUnclear, RoleConflict) as exc:
-            from planner.cli.options import reader_error
-
-            raise reader_error(exc) from None
     _check_annotators(options.get("annotators"), result)
     _show(result, bool(options.get("json_output")))

@@ -17,7 +17,7 @@ from planner.cli.common import (
     progress_bar,
     seed_or_draw,
 )
-from planner.cli.options import pilot_options, reader_from_flags, reader_option
+from planner.cli.options import pilot_options, reader_flags_named, reader_from_flags, reader_option
 from planner.cli.plan_raters import check_several_options, flags_named, single_prevalence
 from planner.errors import InvalidInput
 from planner.operations.budget import SECONDS_PER_ITEM
@@ -216,11 +216,14 @@ def schedule_command(
             raise InvalidInput("give --team-size once (--annotators is its old name)")
         team_size = annotators if team_size is None else team_size
     reader = reader_from_flags(locals())  # of --pilot, --labelled or the scenario's pilot_file
-    study = None
+    study = remaining = None
     if labelled is not None:  # a study in progress: schedule the items still to label
+        given_contested = contested_rate
         study, items, contested_rate, seed = in_progress_study.in_progress(labelled, locals())
-        if stratum_col is not None:  # the first stage's strata shares against the design's
+        if stratum_col is not None:  # each stratum's rest at its seconds and contested share
             said += list(study.notes)
+            remaining = in_progress_study.strata_remaining_work(study, given_contested)
+            items = contested_rate = None
         width = confidence = assurance = metric = pair = positive = None  # used by the plan
         reader = {}  # read: the labels in hand
     several = _several_work(locals())
@@ -245,6 +248,7 @@ def schedule_command(
     with (
         progress_bar("simulating runs", disabled=json_output or quiet) as progress,
         _team_size_named(),
+        reader_flags_named(),
     ):
         _, result = run_schedule(
             scenario,
@@ -255,6 +259,7 @@ def schedule_command(
             design=design,
             progress=progress,
             changes=_changes(start, deadline, add, without, assignment, min_shared_items),
+            work=remaining,
         )
     if several is not None:
         result = result.with_notes(list(several[0].notes))

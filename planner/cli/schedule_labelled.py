@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from planner.cli.common import flags_named, seed_or_draw
+from planner.cli.options import reader_flags_named
 from planner.cli.plan_labelled import FLAGS
 from planner.errors import InvalidInput
 
@@ -75,7 +76,7 @@ def in_progress(labelled: str, options: dict[str, Any]) -> tuple[Any, int, float
     from planner.cli.plan_labelled import labelled_settings
 
     settings, _ = labelled_settings({k: options.get(k) for k in SCHEDULE_SETTINGS})
-    with flags_named(FLAGS):
+    with flags_named(FLAGS), reader_flags_named():
         result = plan_remaining_from_file(
             labelled,
             settings,
@@ -105,7 +106,7 @@ def _strata_in_progress(
     if options.get("pair") is not None:
         raise InvalidInput("--pair does not apply to a stratified study in progress")
     plan = {k: options.get(o) for k, o in STRATA_SETTINGS.items()}
-    with flags_named(FLAGS):
+    with flags_named(FLAGS), reader_flags_named():
         result = remaining_strata_from_file(
             labelled, scenario, options["stratum_col"], positive=options.get("positive"),
             reader=options.get("reader") or None, rng=seed, **plan,
@@ -116,6 +117,14 @@ def _strata_in_progress(
     if contested is None:
         contested = result.budget.contested_items / max(result.budget.items, 1)
     return result, result.remaining_items, min(max(contested, 0.0), 1.0), seed
+
+
+def strata_remaining_work(result: Any, contested_rate: float | None) -> Any:
+    """The schedule's work of a stratified study in progress: each stratum's remaining items
+    at its seconds and contested share (``--contested-rate`` given: that share in every one)."""
+    from planner.application.strata_in_progress import remaining_work
+
+    return remaining_work(result, contested_rate)
 
 
 def done(plan: Any, json_output: bool) -> None:

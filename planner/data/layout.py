@@ -166,6 +166,11 @@ class LayoutUnclear(InvalidInput):
         self.columns = [str(c) for c in columns]
         super().__init__(self.message(python_setting, ", "))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Copied and pickled from its parts (its ``__init__`` takes no message)."""
+        parts = (self.source, self.reason, self.columns, self.suggestions)
+        return type(self), parts, self.__dict__
+
     def message(self, setting: Setting, between: str = " ") -> str:
         """The one-line refusal with each suggestion as ``setting(name, value)``s."""
         shown = ", ".join(self.columns[:12]) + (", ..." if len(self.columns) > 12 else "")
@@ -186,6 +191,10 @@ class RoleConflict(InvalidInput):
     def __init__(self, source: str, column: Any, roles: tuple[str, str]) -> None:
         self.source, self.column, self.roles = source, str(column), roles
         super().__init__(self.message(str))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Copied and pickled from its parts (its ``__init__`` takes no message)."""
+        return type(self), (self.source, self.column, self.roles), self.__dict__
 
     def message(self, name: Callable[[str], str]) -> str:
         """The one-line refusal with each role as ``name(parameter)``."""

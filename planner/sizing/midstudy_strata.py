@@ -64,7 +64,9 @@ STAGE_STREAM = 7
 
 @dataclass(frozen=True)
 class StratumRemaining:
-    """One stratum: its population share, design share, items in hand and still to label."""
+    """One stratum: its population share, design share, items in hand and still to label,
+    and what its remaining items are priced at (seconds per item, and the share of items
+    whose labels are not unanimous, adjudicated: the labels in hand's)."""
 
     name: str
     share: float
@@ -72,6 +74,8 @@ class StratumRemaining:
     labelled: int
     remaining: int
     union_positives: int
+    seconds_per_item: float
+    contested_rate: float
 
     @property
     def total(self) -> int:
@@ -378,16 +382,16 @@ def plan_remaining_strata(
     reached, coverage = (1.0, studies.coverage_stopping_now()) if narrow_now else studies(total)
     check_shares = shares_check(table.sum(axis=1), a, names)
     union = analysis.union_positives(table)
-    strata = tuple(
-        StratumRemaining(n, float(wh), float(ah), int(t.sum()), int(m), int(u))
-        for n, wh, ah, t, m, u in zip(names, w, a, table, more, union, strict=True)
-    )
     seconds = np.broadcast_to(
         np.asarray(s.seconds_per_item if stage.seconds_per_item is None else stage.seconds_per_item,
                    dtype=float),
         w.shape,
     )  # fmt: skip
     prices = (seconds, analysis.contested(table))
+    strata = tuple(
+        StratumRemaining(n, float(wh), float(ah), int(t.sum()), int(m), int(u), float(c), float(q))
+        for n, wh, ah, t, m, u, c, q in zip(names, w, a, table, more, union, *prices, strict=True)
+    )
     result = StratifiedRemaining(
         strata=strata, metric=analysis.metric, width=s.width, confidence_level=s.confidence_level,
         target_assurance=s.assurance, labelled_items=n0, estimate=float(now.estimate),

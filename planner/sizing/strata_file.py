@@ -93,12 +93,18 @@ def design_settings(design: dict[str, Any], plan: dict[str, Any]) -> PlanSetting
 def read_by_stratum(path: str, stratum_col: str, reader: dict[str, Any] | None = None) -> Any:
     """The :class:`~planner.data.labels.Ratings` of a label file with ``stratum_col`` kept as
     a group (``reader``: the options of
-    :func:`~planner.sizing.pilot_latent_class.read_raters_ratings`)."""
+    :func:`~planner.sizing.pilot_latent_class.read_raters_ratings`). A column given two
+    roles names the stratum's as ``stratum_col`` (the reader's own name is ``by``)."""
+    from planner.data.layout import RoleConflict
     from planner.sizing.pilot_latent_class import read_raters_ratings
 
     options = dict(reader or {})
     options["by"] = (*options.get("by", ()), stratum_col)
-    return read_raters_ratings(path, options)
+    try:
+        return read_raters_ratings(path, options)
+    except RoleConflict as exc:
+        roles = tuple("stratum_col" if role == "by" else role for role in exc.roles)
+        raise RoleConflict(exc.source, exc.column, (roles[0], roles[1])) from None
 
 
 def stratum_counts(
