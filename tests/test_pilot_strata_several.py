@@ -135,3 +135,66 @@ def test_schedule_says_how_a_several_annotator_scenario_takes_a_pilot(scenario, 
     result = runner.invoke(app, ["schedule", scenario, "--pilot", pilot, "--positive", "1"])
     assert result.exit_code == 2 and needle in result.stderr, result.stderr
     assert "describes one pair" not in result.stderr
+
+
+def _piloted_scenario(tmp_path, keys: str) -> str:
+    """The shipped three-annotator strata scenario with pilot keys in its [annotators],
+    beside a copy of the pilot file."""
+    from pathlib import Path
+
+    from planner.data.scenario import load_scenario
+
+    (tmp_path / "pilot.csv").write_bytes(Path(FILE).read_bytes())
+    shipped = Path(load_scenario(SCENARIO).path).read_text()
+    path = tmp_path / "s.toml"
+    path.write_text(shipped.replace("[annotators]\n", f"[annotators]\n{keys}\n", 1))
+    return str(path)
+
+
+PILOT_KEYS = (
+    'pilot_file = "pilot.csv"\npilot_positive = "unsupported"\npilot_stratum_col = "stratum"'
+)
+
+
+def test_a_scenario_names_its_pilot_by_stratum_for_plan_schedule_and_report(tmp_path, planned):
+    path = _piloted_scenario(tmp_path, PILOT_KEYS)
+    from_file = runner.invoke(app, ["plan", path, "--json", "--seed", "1"])
+    assert from_file.exit_code == 0, from_file.output
+    assert json.loads(from_file.stdout)["designs"] == planned["designs"]  # as the flags plan it
+    schedule = runner.invoke(app, ["schedule", path, "--json", "--seed", "1", "--runs", "20"])
+    assert schedule.exit_code == 0, schedule.output
+    items = planned["designs"]["weighted"]["items_per_stratum"]
+    assert json.loads(schedule.stdout)["operation"]["items_per_stratum"] == items
+    report = runner.invoke(app, ["report", path, "--out", str(tmp_path / "r"), "--quiet"])
+    assert report.exit_code == 0, report.output
+    text = next((tmp_path / "r").rglob("report.md")).read_text()
+    # the counts in the patterns' order: items with 3, 2, 1 and 0 positive labels
+    flagged = _pilot_counts()[0][::-1]
+    assert "items with 3, 2, 1, 0 of their 3 labels positive" in text
+    assert f"{NAMES[0]} {', '.join(str(c) for c in flagged)}" in text
+    assert "first only" not in text
+
+
+@pytest.mark.parametrize(
+    ("keys", "words"),
+    [
+        ('pilot_file = "pilot.csv"', "annotators.pilot_file with [[strata]] needs "
+         "annotators.pilot_stratum_col"),
+        ('pilot_stratum_col = "stratum"', "annotators.pilot_stratum_col names the stratum "
+         "column of annotators.pilot_file, which is not given"),
+        (PILOT_KEYS + "\nerror_rate = 0.1", "does not combine with annotators.error_rate"),
+    ],
+)  # fmt: skip
+def test_a_scenario_pilot_by_stratum_is_checked_in_one_line(tmp_path, keys, words):
+    result = runner.invoke(app, ["plan", _piloted_scenario(tmp_path, keys)])
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0], result.stderr
+
+
+def test_a_stratum_column_without_strata_is_refused(tmp_path):
+    (tmp_path / "pilot.csv").write_bytes(open("examples/wide.csv", "rb").read())
+    path = tmp_path / "flat.toml"
+    path.write_text('[annotators]\npilot_file = "pilot.csv"\npilot_stratum_col = "stratum"\n')
+    result = runner.invoke(app, ["plan", str(path)])
+    assert result.exit_code == 2 and "for a scenario with [[strata]]" in result.stderr

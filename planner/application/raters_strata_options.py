@@ -53,7 +53,7 @@ def has_strata(scenario: Any) -> bool:
 
 def _refuse_options(options: dict[str, Any], scenario: Any) -> None:
     given = [k for k in NOT_WITH_STRATA if options.get(k) not in (None, {}, False)]
-    if options.get("stratum_col") is not None:  # a pilot read by stratum
+    if pilot_by_stratum(options, scenario).get("stratum_col") is not None:  # read by stratum
         given = [k for k in given if k != "pilot"]
     if options.get("curve"):
         given.append("curve")
@@ -198,12 +198,31 @@ def raters_strata_of(options: dict[str, Any], scenario: Any) -> ScenarioStrata:
     return ScenarioStrata(strata, settings, extra, () if pilot is None else pilot.notes)
 
 
+def pilot_by_stratum(options: dict[str, Any], scenario: Any) -> dict[str, Any]:
+    """The pilot read by stratum: ``pilot``, ``stratum_col``, ``positive`` and
+    ``pilot_reader`` as given, else the scenario's ``annotators.pilot_file``,
+    ``pilot_stratum_col``, ``pilot_positive`` and reader keys (a pilot file given on the
+    command line is read by the command line's reader options only). Empty without one."""
+    section = getattr(scenario, "annotators", None)
+    own = {
+        "pilot": getattr(section, "pilot_file", None),
+        "stratum_col": getattr(section, "pilot_stratum_col", None),
+        "positive": getattr(section, "pilot_positive", None),
+        "pilot_reader": getattr(section, "pilot_reader", None),
+    }
+    if options.get("pilot") is not None:  # the command line's file: not read as the scenario's
+        own.update(pilot=None, pilot_reader=None)
+    chosen = {k: options.get(k) if options.get(k) not in (None, {}) else v for k, v in own.items()}
+    return chosen if chosen["stratum_col"] is not None or chosen["pilot"] is not None else {}
+
+
 def _pilot_patterns(options: dict[str, Any], scenario: Any, strata: RatersStrata) -> Any:
-    """A pilot read by stratum (``pilot`` and ``stratum_col``): each stratum's items per count
+    """A pilot read by stratum (:func:`pilot_by_stratum`): each stratum's items per count
     pattern (:func:`planner.sizing.strata_file.pilot_pattern_strata`); None without one."""
-    if options.get("stratum_col") is None:
+    pilot = pilot_by_stratum(options, scenario)
+    if not pilot or pilot["stratum_col"] is None:
         return None
-    if options.get("pilot") is None:
+    if pilot["pilot"] is None:
         raise InvalidInput(
             "stratum_col reads a pilot by stratum: give the pilot file (pilot)",
             parameter="stratum_col",
@@ -211,8 +230,8 @@ def _pilot_patterns(options: dict[str, Any], scenario: Any, strata: RatersStrata
     from planner.sizing.strata_file import pilot_pattern_strata
 
     return pilot_pattern_strata(
-        options["pilot"], list(strata.names), options["stratum_col"], strata.patterns,
-        positive=options.get("positive"), reader=options.get("pilot_reader") or None,
+        pilot["pilot"], list(strata.names), pilot["stratum_col"], strata.patterns,
+        positive=pilot["positive"], reader=pilot["pilot_reader"] or None,
     )  # fmt: skip
 
 

@@ -35,6 +35,10 @@ the model, and the plan counts its uncertainty, as ``plan --pilot FILE`` does)::
     count = 3                   # optional: the file's number of annotators
     per_item = 2                # optional; metric and level as above
 
+With ``[[strata]]`` such a pilot is read by stratum: ``pilot_stratum_col = "stratum"`` names
+its column giving each item's stratum, and each stratum's label patterns are its own pilot's
+(the strata's prevalences and error rates are then not used).
+
 Every value is checked here with the rules of :mod:`planner.validation`, and an error is one
 line naming the file and the key; the model built from the section (rows of a confusion
 matrix summing to 1, prevalences summing to 1) is checked when it is built, with errors that
@@ -48,6 +52,7 @@ from typing import Any
 
 from planner.data.scenario import (
     PILOT_KEYS,
+    SCHEMA,
     Scenario,
     check_pilot_keys,
     pilot_reader,
@@ -73,6 +78,9 @@ PARAMETERS = {
     "level": "level",
 }
 #: the keys of the model that a pilot file gives instead
+#: the ``[annotators]`` key of a pilot read by stratum (a scenario with ``[[strata]]``)
+STRATUM_KEY = "pilot_stratum_col"
+
 MODEL_KEYS = ("categories", "prevalence", "error_rate", "bias", "confusion", "ambiguity", "kappa")
 _SCALAR: dict[str, Rule] = {
     "count": RULES["n_annotators"],
@@ -111,6 +119,8 @@ class AnnotatorsSection:
     pilot_file: str | None = None
     pilot_positive: str | None = None
     pilot_reader: dict[str, Any] = field(default_factory=dict)
+    #: with ``[[strata]]``: the pilot's column naming each item's stratum
+    pilot_stratum_col: str | None = None
 
 
 def _numbers(name: str, value: Any, rule: Rule, count: int, what: str) -> tuple[float, ...]:
@@ -160,9 +170,9 @@ def annotators_section(table: Any, source: str) -> AnnotatorsSection:
     """
     if not isinstance(table, dict):
         raise InvalidInput(f"{source}: [annotators] must be a table")
-    unknown = sorted(set(table) - set(PARAMETERS) - set(PILOT_KEYS))
+    unknown = sorted(set(table) - set(PARAMETERS) - set(PILOT_KEYS) - {STRATUM_KEY})
     if unknown:
-        allowed = ", ".join(sorted((*PARAMETERS, *PILOT_KEYS)))
+        allowed = ", ".join(sorted((*PARAMETERS, *PILOT_KEYS, STRATUM_KEY)))
         raise InvalidInput(f"{source}: unknown key annotators.{unknown[0]}; allowed: {allowed}")
     pilot = check_pilot_keys(source, "annotators", table)
     if "pilot_file" in pilot:
@@ -226,6 +236,7 @@ def _pilot_section(source: str, table: dict[str, Any], pilot: dict[str, Any]) ->
         pilot_file=pilot["pilot_file"],
         pilot_positive=pilot.get("pilot_positive"),
         pilot_reader=pilot_reader(pilot),
+        pilot_stratum_col=table.get(STRATUM_KEY),
     )
 
 
@@ -246,7 +257,24 @@ def _check_stratified(table: Any, source: str) -> None:
     stratum states itself or the designs do not take."""
     if not isinstance(table, dict):
         raise InvalidInput(f"{source}: [annotators] must be a table")
-    clash = [key for key in _NOT_WITH_STRATA if key in table]
+    if STRATUM_KEY in table and "pilot_file" not in table:
+        raise InvalidInput(
+            f"{source}: annotators.{STRATUM_KEY} names the stratum column of "
+            "annotators.pilot_file, which is not given"
+        )
+    if STRATUM_KEY in table:
+        rule = SCHEMA["model"][STRATUM_KEY]  # the pair's model.pilot_stratum_col's
+        assert isinstance(rule, Rule)
+        check(f"{source}: annotators.{STRATUM_KEY}", table[STRATUM_KEY], rule)
+    if "pilot_file" in table and STRATUM_KEY not in table:
+        raise InvalidInput(
+            f"{source}: annotators.pilot_file with [[strata]] needs annotators.{STRATUM_KEY}, "
+            "the pilot's column naming each item's stratum (each stratum's label patterns are "
+            "then its own pilot's)"
+        )
+    by_stratum = "pilot_file" in table  # a pilot read by stratum: its labels are the model
+    clash = [key for key in _NOT_WITH_STRATA if key in table and not (by_stratum
+             and key == "pilot_file")]  # fmt: skip
     if clash:
         why = (
             "each stratum states its own strata[].prevalence"
@@ -267,10 +295,17 @@ def raters_scenario_from_dict(data: dict[str, Any], source: str = "scenario") ->
     data = _metric_from_target(data, source)
     if "strata" in data:
         _check_stratified(data.get("annotators"), source)
-        table = {"prevalence": 0.5, **data["annotators"]}  # each stratum has its own
+        table = data["annotators"]
+        if "pilot_file" not in table:
+            table = {"prevalence": 0.5, **table}  # each stratum has its own
         section = replace(annotators_section(table, source), prevalence=None)
     else:
         section = annotators_section(data.get("annotators"), source)
+        if section.pilot_stratum_col is not None or STRATUM_KEY in (data.get("annotators") or {}):
+            raise InvalidInput(
+                f"{source}: annotators.{STRATUM_KEY} names the stratum column of "
+                "annotators.pilot_file, for a scenario with [[strata]]"
+            )
     budget = data.get("budget")
     if isinstance(budget, dict) and "annotators_per_item" in budget:
         raise InvalidInput(

@@ -364,6 +364,16 @@ def _design_rows(comparison: Comparison, metric: str) -> list[list[str]]:
     return rows
 
 
+def _pilot_count_order(comparison: Comparison) -> str:
+    """What each of a stratum's pilot counts counts: a pair's four cells, or several
+    annotators' items per number of positive labels (their count patterns' order)."""
+    raters = comparison.raters
+    if raters is None:
+        return "both, first only, second only, neither"
+    positives = ", ".join(str(int(j)) for j in raters.patterns[:, 1])
+    return f"items with {positives} of their {raters.labels_per_item} labels positive"
+
+
 def _pilot_strata_text(comparison: Comparison) -> str:
     """How a pilot read by stratum made the strata's models, and the weighted design under
     its uncertainty."""
@@ -371,7 +381,7 @@ def _pilot_strata_text(comparison: Comparison) -> str:
         f"{s['name']} {', '.join(str(c) for c in s['pilot_counts'])}" for s in comparison.strata
     )
     text = (
-        "Each stratum's model is its own pilot counts (both, first only, second only, neither: "
+        f"Each stratum's model is its own pilot counts ({_pilot_count_order(comparison)}: "
         f"{counts}), as plug-in cells; the prevalence column is the pilot's positive-label rate."
     )
     u = comparison.pilot_uncertainty
