@@ -198,3 +198,31 @@ def test_a_stratum_column_without_strata_is_refused(tmp_path):
     path.write_text('[annotators]\npilot_file = "pilot.csv"\npilot_stratum_col = "stratum"\n')
     result = runner.invoke(app, ["plan", str(path)])
     assert result.exit_code == 2 and "for a scenario with [[strata]]" in result.stderr
+
+
+def _hybrid_reach(items: np.ndarray, studies: int, seed: int) -> float:
+    """Share of studies reaching +-WIDTH when each study first draws every stratum's pattern
+    shares from Dirichlet(pilot counts + 1/2) (Jeffreys), then its items from them."""
+    counts = _pilot_counts()
+    rng = np.random.default_rng(seed)
+    truths = np.stack([rng.dirichlet(c + 0.5, size=studies) for c in counts], axis=1)
+    draws = np.stack(
+        [[rng.multinomial(n, truths[r, h]) for h, n in enumerate(items)] for r in range(studies)]
+    )
+    _, low, high = weighted_psa(draws, SHARES)
+    return float(np.mean((high - low) / 2 <= WIDTH))
+
+
+def test_the_weighted_design_under_the_pilots_uncertainty_matches_an_own_simulation(planned):
+    under = planned["pilot_uncertainty"]
+    assert under["plug_in_items"] == planned["designs"]["weighted"]["items"]
+    studies = 3000
+    se = np.sqrt(0.8 * 0.2 / studies) + np.sqrt(0.8 * 0.2 / under["replicates"])
+    items = np.array(under["items_per_stratum"])
+    reach = _hybrid_reach(items, studies, seed=20261207)
+    assert reach == pytest.approx(under["hybrid_assurance"], abs=3 * se)
+    assert under["hybrid_assurance"] >= ASSURANCE
+    plug_in = np.array(planned["designs"]["weighted"]["items_per_stratum"])
+    at_plug_in = _hybrid_reach(plug_in, studies, seed=11)
+    assert at_plug_in == pytest.approx(under["plug_in_hybrid_assurance"], abs=3 * se)
+    assert _hybrid_reach(np.maximum(items // 2, 2), 1000, seed=5) < 0.3

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -51,6 +51,9 @@ from planner.sizing.study_intervals import expected_half_width, study_intervals
 from planner.statistics.intervals import normal_quantile
 from planner.statistics.stratified import multirater_coefficient, multirater_features
 from planner.validation import RngLike, seed_from
+
+if TYPE_CHECKING:
+    from planner.sizing.strata_pilot_uncertainty import StrataPilotUncertainty
 
 # the weighted design's bootstrap check, as the pair's: resamples per study, budget of draws
 CHECK_RESAMPLES = 500
@@ -115,16 +118,12 @@ def weighted_design_shares(strata: RatersStrata, metric: str) -> NDArray:
     return np.asarray(proportions / proportions.sum())
 
 
-def raters_weighted_design(
-    strata: RatersStrata,
-    metric: str,
-    settings: PlanSettings,
-    *,
-    floor_items: int,
-    rng: np.random.Generator,
-) -> DesignResult:
-    """The stratified sample with population weights at the cost-optimal allocation (at
-    least ``floor_items`` per stratum), its coverage of traffic's value simulated."""
+def raters_weighted_search(
+    strata: RatersStrata, metric: str, settings: PlanSettings, floor_items: int
+) -> tuple[NDArray, Callable[[NDArray], tuple[NDArray, NDArray]], StratifiedSearch]:
+    """The weighted design's allocation (:func:`weighted_design_shares`), its interval
+    (``(R, H, P)`` pattern counts to half-widths and estimates) and its search, started at
+    the delta-method total ``z^2 sum_h W_h^2 S_h^2 / a_h / width^2``."""
     sds = residual_sds(strata, metric)
     proportions = weighted_design_shares(strata, metric)
     z = normal_quantile(settings.confidence_level)
@@ -138,6 +137,21 @@ def raters_weighted_design(
         estimate, low, high = fit(counts)
         return (high - low) / 2, estimate
 
+    return proportions, statistic, search
+
+
+def raters_weighted_design(
+    strata: RatersStrata,
+    metric: str,
+    settings: PlanSettings,
+    *,
+    floor_items: int,
+    rng: np.random.Generator,
+) -> DesignResult:
+    """The stratified sample with population weights at the cost-optimal allocation (at
+    least ``floor_items`` per stratum), its coverage of traffic's value simulated."""
+    proportions, statistic, search = raters_weighted_search(strata, metric, settings, floor_items)
+    fit = weighted_fit(strata, metric, settings.confidence_level)
     items, half_widths, estimates = size_stratified(
         list(strata.probabilities), proportions, statistic, search,
         rng=rng, studies=StratifiedPatternStudies,
@@ -340,7 +354,33 @@ def compare_raters_designs(
         seed=seed,
         raters=strata,
         notes=_notes(strata, designs["weighted"], settings, options),
+        pilot_uncertainty=_under_pilot(strata, settings, options, designs["weighted"], seed),
     )  # fmt: skip
+
+
+def _under_pilot(
+    strata: RatersStrata,
+    settings: PlanSettings,
+    options: StrataOptions,
+    weighted: DesignResult,
+    seed: int,
+) -> StrataPilotUncertainty | None:
+    """The weighted design under the pilot's uncertainty when the strata are a pilot's
+    (``options.pilot_counts``): each stratum's pattern shares drawn from
+    ``Dirichlet(counts_h + 1/2)``
+    (:func:`planner.sizing.strata_pilot_uncertainty.weighted_under_pilot`); else None."""
+    if options.pilot_counts is None:
+        return None
+    from planner.sizing.strata_pilot_uncertainty import TRUTH_STREAM, weighted_under_pilot
+
+    proportions, statistic, search = raters_weighted_search(
+        strata, settings.metric, settings, options.floor_items
+    )
+    counts = np.asarray(options.pilot_counts, dtype=float)
+    rng = np.random.default_rng([seed, TRUTH_STREAM])
+    plug_in = list(weighted.items_per_stratum)
+    shape = (counts.shape[1],)
+    return weighted_under_pilot(counts, proportions, statistic, search, plug_in, rng, shape)
 
 
 def _check_settings(strata: RatersStrata, settings: PlanSettings) -> None:

@@ -313,9 +313,9 @@ def pilot_strata(
 
 #: what a plan of several annotators from a pilot by stratum says of its strata
 PILOT_PATTERNS_NOTE = (
-    "each stratum's label patterns are its pilot's share of items per count pattern (plug-in; "
-    "the pilot's uncertainty is not carried); the scenario's prevalences and error rates are "
-    "not used"
+    "each stratum's label patterns are its pilot's share of items per count pattern (the "
+    "designs use the plug-in shares; the weighted design is also sized under the pilot's "
+    "uncertainty); the scenario's prevalences and error rates are not used"
 )
 
 

@@ -1,14 +1,17 @@
 """The weighted design of a pilot's strata under the pilot's uncertainty.
 
-A pilot labelled by stratum (:func:`planner.sizing.strata_file.pilot_strata`) gives each
-stratum's plug-in cells; the weighted design is sized on them as if they were the truth. Here
-each simulated study draws its own truth instead: stratum ``h``'s cells from the posterior
-``Dirichlet(counts_h + 1/2)`` (Jeffreys) of its pilot counts, independently across strata,
-then ``Multinomial(n_h, p_rh)`` items of the design's split ``n_h`` of the total. The hybrid
-assurance of a total ``N`` is the share of those studies whose population-weighted interval
-(the weighted design's own, :func:`planner.sizing.design.weighted_estimate`) has half-width at
-most the width; :func:`weighted_under_pilot` finds the smallest ``N`` at the plug-in design's
-allocation that reaches the target, by the weighted design's search
+A pilot labelled by stratum (:func:`planner.sizing.strata_file.pilot_strata` for a pair,
+:func:`~planner.sizing.strata_file.pilot_pattern_strata` for several annotators, whose
+"cells" are the items per count pattern) gives each stratum's plug-in cells; the weighted
+design is sized on them as if they were the truth. Here each simulated study draws its own
+truth instead: stratum ``h``'s cells from the posterior ``Dirichlet(counts_h + 1/2)``
+(Jeffreys) of its pilot counts, independently across strata, then ``Multinomial(n_h, p_rh)``
+items of the design's split ``n_h`` of the total. The hybrid assurance of a total ``N`` is the
+share of those studies whose population-weighted interval (the weighted design's own:
+:func:`planner.sizing.design.weighted_estimate` for a pair, that of
+:func:`planner.sizing.raters_strata_designs.raters_weighted_search` for several annotators)
+has half-width at most the width; :func:`weighted_under_pilot` finds the smallest ``N`` at the
+plug-in design's allocation that reaches the target, by the weighted design's search
 (:func:`planner.sizing.design.size_stratified`), and the hybrid assurance of the plug-in
 design's own items.
 
@@ -53,22 +56,32 @@ class StrataPilotUncertainty:
 
 
 class PosteriorStratifiedStudies:
-    """Studies whose strata draw their own truths from the pilot's posteriors: ``(R, H, 4)``
-    cells from ``Dirichlet(counts_h + 1/2)``, and at each size fresh ``Multinomial(n_h,
-    p_rh)`` counts from one seed (the same random numbers at every size)."""
+    """Studies whose strata draw their own truths from the pilot's posteriors: ``(R, H, C)``
+    cell (or count-pattern) probabilities from ``Dirichlet(counts_h + 1/2)``, and at each
+    size fresh ``Multinomial(n_h, p_rh)`` counts from one seed (the same random numbers at
+    every size), shaped ``(R, H, *cell_shape)``: a pair's ``(2, 2)`` tables, or several
+    annotators' ``(P,)`` items per count pattern."""
 
-    def __init__(self, counts: NDArray, replicates: int, rng: np.random.Generator) -> None:
+    def __init__(
+        self,
+        counts: NDArray,
+        replicates: int,
+        rng: np.random.Generator,
+        cell_shape: tuple[int, ...] = (2, 2),
+    ) -> None:
         self.cells = np.stack(
             [rng.dirichlet(np.asarray(c, dtype=float) + 0.5, size=replicates) for c in counts],
             axis=1,
         )
         self.seed = int(rng.integers(2**63))
+        self.cell_shape = cell_shape
 
     def tables(self, items: list[int]) -> NDArray:
-        """``(R, H, 2, 2)`` tables of ``items[h]`` items in stratum ``h``."""
+        """``(R, H, *cell_shape)`` counts of ``items[h]`` items in stratum ``h``."""
         rng = np.random.default_rng(self.seed)
         drawn = [rng.multinomial(int(n), self.cells[:, h]) for h, n in enumerate(items)]
-        return np.stack(drawn, axis=1).reshape(self.cells.shape[0], len(items), 2, 2)
+        shape = (self.cells.shape[0], len(items), *self.cell_shape)
+        return np.stack(drawn, axis=1).reshape(shape)
 
 
 def weighted_under_pilot(
@@ -78,17 +91,19 @@ def weighted_under_pilot(
     search: StratifiedSearch,
     plug_in: list[int],
     rng: np.random.Generator,
+    cell_shape: tuple[int, ...] = (2, 2),
 ) -> StrataPilotUncertainty:
     """The weighted design's total under the pilot's uncertainty (module description).
 
-    ``counts`` ``(H, 4)`` the pilot's (both, a only, b only, neither) per stratum;
-    ``proportions``, ``statistic`` and ``search`` the plug-in weighted design's allocation,
-    interval (tables to half-widths and estimates) and search, started at the plug-in
-    design's total; ``plug_in`` its items per stratum.
+    ``counts`` ``(H, C)`` the pilot's per stratum: a pair's (both, a only, b only, neither)
+    with ``cell_shape`` ``(2, 2)``, or several annotators' items per count pattern with
+    ``cell_shape`` ``(P,)``; ``proportions``, ``statistic`` and ``search`` the plug-in
+    weighted design's allocation, interval (counts to half-widths and estimates) and search,
+    started at the plug-in design's total; ``plug_in`` its items per stratum.
     """
     from dataclasses import replace
 
-    studies = PosteriorStratifiedStudies(counts, search.replicates, rng)
+    studies = PosteriorStratifiedStudies(counts, search.replicates, rng, cell_shape)
     items, half_widths, _ = size_stratified(
         [None] * len(counts), proportions, statistic,
         replace(search, start=int(sum(plug_in))), rng=rng, studies=lambda *_: studies,
