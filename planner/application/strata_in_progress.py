@@ -3,8 +3,8 @@ annotators'.
 
 :func:`remaining_strata_from_file` is what ``plan --labelled FILE --scenario S --stratum-col
 COL``, ``schedule`` and ``report`` with the same options run. A pair's scenario (``[model]``
-and ``[[strata]]``) goes to
-:func:`planner.sizing.strata_file.plan_remaining_strata_from_file`.
+and ``[[strata]]``) goes to :func:`planner.sizing.strata_file.remaining_strata_of_design`
+(the scenario's design built once, and its named team priced from it).
 A scenario whose ``[annotators]`` label its ``[[strata]]`` is resolved as ``plan SCENARIO``
 resolves it (:func:`planner.application.raters_strata_options.raters_strata_of`: the options
 over the scenario over the defaults); its weighted design's shares
@@ -26,8 +26,9 @@ from planner.errors import InvalidInput
 from planner.sizing.midstudy_settings import RemainingSettings
 from planner.sizing.midstudy_strata import StrataStage, StratifiedRemaining, plan_remaining_strata
 from planner.sizing.strata_file import (
-    plan_remaining_strata_from_file,
+    design_of,
     read_by_stratum,
+    remaining_strata_of_design,
     stratum_counts,
 )
 
@@ -83,9 +84,10 @@ def remaining_strata_from_file(
 
     loaded = load_scenario(scenario)
     if getattr(loaded, "annotators", None) is None:
-        result = plan_remaining_strata_from_file(
-            path, scenario, stratum_col, positive=positive, reader=reader,
-            remaining=remaining, team=_pair_team(loaded, plan), **plan,
+        design = design_of(loaded)
+        result = remaining_strata_of_design(
+            path, design, stratum_col, positive=positive, reader=reader,
+            remaining=remaining, team=_pair_team(loaded, design, plan), **plan,
         )  # fmt: skip
     else:
         result = _several(path, loaded, stratum_col, positive, reader, remaining, dict(plan))
@@ -94,18 +96,19 @@ def remaining_strata_from_file(
     return result
 
 
-def _pair_team(scenario: Any, plan: dict[str, Any]) -> TeamPricing | None:
+def _pair_team(scenario: Any, design: dict[str, Any], plan: dict[str, Any]) -> TeamPricing | None:
     """The price of the remaining items by a pair's scenario's named people (None without
-    ``[[team.annotator]]``), for the labels an item the plan of the rest gives them."""
+    ``[[team.annotator]]``), for the labels an item the plan of the rest (``design``, the
+    scenario's, with ``plan``'s overrides) gives them."""
     from dataclasses import asdict
 
     from planner.application.schedule_team import plan_pricing, resolve_team
-    from planner.sizing.strata_file import design_of, design_settings
+    from planner.sizing.strata_file import design_settings
 
     if not (getattr(scenario, "team", None) or {}).get("annotator"):
         return None
     given = {k: v for k, v in plan.items() if k != "rng"}
-    s = design_settings(design_of(scenario), given)
+    s = design_settings(design, given)
     return plan_pricing(
         scenario, asdict(resolve_team(scenario)), s.annotators_per_item, s.seconds_per_item,
         s.adjudication_seconds, s.hourly_rate, plan.get("annotators_per_item") is None,

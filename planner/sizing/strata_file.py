@@ -228,11 +228,28 @@ def plan_remaining_strata_from_file(
     population-weighted design (:func:`design_of`); ``plan`` overrides its ``[target]`` and
     ``[budget]`` settings (:func:`design_settings`; ``team``: a named team's prices);
     ``remaining`` as :func:`plan_remaining_strata` takes it."""
-    from dataclasses import replace
-
     from planner.data.scenario import load_scenario
 
     design = design_of(load_scenario(scenario))
+    return remaining_strata_of_design(
+        path, design, stratum_col, positive=positive, reader=reader, remaining=remaining, **plan
+    )
+
+
+def remaining_strata_of_design(
+    path: str,
+    design: dict[str, Any],
+    stratum_col: str,
+    *,
+    positive: Any = None,
+    reader: dict[str, Any] | None = None,
+    remaining: RemainingSettings | None = None,
+    **plan: Any,
+) -> StratifiedRemaining:
+    """:func:`plan_remaining_strata_from_file` with the scenario's design (:func:`design_of`)
+    already built."""
+    from dataclasses import replace
+
     ratings = read_by_stratum(path, stratum_col, reader)
     counts = stratum_counts(ratings, stratum_col, design["names"], positive)
     rng = plan.pop("rng", None)
