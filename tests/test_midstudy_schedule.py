@@ -130,3 +130,42 @@ def test_the_rest_of_each_stratum_is_scheduled_at_that_strata_seconds(short_firs
     )
     assert doc["analytic_person_hours"] == pytest.approx(hours, rel=1e-9)
     assert doc["in_progress"]["budget"]["person_hours"] == pytest.approx(hours, rel=1e-9)
+
+
+STRATA_ARGS = ["schedule", "unsupported-claims-enriched", "--labelled",
+               str(ROOT / "examples" / "stratified-labels.csv"), "--stratum-col", "stratum",
+               "--positive", "unsupported", "--runs", "20", "--seed", "1"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("extra", "line"),
+    [
+        (["--seconds-per-item", "200"],
+         "error: --seconds-per-item does not apply to a stratified study in progress"),
+        (["--metric", "kappa"], "error: --metric does not apply to a stratified study in progress"),
+        (["--contested-rate", "1.5"],
+         "error: --contested-rate must be a number in [0, 1], got 1.5"),
+    ],
+)  # fmt: skip
+def test_a_stratified_study_in_progress_refuses_what_it_cannot_honour(extra, line):
+    # regression: the schedule ran each stratum's own seconds whatever --seconds-per-item said,
+    # and clamped a contested share of 1.5 to 1
+    result = runner.invoke(app, [*STRATA_ARGS, *extra])
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines() == [line]
+
+
+def test_three_labels_an_item_are_what_the_stratified_schedule_labels():
+    # regression: the plan of the rest billed 3 labels an item (37.17 person-hours), the
+    # schedule labelled 2 (24.99). Hand count: 3 labels of each stratum's seconds, plus 120 s
+    # for the contested share of the remaining items the plan reports
+    result = runner.invoke(app, [*STRATA_ARGS, "--annotators-per-item", "3", "--json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    operation = doc["operation"]
+    assert operation["labels_per_item"] == 3
+    items = np.array(operation["items_per_stratum"])
+    hours = (3 * items * np.array(operation["seconds_per_item"])).sum() / 3600
+    hours += doc["in_progress"]["budget"]["contested_items"] * 120 / 3600
+    assert doc["analytic_person_hours"] == pytest.approx(hours, rel=1e-9)
+    assert doc["in_progress"]["budget"]["person_hours"] == pytest.approx(hours, rel=1e-9)

@@ -171,3 +171,32 @@ def test_the_table_says_who_prices_the_rest(tmp_path):
     assert result.exit_code == 0, result.output
     assert "each person at their rate" in result.stdout
     assert "at the hourly rate" not in result.stdout
+
+
+@pytest.mark.parametrize("people", [None, PAIR_PEOPLE], ids=["single-rate", "named-pair"])
+def test_the_reports_dates_run_each_strata_rest_at_its_own_seconds(
+    tmp_path, short_first_stage, people
+):
+    # the report's schedule ran the rest as one block at the budget's 90 s and the pooled
+    # contested share: with named people 34.8 person-hours against the headline's 35.7
+    # (regression); its schedule now labels what the plan of the rest bills
+    path = (
+        _scenario_with_people(tmp_path, "unsupported-claims-enriched", people)
+        if people is not None
+        else "unsupported-claims-enriched"
+    )
+    args = ["report", path, "--labelled", str(short_first_stage), "--stratum-col", "stratum",
+            "--positive", "unsupported", "--seed", "1", "--quiet",
+            "--out", str(tmp_path / "r")]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    (folder,) = (tmp_path / "r").iterdir()
+    planned = json.loads((folder / "progress.json").read_text())
+    schedule = json.loads((folder / "schedule.json").read_text())
+    by_stratum = {s["name"]: s["remaining"] for s in planned["strata"]}
+    assert schedule["operation"]["items_per_stratum"] == list(by_stratum.values())
+    if people is None:
+        hours = planned["budget"]["person_hours"]
+        assert schedule["analytic_person_hours"] == pytest.approx(hours, rel=1e-9)
+    else:
+        assert schedule["cost_median"] == pytest.approx(planned["budget"]["cost"], rel=0.005)

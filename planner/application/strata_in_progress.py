@@ -154,7 +154,17 @@ def remaining_work(result: StratifiedRemaining, contested_rate: float | None = N
     each stratum's remaining items at that stratum's seconds per item and contested share
     (the labels in hand's; ``contested_rate`` given, that share in every stratum), so that
     the schedule's analytic person-hours are the plan's (:attr:`StratifiedRemaining.budget`
-    at the single rate)."""
+    at the single rate).
+
+    Raises
+    ------
+    InvalidInput
+        ``contested_rate`` outside [0, 1].
+    """
+    from planner.validation import RULES, check
+
+    if contested_rate is not None:
+        contested_rate = check("contested_rate", contested_rate, RULES["contested_rate"])
     contested = [s.contested_rate if contested_rate is None else contested_rate
                  for s in result.strata]  # fmt: skip
     return StrataWork(

@@ -103,8 +103,11 @@ def _strata_in_progress(
     scenario = options.get("scenario")
     if scenario is None:
         raise InvalidInput("--stratum-col with --labelled needs the stratified design: a scenario")
-    if options.get("pair") is not None:
-        raise InvalidInput("--pair does not apply to a stratified study in progress")
+    from planner.cli.plan_labelled import STRATA_REFUSE
+
+    given = [flag for key, flag in STRATA_REFUSE.items() if options.get(key) is not None]
+    if given:  # each stratum has its own seconds and the design its own metric
+        raise InvalidInput(f"{given[0]} does not apply to a stratified study in progress")
     plan = {k: options.get(o) for k, o in STRATA_SETTINGS.items()}
     with flags_named(FLAGS), reader_flags_named():
         result = remaining_strata_from_file(
@@ -116,7 +119,7 @@ def _strata_in_progress(
     contested = options.get("contested_rate")
     if contested is None:
         contested = result.budget.contested_items / max(result.budget.items, 1)
-    return result, result.remaining_items, min(max(contested, 0.0), 1.0), seed
+    return result, result.remaining_items, contested, seed
 
 
 def strata_remaining_work(result: Any, contested_rate: float | None) -> Any:

@@ -328,12 +328,22 @@ def remaining_curve(plan: Any, scenario: Scenario) -> RemainingCurve | None:
 
 def remaining_schedule(scenario: Scenario, plan: Any, seed: int) -> Any:
     """The schedule of the remaining items with the scenario's ``[team]`` and ``[budget]``
-    (contested share: the plan's, ``contested_items / items``); None when nothing remains."""
+    (contested share: the plan's, ``contested_items / items``; a stratified study: each
+    stratum's remaining items at its seconds and contested share,
+    :func:`planner.application.strata_in_progress.remaining_work`); None when nothing
+    remains."""
     from planner.application.plan_options import PlanOptions
     from planner.application.schedule_options import run_schedule
 
     if plan.remaining_items == 0:
         return None
+    if getattr(plan, "strata", None):  # each stratum's rest at its seconds and contested share
+        from planner.application.strata_in_progress import remaining_work
+
+        _, schedule = run_schedule(
+            scenario.path, PlanOptions(), {}, lambda _: seed, work=remaining_work(plan)
+        )
+        return schedule
     budget = plan.budget
     contested = float(budget.contested_items) / max(int(budget.items), 1)
     # several annotators: each remaining item gets a label from every one of them

@@ -403,7 +403,8 @@ def plan_remaining_strata(
         budget=_remaining_budget(more, prices, s), shares_check=check_shares,
         replicates=s.replicates, seed=seed, notes=_shares_note(check_shares),
         bought=strata_bought(studies, prices, s, remaining, names),
-        labels_per_item=analysis.labels_per_item or 2, team_priced=s.team is not None,
+        labels_per_item=analysis.labels_per_item or s.annotators_per_item,
+        team_priced=s.team is not None,
     )  # fmt: skip
     return _with_batches(result, stage, s, remaining)
 
