@@ -10,6 +10,7 @@ the planned allocation are drawn from the pilot's shares with numpy and analysed
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -226,3 +227,51 @@ def test_the_weighted_design_under_the_pilots_uncertainty_matches_an_own_simulat
     at_plug_in = _hybrid_reach(plug_in, studies, seed=11)
     assert at_plug_in == pytest.approx(under["plug_in_hybrid_assurance"], abs=3 * se)
     assert _hybrid_reach(np.maximum(items // 2, 2), 1000, seed=5) < 0.3
+
+
+def test_a_pilot_file_on_the_command_line_replaces_the_scenarios_in_schedule(tmp_path, planned):
+    # regression: plan took the command line's file, schedule asked for --stratum-col
+    path = _piloted_scenario(tmp_path, PILOT_KEYS)
+    (tmp_path / "other.csv").write_bytes(Path(FILE).read_bytes())
+    args = ["schedule", path, "--pilot", str(tmp_path / "other.csv"), "--seed", "1"]
+    result = runner.invoke(app, [*args, "--runs", "20", "--json"])
+    assert result.exit_code == 0, result.output
+    items = planned["designs"]["weighted"]["items_per_stratum"]
+    assert json.loads(result.stdout)["operation"]["items_per_stratum"] == items
+
+
+@pytest.mark.parametrize("scenario", [SCENARIO, "unsupported-claims-enriched"])
+def test_design_chooses_among_the_pilots_designs_in_schedule(scenario, planned):
+    # regression: "--design uniform has no effect" was said although the uniform design ran
+    pilot = FILE if scenario == SCENARIO else "examples/stratified-labels.csv"
+    args = ["schedule", scenario, "--pilot", pilot, "--stratum-col", "stratum", "--positive",
+            "unsupported", "--seed", "1", "--runs", "20", "--json"]  # fmt: skip
+    runs = {d: runner.invoke(app, [*args, "--design", d]) for d in ("uniform", "weighted")}
+    for result in runs.values():
+        assert result.exit_code == 0, result.output
+        assert "has no effect" not in result.stderr
+    items = {d: json.loads(r.stdout)["operation"]["items_per_stratum"] for d, r in runs.items()}
+    assert items["uniform"] != items["weighted"]
+    if scenario == SCENARIO:
+        assert items["uniform"] == planned["designs"]["uniform"]["items_per_stratum"]
+
+
+@pytest.mark.parametrize("command", ["plan", "schedule"])
+@pytest.mark.parametrize(
+    ("keys", "line"),
+    [
+        ('pilot_file = "pilot.csv"\npilot_positive = "nope"\npilot_stratum_col = "stratum"',
+         "error: s.toml: annotators.pilot_positive must be one of the file's labels: "
+         "supported, unsupported"),
+        ('pilot_file = "pilot.csv"\npilot_positive = "unsupported"\npilot_stratum_col = "item"',
+         "pilot.csv: column 'item' is given two roles (annotators.pilot_item_col and "
+         "annotators.pilot_stratum_col); each column has one role"),
+    ],
+    ids=["positive-not-a-label", "column-two-roles"],
+)  # fmt: skip
+def test_a_scenario_pilots_refusal_names_the_scenarios_keys(tmp_path, command, keys, line):
+    # regression: these said --positive, or --item-col and --stratum-col, which were not given
+    result = runner.invoke(app, [command, _piloted_scenario(tmp_path, keys)])
+    assert result.exit_code == 2
+    (said,) = result.stderr.strip().splitlines()
+    assert said.startswith("error: ") and said.endswith(line)  # the file's path comes first

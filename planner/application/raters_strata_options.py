@@ -227,12 +227,20 @@ def _pilot_patterns(options: dict[str, Any], scenario: Any, strata: RatersStrata
             "stratum_col reads a pilot by stratum: give the pilot file (pilot)",
             parameter="stratum_col",
         )
+    from planner.data.scenario import pilot_error_by_keys
     from planner.sizing.strata_file import pilot_pattern_strata
 
-    return pilot_pattern_strata(
-        pilot["pilot"], list(strata.names), pilot["stratum_col"], strata.patterns,
-        positive=pilot["positive"], reader=pilot["pilot_reader"] or None,
-    )  # fmt: skip
+    try:
+        return pilot_pattern_strata(
+            pilot["pilot"], list(strata.names), pilot["stratum_col"], strata.patterns,
+            positive=pilot["positive"], reader=pilot["pilot_reader"] or None,
+        )  # fmt: skip
+    except InvalidInput as exc:  # the scenario's settings are named by their keys
+        if options.get("pilot") is not None:
+            raise
+        own = {k: f"pilot_{k}" for k in ("positive", "stratum_col") if options.get(k) is None}
+        name = Path(scenario.path).name
+        raise pilot_error_by_keys(exc, "annotators", own, source=name) from None
 
 
 def raters_comparison_from_options(
@@ -277,7 +285,9 @@ def strata_work(scenario: Any, seed: int, options: dict[str, Any], design: str) 
     with ``schedule``'s plan options (:data:`~planner.application.schedule_team.
     SEVERAL_OPTIONS` names)."""
     given = given_options(options)
-    by_stratum = "stratum_col" in given  # a pilot read by stratum: its options are the model
+    # a pilot read by stratum (given, or the scenario's annotators.pilot_file): its options
+    # are the model
+    by_stratum = bool(pilot_by_stratum(given, scenario))
     refuse_pair_options(scenario, given, allowed=PILOT_OPTIONS if by_stratum else ())
     library = {SEVERAL_OPTIONS[k]: v for k, v in given.items() if k in SEVERAL_OPTIONS}
     if by_stratum:

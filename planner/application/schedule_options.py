@@ -148,7 +148,9 @@ def _schedule_notes(
     if design is None:
         return []
     check_choice("design", design, DESIGNS)
-    cli_model = model_on_command_line(cli)
+    # a pilot read by stratum is each stratum's model: the strata stay, and so does the design
+    by_stratum = cli.get("pilot") is not None and cli.get("stratum_col") is not None
+    cli_model = model_on_command_line(cli) and not by_stratum
     if items is not None:
         why = "with `items` no design is planned"
     elif scenario is None or not scenario.strata:

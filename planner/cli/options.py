@@ -284,24 +284,9 @@ def reader_flags_named() -> Iterator[None]:
 
 def scenario_reader_error(exc: Exception) -> Exception:
     """A scenario pilot file's refusal with its settings named as ``[model]`` keys."""
-    import json
+    from planner.data.scenario import pilot_error_by_keys
 
-    from planner.data.scenario import PILOT_READER_KEYS
-
-    keys = {parameter: f"model.{key}" for key, parameter in PILOT_READER_KEYS.items()}
-
-    def setting(name: str, value: Any) -> str:
-        shown = json.dumps(list(value) if isinstance(value, tuple | list) else str(value))
-        return f"{keys.get(name, name)} = {shown}"
-
-    from planner.data.layout import LayoutUnclear, RoleConflict
-    from planner.errors import InvalidInput
-
-    if isinstance(exc, LayoutUnclear):
-        return InvalidInput(exc.message(setting, "; "))
-    if isinstance(exc, RoleConflict):
-        return InvalidInput(exc.message(lambda name: keys.get(name, name)))
-    return exc
+    return pilot_error_by_keys(exc, "model")
 
 
 def _flag_setting(flags: dict[str, str], name: str, value: Any) -> str:

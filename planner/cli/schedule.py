@@ -206,6 +206,7 @@ def schedule_command(
     ] = False,
 ) -> None:
     from planner.application.schedule_options import run_schedule
+    from planner.cli.common import flags_named as renamed_as  # plan_raters's flags_named differs
 
     said = []  # shown after the run: a failing command prints its one error line only
     if annotators is not None:
@@ -247,6 +248,7 @@ def schedule_command(
     }
     with (
         progress_bar("simulating runs", disabled=json_output or quiet) as progress,
+        renamed_as({"stratum_col": "--stratum-col"}),  # named inside the library's sentences
         _team_size_named(),
         reader_flags_named(),
     ):

@@ -446,6 +446,43 @@ def pilot_reader(model: dict[str, Any]) -> dict[str, Any]:
     return reader
 
 
+def pilot_error_by_keys(
+    exc: Exception, section: str, others: dict[str, str] | None = None, source: str = ""
+) -> Exception:
+    """A scenario's pilot file's refusal with its settings named as the scenario's keys.
+
+    The reader's settings become ``section.pilot_*`` (:data:`PILOT_READER_KEYS`), and so do
+    ``others`` (a parameter -> its key, ``{"positive": "pilot_positive"}``): a refused
+    layout or a column given two roles is rewritten whole, any other refusal whose own
+    parameter is one of them has that leading word replaced (by ``source: key`` when the
+    scenario's name ``source`` is given). Other errors are returned.
+
+    >>> str(pilot_error_by_keys(InvalidInput("positive must be 1", parameter="positive"),
+    ...     "annotators", {"positive": "pilot_positive"}))
+    'annotators.pilot_positive must be 1'
+    """
+    import json
+
+    from planner.data.layout import LayoutUnclear, RoleConflict
+
+    keys = {parameter: f"{section}.{key}" for key, parameter in PILOT_READER_KEYS.items()}
+    keys |= {parameter: f"{section}.{key}" for parameter, key in (others or {}).items()}
+
+    def setting(name: str, value: Any) -> str:
+        shown = json.dumps(list(value) if isinstance(value, tuple | list) else str(value))
+        return f"{keys.get(name, name)} = {shown}"
+
+    if isinstance(exc, LayoutUnclear):
+        return InvalidInput(exc.message(setting, "; "))
+    if isinstance(exc, RoleConflict):
+        return InvalidInput(exc.message(lambda name: keys.get(name, name)))
+    own = getattr(exc, "parameter", None)
+    if isinstance(exc, InvalidInput) and own in keys and str(exc).startswith(own):
+        named = f"{source}: {keys[own]}" if source else keys[own]
+        return InvalidInput(named + str(exc).removeprefix(own))
+    return exc
+
+
 def scenario_from_dict(data: dict[str, Any], source: str = "scenario") -> Scenario:
     """Validate a parsed TOML document into a :class:`Scenario`."""
     if "annotators" in data:  # several annotators: planner/data/scenario_raters.py
