@@ -22,6 +22,9 @@ THREE_ANNOTATOR_STRATA = (
     "rest of traffic",
 )
 THREE_ANNOTATOR_SHARES = np.array([0.04, 0.10, 0.01, 0.85])
+#: the shipped scenario of those strata and its example labels (three annotators an item)
+THREE_ANNOTATOR_SCENARIO = "unsupported-claims-three-annotators-strata"
+THREE_ANNOTATOR_FILE = "examples/stratified-labels-three.csv"
 
 
 def weighted_psa(

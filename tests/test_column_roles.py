@@ -303,3 +303,17 @@ def test_a_scenario_pilots_refusal_hints_flags_that_read_it(tmp_path):
     hint = line.split("; set ", 1)[1].split()
     doc, _ = _json("plan", path, *hint, "--seed", "1", "--replicates", "200")
     assert doc["pilot"]["counts"] is not None
+
+
+@pytest.mark.parametrize(("flag", "named"), [("--stratum-col", "--stratum-col"), ("--by", "--by")])
+def test_agree_names_the_flag_that_gave_the_column_its_second_role(flag, named):
+    # regression: --stratum-col item was said to be "--item-col and --by"
+    args = ["agree", "examples/stratified-labels.csv", flag, "item", "--positive", "unsupported"]
+    if flag == "--stratum-col":
+        args += ["--population-shares-from", "unsupported-claims-enriched"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        "error: examples/stratified-labels.csv: column 'item' is given two roles (--item-col "
+        f"and {named}); each column has one role"
+    )

@@ -25,16 +25,13 @@ from planner.data.scenario import load_scenario
 from planner.errors import InvalidInput
 from planner.sizing.midstudy_settings import RemainingSettings
 from planner.sizing.midstudy_strata import StrataStage, plan_remaining_strata
-from tests.stratified_reference import (
-    THREE_ANNOTATOR_SHARES,
-    THREE_ANNOTATOR_STRATA,
-    weighted_psa,
-)
+from tests.stratified_reference import THREE_ANNOTATOR_FILE as FILE
+from tests.stratified_reference import THREE_ANNOTATOR_SCENARIO as SCENARIO
+from tests.stratified_reference import THREE_ANNOTATOR_SHARES as SHARES
+from tests.stratified_reference import THREE_ANNOTATOR_STRATA as NAMES
+from tests.stratified_reference import weighted_psa
 
 runner = CliRunner()
-FILE = "examples/stratified-labels-three.csv"
-SCENARIO = "unsupported-claims-three-annotators-strata"
-NAMES, SHARES = THREE_ANNOTATOR_STRATA, THREE_ANNOTATOR_SHARES
 SECONDS = np.array([100.0, 90.0, 120.0, 90.0])  # the scenario's strata, else its 90 s
 
 

@@ -18,16 +18,13 @@ import pytest
 from typer.testing import CliRunner
 
 from planner.cli.commands import app
-from tests.stratified_reference import (
-    THREE_ANNOTATOR_SHARES,
-    THREE_ANNOTATOR_STRATA,
-    weighted_psa,
-)
+from tests.stratified_reference import THREE_ANNOTATOR_FILE as FILE
+from tests.stratified_reference import THREE_ANNOTATOR_SCENARIO as SCENARIO
+from tests.stratified_reference import THREE_ANNOTATOR_SHARES as SHARES
+from tests.stratified_reference import THREE_ANNOTATOR_STRATA as NAMES
+from tests.stratified_reference import weighted_psa
 
 runner = CliRunner()
-FILE = "examples/stratified-labels-three.csv"
-SCENARIO = "unsupported-claims-three-annotators-strata"
-NAMES, SHARES = THREE_ANNOTATOR_STRATA, THREE_ANNOTATOR_SHARES
 WIDTH, ASSURANCE = 0.08, 0.8  # the scenario's [target]
 
 
@@ -275,3 +272,32 @@ def test_a_scenario_pilots_refusal_names_the_scenarios_keys(tmp_path, command, k
     assert result.exit_code == 2
     (said,) = result.stderr.strip().splitlines()
     assert said.startswith("error: ") and said.endswith(line)  # the file's path comes first
+
+
+def test_a_stratum_column_without_a_pilot_names_the_pilot_flag():
+    # regression: "give the pilot file (pilot)", the library's name beside a flag
+    result = runner.invoke(app, ["schedule", SCENARIO, "--stratum-col", "stratum"])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        "error: --stratum-col names the strata of a file read by stratum: give that file (--pilot)"
+    )
+
+
+@pytest.mark.parametrize("scenario", ["examples/three-annotator-pilot.toml",
+                                      "web-toxicity-three-annotators"])  # fmt: skip
+def test_a_stratum_column_beside_a_flat_several_annotator_scenario_is_refused(scenario):
+    # regression: schedule ran the scenario's plan and dropped the column without a word
+    result = runner.invoke(app, ["schedule", scenario, "--stratum-col", "week"])
+    assert result.exit_code == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("error: --stratum-col reads a file by stratum: ")
+    assert line.endswith("has no [[strata]]")
+
+
+def test_a_model_key_beside_a_scenarios_pilot_by_stratum_says_the_pilot_is_the_model(tmp_path):
+    # regression: it advised setting error_rate in [annotators], which refuses it beside a pilot
+    result = runner.invoke(app, ["plan", _piloted_scenario(tmp_path, PILOT_KEYS),
+                                 "--error-rate", "0.1"])  # fmt: skip
+    assert result.exit_code == 2
+    assert "each stratum's model is its pilot counts" in result.stderr
+    assert "[annotators]" not in result.stderr

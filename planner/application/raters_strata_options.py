@@ -64,6 +64,8 @@ def _refuse_options(options: dict[str, Any], scenario: Any) -> None:
         why = "the designs size each stratum's items themselves"
     elif name == "prevalence":
         why = "each stratum states its own prevalence"
+    elif name in ("error_rate", "bias", "ambiguity") and pilot_by_stratum(options, scenario):
+        why = "each stratum's model is its pilot counts, read by stratum"
     elif name in ("error_rate", "bias", "ambiguity"):
         why = "set it in the file's [annotators] or [[strata]]"
     elif name == "pilot":
@@ -224,8 +226,9 @@ def _pilot_patterns(options: dict[str, Any], scenario: Any, strata: RatersStrata
         return None
     if pilot["pilot"] is None:
         raise InvalidInput(
-            "stratum_col reads a pilot by stratum: give the pilot file (pilot)",
+            "stratum_col names the strata of a file read by stratum: give that file (pilot)",
             parameter="stratum_col",
+            parameters=("stratum_col", "pilot"),
         )
     from planner.data.scenario import pilot_error_by_keys
     from planner.sizing.strata_file import pilot_pattern_strata

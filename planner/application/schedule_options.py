@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.application.plan_options import (
@@ -258,6 +259,12 @@ def _known_work(
         merged = replace(merged, annotators_per_item=strata.labels_per_item)
         return (strata.items, strata.seconds_per_item, strata.contested_rate), merged, notes
     if several and items is None:
+        if cli.get("stratum_col") is not None:  # no strata here (those above returned)
+            raise InvalidInput(
+                f"stratum_col reads a file by stratum: {Path(scenario.path).name} has no "
+                "[[strata]]",
+                parameter="stratum_col",
+            )
         sized = raters_work(scenario, seed, cli)
         items, contested, notes = sized.items, sized.contested_rate, list(sized.notes)
         merged = replace(merged, annotators_per_item=sized.labels_per_item)

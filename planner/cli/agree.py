@@ -290,8 +290,9 @@ def agree_command(
         by=by,
         order=order,
     )
-    if stratum_col is not None and stratum_col not in options.by:
-        options = replace(options, by=(*options.by, stratum_col))
+    stratum_by = stratum_col if stratum_col is not None and stratum_col not in options.by else None
+    if stratum_by is not None:
+        options = replace(options, by=(*options.by, stratum_by))
     source = _Source(
         file,
         counts,
@@ -302,6 +303,7 @@ def agree_command(
         count_col,
         category_counts,
         spark_master=spark_master,
+        stratum_by=stratum_by,
     )
     ratings, chosen = _read(source, options)
     with progress_bar("measuring agreement", disabled=json_output or quiet) as progress:
@@ -354,6 +356,8 @@ class _Source:
     count_col: str = "count"
     category_counts: str | None = None
     spark_master: str | None = None
+    #: the column ``--stratum-col`` added to ``by`` (its refusals name that flag)
+    stratum_by: str | None = None
 
 
 def _one_source(
@@ -407,7 +411,16 @@ def _read(source: _Source, options: ReaderSettings) -> tuple[Ratings, str]:
         memory_limit=source.memory_limit,
         temp_dir=source.temp_dir,
         spark_master=source.spark_master,
+        flags=_reader_flags(source, options),
     )
+
+
+def _reader_flags(source: _Source, options: ReaderSettings) -> dict[str, str]:
+    """The reader's flags, with the ``by`` column ``--stratum-col`` added named by it."""
+    from planner.cli.options import READER_FLAGS
+
+    added = source.stratum_by is not None and source.stratum_by in options.by
+    return {**READER_FLAGS, "by": "--stratum-col"} if added else READER_FLAGS
 
 
 def _write_contested(

@@ -303,11 +303,13 @@ def read_ratings(
     temp_dir: str | None = None,
     repeats: str = "refuse",
     spark_master: str | None = None,
+    flags: dict[str, str] = READER_FLAGS,
 ) -> tuple[Ratings, str]:
     """The ratings of ``file`` and the engine that read them (``"pandas"`` or ``"duckdb"``).
 
-    :func:`planner.data.engine_duckdb.read_with_engine` with the options as flags give them;
-    ``--engine auto`` says on stderr when it chooses DuckDB.
+    :func:`planner.data.engine_duckdb.read_with_engine` with the options as flags give them
+    (``flags``: the flag of each reader setting in its refusals); ``--engine auto`` says on
+    stderr when it chooses DuckDB.
     """
     from planner.cli.common import note
     from planner.data.engine_duckdb import read_with_engine
@@ -324,7 +326,7 @@ def read_ratings(
             spark_master=spark_master,
         )
     except (LayoutUnclear, RoleConflict) as exc:
-        raise reader_error(exc) from None
+        raise reader_error(exc, flags) from None
     if engine == "auto" and chosen == "duckdb":
         note(why)
     return ratings, chosen
