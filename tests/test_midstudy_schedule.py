@@ -169,3 +169,39 @@ def test_three_labels_an_item_are_what_the_stratified_schedule_labels():
     hours += doc["in_progress"]["budget"]["contested_items"] * 120 / 3600
     assert doc["analytic_person_hours"] == pytest.approx(hours, rel=1e-9)
     assert doc["in_progress"]["budget"]["person_hours"] == pytest.approx(hours, rel=1e-9)
+
+
+def test_a_missing_positive_label_is_asked_for_not_called_wrong():
+    # regression: "--positive must be one of the file's labels" when --positive was not given
+    args = STRATA_ARGS[: STRATA_ARGS.index("--positive")] + ["--runs", "20"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        "error: --positive must name the label that counts: the file's labels are supported, "
+        "unsupported"
+    )
+
+
+def test_the_stratified_rest_is_planned_with_the_replicates_and_cap_given():
+    # regression: schedule kept the scenario's 4,000 second stages (489 items) where plan used
+    # --replicates 200 (496), and scheduled 487 items under --max-items 100, which plan refuses
+    labelled = ["--labelled", STRATA_ARGS[3], "--stratum-col", "stratum", "--positive",
+                "unsupported", "--seed", "3", "--replicates", "200", "--json"]  # fmt: skip
+    plan = runner.invoke(app, ["plan", "--scenario", "unsupported-claims-enriched", *labelled])
+    schedule = runner.invoke(
+        app, ["schedule", "unsupported-claims-enriched", *labelled, "--runs", "20"]
+    )
+    assert plan.exit_code == 0 and schedule.exit_code == 0, plan.output + schedule.output
+    remaining = json.loads(plan.stdout)["remaining_items"]
+    assert json.loads(schedule.stdout)["in_progress"]["remaining_items"] == remaining
+    capped = runner.invoke(app, [*STRATA_ARGS, "--max-items", "100"])
+    assert capped.exit_code == 1
+    assert "below --max-items 100" in capped.stderr
+
+
+def test_kappa_method_is_refused_for_a_stratified_study_in_progress():
+    result = runner.invoke(app, [*STRATA_ARGS, "--kappa-method", "score"])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        "error: --kappa-method does not apply to a stratified study in progress"
+    )

@@ -258,7 +258,7 @@ def test_design_chooses_among_the_pilots_designs_in_schedule(scenario, planned):
     ("keys", "line"),
     [
         ('pilot_file = "pilot.csv"\npilot_positive = "nope"\npilot_stratum_col = "stratum"',
-         "error: s.toml: annotators.pilot_positive must be one of the file's labels: "
+         "/s.toml: annotators.pilot_positive must be one of the file's labels: "
          "supported, unsupported"),
         ('pilot_file = "pilot.csv"\npilot_positive = "unsupported"\npilot_stratum_col = "item"',
          "pilot.csv: column 'item' is given two roles (annotators.pilot_item_col and "
@@ -301,3 +301,29 @@ def test_a_model_key_beside_a_scenarios_pilot_by_stratum_says_the_pilot_is_the_m
     assert result.exit_code == 2
     assert "each stratum's model is its pilot counts" in result.stderr
     assert "[annotators]" not in result.stderr
+
+
+def test_design_chooses_among_a_scenario_pilots_designs_with_a_file_given(tmp_path):
+    # regression: with the scenario's pilot_stratum_col (no --stratum-col) schedule said
+    # "--design uniform has no effect" and then scheduled the uniform design
+    path = _piloted_scenario(tmp_path, PILOT_KEYS)
+    args = ["schedule", path, "--pilot", str(tmp_path / "pilot.csv"), "--seed", "1",
+            "--runs", "20", "--json"]  # fmt: skip
+    runs = {d: runner.invoke(app, [*args, "--design", d]) for d in ("uniform", "weighted")}
+    assert all(r.exit_code == 0 and "has no effect" not in r.stderr for r in runs.values())
+    items = {d: json.loads(r.stdout)["operation"]["items_per_stratum"] for d, r in runs.items()}
+    assert items["uniform"] != items["weighted"]
+
+
+def test_a_scenarios_pilot_positive_is_named_beside_a_command_line_file(tmp_path):
+    # regression: a file given with --pilot whose labels are not the scenario's pilot_positive
+    # was said to fail --positive, which was not given
+    frame = pd.read_csv(FILE)
+    frame["label"] = frame.label.map({"supported": "ok", "unsupported": "bad"})
+    frame.to_csv(tmp_path / "relabelled.csv", index=False)
+    path = _piloted_scenario(tmp_path, PILOT_KEYS)
+    result = runner.invoke(app, ["plan", path, "--pilot", str(tmp_path / "relabelled.csv")])
+    assert result.exit_code == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert line.endswith("s.toml: annotators.pilot_positive must be one of the file's labels: "
+                         "bad, ok")  # fmt: skip

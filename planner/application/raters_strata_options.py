@@ -230,6 +230,7 @@ def _pilot_patterns(options: dict[str, Any], scenario: Any, strata: RatersStrata
             parameter="stratum_col",
             parameters=("stratum_col", "pilot"),
         )
+    from planner.data.layout import LayoutUnclear, RoleConflict
     from planner.data.scenario import pilot_error_by_keys
     from planner.sizing.strata_file import pilot_pattern_strata
 
@@ -239,11 +240,15 @@ def _pilot_patterns(options: dict[str, Any], scenario: Any, strata: RatersStrata
             positive=pilot["positive"], reader=pilot["pilot_reader"] or None,
         )  # fmt: skip
     except InvalidInput as exc:  # the scenario's settings are named by their keys
-        if options.get("pilot") is not None:
-            raise
         own = {k: f"pilot_{k}" for k in ("positive", "stratum_col") if options.get(k) is None}
-        name = Path(scenario.path).name
-        raise pilot_error_by_keys(exc, "annotators", own, source=name) from None
+        file_of_scenario = options.get("pilot") is None  # else read by the command line's
+        if not (own or file_of_scenario) or (
+            not file_of_scenario and isinstance(exc, LayoutUnclear | RoleConflict)
+        ):
+            raise
+        raise pilot_error_by_keys(
+            exc, "annotators", own, source=scenario.path, reader=file_of_scenario
+        ) from None
 
 
 def raters_comparison_from_options(

@@ -37,7 +37,7 @@ NOT_WITH_LABELLED = {
 #: the options a stratified study in progress does not take
 STRATA_REFUSE = {
     "pair": "--pair", "metric": "--metric", "planned_items": "--planned-items",
-    "psa_method": "--psa-method", "seconds_per_item":
+    "psa_method": "--psa-method", "kappa_method": "--kappa-method", "seconds_per_item":
     "--seconds-per-item", "level": "--level",
 }  # fmt: skip
 #: library parameters and the flags that set them

@@ -32,7 +32,8 @@ STRATUM_COL_HELP = (
 STRATA_SETTINGS = {
     "width": "width", "confidence_level": "confidence", "assurance": "assurance",
     "annotators_per_item": "annotators_per_item", "hourly_rate": "hourly_rate",
-    "adjudication_seconds": "adjudication_seconds",
+    "adjudication_seconds": "adjudication_seconds", "replicates": "replicates",
+    "max_items": "max_items",
 }  # fmt: skip
 #: schedule's options that describe a fresh study's model or size (the labels in hand replace
 #: them)

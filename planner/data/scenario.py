@@ -447,7 +447,11 @@ def pilot_reader(model: dict[str, Any]) -> dict[str, Any]:
 
 
 def pilot_error_by_keys(
-    exc: Exception, section: str, others: dict[str, str] | None = None, source: str = ""
+    exc: Exception,
+    section: str,
+    others: dict[str, str] | None = None,
+    source: str = "",
+    reader: bool = True,
 ) -> Exception:
     """A scenario's pilot file's refusal with its settings named as the scenario's keys.
 
@@ -455,7 +459,8 @@ def pilot_error_by_keys(
     ``others`` (a parameter -> its key, ``{"positive": "pilot_positive"}``): a refused
     layout or a column given two roles is rewritten whole, any other refusal whose own
     parameter is one of them has that leading word replaced (by ``source: key`` when the
-    scenario's name ``source`` is given). Other errors are returned.
+    scenario's path ``source`` is given). ``reader`` false: the file was read by other
+    settings (a command line's), so only ``others`` are renamed. Other errors are returned.
 
     >>> str(pilot_error_by_keys(InvalidInput("positive must be 1", parameter="positive"),
     ...     "annotators", {"positive": "pilot_positive"}))
@@ -466,6 +471,8 @@ def pilot_error_by_keys(
     from planner.data.layout import LayoutUnclear, RoleConflict
 
     keys = {parameter: f"{section}.{key}" for key, parameter in PILOT_READER_KEYS.items()}
+    if not reader:  # the file was read by other settings: only ``others`` are the scenario's
+        keys = {}
     keys |= {parameter: f"{section}.{key}" for parameter, key in (others or {}).items()}
 
     def setting(name: str, value: Any) -> str:

@@ -191,7 +191,12 @@ def _positive_index(ratings: Any, positive: Any) -> int:
         (p for p in ("1", "true") if p in labels and set(labels) <= {"0", "1", "false", "true"}),
         None,
     )  # fmt: skip
-    if chosen is None or str(chosen).lower() not in labels:
+    if chosen is None:  # not given, and the labels are not 0/1 or false/true
+        raise InvalidInput(
+            f"positive must name the label that counts: the file's labels are {', '.join(labels)}",
+            parameter="positive",
+        )
+    if str(chosen).lower() not in labels:
         raise InvalidInput(
             f"positive must be one of the file's labels: {', '.join(labels)}",
             parameter="positive",
