@@ -150,10 +150,10 @@ def _schedule_notes(
         return []
     check_choice("design", design, DESIGNS)
     # a pilot read by stratum is each stratum's model: the strata stay, and so does the design
-    own_column = getattr(getattr(scenario, "annotators", None), "pilot_stratum_col", None)
-    by_stratum = cli.get("pilot") is not None and (
-        cli.get("stratum_col") is not None or own_column is not None
-    )
+    from planner.application.raters_strata_options import pilot_by_stratum
+
+    column = pilot_by_stratum(cli, scenario).get("stratum_col")  # given, or annotators.pilot_*
+    by_stratum = cli.get("pilot") is not None and column is not None
     cli_model = model_on_command_line(cli) and not by_stratum
     if items is not None:
         why = "with `items` no design is planned"
