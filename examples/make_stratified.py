@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from planner.data.scenario import load_scenario
-from planner.sizing.compare import stratum_models
+from planner.sizing.pair_strata import stratum_models
 
 HERE = Path(__file__).parent
 ITEMS = (120, 150, 40, 290)

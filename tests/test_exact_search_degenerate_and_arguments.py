@@ -11,7 +11,7 @@ from planner.cli.common import flag_message, flag_names
 from planner.data.scenario import scenario_from_dict
 from planner.errors import InvalidInput, TargetUnreachable
 from planner.sizing import exact as exact_module
-from planner.sizing.compare import compare_designs, stratum_models
+from planner.sizing.compare import compare_designs
 from planner.sizing.exact import (
     EXACT_PSA_METHODS,
     conditional_psa_assurance,
@@ -19,6 +19,7 @@ from planner.sizing.exact import (
     psa_half_width_given_union,
 )
 from planner.sizing.model import pair_from_annotators, pair_from_counts
+from planner.sizing.pair_strata import stratum_models
 from planner.sizing.plan import PlanSettings
 from planner.sizing.search import (
     SearchSettings,

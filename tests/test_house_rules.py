@@ -22,8 +22,9 @@ from planner.errors import InvalidInput
 from planner.measuring.diagnostics import diagnose
 from planner.operations.budget import labelling_budget, stratified_budget
 from planner.operations.workload import Operation, analytic_person_hours, simulate_schedule
-from planner.sizing.compare import compare_designs, stratum_models
+from planner.sizing.compare import compare_designs
 from planner.sizing.model import pair_from_annotators
+from planner.sizing.pair_strata import stratum_models
 from planner.sizing.plan import PlanSettings
 from planner.sizing.search import SearchSettings, find_sample_size
 from planner.validation import seed_from

@@ -77,18 +77,19 @@ def test_floor_raising_the_total_past_max_items_is_unreachable():
     from planner.sizing.model import pair_from_annotators
 
     models = [pair_from_annotators(0.1, 0.03), pair_from_annotators(0.3, 0.05)]
+    cells = [np.asarray(m.cells) for m in models]  # each stratum's pattern probabilities
 
-    def statistic(tables):
+    def statistic(counts):
         # narrow once the first stratum has 495 items: the search's total is then 500
-        first = tables[:, 0].sum(axis=(-1, -2))
-        return np.where(first >= 495, 0.01, 1.0), np.zeros(tables.shape[0])
+        first = counts[:, 0].sum(axis=-1)
+        return np.where(first >= 495, 0.01, 1.0), np.zeros(counts.shape[0])
 
     # proportions 0.99 / 0.01 with a floor of 400: a total of 500 splits into 495 + 400
     with pytest.raises(TargetUnreachable):
         search = StratifiedSearch(
             width=0.05, assurance=0.5, replicates=100, max_items=800, floor=400, start=500
         )
-        size_stratified(models, [0.99, 0.01], statistic, search, rng=np.random.default_rng(1))
+        size_stratified(cells, [0.99, 0.01], statistic, search, rng=np.random.default_rng(1))
 
 
 @pytest.mark.parametrize("seconds", [1e-9, 1e-6, 0.001, 1.0])

@@ -20,7 +20,7 @@ from planner.cli.commands import app
 from planner.data.scenario import load_scenario
 from planner.errors import InvalidInput
 from planner.sizing.annotator_model import raters_model
-from planner.sizing.raters_strata import raters_strata, traffic_value
+from planner.sizing.raters_strata import raters_strata
 from planner.statistics.stratified import weighted_from_pattern_counts, weighted_from_patterns
 
 ROOT = Path(__file__).parent.parent
@@ -98,7 +98,9 @@ def test_traffic_values_are_the_closed_form_of_the_strata_mixture(scenario, comp
     for metric, key in (("psa", "psa"), ("fleiss", "kappa")):
         closed = _traffic_closed_form(scenario, metric)
         assert comparison.population[key] == pytest.approx(closed, abs=1e-9)
-        assert traffic_value(comparison.raters, metric) == pytest.approx(closed, abs=1e-9)
+        assert comparison.raters.value(metric, comparison.raters.population) == pytest.approx(
+            closed, abs=1e-9
+        )
 
 
 @pytest.mark.slow

@@ -22,10 +22,9 @@ from planner.cli.commands import app
 from planner.data.scenario_raters import raters_scenario_from_dict
 from planner.errors import InvalidInput
 from planner.sizing.annotator_model import raters_model
-from planner.sizing.compare import enriched_shares
+from planner.sizing.compare import StrataOptions, compare_raters_designs, enriched_shares
 from planner.sizing.plan_settings import PlanSettings
 from planner.sizing.raters_strata import raters_strata
-from planner.sizing.raters_strata_designs import StrataOptions, compare_raters_designs
 from planner.statistics.stratified import weighted_from_pattern_counts
 
 runner = CliRunner()

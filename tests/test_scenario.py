@@ -12,8 +12,9 @@ from typer.testing import CliRunner
 from planner.cli.commands import plan_app
 from planner.data.scenario import load_scenario, scenario_from_dict
 from planner.errors import InvalidInput
-from planner.sizing.compare import compare_designs, stratum_models
+from planner.sizing.compare import compare_designs
 from planner.sizing.design import metric_value, split_items, weighted_estimate
+from planner.sizing.pair_strata import stratum_models
 from planner.sizing.plan import PlanSettings
 from planner.sizing.studies import simulate_tables
 from planner.statistics.intervals import psa_interval

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from planner.data.scenario import load_scenario
-from planner.sizing.compare import stratum_models
+from planner.sizing.pair_strata import stratum_models
 from planner.statistics.stratified import weighted_from_tables
 
 pytestmark = pytest.mark.slow

@@ -19,8 +19,9 @@ import pytest
 from scipy import stats
 
 from planner.data.scenario import load_scenario
-from planner.sizing.compare import compare_designs, stratum_models
+from planner.sizing.compare import compare_designs
 from planner.sizing.design import weighted_estimate
+from planner.sizing.pair_strata import stratum_models
 from planner.sizing.plan import PlanSettings
 
 SCENARIO = Path(__file__).parent.parent / "scenarios" / "unsupported-claims-enriched.toml"

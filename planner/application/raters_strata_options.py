@@ -3,7 +3,7 @@
 :func:`raters_comparison_from_options` is what ``plan SCENARIO`` runs for such a scenario:
 the options over the scenario over the defaults (:func:`planner.application.raters_options.
 resolve`), one annotator model per stratum, and the uniform, enriched and weighted designs
-(:func:`planner.sizing.raters_strata_designs.compare_raters_designs`).
+(:func:`planner.sizing.compare.compare_raters_designs`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,12 @@ from planner.application.schedule_team import (
 )
 from planner.errors import InvalidInput
 from planner.sizing.annotator_model import check_per_item
-from planner.sizing.compare import Comparison, enriched_shares
+from planner.sizing.compare import (
+    Comparison,
+    StrataOptions,
+    compare_raters_designs,
+    enriched_shares,
+)
 from planner.sizing.plan_settings import PlanSettings
 from planner.sizing.raters_strata import (
     STRATA_METRICS,
@@ -32,7 +37,6 @@ from planner.sizing.raters_strata import (
     raters_strata,
     stratum_raters_models,
 )
-from planner.sizing.raters_strata_designs import StrataOptions, compare_raters_designs
 from planner.sizing.study_intervals import UNDEFINED_RULE
 from planner.validation import RULES, check, seed_from
 

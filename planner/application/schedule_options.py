@@ -52,7 +52,7 @@ def _stratified_operation(result: Comparison, design: str) -> tuple[list, list, 
     contested rate from each stratum's model, or its pilot counts; several annotators' from the
     comparison's rows,
     their population's for the prevalence slice)."""
-    from planner.sizing.compare import stratum_models
+    from planner.sizing.pair_strata import stratum_models
 
     chosen = result.designs[design]
     items: list[float] = list(chosen.items_per_stratum)

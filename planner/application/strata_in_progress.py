@@ -8,7 +8,7 @@ and ``[[strata]]``) goes to :func:`planner.sizing.strata_file.remaining_strata_o
 A scenario whose ``[annotators]`` label its ``[[strata]]`` is resolved as ``plan SCENARIO``
 resolves it (:func:`planner.application.raters_strata_options.raters_strata_of`: the options
 over the scenario over the defaults); its weighted design's shares
-(:func:`planner.sizing.raters_strata_designs.weighted_design_shares`) are the design the
+(:func:`planner.sizing.strata_designs.weighted_design_shares`) are the design the
 remaining items follow, and the file's items per count pattern in each stratum are the first
 stage (:func:`planner.sizing.strata_file.stratum_counts`). The scenario's models give the
 design only: the truth is drawn from each stratum's labels in hand. A scenario that names its
@@ -126,7 +126,7 @@ def _several(
 ) -> StratifiedRemaining:
     """Several annotators over strata (module docstring)."""
     from planner.application.raters_strata_options import raters_strata_of
-    from planner.sizing.raters_strata_designs import weighted_design_shares
+    from planner.sizing.strata_designs import weighted_design_shares
 
     rng = plan.pop("rng", None)
     if plan.pop("annotators_per_item", None) is not None:

@@ -21,10 +21,11 @@ import numpy as np
 
 from planner.data.scenario import Scenario
 from planner.operations.workload import ScheduleResult
-from planner.sizing.compare import Comparison, stratum_models
+from planner.sizing.compare import Comparison
 from planner.sizing.design import StratifiedStudies, metric_value, weighted_estimate
 from planner.sizing.exact import half_width_quantiles
 from planner.sizing.model import PairModel, as_cells
+from planner.sizing.pair_strata import stratum_models
 from planner.sizing.plan import Plan
 from planner.sizing.search_criteria import interval_function
 from planner.sizing.studies import NestedStudies, simulate_tables

@@ -1,7 +1,7 @@
 """The report's figures of several annotators over strata: the uniform design's half-width
 curve and the weighted design's estimates, simulated as label-pattern counts (the data behind
 the figures of a pair's strata, :mod:`planner.output.report_figures`, for
-:func:`planner.sizing.raters_strata_designs.compare_raters_designs`)."""
+:func:`planner.sizing.compare.compare_raters_designs`)."""
 
 from __future__ import annotations
 

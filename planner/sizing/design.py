@@ -34,10 +34,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from planner.errors import InvalidInput, TargetUnreachable
-from planner.sizing.exact import reaches_width
+from planner.sizing.exact import reaches_width, usable_half_width
 from planner.sizing.model import PairModel
 from planner.sizing.sample_size_search import smallest_passing
-from planner.sizing.studies import NestedPatternStudies, NestedStudies
+from planner.sizing.studies import NestedPatternStudies
 from planner.statistics.stratified import weighted_from_tables
 from planner.validation import MAX_STRATA, RULES, Rule, check, check_strata_effort
 
@@ -138,6 +138,32 @@ def weighted_estimate(
     return fit.estimate, fit.low, fit.high
 
 
+def stratified_resample_values(
+    counts: NDArray,
+    shares: ArrayLike,
+    value: Callable[[NDArray], NDArray],
+    *,
+    n_boot: int,
+    rng: np.random.Generator,
+) -> NDArray:
+    """``(n_boot, S)`` coefficient values of stratified resamples of ``(S, H, P)`` studies.
+
+    Each resample draws ``n_h`` items with replacement inside every stratum (a multinomial
+    of the stratum's observed pattern shares), pools the strata at their weights,
+    ``sum_h W_h counts_h / n_h``, and takes ``value`` of those ``(n_boot, S, P)`` shares.
+    """
+    w = np.asarray(shares, dtype=float)
+    n_h = counts.sum(axis=-1)  # (S, H)
+    pooled = np.zeros((n_boot, counts.shape[0], counts.shape[-1]))
+    for h in range(counts.shape[1]):
+        n = n_h[:, h]
+        draws = rng.multinomial(
+            n.astype(np.int64), counts[:, h] / n[:, None], size=(n_boot, counts.shape[0])
+        )
+        pooled += w[h] * draws / n[None, :, None]
+    return value(pooled)
+
+
 def stratified_bootstrap_limits(
     metric: str,
     tables: ArrayLike,
@@ -147,25 +173,14 @@ def stratified_bootstrap_limits(
     n_boot: int = 500,
     rng: np.random.Generator | int | None = None,
 ) -> tuple[FloatArray, FloatArray]:
-    """Stratified percentile bootstrap limits for ``(..., H, 2, 2)`` samples.
-
-    Each resample draws ``n_h`` items with replacement inside every stratum (a multinomial
-    of the stratum's observed cells), re-weights by ``W_h`` and recomputes the metric;
-    vectorised over the leading axes.
-    """
+    """Stratified percentile bootstrap limits for ``(..., H, 2, 2)`` samples
+    (:func:`stratified_resample_values` of PSA or kappa), vectorised over the leading axes."""
     generator = np.random.default_rng(rng)
     t = np.asarray(tables, dtype=float)
     t = t.reshape(-1, t.shape[-3], 4)  # (S, H, 4)
-    n_h = t.sum(axis=-1)  # (S, H)
-    w = np.asarray(shares, dtype=float)
-    pooled = np.zeros((n_boot, t.shape[0], 4))
-    for h in range(t.shape[1]):
-        n = n_h[:, h]
-        draws = generator.multinomial(
-            n.astype(np.int64), t[:, h] / n[:, None], size=(n_boot, t.shape[0])
-        )
-        pooled += w[h] * draws / n[None, :, None]
-    values = metric_value(metric, pooled)  # (B, S)
+    values = stratified_resample_values(
+        t, shares, lambda p: metric_value(metric, p), n_boot=n_boot, rng=generator
+    )
     tail = (1 - confidence_level) / 2
     lo, hi = np.nanquantile(values, [tail, 1 - tail], axis=0)
     batch = np.shape(tables)[:-3]
@@ -262,37 +277,91 @@ class DesignResult:
         return int(sum(self.items_per_stratum)) + self.prevalence_slice_items
 
 
-class StratifiedStudies:
-    """Nested replicate studies per stratum (common random numbers across sizes)."""
+#: the population each design's agreement figure describes
+DESCRIBES = {
+    "uniform": "agreement on traffic: items drawn at random from all strata",
+    "enriched": (
+        "agreement on the enriched sample (hard cases), not on traffic; per-stratum PSA "
+        "describes each stratum; the uniform slice estimates prevalence"
+    ),
+    "weighted": (
+        "agreement on traffic: the stratified sample re-weighted by population shares "
+        "(combined ratio estimator; linearised t interval with Satterthwaite df on the logit "
+        "scale, log(1 - kappa) for kappa, as agree reports it by stratum)"
+    ),
+}
 
-    def __init__(self, models: list[PairModel], replicates: int, rng: np.random.Generator) -> None:
-        check_strata_effort(len(models), replicates)
-        streams = rng.spawn(len(models))
-        self.studies = [
-            NestedStudies(m.cells, replicates, rng=s) for m, s in zip(models, streams, strict=True)
-        ]
 
-    def tables(self, items: list[int]) -> NDArray:
-        """``(R, H, 2, 2)`` tables for ``items[h]`` items in stratum h."""
-        return np.stack([s.tables(n) for s, n in zip(self.studies, items, strict=True)], axis=1)
+def stratified_result(
+    design: str,
+    items: list[int],
+    union: NDArray,
+    half_widths: NDArray,
+    estimates: NDArray,
+    settings: Any,
+    slice_items: int = 0,
+    slice_union_rate: float = 0.0,
+) -> DesignResult:
+    """A design sized by :func:`size_stratified`: its items, union positives (each stratum's
+    union rate ``union``, the prevalence slice's ``slice_union_rate``) and what its
+    simulated studies' half-widths reach at ``settings``' width and assurance."""
+    hw = usable_half_width(half_widths)  # undefined and zero-width count as too wide
+    return DesignResult(
+        design=design,
+        describes=DESCRIBES[design],
+        items_per_stratum=items,
+        prevalence_slice_items=slice_items,
+        union_positives=float(np.dot(items, union) + slice_items * slice_union_rate),
+        half_width_median=float(np.median(hw)),
+        # the smallest half-width reached by the assurance share (no interpolation towards
+        # an infinite, degenerate study's "half-width")
+        half_width_at_assurance=float(np.quantile(hw, settings.assurance, method="inverted_cdf")),
+        assurance=float(np.mean(reaches_width(hw, settings.width))),
+        estimate_median=float(np.nanmedian(estimates)),
+    )
 
 
 class StratifiedPatternStudies:
-    """Nested replicate studies of label-pattern counts per stratum (several annotators)."""
+    """Nested replicate studies of label-pattern counts per stratum (common random numbers
+    across sizes): a pair's four ordered cells or several annotators' count patterns.
+
+    ``keep_every_size`` (with 64-bit counts) keeps every size read, as a pair's studies do;
+    otherwise only the neighbours of the last
+    (:class:`~planner.sizing.studies.NestedPatternStudies`).
+    """
 
     def __init__(
-        self, probabilities: list[FloatArray], replicates: int, rng: np.random.Generator
+        self,
+        probabilities: list[FloatArray],
+        replicates: int,
+        rng: np.random.Generator,
+        *,
+        keep_every_size: bool = False,
     ) -> None:
         check_strata_effort(len(probabilities), replicates)
         streams = rng.spawn(len(probabilities))
+        dtype = np.int64 if keep_every_size else np.int32
         self.studies = [
-            NestedPatternStudies(p, replicates, rng=s)
+            NestedPatternStudies(p, replicates, rng=s, keep_every_size=keep_every_size, dtype=dtype)
             for p, s in zip(probabilities, streams, strict=True)
         ]
 
     def tables(self, items: list[int]) -> NDArray:
         """``(R, H, P)`` pattern counts for ``items[h]`` items in stratum h."""
         return np.stack([s.counts(n) for s, n in zip(self.studies, items, strict=True)], axis=1)
+
+
+class StratifiedStudies(StratifiedPatternStudies):
+    """Nested replicate studies of a pair per stratum, read as ``(R, H, 2, 2)`` tables."""
+
+    def __init__(self, models: list[PairModel], replicates: int, rng: np.random.Generator) -> None:
+        cells = [np.asarray(m.cells, dtype=float) for m in models]
+        super().__init__(cells, replicates, rng, keep_every_size=True)
+
+    def tables(self, items: list[int]) -> NDArray:
+        """``(R, H, 2, 2)`` tables for ``items[h]`` items in stratum h."""
+        counts = super().tables(items)
+        return counts.reshape(*counts.shape[:-1], 2, 2)
 
 
 def split_items(total: int, proportions: ArrayLike, floor: int = 0) -> list[int]:
@@ -361,13 +430,12 @@ def size_stratified(
     search: StratifiedSearch,
     *,
     rng: np.random.Generator,
-    studies: Callable[[list[Any], int, np.random.Generator], Any] = StratifiedStudies,
+    studies: Callable[[list[Any], int, np.random.Generator], Any] = StratifiedPatternStudies,
 ) -> tuple[list[int], NDArray, NDArray]:
     """Smallest total whose split by ``proportions`` reaches the width at the assurance.
 
-    ``models`` are the strata's pair models, simulated as ``(R, H, 2, 2)`` tables; with
-    ``studies=StratifiedPatternStudies`` they are several annotators' pattern probabilities
-    ``(P,)`` per stratum, simulated as ``(R, H, P)`` pattern counts.
+    ``models`` are each stratum's ``(P,)`` pattern probabilities, simulated by ``studies``
+    (:class:`StratifiedPatternStudies` by default) as ``(R, H, P)`` pattern counts.
     ``statistic`` maps the replicate studies to their half-widths and
     estimates (one call, so a design computes its interval once per evaluated size);
     ``search`` holds the target, the effort, the floor per stratum and the first total.

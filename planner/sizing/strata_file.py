@@ -37,9 +37,9 @@ def design_of(scenario: Any) -> dict[str, Any]:
     """A stratified scenario's design: names, population shares, the population-weighted
     design's cost-optimal shares ``a_h ~ W_h S_h / sqrt(c_h)`` (as ``plan`` sizes it), its
     floor, each stratum's seconds per item, and the ``[target]`` and ``[budget]`` settings."""
-    from planner.sizing.compare import Strata
-    from planner.sizing.design import optimal_allocation, residual_sd
+    from planner.sizing.pair_strata import PairStrata
     from planner.sizing.plan import PlanSettings
+    from planner.sizing.strata_designs import weighted_design_shares
 
     if not scenario.strata:
         raise InvalidInput(
@@ -55,16 +55,12 @@ def design_of(scenario: Any) -> dict[str, Any]:
         )
     budget = scenario.budget
     settings = PlanSettings(seconds_per_item=float(budget.get("seconds_per_item", 90.0)))
-    strata = Strata.of(scenario, settings)
-    cells = np.array([np.asarray(m.cells, dtype=float).reshape(4) for m in strata.models])
-    population = np.asarray(strata.population.cells, dtype=float).reshape(4)
-    sds = residual_sd("psa", cells, population)
-    allocation = optimal_allocation(strata.shares, sds, strata.seconds, 1.0)
+    strata = PairStrata.of(scenario, settings)
     target = scenario.target
     return {
         "names": [s.name for s in scenario.strata],
         "shares": strata.shares,
-        "design_shares": allocation / allocation.sum(),
+        "design_shares": weighted_design_shares(strata, "psa"),
         "floor_items": int(scenario.design.get("floor_items", 0)),
         "seconds_per_item": strata.seconds,
         "settings": {

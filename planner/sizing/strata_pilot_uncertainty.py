@@ -7,11 +7,11 @@ design is sized on them as if they were the truth. Here each simulated study dra
 truth instead: stratum ``h``'s cells from the posterior ``Dirichlet(counts_h + 1/2)``
 (Jeffreys) of its pilot counts, independently across strata, then ``Multinomial(n_h, p_rh)``
 items of the design's split ``n_h`` of the total. The hybrid assurance of a total ``N`` is the
-share of those studies whose population-weighted interval (the weighted design's own:
-:func:`planner.sizing.design.weighted_estimate` for a pair, that of
-:func:`planner.sizing.raters_strata_designs.raters_weighted_search` for several annotators)
-has half-width at most the width; :func:`weighted_under_pilot` finds the smallest ``N`` at the
-plug-in design's allocation that reaches the target, by the weighted design's search
+share of those studies whose population-weighted interval (the weighted design's own, of
+:func:`planner.sizing.strata_designs.weighted_search`: a pair's
+:func:`planner.sizing.design.weighted_estimate`, several annotators' interval of their count
+patterns) has half-width at most the width; :func:`weighted_under_pilot` finds the smallest
+``N`` at the plug-in design's allocation that reaches the target, by the weighted design's search
 (:func:`planner.sizing.design.size_stratified`), and the hybrid assurance of the plug-in
 design's own items.
 
@@ -95,11 +95,13 @@ def weighted_under_pilot(
 ) -> StrataPilotUncertainty:
     """The weighted design's total under the pilot's uncertainty (module description).
 
-    ``counts`` ``(H, C)`` the pilot's per stratum: a pair's (both, a only, b only, neither)
-    with ``cell_shape`` ``(2, 2)``, or several annotators' items per count pattern with
-    ``cell_shape`` ``(P,)``; ``proportions``, ``statistic`` and ``search`` the plug-in
-    weighted design's allocation, interval (counts to half-widths and estimates) and search,
-    started at the plug-in design's total; ``plug_in`` its items per stratum.
+    ``counts`` ``(H, C)`` the pilot's per stratum: a pair's (both, a only, b only, neither),
+    or several annotators' items per count pattern, simulated as ``cell_shape`` (a pair's
+    ``(2, 2)`` tables by default; the designs of :mod:`planner.sizing.strata_designs` read
+    every study's as ``(C,)`` pattern counts); ``proportions``, ``statistic`` and ``search``
+    the plug-in weighted design's allocation, interval (counts to half-widths and
+    estimates) and search, started at the plug-in design's total; ``plug_in`` its items per
+    stratum.
     """
     from dataclasses import replace
 
