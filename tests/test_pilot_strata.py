@@ -218,3 +218,50 @@ def test_a_scenario_pilot_without_its_stratum_column_is_one_line(tmp_path, keys,
     assert result.exit_code == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and words in lines[0]
+
+
+PILOT_KEYS = (
+    'pilot_file = "pilot.csv"\npilot_positive = "unsupported"\npilot_stratum_col = "{column}"'
+)
+
+
+@pytest.mark.parametrize("command", ["plan", "schedule", "report"])
+def test_a_scenario_pilots_missing_stratum_column_names_its_key(tmp_path, command):
+    # regression: "pilot.csv: missing column(s) 'week'", which did not say where 'week' came from
+    path = _scenario_with_pilot(tmp_path, PILOT_KEYS.format(column="week"))
+    extra = ["--out", str(tmp_path / "r")] if command == "report" else []
+    result = runner.invoke(app, [command, path, *extra])
+    assert result.exit_code == 2
+    (line,) = result.stderr.strip().replace(f"{tmp_path}/", "").splitlines()
+    assert line == (
+        "error: s.toml: model.pilot_stratum_col 'week' is not a column of pilot.csv (columns "
+        "are: item, stratum, annotator, label)"
+    )
+    assert not (tmp_path / "r").exists()
+
+
+def test_the_stratum_column_flag_reads_the_scenarios_own_pilot_file(tmp_path):
+    # regression: refused with "--stratum-col applies only with --labelled FILE or --pilot FILE"
+    # beside a scenario whose [model] names its pilot file
+    path = _scenario_with_pilot(tmp_path, PILOT_KEYS.format(column="week"))
+    args = ["plan", path, "--json", "--replicates", "300", "--seed", "3"]
+    by_flag = runner.invoke(app, [*args, "--stratum-col", "stratum"])
+    assert by_flag.exit_code == 0, by_flag.output
+    (tmp_path / "own").mkdir()
+    own = _scenario_with_pilot(tmp_path / "own", PILOT_KEYS.format(column="stratum"))
+    by_key = runner.invoke(app, ["plan", own, *args[2:]])
+    assert json.loads(by_flag.stdout)["designs"] == json.loads(by_key.stdout)["designs"]
+    wrong = runner.invoke(app, [*args, "--stratum-col", "week2"])
+    assert wrong.exit_code == 2
+    assert wrong.stderr.strip().replace(f"{tmp_path}/", "") == (
+        "error: --stratum-col 'week2' is not a column of pilot.csv (columns are: item, stratum, "
+        "annotator, label)"
+    )
+
+
+def test_the_library_names_a_missing_stratum_column_by_its_parameter():
+    from planner.sizing.strata_file import read_by_stratum
+
+    with pytest.raises(InvalidInput) as refused:
+        read_by_stratum(FILE, "week")
+    assert refused.value.parameter == "stratum_col" and refused.value.value == "week"

@@ -327,3 +327,27 @@ def test_a_scenarios_pilot_positive_is_named_beside_a_command_line_file(tmp_path
     (line,) = result.stderr.strip().splitlines()
     assert line.endswith("s.toml: annotators.pilot_positive must be one of the file's labels: "
                          "bad, ok")  # fmt: skip
+
+
+@pytest.mark.parametrize("command", ["plan", "schedule"])
+def test_a_scenario_pilots_missing_stratum_column_names_its_key(tmp_path, command):
+    # regression: "pilot.csv: missing column(s) 'week'", which did not say where 'week' came from
+    keys = 'pilot_file = "pilot.csv"\npilot_positive = "unsupported"\npilot_stratum_col = "week"'
+    result = runner.invoke(app, [command, _piloted_scenario(tmp_path, keys)])
+    assert result.exit_code == 2
+    (said,) = result.stderr.strip().replace(f"{tmp_path}/", "").splitlines()
+    assert said == (
+        "error: s.toml: annotators.pilot_stratum_col 'week' is not a column of pilot.csv "
+        "(columns are: item, stratum, annotator, label)"
+    )
+
+
+@pytest.mark.parametrize("command", ["plan", "schedule"])
+def test_a_stratum_column_beside_a_flat_scenario_with_its_pilot_is_refused(command):
+    # regression: plan dropped --stratum-col without a word once a scenario could carry a pilot
+    result = runner.invoke(app, [command, "web-toxicity-three-annotators", "--stratum-col", "x"])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        "error: --stratum-col reads a file by stratum: web-toxicity-three-annotators.toml has "
+        "no [[strata]]"
+    )

@@ -353,12 +353,13 @@ def model_on_command_line(cli: Mapping[str, Any]) -> bool:
 def _pilot_by_stratum(scenario: Scenario | None, cli: dict[str, Any]) -> bool:
     """Whether each stratum's model comes from a pilot labelled by stratum (``pilot`` and
     ``stratum_col`` with a scenario of ``[[strata]]``, or its ``model.pilot_file`` and
-    ``model.pilot_stratum_col`` when the command line gives no model); ``stratum_col``
-    otherwise is refused."""
+    ``model.pilot_stratum_col`` when the command line gives no model, ``stratum_col`` over
+    the latter); ``stratum_col`` otherwise is refused."""
     if cli.get("stratum_col") is None:
         model = scenario.model if scenario is not None else {}
         return "pilot_stratum_col" in model and not model_on_command_line(cli)
-    if cli.get("pilot") is None or scenario is None or not scenario.strata:
+    own_file = scenario is not None and "pilot_file" in scenario.model  # read by stratum_col
+    if (cli.get("pilot") is None and not own_file) or scenario is None or not scenario.strata:
         raise InvalidInput(
             "stratum_col reads a pilot by stratum: it needs pilot_file and a scenario with "
             "[[strata]]",
@@ -377,8 +378,8 @@ def _pilot_by_stratum(scenario: Scenario | None, cli: dict[str, Any]) -> bool:
 
 def _pilot_models(scenario: Scenario, cli: dict[str, Any]) -> Any:
     """Each stratum's model from the pilot file, read by its stratum column (the command
-    line's, else the scenario's ``model.pilot_*`` keys)."""
-    from planner.data.scenario import pilot_reader
+    line's, else the scenario's ``model.pilot_*`` keys, which its refusals then name)."""
+    from planner.data.scenario import pilot_error_by_keys, pilot_reader
     from planner.sizing.strata_file import pilot_strata
 
     model = {} if cli.get("pilot") is not None else scenario.model
@@ -390,7 +391,11 @@ def _pilot_models(scenario: Scenario, cli: dict[str, Any]) -> Any:
             reader={**pilot_reader(model), **(cli.get("pilot_reader") or {})},
         )  # fmt: skip
     except InvalidInput as exc:
-        raise _pilot_parameters(exc) from None
+        if cli.get("pilot") is not None:  # the command line's file, read by its options
+            raise _pilot_parameters(exc) from None
+        own = {k: f"pilot_{k}" for k in ("positive", "stratum_col") if cli.get(k) is None}
+        named = pilot_error_by_keys(exc, "model", own, source=scenario.path)
+        raise named if named is not exc else _pilot_parameters(exc) from None
 
 
 def _stratified(  # type: ignore[no-untyped-def]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -298,6 +299,13 @@ def raters_plan_from_options(
             f"{scenario.path}: several annotators over [[strata]] are planned as three designs "
             "(raters_comparison_from_options), not as one population"
         )
+    if options.get("stratum_col") is not None:  # a pilot by stratum needs the strata
+        why = (
+            f"{Path(scenario.path).name} has no [[strata]]"
+            if scenario is not None
+            else "it needs a scenario with [[strata]]"
+        )
+        raise InvalidInput(f"stratum_col reads a file by stratum: {why}", parameter="stratum_col")
     values, from_file = resolve(options, scenario)
     seed = seed_from(rng)
     try:

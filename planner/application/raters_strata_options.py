@@ -234,8 +234,6 @@ def _pilot_patterns(options: dict[str, Any], scenario: Any, strata: RatersStrata
             parameter="stratum_col",
             parameters=("stratum_col", "pilot"),
         )
-    from planner.data.layout import LayoutUnclear, RoleConflict
-    from planner.data.scenario import pilot_error_by_keys
     from planner.sizing.strata_file import pilot_pattern_strata
 
     try:
@@ -243,16 +241,30 @@ def _pilot_patterns(options: dict[str, Any], scenario: Any, strata: RatersStrata
             pilot["pilot"], list(strata.names), pilot["stratum_col"], strata.patterns,
             positive=pilot["positive"], reader=pilot["pilot_reader"] or None,
         )  # fmt: skip
-    except InvalidInput as exc:  # the scenario's settings are named by their keys
-        own = {k: f"pilot_{k}" for k in ("positive", "stratum_col") if options.get(k) is None}
-        file_of_scenario = options.get("pilot") is None  # else read by the command line's
-        if not (own or file_of_scenario) or (
-            not file_of_scenario and isinstance(exc, LayoutUnclear | RoleConflict)
-        ):
+    except InvalidInput as exc:
+        named = _named_by_scenario(exc, options, scenario)
+        if named is None:
             raise
-        raise pilot_error_by_keys(
-            exc, "annotators", own, source=scenario.path, reader=file_of_scenario
-        ) from None
+        raise named from None
+
+
+def _named_by_scenario(
+    exc: InvalidInput, options: dict[str, Any], scenario: Any
+) -> Exception | None:
+    """A pilot reader's refusal with the scenario's settings named by their keys
+    (``annotators.pilot_positive``): the keys the command line did not give, and the reader's
+    keys too when the file is the scenario's own; a file given on the command line is read
+    by the command line's reader options, whose refusals keep their own words (None)."""
+    from planner.data.layout import LayoutUnclear, RoleConflict
+    from planner.data.scenario import pilot_error_by_keys
+
+    own = {k: f"pilot_{k}" for k in ("positive", "stratum_col") if options.get(k) is None}
+    file_of_scenario = options.get("pilot") is None
+    if file_of_scenario:
+        return pilot_error_by_keys(exc, "annotators", own, source=scenario.path, reader=True)
+    if not own or isinstance(exc, LayoutUnclear | RoleConflict):
+        return None
+    return pilot_error_by_keys(exc, "annotators", own, source=scenario.path, reader=False)
 
 
 def raters_comparison_from_options(

@@ -7,7 +7,7 @@ scenario they name (:func:`raters_scenario`) and their translation into the para
 live here, once. The options are a command's ``locals()``: option names with ``_``
 (``error_rate``), ``None`` when not given. Errors name the library's parameters
 (``error_rate takes a number ...``); the CLI turns them into its flags
-(:func:`planner.cli.plan_raters.flags_named`), and so do the checks that speak of flags
+(:func:`planner.cli.plan_raters.error_in_flags`), and so do the checks that speak of flags
 (:func:`planner.cli.plan_raters.check_several_options`).
 """
 

@@ -66,8 +66,9 @@ FLAGS = {
 def refuse_labelled_only(options: dict[str, Any], *, raters: bool = False) -> None:
     """``--planned-items`` without ``--labelled``, and ``--batch-size`` with several
     annotators or a scenario (it simulates a pair's plan from its model): one line, exit 2."""
-    if options.get("stratum_col") is not None and options.get("pilot") is None:
-        raise InvalidInput(
+    scenario = options.get("scenario") or options.get("scenario_option")
+    if options.get("stratum_col") is not None and options.get("pilot") is None and not scenario:
+        raise InvalidInput(  # a scenario's own pilot file is read by it: the scenario checks
             "--stratum-col applies only with --labelled FILE (a study in progress) or --pilot "
             "FILE (a pilot by stratum)"
         )
@@ -75,9 +76,7 @@ def refuse_labelled_only(options: dict[str, Any], *, raters: bool = False) -> No
         raise InvalidInput(
             "--planned-items applies only with --labelled FILE (a study in progress)"
         )
-    if options.get("batch_size") is not None and (
-        raters or options.get("scenario") or options.get("scenario_option")
-    ):
+    if options.get("batch_size") is not None and (raters or scenario):
         raise InvalidInput(
             "--batch-size without --labelled simulates a pair's plan from its model; it does not "
             "apply to several annotators or to a scenario file"

@@ -94,10 +94,10 @@ def parse_confusion(text: str | None) -> list[list[list[float]]] | None:
     try:
         return several_options.parse_confusion(text)
     except InvalidInput as exc:
-        raise flags_named(exc) from None
+        raise error_in_flags(exc) from None
 
 
-def flags_named(exc: InvalidInput) -> InvalidInput:
+def error_in_flags(exc: InvalidInput) -> InvalidInput:
     """The library error ``exc`` with the library's parameter names as ``plan``'s flags: the
     leading name, and the others elsewhere except words of the prose (:data:`_PROSE`:
     "metric kappa needs ..." stays readable)."""
@@ -185,7 +185,7 @@ def _plan_strata(
                 library, scenario, rng=seed, progress=progress
             )
     except InvalidInput as exc:
-        raise flags_named(exc) from None
+        raise error_in_flags(exc) from None
     comparison.notes.extend(_ignored_notes(options))
     from planner.output import jsonout, render
 
@@ -237,7 +237,7 @@ def plan_raters(options: dict[str, Any]) -> None:
     try:
         library = library_options(options)
     except InvalidInput as exc:
-        raise flags_named(exc) from None
+        raise error_in_flags(exc) from None
     if library["prevalence"] is None and scenario is None and library["pilot"] is None:
         raise InvalidInput("--prevalence is required with several annotators: P or P1,...,PK")
     seed = options.get("seed")
@@ -249,9 +249,10 @@ def plan_raters(options: dict[str, Any]) -> None:
     try:
         quiet = bool(options.get("json_output") or options.get("quiet"))
         with progress_bar("sizing", disabled=quiet) as progress:
+            library = {**library, "stratum_col": options.get("stratum_col")}
             plan = raters_plan_from_options(library, scenario, rng=seed, progress=progress)
     except InvalidInput as exc:
-        raise flags_named(exc) from None
+        raise error_in_flags(exc) from None
     except (LayoutUnclear, RoleConflict) as exc:  # the pilot file's: name plan's flags
         from planner.cli.options import reader_error
 

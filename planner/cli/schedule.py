@@ -11,6 +11,7 @@ import typer
 from planner.cli import schedule_labelled as in_progress_study
 from planner.cli.common import (
     emit_json,
+    flags_named,
     note,
     parse_floats,
     parse_ints,
@@ -18,7 +19,7 @@ from planner.cli.common import (
     seed_or_draw,
 )
 from planner.cli.options import pilot_options, reader_flags_named, reader_from_flags, reader_option
-from planner.cli.plan_raters import check_several_options, flags_named, single_prevalence
+from planner.cli.plan_raters import check_several_options, error_in_flags, single_prevalence
 from planner.errors import InvalidInput
 from planner.operations.budget import SECONDS_PER_ITEM
 
@@ -206,7 +207,6 @@ def schedule_command(
     ] = False,
 ) -> None:
     from planner.application.schedule_options import run_schedule
-    from planner.cli.common import flags_named as renamed_as  # plan_raters's flags_named differs
 
     said = []  # shown after the run: a failing command prints its one error line only
     if annotators is not None:
@@ -248,7 +248,7 @@ def schedule_command(
     }
     with (
         progress_bar("simulating runs", disabled=json_output or quiet) as progress,
-        renamed_as({"stratum_col": "--stratum-col"}),  # named inside the library's sentences
+        flags_named({"stratum_col": "--stratum-col"}),  # named inside the library's sentences
         _team_size_named(),
         reader_flags_named(),
     ):
@@ -377,7 +377,7 @@ def _several_work(  # the several-annotator plan's work and its seed
     try:
         library = library_options(as_plan)
     except InvalidInput as exc:
-        raise flags_named(exc) from None
+        raise error_in_flags(exc) from None
     seed = v["seed"]
     if seed is None and scenario is not None:
         seed = scenario.simulation.get("seed")
@@ -385,7 +385,7 @@ def _several_work(  # the several-annotator plan's work and its seed
     try:
         work = several_work(library, scenario, seed)
     except InvalidInput as exc:
-        raise flags_named(exc) from None
+        raise error_in_flags(exc) from None
     return work, seed
 
 

@@ -205,6 +205,28 @@ class RoleConflict(InvalidInput):
         )
 
 
+class MissingColumns(InvalidInput):
+    """Columns a reader was told to use that the file lacks, by the parameter that named
+    each (``parameter`` is the first such parameter)."""
+
+    def __init__(self, source: str, missing: dict[str, list[Any]], header: list[Any]) -> None:
+        self.source, self.missing, self.header = source, missing, list(header)
+        listed = ", ".join(repr(c) for cs in missing.values() for c in cs)
+        super().__init__(
+            f"{source}: missing column(s) {listed} (columns are: {self.columns})",
+            parameter=next(iter(missing)),
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Copied and pickled from its parts (its ``__init__`` takes no message)."""
+        return type(self), (self.source, self.missing, self.header), self.__dict__
+
+    @property
+    def columns(self) -> str:
+        """The file's first twelve columns, listed."""
+        return ", ".join(map(str, self.header[:12]))
+
+
 def check_roles(roles: dict[str, Any], source: str) -> None:
     """Refuse a column given two roles; ``roles``: parameter -> column or columns."""
     seen: dict[str, str] = {}
@@ -261,13 +283,9 @@ def find_columns(
 def _require(header: list[Any], columns: dict[str, list[Any]], source: str) -> None:
     """Refuse columns (by the parameter that named them) that the file lacks."""
     absent = {role: [c for c in cs if c not in header] for role, cs in columns.items()}
-    roles = [role for role, cs in absent.items() if cs]
-    if roles:
-        have = ", ".join(map(str, header[:12]))
-        missing = ", ".join(repr(c) for role in roles for c in absent[role])
-        raise InvalidInput(
-            f"{source}: missing column(s) {missing} (columns are: {have})", parameter=roles[0]
-        )
+    missing = {role: cs for role, cs in absent.items() if cs}
+    if missing:
+        raise MissingColumns(source, missing, header)
 
 
 def _long_roles(

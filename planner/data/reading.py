@@ -40,6 +40,7 @@ from planner.data.labels import CodedRatings, Ratings, finished_ratings, is_numb
 from planner.data.layout import (
     SAMPLE_ROWS,
     Columns,
+    MissingColumns,
     check_roles,
     find_columns,
     id_columns,
@@ -345,7 +346,12 @@ def _check_long_columns(
     """The item, annotator and label ``columns`` and the ``by`` columns are in ``frame``,
     each in one role, and hold no containers (lists, dicts)."""
     item_col, annotator_col, label_col = columns
-    _require_columns(frame, [*columns, *by], source)
+    _require_columns(
+        frame,
+        {"item_col": [item_col], "annotator_col": [annotator_col], "label_col": [label_col],
+         "by": list(by)},
+        source,
+    )  # fmt: skip
     roles = {"item_col": item_col, "annotator_col": annotator_col, "label_col": label_col}
     check_roles({**roles, "by": by}, source)
     for col in (*columns, *by):
@@ -447,7 +453,7 @@ def ratings_from_wide(
     item_col, annotator_cols = settings.item_col, settings.annotator_list
     by, missing, repeats = settings.by, settings.missing, settings.repeats
     order = check_order(settings.order_list)
-    _require_columns(frame, list(by) + list(annotator_cols or []), source)
+    _require_columns(frame, {"by": list(by), "annotator_cols": list(annotator_cols or [])}, source)
     repeated = sorted({c for c in annotator_cols or [] if list(annotator_cols or []).count(c) > 1})
     if repeated:
         raise InvalidInput(
@@ -626,13 +632,12 @@ def _wide_note(item_col: str | None, columns: list[Any]) -> str:
     return f"read as wide: {ids}; annotator columns {listed}"
 
 
-def _require_columns(frame: Any, columns: list[str], source: str) -> None:
-    missing = [c for c in columns if c not in frame.columns]
+def _require_columns(frame: Any, columns: dict[str, list[Any]], source: str) -> None:
+    """Refuse the columns (by the parameter that named them) that ``frame`` lacks."""
+    missing = {role: [c for c in cs if c not in frame.columns] for role, cs in columns.items()}
+    missing = {role: cs for role, cs in missing.items() if cs}
     if missing:
-        have = ", ".join(map(str, frame.columns[:12]))
-        raise InvalidInput(
-            f"{source}: missing column(s) {', '.join(map(repr, missing))} (columns are: {have})"
-        )
+        raise MissingColumns(source, missing, list(frame.columns))
 
 
 def _row_number(frame: Any, position: int) -> int:

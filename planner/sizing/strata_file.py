@@ -90,8 +90,9 @@ def read_by_stratum(path: str, stratum_col: str, reader: dict[str, Any] | None =
     """The :class:`~planner.data.labels.Ratings` of a label file with ``stratum_col`` kept as
     a group (``reader``: the options of
     :func:`~planner.sizing.pilot_latent_class.read_raters_ratings`). A column given two
-    roles names the stratum's as ``stratum_col`` (the reader's own name is ``by``)."""
-    from planner.data.layout import RoleConflict
+    roles, or a stratum column the file lacks, is named ``stratum_col`` (the reader's own
+    name is ``by``)."""
+    from planner.data.layout import MissingColumns, RoleConflict
     from planner.sizing.pilot_latent_class import read_raters_ratings
 
     options = dict(reader or {})
@@ -101,6 +102,15 @@ def read_by_stratum(path: str, stratum_col: str, reader: dict[str, Any] | None =
     except RoleConflict as exc:
         roles = tuple("stratum_col" if role == "by" else role for role in exc.roles)
         raise RoleConflict(exc.source, exc.column, (roles[0], roles[1])) from None
+    except MissingColumns as exc:
+        if stratum_col not in exc.missing.get("by", ()):
+            raise
+        raise InvalidInput(
+            f"stratum_col {stratum_col!r} is not a column of {exc.source} (columns are: "
+            f"{exc.columns})",
+            parameter="stratum_col",
+            value=stratum_col,
+        ) from None
 
 
 def stratum_counts(
