@@ -347,3 +347,13 @@ def test_a_schedule_of_given_items_labels_each_with_the_scenarios_annotators(sce
     done = runner.invoke(app, ["schedule", scenario_name, "--items", "500", "--json"])
     assert done.exit_code == 0, done.output
     assert json.loads(done.stdout)["operation"]["labels_per_item"] == 3
+
+
+def test_a_pairs_interval_methods_change_nothing_and_say_so():
+    base = ["plan", str(SCENARIO), "--json", "--replicates", "200", "--seed", "1"]
+    plain = runner.invoke(app, base)
+    with_method = runner.invoke(app, [*base, "--psa-method", "wald"])
+    assert plain.exit_code == 0 and with_method.exit_code == 0, with_method.output
+    doc = json.loads(with_method.stdout)
+    assert doc["designs"] == json.loads(plain.stdout)["designs"]
+    assert "--psa-method has no effect on a multi-rater plan" in doc["notes"]
