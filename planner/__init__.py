@@ -163,6 +163,7 @@ _PUBLIC = {
     "StrataAnalysis": "planner.sizing.midstudy_strata",
     "plan_remaining_strata_from_file": "planner.sizing.strata_file",
     "remaining_strata_from_file": "planner.application.strata_in_progress",
+    "remaining_from_file": "planner.application.in_progress",
     "raters_batch_procedure": "planner.sizing.midstudy_procedure",
     "strata_batch_procedure": "planner.sizing.midstudy_strata_procedure",
     # operations and reports

@@ -50,3 +50,26 @@ def weighted_psa(
     low = 1 / (1 + np.exp(-(logit - t * se)))
     high = 1 / (1 + np.exp(-(logit + t * se)))
     return psa, low, high
+
+
+#: a [team] of three named people at their own seconds and rates (ana 60 s at 30 an hour,
+#: bo 120 s at 40, cy 90 s at 35), appended to a scenario
+NAMED_TEAM = """
+[team]
+start = "2027-01-04"
+
+[[team.annotator]]
+name = "ana"
+seconds_per_item = 60
+hourly_rate = 30.0
+
+[[team.annotator]]
+name = "bo"
+seconds_per_item = 120
+hourly_rate = 40.0
+
+[[team.annotator]]
+name = "cy"
+seconds_per_item = 90
+hourly_rate = 35.0
+"""

@@ -22,6 +22,7 @@ from planner.errors import InvalidInput
 from planner.sizing.annotator_model import raters_model
 from planner.sizing.raters_strata import raters_strata
 from planner.statistics.stratified import weighted_from_pattern_counts, weighted_from_patterns
+from tests.stratified_reference import NAMED_TEAM
 
 ROOT = Path(__file__).parent.parent
 SCENARIO = ROOT / "scenarios" / "unsupported-claims-three-annotators-strata.toml"
@@ -218,27 +219,6 @@ def test_the_schedule_labels_the_weighted_design(comparison):
     assert operation["labels_per_item"] == 3
     expected = comparison.costs["weighted"].person_hours
     assert document["analytic_person_hours"] == pytest.approx(expected, rel=1e-9)
-
-
-NAMED_TEAM = """
-[team]
-start = "2027-01-04"
-
-[[team.annotator]]
-name = "ana"
-seconds_per_item = 60
-hourly_rate = 30.0
-
-[[team.annotator]]
-name = "bo"
-seconds_per_item = 120
-hourly_rate = 40.0
-
-[[team.annotator]]
-name = "cy"
-seconds_per_item = 90
-hourly_rate = 35.0
-"""
 
 
 @pytest.mark.slow

@@ -19,6 +19,7 @@ runs them (:func:`planner.sizing.team_cost.priced_strata_budget`).
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.application.schedule_team import StrataWork
@@ -82,7 +83,7 @@ def remaining_strata_from_file(
     """
     from planner.data.scenario import load_scenario
 
-    loaded = load_scenario(scenario)
+    loaded = load_scenario(scenario) if isinstance(scenario, str | Path) else scenario
     if getattr(loaded, "annotators", None) is None:
         design = design_of(loaded)
         result = remaining_strata_of_design(

@@ -265,7 +265,8 @@ def plan_command(
             help="A study in progress: the label file of the items labelled so far (read as "
             "--pilot reads one), kept in the final analysis; plans the items still to label. "
             "A file of 3 to 6 annotators without --pair is planned for all of them (--metric "
-            "psa, fleiss, alpha, conger or kappa). "
+            "psa, fleiss, alpha, conger or kappa). With a scenario: its target, costs and "
+            "named team, under the flags given. "
             "Example: plan --labelled examples/labelled-600.csv --width 0.08",
             rich_help_panel="Study in progress",
         ),

@@ -16,8 +16,6 @@ from planner.errors import InvalidInput
 
 #: plan's options that a study in progress cannot take (the labels in hand are the model)
 NOT_WITH_LABELLED = {
-    "scenario": "a scenario file",
-    "scenario_option": "--scenario",
     "prevalence": "--prevalence",
     "annotators": "--annotators",
     "categories": "--categories",
@@ -98,13 +96,11 @@ def batches_without_labelled(result: Any, batch_size: int | None) -> Any:
 
 
 def _refused(options: dict[str, Any]) -> None:
-    strata = ("scenario", "scenario_option") if options.get("stratum_col") else ()
     given = [
         flag
         for key, flag in NOT_WITH_LABELLED.items()
         if options.get(key) not in (None, False)
         and key != "annotators"  # checked against the file's annotators
-        and key not in strata  # a stratified study's design
     ]
     if given:
         raise InvalidInput(
@@ -117,7 +113,7 @@ def _plan_strata(options: dict[str, Any], reader: dict[str, Any]) -> None:
     """``--labelled FILE --scenario S --stratum-col COL``: the remaining items per stratum."""
     from planner.application.strata_in_progress import remaining_strata_from_file
 
-    scenario = options.get("scenario") or options.get("scenario_option")
+    scenario = loaded_scenario(options)
     if scenario is None:
         raise InvalidInput("--stratum-col with --labelled needs the stratified design: --scenario")
     given = [f for k, f in STRATA_REFUSE.items() if options.get(k) is not None]
@@ -179,6 +175,15 @@ SETTINGS_OPTIONS = {
 }  # fmt: skip
 
 
+def loaded_scenario(options: dict[str, Any]) -> Any:
+    """The scenario given (the argument or ``--scenario``) loaded, or None: read before any
+    flag is named, so that its refusals name its own keys (``budget`` stays a key)."""
+    from planner.data.scenario import load_scenario
+
+    path = options.get("scenario") or options.get("scenario_option")
+    return None if path is None else load_scenario(path)
+
+
 def labelled_settings(options: dict[str, Any]) -> tuple[Any, Any]:
     """The study in progress's ``(PlanSettings, RemainingSettings)`` from the options given
     (checked with the flags named)."""
@@ -200,25 +205,30 @@ def labelled_settings(options: dict[str, Any]) -> tuple[Any, Any]:
 
 def plan_labelled(options: dict[str, Any], reader: dict[str, Any]) -> None:
     """Read the labels so far, plan the rest, print tables or one JSON document."""
-    from planner.sizing.midstudy import plan_remaining_from_file
+    from planner.application.in_progress import remaining_from_file
 
     _refused(options)
+    if options.get("scenario") and options.get("scenario_option"):
+        raise InvalidInput("give the scenario file once: as the argument or with --scenario")
     if options.get("stratum_col") is not None:
         return _plan_strata(options, reader)
     pair = options.get("pair")
-    settings, remaining = labelled_settings(options)
+    scenario = loaded_scenario(options)
+    _, remaining = labelled_settings(options)  # checked with the flags named
+    given = {k: options.get(o) for k, o in SETTINGS_OPTIONS.items()}
     quiet = bool(options.get("json_output") or options.get("quiet"))
     with flags_named(FLAGS), progress_bar("planning the rest", disabled=quiet):
         seed = seed_or_draw(options.get("seed"))
-        with reader_flags_named():
-            result = plan_remaining_from_file(
+        with reader_flags_named():  # a scenario's settings under the flags' (None: not given)
+            result = remaining_from_file(
                 str(options["labelled"]),
-                settings,
-                remaining,
+                scenario,
+                remaining=remaining,
                 pair=tuple(p.strip() for p in pair.split(",")) if pair is not None else None,
                 positive=options.get("positive"),
                 reader=reader,
                 rng=seed,
+                **given,
             )
     _check_annotators(options.get("annotators"), result)
     _show(result, bool(options.get("json_output")))

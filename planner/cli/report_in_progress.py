@@ -125,8 +125,11 @@ def _settings(options: dict[str, Any]) -> Any:
 
 def _checked(scenarios: list[str], settings: Any, options: dict[str, Any]) -> list[Any]:
     """Every scenario and destination, before any work; distinct folder names."""
+    from planner.data.scenario import load_scenario
     from planner.output.report_in_progress import check_progress_report
 
+    for path in scenarios:  # read before any flag is named: its refusals name its own keys
+        load_scenario(path)
     with named():
         checked = [
             check_progress_report(path, settings, options["out"], force=options["force"])

@@ -18,7 +18,8 @@ from planner.errors import InvalidInput
 
 LABELLED_HELP = (
     "A study in progress: the label file of the items labelled so far (as plan --labelled); "
-    "schedules the items still to label. Example: planner schedule --labelled "
+    "schedules the items still to label (with a scenario: planned to its target and costs, "
+    "under the flags given). Example: planner schedule --labelled "
     "examples/labelled-600.csv --width 0.08 --start 2027-01-04"
 )
 STRATUM_COL_HELP = (
@@ -62,8 +63,6 @@ SCHEDULE_SETTINGS = (
 def in_progress(labelled: str, options: dict[str, Any]) -> tuple[Any, int, float | None, int]:
     """The plan of the rest from the labels in hand: ``(plan, remaining items, contested
     share of the first stage (or the one given), seed)``."""
-    from planner.sizing.midstudy import plan_remaining_from_file
-
     given = [flag for key, flag in NOT_WITH_LABELLED.items() if options.get(key) is not None]
     if given:
         raise InvalidInput(
@@ -74,17 +73,20 @@ def in_progress(labelled: str, options: dict[str, Any]) -> tuple[Any, int, float
     if options.get("stratum_col") is not None:
         return _strata_in_progress(labelled, options, seed)
     pair = options.get("pair")
-    from planner.cli.plan_labelled import labelled_settings
+    from planner.application.in_progress import remaining_from_file
+    from planner.cli.plan_labelled import SETTINGS_OPTIONS, loaded_scenario
 
-    settings, _ = labelled_settings({k: options.get(k) for k in SCHEDULE_SETTINGS})
-    with flags_named(FLAGS), reader_flags_named():
-        result = plan_remaining_from_file(
+    plan = {k: options.get(o) for k, o in SETTINGS_OPTIONS.items() if o in SCHEDULE_SETTINGS}
+    scenario = loaded_scenario(options)  # its refusals name its keys, not flags
+    with flags_named(FLAGS), reader_flags_named():  # the scenario's settings under the flags'
+        result = remaining_from_file(
             labelled,
-            settings,
+            scenario,
             pair=tuple(p.strip() for p in pair.split(",")) if pair is not None else None,
             positive=options.get("positive"),
             reader=options.get("reader") or None,
             rng=seed,
+            **plan,
         )
     if result.remaining_items == 0:
         done(result, bool(options.get("json_output")))
@@ -100,11 +102,11 @@ def _strata_in_progress(
     """:func:`in_progress` of a stratified study: the remaining items of every stratum,
     planned from the labels in hand and the scenario's design."""
     from planner.application.strata_in_progress import remaining_strata_from_file
+    from planner.cli.plan_labelled import STRATA_REFUSE, loaded_scenario
 
-    scenario = options.get("scenario")
+    scenario = loaded_scenario(options)
     if scenario is None:
         raise InvalidInput("--stratum-col with --labelled needs the stratified design: a scenario")
-    from planner.cli.plan_labelled import STRATA_REFUSE
 
     given = [flag for key, flag in STRATA_REFUSE.items() if options.get(key) is not None]
     if given:  # each stratum has its own seconds and the design its own metric

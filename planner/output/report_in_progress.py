@@ -203,65 +203,21 @@ def check_progress_report(
     return scenario, dest, allowed
 
 
-def _plan_settings(scenario: Scenario) -> Any:
-    """The plan's settings from the scenario's ``[target]``, ``[budget]`` and ``[simulation]``
-    (and, for several annotators, ``[annotators]``' metric and level)."""
-    from planner.application.plan_options import resolve, settings_from
-    from planner.data.scenario_raters import RatersScenario
-    from planner.sizing.plan import PlanSettings
-
-    if not isinstance(scenario, RatersScenario):
-        return settings_from(resolve(scenario, {}))
-    section = scenario.annotators
-    given: dict[str, Any] = {
-        "width": scenario.target.get("width"),
-        "confidence_level": scenario.target.get("confidence"),
-        "assurance": scenario.target.get("assurance"),
-        "metric": section.metric if section is not None else None,
-        "level": section.level if section is not None else None,
-        "replicates": scenario.simulation.get("replicates"),
-        "max_items": scenario.simulation.get("max_items"),
-        **{k: scenario.budget.get(k) for k in BUDGET_KEYS},
-    }
-    return PlanSettings(**{k: v for k, v in given.items() if v is not None})
-
-
-#: the ``[budget]`` keys a several-annotator study in progress takes (``PlanSettings`` fields)
-BUDGET_KEYS = ("seconds_per_item", "adjudication_seconds", "hourly_rate")
-
-
-def _check_count(scenario: Scenario, plan: Any) -> None:
-    """A several-annotator scenario's ``[annotators]`` count is the number the file's labels
-    are planned for (a pair's plan has two)."""
-    section = getattr(scenario, "annotators", None)
-    found = len(getattr(plan, "annotators", ())) or 2
-    if section is not None and section.count is not None and section.count != found:
-        raise InvalidInput(
-            f"{scenario.path}: annotators.count {section.count} does not match the labels in "
-            f"hand: the study in progress is planned for their {found} annotators",
-            parameter="scenario",
-        )
-
-
 def _pair_plan(scenario: Scenario, settings: ProgressSettings, seed: int) -> tuple[Any, bool]:
-    """The plan of the rest of a pair's (or several annotators') study; ``True`` when the
-    remaining budget's purchase was refused for this kind of study (planned without it)."""
-    from planner.sizing.midstudy import plan_remaining_from_file
+    """The plan of the rest of a pair's (or several annotators') study with the scenario's
+    settings and named team (:func:`planner.application.in_progress.remaining_from_file`);
+    ``True`` when the remaining budget's purchase was refused for this kind of study (planned
+    without it)."""
+    from planner.application.in_progress import remaining_from_file
     from planner.sizing.midstudy_settings import RemainingSettings
 
-    plan_settings = _plan_settings(scenario)
     knobs = RemainingSettings(hours=settings.hours, budget=settings.budget)
 
     def plan(remaining: RemainingSettings | None) -> Any:
-        return plan_remaining_from_file(
-            settings.labelled,
-            plan_settings,
-            remaining,
-            pair=settings.pair,
-            positive=settings.positive,
-            reader=dict(settings.reader or {}),
-            rng=seed,
-        )
+        return remaining_from_file(
+            settings.labelled, scenario, remaining=remaining, pair=settings.pair,
+            positive=settings.positive, reader=dict(settings.reader or {}), rng=seed,
+        )  # fmt: skip
 
     try:
         return plan(knobs), False
@@ -300,12 +256,13 @@ def remaining_curve(plan: Any, scenario: Scenario) -> RemainingCurve | None:
     ``planned_items = n0 + m``, on the plan's own counts, settings and seed: the same
     posterior draws as the plan's search, so ``A(m*)`` is the plan's ``assurance``.
     """
+    from planner.application.in_progress import scenario_settings
     from planner.sizing.midstudy import RemainingPlan, plan_remaining
     from planner.sizing.midstudy_settings import RemainingSettings
 
     if not isinstance(plan, RemainingPlan) or plan.counts is None or plan.remaining_items == 0:
         return None
-    settings = _plan_settings(scenario)
+    settings = scenario_settings(scenario)  # the assurance only: the team's prices aside
     planned = plan.remaining_items
     grid = np.unique(np.round(np.linspace(0, 2 * planned, CURVE_POINTS)).astype(int))
     points = sorted({*grid.tolist(), planned})
@@ -385,7 +342,6 @@ def study_in_progress(
         refused = refused and getattr(plan, "bought", None) is None
     else:
         plan, refused = _pair_plan(scenario, settings, seed)
-        _check_count(scenario, plan)
     schedule = remaining_schedule(scenario, plan, seed)
     curve = remaining_curve(plan, scenario)
     return InProgress(scenario, settings, plan, schedule, curve, seed, refused)

@@ -33,11 +33,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from planner.errors import InvalidInput, TargetUnreachable
-from planner.operations.budget import labelling_budget
 from planner.renamed import renamed_keyword
 from planner.sizing.exact import usable_half_width
 from planner.sizing.midstudy_result import RemainingPlan, check_total, narrow_now_note
 from planner.sizing.midstudy_settings import PAIR_DRAWS, RemainingSettings
+from planner.sizing.team_cost import priced_budget
 from planner.validation import RULES, RngLike, check, check_choice, check_instance, seed_from
 
 if TYPE_CHECKING:
@@ -235,10 +235,10 @@ def plan_remaining(
         or ``"jeffreys"``), ``"kappa"`` (``kappa_method``: ``"score"``, ``"profile"``,
         ``"gof"`` or ``"fce"``), or ``"both"``: each metric's plan in ``by_metric``, the
         result itself the one that needs more items; the budget of the remaining items
-        (:func:`planner.operations.budget.labelling_budget`; the contested share is the
-        first stage's ``(b0 + c0) / n0``); ``max_items``, the largest total (first stage
-        included) searched; ``replicates``, kappa's simulated studies and the finished studies
-        of ``final_coverage``.
+        (:func:`planner.sizing.team_cost.priced_budget`: a named team's, ``team``, person by
+        person; the contested share is the first stage's ``(b0 + c0) / n0``); ``max_items``,
+        the largest total (first stage included) searched; ``replicates``, kappa's simulated
+        studies and the finished studies of ``final_coverage``.
     remaining
         The mid-study knobs (:class:`planner.sizing.midstudy_settings.RemainingSettings`):
         ``planned_items`` adds the hybrid assurance of continuing to the original plan;
@@ -376,14 +376,8 @@ def _plan(
     planned, notes = _planned(knobs.planned_items, labelled, narrow_now, assurance_at)
     if narrow_now:
         notes.insert(0, narrow_now_note(half_now, target.width))
-    budget = labelling_budget(
-        remaining,
-        annotators_per_item=settings.annotators_per_item,
-        seconds_per_item=settings.seconds_per_item,
-        contested_rate=(values[1] + values[2]) / labelled,
-        adjudication_seconds=settings.adjudication_seconds,
-        hourly_rate=settings.hourly_rate,
-    )
+    # a named team's (settings.team) person by person, else the single rate
+    budget = priced_budget(settings, remaining, (values[1] + values[2]) / labelled)
     coverage, coverage_se = final_coverage(
         values, remaining, metric, target.level, target.method, replicates, seed
     )

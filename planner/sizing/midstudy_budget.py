@@ -39,10 +39,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from planner.operations.budget import Budget, labelling_budget
+from planner.operations.budget import Budget
 from planner.sizing.midstudy_result import share_se
+from planner.sizing.team_cost import priced_budget
 
 if TYPE_CHECKING:
+    from planner.sizing.items_bought import LabelCosts
     from planner.sizing.midstudy_latent_class import FinalStudies
     from planner.sizing.midstudy_settings import RemainingSettings
     from planner.sizing.plan import PlanSettings
@@ -168,14 +170,7 @@ def bought(
     half, se, share = expected_half_width(counts, more, metric, target, settings.replicates, seed)
     assurance = share if assurance_at is None else float(assurance_at(more))
     se_of = getattr(assurance_at, "se", None)  # PSA's exact sums; else replicates studies
-    cost = labelling_budget(
-        more,
-        annotators_per_item=settings.annotators_per_item,
-        seconds_per_item=settings.seconds_per_item,
-        contested_rate=contested,
-        adjudication_seconds=settings.adjudication_seconds,
-        hourly_rate=settings.hourly_rate,
-    )
+    cost = priced_budget(settings, more, contested)  # a named team's, person by person
     return BoughtItems(
         hours=knobs.hours,
         budget=knobs.budget,
@@ -190,7 +185,7 @@ def bought(
 
 
 def raters_bought(
-    at: FinalStudies, knobs: RemainingSettings, costs: dict[str, Any]
+    at: FinalStudies, knobs: RemainingSettings, prices: LabelCosts, contested_rate: float
 ) -> BoughtItems | None:
     """What ``knobs.hours`` / ``knobs.budget`` buy for several annotators (None without
     either).
@@ -201,22 +196,14 @@ def raters_bought(
         The finished studies of the mid-study plan (first stage plus ``m`` simulated items).
     knobs
         ``hours`` or ``budget``.
-    costs
-        The plan's own costs of the remaining items (the keywords of
-        :func:`planner.operations.budget.labelling_budget`: ``annotators_per_item`` the
-        study's labels per item, ``contested_rate`` the fit's contested share).
+    prices, contested_rate
+        What the plan's remaining items cost (the study's labels per item, seconds, rate and
+        named team: :class:`planner.sizing.items_bought.LabelCosts`) and the fit's contested
+        share.
     """
-    from planner.sizing.items_bought import LabelCosts
-
     if knobs.hours is None and knobs.budget is None:
         return None
-    prices = LabelCosts(
-        annotators_per_item=int(costs["annotators_per_item"]),
-        seconds_per_item=float(costs["seconds_per_item"]),
-        adjudication_seconds=float(costs["adjudication_seconds"]),
-        hourly_rate=costs["hourly_rate"],
-    )
-    more = items_bought(knobs, prices, float(costs["contested_rate"]))
+    more = items_bought(knobs, prices, contested_rate)
     half, se, _ = half_width_summary(at.intervals(more).half_width, at.study.width)
     assurance = at(more)
     return BoughtItems(
@@ -228,5 +215,5 @@ def raters_bought(
         half_width_se=se,
         assurance=assurance,
         assurance_se=share_se(assurance, at.studies),
-        cost=labelling_budget(more, **costs),
+        cost=priced_budget(prices, more, contested_rate),
     )

@@ -38,8 +38,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from planner.errors import InvalidInput, TargetUnreachable
-from planner.operations.budget import labelling_budget
 from planner.sizing.exact import reaches_width, usable_half_width
+from planner.sizing.items_bought import LabelCosts
 from planner.sizing.label_patterns import contested_share
 from planner.sizing.midstudy_result import RemainingPlan, check_total, narrow_now_note, share_se
 from planner.sizing.midstudy_settings import RATERS_DRAWS, RemainingSettings
@@ -52,6 +52,7 @@ from planner.sizing.study_intervals import (
     true_value,
 )
 from planner.sizing.study_precision import RatersStudy, checked_study
+from planner.sizing.team_cost import priced_budget
 from planner.sizing.uncertainty_refits import HYBRID_CELLS
 from planner.validation import RngLike, check_instance, seed_from
 
@@ -304,19 +305,18 @@ def plan_remaining_raters(
     first = first_stage_patterns(ratings, pilot, study.metric)
     n0 = int(first[1].sum())
     check_total(settings.max_items, n0)
-    costs = {
-        "annotators_per_item": labels, "seconds_per_item": settings.seconds_per_item,
-        "contested_rate": contested_share(pilot.model),  # counted, as a pair's, always
-        "adjudication_seconds": settings.adjudication_seconds,
-        "hourly_rate": settings.hourly_rate,
-    }  # fmt: skip
+    prices = LabelCosts(
+        labels, settings.seconds_per_item, settings.adjudication_seconds,
+        settings.hourly_rate, settings.team,
+    )  # fmt: skip
+    costs = (prices, contested_share(pilot.model))  # the contested share counted, as a pair's
     targets = (settings.assurance, settings.max_items, knobs.planned_items)
     result = _plan(pilot, study, first, targets, costs, seed)
     if (knobs.hours, knobs.budget) != (None, None):  # what they buy, on the plan's studies
         from planner.sizing.midstudy_budget import raters_bought
 
         at = FinalStudies(pilot, study, first[:2], study.replicates, seed)
-        result = replace(result, bought=raters_bought(at, knobs, costs))
+        result = replace(result, bought=raters_bought(at, knobs, *costs))
     result = _with_batches(result, settings, knobs, seed)
     return replace(result, notes=[*switched, *result.notes])
 
@@ -339,7 +339,7 @@ def _plan(
     study: RatersStudy,
     first: tuple[NDArray[np.int64], NDArray[np.int64], int],
     targets: tuple[float, int, int | None],
-    costs: dict[str, Any],
+    costs: tuple[LabelCosts, float],
     seed: int,
 ) -> RemainingPlan:
     """The search, the assurances, the budget and the coverage of a checked plan."""
@@ -353,7 +353,7 @@ def _plan(
     if planned_items is not None:
         more = planned_items - n0
         planned = at(more) if more > 0 else float(narrow_now)
-    budget = labelling_budget(remaining, **costs)
+    budget = priced_budget(costs[0], remaining, costs[1])
     reached = at(remaining)
     return RemainingPlan(
         labelled_items=n0, annotators=pilot.annotators, categories=pilot.categories,

@@ -1,0 +1,175 @@
+"""A study in progress that is not stratified, planned with its scenario: the scenario's target
+and costs under the flags, the same rest in plan, schedule and report, and a named team that
+bills the rest person by person.
+
+The references are independent of the code under test: the library's plan of the rest with
+the scenario's values written out here, and the named team's cost computed by hand from
+examples/team.toml (every item labelled by both people, at their own seconds and rates).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from planner.application.in_progress import remaining_from_file, remaining_settings
+from planner.cli.commands import app
+from planner.data.scenario import load_scenario
+from planner.errors import InvalidInput
+from planner.sizing.midstudy import plan_remaining_from_file
+from planner.sizing.plan_settings import PlanSettings
+from tests.stratified_reference import NAMED_TEAM
+
+ROOT = Path(__file__).parent.parent
+LABELS = str(ROOT / "examples" / "labelled-600.csv")
+TEAM = ROOT / "examples" / "team.toml"
+runner = CliRunner()
+
+
+def _json(*args: str) -> dict:
+    result = runner.invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+@pytest.fixture(scope="module")
+def by_hand():
+    """unsupported-claims.toml's [target] and [budget], written out: +/-0.08 at 95 %, with
+    assurance 0.9; 2 labels an item at 90 s, 120 s an adjudication, 40 an hour."""
+    settings = PlanSettings(
+        width=0.08, confidence_level=0.95, assurance=0.9, annotators_per_item=2,
+        seconds_per_item=90, adjudication_seconds=120, hourly_rate=40.0,
+    )  # fmt: skip
+    return plan_remaining_from_file(LABELS, settings, rng=1)
+
+
+def test_plan_with_a_scenario_plans_to_its_target_and_costs(by_hand):
+    doc = _json("plan", "--labelled", LABELS, "--scenario", "unsupported-claims", "--seed", "1")
+    assert doc["remaining_items"] == by_hand.remaining_items == 768
+    assert doc["assurance"] >= 0.9 and doc["inputs"]["assurance"] == 0.9
+    assert doc["budget"]["cost"] == pytest.approx(by_hand.budget.cost, rel=1e-12)
+
+
+def test_a_flag_replaces_the_scenarios_value():
+    doc = _json("plan", "--labelled", LABELS, "unsupported-claims", "--width", "0.1", "--seed", "1")
+    settings = PlanSettings(
+        width=0.1, assurance=0.9, seconds_per_item=90, adjudication_seconds=120, hourly_rate=40.0
+    )
+    assert (
+        doc["remaining_items"] == plan_remaining_from_file(LABELS, settings, rng=1).remaining_items
+    )
+
+
+def test_schedule_and_report_plan_the_same_rest_as_plan(tmp_path, by_hand):
+    # regression: schedule --labelled FILE SCENARIO planned 570 items at assurance 0.5, the
+    # flags' defaults, while report planned the scenario's 768
+    schedule = _json(
+        "schedule", "--labelled", LABELS, "unsupported-claims", "--seed", "1", "--runs", "5"
+    )
+    assert schedule["in_progress"]["remaining_items"] == by_hand.remaining_items
+    assert schedule["in_progress"]["budget"]["cost"] == pytest.approx(by_hand.budget.cost)
+    out = tmp_path / "r"
+    made = runner.invoke(
+        app, ["report", "unsupported-claims", "--labelled", LABELS, "--seed", "1", "--out",
+              str(out), "--quiet"],
+    )  # fmt: skip
+    assert made.exit_code == 0, made.output
+    text = next(out.rglob("report.md")).read_text()
+    assert "| still to label | 768 |" in text
+    assert f"| cost still to spend | {by_hand.budget.cost:,.2f} |" in text
+
+
+def _team_scenario(tmp_path: Path) -> str:
+    shutil.copy(TEAM, tmp_path / "team.toml")
+    return str(tmp_path / "team.toml")
+
+
+def test_a_named_team_bills_the_rest_person_by_person(tmp_path):
+    path = _team_scenario(tmp_path)
+    doc = _json("plan", "--labelled", LABELS, "--scenario", path, "--seed", "1")
+    n = doc["remaining_items"]
+    # examples/team.toml: ana 60 s a label at 30 an hour, bo 120 s at 40; both label every item
+    assert doc["budget"]["person_hours"] == pytest.approx(n * (60 + 120) / 3600)
+    assert doc["budget"]["cost"] == pytest.approx(n * (60 * 30 + 120 * 40) / 3600)
+    (note,) = [x for x in doc["notes"] if "person by person" in x]
+    assert "ana" in note and "bo" in note
+    schedule = _json("schedule", "--labelled", LABELS, path, "--seed", "1", "--runs", "50")
+    assert schedule["cost_median"] == pytest.approx(doc["budget"]["cost"], rel=0.01)
+    # regression: the report had no cost still to spend (the budget's single rate is unset)
+    out = tmp_path / "r"
+    made = runner.invoke(
+        app, ["report", path, "--labelled", LABELS, "--seed", "1", "--out", str(out), "--quiet"]
+    )
+    assert made.exit_code == 0, made.output
+    text = next(out.rglob("report.md")).read_text()
+    assert f"| cost still to spend | {doc['budget']['cost']:,.2f} |" in text
+
+
+def test_a_stratified_scenario_is_read_by_stratum():
+    result = runner.invoke(
+        app, ["plan", "--labelled", LABELS, "--scenario", "unsupported-claims-enriched"]
+    )
+    assert result.exit_code == 2
+    assert result.stderr.strip().endswith(
+        "unsupported-claims-enriched.toml has [[strata]]: its study in progress is read by "
+        "stratum (--stratum-col)"
+    )
+
+
+def test_a_several_annotator_scenario_must_count_the_files_annotators():
+    with pytest.raises(InvalidInput, match="annotators.count 3 does not match"):
+        remaining_from_file(LABELS, "web-toxicity-three-annotators", rng=1)
+
+
+def test_the_settings_are_the_given_over_the_scenarios_over_the_defaults(tmp_path):
+    scenario = load_scenario("unsupported-claims")
+    settings = remaining_settings(scenario, {"width": 0.1, "assurance": None})
+    assert (settings.width, settings.assurance, settings.hourly_rate) == (0.1, 0.9, 40.0)
+    assert settings.team is None
+    assert remaining_settings(None, {}) == PlanSettings()
+    named = remaining_settings(load_scenario(_team_scenario(tmp_path)), {})
+    assert named.team is not None and named.team.labels_per_item == 2
+
+
+#: an item's cost and person-seconds by the three: each labels every item
+THREE_COST, THREE_SECONDS = (60 * 30 + 120 * 40 + 90 * 35) / 3600, 60 + 120 + 90
+
+
+def test_several_annotators_rest_and_what_hours_buy_are_billed_by_the_named_team(tmp_path):
+    shipped = Path(load_scenario("web-toxicity-three-annotators").path).read_text()
+    path = tmp_path / "three.toml"
+    path.write_text(shipped + NAMED_TEAM)
+    wide = str(ROOT / "examples" / "wide.csv")
+    args = ["plan", "--labelled", wide, "--scenario", str(path), "--positive", "unsupported"]
+    doc = _json(*args, "--seed", "1")
+    n = doc["remaining_items"]
+    assert n > 0 and doc["budget"]["cost"] == pytest.approx(n * THREE_COST)
+    assert doc["budget"]["person_hours"] == pytest.approx(n * THREE_SECONDS / 3600)
+    bought = _json(*args, "--seed", "1", "--hours", "20")["bought"]
+    assert bought["bought_items"] == int(20 * 3600 // THREE_SECONDS)
+    assert bought["budget_spent"]["cost"] == pytest.approx(bought["bought_items"] * THREE_COST)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["plan", "--labelled", LABELS, "{s}"],
+        ["plan", "--labelled", LABELS, "{s}", "--stratum-col", "stratum"],
+        ["schedule", "--labelled", LABELS, "{s}"],
+        ["schedule", "--labelled", LABELS, "{s}", "--stratum-col", "stratum"],
+        ["report", "{s}", "--labelled", LABELS],
+    ],
+    ids=["plan", "plan-strata", "schedule", "schedule-strata", "report"],
+)
+def test_a_scenarios_refusal_keeps_its_keys_as_keys(tmp_path, args):
+    # regression: "allowed: alt_test, --budget, ...": the scenario was read where flags are named
+    bad = tmp_path / "bad.toml"
+    bad.write_text("x = 1\n")
+    result = runner.invoke(app, [a.replace("{s}", str(bad)) for a in args])
+    assert result.exit_code == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert "unknown key x; allowed: alt_test, budget, description" in line
