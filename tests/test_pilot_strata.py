@@ -265,3 +265,20 @@ def test_the_library_names_a_missing_stratum_column_by_its_parameter():
     with pytest.raises(InvalidInput) as refused:
         read_by_stratum(FILE, "week")
     assert refused.value.parameter == "stratum_col" and refused.value.value == "week"
+
+
+def test_the_reports_figures_simulate_the_pilots_strata(tmp_path):
+    # regression: the half-width curve and the weighted estimates were simulated from the
+    # scenario's [[strata]] (union rate 0.0931) while the designs were the pilot's (0.0977)
+    path = _scenario_with_pilot(tmp_path, PILOT_KEYS.format(column="stratum"))
+    made = runner.invoke(app, ["report", path, "--out", str(tmp_path / "r"), "--quiet"])
+    assert made.exit_code == 0, made.output
+    folder = next((tmp_path / "r").iterdir())
+    figures = json.loads((folder / "figures.json").read_text())
+    population = json.loads((folder / "plan.json").read_text())["population"]
+    assert figures["half_width"]["union_rate"] == pytest.approx(population["union_rate"])
+    cells = _cells()  # the pilot's own counts by stratum, read here from the file
+    mixed = SHARES @ (cells / cells.sum(axis=1, keepdims=True))
+    assert population["union_rate"] == pytest.approx(1 - mixed[3], rel=1e-12)
+    estimates = figures["estimates"]
+    assert estimates["interval_lower"] < population["psa"] < estimates["interval_upper"]

@@ -48,24 +48,19 @@ DESIGNS = ("uniform", "enriched", "weighted")
 
 
 def _stratified_operation(result: Comparison, design: str) -> tuple[list, list, list]:
-    """Items, seconds and contested rates per stratum of one design of a comparison (a pair's
-    contested rate from each stratum's model, or its pilot counts; several annotators' from the
-    comparison's rows,
-    their population's for the prevalence slice)."""
-    from planner.sizing.pair_strata import stratum_models
+    """Items, seconds and contested rates per stratum of one design of a comparison: each
+    stratum's share of items whose labels do not all agree, in the strata the designs were
+    sized on (a pair's ``p_b + p_c``, from the scenario or a pilot; several annotators'), and
+    the prevalence slice's (traffic's)."""
+    import numpy as np
 
     chosen = result.designs[design]
     items: list[float] = list(chosen.items_per_stratum)
     seconds = [s["seconds_per_item"] for s in result.strata]
-    if result.raters is not None:
-        contested = [s["contested_rate"] for s in result.strata]
-    else:  # a pilot's strata carry their counts (both, a only, b only, neither)
-        models = stratum_models(result.scenario)
-        contested = [
-            (row["pilot_counts"][1] + row["pilot_counts"][2]) / sum(row["pilot_counts"])
-            if "pilot_counts" in row else m.contested_rate
-            for row, m in zip(result.strata, models, strict=True)
-        ]  # fmt: skip
+    strata = result.design_strata
+    if strata is None:
+        raise ValueError("a comparison with the strata its designs were sized on is needed")
+    contested = np.asarray(strata.contested(strata.probabilities), dtype=float).tolist()
     if chosen.prevalence_slice_items:
         shares = [s["share"] for s in result.strata]
         items.append(chosen.prevalence_slice_items)

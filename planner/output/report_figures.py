@@ -24,8 +24,8 @@ from planner.operations.workload import ScheduleResult
 from planner.sizing.compare import Comparison
 from planner.sizing.design import StratifiedStudies, metric_value, weighted_estimate
 from planner.sizing.exact import half_width_quantiles
-from planner.sizing.model import PairModel, as_cells
-from planner.sizing.pair_strata import stratum_models
+from planner.sizing.model import PairModel
+from planner.sizing.pair_strata import PairStrata
 from planner.sizing.plan import Plan
 from planner.sizing.search_criteria import interval_function
 from planner.sizing.studies import NestedStudies, simulate_tables
@@ -220,11 +220,17 @@ def deciding_metric(result: PlanResult) -> tuple[str, str]:
 
 
 def traffic_model(comparison: Comparison) -> PairModel:
-    """The pair model of traffic: the strata's cell probabilities weighted by their shares."""
-    shares = [s["share"] for s in comparison.strata]
-    models = stratum_models(comparison.scenario)
-    cells = sum(w * np.array(m.cells) for w, m in zip(shares, models, strict=True))
-    return PairModel(cells=as_cells(cells), source="strata", assumptions={})
+    """The pair model of traffic: the cell probabilities of the strata the designs were sized
+    on (the scenario's, or a pilot's by stratum) weighted by their shares."""
+    return _pair_strata(comparison).population_model
+
+
+def _pair_strata(comparison: Comparison) -> PairStrata:
+    """A pair's comparison's strata (its ``design_strata``)."""
+    strata = comparison.design_strata
+    if not isinstance(strata, PairStrata):
+        raise ValueError("a comparison of a pair's strata is needed")
+    return strata
 
 
 def half_width_curve(
@@ -326,7 +332,7 @@ def weighted_estimate_spread(comparison: Comparison, rng: np.random.Generator) -
     """
     metric = deciding_metric(comparison)[0]
     shares = np.array([s["share"] for s in comparison.strata])
-    studies = StratifiedStudies(stratum_models(comparison.scenario), ESTIMATE_REPLICATES, rng)
+    studies = StratifiedStudies(list(_pair_strata(comparison).models), ESTIMATE_REPLICATES, rng)
     tables = studies.tables(comparison.designs["weighted"].items_per_stratum)
     confidence = comparison.settings.confidence_level
     estimate, low, high = weighted_estimate(metric, tables, shares, confidence)

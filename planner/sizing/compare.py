@@ -46,9 +46,10 @@ class DesignCost:
 class Comparison:
     """The three designs for one scenario.
 
-    ``raters`` holds the strata of several annotators
-    (:func:`planner.sizing.compare.compare_raters_designs`; their ``psa`` is
-    Uebersax's specific positive agreement, ``kappa`` Fleiss'); ``None`` for a pair's strata.
+    ``design_strata`` holds the strata the designs were sized on (a pair's
+    :class:`~planner.sizing.pair_strata.PairStrata`, from the scenario or a pilot, or several
+    annotators' :class:`~planner.sizing.raters_strata.RatersStrata`): what a reader of the
+    comparison simulates its figures from.
     """
 
     scenario: Scenario
@@ -61,9 +62,18 @@ class Comparison:
     weighted_bootstrap_check: dict[str, float]
     seed: int
     notes: list[str] = field(default_factory=list)
-    raters: RatersStrata | None = None
+    design_strata: PatternStrata | None = None
     #: a pilot's strata: the weighted design under the pilot's uncertainty
     pilot_uncertainty: StrataPilotUncertainty | None = None
+
+    @property
+    def raters(self) -> RatersStrata | None:
+        """Several annotators' strata (their ``psa`` is Uebersax's specific positive
+        agreement, ``kappa`` Fleiss'); ``None`` for a pair's."""
+        from planner.sizing.raters_strata import RatersStrata
+
+        strata = self.design_strata
+        return strata if isinstance(strata, RatersStrata) else None
 
     def hours_ratio(self, design: str, with_slice: bool = True) -> float:
         """Person-hours of ``design`` over those of the uniform design."""
@@ -241,18 +251,11 @@ def compare_strata_designs(
             coverage_note(weighted, settings),
             *strata.notes(),
         ],
-        raters=_raters_of(strata),
+        design_strata=strata,
         pilot_uncertainty=weighted_under_pilot_of(
             strata, settings, options.floor_items, weighted, options.pilot_counts, seed
         ),
     )
-
-
-def _raters_of(strata: PatternStrata) -> RatersStrata | None:
-    """Several annotators' strata, for the comparison's readers; None for a pair's."""
-    from planner.sizing.raters_strata import RatersStrata
-
-    return strata if isinstance(strata, RatersStrata) else None
 
 
 def compare_designs(
