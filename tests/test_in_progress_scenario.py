@@ -173,3 +173,62 @@ def test_a_scenarios_refusal_keeps_its_keys_as_keys(tmp_path, args):
     assert result.exit_code == 2
     (line,) = result.stderr.strip().splitlines()
     assert "unknown key x; allowed: alt_test, budget, description" in line
+
+
+def test_without_a_seed_plan_schedule_and_report_draw_the_scenarios():
+    # regression: plan --labelled and schedule --labelled drew a fresh seed (769 or 768 items)
+    # where report used [simulation] seed
+    seed = load_scenario("unsupported-claims").simulation["seed"]
+    settings = PlanSettings(
+        width=0.08, assurance=0.9, seconds_per_item=90, adjudication_seconds=120, hourly_rate=40.0
+    )
+    expected = plan_remaining_from_file(LABELS, settings, rng=seed).remaining_items
+    plan = _json("plan", "--labelled", LABELS, "unsupported-claims")
+    assert (plan["seed"], plan["remaining_items"]) == (seed, expected)
+    schedule = _json("schedule", "--labelled", LABELS, "unsupported-claims", "--runs", "5")
+    assert (schedule["seed"], schedule["in_progress"]["remaining_items"]) == (seed, expected)
+
+
+def test_a_scenario_may_be_given_as_a_path(tmp_path):
+    path = Path(_team_scenario(tmp_path))
+    assert remaining_from_file(Path(LABELS), path, rng=1).remaining_items == (
+        remaining_from_file(LABELS, str(path), rng=1).remaining_items
+    )
+
+
+def _three_person_team(tmp_path: Path) -> str:
+    """examples/team.toml and a third person, cy: 90 s a label at 35 an hour."""
+    path = tmp_path / "team3.toml"
+    path.write_text(
+        TEAM.read_text()
+        + '\n[[team.annotator]]\nname = "cy"\nseconds_per_item = 90\nhourly_rate = 35.0\n'
+    )
+    return str(path)
+
+
+def test_a_pair_scenarios_team_bills_each_of_the_files_annotators(tmp_path):
+    # regression: "team is priced for 2 labels an item but the study gives each item 3"
+    wide = str(ROOT / "examples" / "wide.csv")
+    args = ["plan", "--labelled", wide, "--scenario", _three_person_team(tmp_path)]
+    doc = _json(*args, "--positive", "unsupported", "--width", "0.04", "--seed", "1")
+    n = doc["remaining_items"]
+    assert n > 0 and doc["budget"]["cost"] == pytest.approx(n * THREE_COST)
+    assert doc["budget"]["labels"] == 3 * n
+    assert any("a label from each of them" in x for x in doc["notes"])
+
+
+def test_a_team_smaller_than_the_files_annotators_is_refused_by_its_count():
+    wide = str(ROOT / "examples" / "wide.csv")
+    with pytest.raises(InvalidInput, match="labels are from 3 annotators, but .* names 2"):
+        remaining_from_file(wide, str(TEAM), positive="unsupported", rng=1)
+
+
+def test_a_several_annotator_count_is_checked_before_its_team_is_priced(tmp_path):
+    # regression: "team is priced for 3 labels an item but the study gives each item 2"
+    shipped = Path(load_scenario("web-toxicity-three-annotators").path).read_text()
+    path = tmp_path / "three.toml"
+    path.write_text(shipped + NAMED_TEAM)
+    result = runner.invoke(app, ["plan", "--labelled", LABELS, "--scenario", str(path)])
+    assert result.exit_code == 2
+    assert "annotators.count 3 does not match the labels in hand" in result.stderr
+    assert "team_pricing" not in result.stderr

@@ -14,6 +14,7 @@ them (:func:`planner.sizing.team_cost.priced_budget`), and the plan says so in a
 from __future__ import annotations
 
 from dataclasses import asdict, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.errors import InvalidInput
@@ -51,31 +52,46 @@ def scenario_settings(scenario: Scenario) -> PlanSettings:
     return PlanSettings(**{k: v for k, v in given.items() if v is not None})
 
 
-def remaining_settings(scenario: Scenario | None, given: dict[str, Any]) -> PlanSettings:
+def remaining_settings(
+    scenario: Scenario | None, given: dict[str, Any], file_annotators: int = 2
+) -> PlanSettings:
     """The settings of the plan of the rest: ``given`` (:class:`~planner.sizing.plan.
     PlanSettings` fields, ``None`` = not given) over the scenario's (:func:`scenario_settings`)
-    over the defaults, with the scenario's named team's pricing (:func:`rest_pricing`)."""
+    over the defaults, with the scenario's named team's pricing (:func:`rest_pricing`) for
+    labels from ``file_annotators`` annotators."""
     from planner.sizing.plan_settings import PlanSettings
 
     base = PlanSettings() if scenario is None else scenario_settings(scenario)
     settings = replace(base, **{k: v for k, v in given.items() if v is not None})
-    team = rest_pricing(scenario, settings, labels_given=given.get("annotators_per_item"))
+    labels_given = given.get("annotators_per_item")
+    team = rest_pricing(scenario, settings, labels_given, file_annotators)
     return settings if team is None else replace(settings, team=team)
 
 
+def names_team(scenario: Scenario | None) -> bool:
+    """Whether the scenario names its people (``[[team.annotator]]``)."""
+    return scenario is not None and bool((getattr(scenario, "team", None) or {}).get("annotator"))
+
+
 def rest_pricing(
-    scenario: Scenario | None, settings: PlanSettings, labels_given: int | None = None
+    scenario: Scenario | None,
+    settings: PlanSettings,
+    labels_given: int | None = None,
+    file_annotators: int = 2,
 ) -> TeamPricing | None:
     """The named team's price of a remaining item (None without ``[[team.annotator]]``): a
     pair's ``annotators_per_item`` labels (``labels_given``, else the scenario's), several
-    annotators' ``annotators.count`` (every item gets a label from each)
+    annotators' ``annotators.count`` (every item gets a label from each), and a pair
+    scenario's file of 3 to 6 annotators (``file_annotators``) their number
     (:func:`planner.application.schedule_team.plan_pricing`)."""
     from planner.application.schedule_team import plan_pricing, resolve_team
     from planner.data.scenario_raters import RatersScenario
 
-    if scenario is None or not (getattr(scenario, "team", None) or {}).get("annotator"):
+    if scenario is None or not names_team(scenario):
         return None
     labels, from_file, parameter = settings.annotators_per_item, labels_given is None, None
+    if not isinstance(scenario, RatersScenario) and 3 <= file_annotators <= 6:
+        labels, from_file, parameter = file_annotators, False, "n_annotators"
     if isinstance(scenario, RatersScenario):
         count = scenario.annotators.count if scenario.annotators is not None else None
         if count is None:
@@ -91,11 +107,10 @@ def rest_pricing(
     )  # fmt: skip
 
 
-def check_count(scenario: Scenario, plan: Any) -> None:
-    """A several-annotator scenario's ``[annotators]`` count is the number the file's labels
-    are planned for (a pair's plan has two)."""
+def check_count(scenario: Scenario, found: int) -> None:
+    """A several-annotator scenario's ``[annotators]`` count is the number of annotators the
+    file's labels are planned for, ``found`` (a pair's plan has two)."""
     section = getattr(scenario, "annotators", None)
-    found = len(getattr(plan, "annotators", ())) or 2
     if section is not None and section.count is not None and section.count != found:
         raise InvalidInput(
             f"{scenario.path}: annotators.count {section.count} does not match the labels in "
@@ -104,9 +119,22 @@ def check_count(scenario: Scenario, plan: Any) -> None:
         )
 
 
+def file_annotators(
+    path: str | Path, pair: tuple[str, str] | None, positive: Any, reader: dict[str, Any] | None
+) -> int:
+    """The number of annotators the rest of the study in ``path`` is planned for: the file's
+    3 to 6 when ``pair`` does not choose two, else 2 (read as the plan reads it)."""
+    from planner.sizing.pilot import read_pilot
+
+    if pair is not None:
+        return 2
+    found = len(read_pilot(str(path), positive=positive, **(reader or {})).annotators)
+    return found if 3 <= found <= 6 else 2
+
+
 def remaining_from_file(
-    path: str,
-    scenario: Scenario | str | None = None,
+    path: str | Path,
+    scenario: Scenario | str | Path | None = None,
     *,
     remaining: RemainingSettings | None = None,
     pair: tuple[str, str] | None = None,
@@ -125,6 +153,9 @@ def remaining_from_file(
     scenario
         A scenario without ``[[strata]]`` (a path, a shipped name or a loaded one): its
         ``[target]``, ``[budget]``, ``[simulation]`` and named team; ``None``: the defaults.
+        A named team bills a label from each of the file's annotators (its 3 to 6 without
+        ``pair``; the file is then read once more, before the plan, to count them), and a
+        pair scenario's ``annotators_per_item`` otherwise.
     remaining
         ``planned_items``, ``batch_size``, ``hours`` or ``budget``
         (:class:`~planner.sizing.midstudy_settings.RemainingSettings`).
@@ -149,18 +180,49 @@ def remaining_from_file(
     from planner.data.scenario import load_scenario
     from planner.sizing.midstudy import plan_remaining_from_file
 
-    loaded = load_scenario(scenario) if isinstance(scenario, str) else scenario
+    loaded = load_scenario(scenario) if isinstance(scenario, str | Path) else scenario
     if loaded is not None and loaded.strata:
         raise InvalidInput(
             f"{loaded.path} has [[strata]]: its study in progress is read by stratum (stratum_col)",
             parameter="stratum_col",
         )
-    settings = remaining_settings(loaded, given)
+    found = file_annotators(path, pair, positive, reader) if names_team(loaded) else 2
+    if loaded is not None and names_team(loaded):  # before the team is priced for them
+        check_count(loaded, found)
+        check_team_size(loaded, found, path)
+    settings = remaining_settings(loaded, given, found)
     plan = plan_remaining_from_file(
-        path, settings, remaining, pair=pair, positive=positive, reader=reader, rng=rng
+        str(path), settings, remaining, pair=pair, positive=positive, reader=reader, rng=rng
     )
     if loaded is not None:
-        check_count(loaded, plan)
+        check_count(loaded, len(getattr(plan, "annotators", ())) or 2)
+        plan = replace(plan, notes=[*plan.notes, *labels_note(loaded, plan)])
     if settings.team is None or plan.remaining_items == 0:
         return plan
     return replace(plan, notes=[*plan.notes, pricing_note(settings.team, plan.remaining_items)])
+
+
+def check_team_size(scenario: Scenario, found: int, path: str | Path) -> None:
+    """The named team must hold a distinct person for each of the ``found`` annotators whose
+    labels every remaining item gets."""
+    named = len(scenario.team["annotator"])
+    if found > named:
+        raise InvalidInput(
+            f"{path}: its labels are from {found} annotators, but {scenario.path} names "
+            f"{named} in [[team.annotator]]: each remaining item needs {found} distinct people",
+            parameter="scenario",
+        )
+
+
+def labels_note(scenario: Scenario, plan: Any) -> list[str]:
+    """A note when a pair scenario's study in progress is one of several annotators: the rest
+    is billed a label from each, not ``budget.annotators_per_item``."""
+    from planner.data.scenario_raters import RatersScenario
+
+    found = len(getattr(plan, "annotators", ()))
+    if isinstance(scenario, RatersScenario) or found < 3 or plan.remaining_items == 0:
+        return []
+    return [
+        f"the labels in hand are from {found} annotators: each remaining item is billed a "
+        f"label from each of them, not the scenario's budget.annotators_per_item"
+    ]

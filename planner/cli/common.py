@@ -452,6 +452,14 @@ def seed_or_draw(seed: int | None) -> int:
     return int(check("seed", seed, RULES["seed"]))  # as a scenario's simulation.seed
 
 
+def seed_of(seed: int | None, scenario: Any) -> int:
+    """The run's seed: ``--seed``, else the scenario's ``[simulation] seed`` (``scenario``
+    may be None), else a fresh one."""
+    if seed is None and scenario is not None:
+        seed = scenario.simulation.get("seed")
+    return seed_or_draw(seed)
+
+
 def emit_json(document: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(document, indent=2, allow_nan=False) + "\n")
 

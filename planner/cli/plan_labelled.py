@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from planner.cli.common import emit_json, flags_named, note, progress_bar, seed_or_draw
+from planner.cli.common import emit_json, flags_named, note, progress_bar, seed_of
 from planner.cli.options import reader_flags_named
 from planner.errors import InvalidInput
 
@@ -128,7 +128,7 @@ def _plan_strata(options: dict[str, Any], reader: dict[str, Any]) -> None:
     }  # fmt: skip
     quiet = bool(options.get("json_output") or options.get("quiet"))
     with flags_named(FLAGS), progress_bar("planning the rest", disabled=quiet):
-        plan["rng"] = seed_or_draw(options.get("seed"))
+        plan["rng"] = seed_of(options.get("seed"), scenario)
         with reader_flags_named():
             result = remaining_strata_from_file(
                 str(options["labelled"]), scenario, options["stratum_col"],
@@ -218,7 +218,7 @@ def plan_labelled(options: dict[str, Any], reader: dict[str, Any]) -> None:
     given = {k: options.get(o) for k, o in SETTINGS_OPTIONS.items()}
     quiet = bool(options.get("json_output") or options.get("quiet"))
     with flags_named(FLAGS), progress_bar("planning the rest", disabled=quiet):
-        seed = seed_or_draw(options.get("seed"))
+        seed = seed_of(options.get("seed"), scenario)
         with reader_flags_named():  # a scenario's settings under the flags' (None: not given)
             result = remaining_from_file(
                 str(options["labelled"]),

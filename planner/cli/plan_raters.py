@@ -28,7 +28,7 @@ from planner.application.several_options import (
     library_options,
     raters_scenario,
 )
-from planner.cli.common import emit_json, note, progress_bar, seed_or_draw
+from planner.cli.common import emit_json, note, progress_bar, seed_of
 from planner.cli.options import PILOT_READER_FLAGS
 from planner.errors import InvalidInput
 
@@ -240,10 +240,7 @@ def plan_raters(options: dict[str, Any]) -> None:
         raise error_in_flags(exc) from None
     if library["prevalence"] is None and scenario is None and library["pilot"] is None:
         raise InvalidInput("--prevalence is required with several annotators: P or P1,...,PK")
-    seed = options.get("seed")
-    if seed is None and scenario is not None:
-        seed = scenario.simulation.get("seed")
-    seed = seed_or_draw(seed)
+    seed = seed_of(options.get("seed"), scenario)
     if scenario is not None and has_strata(scenario):
         return _plan_strata(options, library, scenario, seed)
     try:

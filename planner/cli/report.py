@@ -85,7 +85,7 @@ def report_command(
 ) -> None:
     if labelled is not None or in_progress_options(locals()):
         return report_in_progress(scenarios, locals())
-    from planner.cli.common import progress_bar, seed_or_draw
+    from planner.cli.common import progress_bar, seed_of
     from planner.cli.options import scenario_reader_error
     from planner.data.layout import LayoutUnclear, RoleConflict
     from planner.output.report import check_reports, write_report
@@ -96,7 +96,7 @@ def report_command(
     try:
         with interruptible(), progress_bar("writing reports", disabled=quiet) as progress:
             for path, scenario in zip(scenarios, loaded, strict=True):
-                chosen = seed_or_draw(seed if seed is not None else scenario.simulation.get("seed"))
+                chosen = seed_of(seed, scenario)
                 try:
                     folder = write_report(path, out, force=force, rng=chosen)
                 except (LayoutUnclear, RoleConflict) as exc:  # a pilot file: name its keys

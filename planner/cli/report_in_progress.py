@@ -151,7 +151,7 @@ def report_in_progress(scenarios: list[str], options: dict[str, Any]) -> None:
     """Write one report of the study in progress per scenario; say where, and the seed."""
     import typer
 
-    from planner.cli.common import progress_bar, seed_or_draw
+    from planner.cli.common import progress_bar, seed_of
     from planner.cli.options import reader_error
     from planner.data.layout import LayoutUnclear, RoleConflict
     from planner.output.report_in_progress import write_progress_report
@@ -164,7 +164,7 @@ def report_in_progress(scenarios: list[str], options: dict[str, Any]) -> None:
     try:
         with interruptible(), progress_bar("writing reports", disabled=options["quiet"]) as bar:
             for path, scenario in zip(scenarios, loaded, strict=True):
-                chosen = seed_or_draw(seed if seed is not None else scenario.simulation.get("seed"))
+                chosen = seed_of(seed, scenario)
                 try:
                     with named():
                         folder = write_progress_report(

@@ -16,6 +16,7 @@ from planner.cli.common import (
     parse_floats,
     parse_ints,
     progress_bar,
+    seed_of,
     seed_or_draw,
 )
 from planner.cli.options import pilot_options, reader_flags_named, reader_from_flags, reader_option
@@ -378,10 +379,7 @@ def _several_work(  # the several-annotator plan's work and its seed
         library = library_options(as_plan)
     except InvalidInput as exc:
         raise error_in_flags(exc) from None
-    seed = v["seed"]
-    if seed is None and scenario is not None:
-        seed = scenario.simulation.get("seed")
-    seed = seed_or_draw(seed)
+    seed = seed_of(v["seed"], scenario)
     try:
         work = several_work(library, scenario, seed)
     except InvalidInput as exc:

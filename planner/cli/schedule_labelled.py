@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from planner.cli.common import flags_named, seed_or_draw
+from planner.cli.common import flags_named, seed_of
 from planner.cli.options import reader_flags_named
 from planner.cli.plan_labelled import FLAGS
 from planner.errors import InvalidInput
@@ -69,15 +69,15 @@ def in_progress(labelled: str, options: dict[str, Any]) -> tuple[Any, int, float
             f"--labelled FILE schedules the items still to label of a study in progress: "
             f"{', '.join(given)} cannot be used with it"
         )
-    seed = seed_or_draw(options.get("seed"))
-    if options.get("stratum_col") is not None:
-        return _strata_in_progress(labelled, options, seed)
-    pair = options.get("pair")
     from planner.application.in_progress import remaining_from_file
     from planner.cli.plan_labelled import SETTINGS_OPTIONS, loaded_scenario
 
-    plan = {k: options.get(o) for k, o in SETTINGS_OPTIONS.items() if o in SCHEDULE_SETTINGS}
     scenario = loaded_scenario(options)  # its refusals name its keys, not flags
+    seed = seed_of(options.get("seed"), scenario)
+    if options.get("stratum_col") is not None:
+        return _strata_in_progress(labelled, options, seed)
+    pair = options.get("pair")
+    plan = {k: options.get(o) for k, o in SETTINGS_OPTIONS.items() if o in SCHEDULE_SETTINGS}
     with flags_named(FLAGS), reader_flags_named():  # the scenario's settings under the flags'
         result = remaining_from_file(
             labelled,
