@@ -232,3 +232,27 @@ def test_a_several_annotator_count_is_checked_before_its_team_is_priced(tmp_path
     assert result.exit_code == 2
     assert "annotators.count 3 does not match the labels in hand" in result.stderr
     assert "team_pricing" not in result.stderr
+
+
+def test_the_named_teams_note_bills_its_adjudicator_and_says_when_a_rate_is_missing(tmp_path):
+    path = _team_scenario(tmp_path)
+    args = ["plan", "--labelled", LABELS, "--scenario", path, "--seed", "1"]
+    doc = _json(*args, "--adjudication-seconds", "120")
+    (note,) = [x for x in doc["notes"] if "person by person" in x]
+    contested = doc["budget"]["contested_items"]
+    # team.toml names no adjudicator: the budget's 120 s an adjudication, and no rate for it
+    assert f"adjudication: adjudicator 1 {contested:,.0f} items adjudicated at 120 s" in note
+    assert note.endswith("no cost is given: adjudicator 1 without an hourly rate")
+    assert doc["budget"]["cost"] is None
+    assert doc["inputs"]["team"]["annotators"][0]["name"] == "ana"
+    assert _json(*args)["budget"]["cost"] is not None  # nobody adjudicates: nobody unpriced
+
+
+def test_the_schedule_of_the_rest_carries_its_plans_notes_and_prices_by_person(tmp_path):
+    path = _team_scenario(tmp_path)
+    doc = _json("schedule", "--labelled", LABELS, path, "--seed", "1", "--runs", "5")
+    assert any("person by person" in x for x in doc["in_progress"]["notes"])
+    table = runner.invoke(app, ["plan", "--labelled", LABELS, "--scenario", path, "--seed", "1"])
+    (row,) = [x for x in table.stdout.splitlines() if "cost still to spend" in x]
+    assert "each person at their rate" in row
+    assert _json("plan", "--labelled", LABELS, "--seed", "1")["inputs"]["team"] is None

@@ -199,7 +199,8 @@ def remaining_from_file(
         plan = replace(plan, notes=[*plan.notes, *labels_note(loaded, plan)])
     if settings.team is None or plan.remaining_items == 0:
         return plan
-    return replace(plan, notes=[*plan.notes, pricing_note(settings.team, plan.remaining_items)])
+    note = pricing_note(settings.team, plan.remaining_items, plan.budget.contested_items)
+    return replace(plan, notes=[*plan.notes, note], team=settings.team)
 
 
 def check_team_size(scenario: Scenario, found: int, path: str | Path) -> None:

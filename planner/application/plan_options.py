@@ -618,7 +618,7 @@ def run_plan(
     plan: Plan = make_plan(model, settings, rng=seed, pilot_draws=draws, progress=progress)
     plan.notes.extend(notes + _solved_note(model))
     if pricing is not None:
-        plan.notes.append(pricing_note(pricing, plan.items))
+        plan.notes.append(pricing_note(pricing, plan.items, plan.budget.contested_items))
     extra: dict[str, Any] = {"pilot": pilot, "precision": _fixed_size(model, settings, cli, seed)}
     if extra["precision"] is not None:
         plan.notes.extend(extra["precision"].under_coverage_notes())

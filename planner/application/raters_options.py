@@ -326,7 +326,7 @@ def raters_plan_from_options(
         else:
             plan = plan_from_raters_pilot(pilot, settings, rng=seed, progress=progress)
         if team is not None:  # the recommendation's items are the ones billed
-            plan.notes.append(pricing_note(team, plan.items))
+            plan.notes.append(pricing_note(team, plan.items, plan.budget.contested_items))
         plan = _with_fixed_size(
             plan, model, settings, values, given, bool(options.get("curve")), scenario
         )

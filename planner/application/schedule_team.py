@@ -364,17 +364,30 @@ DESIGNS_PRICED_NOTE = (
 )
 
 
-def pricing_note(pricing: TeamPricing, items: int) -> str:
-    """One line: how the named team's budget bills ``items`` items, person by person."""
-    each = []
-    labels = pricing.labels(items)
-    for p, count in zip(pricing.annotators, labels, strict=True):
-        hours = count * p.seconds_per_item / 3600
-        cost = "" if p.hourly_rate is None else f" at {p.hourly_rate:g}/h"
-        done = f"{count:,.0f} labels at {p.seconds_per_item:g} s"
-        each.append(f"{p.name} {done}, {hours:,.1f} h{cost}")
+def pricing_note(pricing: TeamPricing, items: int, contested_items: float = 0.0) -> str:
+    """One line: how the named team's budget bills ``items`` items, ``contested_items`` of
+    them adjudicated, person by person (a person's seconds are their busy seconds a task,
+    attention checks included; :mod:`planner.sizing.team_cost`)."""
+    work = [
+        *zip(pricing.annotators, pricing.labels(items), strict=True),
+        *((p, contested_items * p.share) for p in pricing.adjudicators),
+    ]
+    working = [(p, n) for p, n in work if n * p.seconds_per_item > 0]
+    parts = [_person_part(p, n, "labels") for p, n in working if p in pricing.annotators]
+    judged = [_person_part(p, n, "items adjudicated") for p, n in working[len(parts) :]]
+    unpriced = [p.name for p, _ in working if p.hourly_rate is None]
     return (
-        "the budget bills the named team person by person (each one's seconds per label and "
-        f"hourly rate, labels shared as the {pricing.assignment} assignment shares them, at "
-        f"most one per item each): {'; '.join(each)}"
+        "the budget bills the named team person by person (each one's busy seconds a task, "
+        f"attention checks included, and hourly rate; labels shared as the {pricing.assignment} "
+        f"assignment shares them, at most one per item each): {'; '.join(parts)}"
+        + (f"; adjudication: {'; '.join(judged)}" if judged else "")
+        + (f"; no cost is given: {', '.join(unpriced)} without an hourly rate" if unpriced else "")
     )
+
+
+def _person_part(person: Any, count: float, tasks: str) -> str:
+    """``name N tasks at S s, H h at R/h`` (the rate left out when there is none)."""
+    hours = count * person.seconds_per_item / 3600
+    rate = "" if person.hourly_rate is None else f" at {person.hourly_rate:g}/h"
+    done = f"{count:,.0f} {tasks} at {person.seconds_per_item:g} s"
+    return f"{person.name} {done}, {hours:,.1f} h{rate}"

@@ -172,6 +172,7 @@ def in_progress_json(doc: dict[str, Any], plan: Any) -> dict[str, Any]:
                 "total_items": plan.total_items,
                 "assurance": plan.assurance,
                 "budget": budget_json(plan.budget),
+                "notes": list(plan.notes),  # the rest's plan's: how a named team bills it
                 # a stratified study: the items still to label in each stratum (else null)
                 "remaining_by_stratum": {s.name: s.remaining for s in plan.strata}
                 if getattr(plan, "strata", None)

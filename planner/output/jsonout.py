@@ -761,6 +761,7 @@ def labelled_document(r: Any) -> dict[str, Any]:
             "metric": r.metric,
             "method": r.method,
             "planned_items": r.planned_items,
+            "team": None if r.team is None else r.team.summary(),
         },
         "labelled": labelled,
         **_remaining_json(r),

@@ -15,8 +15,8 @@ def priced_by(result: Any) -> str:
     """How a study in progress's remaining items are priced, in words."""
     return (
         "each person at their rate"
-        if getattr(result, "team_priced", False)
-        else ("at the hourly rate")
+        if getattr(result, "team_priced", False) or getattr(result, "team", None) is not None
+        else "at the hourly rate"
     )
 
 
@@ -118,7 +118,7 @@ def _remaining_table(r: Any, *, deciding: bool = False) -> Any:
     b = r.budget
     table.add_row("person-hours still to spend", fmt(b.person_hours), "for the remaining items")
     if b.cost is not None:
-        table.add_row("cost still to spend", f"{b.cost:,.2f}", "at the hourly rate")
+        table.add_row("cost still to spend", f"{b.cost:,.2f}", priced_by(r))
     table.add_row(
         "final interval's coverage",
         fmt(r.final_coverage, 3),

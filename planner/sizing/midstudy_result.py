@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from planner.sizing.midstudy_procedure import BatchProcedure
     from planner.sizing.pilot import Pilot
     from planner.sizing.pilot_latent_class import RatersPilot
+    from planner.sizing.team_cost import TeamPricing
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,9 @@ class RemainingPlan:
         items); empty otherwise.
     bought
         With ``hours`` or ``budget``: what they buy.
+    team
+        The named team that bills the remaining items person by person, or ``None`` (the
+        budget's single rate).
     """
 
     labelled_items: int
@@ -119,6 +123,7 @@ class RemainingPlan:
     batches: BatchProcedure | None = None
     by_metric: dict[str, RemainingPlan] = field(default_factory=dict)
     bought: BoughtItems | None = None
+    team: TeamPricing | None = field(default=None, repr=False)
 
 
 def check_total(max_items: int, labelled: int) -> None:
