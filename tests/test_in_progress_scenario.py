@@ -116,7 +116,7 @@ def test_a_stratified_scenario_is_read_by_stratum():
     assert result.exit_code == 2
     assert result.stderr.strip().endswith(
         "unsupported-claims-enriched.toml has [[strata]]: its study in progress is read by "
-        "stratum (--stratum-col)"
+        "stratum; name the label file's stratum column with --stratum-col"
     )
 
 
@@ -256,3 +256,45 @@ def test_the_schedule_of_the_rest_carries_its_plans_notes_and_prices_by_person(t
     (row,) = [x for x in table.stdout.splitlines() if "cost still to spend" in x]
     assert "each person at their rate" in row
     assert _json("plan", "--labelled", LABELS, "--seed", "1")["inputs"]["team"] is None
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["plan", "--labelled", LABELS, "{s}"],
+        ["schedule", "--labelled", LABELS, "{s}"],
+        ["report", "{s}", "--labelled", LABELS, "--out", "{out}"],
+    ],
+    ids=["plan", "schedule", "report"],
+)
+def test_a_scenarios_value_is_refused_by_its_key(tmp_path, command):
+    # regression: plan and schedule said "--max-items must exceed ..." of the scenario's value,
+    # and report said "already --labelled"
+    text = Path(load_scenario("unsupported-claims").path).read_text()
+    path = tmp_path / "capped.toml"
+    path.write_text(text.replace("[simulation]\n", "[simulation]\nmax_items = 500\n"))
+    args = [a.replace("{s}", str(path)).replace("{out}", str(tmp_path / "r")) for a in command]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip() == (
+        f"error: {path}: simulation.max_items must exceed the 600 items already labelled, got 500"
+    )
+
+
+def test_a_flag_over_the_scenarios_value_is_refused_as_the_flag(tmp_path):
+    result = runner.invoke(
+        app, ["plan", "--labelled", LABELS, "unsupported-claims", "--max-items", "500"]
+    )
+    assert result.exit_code == 2
+    assert result.stderr.strip().endswith(
+        "--max-items must exceed the 600 items already labelled, got 500"
+    )
+
+
+def test_report_and_plan_refuse_a_stratified_scenario_in_the_same_words(tmp_path):
+    plan = runner.invoke(app, ["plan", "--labelled", LABELS, "unsupported-claims-enriched"])
+    report = runner.invoke(
+        app, ["report", "unsupported-claims-enriched", "--labelled", LABELS, "--out", str(tmp_path)]
+    )
+    assert plan.exit_code == report.exit_code == 2
+    assert plan.stderr == report.stderr

@@ -181,19 +181,19 @@ def remaining_from_file(
     from planner.sizing.midstudy import plan_remaining_from_file
 
     loaded = load_scenario(scenario) if isinstance(scenario, str | Path) else scenario
-    if loaded is not None and loaded.strata:
-        raise InvalidInput(
-            f"{loaded.path} has [[strata]]: its study in progress is read by stratum (stratum_col)",
-            parameter="stratum_col",
-        )
+    if loaded is not None:
+        refuse_strata(loaded)
     found = file_annotators(path, pair, positive, reader) if names_team(loaded) else 2
     if loaded is not None and names_team(loaded):  # before the team is priced for them
         check_count(loaded, found)
         check_team_size(loaded, found, path)
-    settings = remaining_settings(loaded, given, found)
-    plan = plan_remaining_from_file(
-        str(path), settings, remaining, pair=pair, positive=positive, reader=reader, rng=rng
-    )
+    try:
+        settings = remaining_settings(loaded, given, found)
+        plan = plan_remaining_from_file(
+            str(path), settings, remaining, pair=pair, positive=positive, reader=reader, rng=rng
+        )
+    except InvalidInput as exc:
+        raise scenario_key_error(exc, loaded, given) from None
     if loaded is not None:
         check_count(loaded, len(getattr(plan, "annotators", ())) or 2)
         plan = replace(plan, notes=[*plan.notes, *labels_note(loaded, plan)])
@@ -201,6 +201,44 @@ def remaining_from_file(
         return plan
     note = pricing_note(settings.team, plan.remaining_items, plan.budget.contested_items)
     return replace(plan, notes=[*plan.notes, note], team=settings.team)
+
+
+def refuse_strata(scenario: Scenario) -> None:
+    """A scenario with ``[[strata]]`` plans its study in progress by stratum."""
+    if scenario.strata:
+        raise InvalidInput(
+            f"{scenario.path} has [[strata]]: its study in progress is read by stratum; name "
+            "the label file's stratum column with stratum_col",
+            parameter="stratum_col",
+        )
+
+
+#: the plan's settings a scenario sets, and its keys
+SETTING_KEYS = {
+    "width": "target.width", "confidence_level": "target.confidence",
+    "assurance": "target.assurance", "replicates": "simulation.replicates",
+    "max_items": "simulation.max_items", "seconds_per_item": "budget.seconds_per_item",
+    "adjudication_seconds": "budget.adjudication_seconds",
+    "hourly_rate": "budget.hourly_rate", "annotators_per_item": "budget.annotators_per_item",
+}  # fmt: skip
+
+
+def scenario_key_error(
+    exc: InvalidInput, scenario: Scenario | None, given: dict[str, Any]
+) -> InvalidInput:
+    """``exc`` naming the scenario's key (``s.toml: simulation.max_items must ...``) when
+    the setting it starts with came from the scenario, not from ``given``; else ``exc``."""
+    key = SETTING_KEYS.get(exc.parameter or "")
+    message = str(exc)
+    if scenario is None or key is None or given.get(exc.parameter or "") is not None:
+        return exc
+    section, name = key.split(".")
+    if (getattr(scenario, section, None) or {}).get(name) is None or not message.startswith(
+        str(exc.parameter)
+    ):
+        return exc
+    rest = message[len(str(exc.parameter)) :]
+    return InvalidInput(f"{scenario.path}: {key}{rest}", value=exc.value, rule=exc.rule)
 
 
 def check_team_size(scenario: Scenario, found: int, path: str | Path) -> None:

@@ -107,7 +107,7 @@ def flag_names(exc: PlannerError) -> str:
 
 #: parameter names that are also words of the messages' prose ("a positive number", "a pair's
 #: labels", "at level 0.95"): named as flags inside a sentence only when the error names them
-PROSE_WORDS = frozenset({"positive", "pair", "level"})
+PROSE_WORDS = frozenset({"positive", "pair", "level", "labelled"})
 
 
 def renamed(exc: PlannerError, flags: Mapping[str, str] | tuple[str, ...]) -> PlannerError:
@@ -134,7 +134,7 @@ def renamed(exc: PlannerError, flags: Mapping[str, str] | tuple[str, ...]) -> Pl
     own = {getattr(exc, "parameter", None), *getattr(exc, "parameters", ())}
     for parameter, flag in flags.items():
         if parameter not in PROSE_WORDS or parameter in own:  # "a positive number" stays
-            message = re.sub(rf"(?<![\w-]){re.escape(parameter)}(?![\w-])", flag, message)
+            message = re.sub(rf"(?<![\w.-]){re.escape(parameter)}(?![\w-])", flag, message)
     new = copy.copy(exc)
     new.args = (message,)
     message = flag_message(new) if isinstance(new, InvalidInput) else flag_names(new)

@@ -164,12 +164,10 @@ def _checked_kind(scenario: Scenario, settings: ProgressSettings) -> None:
             f"stratum_col needs a stratified scenario ([[strata]]); {scenario.path} has none",
             parameter="stratum_col",
         )
-    if settings.stratum_col is None and scenario.strata:
-        raise InvalidInput(
-            f"{scenario.path} is a stratified design: name the label file's stratum column "
-            "with stratum_col",
-            parameter="stratum_col",
-        )
+    if settings.stratum_col is None:
+        from planner.application.in_progress import refuse_strata
+
+        refuse_strata(scenario)
 
 
 def check_progress_report(
