@@ -298,3 +298,14 @@ def test_report_and_plan_refuse_a_stratified_scenario_in_the_same_words(tmp_path
     )
     assert plan.exit_code == report.exit_code == 2
     assert plan.stderr == report.stderr
+
+
+def test_the_rests_json_records_the_costs_it_was_billed_at():
+    doc = _json("plan", "--labelled", LABELS, "unsupported-claims", "--seed", "1")
+    # unsupported-claims.toml's [budget], as written out in by_hand
+    costs = {k: doc["inputs"][k] for k in ("annotators_per_item", "seconds_per_item")}
+    assert costs == {"annotators_per_item": 2, "seconds_per_item": 90}
+    assert (doc["inputs"]["adjudication_seconds"], doc["inputs"]["hourly_rate"]) == (120, 40)
+    wide = str(ROOT / "examples" / "wide.csv")
+    several = _json("plan", "--labelled", wide, "--positive", "unsupported", "--seed", "1")
+    assert several["inputs"]["annotators_per_item"] == 3  # a label from each of the three

@@ -200,7 +200,7 @@ def remaining_from_file(
     if settings.team is None or plan.remaining_items == 0:
         return plan
     note = pricing_note(settings.team, plan.remaining_items, plan.budget.contested_items)
-    return replace(plan, notes=[*plan.notes, note], team=settings.team)
+    return replace(plan, notes=[*plan.notes, note])
 
 
 def refuse_strata(scenario: Scenario) -> None:

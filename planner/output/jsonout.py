@@ -761,7 +761,7 @@ def labelled_document(r: Any) -> dict[str, Any]:
             "metric": r.metric,
             "method": r.method,
             "planned_items": r.planned_items,
-            "team": None if r.team is None else r.team.summary(),
+            **_costs_json(r.costs),
         },
         "labelled": labelled,
         **_remaining_json(r),
@@ -783,6 +783,15 @@ def labelled_document(r: Any) -> dict[str, Any]:
 
     add_bought(body, r)  # --hours/--budget: what they buy
     return document("plan-labelled", body, seed=r.seed, notes=r.notes)
+
+
+def _costs_json(costs: Any) -> dict[str, Any]:
+    """A study in progress's ``inputs``: what a remaining label costs, and the named team
+    (null: every label at the hourly rate)."""
+    keys = ("annotators_per_item", "seconds_per_item", "adjudication_seconds", "hourly_rate")
+    found = {k: getattr(costs, k, None) for k in keys}
+    team = getattr(costs, "team", None)
+    return {**found, "team": None if team is None else team.summary()}
 
 
 def labelled_strata_document(r: Any) -> dict[str, Any]:

@@ -13,11 +13,9 @@ from planner.output.render_midstudy_budget import show_bought
 
 def priced_by(result: Any) -> str:
     """How a study in progress's remaining items are priced, in words."""
-    return (
-        "each person at their rate"
-        if getattr(result, "team_priced", False) or getattr(result, "team", None) is not None
-        else "at the hourly rate"
-    )
+    team = getattr(getattr(result, "costs", None), "team", None)  # a study without strata's
+    by_person = getattr(result, "team_priced", False) or team is not None
+    return "each person at their rate" if by_person else "at the hourly rate"
 
 
 def render_labelled(result: Any, console: Console) -> None:

@@ -35,6 +35,7 @@ import numpy as np
 from planner.errors import InvalidInput, TargetUnreachable
 from planner.renamed import renamed_keyword
 from planner.sizing.exact import usable_half_width
+from planner.sizing.items_bought import LabelCosts
 from planner.sizing.midstudy_result import RemainingPlan, check_total, narrow_now_note
 from planner.sizing.midstudy_settings import PAIR_DRAWS, RemainingSettings
 from planner.sizing.team_cost import priced_budget
@@ -413,6 +414,13 @@ def _plan(
         notes=notes,
         batches=batches,
         bought=bought(values, metric, target, settings, knobs, seed, assurance_at),
+        costs=LabelCosts(
+            settings.annotators_per_item,
+            settings.seconds_per_item,
+            settings.adjudication_seconds,
+            settings.hourly_rate,
+            settings.team,
+        ),  # fmt: skip
     )
 
 

@@ -370,7 +370,7 @@ def _plan(
         basis=f"{at.studies:,} simulated second stages, each under one of {len(pilot.draws)} "
         "bootstrap refits of the first stage's latent-class fit, added to the first stage",
         seed=seed, studies=at.studies, pilot=pilot, source=pilot.source,
-        notes=_notes(pilot, study, first[2], half_now, narrow_now),
+        notes=_notes(pilot, study, first[2], half_now, narrow_now), costs=costs[0],
     )  # fmt: skip
 
 

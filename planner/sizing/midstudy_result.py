@@ -25,11 +25,11 @@ from planner.errors import InvalidInput
 from planner.operations.budget import Budget
 
 if TYPE_CHECKING:
+    from planner.sizing.items_bought import LabelCosts
     from planner.sizing.midstudy_budget import BoughtItems
     from planner.sizing.midstudy_procedure import BatchProcedure
     from planner.sizing.pilot import Pilot
     from planner.sizing.pilot_latent_class import RatersPilot
-    from planner.sizing.team_cost import TeamPricing
 
 
 @dataclass(frozen=True)
@@ -80,9 +80,10 @@ class RemainingPlan:
         items); empty otherwise.
     bought
         With ``hours`` or ``budget``: what they buy.
-    team
-        The named team that bills the remaining items person by person, or ``None`` (the
-        budget's single rate).
+    costs
+        What a label of the remaining items costs: labels an item, seconds, adjudication,
+        hourly rate, and the named team that bills them person by person (``costs.team``;
+        ``None``: the single rate).
     """
 
     labelled_items: int
@@ -123,7 +124,7 @@ class RemainingPlan:
     batches: BatchProcedure | None = None
     by_metric: dict[str, RemainingPlan] = field(default_factory=dict)
     bought: BoughtItems | None = None
-    team: TeamPricing | None = field(default=None, repr=False)
+    costs: LabelCosts | None = field(default=None, repr=False)
 
 
 def check_total(max_items: int, labelled: int) -> None:
