@@ -33,6 +33,7 @@ _PUBLIC = {
     # planning a study
     "PlanSettings": "planner.sizing.plan_settings",
     "TeamPricing": "planner.sizing.team_cost",
+    "LabelCosts": "planner.sizing.items_bought",
     "PersonPrice": "planner.sizing.team_cost",
     "team_pricing": "planner.sizing.team_cost",
     "Person": "planner.operations.team",
