@@ -309,3 +309,30 @@ def test_the_rests_json_records_the_costs_it_was_billed_at():
     wide = str(ROOT / "examples" / "wide.csv")
     several = _json("plan", "--labelled", wide, "--positive", "unsupported", "--seed", "1")
     assert several["inputs"]["annotators_per_item"] == 3  # a label from each of the three
+
+
+def test_the_schedule_of_a_several_annotator_rest_labels_each_item_by_all_of_them(tmp_path):
+    # regression: the schedule ran "2 of 3 annotators each" (cost 1,611) where the plan bills
+    # a label from each of the file's three (2,956 by hand)
+    wide = str(ROOT / "examples" / "wide.csv")
+    path = _three_person_team(tmp_path)
+    base = ["--labelled", wide, "--positive", "unsupported", "--width", "0.04", "--seed", "1"]
+    plan = _json("plan", *base, "--scenario", path)
+    schedule = _json("schedule", *base, path, "--runs", "20")
+    n = plan["remaining_items"]
+    assert schedule["in_progress"]["remaining_items"] == n
+    # every person labels every item: the schedule's median cost is the plan's up to the
+    # runs' time spread (two labels an item would cost about a third less)
+    assert schedule["cost_median"] == pytest.approx(n * THREE_COST, rel=0.01)
+    refused = runner.invoke(app, ["schedule", *base, path, "--annotators-per-item", "2"])
+    assert refused.exit_code == 2
+    assert "--annotators-per-item 2 does not match the labels in hand" in refused.stderr
+
+
+def test_the_schedule_prints_the_plan_of_the_rests_notes(tmp_path):
+    path = _team_scenario(tmp_path)
+    result = runner.invoke(
+        app, ["schedule", "--labelled", LABELS, path, "--seed", "1", "--runs", "5"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "note: the budget bills the named team person by person" in result.stderr

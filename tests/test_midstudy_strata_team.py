@@ -200,3 +200,14 @@ def test_the_reports_dates_run_each_strata_rest_at_its_own_seconds(
         assert schedule["analytic_person_hours"] == pytest.approx(hours, rel=1e-9)
     else:
         assert schedule["cost_median"] == pytest.approx(planned["budget"]["cost"], rel=0.005)
+
+
+def test_the_stratified_rests_json_names_the_team_that_bills_it(tmp_path):
+    path = _scenario_with_people(tmp_path, "unsupported-claims-enriched", PAIR_PEOPLE)
+    args = ["plan", "--labelled", "examples/stratified-labels.csv", "--scenario", path,
+            "--stratum-col", "stratum", "--positive", "unsupported", "--json"]  # fmt: skip
+    done = CliRunner().invoke(app, args)
+    assert done.exit_code == 0, done.output
+    team = json.loads(done.stdout)["inputs"]["team"]
+    assert [p["name"] for p in team["annotators"]] == ["ana", "bo"]
+    assert [p["hourly_rate"] for p in team["adjudicators"]] == [70]

@@ -222,10 +222,12 @@ def schedule_command(
     if labelled is not None:  # a study in progress: schedule the items still to label
         given_contested = contested_rate
         study, items, contested_rate, seed = in_progress_study.in_progress(labelled, locals())
+        said += list(study.notes)  # the plan of the rest's, as plan prints them
         if stratum_col is not None:  # each stratum's rest at its seconds and contested share
-            said += list(study.notes)
             remaining = in_progress_study.strata_remaining_work(study, given_contested)
             items = contested_rate = None
+        else:  # several annotators' rest: a label from each of the file's annotators
+            annotators_per_item = in_progress_study.labels_per_item(study, annotators_per_item)
         width = confidence = assurance = metric = pair = positive = None  # used by the plan
         reader = {}  # read: the labels in hand
     several = _several_work(locals())

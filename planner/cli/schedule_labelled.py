@@ -93,7 +93,23 @@ def in_progress(labelled: str, options: dict[str, Any]) -> tuple[Any, int, float
     contested = options.get("contested_rate")
     if contested is None and result.counts is not None:
         contested = (result.counts[1] + result.counts[2]) / result.labelled_items
+    elif contested is None:  # several annotators: the share the plan of the rest bills
+        contested = result.budget.contested_items / max(result.remaining_items, 1)
     return result, result.remaining_items, contested, seed
+
+
+def labels_per_item(plan: Any, given: int | None) -> int | None:
+    """The labels a remaining item gets: one from each of a several-annotator study's
+    annotators (``--annotators-per-item``, when given, must be their number), else ``given``."""
+    found = len(getattr(plan, "annotators", ()))
+    if found < 3:
+        return given
+    if given is not None and given != found:
+        raise InvalidInput(
+            f"--annotators-per-item {given} does not match the labels in hand: every remaining "
+            f"item gets a label from each of the file's {found} annotators"
+        )
+    return found
 
 
 def _strata_in_progress(

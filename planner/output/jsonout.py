@@ -810,6 +810,7 @@ def labelled_strata_document(r: Any) -> dict[str, Any]:
             "assurance": r.target_assurance,
             "metric": r.metric,
             "labels_per_item": r.labels_per_item,
+            "team": None if r.team is None else r.team.summary(),
         },  # fmt: skip
         "labelled": {"items": r.labelled_items, "file": r.source},
         "metric": r.metric,

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from planner.sizing.midstudy_budget import BoughtItems
     from planner.sizing.midstudy_procedure import BatchProcedure
     from planner.sizing.plan import PlanSettings
+    from planner.sizing.team_cost import TeamPricing
 
 #: below this p-value of the chi-square test the first stage's strata shares get a note
 SHARES_P_VALUE = 0.01
@@ -131,8 +132,13 @@ class StratifiedRemaining:
     bought: BoughtItems | None = None
     #: labels each item gets: a pair's 2, or several annotators' ``M`` (``k`` of ``M``)
     labels_per_item: int = 2
-    #: whether a named team billed ``budget`` person by person (else the single rate)
-    team_priced: bool = False
+    #: the named team that billed ``budget`` person by person (None: the single rate)
+    team: TeamPricing | None = field(default=None, repr=False)
+
+    @property
+    def team_priced(self) -> bool:
+        """Whether a named team billed ``budget`` person by person (else the single rate)."""
+        return self.team is not None
 
     @property
     def metric_name(self) -> str:
@@ -404,7 +410,7 @@ def plan_remaining_strata(
         replicates=s.replicates, seed=seed, notes=_shares_note(check_shares),
         bought=strata_bought(studies, prices, s, remaining, names),
         labels_per_item=analysis.labels_per_item or s.annotators_per_item,
-        team_priced=s.team is not None,
+        team=s.team,
     )  # fmt: skip
     return _with_batches(result, stage, s, remaining)
 
