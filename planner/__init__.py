@@ -151,6 +151,8 @@ _PUBLIC = {
     "BoughtItems": "planner.sizing.midstudy_budget",
     "plan_remaining": "planner.sizing.midstudy",
     "plan_remaining_from_file": "planner.sizing.midstudy",
+    "plan_remaining_from_ratings": "planner.sizing.midstudy",
+    "read_labels_in_hand": "planner.sizing.midstudy",
     "BatchProcedure": "planner.sizing.midstudy_procedure",
     "batch_procedure": "planner.sizing.midstudy_procedure",
     "batches_for_plan": "planner.sizing.midstudy_procedure",

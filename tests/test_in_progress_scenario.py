@@ -336,3 +336,25 @@ def test_the_schedule_prints_the_plan_of_the_rests_notes(tmp_path):
     )
     assert result.exit_code == 0, result.output
     assert "note: the budget bills the named team person by person" in result.stderr
+
+
+@pytest.mark.parametrize("with_team", [False, True])
+def test_the_label_file_is_read_once(tmp_path, monkeypatch, with_team):
+    # a large label file costs one read: counting its annotators for the named team and the
+    # plan of the rest (a several-annotator fit included) share it
+    import planner.data.engine_duckdb as engines
+
+    reads: list[str] = []
+    real = engines.read_with_engine
+
+    def counted(path, *args, **kwargs):
+        reads.append(str(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(engines, "read_with_engine", counted)
+    wide = str(ROOT / "examples" / "wide.csv")
+    scenario = _three_person_team(tmp_path) if with_team else None
+    plan = remaining_from_file(
+        wide, scenario, positive="unsupported", width=0.1, replicates=400, rng=1
+    )
+    assert reads == [wide] and len(plan.annotators) == 3

@@ -119,16 +119,14 @@ def check_count(scenario: Scenario, found: int) -> None:
         )
 
 
-def file_annotators(
-    path: str | Path, pair: tuple[str, str] | None, positive: Any, reader: dict[str, Any] | None
-) -> int:
-    """The number of annotators the rest of the study in ``path`` is planned for: the file's
-    3 to 6 when ``pair`` does not choose two, else 2 (read as the plan reads it)."""
-    from planner.sizing.pilot import read_pilot
-
+def file_annotators(ratings: Any, pair: tuple[str, str] | None) -> int:
+    """The number of annotators the rest of the study whose labels in hand are ``ratings``
+    (:class:`planner.data.labels.Ratings`) is planned for: their 3 to 6 when ``pair`` does
+    not choose two, else 2 (as :func:`planner.sizing.midstudy.plan_remaining_from_ratings`
+    plans them)."""
     if pair is not None:
         return 2
-    found = len(read_pilot(str(path), positive=positive, **(reader or {})).annotators)
+    found = len(ratings.annotators)
     return found if 3 <= found <= 6 else 2
 
 
@@ -154,8 +152,8 @@ def remaining_from_file(
         A scenario without ``[[strata]]`` (a path, a shipped name or a loaded one): its
         ``[target]``, ``[budget]``, ``[simulation]`` and named team; ``None``: the defaults.
         A named team bills a label from each of the file's annotators (its 3 to 6 without
-        ``pair``; the file is then read once more, before the plan, to count them), and a
-        pair scenario's ``annotators_per_item`` otherwise.
+        ``pair``), and a pair scenario's ``annotators_per_item`` otherwise. The file is read
+        once, before the team is priced.
     remaining
         ``planned_items``, ``batch_size``, ``hours`` or ``budget``
         (:class:`~planner.sizing.midstudy_settings.RemainingSettings`).
@@ -178,19 +176,20 @@ def remaining_from_file(
     """
     from planner.application.schedule_team import pricing_note
     from planner.data.scenario import load_scenario
-    from planner.sizing.midstudy import plan_remaining_from_file
+    from planner.sizing.midstudy import plan_remaining_from_ratings, read_labels_in_hand
 
     loaded = load_scenario(scenario) if isinstance(scenario, str | Path) else scenario
     if loaded is not None:
         refuse_strata(loaded)
-    found = file_annotators(path, pair, positive, reader) if names_team(loaded) else 2
+    ratings = read_labels_in_hand(path, reader)
+    found = file_annotators(ratings, pair)
     if loaded is not None and names_team(loaded):  # before the team is priced for them
         check_count(loaded, found)
         check_team_size(loaded, found, path)
     try:
         settings = remaining_settings(loaded, given, found)
-        plan = plan_remaining_from_file(
-            str(path), settings, remaining, pair=pair, positive=positive, reader=reader, rng=rng
+        plan = plan_remaining_from_ratings(
+            ratings, settings, remaining, pair=pair, positive=positive, rng=rng
         )
     except InvalidInput as exc:
         raise scenario_key_error(exc, loaded, given) from None

@@ -28,6 +28,7 @@ O'Hagan A, Stevens JW, Campbell MJ (2005) Assurance in clinical trial design.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -42,6 +43,7 @@ from planner.sizing.team_cost import priced_budget
 from planner.validation import RULES, RngLike, check, check_choice, check_instance, seed_from
 
 if TYPE_CHECKING:
+    from planner.data.labels import Ratings
     from planner.sizing.plan import PlanSettings
 
 #: the metrics a mid-study plan sizes ("both": the one that needs more items decides)
@@ -424,6 +426,23 @@ def _plan(
     )
 
 
+def read_labels_in_hand(path: str | Path, reader: dict[str, Any] | None = None) -> Ratings:
+    """The labels in hand of a study in progress, read once from ``path`` as ``plan --pilot``
+    reads a pilot (``reader``: the reader's options: layout, columns, format, missing, engine,
+    memory_limit, temp_dir; :func:`planner.sizing.pilot_latent_class.read_raters_ratings`).
+
+    Raises
+    ------
+    InvalidInput
+        ``path`` that names no file, or any of the reader's refusals.
+    """
+    from planner.sizing.pilot_latent_class import read_raters_ratings
+
+    if not isinstance(path, str | Path) or not str(path):
+        raise InvalidInput(f"path must name a label file, got {path!r}", parameter="path")
+    return read_raters_ratings(str(path), reader)
+
+
 def plan_remaining_from_file(
     path: str,
     plan_settings: PlanSettings | None = None,
@@ -434,34 +453,48 @@ def plan_remaining_from_file(
     reader: dict[str, Any] | None = None,
     rng: RngLike = None,
 ) -> Any:
-    """:func:`plan_remaining` from a label file of the items labelled so far.
+    """:func:`plan_remaining_from_ratings` of the label file ``path`` of the items labelled
+    so far, read once (:func:`read_labels_in_hand`; ``reader``: the reader's options)."""
+    ratings = read_labels_in_hand(path, reader)
+    return plan_remaining_from_ratings(
+        ratings, plan_settings, remaining, pair=pair, positive=positive, rng=rng
+    )
 
-    The file is read as ``plan --pilot`` reads a pilot (:func:`planner.sizing.pilot.
-    read_pilot`: ``pair`` chooses two annotators, ``positive`` the positive label, ``reader``
-    the reader's options: layout, columns, format, missing, engine). The result's ``stage``
-    is what the file held.
 
-    A file of 3 to 6 annotators without ``pair`` is a study of several annotators:
+def plan_remaining_from_ratings(
+    ratings: Ratings,
+    plan_settings: PlanSettings | None = None,
+    remaining: RemainingSettings | None = None,
+    *,
+    pair: tuple[str, str] | None = None,
+    positive: str | None = None,
+    rng: RngLike = None,
+) -> Any:
+    """:func:`plan_remaining` from the labels in hand (:class:`planner.data.labels.Ratings`).
+
+    Two annotators' labels are counted as ``plan --pilot`` counts a pilot
+    (:func:`planner.sizing.pilot.pilot_from_ratings`: ``pair`` chooses two annotators,
+    ``positive`` the positive label); the result's ``stage`` is what the file held.
+
+    Labels of 3 to 6 annotators without ``pair`` are a study of several annotators:
     :func:`planner.sizing.midstudy_latent_class.plan_remaining_raters` plans it (``level``,
     Krippendorff's, in ``plan_settings``) and its result is returned.
 
     Raises
     ------
     InvalidInput
-        A file of more than six annotators without ``pair``, a ``level`` other than nominal
+        Labels of more than six annotators without ``pair``, a ``level`` other than nominal
         for a pair, or any of :func:`plan_remaining`'s.
     """
-    from planner.sizing.pilot import read_pilot
+    from planner.sizing.pilot import pilot_from_ratings
     from planner.sizing.plan import PlanSettings
 
     settings = plan_settings if plan_settings is not None else PlanSettings()
-    stage = read_pilot(path, pair=pair, positive=positive, **(reader or {}))
+    stage = pilot_from_ratings(ratings, pair=pair, positive=positive)
     if stage.counts is None and pair is None and 3 <= len(stage.annotators) <= 6:
-        from planner.sizing.midstudy_latent_class import plan_remaining_raters_from_file
+        from planner.sizing.midstudy_latent_class import plan_remaining_raters
 
-        return plan_remaining_raters_from_file(
-            path, settings, remaining, positive=positive, reader=reader, rng=rng
-        )
+        return plan_remaining_raters(ratings, settings, remaining, positive=positive, rng=rng)
     if settings.level != "nominal":
         raise InvalidInput(
             "level is Krippendorff's alpha's, planned for several annotators; a pair's study "

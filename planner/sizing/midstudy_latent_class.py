@@ -279,7 +279,8 @@ def plan_remaining_raters(
         Anything :func:`numpy.random.default_rng` takes; the seed used is recorded.
 
     Raises ``InvalidInput`` (a value outside its range, named by its parameter; not 3 to 6
-    annotators) or ``TargetUnreachable``.
+    annotators; a pair's ``psa_method``, ``kappa_method`` or ``annotators_per_item`` set) or
+    ``TargetUnreachable``.
     """
     from planner.sizing.plan import PlanSettings
 
@@ -287,6 +288,7 @@ def plan_remaining_raters(
     knobs = remaining if remaining is not None else RemainingSettings()
     check_instance("plan_settings", settings, PlanSettings, "a PlanSettings")
     check_instance("remaining", knobs, RemainingSettings, "a RemainingSettings")
+    _refuse_pair_options(settings)
     seed = seed_from(rng)
     bootstrap = seed_from(np.random.default_rng([seed, BOOTSTRAP_STREAM]))
     pilot = raters_pilot_from_ratings(
@@ -399,17 +401,20 @@ PSA_NEEDS_TWO = (
 )
 
 
-def _pair_options(settings: PlanSettings) -> list[str]:
-    """The pair's options set to other than their defaults (a study of several annotators
-    does not take them)."""
+def _refuse_pair_options(settings: PlanSettings) -> None:
+    """Refuse a pair's option set to other than its default (``psa_method``,
+    ``kappa_method``, ``annotators_per_item``): a study of several annotators does not take
+    them."""
     from planner.sizing.plan import PlanSettings
 
     default = PlanSettings()
-    return [
-        name
-        for name in ("psa_method", "kappa_method", "annotators_per_item")
-        if getattr(settings, name) != getattr(default, name)
-    ]
+    for name in ("psa_method", "kappa_method", "annotators_per_item"):
+        if getattr(settings, name) != getattr(default, name):
+            raise InvalidInput(
+                f"{name} applies to a study of two annotators; the labels in hand are of "
+                "several, every one labelling every item",
+                parameter=name,
+            )
 
 
 def plan_remaining_raters_from_file(
@@ -428,17 +433,9 @@ def plan_remaining_raters_from_file(
     Raises
     ------
     InvalidInput
-        One of the pair's options (``psa_method``, ``kappa_method``, ``annotators_per_item``)
-        set, or any of :func:`plan_remaining_raters`'s.
+        Any of :func:`plan_remaining_raters`'s.
     """
     from planner.sizing.pilot_latent_class import read_raters_ratings
 
-    given = _pair_options(plan_settings) if plan_settings is not None else []
-    if given:
-        raise InvalidInput(
-            f"{given[0]} applies to a study of two annotators; the labels in hand are of "
-            "several, every one labelling every item",
-            parameter=given[0],
-        )
     ratings = read_raters_ratings(path, reader)
     return plan_remaining_raters(ratings, plan_settings, remaining, positive=positive, rng=rng)
