@@ -89,6 +89,24 @@ def raters_scenario(options: dict[str, Any]) -> Any:
     return scenario if isinstance(scenario, RatersScenario) else None
 
 
+def asks_for_several(options: dict[str, Any]) -> bool:
+    """Whether ``plan``'s options (a command's ``locals()``) ask for the several-annotator
+    plan rather than the pair's: more or fewer than two annotators, a multi-rater metric
+    (``fleiss``, ``alpha``, ``conger``), other than two categories, several class
+    prevalences (``"0.2,0.3,0.5"``), a ``level``, ``per_item`` or ``confusion``, or a
+    scenario with an ``[annotators]`` section (:func:`raters_scenario`)."""
+    annotators = options.get("annotators")
+    categories = options.get("categories")
+    return (
+        (annotators is not None and annotators != 2)
+        or options.get("metric") in ("fleiss", "alpha", "conger")
+        or (categories is not None and categories != 2)
+        or "," in str(options.get("prevalence") or "")
+        or any(options.get(k) is not None for k in ("level", "per_item", "confusion"))
+        or raters_scenario(options) is not None
+    )
+
+
 def library_options(options: dict[str, Any]) -> dict[str, Any]:
     """``plan``'s flags as the parameters of
     :func:`~planner.application.raters_options.raters_plan_from_options` (``None``: not

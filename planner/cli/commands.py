@@ -458,17 +458,18 @@ def plan_command(
     version: VersionFlag = False,
 ) -> None:
     """Size a two-annotator agreement study: items, union positives, hours and cost."""
+    from planner.application.several_options import asks_for_several
     from planner.cli.plan_labelled import (
         batches_without_labelled,
         plan_labelled,
         refuse_labelled_only,
     )
-    from planner.cli.plan_raters import plan_raters, single_prevalence, wants_raters
+    from planner.cli.plan_raters import plan_raters, single_prevalence
 
     if labelled is not None:
         return plan_labelled(locals(), reader_from_flags(locals()))
-    refuse_labelled_only(locals(), raters=wants_raters(locals()))
-    if wants_raters(locals()):
+    refuse_labelled_only(locals(), raters=asks_for_several(locals()))
+    if asks_for_several(locals()):
         return plan_raters(locals())
     from planner.application.plan_options import PlanOptions, run_plan
 

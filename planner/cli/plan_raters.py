@@ -3,7 +3,8 @@
 ``plan_command`` (:mod:`planner.cli.commands`) hands its options here when they ask for
 more than two annotators, more than two categories, several class prevalences, a
 multi-rater metric, a level, a ``k``-of-``M`` design or a confusion matrix, or name a
-scenario file with an ``[annotators]`` section (:func:`wants_raters`); everything else stays
+scenario file with an ``[annotators]`` section
+(:func:`planner.application.several_options.asks_for_several`); everything else stays
 the pair's plan. ``--kappa`` with several annotators is kappaSize's common-prevalence model
 (:mod:`planner.sizing.common_prevalence_model`); ``--pilot FILE`` with ``--annotators M`` plans the
 pilot's M annotators from their latent-class fit and under its uncertainty
@@ -145,20 +146,6 @@ def check_several_options(options: dict[str, Any], scenario: Any = None) -> None
             f"--metric must be one of {', '.join(MULTI_RATER_METRICS)} with several "
             f"annotators, got {metric!r}"
         )
-
-
-def wants_raters(options: dict[str, Any]) -> bool:
-    """Whether ``plan``'s options ask for the multi-rater plan."""
-    annotators = options.get("annotators")
-    categories = options.get("categories")
-    return (
-        (annotators is not None and annotators != 2)
-        or options.get("metric") in ("fleiss", "alpha", "conger")
-        or (categories is not None and categories != 2)
-        or "," in str(options.get("prevalence") or "")
-        or any(options.get(k) is not None for k in ("level", "per_item", "confusion"))
-        or raters_scenario(options) is not None
-    )
 
 
 def _ignored_notes(options: dict[str, Any]) -> list[str]:

@@ -103,11 +103,11 @@ def cli_options(values: Mapping[str, Any], seed: int) -> dict[str, Any]:
 
 def _check_several(values: Mapping[str, Any]) -> None:
     """Refuse values that ``plan`` would size as one pair (the Plan page's job)."""
-    from planner.cli.plan_raters import wants_raters
+    from planner.application.several_options import asks_for_several
 
     options = cli_options(values, 0)
     options["prevalence"] = str(values.get("prevalence") or "")
-    if not wants_raters(options):
+    if not asks_for_several(options):
         raise InvalidInput(
             f"annotators {values.get('annotators')} with metric {values.get('metric')} and two "
             "categories is one annotator pair: plan it on the Plan page, or give 3 to 6 "
