@@ -235,3 +235,35 @@ def test_a_hundred_hours_of_the_four_people_buy_1904_items(tmp_path):
     # (1,913 if the block were billed at the steady-state shares)
     doc = _json("plan", _write(tmp_path, SEVERAL), "--hours", "100")
     assert doc["precision"]["items"] == 1904
+
+
+THREE_OWN_RATES = """
+[annotators]
+count = 3
+prevalence = 0.1
+error_rate = 0.1
+
+[target]
+width = 0.1
+
+[simulation]
+replicates = 300
+
+[[team.annotator]]
+name = "ana"
+hourly_rate = 30
+[[team.annotator]]
+name = "bo"
+hourly_rate = 40
+[[team.annotator]]
+name = "cy"
+hourly_rate = 50
+"""
+
+
+def test_several_annotators_with_their_own_rates_need_no_budget_rate(tmp_path):
+    # regression: refused as "--budget needs --hourly-rate" although every label has a price;
+    # an item is a label from each at the default 90 s: 90 (30 + 40 + 50) / 3600 = 3.00
+    doc = _json("plan", _write(tmp_path, THREE_OWN_RATES), "--budget", "500")
+    assert doc["precision"]["items"] == 500 // 3 == 166
+    assert doc["precision"]["cost"] == pytest.approx(166 * 3.0)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from planner.application.fixed_size import FIXED_SIZE, fixed_size_given, refuse_unpriced_budget
 from planner.application.precedence import named_by_file, resolve_values
 from planner.application.schedule_team import (
     DESIGNS_PRICED_NOTE,
@@ -342,7 +343,6 @@ def option_notes(
 CLI_MODEL_KEYS = ("prevalence", "union_rate", "psa", "kappa", "pilot_counts", "pilot")
 #: posterior draws of the plan under pilot uncertainty
 PILOT_DRAWS = 880  # 16 randomly shifted lattices of 55 (sizing.uncertainty.DRAWS)
-_FIXED_SIZE = ("items", "hours", "budget")
 
 
 def model_on_command_line(cli: Mapping[str, Any]) -> bool:
@@ -417,7 +417,7 @@ def _stratified(  # type: ignore[no-untyped-def]
             parameters=(*annotator, "prevalence"),
         )
     by_stratum = _pilot_by_stratum(scenario, cli)
-    given = [k for k in (*_FIXED_SIZE, "pilot", "pair") if cli.get(k) is not None]
+    given = [k for k in (*FIXED_SIZE, "pilot", "pair") if cli.get(k) is not None]
     given = [k for k in given if not (by_stratum and k == "pilot")]
     if given:
         raise InvalidInput(
@@ -527,23 +527,10 @@ def _pilot_parameters(exc: InvalidInput) -> InvalidInput:
 
 def _fixed_size(model: PairModel, settings: PlanSettings, cli: dict[str, Any], seed: int) -> Any:
     """The precision section of ``--items``, ``--hours`` or ``--budget``, or None."""
-    given = {k: cli[k] for k in _FIXED_SIZE if cli.get(k) is not None}
+    given = fixed_size_given(cli)
     if not given:
         return None
-    if len(given) > 1:
-        raise InvalidInput(
-            f"{' and '.join(given)} each fix the study's size: give one of them",
-            parameters=tuple(given),
-        )
-    from planner.sizing.team_cost import priced_budget
-
-    if "budget" in given and priced_budget(settings, 1, model.contested_rate).cost is None:
-        raise InvalidInput(
-            "budget needs hourly_rate (the cost of one person-hour; with a named team, of "
-            "everyone without their own)",
-            parameter="budget",
-            parameters=("hourly_rate",),
-        )
+    refuse_unpriced_budget(given, settings, model.contested_rate)
     from planner.sizing.precision import fixed_size_precision
 
     return fixed_size_precision(model, settings, **given, rng=seed)
@@ -598,12 +585,7 @@ def run_plan(
         option_notes_out.extend(notes)
     if scenario is not None and scenario.strata and (by_stratum or not model_on_command_line(cli)):
         return _stratified(scenario, cli, merged, settings, seed_fn, notes, progress)
-    given = [k for k in _FIXED_SIZE if cli.get(k) is not None]
-    if len(given) > 1:
-        raise InvalidInput(
-            f"{' and '.join(given)} each fix the study's size: give one of them",
-            parameters=tuple(given),
-        )
+    fixed_size_given(cli)  # before the pilot file is read
     model_options, origin, pilot = _model_options(scenario, cli)
     fitted = pilot is not None and pilot.model is not None  # 3+ annotators, no pair
     model = pilot.model if fitted else build_model(model_options, origin)

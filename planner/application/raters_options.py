@@ -17,17 +17,19 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from planner.application.fixed_size import fixed_size_given, refuse_unpriced_budget
 from planner.application.precedence import named_by_file, resolve_values
 from planner.application.schedule_team import plan_pricing, pricing_note, resolve_team
 from planner.errors import InvalidInput
 from planner.sizing.annotator_model import raters_model
 from planner.sizing.assurance_curve import assurance_curve, curve_items
 from planner.sizing.common_prevalence_model import AnyRatersModel, common_prevalence_model
+from planner.sizing.label_patterns import contested_share
 from planner.sizing.pilot_latent_class import RatersPilot, read_raters_pilot
 from planner.sizing.plan import PlanSettings, RatersPlan, make_plan
 from planner.sizing.plan_under_pilot import pilot_bootstrap_seed, plan_from_raters_pilot
 from planner.sizing.precision import fixed_size_precision
-from planner.validation import RULES, check, seed_from
+from planner.validation import seed_from
 
 if TYPE_CHECKING:
     from planner.sizing.team_cost import TeamPricing
@@ -54,8 +56,6 @@ FROM_SCENARIO = {
     "hourly_rate": ("budget", "hourly_rate"),
     "adjudication_seconds": ("budget", "adjudication_seconds"),
 }
-#: options that fix the study's size (one of them) or ask for the assurance curve
-FIXED_SIZE = ("items", "hours", "budget")
 #: the defaults of an option given neither on the command line nor in the scenario: the
 #: plan settings' own, save three annotators and 2,000 replicates (the several-annotator
 #: search's: a rough search on 2,000 nested studies, then four times as many near its answer)
@@ -140,25 +140,6 @@ def raters_model_from_options(options: dict[str, Any], scenario: Any = None) -> 
         return _model(values)
     except InvalidInput as exc:
         raise _named_by_file(exc, scenario, from_file) from None
-
-
-def _fixed_size_given(options: dict[str, Any], hourly_rate: float | None) -> dict[str, Any]:
-    """The one of items, hours and budget given (an error when several are, or a budget
-    without an hourly rate)."""
-    given = {k: check(k, options[k], RULES[k]) for k in FIXED_SIZE if options.get(k) is not None}
-    if len(given) > 1:
-        raise InvalidInput(
-            f"{' and '.join(given)} each fix the study's size: give one of them",
-            parameter=next(iter(given)),
-            parameters=tuple(given),
-        )
-    if "budget" in given and not hourly_rate:
-        raise InvalidInput(
-            "budget needs hourly_rate (the cost of one person-hour) to buy items",
-            parameter="budget",
-            parameters=("hourly_rate",),
-        )
-    return given
 
 
 #: the model's options, which a pilot file replaces
@@ -309,7 +290,7 @@ def raters_plan_from_options(
     values, from_file = resolve(options, scenario)
     seed = seed_from(rng)
     try:
-        given = _fixed_size_given(options, values["hourly_rate"])
+        given = fixed_size_given(options)
         pilot = _pilot(options, scenario, seed)
         model = _model(values) if pilot is None else pilot.model
         metric = values["metric"] or ("psa" if model.n_categories == 2 else "fleiss")
@@ -321,6 +302,7 @@ def raters_plan_from_options(
         settings = settings_from_values(
             values, metric, level=values["level"], per_item=per_item, team=team
         )
+        refuse_unpriced_budget(given, settings, contested_share(model), k)
         if pilot is None:
             plan = make_plan(model, settings, rng=seed, progress=progress)
         else:
