@@ -13,7 +13,7 @@ them (:func:`planner.sizing.team_cost.priced_budget`), and the plan says so in a
 
 from __future__ import annotations
 
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -84,7 +84,7 @@ def rest_pricing(
     annotators' ``annotators.count`` (every item gets a label from each), and a pair
     scenario's file of 3 to 6 annotators (``file_annotators``) their number
     (:func:`planner.application.schedule_team.plan_pricing`)."""
-    from planner.application.schedule_team import plan_pricing, resolve_team
+    from planner.application.schedule_team import plan_pricing
     from planner.data.scenario_raters import RatersScenario
 
     if scenario is None or not names_team(scenario):
@@ -101,10 +101,8 @@ def rest_pricing(
             )
         labels, from_file, parameter = int(count), False, "n_annotators"
     return plan_pricing(
-        scenario, asdict(resolve_team(scenario)), labels, settings.seconds_per_item,
-        settings.adjudication_seconds, settings.hourly_rate, from_file,
-        labels_parameter=parameter or "annotators_per_item",
-    )  # fmt: skip
+        scenario, settings, labels, from_file, labels_parameter=parameter or "annotators_per_item"
+    )
 
 
 def check_count(scenario: Scenario, found: int) -> None:

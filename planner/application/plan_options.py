@@ -12,7 +12,7 @@ operation that carries a plan out are :mod:`planner.application.schedule_options
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -23,7 +23,6 @@ from planner.application.schedule_team import (
     DESIGNS_PRICED_NOTE,
     plan_pricing,
     pricing_note,
-    resolve_team,
 )
 from planner.errors import InvalidInput
 from planner.sizing.model import (
@@ -398,6 +397,14 @@ def _pilot_models(scenario: Scenario, cli: dict[str, Any]) -> Any:
         raise named if named is not exc else _pilot_parameters(exc) from None
 
 
+def team_of(scenario: Scenario | None, settings: PlanSettings, cli: dict[str, Any]) -> Any:
+    """The scenario's named team's price of a pair's item (None without one), for the
+    ``annotators_per_item`` labels of ``settings`` (:func:`planner.application.schedule_team.
+    plan_pricing`; an error names the file's key unless the command line gave them)."""
+    labels_from_file = cli.get("annotators_per_item") is None
+    return plan_pricing(scenario, settings, settings.annotators_per_item, labels_from_file)
+
+
 def _stratified(  # type: ignore[no-untyped-def]
     scenario: Scenario,
     cli: dict[str, Any],
@@ -428,11 +435,7 @@ def _stratified(  # type: ignore[no-untyped-def]
     seed = seed_fn(merged.seed)
     from planner.sizing.compare import compare_designs
 
-    s = settings  # a named team bills each person (sizing/team_cost.py)
-    pricing = plan_pricing(
-        scenario, asdict(resolve_team(scenario)), s.annotators_per_item, s.seconds_per_item,
-        s.adjudication_seconds, s.hourly_rate, cli.get("annotators_per_item") is None,
-    )  # fmt: skip
+    pricing = team_of(scenario, settings, cli)  # a named team bills each person
     pilot = _pilot_models(scenario, cli) if by_stratum else None
     comparison = compare_designs(
         scenario,
@@ -591,11 +594,7 @@ def run_plan(
     model = pilot.model if fitted else build_model(model_options, origin)
     seed = seed_fn(merged.seed)
     draws = PILOT_DRAWS if model.source == "pilot-counts" else 0
-    s = settings  # a named team bills each person (sizing/team_cost.py)
-    pricing = plan_pricing(
-        scenario, asdict(resolve_team(scenario)), s.annotators_per_item, s.seconds_per_item,
-        s.adjudication_seconds, s.hourly_rate, cli.get("annotators_per_item") is None,
-    )  # fmt: skip
+    pricing = team_of(scenario, settings, cli)  # a named team bills each person
     settings = replace(settings, team=pricing)
     plan: Plan = make_plan(model, settings, rng=seed, pilot_draws=draws, progress=progress)
     plan.notes.extend(notes + _solved_note(model))

@@ -11,7 +11,7 @@ in a value that came from the file names the file and its key
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +19,7 @@ import numpy as np
 
 from planner.application.fixed_size import fixed_size_given, refuse_unpriced_budget
 from planner.application.precedence import named_by_file, resolve_values
-from planner.application.schedule_team import plan_pricing, pricing_note, resolve_team
+from planner.application.schedule_team import plan_pricing, pricing_note
 from planner.errors import InvalidInput
 from planner.sizing.annotator_model import raters_model
 from planner.sizing.assurance_curve import assurance_curve, curve_items
@@ -204,6 +204,10 @@ def _pilot(options: dict[str, Any], scenario: Any, seed: int) -> RatersPilot | N
     return pilot
 
 
+#: the plan settings that price a label and an adjudication for people without their own
+COST_VALUES = ("seconds_per_item", "adjudication_seconds", "hourly_rate")
+
+
 def scenario_count(scenario: Any) -> int | None:
     """The scenario's ``annotators.count``, or ``None`` (no scenario, or not given)."""
     section = getattr(scenario, "annotators", None)
@@ -219,11 +223,10 @@ def team_pricing_of(
     per item (``n_annotators`` or ``per_item``) in the error of a team too small for them."""
     if scenario is None:
         return None
+    costs = PlanSettings(**{k: values[k] for k in COST_VALUES})  # the budget's, for the rest
     return plan_pricing(
-        scenario, asdict(resolve_team(scenario)), labels_per_item,
-        values["seconds_per_item"], values["adjudication_seconds"], values["hourly_rate"],
-        from_file=False, labels_parameter=labels_parameter,
-    )  # fmt: skip
+        scenario, costs, labels_per_item, from_file=False, labels_parameter=labels_parameter
+    )
 
 
 def _with_fixed_size(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -311,29 +311,29 @@ def work_of_several_plan(plan: Any, scenario: Any = None) -> SeveralWork:
 
 def plan_pricing(
     scenario: Scenario | None,
-    team_flat: dict[str, Any],
+    settings: Any,
     labels_per_item: int,
-    seconds_per_item: float,
-    adjudication_seconds: float,
-    hourly_rate: float | None,
     from_file: bool = True,
     labels_parameter: str = "annotators_per_item",
 ) -> TeamPricing | None:
     """The price of an item by the scenario's named annotators (None without
     ``[[team.annotator]]``), for a pair's plan and several annotators' alike: the people
     ``schedule`` runs, adjudicators included, priced as its runs bill them
-    (:func:`planner.sizing.team_cost.team_pricing`). ``team_flat`` holds the team's
-    flat values (:class:`TeamSettings`); ``labels_parameter`` is the parameter that set the
-    labels per item (a pair's ``annotators_per_item``; several annotators' ``n_annotators``
-    or ``per_item``), named in the error of a team too small for them; ``from_file``: a
-    pair's labels per item came from the scenario (unless the command line gave them), so the
-    error names the file's key.
+    (:func:`planner.sizing.team_cost.team_pricing`).
+
+    ``settings`` give the budget's ``seconds_per_item``, ``adjudication_seconds`` and
+    ``hourly_rate`` for people without their own (a :class:`planner.sizing.plan.
+    PlanSettings`); the team's flat values are the scenario's ``[team]`` (:func:`resolve_team`).
+    ``labels_parameter`` is the parameter that set the labels per item (a pair's
+    ``annotators_per_item``; several annotators' ``n_annotators`` or ``per_item``), named in
+    the error of a team too small for them; ``from_file``: a pair's labels per item came from
+    the scenario (unless the command line gave them), so the error names the file's key.
     """
     if "annotator" not in named_values(scenario):
         return None
     from planner.sizing.team_cost import team_pricing
 
-    team = build_team(scenario, team_flat, TeamChanges(), False)
+    team = build_team(scenario, asdict(resolve_team(scenario)), TeamChanges(), False)
     m, k = len(team.annotators), labels_per_item
     if k > m:  # named as the file's key when the scenario gave it
         name = labels_parameter
@@ -345,13 +345,14 @@ def plan_pricing(
             f"annotators), got {k}",
             parameter=None if from_file else labels_parameter,
         )
+    adjudication = settings.adjudication_seconds
     return team_pricing(
         team.annotators,
         labels_per_item,
-        seconds_per_item,
-        adjudicators=team.adjudicators if adjudication_seconds > 0 else (),
-        adjudication_seconds=adjudication_seconds,
-        hourly_rate=hourly_rate,
+        settings.seconds_per_item,
+        adjudicators=team.adjudicators if adjudication > 0 else (),
+        adjudication_seconds=adjudication,
+        hourly_rate=settings.hourly_rate,
         assignment=team.assignment,
         min_shared_items=team.min_shared_items,
     )

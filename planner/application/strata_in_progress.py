@@ -101,19 +101,14 @@ def _pair_team(scenario: Any, design: dict[str, Any], plan: dict[str, Any]) -> T
     """The price of the remaining items by a pair's scenario's named people (None without
     ``[[team.annotator]]``), for the labels an item the plan of the rest (``design``, the
     scenario's, with ``plan``'s overrides) gives them."""
-    from dataclasses import asdict
-
-    from planner.application.schedule_team import plan_pricing, resolve_team
+    from planner.application.schedule_team import plan_pricing
     from planner.sizing.strata_file import design_settings
 
     if not (getattr(scenario, "team", None) or {}).get("annotator"):
         return None
     given = {k: v for k, v in plan.items() if k != "rng"}
     s = design_settings(design, given)
-    return plan_pricing(
-        scenario, asdict(resolve_team(scenario)), s.annotators_per_item, s.seconds_per_item,
-        s.adjudication_seconds, s.hourly_rate, plan.get("annotators_per_item") is None,
-    )  # fmt: skip
+    return plan_pricing(scenario, s, s.annotators_per_item, plan.get("annotators_per_item") is None)
 
 
 def _several(
