@@ -1,4 +1,5 @@
-"""A study of a fixed size: the one of ``items``, ``hours`` and ``budget`` given, checked once.
+"""A study of a fixed size: the one of ``items``, ``hours`` and ``budget`` given, checked once,
+and what it buys beside the plan.
 
 Both plans (a pair's, :mod:`planner.application.plan_options`, and several annotators',
 :mod:`planner.application.raters_options`) add the precision that a study of a fixed size
@@ -6,17 +7,23 @@ buys (:func:`planner.sizing.precision.fixed_size_precision`) when one of these o
 given. What they accept is the same: one of the three, each in its range, and a budget only
 when every label has a price — the single ``hourly_rate``, or a named team whose every
 working person has their own rate or falls back on it
-(:func:`planner.sizing.team_cost.priced_budget`).
+(:func:`planner.sizing.team_cost.priced_budget`); and both add the precision and the
+assurance curve the same way (:func:`with_fixed_size`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from planner.errors import InvalidInput
 from planner.validation import RULES, check
 
+if TYPE_CHECKING:
+    from planner.sizing.plan import Plan
+
+PlanT = TypeVar("PlanT", bound="Plan[Any, Any, Any, Any]")
 #: options that fix the study's size (at most one of them)
 FIXED_SIZE = ("items", "hours", "budget")
 
@@ -61,3 +68,44 @@ def refuse_unpriced_budget(
             parameter="budget",
             parameters=("hourly_rate",),
         )
+
+
+def with_fixed_size(
+    plan: PlanT,
+    given: Mapping[str, Any],
+    *,
+    curve: bool,
+    seed: int,
+    curve_streams: Mapping[str, Any] | None = None,
+) -> PlanT:
+    """``plan`` with what a study of the fixed size ``given`` buys (its ``precision``,
+    :func:`planner.sizing.precision.fixed_size_precision`; its under-coverage notes added)
+    and, with ``curve``, the assurance against items around that size, else around the
+    planned one, for every metric the plan sized
+    (:func:`planner.sizing.assurance_curve.assurance_curve`).
+
+    Both draw from ``seed``; a metric's curve from ``curve_streams[metric]`` when given (a
+    pair's plan gives each of its metrics its own stream).
+    """
+    if not given and not curve:
+        return plan
+    precision = None
+    if given:
+        from planner.sizing.precision import fixed_size_precision
+
+        precision = fixed_size_precision(plan.model, plan.settings, **given, rng=seed)
+        plan.notes.extend(precision.under_coverage_notes())
+    curves = None
+    if curve:
+        from planner.sizing.assurance_curve import assurance_curve, curve_items
+
+        center = precision.items if precision is not None else plan.items
+        streams = curve_streams or {}
+        curves = {
+            metric: assurance_curve(
+                plan.model, metric, plan.settings, curve_items(center), planned=center,
+                rng=streams.get(metric, seed),
+            )
+            for metric in plan.settings.metrics
+        }  # fmt: skip
+    return replace(plan, precision=precision, curve=curves)

@@ -17,7 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from planner.application.fixed_size import FIXED_SIZE, fixed_size_given, refuse_unpriced_budget
+from planner.application.fixed_size import (
+    FIXED_SIZE,
+    fixed_size_given,
+    refuse_unpriced_budget,
+    with_fixed_size,
+)
 from planner.application.precedence import named_by_file, resolve_values
 from planner.application.schedule_team import (
     DESIGNS_PRICED_NOTE,
@@ -528,27 +533,9 @@ def _pilot_parameters(exc: InvalidInput) -> InvalidInput:
     )
 
 
-def _fixed_size(model: PairModel, settings: PlanSettings, cli: dict[str, Any], seed: int) -> Any:
-    """The precision section of ``--items``, ``--hours`` or ``--budget``, or None."""
-    given = fixed_size_given(cli)
-    if not given:
-        return None
-    refuse_unpriced_budget(given, settings, model.contested_rate)
-    from planner.sizing.precision import fixed_size_precision
-
-    return fixed_size_precision(model, settings, **given, rng=seed)
-
-
-def _curve(plan: Plan, center: int, seed: int) -> dict[str, Any]:
-    """``--curve``: assurance against items for the target width, per sized metric."""
-    from planner.sizing.assurance_curve import assurance_curve, curve_items
-
-    items = curve_items(center)
-    streams = dict(zip(("psa", "kappa"), np.random.default_rng(seed).spawn(2), strict=True))
-    return {
-        m: assurance_curve(plan.model, m, plan.settings, items, rng=streams[m], planned=center)
-        for m in plan.settings.metrics
-    }
+def _curve_streams(seed: int) -> dict[str, Any]:
+    """``curve``'s random stream of each metric a pair's plan sizes (psa, kappa)."""
+    return dict(zip(("psa", "kappa"), np.random.default_rng(seed).spawn(2), strict=True))
 
 
 def _load(scenario_path: str | None) -> Scenario | None:
@@ -600,10 +587,8 @@ def run_plan(
     plan.notes.extend(notes + _solved_note(model))
     if pricing is not None:
         plan.notes.append(pricing_note(pricing, plan.items, plan.budget.contested_items))
-    extra: dict[str, Any] = {"pilot": pilot, "precision": _fixed_size(model, settings, cli, seed)}
-    if extra["precision"] is not None:
-        plan.notes.extend(extra["precision"].under_coverage_notes())
-    if cli.get("curve"):
-        center = extra["precision"].items if extra["precision"] is not None else plan.items
-        extra["curve"] = _curve(plan, center, seed)
-    return replace(plan, **extra)
+    given = fixed_size_given(cli)
+    refuse_unpriced_budget(given, settings, model.contested_rate)
+    plan = replace(plan, pilot=pilot)
+    curve = bool(cli.get("curve"))
+    return with_fixed_size(plan, given, curve=curve, seed=seed, curve_streams=_curve_streams(seed))

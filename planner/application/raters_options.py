@@ -11,24 +11,25 @@ in a value that came from the file names the file and its key
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from planner.application.fixed_size import fixed_size_given, refuse_unpriced_budget
+from planner.application.fixed_size import (
+    fixed_size_given,
+    refuse_unpriced_budget,
+    with_fixed_size,
+)
 from planner.application.precedence import named_by_file, resolve_values
 from planner.application.schedule_team import plan_pricing, pricing_note
 from planner.errors import InvalidInput
 from planner.sizing.annotator_model import raters_model
-from planner.sizing.assurance_curve import assurance_curve, curve_items
 from planner.sizing.common_prevalence_model import AnyRatersModel, common_prevalence_model
 from planner.sizing.label_patterns import contested_share
 from planner.sizing.pilot_latent_class import RatersPilot, read_raters_pilot
 from planner.sizing.plan import PlanSettings, RatersPlan, make_plan
 from planner.sizing.plan_under_pilot import pilot_bootstrap_seed, plan_from_raters_pilot
-from planner.sizing.precision import fixed_size_precision
 from planner.validation import seed_from
 
 if TYPE_CHECKING:
@@ -229,35 +230,6 @@ def team_pricing_of(
     )
 
 
-def _with_fixed_size(
-    plan: RatersPlan,
-    model: AnyRatersModel,
-    settings: PlanSettings,
-    values: dict[str, Any],
-    given: dict[str, Any],
-    curve_wanted: bool,
-    scenario: Any = None,
-) -> RatersPlan:
-    """The plan with the precision of a fixed size and the assurance curve, when asked."""
-    if not given and not curve_wanted:
-        return plan
-    s = plan.sizing
-    precision = None
-    if given:
-        precision = fixed_size_precision(model, settings, **given, rng=s.seed)
-        plan.notes.extend(precision.under_coverage_notes())
-    curve = None
-    if curve_wanted:
-        center = precision.items if precision is not None else plan.items
-        metric = settings.metric
-        curve = {
-            metric: assurance_curve(
-                model, metric, settings, curve_items(center), planned=center, rng=s.seed
-            )
-        }
-    return replace(plan, precision=precision, curve=curve)
-
-
 def raters_plan_from_options(
     options: dict[str, Any],
     scenario: Any = None,
@@ -312,9 +284,7 @@ def raters_plan_from_options(
             plan = plan_from_raters_pilot(pilot, settings, rng=seed, progress=progress)
         if team is not None:  # the recommendation's items are the ones billed
             plan.notes.append(pricing_note(team, plan.items, plan.budget.contested_items))
-        plan = _with_fixed_size(
-            plan, model, settings, values, given, bool(options.get("curve")), scenario
-        )
+        plan = with_fixed_size(plan, given, curve=bool(options.get("curve")), seed=seed)
     except InvalidInput as exc:
         raise _named_by_file(exc, scenario, from_file) from None
     stated = values["confusion"] is not None or values["kappa"] is not None or plan.pilot
