@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from planner.application.precedence import SETTING_SOURCES, resolve_values
 from planner.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -24,9 +25,6 @@ if TYPE_CHECKING:
     from planner.sizing.midstudy_settings import RemainingSettings
     from planner.sizing.plan_settings import PlanSettings
     from planner.sizing.team_cost import TeamPricing
-
-#: the ``[budget]`` keys a several-annotator study in progress takes (``PlanSettings`` fields)
-BUDGET_KEYS = ("seconds_per_item", "adjudication_seconds", "hourly_rate")
 
 
 def scenario_settings(scenario: Scenario) -> PlanSettings:
@@ -38,17 +36,12 @@ def scenario_settings(scenario: Scenario) -> PlanSettings:
 
     if not isinstance(scenario, RatersScenario):
         return settings_from(resolve(scenario, {}))
-    section = scenario.annotators
-    given: dict[str, Any] = {
-        "width": scenario.target.get("width"),
-        "confidence_level": scenario.target.get("confidence"),
-        "assurance": scenario.target.get("assurance"),
-        "metric": section.metric if section is not None else None,
-        "level": section.level if section is not None else None,
-        "replicates": scenario.simulation.get("replicates"),
-        "max_items": scenario.simulation.get("max_items"),
-        **{k: scenario.budget.get(k) for k in BUDGET_KEYS},
+    sources = {
+        **SETTING_SOURCES,
+        "metric": ("annotators", "metric"),
+        "level": ("annotators", "level"),
     }
+    given, _ = resolve_values({}, scenario, sources, {})
     return PlanSettings(**{k: v for k, v in given.items() if v is not None})
 
 
@@ -212,12 +205,9 @@ def refuse_strata(scenario: Scenario) -> None:
 
 #: the plan's settings a scenario sets, and its keys
 SETTING_KEYS = {
-    "width": "target.width", "confidence_level": "target.confidence",
-    "assurance": "target.assurance", "replicates": "simulation.replicates",
-    "max_items": "simulation.max_items", "seconds_per_item": "budget.seconds_per_item",
-    "adjudication_seconds": "budget.adjudication_seconds",
-    "hourly_rate": "budget.hourly_rate", "annotators_per_item": "budget.annotators_per_item",
-}  # fmt: skip
+    **{name: ".".join(where) for name, where in SETTING_SOURCES.items()},
+    "annotators_per_item": "budget.annotators_per_item",
+}
 
 
 def scenario_key_error(

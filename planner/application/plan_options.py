@@ -23,7 +23,7 @@ from planner.application.fixed_size import (
     refuse_unpriced_budget,
     with_fixed_size,
 )
-from planner.application.precedence import named_by_file, resolve_values
+from planner.application.precedence import SETTING_SOURCES, named_by_file, resolve_values
 from planner.application.schedule_team import (
     DESIGNS_PRICED_NOTE,
     plan_pricing,
@@ -248,18 +248,18 @@ def _model_from(options: dict[str, Any]) -> PairModel:
     return pair_from_union_rate(options["union_rate"], options["psa"])
 
 
+# PlanSettings' parameters whose merged option has another name
+_SETTING_KEYS = {"confidence_level": "confidence"}
+
+
 #: where a pair's scenario gives each merged option: its section and key
 PAIR_SOURCES = {
-    **{key: ("target", key) for key in ("metric", "width", "confidence", "assurance")},
-    **{key: ("target", key) for key in ("psa_method", "kappa_method")},
-    **{
-        key: ("budget", key)
-        for key in ("annotators_per_item", "seconds_per_item", "adjudication_seconds")
-    },
-    "hourly_rate": ("budget", "hourly_rate"),
+    **{_SETTING_KEYS.get(key, key): where for key, where in SETTING_SOURCES.items()},
+    **{key: ("target", key) for key in ("metric", "psa_method", "kappa_method")},
+    "annotators_per_item": ("budget", "annotators_per_item"),
     "floor_items": ("design", "floor_items"),
     "prevalence_width": ("design", "prevalence_width"),
-    **{key: ("simulation", key) for key in ("replicates", "max_items", "seed")},
+    "seed": ("simulation", "seed"),
 }
 #: the merged options' documented defaults (ResolvedOptions', read from PlanSettings)
 PAIR_DEFAULTS = {f.name: f.default for f in fields(ResolvedOptions)}
@@ -293,10 +293,6 @@ def settings_from(merged: ResolvedOptions) -> PlanSettings:
         adjudication_seconds=merged.adjudication_seconds,
         hourly_rate=merged.hourly_rate,
     )
-
-
-# PlanSettings' parameters whose merged option has another name
-_SETTING_KEYS = {"confidence_level": "confidence"}
 
 
 def _from_file(scenario: Scenario | None, cli: Mapping[str, Any]) -> set[str]:

@@ -19,6 +19,18 @@ from planner.errors import InvalidInput
 
 #: parameter -> (scenario section, key): where a scenario file can give a plan's parameter
 Sources = Mapping[str, tuple[str, str]]
+#: the plan settings (:class:`planner.sizing.plan.PlanSettings` fields) every kind of
+#: scenario can give, and where: the target, the simulation's effort and the budget's costs
+SETTING_SOURCES: Sources = {
+    "width": ("target", "width"),
+    "confidence_level": ("target", "confidence"),
+    "assurance": ("target", "assurance"),
+    "replicates": ("simulation", "replicates"),
+    "max_items": ("simulation", "max_items"),
+    "seconds_per_item": ("budget", "seconds_per_item"),
+    "adjudication_seconds": ("budget", "adjudication_seconds"),
+    "hourly_rate": ("budget", "hourly_rate"),
+}
 
 
 def scenario_value(scenario: Any, section: str, key: str) -> Any:

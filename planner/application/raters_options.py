@@ -21,7 +21,7 @@ from planner.application.fixed_size import (
     refuse_unpriced_budget,
     with_fixed_size,
 )
-from planner.application.precedence import named_by_file, resolve_values
+from planner.application.precedence import SETTING_SOURCES, named_by_file, resolve_values
 from planner.application.schedule_team import plan_pricing, pricing_note
 from planner.errors import InvalidInput
 from planner.sizing.annotator_model import raters_model
@@ -48,14 +48,7 @@ FROM_SCENARIO = {
     "kappa": ("annotators", "kappa"),
     "metric": ("annotators", "metric"),
     "level": ("annotators", "level"),
-    "width": ("target", "width"),
-    "confidence_level": ("target", "confidence"),
-    "assurance": ("target", "assurance"),
-    "replicates": ("simulation", "replicates"),
-    "max_items": ("simulation", "max_items"),
-    "seconds_per_item": ("budget", "seconds_per_item"),
-    "hourly_rate": ("budget", "hourly_rate"),
-    "adjudication_seconds": ("budget", "adjudication_seconds"),
+    **SETTING_SOURCES,
 }
 #: the defaults of an option given neither on the command line nor in the scenario: the
 #: plan settings' own, save three annotators and 2,000 replicates (the several-annotator
@@ -116,17 +109,10 @@ def _model(values: dict[str, Any]) -> AnyRatersModel:
     )
 
 
-#: the plan settings a resolved value sets, by the same name
-SETTINGS_VALUES = (
-    "width", "confidence_level", "assurance", "replicates", "max_items", "seconds_per_item",
-    "hourly_rate", "adjudication_seconds",
-)  # fmt: skip
-
-
 def settings_from_values(values: dict[str, Any], metric: str, **extra: Any) -> PlanSettings:
     """The plan settings of resolved ``values`` (:func:`resolve`) for ``metric``, with
     ``extra`` settings."""
-    return PlanSettings(metric=metric, **{k: values[k] for k in SETTINGS_VALUES}, **extra)
+    return PlanSettings(metric=metric, **{k: values[k] for k in SETTING_SOURCES}, **extra)
 
 
 def _named_by_file(exc: InvalidInput, scenario: Any, from_file: set[str]) -> InvalidInput:
