@@ -2,13 +2,17 @@
 
 Each variant runs through Typer's CliRunner with small inputs; the document must validate, carry
 the envelope, and every object with ``lower``/``upper`` anywhere in it must be a full interval
-(bounds, level, method and the quantity it covers).
+(bounds, level, method and the quantity it covers). Where the schema lists an object's keys
+(``properties`` or ``required``), every key the document writes there must be among them, so
+that the schema says what each key means.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -197,6 +201,101 @@ def test_every_command_json_validates_against_the_schema(variant, validator):
             assert set(obj) == {"lower", "upper", "level", "method", "covers"}, path
             assert obj["covers"] and 0 < obj["level"] < 1, path
         assert not {"ci_low", "ci_high", "median_low", "median_high"} & set(obj), path
+
+
+def _pointed(root: dict[str, Any], ref: str) -> Any:
+    """The subschema a local ``$ref`` such as ``#/$defs/plan/properties/pilot`` points at."""
+    node: Any = root
+    for part in ref.removeprefix("#").split("/")[1:]:
+        node = node[part.replace("~1", "/").replace("~0", "~")]
+    return node
+
+
+def _if_holds(condition: dict[str, Any], doc: Any) -> bool:
+    """Whether ``doc`` passes an ``if`` that tests its properties by ``const`` (as every ``if`` in
+    the schema does); an ``if`` testing anything else is not followed."""
+    tests = condition.get("properties", {})
+    if set(condition) != {"properties"} or not all(set(t) == {"const"} for t in tests.values()):
+        return False
+    return isinstance(doc, dict) and all(
+        key in doc and doc[key] == test["const"] for key, test in tests.items()
+    )
+
+
+def _branches(root: dict[str, Any], schema: Any, doc: Any) -> list[dict[str, Any]]:
+    """``schema`` and every subschema that applies to ``doc`` alongside it: what its ``$ref``
+    points at, its ``allOf``/``anyOf``/``oneOf`` branches and the ``then`` of an ``if`` ``doc``
+    passes, followed to any depth."""
+    if not isinstance(schema, dict):
+        return []
+    found = [schema]
+    if "$ref" in schema:
+        found += _branches(root, _pointed(root, schema["$ref"]), doc)
+    for keyword in ("allOf", "anyOf", "oneOf"):
+        for branch in schema.get(keyword, []):
+            found += _branches(root, branch, doc)
+    if "then" in schema and _if_holds(schema.get("if", {}), doc):
+        found += _branches(root, schema["then"], doc)
+    return found
+
+
+def _is_map(branches: list[dict[str, Any]]) -> bool:
+    """Whether an object's keys are data, not names: some branch has ``patternProperties`` or a
+    schema for ``additionalProperties``."""
+    return any(
+        b.get("patternProperties") or isinstance(b.get("additionalProperties"), dict)
+        for b in branches
+    )
+
+
+def _named(branches: list[dict[str, Any]]) -> set[str] | None:
+    """The keys the branches name in ``properties`` or ``required``; None when no branch declares
+    either (the schema then says nothing of the object's keys)."""
+    if not any("properties" in b or "required" in b for b in branches):
+        return None
+    return {key for b in branches for key in [*b.get("properties", {}), *b.get("required", [])]}
+
+
+def _value_schemas(branches: list[dict[str, Any]], key: str) -> list[Any]:
+    """The subschemas that govern the value under ``key``: its ``properties`` entry, the
+    ``patternProperties`` it matches and, failing both in a branch, that branch's
+    ``additionalProperties``."""
+    found = []
+    for branch in branches:
+        own = [branch["properties"][key]] if key in branch.get("properties", {}) else []
+        patterns = branch.get("patternProperties", {})
+        own += [sub for pattern, sub in patterns.items() if re.search(pattern, key)]
+        if not own and isinstance(branch.get("additionalProperties"), dict):
+            own = [branch["additionalProperties"]]
+        found += own
+    return found
+
+
+def _unnamed_keys(root: dict[str, Any], schema: Any, doc: Any, path: str = "$") -> Iterator[str]:
+    """The path of every key in ``doc`` that sits in an object whose schema declares
+    ``properties`` or ``required`` but names it in neither (maps are exempt, their values are
+    walked)."""
+    branches = _branches(root, schema, doc)
+    if isinstance(doc, dict):
+        named = _named(branches)
+        if named is not None and not _is_map(branches):
+            yield from (f"{path}.{key}" for key in doc if key not in named)
+        for key, value in doc.items():
+            for sub in _value_schemas(branches, key):
+                yield from _unnamed_keys(root, sub, value, f"{path}.{key}")
+    elif isinstance(doc, list):
+        for sub in [b["items"] for b in branches if isinstance(b.get("items"), dict)]:
+            for i, item in enumerate(doc):
+                yield from _unnamed_keys(root, sub, item, f"{path}[{i}]")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_every_key_a_document_writes_is_named_in_the_schema(variant):
+    schema = load_schema()
+    doc = _document(VARIANTS[variant][1])
+    unnamed = sorted(set(_unnamed_keys(schema, schema, doc)))
+    assert unnamed == [], f"keys the schema does not name: {', '.join(unnamed)}"
 
 
 @pytest.mark.slow
