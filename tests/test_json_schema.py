@@ -418,3 +418,12 @@ def test_a_reports_plan_and_schedule_files_validate(tmp_path, validator):
         doc = json.loads((tmp_path / name / file).read_text())
         assert [e.message for e in validator.iter_errors(doc)] == []
         assert doc["command"] == command and doc["seed"] == 1
+
+
+def test_an_unbounded_monte_carlo_se_under_a_pilot_is_valid_as_null(validator):
+    # a flat hybrid assurance around the answer gives an infinite SE, written as null
+    doc = _document(
+        ["plan", "--pilot-counts", "6,21,14,459", "--width", "0.1", "--metric", "kappa"]
+    )
+    doc["uncertainty"]["items_mc_se"] = None
+    assert [e.message for e in validator.iter_errors(doc)] == []
