@@ -427,3 +427,10 @@ def test_an_unbounded_monte_carlo_se_under_a_pilot_is_valid_as_null(validator):
     )
     doc["uncertainty"]["items_mc_se"] = None
     assert [e.message for e in validator.iter_errors(doc)] == []
+
+
+@pytest.mark.parametrize("annotators", ["2", "3"])
+def test_the_items_a_fixed_size_was_given_stay_a_whole_number(annotators):
+    argv = ["plan", "--annotators", annotators, "--prevalence", "0.1", "--items", "500", *FAST]
+    given = _document(argv)["precision"]["given"]
+    assert given == {"items": 500} and isinstance(given["items"], int)

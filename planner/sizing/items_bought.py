@@ -116,7 +116,7 @@ def items_given(
 ) -> tuple[int, dict[str, float]]:
     """The study's items from exactly one of ``items``, ``hours`` and ``budget`` (the
     others None), and what fixed them as ``{name: value}``; each value checked by its rule
-    first. ``costs``: a :class:`LabelCosts` or a plan's settings (what
+    first (``items`` as a whole number). ``costs``: a :class:`LabelCosts` or a plan's settings (what
     :func:`items_for_hours` reads)."""
     named = [k for k, v in given.items() if v is not None]
     if len(named) != 1:
@@ -133,4 +133,5 @@ def items_given(
         n = items_for_hours(value, costs, contested)
     else:
         n = items_for_budget(value, costs, contested)
-    return check("items", n, RULES["items"]), {name: float(value)}
+    n = check("items", n, RULES["items"])
+    return n, {name: n if name == "items" else value}  # a count stays a whole number
