@@ -4,6 +4,7 @@ gives value by value (:func:`planner.data.cell_values.canonical`), and the codes
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -46,6 +47,7 @@ values = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(column=st.lists(values, max_size=30), label=st.booleans())
 def test_the_vectorised_rule_is_the_rule_value_by_value(column, label):

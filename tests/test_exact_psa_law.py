@@ -25,6 +25,7 @@ from planner.statistics.intervals import psa_interval
     width=st.floats(min_value=0.02, max_value=0.5),
     method=st.sampled_from(["wilson", "clopper-pearson", "jeffreys"]),
 )
+@pytest.mark.slow
 def test_the_laws_assurance_is_the_exact_assurance(cells, n, width, method):
     model = pair_from_counts(cells)
     law = exact_psa_law(model, n, 0.95, method)

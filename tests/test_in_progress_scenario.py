@@ -64,6 +64,7 @@ def test_a_flag_replaces_the_scenarios_value():
     )
 
 
+@pytest.mark.slow
 def test_schedule_and_report_plan_the_same_rest_as_plan(tmp_path, by_hand):
     # regression: schedule --labelled FILE SCENARIO planned 570 items at assurance 0.5, the
     # flags' defaults, while report planned the scenario's 768
@@ -88,6 +89,7 @@ def _team_scenario(tmp_path: Path) -> str:
     return str(tmp_path / "team.toml")
 
 
+@pytest.mark.slow
 def test_a_named_team_bills_the_rest_person_by_person(tmp_path):
     path = _team_scenario(tmp_path)
     doc = _json("plan", "--labelled", LABELS, "--scenario", path, "--seed", "1")
@@ -139,6 +141,7 @@ def test_the_settings_are_the_given_over_the_scenarios_over_the_defaults(tmp_pat
 THREE_COST, THREE_SECONDS = (60 * 30 + 120 * 40 + 90 * 35) / 3600, 60 + 120 + 90
 
 
+@pytest.mark.slow
 def test_several_annotators_rest_and_what_hours_buy_are_billed_by_the_named_team(tmp_path):
     shipped = Path(load_scenario("web-toxicity-three-annotators").path).read_text()
     path = tmp_path / "three.toml"
@@ -206,6 +209,7 @@ def _three_person_team(tmp_path: Path) -> str:
     return str(path)
 
 
+@pytest.mark.slow
 def test_a_pair_scenarios_team_bills_each_of_the_files_annotators(tmp_path):
     # regression: "team is priced for 2 labels an item but the study gives each item 3"
     wide = str(ROOT / "examples" / "wide.csv")
@@ -300,6 +304,7 @@ def test_report_and_plan_refuse_a_stratified_scenario_in_the_same_words(tmp_path
     assert plan.stderr == report.stderr
 
 
+@pytest.mark.slow
 def test_the_rests_json_records_the_costs_it_was_billed_at():
     doc = _json("plan", "--labelled", LABELS, "unsupported-claims", "--seed", "1")
     # unsupported-claims.toml's [budget], as written out in by_hand
@@ -311,6 +316,7 @@ def test_the_rests_json_records_the_costs_it_was_billed_at():
     assert several["inputs"]["annotators_per_item"] == 3  # a label from each of the three
 
 
+@pytest.mark.slow
 def test_the_schedule_of_a_several_annotator_rest_labels_each_item_by_all_of_them(tmp_path):
     # regression: the schedule ran "2 of 3 annotators each" (cost 1,611) where the plan bills
     # a label from each of the file's three (2,956 by hand)
@@ -338,6 +344,7 @@ def test_the_schedule_prints_the_plan_of_the_rests_notes(tmp_path):
     assert "note: the budget bills the named team person by person" in result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("with_team", [False, True])
 def test_the_label_file_is_read_once(tmp_path, monkeypatch, with_team):
     # a large label file costs one read: counting its annotators for the named team and the

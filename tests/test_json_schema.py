@@ -420,6 +420,7 @@ def test_a_reports_plan_and_schedule_files_validate(tmp_path, validator):
         assert doc["command"] == command and doc["seed"] == 1
 
 
+@pytest.mark.slow
 def test_an_unbounded_monte_carlo_se_under_a_pilot_is_valid_as_null(validator):
     # a flat hybrid assurance around the answer gives an infinite SE, written as null
     doc = _document(

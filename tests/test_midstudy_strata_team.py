@@ -144,6 +144,7 @@ THREE_PEOPLE = PAIR_PEOPLE + '\n[[team.annotator]]\nname = "cy"\nhours_per_day =
     [(THREE_PEOPLE, False), (PAIR_PEOPLE, True)],
     ids=["three-people", "rest-in-slower-strata"],
 )
+@pytest.mark.slow
 def test_the_plan_of_the_rest_agrees_with_the_schedule_that_runs_the_people(
     tmp_path, request, people, short
 ):
@@ -173,6 +174,7 @@ def test_the_table_says_who_prices_the_rest(tmp_path):
     assert "at the hourly rate" not in result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("people", [None, PAIR_PEOPLE], ids=["single-rate", "named-pair"])
 def test_the_reports_dates_run_each_strata_rest_at_its_own_seconds(
     tmp_path, short_first_stage, people

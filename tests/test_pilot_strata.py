@@ -183,6 +183,7 @@ def _scenario_with_pilot(tmp_path, keys: str):
     return str(path)
 
 
+@pytest.mark.slow
 def test_a_scenario_can_name_its_pilot_by_stratum_for_plan_schedule_and_report(tmp_path):
     keys = 'pilot_file = "pilot.csv"\npilot_positive = "unsupported"\npilot_stratum_col = "stratum"'
     path = _scenario_with_pilot(tmp_path, keys)
@@ -240,6 +241,7 @@ def test_a_scenario_pilots_missing_stratum_column_names_its_key(tmp_path, comman
     assert not (tmp_path / "r").exists()
 
 
+@pytest.mark.slow
 def test_the_stratum_column_flag_reads_the_scenarios_own_pilot_file(tmp_path):
     # regression: refused with "--stratum-col applies only with --labelled FILE or --pilot FILE"
     # beside a scenario whose [model] names its pilot file
@@ -267,6 +269,7 @@ def test_the_library_names_a_missing_stratum_column_by_its_parameter():
     assert refused.value.parameter == "stratum_col" and refused.value.value == "week"
 
 
+@pytest.mark.slow
 def test_the_reports_figures_simulate_the_pilots_strata(tmp_path):
     # regression: the half-width curve and the weighted estimates were simulated from the
     # scenario's [[strata]] (union rate 0.0931) while the designs were the pilot's (0.0977)

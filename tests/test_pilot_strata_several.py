@@ -154,6 +154,7 @@ PILOT_KEYS = (
 )
 
 
+@pytest.mark.slow
 def test_a_scenario_names_its_pilot_by_stratum_for_plan_schedule_and_report(tmp_path, planned):
     path = _piloted_scenario(tmp_path, PILOT_KEYS)
     from_file = runner.invoke(app, ["plan", path, "--json", "--seed", "1"])
@@ -237,6 +238,7 @@ def test_a_pilot_file_on_the_command_line_replaces_the_scenarios_in_schedule(tmp
     assert json.loads(result.stdout)["operation"]["items_per_stratum"] == items
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", [SCENARIO, "unsupported-claims-enriched"])
 def test_design_chooses_among_the_pilots_designs_in_schedule(scenario, planned):
     # regression: "--design uniform has no effect" was said although the uniform design ran
@@ -303,6 +305,7 @@ def test_a_model_key_beside_a_scenarios_pilot_by_stratum_says_the_pilot_is_the_m
     assert "[annotators]" not in result.stderr
 
 
+@pytest.mark.slow
 def test_design_chooses_among_a_scenario_pilots_designs_with_a_file_given(tmp_path):
     # regression: with the scenario's pilot_stratum_col (no --stratum-col) schedule said
     # "--design uniform has no effect" and then scheduled the uniform design

@@ -75,6 +75,7 @@ def test_hours_per_annotator_follow_the_recommendation_of_a_pilot(several_plan: 
     assert plan.hours_per_annotator == pytest.approx(2 * several_plan.items * 90 / 3600)
 
 
+@pytest.mark.slow
 def test_a_pair_plan_is_refused_where_several_annotators_plan_is_needed(pair_plan: Plan):
     pilot = p.read_raters_pilot(
         examples.path("wide.csv"),

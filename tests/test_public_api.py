@@ -5,11 +5,13 @@ flags, --version)."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import io
 import json
 import os
 import re
+import sys
 from pathlib import Path
 
 import krippendorff
@@ -311,18 +313,27 @@ def test_every_type_a_public_function_returns_is_public_too():
     assert missing == {}
 
 
-def _named_classes(annotation: str, module) -> list[type]:
-    """The planner classes an annotation (as written) names, resolved in ``module``: its
-    namespace, else its imports (those under ``TYPE_CHECKING`` too, read from its source)."""
+@functools.cache
+def _imports_of(module_name: str) -> dict[str, str]:
+    """Name -> module of every ``from X import name`` in a module's source (those under
+    ``TYPE_CHECKING`` too), parsed once per module."""
     import ast
     import inspect
 
-    imported = {
+    return {
         alias.asname or alias.name: node.module
-        for node in ast.walk(ast.parse(inspect.getsource(module)))
+        for node in ast.walk(ast.parse(inspect.getsource(sys.modules[module_name])))
         if isinstance(node, ast.ImportFrom) and node.module
         for alias in node.names
     }
+
+
+def _named_classes(annotation: str, module) -> list[type]:
+    """The planner classes an annotation (as written) names, resolved in ``module``: its
+    namespace, else its imports (:func:`_imports_of`)."""
+    import inspect
+
+    imported = _imports_of(module.__name__)
     found = []
     for word in set(re.findall(r"\b[A-Z][A-Za-z]+\b", annotation)):
         obj = getattr(module, word, None)

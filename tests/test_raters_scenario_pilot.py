@@ -204,6 +204,7 @@ def test_a_pilot_outside_with_any_characters_is_renamed_in_valid_toml(tmp_path):
     assert Path(copied.annotators.pilot_file) == tmp_path / "out" / pilot.name
 
 
+@pytest.mark.slow
 def test_a_pilot_key_the_copy_cannot_rewrite_is_one_line_and_writes_nothing(tmp_path):
     (tmp_path / "data").mkdir()
     shutil.copyfile(EXAMPLES / "wide.csv", tmp_path / "data" / "wide.csv")

@@ -170,6 +170,7 @@ def test_a_named_adjudicator_bills_the_contested_items_at_their_seconds_and_rate
     assert run["person_hours_median"] == pytest.approx(budget["person_hours"], rel=0.01)
 
 
+@pytest.mark.slow
 def test_without_adjudication_time_the_contested_items_are_counted_but_not_scheduled(tmp_path):
     text = SCENARIO.replace("seed = 3\n", "seed = 3\nreplicates = 300\n")
     path, doc = _plan_json(tmp_path, text)

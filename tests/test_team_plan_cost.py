@@ -221,6 +221,7 @@ BLOCK_COST = (-15 * (30 * 50 + 60 * 30) + 30 * (CY * 90 * 20 + DI * 120 * 10)) /
         ("--budget", "500", (500 - BLOCK_COST) / SEVERAL_COST),
     ],
 )
+@pytest.mark.slow
 def test_several_annotators_buy_items_at_the_teams_cost(tmp_path, option, value, items):
     doc = _json("plan", _write(tmp_path, SEVERAL), option, value)
     precision = doc["precision"]
@@ -230,6 +231,7 @@ def test_several_annotators_buy_items_at_the_teams_cost(tmp_path, option, value,
     assert precision["person_hours"] == pytest.approx(hours)
 
 
+@pytest.mark.slow
 def test_a_hundred_hours_of_the_four_people_buy_1904_items(tmp_path):
     # (100 * 3600 - BLOCK_SECONDS) / SEVERAL_SECONDS = 1904.6 by the hand computation above
     # (1,913 if the block were billed at the steady-state shares)
