@@ -59,15 +59,15 @@ class PosteriorStratifiedStudies:
     """Studies whose strata draw their own truths from the pilot's posteriors: ``(R, H, C)``
     cell (or count-pattern) probabilities from ``Dirichlet(counts_h + 1/2)``, and at each
     size fresh ``Multinomial(n_h, p_rh)`` counts from one seed (the same random numbers at
-    every size), shaped ``(R, H, *cell_shape)``: a pair's ``(2, 2)`` tables, or several
-    annotators' ``(P,)`` items per count pattern."""
+    every size), shaped ``(R, H, *cell_shape)``: the designs read a pair's and several
+    annotators' alike as ``(C,)`` items per cell or count pattern."""
 
     def __init__(
         self,
         counts: NDArray,
         replicates: int,
         rng: np.random.Generator,
-        cell_shape: tuple[int, ...] = (2, 2),
+        cell_shape: tuple[int, ...],
     ) -> None:
         self.cells = np.stack(
             [rng.dirichlet(np.asarray(c, dtype=float) + 0.5, size=replicates) for c in counts],
@@ -91,15 +91,15 @@ def weighted_under_pilot(
     search: StratifiedSearch,
     plug_in: list[int],
     rng: np.random.Generator,
-    cell_shape: tuple[int, ...] = (2, 2),
+    cell_shape: tuple[int, ...],
 ) -> StrataPilotUncertainty:
     """The weighted design's total under the pilot's uncertainty (module description).
 
     ``counts`` ``(H, C)`` the pilot's per stratum: a pair's (both, a only, b only, neither),
-    or several annotators' items per count pattern, simulated as ``cell_shape`` (a pair's
-    ``(2, 2)`` tables by default; the designs of :mod:`planner.sizing.strata_designs` read
-    every study's as ``(C,)`` pattern counts); ``proportions``, ``statistic`` and ``search``
-    the plug-in weighted design's allocation, interval (counts to half-widths and
+    or several annotators' items per count pattern, simulated as ``cell_shape``
+    (the designs of :mod:`planner.sizing.strata_designs` read every study's as ``(C,)``
+    pattern counts, a pair's and several annotators' alike); ``proportions``, ``statistic``
+    and ``search`` the plug-in weighted design's allocation, interval (counts to half-widths and
     estimates) and search, started at the plug-in design's total; ``plug_in`` its items per
     stratum.
     """
